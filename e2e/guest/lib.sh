@@ -7,6 +7,7 @@
 #   expect_fail CODE "description" cmd... ok when cmd exits with CODE
 #                                         (CODE "any" accepts any non-zero)
 #   expect_grep PATTERN FILE ["description"]   ok when FILE matches the ERE
+#                                         (case-insensitive)
 #   expect_no_grep PATTERN FILE ["description"]
 #   expect_eq "description" GOT WANT
 #   run cmd args...                       run, show output, keep it in $E2E_OUT
@@ -36,14 +37,25 @@ _e2e_result() { # status description
 	fi
 }
 
-_e2e_show() { # show the captured output, indented
-	[ -s "$E2E_OUT" ] && sed 's/^/    /' "$E2E_OUT"
+_e2e_show() { # show the captured output, indented (always newline-terminated)
+	[ -s "$E2E_OUT" ] && awk '{ print "    " $0 }' "$E2E_OUT"
 	return 0
+}
+
+_e2e_quote() { # print the arguments as a shell would need them typed
+	_q=
+	for _a in "$@"; do
+		case $_a in
+		*[!A-Za-z0-9_./=:,+@%-]* | '') _a="'$(printf '%s' "$_a" | sed "s/'/'\\\\''/g")'" ;;
+		esac
+		_q="$_q${_q:+ }$_a"
+	done
+	printf '%s\n' "$_q"
 }
 
 # run cmd...: run a command, capture and show its output, return its status.
 run() {
-	echo "\$ $*"
+	echo "\$ $(_e2e_quote "$@")"
 	"$@" >"$E2E_OUT" 2>&1
 	E2E_LAST=$?
 	_e2e_show
@@ -79,7 +91,7 @@ expect_grep() {
 	_p=$1
 	_f=$2
 	_d=${3:-"$_f matches /$_p/"}
-	if grep -Eq -- "$_p" "$_f" 2>/dev/null; then
+	if grep -Eiq -- "$_p" "$_f" 2>/dev/null; then
 		_e2e_result 0 "$_d"
 	else
 		echo "    /$_p/ not found in $_f:"
@@ -93,9 +105,9 @@ expect_no_grep() {
 	_p=$1
 	_f=$2
 	_d=${3:-"$_f does not match /$_p/"}
-	if grep -Eq -- "$_p" "$_f" 2>/dev/null; then
+	if grep -Eiq -- "$_p" "$_f" 2>/dev/null; then
 		echo "    /$_p/ unexpectedly found in $_f:"
-		grep -E -- "$_p" "$_f" | sed 's/^/    | /' | head -n 10
+		grep -Ei -- "$_p" "$_f" | sed 's/^/    | /' | head -n 10
 		_e2e_result 1 "$_d"
 		return 1
 	fi
