@@ -1,0 +1,316 @@
+package regs
+
+import "fmt"
+
+// Sources (see ../shared/reference/chipidea.md in the project's steering
+// notes for the full citations):
+//   [SDK]  Freescale i.MX6 Platform SDK register headers (regsusbcore.h):
+//          reset values, access kinds and field descriptions.
+//   [LNX]  Linux drivers/usb/chipidea/bits.h, ci.h, core.c and
+//          include/linux/usb/ehci_def.h: the masks the driver uses.
+// Offsets are from the controller base with the i.MX glue's capoffset
+// 0x100 and CAPLENGTH 0x40 (non-LPM map, HCCPARAMS bit 17 = 0).
+
+func bits(name string, msb, lsb uint, acc Access, desc string) Field {
+	return Field{Name: name, Lsb: lsb, Width: msb - lsb + 1, Access: acc, Desc: desc}
+}
+
+func bit(name string, n uint, acc Access, desc string) Field {
+	return bits(name, n, n, acc, desc)
+}
+
+func knob(f Field) Field { f.Knob = true; return f }
+
+func strict(f Field, vs ...Enum) Field { f.Values, f.Strict = vs, true; return f }
+
+func named(f Field, vs ...Enum) Field { f.Values = vs; return f }
+
+func reg(off uint32, name string, reset uint32, desc string, fs ...Field) Register {
+	return Register{Name: name, Offset: off, Reset: reset, ResetKnown: true, Desc: desc, Fields: fs}
+}
+
+// itcValues are the legal USBCMD.ITC values [SDK] with the time each
+// means at 125 µs per micro-frame.
+var itcValues = []Enum{
+	{0, "IMMEDIATE", "interrupt at once (0 us)", false},
+	{1, "UF1", "1 micro-frame (125 us)", false},
+	{2, "UF2", "2 micro-frames (250 us)", false},
+	{4, "UF4", "4 micro-frames (500 us)", false},
+	{8, "UF8", "8 micro-frames (1 ms)", false},
+	{16, "UF16", "16 micro-frames (2 ms)", false},
+	{32, "UF32", "32 micro-frames (4 ms)", false},
+	{64, "UF64", "64 micro-frames (8 ms)", false},
+}
+
+// ahbbrstValues are the SBUSCFG.AHBBRST encodings [SDK].
+var ahbbrstValues = []Enum{
+	{0, "INCR", "incremental burst of unspecified length only; BURSTSIZE sets the length", false},
+	{1, "INCR4", "INCR4 bursts, then single transfers", false},
+	{2, "INCR8", "INCR8, INCR4, then single transfers", false},
+	{3, "INCR16", "INCR16, INCR8, INCR4, then single transfers", false},
+	{4, "RESERVED4", "reserved, do not use", true},
+	{5, "INCR4_INCR", "INCR4, then unspecified-length INCR", false},
+	{6, "INCR8_INCR", "INCR8, INCR4, then unspecified-length INCR", false},
+	{7, "INCR16_INCR", "INCR16, INCR8, INCR4, then unspecified-length INCR", false},
+}
+
+const (
+	noteUSBCMD = "Linux writes ITC from itc-setting at every controller reset; in host role ehci-hcd then overwrites USBCMD with its cached copy (ITC = 2^ehci_hcd.log2_irq_thresh, park from ehci_hcd.park) and writes that copy back whenever it switches the async schedule, so ITC/ASP/ASPE poked here do not hold on a host port."
+	noteBurst  = "Linux writes SBUSCFG/BURSTSIZE from ahb-burst-config / tx- / rx-burst-size-dword at every controller reset; burst sizes only when AHBBRST reads back 0."
+	noteSDIS   = "Linux sets SDIS at every controller reset when the SoC's glue flag disables streaming for the current role; there is no DT property."
+)
+
+// ChipIdea returns a fresh copy of the ChipIdea controller map as found on
+// i.MX6 (offsets 0x000-0x1DC of one controller window). Reset values are
+// [SDK] mx6dq; where [SDK] contradicts itself or is silent the description
+// says so and ResetKnown may be false.
+func ChipIdea() *Map {
+	m := &Map{Name: "chipidea", Registers: []Register{
+		reg(0x000, "ID", 0xE401FA05,
+			"Identification. The two sources disagree on bits 31:16: [SDK] REVISION[23:16], reserved[31:24]; Linux TAG[20:16], REVISION[24:21], VERSION[28:25], CIVERSION[31:29] (VERSION 2 => revision 2x). Shown raw as REV.",
+			bits("ID", 5, 0, RO, "configuration number (0x05 on i.MX6)"),
+			bits("NID", 13, 8, RO, "ones' complement of ID; ID == ^NID & 0x3f identifies a ChipIdea core"),
+			bits("REV", 31, 16, RO, "revision bits, raw (sources disagree on the layout)"),
+		),
+		reg(0x004, "HWGENERAL", 0x00000015, "General hardware parameters.",
+			bits("PHYW", 5, 4, RO, "PHY data width"),
+			bits("PHYM", 8, 6, RO, "transceiver type"),
+			bits("SM", 10, 9, RO, "serial mode"),
+		),
+		reg(0x008, "HWHOST", 0x10020001, "Host hardware parameters.",
+			bit("HC", 0, RO, "host capable"),
+			bits("NPORT", 3, 1, RO, "number of ports minus one"),
+		),
+		reg(0x00C, "HWDEVICE", 0x00000011, "Device hardware parameters ([SDK]: present on the OTG core only).",
+			bit("DC", 0, RO, "device capable"),
+			bits("DEVEP", 5, 1, RO, "number of device endpoints"),
+		),
+		reg(0x010, "HWTXBUF", 0x80080B08, "TX buffer hardware parameters.",
+			bits("TXBURST", 7, 0, RO, "default of BURSTSIZE.TXPBURST"),
+			bits("TXCHANADD", 23, 16, RO, "TX FIFO size, 2^n x 4 bytes"),
+		),
+		reg(0x014, "HWRXBUF", 0x00000808, "RX buffer hardware parameters.",
+			bits("RXBURST", 7, 0, RO, "default of BURSTSIZE.RXPBURST"),
+			bits("RXADD", 15, 8, RO, "RX buffer address width"),
+		),
+		reg(0x080, "GPTIMER0LD", 0, "General-purpose timer 0 load value (unused by Linux)."),
+		reg(0x084, "GPTIMER0CTRL", 0, "General-purpose timer 0 control (unused by Linux)."),
+		reg(0x088, "GPTIMER1LD", 0, "General-purpose timer 1 load value (unused by Linux)."),
+		reg(0x08C, "GPTIMER1CTRL", 0, "General-purpose timer 1 control (unused by Linux)."),
+		withNote(reg(0x090, "SBUSCFG", 0x00000002, "System bus (AHB master) configuration. [SDK]: overrides BURSTSIZE when AHBBRST is not zero.",
+			knob(strict(bits("AHBBRST", 2, 0, RW, "AHB master burst sequence"), ahbbrstValues...)),
+		), noteBurst),
+		readOnly(reg(0x100, "CAPLENGTH", 0x01000040, "CAPLENGTH (8-bit) and HCIVERSION (16-bit at 0x102), read as one word.",
+			bits("CAPLENGTH", 7, 0, RO, "offset of the operational registers from 0x100"),
+			bits("HCIVERSION", 31, 16, RO, "EHCI interface version (BCD)"),
+		)),
+		readOnly(reg(0x104, "HCSPARAMS", 0x00010011, "Host controller structural parameters.",
+			bits("N_PORTS", 3, 0, RO, "number of ports"),
+			bit("PPC", 4, RO, "port power control"),
+			bits("N_PCC", 11, 8, RO, "ports per companion controller"),
+			bits("N_CC", 15, 12, RO, "companion controllers"),
+			bit("PI", 16, RO, "port indicators"),
+			bits("N_PTT", 23, 20, RO, "ports per transaction translator"),
+			bits("N_TT", 27, 24, RO, "transaction translators"),
+		)),
+		readOnly(reg(0x108, "HCCPARAMS", 0x00000006, "Host controller capability parameters.",
+			bit("ADC", 0, RO, "64-bit addressing"),
+			bit("PFL", 1, RO, "programmable frame list"),
+			bit("CANPARK", 2, RO, "asynchronous schedule park capable ([SDK] name ASP; Linux HCC_CANPARK)"),
+			bits("IST", 7, 4, RO, "isochronous scheduling threshold"),
+			bits("EECP", 15, 8, RO, "EHCI extended capabilities pointer"),
+			bit("LPM", 17, RO, "link power management map (Linux HCCPARAMS_LEN; reserved in [SDK])"),
+		)),
+		readOnly(reg(0x120, "DCIVERSION", 0x00000001, "Device controller interface version (16-bit).",
+			bits("DCIVERSION", 15, 0, RO, "device interface version (BCD)"),
+		)),
+		readOnly(reg(0x124, "DCCPARAMS", 0x00000188, "Device controller capability parameters.",
+			bits("DEN", 4, 0, RO, "device endpoints"),
+			bit("DC", 7, RO, "device capable"),
+			bit("HC", 8, RO, "host capable"),
+		)),
+		withNote(reg(0x140, "USBCMD", 0x00080000, "USB command. [SDK] gives reset 0x00080000 for every core although its ASP/ASPE text says park defaults to 3/enabled on host-only cores: the ASP/ASPE reset values are unverified.",
+			bit("RS", 0, RW, "run/stop"),
+			neverSet(bit("RST", 1, SC, "controller reset; citune never sets it")),
+			bits("FS", 3, 2, RW, "frame list size, low bits (FS_1)"),
+			bit("PSE", 4, RW, "periodic schedule enable"),
+			bit("ASE", 5, RW, "asynchronous schedule enable"),
+			bit("IAA", 6, SC, "interrupt on async advance doorbell"),
+			knob(rangeOf(bits("ASP", 9, 8, RW, "asynchronous schedule park mode count: back-to-back async packets (host)"), 0, 3)),
+			knob(bit("ASPE", 11, RW, "asynchronous schedule park mode enable (host)")),
+			bit("SUTW", 13, RW, "setup tripwire (device)"),
+			bit("ATDTW", 14, RW, "add dTD tripwire (device)"),
+			bit("FS2", 15, RW, "frame list size, high bit (FS_2)"),
+			knob(strict(bits("ITC", 23, 16, RW, "interrupt threshold control: the longest the controller waits before raising an interrupt"), itcValues...)),
+		), noteUSBCMD),
+		w1c(reg(0x144, "USBSTS", 0, "USB status. Interrupt bits are write-1-to-clear; citune never writes a 1 here unless asked.",
+			bit("UI", 0, W1C, "USB interrupt (transfer completion)"),
+			bit("UEI", 1, W1C, "USB error interrupt"),
+			bit("PCI", 2, W1C, "port change detect"),
+			bit("FRI", 3, W1C, "frame list rollover"),
+			bit("SEI", 4, W1C, "system error"),
+			bit("AAI", 5, W1C, "interrupt on async advance"),
+			bit("URI", 6, W1C, "USB reset received (device)"),
+			bit("SRI", 7, W1C, "SOF received"),
+			bit("SLI", 8, W1C, "device controller suspend"),
+			bit("HCH", 12, RO, "host controller halted"),
+			bit("RCL", 13, RO, "reclamation"),
+			bit("PS", 14, RO, "periodic schedule status"),
+			bit("AS", 15, RO, "asynchronous schedule status"),
+		)),
+		reg(0x148, "USBINTR", 0, "USB interrupt enable.",
+			bit("UE", 0, RW, "USB interrupt enable"),
+			bit("UEE", 1, RW, "USB error interrupt enable"),
+			bit("PCE", 2, RW, "port change interrupt enable"),
+			bit("FRE", 3, RW, "frame list rollover interrupt enable"),
+			bit("SEE", 4, RW, "system error interrupt enable"),
+			bit("AAE", 5, RW, "async advance interrupt enable"),
+			bit("URE", 6, RW, "USB reset interrupt enable (device)"),
+			bit("SRE", 7, RW, "SOF received interrupt enable"),
+			bit("SLE", 8, RW, "sleep interrupt enable (device)"),
+		),
+		reg(0x14C, "FRINDEX", 0, "Frame index.",
+			bits("FRINDEX", 13, 0, RW, "frame index (micro-frames)"),
+		),
+		reg(0x154, "DEVICEADDR", 0, "PERIODICLISTBASE in host role (bits 31:12); device address in device role.",
+			bit("USBADRA", 24, RW, "device address advance (device)"),
+			bits("USBADR", 31, 25, RW, "device address (device)"),
+		),
+		reg(0x158, "ASYNCLISTADDR", 0, "ASYNCLISTADDR in host role; ENDPOINTLISTADDR in device role. Raw."),
+		resetUnknown(reg(0x15C, "TTCTRL", 0, "Embedded transaction translator control. Not in [SDK]; layout from Linux bits.h; reset unknown.",
+			knob(bits("TTHA", 30, 24, RW, "internal TT hub address (non-zero-ttctrl-ttha sets 0x7f)")),
+		)),
+		withNote(reg(0x160, "BURSTSIZE", 0x00000000, "Programmable burst size, in 32-bit words. Effective only while SBUSCFG.AHBBRST is 0. [SDK] gives TXPBURST as 9 bits (16:8), Linux as 8 bits (15:8): bit 16 is left undecoded and shown raw if set. [SDK] reset 0 contradicts its own note that the defaults come from HWTXBUF/HWRXBUF (8/8).",
+			knob(bits("RXPBURST", 7, 0, RW, "RX burst length (USB to memory), 32-bit words")),
+			knob(bits("TXPBURST", 15, 8, RW, "TX burst length (memory to USB), 32-bit words")),
+		), noteBurst),
+		reg(0x164, "TXFILLTUNING", 0x00000808, "Host TX pre-fill tuning. Not written by the ChipIdea driver; ehci-hcd writes it only on LPM cores. [SDK] per-core defaults contradict its reset value.",
+			knob(bits("TXSCHOH", 7, 0, RW, "scheduler overhead (1.267 us units at high speed)")),
+			bits("TXSCHHEALTH", 12, 8, W1C, "scheduler health counter (saturates at 31); cleared by writing"),
+			knob(bits("TXFIFOTHRES", 21, 16, RW, "bursts posted to the TX FIFO before a packet starts (min 2; ignored with streaming disabled)")),
+		),
+		readOnly(reg(0x170, "ULPI_VIEWPORT", 0, "ULPI viewport. Writing it starts PHY transactions: citune never writes it.")),
+		w1c(reg(0x178, "ENDPTNAK", 0, "Endpoint NAK status (device, write-1-to-clear).",
+			bits("EPRN", 15, 0, W1C, "RX endpoint NAKed"),
+			bits("EPTN", 31, 16, W1C, "TX endpoint NAKed"),
+		)),
+		reg(0x17C, "ENDPTNAKEN", 0, "Endpoint NAK interrupt enable (device).",
+			bits("EPRNE", 15, 0, RW, "RX NAK interrupt enable"),
+			bits("EPTNE", 31, 16, RW, "TX NAK interrupt enable"),
+		),
+		readOnly(reg(0x180, "CONFIGFLAG", 0x00000001, "Configure flag.",
+			bit("CF", 0, RO, "ports routed to this controller"),
+		)),
+		reg(0x184, "PORTSC1", 0x10000000, "Port status and control. CSC, PEC and OCC are write-1-to-clear.",
+			bit("CCS", 0, RO, "current connect status"),
+			bit("CSC", 1, W1C, "connect status change"),
+			bit("PE", 2, RW, "port enabled"),
+			bit("PEC", 3, W1C, "port enable change"),
+			bit("OCA", 4, RO, "over-current active"),
+			bit("OCC", 5, W1C, "over-current change"),
+			bit("FPR", 6, RW, "force port resume"),
+			bit("SUSP", 7, RW, "suspend"),
+			bit("PR", 8, RW, "port reset"),
+			bit("HSP", 9, RO, "high-speed port"),
+			named(bits("LS", 11, 10, RO, "line status"), Enum{0, "SE0", "SE0", false}, Enum{1, "K", "K-state", false}, Enum{2, "J", "J-state", false}, Enum{3, "UNDEF", "undefined", false}),
+			bit("PP", 12, RW, "port power"),
+			bit("PO", 13, RW, "port owner"),
+			bits("PIC", 15, 14, RW, "port indicator control"),
+			bits("PTC", 19, 16, RW, "port test control"),
+			bit("WKCN", 20, RW, "wake on connect"),
+			bit("WKDC", 21, RW, "wake on disconnect"),
+			bit("WKOC", 22, RW, "wake on over-current"),
+			bit("PHCD", 23, RW, "PHY low-power suspend (clock disable)"),
+			bit("PFSC", 24, RW, "port force full speed (maximum-speed = \"full-speed\")"),
+			bit("PTS2", 25, RW, "port transceiver select, bit 2 (PTS = PTS2:PTS1; 100 = HSIC)"),
+			named(bits("PSPD", 27, 26, RO, "port speed"), Enum{0, "FULL", "full speed (12 Mb/s)", false}, Enum{1, "LOW", "low speed (1.5 Mb/s)", false}, Enum{2, "HIGH", "high speed (480 Mb/s)", false}, Enum{3, "UNDEF", "undefined", false}),
+			bit("PTW", 28, RW, "parallel transceiver width"),
+			bit("STS", 29, RW, "serial transceiver select"),
+			named(bits("PTS1", 31, 30, RW, "port transceiver select, bits 1:0"), Enum{0, "UTMI", "UTMI/UTMI+ (with PTS2=0)", false}, Enum{2, "ULPI", "ULPI", false}, Enum{3, "SERIAL", "serial/USB 1.1", false}),
+		),
+		reg(0x1A4, "OTGSC", 0x00000120, "OTG status and control. Status bits 22:16 are write-1-to-clear.",
+			bit("VD", 0, RW, "VBUS discharge"),
+			bit("VC", 1, RW, "VBUS charge"),
+			bit("OT", 3, RW, "OTG termination"),
+			bit("DP", 4, RW, "data pulsing"),
+			bit("IDPU", 5, RW, "ID pull-up"),
+			bit("HADP", 6, RW, "hardware assist data pulse"),
+			bit("HABA", 7, RW, "hardware assist B-disconnect to A-connect"),
+			bit("ID", 8, RO, "USB ID"),
+			bit("AVV", 9, RO, "A VBUS valid"),
+			bit("ASV", 10, RO, "A session valid"),
+			bit("BSV", 11, RO, "B session valid"),
+			bit("BSE", 12, RO, "B session end"),
+			bit("ONEMST", 13, RO, "1 ms timer toggle ([SDK] 1MST)"),
+			bit("DPS", 14, RO, "data bus pulsing status"),
+			bit("IDIS", 16, W1C, "USB ID interrupt status"),
+			bit("AVVIS", 17, W1C, "A VBUS valid interrupt status"),
+			bit("ASVIS", 18, W1C, "A session valid interrupt status"),
+			bit("BSVIS", 19, W1C, "B session valid interrupt status"),
+			bit("BSEIS", 20, W1C, "B session end interrupt status"),
+			bit("ONEMSS", 21, W1C, "1 ms timer interrupt status ([SDK] 1MSS)"),
+			bit("DPIS", 22, W1C, "data pulse interrupt status"),
+			bit("IDIE", 24, RW, "USB ID interrupt enable"),
+			bit("AVVIE", 25, RW, "A VBUS valid interrupt enable"),
+			bit("ASVIE", 26, RW, "A session valid interrupt enable"),
+			bit("BSVIE", 27, RW, "B session valid interrupt enable"),
+			bit("BSEIE", 28, RW, "B session end interrupt enable"),
+			bit("ONEMSE", 29, RW, "1 ms timer interrupt enable ([SDK] 1MSE)"),
+			bit("DPIE", 30, RW, "data pulse interrupt enable"),
+		),
+		withNote(reg(0x1A8, "USBMODE", 0x00000000, "USB mode. [SDK] reset 0 for every core although its text says host-only cores reset CM to 3 (host).",
+			named(bits("CM", 1, 0, WriteOnce, "controller mode (write-once after reset)"),
+				Enum{0, "IDLE", "idle", false}, Enum{1, "RESERVED1", "reserved", true}, Enum{2, "DEVICE", "device controller", false}, Enum{3, "HOST", "host controller", false}),
+			bit("ES", 2, RW, "endian select (0 little)"),
+			bit("SLOM", 3, RW, "setup lockout off (device)"),
+			knob(named(bit("SDIS", 4, RW, "stream disable: 1 turns off the FIFO streaming mode"), Enum{0, "STREAMING", "streaming on", false}, Enum{1, "DISABLED", "streaming disabled", false})),
+		), noteSDIS),
+		w1c(reg(0x1AC, "ENDPTSETUPSTAT", 0, "Endpoint setup status (device, write-1-to-clear).",
+			bits("ENDPTSETUPSTAT", 15, 0, W1C, "setup received per endpoint"),
+		)),
+		reg(0x1B0, "ENDPTPRIME", 0, "Endpoint prime (device): writing 1 primes; citune stores 0 unless asked.",
+			bits("PERB", 15, 0, SC, "prime RX endpoint buffers"),
+			bits("PETB", 31, 16, SC, "prime TX endpoint buffers"),
+		),
+		reg(0x1B4, "ENDPTFLUSH", 0, "Endpoint flush (device): writing 1 flushes; citune stores 0 unless asked.",
+			bits("FERB", 15, 0, SC, "flush RX endpoint buffers"),
+			bits("FETB", 31, 16, SC, "flush TX endpoint buffers"),
+		),
+		readOnly(reg(0x1B8, "ENDPTSTAT", 0, "Endpoint status (device).",
+			bits("ERBR", 15, 0, RO, "RX endpoint buffer ready"),
+			bits("ETBR", 31, 16, RO, "TX endpoint buffer ready"),
+		)),
+		w1c(reg(0x1BC, "ENDPTCOMPLETE", 0, "Endpoint complete (device, write-1-to-clear).",
+			bits("ERCE", 15, 0, W1C, "RX endpoint complete"),
+			bits("ETCE", 31, 16, W1C, "TX endpoint complete"),
+		)),
+	}}
+	for n := uint32(0); n < 8; n++ {
+		reset := uint32(0)
+		if n == 0 {
+			reset = 0x00800080
+		}
+		m.Registers = append(m.Registers, reg(0x1C0+4*n, fmt.Sprintf("ENDPTCTRL%d", n), reset, fmt.Sprintf("Endpoint %d control (device).", n),
+			bit("RXS", 0, RW, "RX endpoint stall"),
+			bits("RXT", 3, 2, RW, "RX endpoint type"),
+			bit("RXR", 6, SC, "RX data toggle reset"),
+			bit("RXE", 7, RW, "RX endpoint enable"),
+			bit("TXS", 16, RW, "TX endpoint stall"),
+			bits("TXT", 19, 18, RW, "TX endpoint type"),
+			bit("TXR", 22, SC, "TX data toggle reset"),
+			bit("TXE", 23, RW, "TX endpoint enable"),
+		))
+	}
+	m.Sort()
+	return m
+}
+
+func withNote(r Register, note string) Register { r.Note = note; return r }
+func readOnly(r Register) Register              { r.ReadOnly = true; return r }
+func w1c(r Register) Register                   { r.W1C = true; return r }
+func resetUnknown(r Register) Register          { r.ResetKnown = false; return r }
+func neverSet(f Field) Field                    { f.Never = true; return f }
+func rangeOf(f Field, lo, hi uint32) Field {
+	f.HasRange, f.Min, f.Max = true, lo, hi
+	return f
+}

@@ -1,0 +1,386 @@
+package regs
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Enum names one value of a field.
+type Enum struct {
+	Value    uint32
+	Name     string
+	Meaning  string
+	Reserved bool // the value exists but must not be written
+}
+
+// Field is a contiguous bit range of a register.
+type Field struct {
+	Name   string
+	Lsb    uint // lowest bit
+	Width  uint // number of bits, 1..32
+	Access Access
+	// Values names values of the field. With Strict set, only the named,
+	// non-reserved values are legal.
+	Values []Enum
+	Strict bool
+	// Min and Max bound legal values when HasRange is set (inclusive).
+	HasRange bool
+	Min, Max uint32
+	// Never lists field values citune never writes (USBCMD.RST=1).
+	// A read-modify-write stores 0 into such a field.
+	Never bool
+	// Knob marks a tuning knob: shown first and highlighted.
+	Knob bool
+	Desc string
+}
+
+// Mask is the field's bit mask within the register.
+func (f *Field) Mask() uint32 {
+	if f.Width >= 32 {
+		return ^uint32(0) << f.Lsb
+	}
+	return ((uint32(1) << f.Width) - 1) << f.Lsb
+}
+
+// Max value the field's width can hold.
+func (f *Field) WidthMax() uint32 {
+	if f.Width >= 32 {
+		return ^uint32(0)
+	}
+	return (uint32(1) << f.Width) - 1
+}
+
+// Get extracts the field from a raw register value.
+func (f *Field) Get(raw uint32) uint32 { return (raw & f.Mask()) >> f.Lsb }
+
+// Put returns raw with the field replaced by v (v must fit).
+func (f *Field) Put(raw, v uint32) uint32 {
+	return raw&^f.Mask() | (v<<f.Lsb)&f.Mask()
+}
+
+// Bits renders the bit range as "23:16" or "5".
+func (f *Field) Bits() string {
+	if f.Width == 1 {
+		return fmt.Sprintf("%d", f.Lsb)
+	}
+	return fmt.Sprintf("%d:%d", f.Lsb+f.Width-1, f.Lsb)
+}
+
+// Enum returns the named value v, or nil.
+func (f *Field) Enum(v uint32) *Enum {
+	for i := range f.Values {
+		if f.Values[i].Value == v {
+			return &f.Values[i]
+		}
+	}
+	return nil
+}
+
+// Register is one 32-bit register of a controller window.
+type Register struct {
+	Name   string
+	Offset uint32
+	// Reset is the documented reset value; ResetKnown is false where no
+	// source gives one (e.g. Vybrid, TTCTRL).
+	Reset      uint32
+	ResetKnown bool
+	// ReadOnly registers are never written by citune (all fields RO, or
+	// registers whose writes trigger actions, like ULPI_VIEWPORT).
+	ReadOnly bool
+	// W1C marks a status register whose bits not covered by a field are
+	// also write-1-to-clear: a read-modify-write stores 0 in all of them.
+	W1C    bool
+	Fields []Field
+	Desc   string
+	// Note explains when the Linux driver rewrites the register.
+	Note string
+}
+
+// Field returns the named field or nil.
+func (r *Register) Field(name string) *Field {
+	for i := range r.Fields {
+		if strings.EqualFold(r.Fields[i].Name, name) {
+			return &r.Fields[i]
+		}
+	}
+	return nil
+}
+
+// Covered is the mask of bits that some field describes.
+func (r *Register) Covered() uint32 {
+	var m uint32
+	for i := range r.Fields {
+		m |= r.Fields[i].Mask()
+	}
+	return m
+}
+
+// ZeroOnWrite is the mask of bits that a read-modify-write must store as 0
+// unless the user asked for them: W1C and SC fields, fields citune never
+// sets, and, in a W1C register, the bits no field covers.
+func (r *Register) ZeroOnWrite() uint32 {
+	var m uint32
+	for i := range r.Fields {
+		f := &r.Fields[i]
+		if f.Access == W1C || f.Access == SC || f.Never {
+			m |= f.Mask()
+		}
+	}
+	if r.W1C {
+		m |= ^r.Covered()
+	}
+	return m
+}
+
+// HasKnob reports whether any field is a tuning knob.
+func (r *Register) HasKnob() bool {
+	for i := range r.Fields {
+		if r.Fields[i].Knob {
+			return true
+		}
+	}
+	return false
+}
+
+// Map is the register map of one controller window.
+type Map struct {
+	Name      string
+	Registers []Register // sorted by offset
+}
+
+// Register returns the named register or nil.
+func (m *Map) Register(name string) *Register {
+	for i := range m.Registers {
+		if strings.EqualFold(m.Registers[i].Name, name) {
+			return &m.Registers[i]
+		}
+	}
+	return nil
+}
+
+// At returns the register at offset off or nil.
+func (m *Map) At(off uint32) *Register {
+	for i := range m.Registers {
+		if m.Registers[i].Offset == off {
+			return &m.Registers[i]
+		}
+	}
+	return nil
+}
+
+// End is the first byte offset after the last register.
+func (m *Map) End() uint32 {
+	var end uint32
+	for i := range m.Registers {
+		if e := m.Registers[i].Offset + 4; e > end {
+			end = e
+		}
+	}
+	return end
+}
+
+// Clone returns a deep copy that can be modified without touching m.
+func (m *Map) Clone() *Map {
+	c := &Map{Name: m.Name, Registers: make([]Register, len(m.Registers))}
+	for i, r := range m.Registers {
+		r.Fields = append([]Field(nil), r.Fields...)
+		for j := range r.Fields {
+			r.Fields[j].Values = append([]Enum(nil), r.Fields[j].Values...)
+		}
+		c.Registers[i] = r
+	}
+	return c
+}
+
+// Sort orders registers by offset.
+func (m *Map) Sort() {
+	sort.SliceStable(m.Registers, func(i, j int) bool { return m.Registers[i].Offset < m.Registers[j].Offset })
+}
+
+// ErrNotFound is returned by Lookup for a name that matches nothing.
+var ErrNotFound = errors.New("no such register or field")
+
+// ErrAmbiguous is returned by Lookup for a bare field name that several
+// registers have.
+var ErrAmbiguous = errors.New("ambiguous field name")
+
+// Ref names a register and optionally one of its fields (nil Field means
+// the whole register).
+type Ref struct {
+	Reg   *Register
+	Field *Field
+}
+
+// String renders "REG.FIELD" or "REG".
+func (r Ref) String() string {
+	if r.Field == nil {
+		return r.Reg.Name
+	}
+	return r.Reg.Name + "." + r.Field.Name
+}
+
+// Lookup resolves "REG.FIELD", a bare "FIELD" that exactly one register has,
+// or a register name "REG" (whole register). Case is ignored.
+func (m *Map) Lookup(name string) (Ref, error) {
+	name = strings.TrimSpace(name)
+	if reg, fld, ok := strings.Cut(name, "."); ok {
+		r := m.Register(reg)
+		if r == nil {
+			return Ref{}, fmt.Errorf("%q: %w (no register %q)", name, ErrNotFound, reg)
+		}
+		f := r.Field(fld)
+		if f == nil {
+			return Ref{}, fmt.Errorf("%q: %w (register %s has fields %s)", name, ErrNotFound, r.Name, fieldNames(r))
+		}
+		return Ref{r, f}, nil
+	}
+	var hits []Ref
+	for i := range m.Registers {
+		if f := m.Registers[i].Field(name); f != nil {
+			hits = append(hits, Ref{&m.Registers[i], f})
+		}
+	}
+	if len(hits) == 1 {
+		return hits[0], nil
+	}
+	if r := m.Register(name); r != nil {
+		return Ref{Reg: r}, nil
+	}
+	if len(hits) > 1 {
+		var s []string
+		for _, h := range hits {
+			s = append(s, h.String())
+		}
+		return Ref{}, fmt.Errorf("%q: %w: say one of %s", name, ErrAmbiguous, strings.Join(s, ", "))
+	}
+	if sug := m.suggest(name); sug != "" {
+		return Ref{}, fmt.Errorf("%q: %w (did you mean %s?)", name, ErrNotFound, sug)
+	}
+	return Ref{}, fmt.Errorf("%q: %w", name, ErrNotFound)
+}
+
+func fieldNames(r *Register) string {
+	if len(r.Fields) == 0 {
+		return "none"
+	}
+	var s []string
+	for i := range r.Fields {
+		s = append(s, r.Fields[i].Name)
+	}
+	return strings.Join(s, ", ")
+}
+
+// suggest returns a name of the map that starts with or contains name.
+func (m *Map) suggest(name string) string {
+	up := strings.ToUpper(name)
+	for i := range m.Registers {
+		r := &m.Registers[i]
+		for j := range r.Fields {
+			if strings.Contains(r.Fields[j].Name, up) || strings.Contains(up, r.Fields[j].Name) && len(r.Fields[j].Name) > 2 {
+				return r.Name + "." + r.Fields[j].Name
+			}
+		}
+		if strings.Contains(r.Name, up) {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+// Validate checks the map's structure: register offsets aligned and
+// unique, names unique, fields inside 32 bits and not overlapping, enum
+// values that fit their field, ranges inside the width, reset values whose
+// read-only bits make sense. Every problem is reported, joined.
+func (m *Map) Validate() error {
+	var errs []error
+	seenOff := map[uint32]string{}
+	seenName := map[string]uint32{}
+	for i := range m.Registers {
+		r := &m.Registers[i]
+		if r.Name == "" {
+			errs = append(errs, fmt.Errorf("register at %#x: empty name", r.Offset))
+		}
+		if !validName(r.Name) {
+			errs = append(errs, fmt.Errorf("register %q: name must be letters, digits and _ and start with a letter", r.Name))
+		}
+		if r.Offset%4 != 0 {
+			errs = append(errs, fmt.Errorf("register %s: offset %#x is not 32-bit aligned", r.Name, r.Offset))
+		}
+		if prev, dup := seenOff[r.Offset]; dup {
+			errs = append(errs, fmt.Errorf("register %s: offset %#x already used by %s", r.Name, r.Offset, prev))
+		}
+		seenOff[r.Offset] = r.Name
+		key := strings.ToUpper(r.Name)
+		if prev, dup := seenName[key]; dup {
+			errs = append(errs, fmt.Errorf("register %s at %#x: name already used at %#x", r.Name, r.Offset, prev))
+		}
+		seenName[key] = r.Offset
+		errs = append(errs, r.validateFields()...)
+	}
+	return errors.Join(errs...)
+}
+
+func (r *Register) validateFields() []error {
+	var errs []error
+	var used uint32
+	names := map[string]bool{}
+	for i := range r.Fields {
+		f := &r.Fields[i]
+		where := fmt.Sprintf("field %s.%s", r.Name, f.Name)
+		if !validName(f.Name) {
+			errs = append(errs, fmt.Errorf("%s: name must be letters, digits and _ and start with a letter", where))
+		}
+		if names[strings.ToUpper(f.Name)] {
+			errs = append(errs, fmt.Errorf("%s: duplicate field name", where))
+		}
+		names[strings.ToUpper(f.Name)] = true
+		if f.Width == 0 || f.Lsb+f.Width > 32 {
+			errs = append(errs, fmt.Errorf("%s: bits [%d+%d] fall outside the 32-bit register", where, f.Lsb, f.Width))
+			continue
+		}
+		if used&f.Mask() != 0 {
+			errs = append(errs, fmt.Errorf("%s: bits %s overlap another field", where, f.Bits()))
+		}
+		used |= f.Mask()
+		seen := map[uint32]bool{}
+		for _, e := range f.Values {
+			if e.Value > f.WidthMax() {
+				errs = append(errs, fmt.Errorf("%s: value %s=%d does not fit in %d bits", where, e.Name, e.Value, f.Width))
+			}
+			if seen[e.Value] {
+				errs = append(errs, fmt.Errorf("%s: value %d named twice", where, e.Value))
+			}
+			seen[e.Value] = true
+			if e.Name != "" && !validName(e.Name) {
+				errs = append(errs, fmt.Errorf("%s: value name %q must be letters, digits and _", where, e.Name))
+			}
+		}
+		if f.Strict && len(f.Values) == 0 {
+			errs = append(errs, fmt.Errorf("%s: strict but no values listed", where))
+		}
+		if f.HasRange && (f.Min > f.Max || f.Max > f.WidthMax()) {
+			errs = append(errs, fmt.Errorf("%s: range %d..%d does not fit in %d bits", where, f.Min, f.Max, f.Width))
+		}
+	}
+	return errs
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		case c == '_' || c >= '0' && c <= '9':
+			if i == 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
