@@ -58,11 +58,26 @@ func (c Change) check() error {
 		}
 		return CheckValue(f, c.Value)
 	}
+	// A whole-register value carries a value for every field: the ones that
+	// must be legal are those the hardware takes (RW, write-once). Values of
+	// RO fields are ignored by the hardware, W1C and SC ones are commands.
+	allRO := len(r.Fields) > 0
 	for i := range r.Fields {
 		f := &r.Fields[i]
 		if f.Never && f.Get(c.Value) != 0 {
 			return fmt.Errorf("%s=%#x: %w: the value sets %s.%s, which citune never sets", r.Name, c.Value, ErrRefused, r.Name, f.Name)
 		}
+		if f.Access != RO {
+			allRO = false
+		}
+		if f.Access == RW || f.Access == WriteOnce {
+			if err := CheckValue(f, f.Get(c.Value)); err != nil {
+				return fmt.Errorf("%s=%#x: %s.%w", r.Name, c.Value, r.Name, err)
+			}
+		}
+	}
+	if allRO {
+		return fmt.Errorf("%s: %w: every field of %s is read-only", c.Ref, ErrRefused, r.Name)
 	}
 	return nil
 }
