@@ -41,6 +41,8 @@ func ParseNumber(s string) (uint32, error) {
 // ParseValue parses s as a value of f: a value name (case ignored), on/off
 // style booleans for one-bit fields, or a number, and checks that the value
 // is legal (fits, in range, named when the field is strict, not reserved).
+// Value names win over booleans; enable/disable(d) are refused for one-bit
+// fields that have value names, where they could mean either value.
 func ParseValue(f *Field, s string) (uint32, error) {
 	t := strings.TrimSpace(s)
 	for _, e := range f.Values {
@@ -49,11 +51,24 @@ func ParseValue(f *Field, s string) (uint32, error) {
 		}
 	}
 	if f.Width == 1 {
-		switch strings.ToLower(t) {
-		case "on", "true", "yes", "enable", "enabled", "set":
-			return 1, nil
-		case "off", "false", "no", "disable", "disabled", "clear":
-			return 0, nil
+		var v uint32
+		switch w := strings.ToLower(t); w {
+		case "enable", "enabled", "disable", "disabled":
+			// These words describe a state, and a field with value
+			// names may mean the opposite by the bit: USBMODE.SDIS=1
+			// is named DISABLED (streaming disabled), so "disable"
+			// as a boolean (0) would contradict "disabled" (1).
+			if len(f.Values) > 0 {
+				return 0, fmt.Errorf("%s: %w: %q is ambiguous for this field (legal: %s)", f.Name, ErrValue, s, Legal(f))
+			}
+			if w == "enable" || w == "enabled" {
+				v = 1
+			}
+			return v, CheckValue(f, v)
+		case "on", "true", "yes", "set":
+			return 1, CheckValue(f, 1)
+		case "off", "false", "no", "clear":
+			return 0, CheckValue(f, 0)
 		}
 	}
 	v, err := ParseNumber(t)
