@@ -1,0 +1,357 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitNotHeld  = 3 // a written value did not stick or no longer holds
+	exitIdentity = 4 // identity check failed: nothing written
+)
+
+// exitErr carries an exit code with an error.
+type exitErr struct {
+	code int
+	err  error
+}
+
+func (e *exitErr) Error() string { return e.err.Error() }
+func (e *exitErr) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitErr{code, err}
+}
+
+func usageErr(format string, a ...any) error {
+	return withCode(exitUsage, fmt.Errorf(format, a...))
+}
+
+// env is everything a command may touch of the outside world; tests
+// replace parts of it.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	uid            int
+	root           fs.FS // the root file system, for detection
+	isTTY          bool  // stdout is a terminal
+	errTTY         bool  // stderr is a terminal
+}
+
+func newEnv() *env {
+	return &env{
+		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		getenv: os.Getenv, uid: os.Getuid(), root: os.DirFS("/"),
+		isTTY: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr),
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// globals are the flags every command takes.
+type globals struct {
+	profile    string
+	controller string
+	memFile    string
+	sim        bool
+	simDriver  bool
+	json       bool
+	journal    string
+}
+
+func (g *globals) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.profile, "profile", g.profile, "SoC profile: a built-in name (see `citune profiles`) or a TOML file")
+	fs.StringVar(&g.controller, "controller", g.controller, "controller by DT label (usbotg, usbh1, usbdev0, ...)")
+	fs.StringVar(&g.memFile, "mem-file", g.memFile, "use a register image file instead of /dev/mem")
+	fs.BoolVar(&g.sim, "sim", g.sim, "use the built-in simulated controller (no board, no root)")
+	fs.BoolVar(&g.simDriver, "sim-driver", g.simDriver, "with --sim: simulate ehci-hcd writing its cached USBCMD back after transfers")
+	fs.BoolVar(&g.json, "json", g.json, "print JSON on stdout")
+	fs.StringVar(&g.journal, "journal", g.journal, "journal file (default $CITUNE_JOURNAL, /var/lib/citune/journal.json as root, else ~/.local/state/citune/journal.json)")
+}
+
+// app is one invocation.
+type app struct {
+	ctx  context.Context
+	env  *env
+	g    globals
+	args []string // the whole command line, for journals and results
+}
+
+type command struct {
+	name    string
+	summary string
+	usage   string
+	run     func(a *app, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+func run(ctx context.Context, args []string, e *env) int {
+	a := &app{ctx: ctx, env: e, args: append([]string{"citune"}, args...)}
+	err := a.main(args)
+	if err == nil {
+		return exitOK
+	}
+	code := exitError
+	var ee *exitErr
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(e.stderr, "citune: %v\n", err)
+	} else {
+		code = exitOK
+	}
+	return code
+}
+
+func (a *app) main(args []string) error {
+	fs := flag.NewFlagSet("citune", flag.ContinueOnError)
+	fs.SetOutput(a.env.stderr)
+	a.g.register(fs)
+	fs.Usage = func() { a.usage(a.env.stderr) }
+	if err := fs.Parse(args); err != nil {
+		return withCode(exitUsage, err)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		a.usage(a.env.stderr)
+		return usageErr("no command given")
+	}
+	name := rest[0]
+	if name == "help" || name == "-h" {
+		if len(rest) > 1 {
+			if c := commands[rest[1]]; c != nil {
+				fmt.Fprintf(a.env.stdout, "usage: citune [global flags] %s\n\n%s\n", c.usage, c.summary)
+				return nil
+			}
+		}
+		a.usage(a.env.stdout)
+		return nil
+	}
+	c := commands[name]
+	if c == nil {
+		return usageErr("unknown command %q (run `citune help`)", name)
+	}
+	return c.run(a, rest[1:])
+}
+
+func (a *app) usage(w io.Writer) {
+	fmt.Fprintf(w, "citune tunes the ChipIdea USB controller of i.MX6 and Vybrid SoCs.\n\nusage: citune [global flags] COMMAND [flags] [args]\n\ncommands:\n")
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintf(w, "\nglobal flags (also accepted after the command):\n")
+	fs := flag.NewFlagSet("citune", flag.ContinueOnError)
+	fs.SetOutput(w)
+	var g globals
+	g.register(fs)
+	fs.PrintDefaults()
+	fmt.Fprintf(w, "\nexit codes: 0 ok, 1 error, 2 usage, 3 a value did not stick or no longer holds, 4 controller identity check failed (nothing written)\n")
+}
+
+// flags returns a FlagSet for a command that also accepts the globals.
+func (a *app) flags(c string) *flag.FlagSet {
+	fs := flag.NewFlagSet("citune "+c, flag.ContinueOnError)
+	fs.SetOutput(a.env.stderr)
+	a.g.register(fs)
+	if cmd := commands[c]; cmd != nil {
+		fs.Usage = func() {
+			fmt.Fprintf(a.env.stderr, "usage: citune [global flags] %s\n\n%s\n\nflags:\n", cmd.usage, cmd.summary)
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+func (a *app) parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return withCode(exitUsage, err)
+	}
+	return nil
+}
+
+// journalPath is where the journal lives.
+func (a *app) journalPath() string {
+	if a.g.journal != "" {
+		return a.g.journal
+	}
+	return soc.DefaultJournalPath(a.env.getenv, a.env.uid)
+}
+
+// builtinProfiles loads every embedded profile.
+func builtinProfiles() ([]*soc.Profile, error) {
+	ps, err := soc.LoadAll(profiles.FS)
+	for _, p := range ps {
+		p.File = "embedded:" + p.File
+	}
+	return ps, err
+}
+
+// loadProfile resolves --profile: a file path (contains a path separator
+// or ends in .toml) or a built-in name.
+func loadProfile(spec string) (*soc.Profile, error) {
+	if strings.ContainsRune(spec, os.PathSeparator) || strings.HasSuffix(spec, ".toml") {
+		data, err := os.ReadFile(spec)
+		if err != nil {
+			return nil, fmt.Errorf("profile: %w", err)
+		}
+		return soc.Parse(spec, data)
+	}
+	ps, err := builtinProfiles()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, p := range ps {
+		if p.Name == spec {
+			return p, nil
+		}
+		names = append(names, p.Name)
+	}
+	return nil, usageErr("unknown profile %q (built-in: %s; or give a .toml file)", spec, strings.Join(names, ", "))
+}
+
+// defaultSimProfile is the profile --sim uses when none is given.
+const defaultSimProfile = "imx6q"
+
+// resolveProfile decides the profile: --profile, or the default for --sim,
+// or detection on the running system.
+func (a *app) resolveProfile() (*soc.Profile, error) {
+	switch {
+	case a.g.profile != "":
+		return loadProfile(a.g.profile)
+	case a.g.sim:
+		return loadProfile(defaultSimProfile)
+	case a.g.memFile != "":
+		return nil, usageErr("--mem-file needs --profile (the image does not say which SoC it came from)")
+	}
+	ps, err := builtinProfiles()
+	if err != nil {
+		return nil, err
+	}
+	d, err := soc.Detect(a.env.root, ps, a.identifyLive)
+	if err != nil {
+		return nil, err
+	}
+	return d.Chosen, nil
+}
+
+// identifyLive opens the profile's default controller through /dev/mem
+// and runs its identity checks.
+func (a *app) identifyLive(p *soc.Profile) error {
+	c, err := a.pickController(p)
+	if err != nil {
+		return err
+	}
+	t, err := soc.OpenDevMem(p, c)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	return t.Identify()
+}
+
+// pickController resolves --controller, defaulting to usbh1 (the first
+// host port on every shipped SoC) or the profile's first controller.
+func (a *app) pickController(p *soc.Profile) (*soc.Controller, error) {
+	if a.g.controller != "" {
+		c, err := p.Controller(a.g.controller)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		return c, nil
+	}
+	if c, err := p.Controller("usbh1"); err == nil {
+		return c, nil
+	}
+	return &p.Controllers[0], nil
+}
+
+// open resolves profile and controller and opens the target. With
+// writable, the identity check must pass (exit 4 otherwise).
+func (a *app) open(writable bool) (*soc.Target, error) {
+	if a.g.sim && a.g.memFile != "" {
+		return nil, usageErr("--sim and --mem-file exclude each other")
+	}
+	p, err := a.resolveProfile()
+	if err != nil {
+		return nil, err
+	}
+	c, err := a.pickController(p)
+	if err != nil {
+		return nil, err
+	}
+	var t *soc.Target
+	switch {
+	case a.g.sim:
+		t, err = soc.OpenSim(p, c, soc.SimOptions{Driver: a.g.simDriver})
+	case a.g.memFile != "":
+		t, err = soc.OpenFile(p, c, a.g.memFile, writable)
+	default:
+		t, err = soc.OpenDevMem(p, c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if writable {
+		if err := t.Identify(); err != nil {
+			t.Close()
+			return nil, withCode(exitIdentity, fmt.Errorf("%w\nnothing was written. Is this the right --profile/--controller?", err))
+		}
+	}
+	return t, nil
+}
+
+// parseChanges validates every NAME=VALUE against the map.
+func parseChanges(m *regs.Map, args []string) ([]regs.Change, error) {
+	if len(args) == 0 {
+		return nil, usageErr("no FIELD=VALUE given")
+	}
+	var cs []regs.Change
+	var errs []error
+	for _, s := range args {
+		c, err := m.ParseChange(s)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		cs = append(cs, c)
+	}
+	if len(errs) > 0 {
+		return nil, withCode(exitUsage, errors.Join(errs...))
+	}
+	return cs, nil
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+)
+
+func init() {
+	register(&command{name: "dump", summary: "decode every register of the controller (knobs first)", usage: "dump [--raw] [REGISTER...]", run: runDump})
+	register(&command{name: "get", summary: "print fields or registers", usage: "get FIELD|REGISTER...", run: runGet})
+}
+
+func runDump(a *app, args []string) error {
+	fs := a.flags("dump")
+	raw := fs.Bool("raw", false, "one line per register: offset, name, raw value")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	t, err := a.open(false)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	m := t.Profile.Map
+	regsToShow := m.Registers
+	if names := fs.Args(); len(names) > 0 {
+		regsToShow = nil
+		for _, n := range names {
+			r := m.Register(n)
+			if r == nil {
+				return usageErr("no register %q", n)
+			}
+			regsToShow = append(regsToShow, *r)
+		}
+	}
+	var ds []regs.Decoded
+	for i := range regsToShow {
+		r := m.Register(regsToShow[i].Name)
+		v, err := t.Acc.Read32(r.Offset)
+		if err != nil {
+			return err
+		}
+		ds = append(ds, r.Decode(v))
+	}
+	if a.g.json {
+		out := struct {
+			Target    targetInfo `json:"target"`
+			Registers []jsonReg  `json:"registers"`
+		}{Target: infoOf(t)}
+		for _, d := range ds {
+			out.Registers = append(out.Registers, toJSONReg(d))
+		}
+		return writeJSON(a.env.stdout, out)
+	}
+	w := a.env.stdout
+	if *raw {
+		for _, d := range ds {
+			fmt.Fprintf(w, "0x%03x %-14s %s\n", d.Reg.Offset, d.Reg.Name, regs.Hex(d.Raw))
+		}
+		return nil
+	}
+	fmt.Fprintln(w, header(t))
+	if len(fs.Args()) == 0 {
+		printKnobs(w, t, ds)
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "Registers (* knob, ! differs from reset, ? reset unknown):")
+	for _, d := range ds {
+		printDecoded(w, d)
+	}
+	return nil
+}
+
+// printKnobs prints the tuning knobs summary with how each persists.
+func printKnobs(w io.Writer, t *soc.Target, ds []regs.Decoded) {
+	fmt.Fprintln(w, "Tuning knobs:")
+	for _, d := range ds {
+		for _, fv := range d.Fields {
+			if !fv.Field.Knob {
+				continue
+			}
+			mark := " "
+			if fv.Changed {
+				mark = "!"
+			}
+			ref := regs.Ref{Reg: d.Reg, Field: fv.Field}
+			val := fmt.Sprint(fv.Value)
+			if fv.Meaning != "" {
+				val += " " + fv.Meaning
+			}
+			fmt.Fprintf(w, " %s %-24s %s\n", mark, ref.String(), truncate(val, 52))
+			if k := t.Profile.Knob(ref); k != nil {
+				fmt.Fprintf(w, "   %-24s %s\n", "", truncate(persistText(k, t.Controller), 52))
+			}
+		}
+	}
+}
+
+func persistText(k *soc.Knob, c *soc.Controller) string {
+	var parts []string
+	for _, role := range c.Roles {
+		switch {
+		case k.Param != "" && contains(k.ParamRoles, role):
+			parts = append(parts, role+": "+k.Param)
+		case k.DT != "" && contains(k.DTRoles, role):
+			parts = append(parts, role+": DT "+k.DT)
+		case k.None != "":
+			parts = append(parts, role+": no persistent setting")
+		default:
+			parts = append(parts, role+": driver default")
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+func printDecoded(w io.Writer, d regs.Decoded) {
+	r := d.Reg
+	mark := " "
+	switch {
+	case !r.ResetKnown:
+		mark = "?"
+	case d.Changed:
+		mark = "!"
+	}
+	knob := " "
+	if r.HasKnob() {
+		knob = "*"
+	}
+	reset := "reset unknown"
+	if r.ResetKnown {
+		reset = "reset " + regs.Hex(r.Reset)
+	}
+	fmt.Fprintf(w, "%s%s0x%03x %-14s %s  %s\n", knob, mark, r.Offset, r.Name, regs.Hex(d.Raw), reset)
+	for _, fv := range d.Fields {
+		f := fv.Field
+		fm := " "
+		if f.Knob {
+			fm = "*"
+		}
+		ch := " "
+		if fv.Changed {
+			ch = "!"
+		}
+		val := fv.FormatValue()
+		if fv.Illegal && fv.Meaning == "" {
+			val += "  (not a legal value)"
+		}
+		fmt.Fprintf(w, "   %s%s %-6s %-12s %-3s %s\n", fm, ch, f.Bits(), f.Name, f.Access, truncate(val, 48))
+	}
+	if d.Unknown != 0 {
+		fmt.Fprintf(w, "      undescribed bits set: %s\n", regs.Hex(d.Unknown))
+	}
+	if r.Note != "" {
+		fmt.Fprint(w, wrap("note: "+r.Note, "      ", 78))
+	}
+}
+
+func runGet(a *app, args []string) error {
+	fs := a.flags("get")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if len(fs.Args()) == 0 {
+		return usageErr("usage: citune get FIELD|REGISTER...")
+	}
+	t, err := a.open(false)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	var refs []regs.Ref
+	for _, n := range fs.Args() {
+		ref, err := t.Profile.Map.Lookup(n)
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		refs = append(refs, ref)
+	}
+	type item struct {
+		Name    string `json:"name"`
+		Value   uint32 `json:"value"`
+		Raw     string `json:"raw"`
+		Meaning string `json:"meaning,omitempty"`
+	}
+	var items []item
+	for _, ref := range refs {
+		v, err := t.Acc.Read32(ref.Reg.Offset)
+		if err != nil {
+			return err
+		}
+		it := item{Name: ref.String(), Value: v, Raw: regs.Hex(v)}
+		if ref.Field != nil {
+			it.Value = ref.Field.Get(v)
+			it.Meaning = regs.Meaning(ref.Field, it.Value)
+		}
+		items = append(items, it)
+	}
+	if a.g.json {
+		return writeJSON(a.env.stdout, items)
+	}
+	for _, it := range items {
+		if strings.Contains(it.Name, ".") {
+			fmt.Fprintf(a.env.stdout, "%s=%d", it.Name, it.Value)
+			if it.Meaning != "" {
+				fmt.Fprintf(a.env.stdout, "  (%s)", it.Meaning)
+			}
+			fmt.Fprintln(a.env.stdout)
+		} else {
+			fmt.Fprintf(a.env.stdout, "%s=%s\n", it.Name, regs.Hex(it.Value))
+		}
+	}
+	return nil
+}

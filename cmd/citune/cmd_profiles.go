@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/citune/citune/soc"
+)
+
+func init() {
+	register(&command{name: "profiles", summary: "list the built-in SoC profiles, or show one", usage: "profiles [show NAME|FILE]", run: runProfiles})
+}
+
+func runProfiles(a *app, args []string) error {
+	fs := a.flags("profiles")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		ps, err := builtinProfiles()
+		if err != nil {
+			return err
+		}
+		if a.g.json {
+			type row struct {
+				Name        string   `json:"name"`
+				Title       string   `json:"title"`
+				Compatible  []string `json:"compatible"`
+				Controllers []string `json:"controllers"`
+				Emulated    bool     `json:"emulated,omitempty"`
+			}
+			var rows []row
+			for _, p := range ps {
+				r := row{Name: p.Name, Title: p.Title, Compatible: p.Compatible, Emulated: p.Emulated}
+				for _, c := range p.Controllers {
+					r.Controllers = append(r.Controllers, c.Label)
+				}
+				rows = append(rows, r)
+			}
+			return writeJSON(a.env.stdout, rows)
+		}
+		tw := tabwriter.NewWriter(a.env.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tCONTROLLERS\tTITLE")
+		for _, p := range ps {
+			var ls []string
+			for _, c := range p.Controllers {
+				ls = append(ls, c.Label)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, strings.Join(ls, ","), p.Title)
+		}
+		return tw.Flush()
+	}
+	if rest[0] != "show" || len(rest) != 2 {
+		return usageErr("usage: citune profiles [show NAME|FILE]")
+	}
+	p, err := loadProfile(rest[1])
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.env.stdout, p)
+	}
+	showProfile(a, p)
+	return nil
+}
+
+func showProfile(a *app, p *soc.Profile) {
+	w := a.env.stdout
+	fmt.Fprintf(w, "%s: %s\n", p.Name, p.Title)
+	fmt.Fprintf(w, "  file:       %s\n", p.File)
+	fmt.Fprintf(w, "  compatible: %s\n", strings.Join(p.Compatible, ", "))
+	if len(p.SocID) > 0 {
+		fmt.Fprintf(w, "  soc_id:     %s\n", strings.Join(p.SocID, ", "))
+	}
+	if p.Notes != "" {
+		fmt.Fprint(w, wrap(p.Notes, "  ", 78))
+	}
+	fmt.Fprintf(w, "\ncontrollers:\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  LABEL\tNODE\tBASE\tSIZE\tIRQ\tROLES")
+	for _, c := range p.Controllers {
+		fmt.Fprintf(tw, "  %s\t%s\t%#08x\t%#x\t%s\t%s\n", c.Label, c.Node, c.Base, c.Size, c.IRQ, strings.Join(c.Roles, ","))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nidentity checks:\n")
+	for _, ch := range p.Identity {
+		fmt.Fprintf(w, "  %s & %#08x == %#08x  (%s)\n", ch.Register, ch.Mask, ch.Value, ch.Why)
+	}
+	fmt.Fprintf(w, "\nknobs:\n")
+	for _, k := range p.Knobs {
+		fmt.Fprintf(w, "  %s\n", k.Field)
+		if k.DT != "" {
+			fmt.Fprintf(w, "    DT:     %s (roles: %s)", k.DT, strings.Join(k.DTRoles, ","))
+			if k.Requires != "" {
+				fmt.Fprintf(w, ", only with %s", k.Requires)
+			}
+			fmt.Fprintln(w)
+		}
+		if k.Param != "" {
+			fmt.Fprintf(w, "    kernel: %s (roles: %s, %s)\n", k.Param, strings.Join(k.ParamRoles, ","), encodingText(k.ParamEncoding))
+		}
+		if k.None != "" {
+			fmt.Fprint(w, wrap(k.None, "    none:   ", 78))
+		}
+		if k.Driver != "" {
+			fmt.Fprint(w, wrap(k.Driver, "    driver: ", 78))
+		}
+	}
+}
+
+func encodingText(e string) string {
+	switch e {
+	case "log2":
+		return "field = 2^param"
+	case "park":
+		return "param 1-3 sets ASPE=1, ASP=param; 0 disables park"
+	}
+	return "field = param"
+}

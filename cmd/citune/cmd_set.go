@@ -1,0 +1,285 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+)
+
+func init() {
+	register(&command{name: "set", summary: "change fields (read-modify-write, verified, undoable with restore)", usage: "set [--dry-run] FIELD=VALUE...", run: runSet})
+	register(&command{name: "verify", summary: "check that the values the last set wrote still hold", usage: "verify", run: runVerify})
+}
+
+type setResult struct {
+	Register string   `json:"register"`
+	Offset   string   `json:"offset"`
+	Old      string   `json:"old"`
+	New      string   `json:"new"`
+	Readback string   `json:"readback,omitempty"`
+	Changes  []string `json:"changes"`
+	NotHeld  []string `json:"not_held,omitempty"`
+}
+
+func runSet(a *app, args []string) error {
+	fs := a.flags("set")
+	dry := fs.Bool("dry-run", false, "show old and new raw values; write nothing")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if len(fs.Args()) == 0 {
+		return usageErr("usage: citune set [--dry-run] FIELD=VALUE...")
+	}
+	// Validate names and values against the profile before touching
+	// anything (the profile is resolved without opening the target when
+	// given; detection opens it read-only).
+	p, err := a.resolveProfile()
+	if err != nil {
+		return err
+	}
+	changes, err := parseChanges(p.Map, fs.Args())
+	if err != nil {
+		return err
+	}
+	a.g.profile = profileSpec(p)
+	t, err := a.open(!*dry)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if *dry {
+		if err := t.Identify(); err != nil {
+			fmt.Fprintf(a.env.stderr, "citune: warning: %v\n", err)
+		}
+	}
+	changes = rebind(t.Profile.Map, changes)
+	ws, err := regs.Prepare(t.Acc, changes)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	var out []setResult
+	for _, w := range ws {
+		out = append(out, setResult{Register: w.Reg.Name, Offset: fmt.Sprintf("0x%03x", w.Reg.Offset), Old: regs.Hex(w.Old), New: regs.Hex(w.New), Changes: changeStrings(w.Changes)})
+	}
+	if *dry {
+		if a.g.json {
+			return writeJSON(a.env.stdout, struct {
+				Target targetInfo  `json:"target"`
+				DryRun bool        `json:"dry_run"`
+				Writes []setResult `json:"writes"`
+			}{infoOf(t), true, out})
+		}
+		fmt.Fprintln(a.env.stdout, header(t))
+		for _, r := range out {
+			fmt.Fprintf(a.env.stdout, "would write %s (%s): %s -> %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, strings.Join(r.Changes, " "))
+		}
+		fmt.Fprintln(a.env.stdout, "dry run: nothing written")
+		return nil
+	}
+	if err := a.journalWrites(t, ws, changes); err != nil {
+		return fmt.Errorf("%w (nothing written: without a journal the change could not be undone)", err)
+	}
+	results, err := regs.Commit(t.Acc, ws)
+	for i, r := range results {
+		out[i].Readback = regs.Hex(r.Readback)
+		for _, m := range r.Mismatches {
+			out[i].NotHeld = append(out[i].NotHeld, m.String())
+		}
+	}
+	if err != nil {
+		return err
+	}
+	var notHeld []string
+	for _, r := range results {
+		for _, m := range r.Mismatches {
+			notHeld = append(notHeld, explainMismatch(t, m))
+		}
+	}
+	if a.g.json {
+		if err := writeJSON(a.env.stdout, struct {
+			Target targetInfo  `json:"target"`
+			Writes []setResult `json:"writes"`
+			Held   bool        `json:"held"`
+		}{infoOf(t), out, len(notHeld) == 0}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(a.env.stdout, header(t))
+		for _, r := range out {
+			status := "ok"
+			if len(r.NotHeld) > 0 {
+				status = "DID NOT STICK"
+			}
+			fmt.Fprintf(a.env.stdout, "%s (%s): %s -> wrote %s, reads %s  %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, r.Readback, status, strings.Join(r.Changes, " "))
+		}
+		if t.Kind == soc.KindSim {
+			fmt.Fprintln(a.env.stdout, "simulated controller: nothing on real hardware changed")
+		} else {
+			fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
+		}
+	}
+	if len(notHeld) > 0 {
+		return withCode(exitNotHeld, fmt.Errorf("%d value(s) did not stick:\n  %s", len(notHeld), strings.Join(notHeld, "\n  ")))
+	}
+	return nil
+}
+
+// profileSpec is what --profile must say to load p again.
+func profileSpec(p *soc.Profile) string {
+	if f, ok := strings.CutPrefix(p.File, "embedded:"); ok {
+		return strings.TrimSuffix(f, ".toml")
+	}
+	return p.File
+}
+
+// rebind points changes parsed against one copy of a profile's map at the
+// same registers of another copy.
+func rebind(m *regs.Map, cs []regs.Change) []regs.Change {
+	out := make([]regs.Change, len(cs))
+	for i, c := range cs {
+		r := m.Register(c.Ref.Reg.Name)
+		ref := regs.Ref{Reg: r}
+		if c.Ref.Field != nil {
+			ref.Field = r.Field(c.Ref.Field.Name)
+		}
+		out[i] = regs.Change{Ref: ref, Value: c.Value}
+	}
+	return out
+}
+
+func changeStrings(cs []regs.Change) []string {
+	var s []string
+	for _, c := range cs {
+		if c.Ref.Field == nil {
+			s = append(s, fmt.Sprintf("%s=%s", c.Ref, regs.Hex(c.Value)))
+		} else {
+			s = append(s, fmt.Sprintf("%s=%d", c.Ref, c.Value))
+		}
+	}
+	return s
+}
+
+// explainMismatch says why a value may not have stuck.
+func explainMismatch(t *soc.Target, m regs.Mismatch) string {
+	s := m.String()
+	if k := t.Profile.Knob(m.Ref); k != nil && k.Driver != "" {
+		s += " (" + k.Driver + ")"
+	} else if t.Profile.Emulated {
+		s += " (the emulator ignores writes to this register)"
+	} else {
+		s += " (the register may be read-only on this SoC, clock-gated, or rewritten by the driver)"
+	}
+	return s
+}
+
+// journalWrites records the originals before the first write. The
+// simulated controller keeps no journal: its state dies with the process.
+func (a *app) journalWrites(t *soc.Target, ws []regs.Write, changes []regs.Change) error {
+	if t.Kind == soc.KindSim {
+		return nil
+	}
+	path := a.journalPath()
+	j, err := soc.LoadJournal(path)
+	if err != nil {
+		return err
+	}
+	e := j.Upsert(soc.NewEntry(t, a.args))
+	e.RecordWrites(ws)
+	e.Changes = mergeChanges(e.Changes, changeStrings(changes))
+	return j.Save(path)
+}
+
+// mergeChanges replaces earlier requests for the same name.
+func mergeChanges(old, add []string) []string {
+	out := []string{}
+	for _, o := range old {
+		name, _, _ := strings.Cut(o, "=")
+		keep := true
+		for _, n := range add {
+			if nn, _, _ := strings.Cut(n, "="); strings.EqualFold(nn, name) {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, o)
+		}
+	}
+	return append(out, add...)
+}
+
+func runVerify(a *app, args []string) error {
+	fs := a.flags("verify")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	t, err := a.open(false)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	j, err := soc.LoadJournal(a.journalPath())
+	if err != nil {
+		return err
+	}
+	e := j.Find(keyOf(t))
+	if e == nil || len(e.Changes) == 0 {
+		return fmt.Errorf("nothing to verify: no set on %s is recorded in %s", t, a.journalPath())
+	}
+	type row struct {
+		Name  string `json:"name"`
+		Want  uint32 `json:"want"`
+		Got   uint32 `json:"got"`
+		Holds bool   `json:"holds"`
+		Why   string `json:"why,omitempty"`
+	}
+	var rows []row
+	var bad []string
+	for _, s := range e.Changes {
+		c, err := t.Profile.Map.ParseChange(s)
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		v, err := t.Acc.Read32(c.Ref.Reg.Offset)
+		if err != nil {
+			return err
+		}
+		ms := regs.Check(c.Ref.Reg, []regs.Change{c}, v)
+		r := row{Name: c.Ref.String(), Want: c.Value, Got: v, Holds: len(ms) == 0}
+		if c.Ref.Field != nil {
+			r.Got = c.Ref.Field.Get(v)
+		}
+		if !r.Holds {
+			r.Why = explainMismatch(t, ms[0])
+			bad = append(bad, r.Why)
+		}
+		rows = append(rows, r)
+	}
+	if a.g.json {
+		if err := writeJSON(a.env.stdout, rows); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(a.env.stdout, header(t))
+		for _, r := range rows {
+			st := "holds"
+			if !r.Holds {
+				st = "REVERTED"
+			}
+			fmt.Fprintf(a.env.stdout, "%-24s set %d, reads %d  %s\n", r.Name, r.Want, r.Got, st)
+		}
+	}
+	if len(bad) > 0 {
+		return withCode(exitNotHeld, fmt.Errorf("%d value(s) no longer hold:\n  %s", len(bad), strings.Join(bad, "\n  ")))
+	}
+	return nil
+}
+
+func keyOf(t *soc.Target) string {
+	e := soc.NewEntry(t, nil)
+	return e.Key()
+}
+
+var errNothing = errors.New("nothing to restore")

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+)
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// jsonField is a decoded field in JSON output.
+type jsonField struct {
+	Name    string `json:"name"`
+	Bits    string `json:"bits"`
+	Access  string `json:"access"`
+	Value   uint32 `json:"value"`
+	Meaning string `json:"meaning,omitempty"`
+	Knob    bool   `json:"knob,omitempty"`
+	Changed bool   `json:"changed,omitempty"`
+	Reset   *uint32 `json:"reset,omitempty"`
+	Illegal bool   `json:"illegal,omitempty"`
+}
+
+// jsonReg is a decoded register in JSON output.
+type jsonReg struct {
+	Name        string      `json:"name"`
+	Offset      string      `json:"offset"`
+	Raw         string      `json:"raw"`
+	Value       uint32      `json:"value"`
+	Reset       string      `json:"reset,omitempty"`
+	Changed     bool        `json:"changed,omitempty"`
+	UnknownBits string      `json:"unknown_bits,omitempty"`
+	Note        string      `json:"note,omitempty"`
+	Fields      []jsonField `json:"fields,omitempty"`
+}
+
+func toJSONReg(d regs.Decoded) jsonReg {
+	r := d.Reg
+	j := jsonReg{Name: r.Name, Offset: fmt.Sprintf("0x%03x", r.Offset), Raw: regs.Hex(d.Raw), Value: d.Raw, Changed: d.Changed, Note: r.Note}
+	if r.ResetKnown {
+		j.Reset = regs.Hex(r.Reset)
+	}
+	if d.Unknown != 0 {
+		j.UnknownBits = regs.Hex(d.Unknown)
+	}
+	for _, fv := range d.Fields {
+		f := fv.Field
+		jf := jsonField{Name: f.Name, Bits: f.Bits(), Access: f.Access.String(), Value: fv.Value, Meaning: fv.Meaning, Knob: f.Knob, Changed: fv.Changed, Illegal: fv.Illegal}
+		if r.ResetKnown {
+			v := fv.Reset
+			jf.Reset = &v
+		}
+		j.Fields = append(j.Fields, jf)
+	}
+	return j
+}
+
+// targetInfo describes the target in JSON output.
+type targetInfo struct {
+	Profile    string `json:"profile"`
+	Controller string `json:"controller"`
+	Node       string `json:"node"`
+	Base       string `json:"base"`
+	Kind       string `json:"kind"`
+	Path       string `json:"path,omitempty"`
+	Simulated  bool   `json:"simulated,omitempty"`
+}
+
+func infoOf(t *soc.Target) targetInfo {
+	return targetInfo{Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node,
+		Base: fmt.Sprintf("%#08x", t.Controller.Base), Kind: t.Kind, Path: t.Path, Simulated: t.Kind == soc.KindSim}
+}
+
+// header is the first line of human output: what is being looked at.
+func header(t *soc.Target) string {
+	s := fmt.Sprintf("%s %s (%s @ %#08x)", t.Profile.Name, t.Controller.Label, t.Controller.Node, t.Controller.Base)
+	switch t.Kind {
+	case soc.KindSim:
+		s += " - simulated controller"
+	case soc.KindFile:
+		s += " - image " + t.Path
+	default:
+		s += " - /dev/mem"
+	}
+	return s
+}
+
+// wrap breaks text into lines of at most width columns, each prefixed.
+func wrap(text, prefix string, width int) string {
+	var b strings.Builder
+	line := prefix
+	for _, w := range strings.Fields(text) {
+		if len(line) > len(prefix) && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = prefix
+		}
+		if len(line) > len(prefix) {
+			line += " "
+		}
+		line += w
+	}
+	if len(line) > len(prefix) {
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,103 @@
+package soc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// Paths read by Detect, relative to the root file system.
+const (
+	CompatiblePath = "proc/device-tree/compatible"
+	SocIDPath      = "sys/devices/soc0/soc_id"
+)
+
+// Detection is the outcome of Detect.
+type Detection struct {
+	Compatible []string // root compatible strings of the device tree
+	SocID      string
+	Candidates []*Profile // profiles whose compatible or soc_id matched
+	Chosen     *Profile
+	// Notes says, per candidate, why it was taken or rejected.
+	Notes []string
+}
+
+// ErrNoProfile is wrapped when no profile fits the machine.
+var ErrNoProfile = errors.New("no profile matches this machine")
+
+// Detect reads the device tree's root compatible and the SoC id from root
+// and picks a profile among ps. Several profiles may match the same
+// device tree (the QEMU board uses the real i.MX6Q tree): identify is then
+// called for each candidate (it should open the profile's controller and
+// run the identity checks) and the one that passes is chosen.
+func Detect(root fs.FS, ps []*Profile, identify func(*Profile) error) (*Detection, error) {
+	d := &Detection{}
+	if b, err := fs.ReadFile(root, CompatiblePath); err == nil {
+		for _, s := range bytes.Split(b, []byte{0}) {
+			if len(s) > 0 {
+				d.Compatible = append(d.Compatible, string(s))
+			}
+		}
+	}
+	if b, err := fs.ReadFile(root, SocIDPath); err == nil {
+		d.SocID = strings.TrimSpace(string(b))
+	}
+	if len(d.Compatible) == 0 && d.SocID == "" {
+		return d, fmt.Errorf("%w: neither /%s nor /%s is readable (not an i.MX/Vybrid Linux system?); choose one with --profile, or use --sim", ErrNoProfile, CompatiblePath, SocIDPath)
+	}
+	for _, p := range ps {
+		if p.matches(d.Compatible, d.SocID) {
+			d.Candidates = append(d.Candidates, p)
+		}
+	}
+	if len(d.Candidates) == 0 {
+		return d, fmt.Errorf("%w: compatible %q, soc_id %q; choose one with --profile (see `citune profiles`)", ErrNoProfile, d.Compatible, d.SocID)
+	}
+	var passed []*Profile
+	for _, p := range d.Candidates {
+		if identify == nil {
+			passed = append(passed, p)
+			continue
+		}
+		if err := identify(p); err != nil {
+			d.Notes = append(d.Notes, fmt.Sprintf("%s: rejected: %v", p.Name, err))
+			continue
+		}
+		d.Notes = append(d.Notes, fmt.Sprintf("%s: identity checks pass", p.Name))
+		passed = append(passed, p)
+	}
+	switch len(passed) {
+	case 1:
+		d.Chosen = passed[0]
+		return d, nil
+	case 0:
+		return d, fmt.Errorf("%w: the device tree matches %s, but no controller passed the identity checks:\n  %s", ErrNoProfile, names(d.Candidates), strings.Join(d.Notes, "\n  "))
+	}
+	return d, fmt.Errorf("%w: several profiles fit (%s); choose one with --profile", ErrNoProfile, names(passed))
+}
+
+func (p *Profile) matches(compat []string, socID string) bool {
+	for _, c := range p.Compatible {
+		for _, dc := range compat {
+			if c == dc {
+				return true
+			}
+		}
+	}
+	for _, s := range p.SocID {
+		if socID != "" && strings.EqualFold(s, socID) {
+			return true
+		}
+	}
+	return false
+}
+
+func names(ps []*Profile) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.Name)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,182 @@
+// Package sim is citune's simulated ChipIdea controller: an in-process
+// regs.Accessor seeded from a profile's reset values that enforces the
+// access kinds of the register map (RO, W1C, write-once, self-clearing,
+// read-as-zero ranges). It can also play the part of the Linux ehci-hcd
+// driver, which writes its cached USBCMD back after transfers, so that
+// sweeps can be tested against settings that do not hold.
+package sim
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/citune/citune/regs"
+)
+
+// Range is an inclusive byte range of the window.
+type Range struct{ Lo, Hi uint32 }
+
+// Config describes the simulated controller.
+type Config struct {
+	Map  *regs.Map
+	Size uint32 // window size in bytes
+	// ReadAsZero ranges read 0 and ignore writes (QEMU's ID and endpoint
+	// areas).
+	ReadAsZero []Range
+	// Driver, when set, models ehci-hcd in host role: at start it stores
+	// its cached USBCMD (RS=1, ITC=2^Log2IrqThresh) and Transfer writes
+	// that copy back, as the driver does when it switches the async
+	// schedule.
+	Driver        bool
+	Log2IrqThresh uint
+}
+
+// Sim is a simulated controller window. It is safe for concurrent use.
+type Sim struct {
+	mu     sync.Mutex
+	cfg    Config
+	vals   map[uint32]uint32
+	cached uint32 // the driver's USBCMD copy
+	// Counts of accesses, for tests and benchmarks.
+	Reads, Writes int
+}
+
+// New returns a simulated controller at reset.
+func New(cfg Config) *Sim {
+	s := &Sim{cfg: cfg}
+	s.reset()
+	if cfg.Driver {
+		if r := cfg.Map.Register("USBCMD"); r != nil {
+			itc := r.Field("ITC")
+			rs := r.Field("RS")
+			v := s.vals[r.Offset]
+			v = itc.Put(v, 1<<cfg.Log2IrqThresh)
+			v = rs.Put(v, 1)
+			s.cached = v
+			s.vals[r.Offset] = v
+		}
+	}
+	return s
+}
+
+func (s *Sim) reset() {
+	s.vals = map[uint32]uint32{}
+	for i := range s.cfg.Map.Registers {
+		r := &s.cfg.Map.Registers[i]
+		if r.ResetKnown {
+			s.vals[r.Offset] = r.Reset
+		}
+	}
+}
+
+func (s *Sim) raz(off uint32) bool {
+	for _, r := range s.cfg.ReadAsZero {
+		if off >= r.Lo && off <= r.Hi {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Sim) check(off uint32) error {
+	if off%4 != 0 || off+4 > s.cfg.Size {
+		return fmt.Errorf("simulated controller: offset %#x outside the %#x-byte window or unaligned", off, s.cfg.Size)
+	}
+	return nil
+}
+
+// Read32 implements regs.Accessor.
+func (s *Sim) Read32(off uint32) (uint32, error) {
+	if err := s.check(off); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Reads++
+	if s.raz(off) {
+		return 0, nil
+	}
+	return s.vals[off], nil
+}
+
+// Write32 implements regs.Accessor with the map's access semantics.
+func (s *Sim) Write32(off uint32, v uint32) error {
+	if err := s.check(off); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Writes++
+	if s.raz(off) {
+		return nil
+	}
+	r := s.cfg.Map.At(off)
+	if r == nil {
+		s.vals[off] = v // unmapped word: plain storage
+		return nil
+	}
+	if r.ReadOnly {
+		return nil
+	}
+	cur := s.vals[off]
+	nv := cur
+	covered := r.Covered()
+	if r.W1C {
+		nv &^= v &^ covered
+	} else {
+		nv = nv&covered | v&^covered
+	}
+	controllerReset := false
+	for i := range r.Fields {
+		f := &r.Fields[i]
+		w := f.Get(v)
+		switch f.Access {
+		case regs.RW:
+			nv = f.Put(nv, w)
+		case regs.RO:
+		case regs.W1C:
+			nv = f.Put(nv, f.Get(cur)&^w)
+		case regs.WriteOnce:
+			if f.Get(cur) == 0 {
+				nv = f.Put(nv, w)
+			}
+		case regs.SC:
+			if f.Never && w != 0 {
+				controllerReset = true
+			}
+			nv = f.Put(nv, 0) // completes at once
+		}
+	}
+	if controllerReset {
+		s.reset()
+		return nil
+	}
+	s.vals[off] = nv
+	return nil
+}
+
+// Transfer models what the driver does around one transfer: with Driver
+// set it writes its cached USBCMD back, undoing ITC and park changes made
+// behind its back.
+func (s *Sim) Transfer() {
+	if !s.cfg.Driver {
+		return
+	}
+	r := s.cfg.Map.Register("USBCMD")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.vals[r.Offset] = s.cached
+}
+
+// Peek returns a register value without counting an access (for models
+// such as the simulated probe).
+func (s *Sim) Peek(off uint32) uint32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.raz(off) {
+		return 0
+	}
+	return s.vals[off]
+}
+
+var _ regs.Accessor = (*Sim)(nil)

@@ -1,0 +1,171 @@
+package soc
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc/mmio"
+	"github.com/citune/citune/soc/sim"
+)
+
+// Target kinds.
+const (
+	KindDevMem = "devmem"
+	KindFile   = "file"
+	KindSim    = "sim"
+)
+
+// Target is an open controller window with the profile that describes it.
+type Target struct {
+	Profile    *Profile
+	Controller *Controller
+	Kind       string
+	Path       string // image path for KindFile
+	Acc        regs.Accessor
+	Sim        *sim.Sim // for KindSim
+	win        *mmio.Window
+}
+
+// SimOptions configure a simulated target.
+type SimOptions struct {
+	// Driver models ehci-hcd rewriting USBCMD (see sim.Config).
+	Driver        bool
+	Log2IrqThresh uint
+}
+
+// OpenSim opens the simulated controller of profile p.
+func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
+	var raz []sim.Range
+	for _, s := range p.Sim.ReadAsZero {
+		lo, hi, err := ParseRange(s)
+		if err != nil {
+			return nil, err
+		}
+		raz = append(raz, sim.Range{Lo: lo, Hi: hi})
+	}
+	s := sim.New(sim.Config{Map: p.Map, Size: c.Size, ReadAsZero: raz, Driver: o.Driver, Log2IrqThresh: o.Log2IrqThresh})
+	return &Target{Profile: p, Controller: c, Kind: KindSim, Acc: s, Sim: s}, nil
+}
+
+// OpenFile opens a register image (a file holding the controller window
+// from its offset 0).
+func OpenFile(p *Profile, c *Controller, path string, writable bool) (*Target, error) {
+	w, err := mmio.MapFile(path, c.Size, writable)
+	if err != nil {
+		return nil, err
+	}
+	return &Target{Profile: p, Controller: c, Kind: KindFile, Path: path, Acc: w, win: w}, nil
+}
+
+// OpenDevMem maps the controller's physical window through /dev/mem.
+func OpenDevMem(p *Profile, c *Controller) (*Target, error) {
+	w, err := mmio.MapPhys(c.Base, c.Size)
+	if err != nil {
+		return nil, err
+	}
+	return &Target{Profile: p, Controller: c, Kind: KindDevMem, Acc: w, win: w}, nil
+}
+
+// Remap maps a /dev/mem window again (after a driver reload, an old
+// mapping may be revoked under CONFIG_IO_STRICT_DEVMEM).
+func (t *Target) Remap() error {
+	if t.Kind != KindDevMem {
+		return nil
+	}
+	if t.win != nil {
+		t.win.Close()
+	}
+	w, err := mmio.MapPhys(t.Controller.Base, t.Controller.Size)
+	if err != nil {
+		return err
+	}
+	t.win, t.Acc = w, w
+	return nil
+}
+
+// Close releases the mapping.
+func (t *Target) Close() error {
+	if t.win != nil {
+		return t.win.Close()
+	}
+	return nil
+}
+
+// String describes the target for humans.
+func (t *Target) String() string {
+	switch t.Kind {
+	case KindSim:
+		return fmt.Sprintf("simulated %s %s", t.Profile.Name, t.Controller.Label)
+	case KindFile:
+		return fmt.Sprintf("image %s (%s %s)", t.Path, t.Profile.Name, t.Controller.Label)
+	}
+	return fmt.Sprintf("/dev/mem %#08x (%s %s)", t.Controller.Base, t.Profile.Name, t.Controller.Label)
+}
+
+// ErrIdentity is wrapped when the controller does not look like the one
+// the profile describes.
+var ErrIdentity = errors.New("controller identity check failed")
+
+// Identify runs the profile's identity checks. The error lists what was
+// read and what was expected; nothing may be written when it fails.
+func (t *Target) Identify() error {
+	return Identify(t.Profile, t.Acc)
+}
+
+// Identify runs p's identity checks against acc.
+func Identify(p *Profile, acc regs.Accessor) error {
+	var bad []string
+	for _, ch := range p.Identity {
+		r := p.Map.Register(ch.Register)
+		v, err := acc.Read32(r.Offset)
+		if err != nil {
+			return fmt.Errorf("identity check: %w", err)
+		}
+		if v&ch.Mask != ch.Value {
+			bad = append(bad, fmt.Sprintf("%s (offset %#03x) reads %s, expected %s under mask %s: %s",
+				r.Name, r.Offset, regs.Hex(v), regs.Hex(ch.Value), regs.Hex(ch.Mask), ch.Why))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w for profile %s:\n  %s", ErrIdentity, p.Name, strings.Join(bad, "\n  "))
+	}
+	return nil
+}
+
+// Snapshot is the raw value of every register of a map at one moment.
+type Snapshot struct {
+	Registers []RegValue `json:"registers"`
+}
+
+// RegValue is one register's raw value.
+type RegValue struct {
+	Name   string `json:"name"`
+	Offset uint32 `json:"offset"`
+	Value  uint32 `json:"value"`
+}
+
+// Value returns the value of the named register.
+func (s Snapshot) Value(name string) (uint32, bool) {
+	for _, r := range s.Registers {
+		if strings.EqualFold(r.Name, name) {
+			return r.Value, true
+		}
+	}
+	return 0, false
+}
+
+// Take reads every register of m.
+func Take(m *regs.Map, acc regs.Accessor) (Snapshot, error) {
+	var s Snapshot
+	for i := range m.Registers {
+		r := &m.Registers[i]
+		v, err := acc.Read32(r.Offset)
+		if err != nil {
+			return s, fmt.Errorf("snapshot: reading %s: %w", r.Name, err)
+		}
+		s.Registers = append(s.Registers, RegValue{Name: r.Name, Offset: r.Offset, Value: v})
+	}
+	return s, nil
+}
