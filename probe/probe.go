@@ -1,0 +1,56 @@
+// Package probe measures throughput the way the kernel's USB performance
+// work did by hand: sequential O_DIRECT reads (like dd iflag=direct),
+// verified file writes, external commands such as iperf3 -J, and a
+// simulated probe for the simulated controller. Around every run it
+// accounts the controller's interrupts (/proc/interrupts), CPU time
+// (/proc/stat) and, where tracefs allows, interrupt handler time; it
+// checks the integrity of the data it moved.
+package probe
+
+import (
+	"context"
+	"time"
+)
+
+// Probe is one configured workload.
+type Probe interface {
+	// Name describes the probe for humans: "read /dev/sda bs=1M size=64M".
+	Name() string
+	// Run performs one measured run. progress, if not nil, is called with
+	// bytes done and bytes planned (0 when unknown).
+	Run(ctx context.Context, progress func(done, total int64)) (Run, error)
+}
+
+// Run is the outcome of one run of a probe.
+type Run struct {
+	Bytes     int64         `json:"bytes"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
+	Rate      float64       `json:"rate_bps"` // bytes per second
+	Simulated bool          `json:"simulated,omitempty"`
+	// Hash of the data read (read probe), to compare repeats.
+	Hash string `json:"hash,omitempty"`
+	// Corrupt is set when the integrity check failed; Detail names the
+	// offset.
+	Corrupt bool   `json:"corrupt,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	Warmup  bool   `json:"warmup,omitempty"`
+	// Accounting over the run.
+	IRQs          uint64   `json:"irqs"`
+	IRQsPerSec    float64  `json:"irqs_per_sec"`
+	IRQsPerMiB    float64  `json:"irqs_per_mib"`
+	CPU           CPUTimes `json:"cpu"`
+	HandlerAvgUS  float64  `json:"handler_avg_us,omitempty"`
+	HandlerMaxUS  float64  `json:"handler_max_us,omitempty"`
+	HandlerEvents uint64   `json:"handler_events,omitempty"`
+	Err           string   `json:"error,omitempty"`
+}
+
+// CPUTimes is CPU time spent during a run, in seconds, from /proc/stat.
+type CPUTimes struct {
+	User    float64 `json:"user"`
+	System  float64 `json:"system"`
+	IRQ     float64 `json:"irq"`
+	SoftIRQ float64 `json:"softirq"`
+	Idle    float64 `json:"idle"`
+	Total   float64 `json:"total"`
+}
