@@ -222,12 +222,22 @@ func (r Ref) String() string {
 }
 
 // Lookup resolves "REG.FIELD", a bare "FIELD" that exactly one register has,
-// or a register name "REG" (whole register). Case is ignored.
+// or a register name "REG" (whole register). Case is ignored. A bare name
+// is tried in that order: a field name that exactly one register has wins
+// (FRINDEX is FRINDEX.FRINDEX), then a register name (ID is the register,
+// although ID.ID and OTGSC.ID exist), and a field name that several
+// registers have is an ErrAmbiguous error listing the REG.FIELD choices.
 func (m *Map) Lookup(name string) (Ref, error) {
 	name = strings.TrimSpace(name)
+	if name == "" {
+		return Ref{}, fmt.Errorf("%w: empty name", ErrNotFound)
+	}
 	if reg, fld, ok := strings.Cut(name, "."); ok {
 		r := m.Register(reg)
 		if r == nil {
+			if sug := m.suggestRegister(reg); sug != "" {
+				return Ref{}, fmt.Errorf("%q: %w (no register %q; did you mean %s?)", name, ErrNotFound, reg, sug)
+			}
 			return Ref{}, fmt.Errorf("%q: %w (no register %q)", name, ErrNotFound, reg)
 		}
 		f := r.Field(fld)
@@ -272,21 +282,63 @@ func fieldNames(r *Register) string {
 	return strings.Join(s, ", ")
 }
 
-// suggest returns a name of the map that starts with or contains name.
+// suggest returns the name of the map (REG.FIELD or REG) closest to name:
+// the smallest edit distance among the names that are close enough or that
+// contain name or are contained in it; "" when none is.
 func (m *Map) suggest(name string) string {
 	up := strings.ToUpper(name)
-	for i := range m.Registers {
-		r := &m.Registers[i]
-		for j := range r.Fields {
-			if strings.Contains(r.Fields[j].Name, up) || strings.Contains(up, r.Fields[j].Name) && len(r.Fields[j].Name) > 2 {
-				return r.Name + "." + r.Fields[j].Name
-			}
-		}
-		if strings.Contains(r.Name, up) {
-			return r.Name
+	if up == "" {
+		return ""
+	}
+	best, bestD := "", -1
+	consider := func(cand, full string) {
+		c := strings.ToUpper(cand)
+		d := editDistance(up, c)
+		near := d <= 1 || d <= len(c)/3 ||
+			len(up) > 1 && strings.Contains(c, up) ||
+			len(c) > 2 && strings.Contains(up, c)
+		if near && (bestD < 0 || d < bestD) {
+			best, bestD = full, d
 		}
 	}
-	return ""
+	for i := range m.Registers {
+		r := &m.Registers[i]
+		consider(r.Name, r.Name)
+		for j := range r.Fields {
+			consider(r.Fields[j].Name, r.Name+"."+r.Fields[j].Name)
+		}
+	}
+	return best
+}
+
+// suggestRegister is suggest restricted to register names.
+func (m *Map) suggestRegister(name string) string {
+	regsOnly := &Map{Registers: make([]Register, len(m.Registers))}
+	for i := range m.Registers {
+		regsOnly.Registers[i] = Register{Name: m.Registers[i].Name}
+	}
+	return regsOnly.suggest(name)
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // Validate checks the map's structure: register offsets aligned and
