@@ -60,9 +60,18 @@ type env struct {
 func newEnv() *env {
 	return &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		getenv: os.Getenv, uid: os.Getuid(), root: os.DirFS("/"),
+		getenv: os.Getenv, uid: os.Getuid(), root: os.DirFS(sysroot()),
 		isTTY: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr),
 	}
+}
+
+// sysroot is where detection reads proc/device-tree and sys/devices/soc0:
+// $CITUNE_SYSROOT (a copy of those files, for tests and offline use) or /.
+func sysroot() string {
+	if r := os.Getenv("CITUNE_SYSROOT"); r != "" {
+		return r
+	}
+	return "/"
 }
 
 func isTerminal(f *os.File) bool {
@@ -255,8 +264,6 @@ func (a *app) resolveProfile() (*soc.Profile, error) {
 		return loadProfile(a.g.profile)
 	case a.g.sim:
 		return loadProfile(defaultSimProfile)
-	case a.g.memFile != "":
-		return nil, usageErr("--mem-file needs --profile (the image does not say which SoC it came from)")
 	}
 	ps, err := builtinProfiles()
 	if err != nil {
@@ -269,14 +276,19 @@ func (a *app) resolveProfile() (*soc.Profile, error) {
 	return d.Chosen, nil
 }
 
-// identifyLive opens the profile's default controller through /dev/mem
-// and runs its identity checks.
+// identifyLive opens the profile's default controller (through /dev/mem,
+// or the --mem-file image) and runs its identity checks.
 func (a *app) identifyLive(p *soc.Profile) error {
 	c, err := a.pickController(p)
 	if err != nil {
 		return err
 	}
-	t, err := soc.OpenDevMem(p, c)
+	var t *soc.Target
+	if a.g.memFile != "" {
+		t, err = soc.OpenFile(p, c, a.g.memFile, false)
+	} else {
+		t, err = soc.OpenDevMem(p, c)
+	}
 	if err != nil {
 		return err
 	}
