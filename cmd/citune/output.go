@@ -18,15 +18,15 @@ func writeJSON(w io.Writer, v any) error {
 
 // jsonField is a decoded field in JSON output.
 type jsonField struct {
-	Name    string `json:"name"`
-	Bits    string `json:"bits"`
-	Access  string `json:"access"`
-	Value   uint32 `json:"value"`
-	Meaning string `json:"meaning,omitempty"`
-	Knob    bool   `json:"knob,omitempty"`
-	Changed bool   `json:"changed,omitempty"`
+	Name    string  `json:"name"`
+	Bits    string  `json:"bits"`
+	Access  string  `json:"access"`
+	Value   uint32  `json:"value"`
+	Meaning string  `json:"meaning,omitempty"`
+	Knob    bool    `json:"knob,omitempty"`
+	Changed bool    `json:"changed,omitempty"`
 	Reset   *uint32 `json:"reset,omitempty"`
-	Illegal bool   `json:"illegal,omitempty"`
+	Illegal bool    `json:"illegal,omitempty"`
 }
 
 // jsonReg is a decoded register in JSON output.

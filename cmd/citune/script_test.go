@@ -3,10 +3,10 @@ package main
 import (
 	"encoding/binary"
 	"errors"
-	"os/exec"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"testing"
 
