@@ -144,7 +144,7 @@ func Prepare(acc Accessor, changes []Change) ([]Write, error) {
 	for _, r := range order {
 		cur, err := acc.Read32(r.Offset)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", r.Name, err)
+			return nil, fmt.Errorf("reading %s at %#x: %w", r.Name, r.Offset, err)
 		}
 		nv, err := Compose(r, cur, by[r])
 		if err != nil {
@@ -182,11 +182,14 @@ func (r Result) Held() bool { return len(r.Mismatches) == 0 }
 // Check compares a read-back value against the changes of w. W1C and SC
 // fields are not compared (they clear themselves); for a whole-register
 // change only RW bits (and bits of registers without fields) are compared.
+// As in Compose, a later change overrides an earlier one: bits that a
+// later change sets are compared against the later change only.
 func Check(r *Register, changes []Change, readback uint32) []Mismatch {
 	var ms []Mismatch
-	for _, c := range changes {
+	for i, c := range changes {
+		later := laterMask(changes[i+1:])
 		if f := c.Ref.Field; f != nil {
-			if f.Access == W1C || f.Access == SC {
+			if f.Access == W1C || f.Access == SC || later&f.Mask() != 0 {
 				continue
 			}
 			if got := f.Get(readback); got != c.Value {
@@ -194,12 +197,28 @@ func Check(r *Register, changes []Change, readback uint32) []Mismatch {
 			}
 			continue
 		}
-		mask := r.writableMask()
+		mask := r.writableMask() &^ later
+		if mask == 0 {
+			continue
+		}
 		if readback&mask != c.Value&mask {
 			ms = append(ms, Mismatch{Ref: c.Ref, Want: c.Value & mask, Got: readback & mask})
 		}
 	}
 	return ms
+}
+
+// laterMask is the mask of bits that the changes set: a field's bits, or
+// every bit for a whole-register change.
+func laterMask(changes []Change) uint32 {
+	var m uint32
+	for _, c := range changes {
+		if c.Ref.Field == nil {
+			return ^uint32(0)
+		}
+		m |= c.Ref.Field.Mask()
+	}
+	return m
 }
 
 func (r *Register) writableMask() uint32 {
@@ -222,11 +241,11 @@ func Commit(acc Accessor, ws []Write) ([]Result, error) {
 	var rs []Result
 	for _, w := range ws {
 		if err := acc.Write32(w.Reg.Offset, w.New); err != nil {
-			return rs, fmt.Errorf("writing %s=%s: %w", w.Reg.Name, Hex(w.New), err)
+			return rs, fmt.Errorf("writing %s=%s at %#x: %w", w.Reg.Name, Hex(w.New), w.Reg.Offset, err)
 		}
 		rb, err := acc.Read32(w.Reg.Offset)
 		if err != nil {
-			return rs, fmt.Errorf("reading back %s: %w", w.Reg.Name, err)
+			return rs, fmt.Errorf("reading back %s at %#x: %w", w.Reg.Name, w.Reg.Offset, err)
 		}
 		rs = append(rs, Result{Write: w, Readback: rb, Mismatches: Check(w.Reg, w.Changes, rb)})
 	}
