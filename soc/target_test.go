@@ -1,0 +1,139 @@
+package soc
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/regs"
+)
+
+func profile(t testing.TB, name string) *Profile {
+	t.Helper()
+	p, err := LoadFS(profiles.FS, name+".toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// imageOf writes the simulated reset state of p's controller to a file.
+func imageOf(t testing.TB, p *Profile, c *Controller) string {
+	t.Helper()
+	st, err := OpenSim(p, c, SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, c.Size)
+	for off := uint32(0); off < c.Size; off += 4 {
+		v, _ := st.Acc.Read32(off)
+		b[off], b[off+1], b[off+2], b[off+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+	}
+	path := filepath.Join(t.TempDir(), p.Name+".bin")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestIdentity(t *testing.T) {
+	imx, qemu := profile(t, "imx6q"), profile(t, "qemu-sabrelite")
+	for _, tc := range []struct {
+		name    string
+		image   *Profile
+		checked *Profile
+		ok      bool
+	}{
+		{"silicon image, silicon profile", imx, imx, true},
+		{"qemu image, qemu profile", qemu, qemu, true},
+		{"qemu image, silicon profile", qemu, imx, false},
+		{"silicon image, qemu profile", imx, qemu, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := tc.checked.Controller("usbh1")
+			tg, err := OpenFile(tc.checked, c, imageOf(t, tc.image, c), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			err = tg.Identify()
+			if tc.ok != (err == nil) {
+				t.Fatalf("Identify() = %v, want ok=%v", err, tc.ok)
+			}
+			if err != nil && (!errors.Is(err, ErrIdentity) || !strings.Contains(err.Error(), "reads 0x")) {
+				t.Errorf("error does not say what was read: %v", err)
+			}
+		})
+	}
+}
+
+func TestSnapshotCoversMap(t *testing.T) {
+	p := profile(t, "imx6q")
+	c, _ := p.Controller("usbotg")
+	tg, err := OpenSim(p, c, SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Take(p.Map, tg.Acc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Registers) != len(p.Map.Registers) {
+		t.Fatalf("snapshot has %d registers, map %d", len(s.Registers), len(p.Map.Registers))
+	}
+	if v, ok := s.Value("usbcmd"); !ok || v != 0x00080000 {
+		t.Errorf("USBCMD = %#x, %v", v, ok)
+	}
+}
+
+// BenchmarkSetRoundTrip is a `citune set ITC=0 AHBBRST=0 TXPBURST=16`
+// round trip (prepare: read; commit: write and read back) through a
+// --mem-file window.
+func BenchmarkSetRoundTrip(b *testing.B) {
+	p := profile(b, "imx6q")
+	c, _ := p.Controller("usbh1")
+	tg, err := OpenFile(p, c, imageOf(b, p, c), true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tg.Close()
+	var cs []regs.Change
+	for _, s := range []string{"ITC=0", "AHBBRST=0", "TXPBURST=16"} {
+		ch, err := p.Map.ParseChange(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs = append(cs, ch)
+	}
+	for b.Loop() {
+		ws, err := regs.Prepare(tg.Acc, cs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := regs.Commit(tg.Acc, ws); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDumpController reads and decodes every register through a
+// --mem-file window.
+func BenchmarkDumpController(b *testing.B) {
+	p := profile(b, "imx6q")
+	c, _ := p.Controller("usbh1")
+	tg, err := OpenFile(p, c, imageOf(b, p, c), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tg.Close()
+	for b.Loop() {
+		for i := range p.Map.Registers {
+			r := &p.Map.Registers[i]
+			v, _ := tg.Acc.Read32(r.Offset)
+			_ = r.Decode(v)
+		}
+	}
+}
