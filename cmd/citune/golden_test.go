@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCitune runs citune in-process and returns stdout, stderr and the exit
+// code.
+func runCitune(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv: func(string) string { return "" }, uid: 1000, root: os.DirFS(t.TempDir())}
+	code := run(context.Background(), args, e)
+	return out.String(), errb.String(), code
+}
+
+// TestGoldenDumps: every embedded profile loads strictly and the dump of
+// its simulated default controller matches testdata/golden/dump-NAME.txt
+// (go test -run TestGoldenDumps -update rewrites them), so a profile edit
+// shows up as a reviewable diff.
+func TestGoldenDumps(t *testing.T) {
+	ps, err := builtinProfiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) < 2 {
+		t.Fatalf("only %d profiles", len(ps))
+	}
+	for _, p := range ps {
+		t.Run(p.Name, func(t *testing.T) {
+			out, stderr, code := runCitune(t, "--sim", "--profile", p.Name, "dump")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			golden := filepath.Join("testdata", "golden", "dump-"+p.Name+".txt")
+			if *update {
+				os.MkdirAll(filepath.Dir(golden), 0o755)
+				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestGoldenDumps -update)", err)
+			}
+			if out != string(want) {
+				t.Errorf("dump of %s differs from %s; diff them, then -update if intended.\ngot:\n%s", p.Name, golden, out)
+			}
+		})
+	}
+}
+
+// TestDumpJSONIsPureJSON: --json output is one JSON document on stdout.
+func TestDumpJSONIsPureJSON(t *testing.T) {
+	out, stderr, code := runCitune(t, "--sim", "--json", "dump")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if !strings.HasPrefix(out, "{") || !strings.Contains(out, `"name": "USBCMD"`) || !strings.Contains(out, `"knob": true`) {
+		t.Errorf("not the expected JSON: %.200s", out)
+	}
+}
