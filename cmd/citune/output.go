@@ -93,14 +93,16 @@ func header(t *soc.Target) string {
 	return s
 }
 
-// wrap breaks text into lines of at most width columns, each prefixed.
+// wrap breaks text into lines of at most width columns; the first is
+// prefixed, the others indented as deep.
 func wrap(text, prefix string, width int) string {
 	var b strings.Builder
 	line := prefix
+	indent := strings.Repeat(" ", len(prefix))
 	for _, w := range strings.Fields(text) {
 		if len(line) > len(prefix) && len(line)+1+len(w) > width {
 			b.WriteString(line + "\n")
-			line = prefix
+			line, prefix = indent, indent
 		}
 		if len(line) > len(prefix) {
 			line += " "
