@@ -117,18 +117,27 @@ func (t *Target) Identify() error {
 // Identify runs p's identity checks against acc.
 func Identify(p *Profile, acc regs.Accessor) error {
 	var bad []string
+	allSame, first := true, true
+	var seen uint32
 	for _, ch := range p.Identity {
 		r := p.Map.Register(ch.Register)
 		v, err := acc.Read32(r.Offset)
 		if err != nil {
 			return fmt.Errorf("identity check: %w", err)
 		}
+		if !first && v != seen {
+			allSame = false
+		}
+		seen, first = v, false
 		if v&ch.Mask != ch.Value {
 			bad = append(bad, fmt.Sprintf("%s (offset %#03x) reads %s, expected %s under mask %s: %s",
 				r.Name, r.Offset, regs.Hex(v), regs.Hex(ch.Value), regs.Hex(ch.Mask), ch.Why))
 		}
 	}
 	if len(bad) > 0 {
+		if len(bad) == len(p.Identity) && allSame && (seen == 0 || seen == ^uint32(0)) {
+			bad = append(bad, fmt.Sprintf("every check read %s: the controller does not answer at this address (wrong SoC or controller, block clock-gated or powered down?)", regs.Hex(seen)))
+		}
 		return fmt.Errorf("%w for profile %s:\n  %s", ErrIdentity, p.Name, strings.Join(bad, "\n  "))
 	}
 	return nil
