@@ -30,7 +30,7 @@ type Decoded struct {
 
 // Decode splits raw into the register's fields.
 func (r *Register) Decode(raw uint32) Decoded {
-	d := Decoded{Reg: r, Raw: raw, Unknown: raw &^ r.Covered()}
+	d := Decoded{Reg: r, Raw: raw, Unknown: raw &^ r.Covered(), Fields: make([]FieldValue, 0, len(r.Fields))}
 	d.Changed = r.ResetKnown && raw != r.Reset
 	for i := range r.Fields {
 		f := &r.Fields[i]
