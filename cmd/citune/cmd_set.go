@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -281,5 +280,3 @@ func keyOf(t *soc.Target) string {
 	e := soc.NewEntry(t, nil)
 	return e.Key()
 }
-
-var errNothing = errors.New("nothing to restore")
