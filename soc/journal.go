@@ -243,21 +243,33 @@ func DefaultJournalPath(getenv func(string) string, uid int) string {
 }
 
 // RestoreRegisters writes the original value of every journalled
-// register back (W1C, self-clearing and never-set bits stored as 0) and
-// reads each back. It returns the results; mismatches mean a value did
-// not return to its original.
+// register back (W1C, self-clearing and never-set bits stored as 0;
+// write-once fields keep their current value) and reads each back. It
+// returns the results; mismatches mean a value did not return to its
+// original. Originals were read from the hardware, so they are written
+// back as they were even where a field held a value citune would refuse
+// from a user (a driver may have written it).
 func RestoreRegisters(m *regs.Map, acc regs.Accessor, regsToRestore []JReg) ([]regs.Result, error) {
-	var changes []regs.Change
+	var ws []regs.Write
 	for _, jr := range regsToRestore {
 		r := m.At(jr.Offset)
 		if r == nil || !strings.EqualFold(r.Name, jr.Name) {
 			return nil, fmt.Errorf("journal names %s at %#x, which the profile's map does not have", jr.Name, jr.Offset)
 		}
-		changes = append(changes, regs.Change{Ref: regs.Ref{Reg: r}, Value: jr.Original &^ r.ZeroOnWrite()})
-	}
-	ws, err := regs.Prepare(acc, changes)
-	if err != nil {
-		return nil, err
+		if r.ReadOnly {
+			continue
+		}
+		cur, err := acc.Read32(r.Offset)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", r.Name, err)
+		}
+		v := jr.Original &^ r.ZeroOnWrite()
+		for i := range r.Fields {
+			if f := &r.Fields[i]; f.Access == regs.WriteOnce {
+				v = f.Put(v, f.Get(cur))
+			}
+		}
+		ws = append(ws, regs.Write{Reg: r, Old: cur, New: v, Changes: []regs.Change{{Ref: regs.Ref{Reg: r}, Value: v}}})
 	}
 	return regs.Commit(acc, ws)
 }

@@ -115,3 +115,17 @@ func TestRestoreRegistersNeverWritesW1COrRST(t *testing.T) {
 		t.Error("a journal naming the wrong register at an offset was accepted")
 	}
 }
+
+func TestRestoreRegistersWritesIllegalOriginals(t *testing.T) {
+	m := regs.ChipIdea()
+	s := sim.New(sim.Config{Map: m, Size: 0x200})
+	// a driver once left ITC=3 (not a legal value for a user); restore
+	// must put it back as it was.
+	rs, err := RestoreRegisters(m, s, []JReg{{Name: "USBCMD", Offset: 0x140, Original: 0x00030000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.Read32(0x140); v != 0x00030000 || !rs[0].Held() {
+		t.Errorf("USBCMD = %#x, held %v", v, rs[0].Held())
+	}
+}
