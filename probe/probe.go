@@ -43,6 +43,24 @@ type Run struct {
 	HandlerMaxUS  float64  `json:"handler_max_us,omitempty"`
 	HandlerEvents uint64   `json:"handler_events,omitempty"`
 	Err           string   `json:"error,omitempty"`
+
+	// Unit, when set, is the unit of Rate for workloads that do not move
+	// counted bytes (a camera's "fps"); Rate is then not bytes per second.
+	Unit string `json:"unit,omitempty"`
+	// SenderRate and ReceiverRate are iperf3's two ends, bytes per second.
+	SenderRate   float64 `json:"sender_rate_bps,omitempty"`
+	ReceiverRate float64 `json:"receiver_rate_bps,omitempty"`
+	// ReadBackRate is the write probe's verifying read, bytes per second.
+	ReadBackRate float64 `json:"readback_rate_bps,omitempty"`
+
+	// marks are the running CRC after each block of markSize bytes (read
+	// probe), so that repeats can be compared block by block and a
+	// difference named by its offset.
+	marks    []uint32
+	markSize int64
+	markBase int64
+	markSpan int64 // bytes per pass of a timed run that wraps round
+	seq      int   // 1-based number of the run within its Result
 }
 
 // CPUTimes is CPU time spent during a run, in seconds, from /proc/stat.

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc/sim"
+)
+
+func init() {
+	register(&command{
+		name:    "probe",
+		summary: "measure throughput (read, write, cmd, sim) with interrupt, CPU and integrity checks",
+		usage:   "probe [--repeat N] [--warmup N] [--irq LINE] KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]...",
+		run:     runProbe,
+	})
+}
+
+// probeOpts are the probe command's own flags; they may appear anywhere
+// among the probe words.
+type probeOpts struct {
+	repeat, warmup int
+	irq            string
+	noTrace        bool
+}
+
+func (a *app) probeFlags(o *probeOpts) func(fs *flag.FlagSet) {
+	return func(fs *flag.FlagSet) {
+		a.g.register(fs)
+		fs.IntVar(&o.repeat, "repeat", o.repeat, "measured runs per probe")
+		fs.IntVar(&o.warmup, "warmup", o.warmup, "warm-up runs before them (reported, not counted)")
+		fs.StringVar(&o.irq, "irq", o.irq, "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
+		fs.BoolVar(&o.noTrace, "no-trace", o.noTrace, "do not time the interrupt handler through tracefs")
+	}
+}
+
+func runProbe(a *app, args []string) error {
+	o := probeOpts{repeat: 3}
+	extra := a.probeFlags(&o)
+	lead := flag.NewFlagSet("citune probe", flag.ContinueOnError)
+	lead.SetOutput(a.env.stderr)
+	extra(lead)
+	lead.Usage = func() { a.probeUsage(a.env.stderr, lead) }
+	if err := a.parse(lead, args); err != nil {
+		return err
+	}
+	words := lead.Args()
+	if len(words) == 0 {
+		a.probeUsage(a.env.stderr, lead)
+		return usageErr("probe: no probe kind given")
+	}
+
+	// A first pass collects flags given among the probe words (--sim may
+	// come after the kind); the second builds the probes for the target.
+	if _, err := probe.ParseAll(words, probe.Deps{Sim: nopSim{}, Map: &regs.Map{}, Flags: extra}); err != nil {
+		return a.probeParseErr(err, lead)
+	}
+	if o.repeat < 1 || o.warmup < 0 {
+		return usageErr("probe: --repeat must be at least 1 and --warmup at least 0")
+	}
+	deps := probe.Deps{Flags: extra}
+	var notes []string
+	var tinfo *targetInfo
+	if a.g.sim || a.g.memFile != "" {
+		t, err := a.open(false)
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		ti := infoOf(t)
+		tinfo = &ti
+		deps.Map = t.Profile.Map
+		if t.Sim != nil {
+			deps.Sim = t.Sim
+		}
+		deps.IRQ = t.Controller.IRQ
+	} else if o.irq == "" {
+		// Only the interrupt line is needed: no mapping unless
+		// detection itself checks identities.
+		p, err := a.resolveProfile()
+		if err == nil {
+			c, cerr := a.pickController(p)
+			if err = cerr; err == nil {
+				deps.IRQ = c.IRQ
+			}
+		}
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("no profile or board: %s", firstLine(err)))
+		}
+	}
+	if o.irq != "" {
+		deps.IRQ = o.irq
+	}
+	deps.NoTrace = o.noTrace
+	ps, err := probe.ParseAll(words, deps)
+	if err != nil {
+		return a.probeParseErr(err, lead)
+	}
+
+	opts := probe.Options{Repeat: o.repeat, Warmup: o.warmup, Env: deps.Env}
+	var bar *progressBar
+	if a.env.errTTY {
+		bar = &progressBar{w: a.env.stderr, n: len(ps)}
+		opts.Progress = bar.update
+	}
+	results, merr := probe.MeasureAll(a.ctx, ps, opts)
+	if bar != nil {
+		bar.clear()
+	}
+	for i := range results {
+		if len(notes) > 0 {
+			results[i].Notes = append(append([]string(nil), notes...), results[i].Notes...)
+		}
+	}
+	if a.g.json {
+		out := struct {
+			Target *targetInfo    `json:"target,omitempty"`
+			IRQ    string         `json:"irq,omitempty"`
+			Probes []probe.Result `json:"probes"`
+		}{Target: tinfo, IRQ: deps.IRQ, Probes: results}
+		if err := writeJSON(a.env.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printResults(a.env.stdout, results)
+	}
+	return merr
+}
+
+func (a *app) probeParseErr(err error, lead *flag.FlagSet) error {
+	if errors.Is(err, flag.ErrHelp) {
+		a.probeUsage(a.env.stdout, lead)
+		return nil
+	}
+	if errors.Is(err, probe.ErrUsage) {
+		return withCode(exitUsage, err)
+	}
+	return err
+}
+
+func (a *app) probeUsage(w io.Writer, lead *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: citune [global flags] %s\n\n%s\n\n", commands["probe"].usage, commands["probe"].summary)
+	fmt.Fprintln(w, "probe kinds:")
+	probe.PrintUsage(w)
+	fmt.Fprintln(w, "flags of every kind (also the global ones):")
+	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
+	fs.SetOutput(w)
+	var o probeOpts
+	fs.IntVar(&o.repeat, "repeat", 3, "measured runs per probe")
+	fs.IntVar(&o.warmup, "warmup", 0, "warm-up runs before them (reported, not counted)")
+	fs.StringVar(&o.irq, "irq", "", "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
+	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
+	fs.PrintDefaults()
+	fmt.Fprintln(w, "\nexamples:\n  citune probe read --bs 1M --size 256M --repeat 5 /dev/sda\n  citune probe read /dev/sda --also read /dev/sdb\n  citune probe write --size 64M /mnt/usb\n  citune probe cmd --parse iperf3 -- iperf3 -c 10.0.0.1 -J\n  citune probe cmd --regex '= *([0-9.]+) MB/sec' --unit MiB/s -- hdparm -t --direct /dev/sda\n  citune --sim probe sim")
+}
+
+// nopSim stands in for the simulated controller while flags are
+// collected.
+type nopSim struct{}
+
+func (nopSim) Read32(uint32) (uint32, error) { return 0, nil }
+func (nopSim) Transfer()                     {}
+
+var _ probe.SimController = (*sim.Sim)(nil)
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+// fmtRate renders a rate in MiB/s, or in the probe's own unit.
+func fmtRate(v float64, unit string) string {
+	if unit != "" && unit != "B/s" {
+		return fmt.Sprintf("%.2f %s", v, unit)
+	}
+	return fmt.Sprintf("%.2f MiB/s", v/(1<<20))
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2fGiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1fKiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+// printResults writes the human table.
+func printResults(w io.Writer, results []probe.Result) {
+	for i, res := range results {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, res.Probe)
+		fmt.Fprintf(w, "  %-4s %14s %10s %8s %7s %9s %8s  %-27s %s\n", "run", "rate", "bytes", "time", "irqs", "irqs/s", "irqs/MiB", "cpu s usr/sys/irq/soft", "handler us avg/max")
+		for j, r := range res.Runs {
+			name := fmt.Sprint(j + 1)
+			if r.Warmup {
+				name += "w"
+			}
+			unit := r.Unit
+			handler := "-"
+			if r.HandlerEvents > 0 {
+				handler = fmt.Sprintf("%.1f/%.1f", r.HandlerAvgUS, r.HandlerMaxUS)
+			}
+			cpu := fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", r.CPU.User, r.CPU.System, r.CPU.IRQ, r.CPU.SoftIRQ)
+			if r.Simulated {
+				cpu = "(simulated)"
+			}
+			fmt.Fprintf(w, "  %-4s %14s %10s %7.2fs %7d %9.0f %8.1f  %-27s %s\n", name, fmtRate(r.Rate, unit), fmtBytes(r.Bytes), r.Elapsed.Seconds(), r.IRQs, r.IRQsPerSec, r.IRQsPerMiB, cpu, handler)
+			if r.SenderRate > 0 || r.ReceiverRate > 0 {
+				fmt.Fprintf(w, "       sender %s, receiver %s\n", fmtRate(r.SenderRate, ""), fmtRate(r.ReceiverRate, ""))
+			}
+			if r.ReadBackRate > 0 {
+				fmt.Fprintf(w, "       read back at %s\n", fmtRate(r.ReadBackRate, ""))
+			}
+			if r.Corrupt {
+				fmt.Fprintf(w, "       CORRUPT: %s\n", r.Detail)
+			} else if r.Detail != "" {
+				fmt.Fprintf(w, "       %s\n", r.Detail)
+			}
+			if r.Err != "" {
+				fmt.Fprintf(w, "       FAILED: %s\n", strings.ReplaceAll(r.Err, "\n", "\n       "))
+			}
+		}
+		s := res.Stats
+		if s.N > 0 {
+			fmt.Fprintf(w, "  %d runs: min %s  median %s  mean %s  max %s  stddev %s (CV %.1f%%)\n",
+				s.N, fmtRate(s.Min, s.Unit), fmtRate(s.Median, s.Unit), fmtRate(s.Mean, s.Unit), fmtRate(s.Max, s.Unit), fmtRate(s.StdDev, s.Unit), 100*s.CV)
+			if s.CPUPerGiB > 0 {
+				fmt.Fprintf(w, "  busy CPU %.2f s per GiB (all CPUs)\n", s.CPUPerGiB)
+			}
+		}
+		if res.Hash != "" {
+			fmt.Fprintf(w, "  data %s (every run read the same)\n", res.Hash)
+		}
+		if res.Simulated {
+			fmt.Fprintln(w, "  simulated: these figures come from the sim probe's model, not from hardware")
+		}
+		for _, n := range res.Notes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+	}
+}
+
+// progressBar draws one line on a terminal's stderr, at most ten times a
+// second.
+type progressBar struct {
+	mu    sync.Mutex
+	w     io.Writer
+	n     int
+	last  time.Time
+	drawn bool
+}
+
+func (b *progressBar) update(p probe.Progress) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	if now.Sub(b.last) < 100*time.Millisecond && p.Done != p.Total {
+		return
+	}
+	b.last = now
+	const width = 30
+	bar := strings.Repeat("-", width)
+	pct := ""
+	if p.Total > 0 {
+		k := int(float64(width) * float64(p.Done) / float64(p.Total))
+		k = min(max(k, 0), width)
+		bar = strings.Repeat("#", k) + strings.Repeat("-", width-k)
+		pct = fmt.Sprintf("%3.0f%% ", 100*float64(p.Done)/float64(p.Total))
+	}
+	kind := "run"
+	if p.Warmup {
+		kind = "warm-up"
+	}
+	name := p.Name
+	if len(name) > 40 {
+		name = name[:37] + "..."
+	}
+	fmt.Fprintf(b.w, "\r\x1b[K[%s] %s%s %d/%d %s %s", bar, pct, kind, p.Run, p.Runs, fmtBytes(p.Done), name)
+	b.drawn = true
+}
+
+func (b *progressBar) clear() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn {
+		fmt.Fprint(b.w, "\r\x1b[K")
+	}
+}

@@ -1,0 +1,310 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+)
+
+// Options control Measure.
+type Options struct {
+	// Repeat is the number of measured runs (at least 1); Warmup runs
+	// come first and are reported but not counted in the statistics.
+	Repeat, Warmup int
+	// Env is where accounting reads from.
+	Env Env
+	// Progress, if not nil, is called as runs advance. Calls are
+	// serialized, also when several probes run at once.
+	Progress func(Progress)
+}
+
+// Progress reports how far a run has got.
+type Progress struct {
+	Probe  int    // index into the probes given to MeasureAll
+	Name   string // the probe's Name
+	Run    int    // 1-based, warm-up runs included
+	Runs   int    // warm-up plus measured runs
+	Warmup bool
+	Done   int64 // bytes done in this run
+	Total  int64 // bytes planned, 0 when unknown
+}
+
+// Result is everything measured for one probe.
+type Result struct {
+	Probe     string `json:"probe"`
+	Simulated bool   `json:"simulated,omitempty"`
+	// Runs holds every run in order, warm-up runs (Warmup set) and
+	// failed runs (Err set) included.
+	Runs  []Run `json:"runs"`
+	Stats Stats `json:"stats"`
+	// Hash is the data hash all successful runs agreed on (read probe).
+	Hash    string   `json:"hash,omitempty"`
+	Corrupt bool     `json:"corrupt,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	Err     string   `json:"error,omitempty"`
+}
+
+// Stats summarise the measured (not warm-up, not failed) runs.
+type Stats struct {
+	N int `json:"n"`
+	// Unit of the rates: "B/s" (bytes per second) or the probe's own
+	// unit, such as "fps".
+	Unit   string  `json:"unit"`
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Mean   float64 `json:"mean"`
+	Max    float64 `json:"max"`
+	StdDev float64 `json:"stddev"` // sample standard deviation
+	CV     float64 `json:"cv"`     // StdDev / Mean
+	// Means over the runs.
+	IRQsPerSec float64  `json:"irqs_per_sec"`
+	IRQsPerMiB float64  `json:"irqs_per_mib"`
+	CPU        CPUTimes `json:"cpu"`
+	// CPUPerGiB is busy CPU time (user+system+irq+softirq, all CPUs) per
+	// GiB moved, in seconds.
+	CPUPerGiB    float64 `json:"cpu_s_per_gib,omitempty"`
+	HandlerAvgUS float64 `json:"handler_avg_us,omitempty"`
+	HandlerMaxUS float64 `json:"handler_max_us,omitempty"`
+}
+
+// ErrCorrupt is wrapped when an integrity check fails.
+var ErrCorrupt = errors.New("data integrity check failed")
+
+// Measure runs p Warmup+Repeat times with accounting around every run.
+// The Result holds every run made, also when a run fails or finds
+// corrupt data: then Measure stops and returns the Result with the error
+// (wrapping ErrCorrupt for integrity failures).
+func Measure(ctx context.Context, p Probe, o Options) (Result, error) {
+	rs, err := MeasureAll(ctx, []Probe{p}, o)
+	return rs[0], err
+}
+
+// MeasureAll runs several probes at the same time (two disks, or a disk
+// and a network link), repeat by repeat: each repeat starts all probes
+// together and waits for all. Each probe is reported separately; the
+// interrupts and CPU time of a repeat are those of the whole window, so
+// every probe's run shows the same counts, and interrupts per MiB relate
+// them to the bytes of all probes together. A probe that fails is not
+// run again; the others go on.
+func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
+	repeat := max(o.Repeat, 1)
+	total := max(o.Warmup, 0) + repeat
+	acc := newAccountant(o.Env)
+	defer acc.close()
+
+	results := make([]Result, len(ps))
+	active := make([]bool, len(ps))
+	refs := make([]*Run, len(ps))
+	for i, p := range ps {
+		results[i].Probe = p.Name()
+		active[i] = true
+	}
+	var errs []error
+	var pmu sync.Mutex
+	for k := 0; k < total; k++ {
+		if ctx.Err() != nil {
+			errs = append(errs, ctx.Err())
+			break
+		}
+		warm := k < o.Warmup
+		runs := make([]Run, len(ps))
+		runErrs := make([]error, len(ps))
+		s := acc.begin()
+		var wg sync.WaitGroup
+		for i, p := range ps {
+			if !active[i] {
+				continue
+			}
+			var progress func(done, total int64)
+			if o.Progress != nil {
+				pr := Progress{Probe: i, Name: results[i].Probe, Run: k + 1, Runs: total, Warmup: warm}
+				progress = func(done, total int64) {
+					pmu.Lock()
+					defer pmu.Unlock()
+					pr.Done, pr.Total = done, total
+					o.Progress(pr)
+				}
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runs[i], runErrs[i] = p.Run(ctx, progress)
+			}()
+		}
+		wg.Wait()
+		var bytes int64
+		for i := range ps {
+			if active[i] {
+				bytes += runs[i].Bytes
+			}
+		}
+		w := acc.end(s, bytes)
+		for i := range ps {
+			if !active[i] {
+				continue
+			}
+			r := runs[i]
+			r.Warmup = warm
+			w.apply(&r)
+			res := &results[i]
+			res.Simulated = res.Simulated || r.Simulated
+			n := len(res.Runs) + 1
+			if err := runErrs[i]; err != nil {
+				if r.Err == "" {
+					r.Err = err.Error()
+				}
+				res.Runs = append(res.Runs, r)
+				res.Err = fmt.Sprintf("run %d: %v", n, err)
+				errs = append(errs, fmt.Errorf("%s: run %d: %w", res.Probe, n, err))
+				active[i] = false
+				continue
+			}
+			if !r.Corrupt && refs[i] != nil {
+				if off, differ := firstDiff(refs[i], &r); differ {
+					r.Corrupt = true
+					r.Detail = fmt.Sprintf("run %d read different data than run %d: the first difference is in the %s block at byte offset %d", n, refs[i].seq, fmtSize(r.markSize), off)
+				}
+			}
+			r.seq = n
+			if refs[i] == nil && !r.Corrupt && len(r.marks) > 0 {
+				ref := r
+				refs[i] = &ref
+			}
+			r.marks = nil // keep memory down; the reference has its own
+			res.Runs = append(res.Runs, r)
+			if r.Corrupt {
+				res.Corrupt = true
+				res.Err = fmt.Sprintf("run %d: %v: %s", n, ErrCorrupt, r.Detail)
+				errs = append(errs, fmt.Errorf("%s: run %d: %w: %s", res.Probe, n, ErrCorrupt, r.Detail))
+				active[i] = false
+			}
+		}
+	}
+	for i := range results {
+		results[i].Stats = summarise(results[i].Runs)
+		results[i].Hash = commonHash(results[i].Runs)
+		if !allSimulated(results[i].Runs) {
+			// Simulated runs model their own interrupts: the machine's
+			// accounting does not concern them.
+			results[i].Notes = append([]string(nil), acc.notes...)
+		}
+		if len(ps) > 1 {
+			results[i].Notes = append(results[i].Notes, "interrupts and CPU time are counted over all probes running together")
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+// firstDiff compares the block hashes of two read runs over the blocks
+// both read, and returns the byte offset of the first block that
+// differs.
+func firstDiff(a, b *Run) (int64, bool) {
+	if a.markSize != b.markSize || a.markBase != b.markBase || a.markSize == 0 {
+		return 0, false
+	}
+	n := min(len(a.marks), len(b.marks))
+	for i := 0; i < n; i++ {
+		if a.marks[i] != b.marks[i] {
+			j := int64(i)
+			if a.markSpan > 0 { // a timed run wraps round
+				perPass := (a.markSpan + a.markSize - 1) / a.markSize
+				j %= perPass
+			}
+			return a.markBase + j*a.markSize, true
+		}
+	}
+	return 0, false
+}
+
+func commonHash(runs []Run) string {
+	h := ""
+	for _, r := range runs {
+		if r.Err != "" || r.Hash == "" {
+			continue
+		}
+		if h == "" {
+			h = r.Hash
+		} else if h != r.Hash {
+			return ""
+		}
+	}
+	return h
+}
+
+func summarise(runs []Run) Stats {
+	s := Stats{Unit: "B/s"}
+	var rates []float64
+	var bytes int64
+	var hEvents uint64
+	var hSum float64
+	for _, r := range runs {
+		if r.Warmup || r.Err != "" {
+			continue
+		}
+		if r.Unit != "" {
+			s.Unit = r.Unit
+		}
+		rates = append(rates, r.Rate)
+		bytes += r.Bytes
+		s.IRQsPerSec += r.IRQsPerSec
+		s.IRQsPerMiB += r.IRQsPerMiB
+		s.CPU.User += r.CPU.User
+		s.CPU.System += r.CPU.System
+		s.CPU.IRQ += r.CPU.IRQ
+		s.CPU.SoftIRQ += r.CPU.SoftIRQ
+		s.CPU.Idle += r.CPU.Idle
+		s.CPU.Total += r.CPU.Total
+		hEvents += r.HandlerEvents
+		hSum += r.HandlerAvgUS * float64(r.HandlerEvents)
+		s.HandlerMaxUS = max(s.HandlerMaxUS, r.HandlerMaxUS)
+	}
+	s.N = len(rates)
+	if s.N == 0 {
+		return s
+	}
+	busy := s.CPU.User + s.CPU.System + s.CPU.IRQ + s.CPU.SoftIRQ
+	if bytes > 0 {
+		s.CPUPerGiB = busy / (float64(bytes) / (1 << 30))
+	}
+	n := float64(s.N)
+	s.IRQsPerSec /= n
+	s.IRQsPerMiB /= n
+	s.CPU = CPUTimes{User: s.CPU.User / n, System: s.CPU.System / n, IRQ: s.CPU.IRQ / n, SoftIRQ: s.CPU.SoftIRQ / n, Idle: s.CPU.Idle / n, Total: s.CPU.Total / n}
+	if hEvents > 0 {
+		s.HandlerAvgUS = hSum / float64(hEvents)
+	}
+	sort.Float64s(rates)
+	s.Min, s.Max = rates[0], rates[len(rates)-1]
+	if len(rates)%2 == 1 {
+		s.Median = rates[len(rates)/2]
+	} else {
+		s.Median = (rates[len(rates)/2-1] + rates[len(rates)/2]) / 2
+	}
+	for _, v := range rates {
+		s.Mean += v
+	}
+	s.Mean /= n
+	if s.N > 1 {
+		var ss float64
+		for _, v := range rates {
+			ss += (v - s.Mean) * (v - s.Mean)
+		}
+		s.StdDev = math.Sqrt(ss / (n - 1))
+	}
+	if s.Mean != 0 {
+		s.CV = s.StdDev / s.Mean
+	}
+	return s
+}
+
+func allSimulated(runs []Run) bool {
+	for _, r := range runs {
+		if !r.Simulated {
+			return false
+		}
+	}
+	return len(runs) > 0
+}

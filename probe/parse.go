@@ -1,0 +1,367 @@
+package probe
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/citune/citune/regs"
+)
+
+// Deps is what Parse needs besides the words: the machine (Env, whose
+// ProcRoot the read and write probes use for drop_caches and the mount
+// table; pass the same Env in Options), and, for the sim probe, the
+// simulated controller and its register map.
+type Deps struct {
+	Env
+	Sim SimController
+	Map *regs.Map
+	// Flags, if not nil, registers the caller's own flags (for example
+	// --repeat) so that they may appear among a probe's words.
+	Flags func(*flag.FlagSet)
+}
+
+// ErrUsage is matched (errors.Is) by errors in how a probe was asked
+// for: unknown kinds or flags, missing targets, bad sizes.
+var ErrUsage = errors.New("probe usage error")
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string        { return e.msg }
+func (e *usageError) Is(target error) bool { return target == ErrUsage }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// Also separates probes that run at the same time in ParseAll's words.
+const Also = "--also"
+
+// ParseAll parses "KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]..."
+// into probes that MeasureAll runs together.
+func ParseAll(words []string, d Deps) ([]Probe, error) {
+	var ps []Probe
+	start := 0
+	for i := 0; i <= len(words); i++ {
+		if i < len(words) && words[i] != Also {
+			continue
+		}
+		p, err := Parse(words[start:i], d)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+		start = i + 1
+	}
+	return ps, nil
+}
+
+// Parse parses the words "KIND [flags] [TARGET]" of one probe, checks
+// them (the target must exist; nothing is written), and returns the
+// probe. Errors in the words match ErrUsage; -h gives flag.ErrHelp.
+func Parse(words []string, d Deps) (Probe, error) {
+	if len(words) == 0 {
+		return nil, usagef("no probe kind given (%s)", strings.Join(kindNames(), ", "))
+	}
+	k, ok := kinds[words[0]]
+	if !ok {
+		return nil, usagef("unknown probe kind %q (%s)", words[0], strings.Join(kindNames(), ", "))
+	}
+	fs := flag.NewFlagSet(k.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	build := k.flags(fs)
+	if d.Flags != nil {
+		d.Flags(fs)
+	}
+	pos, rest, err := parseWords(fs, words[1:], k.command)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usagef("probe %s: %v", k.name, err)
+	}
+	return build(d, pos, rest)
+}
+
+// PrintUsage describes every probe kind and its flags.
+func PrintUsage(w io.Writer) {
+	for _, n := range kindNames() {
+		k := kinds[n]
+		fmt.Fprintf(w, "%s\n    %s\n", k.synopsis, k.summary)
+		fs := flag.NewFlagSet(n, flag.ContinueOnError)
+		fs.SetOutput(w)
+		k.flags(fs)
+		fs.PrintDefaults()
+		fmt.Fprintln(w)
+	}
+}
+
+type kind struct {
+	name, synopsis, summary string
+	// command: the first word that is not a flag starts the command,
+	// which takes all words after it.
+	command bool
+	// flags registers the kind's flags and returns the function that
+	// builds the probe once they are parsed.
+	flags func(fs *flag.FlagSet) func(d Deps, pos, rest []string) (Probe, error)
+}
+
+var kinds = map[string]*kind{
+	"read":  {name: "read", synopsis: "read [--bs 1M] [--size N|all | --duration D] [--offset N] [--buffered] [--expect-hash H] FILE|DEVICE", summary: "sequential O_DIRECT reads, like dd iflag=direct; hashes the data to compare repeats", flags: readFlags},
+	"write": {name: "write", synopsis: "write [--bs 1M] [--size 64M] [--offset N] [--destructive] [--buffered] NEWFILE|DIR|DEVICE", summary: "O_DIRECT pattern writes, fsync, read back and compare, remove", flags: writeFlags},
+	"cmd":   {name: "cmd", synopsis: "cmd [--timeout 10m] (--parse iperf3 [--sender] | --regex RE --unit U | --json-path a.b.c --unit U) [--] COMMAND [ARGS]", summary: "run a workload and take its rate from its output", command: true, flags: cmdFlags},
+	"sim":   {name: "sim", synopsis: "sim [--size 64M] [--xfer 120K] [--seed 1] [--write]", summary: "model a mass-storage transfer on the simulated controller (needs --sim)", flags: simFlags},
+}
+
+func kindNames() []string {
+	var ns []string
+	for n := range kinds {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return ns
+}
+
+// parseWords parses flags that may be mixed with positional words. With
+// command set, the first positional word and all after it are the rest;
+// otherwise the words after "--" are.
+func parseWords(fs *flag.FlagSet, words []string, command bool) (pos, rest []string, err error) {
+	for {
+		if err := fs.Parse(words); err != nil {
+			return nil, nil, err
+		}
+		left := fs.Args()
+		used := len(words) - len(left)
+		if used > 0 && words[used-1] == "--" {
+			return pos, left, nil
+		}
+		if len(left) == 0 {
+			return pos, nil, nil
+		}
+		if command {
+			return pos, left, nil
+		}
+		pos, words = append(pos, left[0]), left[1:]
+	}
+}
+
+func oneTarget(kind string, pos, rest []string) (string, error) {
+	all := append(pos, rest...)
+	switch len(all) {
+	case 0:
+		return "", usagef("probe %s: no target given (a file or block device)", kind)
+	case 1:
+		return all[0], nil
+	}
+	return "", usagef("probe %s: one target expected, got %q", kind, all)
+}
+
+func checkBS(bs int64) error {
+	if bs <= 0 || bs > 1<<30 {
+		return usagef("--bs %s: give a block size from 512 bytes to 1GiB", fmtSize(bs))
+	}
+	if bs%sectorSize != 0 {
+		return usagef("--bs %d is not a multiple of 512 bytes: O_DIRECT needs block-aligned transfers", bs)
+	}
+	return nil
+}
+
+func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
+	bs := sizeFlag(fs, "bs", 1<<20, "block size of each read (K, M, G are powers of 1024)")
+	size := sizeFlag(fs, "size", 0, "bytes to read, or \"all\" (default: 256M, or the whole target when smaller)")
+	dur := fs.Duration("duration", 0, "read for this long instead of a size, starting over at the end")
+	off := sizeFlag(fs, "offset", 0, "start at this byte offset")
+	buffered := fs.Bool("buffered", false, "read through the page cache, dropping it first (needs root); for file systems without O_DIRECT")
+	expect := fs.String("expect-hash", "", "the data must hash to this (crc32:XXXXXXXX, as printed by an earlier run)")
+	return func(d Deps, pos, rest []string) (Probe, error) {
+		path, err := oneTarget("read", pos, rest)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkBS(*bs); err != nil {
+			return nil, err
+		}
+		if *dur > 0 && *size != 0 {
+			return nil, usagef("probe read: give --size or --duration, not both")
+		}
+		if *expect != "" && *dur > 0 {
+			return nil, usagef("probe read: --expect-hash needs a fixed --size, not --duration")
+		}
+		if *off < 0 || *off%sectorSize != 0 {
+			return nil, usagef("--offset %d is not a multiple of 512 bytes: O_DIRECT needs aligned offsets", *off)
+		}
+		if _, err := statTarget(path); err != nil {
+			return nil, err
+		}
+		return &ReadProbe{Path: path, BS: *bs, Size: *size, Dur: *dur, Offset: *off, Buffered: *buffered, ExpectHash: *expect, procRoot: d.ProcRoot}, nil
+	}
+}
+
+func writeFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
+	bs := sizeFlag(fs, "bs", 1<<20, "block size of each write")
+	size := sizeFlag(fs, "size", DefaultWriteSize, "bytes to write")
+	off := sizeFlag(fs, "offset", 0, "start at this byte offset (block devices)")
+	destructive := fs.Bool("destructive", false, "allow writing a raw block device, destroying its contents (refused while it or a partition is mounted)")
+	buffered := fs.Bool("buffered", false, "write through the page cache and drop it before reading back (needs root)")
+	return func(d Deps, pos, rest []string) (Probe, error) {
+		path, err := oneTarget("write", pos, rest)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkBS(*bs); err != nil {
+			return nil, err
+		}
+		if *size <= 0 || *size%sectorSize != 0 {
+			return nil, usagef("--size %d: give a positive multiple of 512 bytes", *size)
+		}
+		if *off < 0 || *off%sectorSize != 0 {
+			return nil, usagef("--offset %d is not a multiple of 512 bytes", *off)
+		}
+		p := &WriteProbe{Path: path, BS: *bs, Size: *size, Offset: *off, Destructive: *destructive, Buffered: *buffered, procRoot: d.ProcRoot}
+		if _, _, err := p.destination(); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+}
+
+func cmdFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
+	timeout := fs.Duration("timeout", DefaultTimeout, "kill the command after this long")
+	parse := fs.String("parse", "", "native output parser: iperf3 (run iperf3 with -J or --json-stream)")
+	sender := fs.Bool("sender", false, "iperf3: take the sender's rate instead of the receiver's")
+	re := fs.String("regex", "", "regular expression whose last match (first group) is the rate, e.g. '= *([0-9.]+) MB/sec'")
+	jp := fs.String("json-path", "", "dotted path to the rate in the command's JSON output, e.g. jobs.0.read.bw_bytes")
+	unit := fs.String("unit", "", "unit of --regex/--json-path numbers: B/s, kB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s, bit/s, Mbit/s, ... or any other (fps)")
+	return func(d Deps, pos, rest []string) (Probe, error) {
+		argv := append(pos, rest...)
+		if len(argv) == 0 {
+			return nil, usagef("probe cmd: no command given (put it after --)")
+		}
+		p := &CmdProbe{Argv: argv, Timeout: *timeout}
+		n := 0
+		for _, s := range []string{*parse, *re, *jp} {
+			if s != "" {
+				n++
+			}
+		}
+		if n != 1 {
+			return nil, usagef("probe cmd: say how to find the rate: one of --parse iperf3, --regex RE --unit U, --json-path PATH --unit U")
+		}
+		switch {
+		case *parse != "":
+			if *parse != "iperf3" {
+				return nil, usagef("probe cmd: --parse knows iperf3 only; for other tools use --regex or --json-path with --unit")
+			}
+			p.Parse = &Iperf3Parser{Sender: *sender}
+		case *re != "":
+			rx, err := regexp.Compile(*re)
+			if err != nil {
+				return nil, usagef("probe cmd: --regex: %v", err)
+			}
+			if rx.NumSubexp() > 1 {
+				return nil, usagef("probe cmd: --regex %q has %d groups; use one group around the number (or (?:...) for the others)", *re, rx.NumSubexp())
+			}
+			u, err := ParseUnit(*unit)
+			if err != nil {
+				return nil, err
+			}
+			p.Parse = &RegexParser{Re: rx, Unit: u}
+		default:
+			u, err := ParseUnit(*unit)
+			if err != nil {
+				return nil, err
+			}
+			p.Parse = &JSONPathParser{Path: *jp, Unit: u}
+		}
+		if *sender && *parse == "" {
+			return nil, usagef("probe cmd: --sender goes with --parse iperf3")
+		}
+		return p, nil
+	}
+}
+
+func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
+	size := sizeFlag(fs, "size", DefaultSimSize, "bytes to transfer")
+	xfer := sizeFlag(fs, "xfer", DefaultSimXfer, "bytes per SCSI command")
+	seed := fs.Uint64("seed", 1, "noise seed: the same seed gives the same runs")
+	write := fs.Bool("write", false, "model writes (TX burst, FIFO threshold) instead of reads")
+	return func(d Deps, pos, rest []string) (Probe, error) {
+		if len(pos)+len(rest) > 0 {
+			return nil, usagef("probe sim takes no target (got %q): it models the simulated controller", append(pos, rest...))
+		}
+		if d.Sim == nil || d.Map == nil {
+			return nil, usagef("probe sim measures the simulated controller: run `citune --sim probe sim`")
+		}
+		if *size <= 0 || *xfer < simPacket {
+			return nil, usagef("probe sim: --size must be positive and --xfer at least 512 bytes")
+		}
+		return &SimProbe{Ctl: d.Sim, Map: d.Map, Size: *size, Xfer: *xfer, Seed: *seed, Write: *write}, nil
+	}
+}
+
+// size is a flag.Value for byte counts.
+type size struct{ v *int64 }
+
+func sizeFlag(fs *flag.FlagSet, name string, def int64, usage string) *int64 {
+	v := def
+	fs.Var(size{&v}, name, usage)
+	return &v
+}
+
+func (s size) String() string {
+	if s.v == nil {
+		return "0"
+	}
+	switch {
+	case *s.v < 0:
+		return "all"
+	case *s.v == 0:
+		return "0"
+	}
+	return strings.TrimSuffix(fmtSize(*s.v), "B")
+}
+
+func (s size) Set(v string) error {
+	n, err := ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s.v = n
+	return nil
+}
+
+// ParseSize reads a byte count as dd does: a number with an optional
+// suffix K, M, G, T (powers of 1024; also KiB, MiB, ...) or kB, MB, GB, TB
+// (powers of 1000). "all" is -1.
+func ParseSize(s string) (int64, error) {
+	if s == "all" {
+		return -1, nil
+	}
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	num, suffix := s[:i], s[i:]
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || num == "" {
+		return 0, fmt.Errorf("%q is not a size (like 4096, 512K, 1M, 2G)", s)
+	}
+	mult := map[string]float64{
+		"": 1, "B": 1,
+		"K": 1 << 10, "k": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MiB": 1 << 20,
+		"G": 1 << 30, "GiB": 1 << 30, "T": 1 << 40, "TiB": 1 << 40,
+		"kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+	}[suffix]
+	if mult == 0 {
+		return 0, fmt.Errorf("%q: unknown size suffix %q (K, M, G, T or kB, MB, GB, TB)", s, suffix)
+	}
+	b := v * mult
+	if b != math.Trunc(b) || b > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%q is not a whole number of bytes", s)
+	}
+	return int64(b), nil
+}

@@ -1,0 +1,207 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Unit is the unit of a number a command prints. Byte and bit rates are
+// converted to bytes per second; any other unit ("fps", "IOPS") is kept
+// as it is and stored in Run.Unit.
+type Unit struct {
+	Name   string
+	Factor float64 // to bytes per second; 0 for other units
+}
+
+func (u Unit) String() string { return u.Name }
+
+func (u Unit) set(r *Run, v float64) {
+	if u.Factor == 0 {
+		r.Rate, r.Unit = v, u.Name
+		return
+	}
+	r.Rate = v * u.Factor
+}
+
+var rateUnits = map[string]float64{
+	"b/s": 1, "bytes/s": 1, "byte/s": 1,
+	"kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9,
+	"kib/s": 1 << 10, "mib/s": 1 << 20, "gib/s": 1 << 30,
+	"bit/s": 1.0 / 8, "bps": 1.0 / 8, "bits/s": 1.0 / 8,
+	"kbit/s": 1e3 / 8, "kbps": 1e3 / 8,
+	"mbit/s": 1e6 / 8, "mbps": 1e6 / 8,
+	"gbit/s": 1e9 / 8, "gbps": 1e9 / 8,
+}
+
+// ParseUnit reads a unit name. Byte rates: B/s, kB/s, MB/s, GB/s
+// (decimal), KiB/s, MiB/s, GiB/s; bit rates: bit/s, kbit/s, Mbit/s,
+// Gbit/s (also bps, Mbps, ...). Anything else is a unit of its own.
+func ParseUnit(s string) (Unit, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Unit{}, usagef("a unit is needed: --unit MB/s, MiB/s, Mbit/s, fps, ...")
+	}
+	if f, ok := rateUnits[strings.ToLower(s)]; ok {
+		// Case is ignored, so "Mb/s" means megabytes: bits must be
+		// spelled "bit" or "bps".
+		return Unit{Name: s, Factor: f}, nil
+	}
+	return Unit{Name: s}, nil
+}
+
+// parseNumber reads "37.75", "1,234.5" or "1e6".
+func parseNumber(s string) (float64, error) {
+	return strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(s), ",", ""), 64)
+}
+
+// jsonPath finds the number at a dotted path in the first JSON document
+// of out (tools such as fio print notes before it).
+func jsonPath(out []byte, path string) (float64, error) {
+	i := bytes.IndexByte(out, '{')
+	if j := bytes.IndexByte(out, '['); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i < 0 {
+		return 0, fmt.Errorf("%w: no JSON document in the output", ErrNoRate)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out[i:]))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return 0, fmt.Errorf("%w: the output is not valid JSON: %v", ErrNoRate, err)
+	}
+	cur := doc
+	var walked []string
+	for _, key := range strings.Split(path, ".") {
+		where := "the top level"
+		if len(walked) > 0 {
+			where = strings.Join(walked, ".")
+		}
+		switch v := cur.(type) {
+		case map[string]any:
+			next, ok := v[key]
+			if !ok {
+				keys := make([]string, 0, len(v))
+				for k := range v {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				if len(keys) > 12 {
+					keys = append(keys[:12], "...")
+				}
+				return 0, fmt.Errorf("%w: json path %s: no key %q at %s (keys: %s)", ErrNoRate, path, key, where, strings.Join(keys, ", "))
+			}
+			cur = next
+		case []any:
+			n, err := strconv.Atoi(key)
+			if err != nil || n < 0 || n >= len(v) {
+				return 0, fmt.Errorf("%w: json path %s: %s is a list of %d; %q is not an index into it", ErrNoRate, path, where, len(v), key)
+			}
+			cur = v[n]
+		default:
+			return 0, fmt.Errorf("%w: json path %s: %s is a value, not an object or list", ErrNoRate, path, where)
+		}
+		walked = append(walked, key)
+	}
+	switch v := cur.(type) {
+	case json.Number:
+		return v.Float64()
+	case string:
+		if f, err := parseNumber(v); err == nil {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: json path %s holds %v, not a number", ErrNoRate, path, cur)
+}
+
+// iperfResult is what citune takes from iperf3's JSON.
+type iperfResult struct {
+	senderBPS, receiverBPS     float64
+	senderBytes, receiverBytes int64
+	senderSecs, receiverSecs   float64
+}
+
+type iperfSum struct {
+	Seconds       float64 `json:"seconds"`
+	Bytes         int64   `json:"bytes"`
+	BitsPerSecond float64 `json:"bits_per_second"`
+	Sender        *bool   `json:"sender"`
+}
+
+type iperfEnd struct {
+	SumSent     *iperfSum `json:"sum_sent"`
+	SumReceived *iperfSum `json:"sum_received"`
+	Sum         *iperfSum `json:"sum"` // UDP in older iperf3
+}
+
+// parseIperf3 reads `iperf3 -J` output (one JSON object) or
+// `--json-stream` output (one event per line).
+func parseIperf3(out []byte) (iperfResult, error) {
+	var doc struct {
+		End   *iperfEnd       `json:"end"`
+		Error string          `json:"error"`
+		Event string          `json:"event"`
+		Data  json.RawMessage `json:"data"`
+	}
+	trimmed := bytes.TrimSpace(out)
+	if len(trimmed) == 0 {
+		return iperfResult{}, fmt.Errorf("%w: iperf3 printed nothing on stdout (did you pass -J?)", ErrNoRate)
+	}
+	if err := json.Unmarshal(trimmed, &doc); err != nil {
+		// --json-stream: one event object per line.
+		var end *iperfEnd
+		var msg string
+		for _, line := range bytes.Split(trimmed, []byte("\n")) {
+			var ev struct {
+				Event string          `json:"event"`
+				Data  json.RawMessage `json:"data"`
+			}
+			if json.Unmarshal(bytes.TrimSpace(line), &ev) != nil {
+				continue
+			}
+			switch ev.Event {
+			case "end":
+				end = new(iperfEnd)
+				if json.Unmarshal(ev.Data, end) != nil {
+					end = nil
+				}
+			case "error":
+				json.Unmarshal(ev.Data, &msg)
+			}
+		}
+		if msg != "" {
+			return iperfResult{}, fmt.Errorf("iperf3: %s", msg)
+		}
+		if end == nil {
+			return iperfResult{}, fmt.Errorf("%w: the output is neither iperf3 -J JSON nor --json-stream events (%v)", ErrNoRate, err)
+		}
+		doc.End = end
+	}
+	if doc.Error != "" {
+		return iperfResult{}, fmt.Errorf("iperf3: %s", doc.Error)
+	}
+	e := doc.End
+	if e == nil {
+		return iperfResult{}, fmt.Errorf("%w: iperf3 JSON has no \"end\" section (the test did not finish)", ErrNoRate)
+	}
+	var res iperfResult
+	if s := e.SumSent; s != nil {
+		res.senderBPS, res.senderBytes, res.senderSecs = s.BitsPerSecond, s.Bytes, s.Seconds
+	}
+	if s := e.SumReceived; s != nil {
+		res.receiverBPS, res.receiverBytes, res.receiverSecs = s.BitsPerSecond, s.Bytes, s.Seconds
+	}
+	if s := e.Sum; s != nil && res.senderBPS == 0 && res.receiverBPS == 0 {
+		// UDP: one sum, seen from the side that wrote the report.
+		res.senderBPS, res.senderBytes, res.senderSecs = s.BitsPerSecond, s.Bytes, s.Seconds
+		res.receiverBPS, res.receiverBytes, res.receiverSecs = s.BitsPerSecond, s.Bytes, s.Seconds
+	}
+	if res.senderBPS == 0 && res.receiverBPS == 0 {
+		return iperfResult{}, fmt.Errorf("%w: iperf3's \"end\" section has no sum_sent/sum_received rate", ErrNoRate)
+	}
+	return res, nil
+}

@@ -1,0 +1,267 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultReadSize is how much the read probe reads when neither a size
+// nor a duration is given (or the whole target, when it is smaller).
+const DefaultReadSize = 256 << 20
+
+// maxMarks bounds the per-block hashes kept for comparing repeats.
+const maxMarks = 1 << 20
+
+// ReadProbe reads sequentially from a block device or a file with the
+// I/O pattern of `dd iflag=direct`: one pread of BS bytes after the other
+// into one aligned buffer, O_DIRECT unless Buffered. It hashes what it
+// read (CRC-32, IEEE: the value `crc32 FILE`, `rhash --crc32` or Python's
+// zlib.crc32 print for the same bytes) and keeps the running hash at
+// every block boundary, so that Measure can compare repeats and name the
+// first block that differs.
+type ReadProbe struct {
+	Path   string
+	BS     int64         // block size, a multiple of the logical block size
+	Size   int64         // bytes to read; 0: DefaultReadSize or to the end; -1: to the end
+	Dur    time.Duration // read for this long instead (wrapping round at the end)
+	Offset int64         // where to start
+	// Buffered reads through the page cache, which is dropped before
+	// each run (`sync; echo 3 > /proc/sys/vm/drop_caches`, needs root).
+	Buffered bool
+	// ExpectHash is the hash the data must have ("crc32:1a2b3c4d").
+	ExpectHash string
+
+	procRoot string
+	// open opens the target; tests replace it to inject faults.
+	open func(path string, buffered bool) (preader, error)
+}
+
+// preader is the part of a file the read probe uses.
+type preader interface {
+	pread(b []byte, off int64) (int, error)
+	file() *os.File // nil for fakes
+	Close() error
+}
+
+type osFile struct {
+	f  *os.File
+	fd int
+}
+
+func (o *osFile) pread(b []byte, off int64) (int, error) {
+	for {
+		n, err := syscall.Pread(o.fd, b, off)
+		if err == syscall.EINTR {
+			continue
+		}
+		if n < 0 {
+			n = 0
+		}
+		return n, err
+	}
+}
+
+func (o *osFile) file() *os.File { return o.f }
+func (o *osFile) Close() error   { return o.f.Close() }
+
+func openRead(path string, buffered bool) (preader, error) {
+	f, err := openDirect(path, os.O_RDONLY, buffered)
+	if err != nil {
+		return nil, err
+	}
+	return &osFile{f: f, fd: int(f.Fd())}, nil
+}
+
+// Name implements Probe.
+func (p *ReadProbe) Name() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "read %s bs=%s", p.Path, fmtSize(p.BS))
+	switch {
+	case p.Dur > 0:
+		fmt.Fprintf(&b, " duration=%s", p.Dur)
+	case p.Size > 0:
+		fmt.Fprintf(&b, " size=%s", fmtSize(p.Size))
+	case p.Size < 0:
+		b.WriteString(" size=all")
+	}
+	if p.Offset != 0 {
+		fmt.Fprintf(&b, " offset=%d", p.Offset)
+	}
+	if p.Buffered {
+		b.WriteString(" buffered")
+	}
+	return b.String()
+}
+
+// plan decides the byte range [start, end) of one pass.
+func (p *ReadProbe) plan(t target) (start, end int64, err error) {
+	if p.Offset >= t.size && t.size > 0 {
+		return 0, 0, usagef("--offset %d is at or past the end of %s (%s)", p.Offset, p.Path, fmtSize(t.size))
+	}
+	avail := t.size - p.Offset
+	switch {
+	case p.Size > 0 && p.Size > avail:
+		return 0, 0, usagef("--size %s from offset %d goes past the end of %s (%s)", fmtSize(p.Size), p.Offset, p.Path, fmtSize(t.size))
+	case p.Size > 0:
+		return p.Offset, p.Offset + p.Size, nil
+	case p.Size == 0 && p.Dur == 0 && avail > DefaultReadSize:
+		return p.Offset, p.Offset + DefaultReadSize, nil
+	}
+	return p.Offset, t.size, nil
+}
+
+// Run implements Probe.
+func (p *ReadProbe) Run(ctx context.Context, progress func(done, total int64)) (Run, error) {
+	t, err := statTarget(p.Path)
+	if err != nil {
+		return Run{}, err
+	}
+	open := p.open
+	if open == nil {
+		open = openRead
+	}
+	f, err := open(p.Path, p.Buffered)
+	if err != nil {
+		return Run{}, err
+	}
+	defer f.Close()
+	if of := f.file(); of != nil {
+		if err := t.geometry(of); err != nil {
+			return Run{}, err
+		}
+	}
+	if err := t.checkAlign(p.BS, p.Offset); err != nil {
+		return Run{}, err
+	}
+	start, end, err := p.plan(t)
+	if err != nil {
+		return Run{}, err
+	}
+	if end <= start {
+		return Run{}, fmt.Errorf("%s is empty from offset %d: nothing to read", p.Path, p.Offset)
+	}
+	if p.Buffered {
+		if err := dropCaches(p.procRoot); err != nil {
+			return Run{}, err
+		}
+	}
+	buf, err := newAlignedBuf(int(p.BS))
+	if err != nil {
+		return Run{}, err
+	}
+	defer buf.free()
+
+	total := end - start
+	if p.Dur > 0 {
+		total = 0
+	}
+	r := Run{markSize: p.BS, markBase: start}
+	if p.Dur > 0 {
+		r.markSpan = end - start
+	}
+	var crc uint32
+	var done int64
+	off := start
+	t0 := time.Now()
+	var deadline time.Time
+	if p.Dur > 0 {
+		deadline = t0.Add(p.Dur)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			r.fill(done, time.Since(t0), crc)
+			return r, fmt.Errorf("read %s stopped after %s: %w", p.Path, fmtSize(done), err)
+		}
+		if off >= end {
+			if p.Dur == 0 {
+				break
+			}
+			off = start // wrap round for a timed run
+		}
+		want := min(p.BS, end-off)
+		n := (want + t.lbs - 1) / t.lbs * t.lbs // O_DIRECT needs whole blocks
+		if n > p.BS {
+			n = p.BS
+		}
+		m, err := f.pread(buf.b[:n], off)
+		if err != nil {
+			r.fill(done, time.Since(t0), crc)
+			r.Err = explainIO("read", p.Path, off, done, int(n), err, !p.Buffered, t.lbs).Error()
+			return r, errors.New(r.Err)
+		}
+		if m == 0 {
+			break // end of file
+		}
+		use := min(int64(m), want)
+		crc = crc32.Update(crc, crc32.IEEETable, buf.b[:use])
+		if len(r.marks) < maxMarks {
+			r.marks = append(r.marks, crc)
+		}
+		done += use
+		off += use
+		if progress != nil {
+			progress(done, total)
+		}
+		if p.Dur > 0 && !time.Now().Before(deadline) {
+			break
+		}
+		if int64(m) < n { // short read: end of file
+			if p.Dur == 0 {
+				break
+			}
+			end = off
+		}
+	}
+	r.fill(done, time.Since(t0), crc)
+	if p.ExpectHash != "" && p.Dur == 0 {
+		if want := normHash(p.ExpectHash); want != r.Hash {
+			r.Corrupt = true
+			r.Detail = fmt.Sprintf("the %s read from offset %d to %d hash to %s, expected %s", fmtSize(done), start, start+done, r.Hash, want)
+		}
+	}
+	return r, nil
+}
+
+func (r *Run) fill(done int64, el time.Duration, crc uint32) {
+	r.Bytes, r.Elapsed = done, el
+	if el > 0 {
+		r.Rate = float64(done) / el.Seconds()
+	}
+	r.Hash = fmt.Sprintf("crc32:%08x", crc)
+}
+
+// normHash accepts "crc32:1A2B3C4D", "1a2b3c4d" or "0x1a2b3c4d".
+func normHash(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimPrefix(s, "crc32:")
+	s = strings.TrimPrefix(s, "0x")
+	for len(s) < 8 {
+		s = "0" + s
+	}
+	return "crc32:" + s
+}
+
+// dropCaches empties the page cache before a buffered run, as
+// `sync; echo 3 > /proc/sys/vm/drop_caches` does.
+func dropCaches(procRoot string) error {
+	syscall.Sync()
+	path := filepath.Join(procRootOr(procRoot), "sys/vm/drop_caches")
+	if err := os.WriteFile(path, []byte("3\n"), 0o200); err != nil {
+		return fmt.Errorf("--buffered: dropping the page cache before the run needs root (writing %s: %w)", path, err)
+	}
+	return nil
+}
+
+func procRootOr(s string) string {
+	if s == "" {
+		return "/proc"
+	}
+	return s
+}

@@ -1,0 +1,390 @@
+package probe
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// DefaultWriteSize is how much the write probe writes when no size is
+// given.
+const DefaultWriteSize = 64 << 20
+
+// WriteProbe writes a pattern with O_DIRECT, fsyncs, reads it back with
+// O_DIRECT and compares. The pattern encodes each 8-byte word's offset
+// and a per-run seed, so that data that lands in the wrong place, or a
+// stale block from an earlier run, is caught as well as a flipped bit;
+// a mismatch names the first byte that differs.
+//
+// Path is a new file (created and removed again), a directory (a
+// temporary file inside it), or, with Destructive, a block device, which
+// is overwritten from Offset and refused while it or any partition of
+// it is mounted.
+type WriteProbe struct {
+	Path        string
+	BS          int64
+	Size        int64
+	Offset      int64 // block devices only
+	Destructive bool
+	// Buffered writes through the page cache and drops it before reading
+	// back (needs root).
+	Buffered bool
+
+	procRoot string
+	// afterWrite runs between writing and reading back (tests corrupt
+	// the data here).
+	afterWrite func(path string) error
+}
+
+var writeSeq atomic.Uint64
+
+// Name implements Probe.
+func (p *WriteProbe) Name() string {
+	s := fmt.Sprintf("write %s bs=%s size=%s", p.Path, fmtSize(p.BS), fmtSize(p.Size))
+	if p.Offset != 0 {
+		s += fmt.Sprintf(" offset=%d", p.Offset)
+	}
+	if p.Buffered {
+		s += " buffered"
+	}
+	return s
+}
+
+// destination decides where to write: the file path, whether it is a
+// raw device, and whether to remove it afterwards.
+func (p *WriteProbe) destination() (path string, t target, err error) {
+	st, err := os.Stat(p.Path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		dir := filepath.Dir(p.Path)
+		if _, derr := os.Stat(dir); derr != nil {
+			return "", t, explainOpen(dir, derr, false)
+		}
+		return p.Path, target{path: p.Path, lbs: sectorSize}, nil
+	case err != nil:
+		return "", t, explainOpen(p.Path, err, false)
+	case st.IsDir():
+		name := fmt.Sprintf(".citune-probe-%d-%d.tmp", os.Getpid(), writeSeq.Add(1))
+		path = filepath.Join(p.Path, name)
+		return path, target{path: path, lbs: sectorSize}, nil
+	case st.Mode().IsRegular():
+		return "", t, fmt.Errorf("%s already exists: the write probe creates its own file and removes it afterwards; give a new file name or a directory on the device under test", p.Path)
+	}
+	t, err = statTarget(p.Path)
+	if err != nil {
+		return "", t, err
+	}
+	if !t.block {
+		return "", t, fmt.Errorf("%s is not a file, a directory or a block device", p.Path)
+	}
+	if !p.Destructive {
+		return "", t, usagef("%s is a block device: writing it destroys its contents; add --destructive if that is what you want", p.Path)
+	}
+	if err := checkUnmounted(p.Path, filepath.Join(procRootOr(p.procRoot), "self/mounts")); err != nil {
+		return "", t, err
+	}
+	return p.Path, t, nil
+}
+
+// Run implements Probe.
+func (p *WriteProbe) Run(ctx context.Context, progress func(done, total int64)) (r Run, err error) {
+	path, t, err := p.destination()
+	if err != nil {
+		return Run{}, err
+	}
+	flag := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	start := int64(0)
+	if t.block {
+		flag = os.O_WRONLY | os.O_EXCL // O_EXCL on a block device: fail if in use
+		start = p.Offset
+	}
+	f, err := openDirect(path, flag, p.Buffered)
+	if err != nil {
+		return Run{}, err
+	}
+	if !t.block {
+		defer os.Remove(path)
+	}
+	if err := t.geometry(f); err != nil {
+		f.Close()
+		return Run{}, err
+	}
+	if err := t.checkAlign(p.BS, start); err != nil {
+		f.Close()
+		return Run{}, err
+	}
+	if t.block && start+p.Size > t.size {
+		f.Close()
+		return Run{}, usagef("--size %s from offset %d goes past the end of %s (%s)", fmtSize(p.Size), start, p.Path, fmtSize(t.size))
+	}
+	buf, err := newAlignedBuf(int(p.BS))
+	if err != nil {
+		f.Close()
+		return Run{}, err
+	}
+	defer buf.free()
+	seed := uint64(time.Now().UnixNano()) ^ writeSeq.Add(1)<<48
+
+	// Write.
+	fd := int(f.Fd())
+	var done int64
+	t0 := time.Now()
+	for done < p.Size {
+		if err := ctx.Err(); err != nil {
+			f.Close()
+			r.fill(done, time.Since(t0), 0)
+			return r, fmt.Errorf("write %s stopped after %s: %w", path, fmtSize(done), err)
+		}
+		n := min(p.BS, p.Size-done)
+		b := buf.b[:n]
+		fillPattern(b, start+done, seed)
+		if _, err := pwriteFull(fd, b, start+done); err != nil {
+			f.Close()
+			r.fill(done, time.Since(t0), 0)
+			r.Err = explainIO("write", path, start+done, done, int(n), err, !p.Buffered, t.lbs).Error()
+			return r, errors.New(r.Err)
+		}
+		done += n
+		if progress != nil {
+			progress(done, 2*p.Size)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		r.fill(done, time.Since(t0), 0)
+		r.Err = fmt.Sprintf("fsync of %s after writing %s failed: %v", path, fmtSize(done), err)
+		return r, errors.New(r.Err)
+	}
+	r.fill(done, time.Since(t0), 0)
+	r.Hash = ""
+	if err := f.Close(); err != nil {
+		return r, fmt.Errorf("closing %s: %w", path, err)
+	}
+	if p.afterWrite != nil {
+		if err := p.afterWrite(path); err != nil {
+			return r, err
+		}
+	}
+	if p.Buffered {
+		if err := dropCaches(p.procRoot); err != nil {
+			return r, err
+		}
+	}
+
+	// Read back and compare.
+	rf, err := openDirect(path, os.O_RDONLY, p.Buffered)
+	if err != nil {
+		return r, fmt.Errorf("reading back: %w", err)
+	}
+	defer rf.Close()
+	rfd := int(rf.Fd())
+	var checked, bad, first int64 = 0, 0, -1
+	var firstGot, firstWant byte
+	t1 := time.Now()
+	for checked < p.Size {
+		if err := ctx.Err(); err != nil {
+			return r, fmt.Errorf("read-back of %s stopped after %s: %w", path, fmtSize(checked), err)
+		}
+		n := min(p.BS, p.Size-checked)
+		b := buf.b[:n]
+		m, err := preadFull(rfd, b, start+checked)
+		if err == nil && int64(m) < n {
+			err = fmt.Errorf("file ends after %d bytes", start+checked+int64(m))
+		}
+		if err != nil {
+			r.Err = explainIO("read-back", path, start+checked, checked, int(n), err, !p.Buffered, t.lbs).Error()
+			return r, errors.New(r.Err)
+		}
+		if at, cnt, got, want := verifyPattern(b, start+checked, seed); cnt > 0 {
+			if first < 0 {
+				first, firstGot, firstWant = at, got, want
+			}
+			bad += cnt
+		}
+		checked += n
+		if progress != nil {
+			progress(p.Size+checked, 2*p.Size)
+		}
+	}
+	if el := time.Since(t1); el > 0 {
+		r.ReadBackRate = float64(checked) / el.Seconds()
+	}
+	if first >= 0 {
+		r.Corrupt = true
+		r.Detail = fmt.Sprintf("read-back differs from what was written: first at byte offset %d (wrote %#02x, read %#02x); %d of %d bytes differ", first, firstWant, firstGot, bad, p.Size)
+	}
+	return r, nil
+}
+
+// patternWord is the 8-byte word written at byte offset off.
+func patternWord(off int64, seed uint64) uint64 {
+	x := uint64(off) ^ seed
+	x *= 0x9E3779B97F4A7C15
+	x ^= x >> 29
+	return x
+}
+
+func fillPattern(b []byte, off int64, seed uint64) {
+	for i := 0; i+8 <= len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], patternWord(off+int64(i), seed))
+	}
+}
+
+// verifyPattern compares b (read from offset off) with the pattern and
+// returns the offset of the first differing byte, how many bytes differ,
+// and the first byte read and expected there.
+func verifyPattern(b []byte, off int64, seed uint64) (at, count int64, got, want byte) {
+	at = -1
+	for i := 0; i+8 <= len(b); i += 8 {
+		w := patternWord(off+int64(i), seed)
+		g := binary.LittleEndian.Uint64(b[i:])
+		if g == w {
+			continue
+		}
+		for j := 0; j < 8; j++ {
+			gb, wb := byte(g>>(8*j)), byte(w>>(8*j))
+			if gb != wb {
+				if at < 0 {
+					at, got, want = off+int64(i+j), gb, wb
+				}
+				count++
+			}
+		}
+	}
+	return at, count, got, want
+}
+
+func pwriteFull(fd int, b []byte, off int64) (int, error) {
+	done := 0
+	for done < len(b) {
+		n, err := syscall.Pwrite(fd, b[done:], off+int64(done))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return done, err
+		}
+		if n == 0 {
+			return done, syscall.EIO
+		}
+		done += n
+	}
+	return done, nil
+}
+
+func preadFull(fd int, b []byte, off int64) (int, error) {
+	done := 0
+	for done < len(b) {
+		n, err := syscall.Pread(fd, b[done:], off+int64(done))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return done, err
+		}
+		if n == 0 {
+			break
+		}
+		done += n
+	}
+	return done, nil
+}
+
+// checkUnmounted refuses dev when it, or any partition of it, appears in
+// the mount table at mountsPath (/proc/self/mounts).
+func checkUnmounted(dev, mountsPath string) error {
+	real, err := filepath.EvalSymlinks(dev)
+	if err != nil {
+		real = dev
+	}
+	var devRdev uint64
+	if st, err := os.Stat(real); err == nil {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			devRdev = uint64(sys.Rdev)
+		}
+	}
+	data, err := os.ReadFile(mountsPath)
+	if err != nil {
+		return fmt.Errorf("cannot tell whether %s is mounted (%v): refusing to write it", dev, err)
+	}
+	mounted := mountedFrom(string(data), filepath.Base(real), devRdev)
+	if len(mounted) > 0 {
+		return fmt.Errorf("%s is mounted (%s): refusing to write it; unmount first", dev, strings.Join(mounted, "; "))
+	}
+	return nil
+}
+
+// mountedFrom lists "SOURCE on MOUNTPOINT" for every mount of disk or of
+// a partition of it.
+func mountedFrom(mounts, disk string, rdev uint64) []string {
+	var out []string
+	for _, line := range strings.Split(mounts, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || !strings.HasPrefix(f[0], "/") {
+			continue
+		}
+		src := unescapeMount(f[0])
+		real, err := filepath.EvalSymlinks(src)
+		if err != nil {
+			real = src
+		}
+		hit := isDiskOrPartition(disk, filepath.Base(real))
+		if !hit && rdev != 0 {
+			if st, err := os.Stat(real); err == nil {
+				if sys, ok := st.Sys().(*syscall.Stat_t); ok && uint64(sys.Rdev) == rdev && st.Mode()&os.ModeDevice != 0 {
+					hit = true
+				}
+			}
+		}
+		if hit {
+			out = append(out, src+" on "+unescapeMount(f[1]))
+		}
+	}
+	return out
+}
+
+// isDiskOrPartition reports whether name is disk or a partition of it,
+// with the kernel's naming: sda → sda1, mmcblk0 → mmcblk0p1.
+func isDiskOrPartition(disk, name string) bool {
+	if name == disk {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, disk)
+	if !ok || rest == "" {
+		return false
+	}
+	if last := disk[len(disk)-1]; last >= '0' && last <= '9' {
+		if rest, ok = strings.CutPrefix(rest, "p"); !ok {
+			return false
+		}
+	}
+	_, err := strconv.ParseUint(rest, 10, 32)
+	return err == nil
+}
+
+// unescapeMount undoes the octal escapes of /proc/self/mounts (\040).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
