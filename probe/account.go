@@ -48,6 +48,10 @@ func parseInterrupts(data []byte, name string) (irqCount, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	ncpu := -1
+	// A number names a line by its label only: descriptions hold
+	// hardware IRQ numbers too ("GPC  40 Level").
+	_, err := strconv.ParseUint(name, 10, 32)
+	numeric := err == nil
 	for sc.Scan() {
 		line := sc.Text()
 		fields := strings.Fields(line)
@@ -79,7 +83,7 @@ func parseInterrupts(data []byte, name string) (irqCount, error) {
 			total += v
 		}
 		match := label == name
-		if !match {
+		if !match && !numeric {
 			for _, f := range fields[i:] {
 				for _, d := range strings.Split(f, ",") {
 					if d == name {
