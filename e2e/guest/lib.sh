@@ -192,7 +192,18 @@ load_usb() {
 		echo "no /dev/sda after 30 s"
 		return 1
 	}
-	# the controllers bind a little before the disk shows; both must be bound
+	# /dev/sda appears before sd has finished with the disk (it still holds
+	# it open for the partition scan, and rmmod usb_storage fails with EAGAIN
+	# meanwhile): wait for sd's last word on it
+	_i=0
+	until dmesg | grep -q 'sda\] Attached SCSI'; do
+		_i=$((_i + 1))
+		[ "$_i" -ge 100 ] && {
+			echo "sd did not finish attaching sda in 10 s"
+			return 1
+		}
+		sleep 0.1
+	done
 	wait_for /sys/bus/platform/drivers/ci_hdrc/ci_hdrc.1 5
 }
 
