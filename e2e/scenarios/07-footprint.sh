@@ -14,8 +14,9 @@ peak() { # peak "label" citune-args...
 	_l=$1
 	shift
 	check "citune $* (timed)" busybox time -v citune --journal "$E2E_JOURNAL" "$@"
-	_kb=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$E2E_OUT")
-	_wall=$(sed -n 's/.*Elapsed (wall clock) time.*): *//p' "$E2E_OUT")
+	cp "$E2E_OUT" /tmp/peak.out
+	_kb=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' /tmp/peak.out)
+	_wall=$(sed -n 's/.*Elapsed (wall clock) time.*): *//p' /tmp/peak.out)
 	echo "FOOTPRINT: $_l peak RSS ${_kb:-?} kB, wall $_wall"
 	check "$_l peak RSS under 64 MiB" test "${_kb:-999999}" -lt 65536
 }
@@ -23,3 +24,9 @@ peak detect detect
 peak dump --controller usbh1 dump
 peak set --controller usbh1 set TXFIFOTHRES=2
 peak verify --controller usbh1 verify
+# a data-path run: O_DIRECT reads of the USB disk with interrupt accounting
+peak probe probe --repeat 1 read --size 16M /dev/sda
+expect_grep 'median [0-9.]+ MiB/s' /tmp/peak.out "probe reports a median rate"
+# the disk is 0xA5 bytes: crc32 of 16 MiB of them
+expect_grep 'data crc32:ebf7630d' /tmp/peak.out "probe read the disk's known pattern"
+expect_no_grep 'tracefs is not mounted' /tmp/peak.out "probe found tracefs"
