@@ -1,0 +1,36 @@
+// Package sweep measures settings and keeps only the numbers that were
+// measured with the settings they claim.
+//
+// A sweep has axes of three kinds, mixed freely: register fields of the
+// controller (written with a verified read-modify-write), files in sysfs
+// or procfs, and kernel module parameters (applied by reloading the
+// module stack, the only way a host port keeps ITC or park: ehci-hcd
+// writes its cached USBCMD back whenever it switches the async schedule).
+// The plan is validated as a whole before the first write; settings the
+// hardware ignores (BURSTSIZE while SBUSCFG.AHBBRST is not 0) are grouped
+// and said so.
+//
+// Every point is applied, read back, left to settle and probed; after
+// every probe run the swept settings are read again. A point whose
+// settings changed under it is recorded as not-held, with what changed,
+// and is never ranked. A probe run that fails its integrity check marks
+// the point corrupt.
+//
+// Every run and every point summary is appended to a JSONL results file
+// as it happens (each line flushed and fsync'd; README.md documents the
+// records), so an interrupted sweep can be resumed without redoing
+// finished points. The original values of everything a sweep may change
+// are journalled (soc.Journal) before the first change and restored on
+// every exit path; after a kill -9, `citune restore` uses the journal.
+//
+// Modes: a full grid in shuffled order with the baseline (the original
+// settings) measured again at intervals so that drift shows;
+// one-factor-at-a-time screening; and an adaptive race that drops points
+// once they are significantly worse than the leader, which finds the
+// grid's winner with a fraction of its probe runs.
+//
+// Points are ranked by median rate against the baseline, with a bootstrap
+// confidence interval of the difference; interrupts per MiB and CPU time
+// per MiB break ties between points that are not significantly different.
+// DTS turns a winner into a device-tree fragment and kernel parameters.
+package sweep

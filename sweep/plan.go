@@ -1,0 +1,181 @@
+package sweep
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/citune/citune/regs"
+)
+
+// Modes.
+const (
+	ModeGrid     = "grid"     // every combination, shuffled, baseline again at intervals
+	ModeOFAT     = "ofat"     // one factor at a time around the original settings
+	ModeAdaptive = "adaptive" // race the grid's points, dropping the clearly worse
+)
+
+// Plan is what to sweep and how.
+type Plan struct {
+	Axes []Axis `json:"axes"`
+	Mode string `json:"mode"`
+	// Repeats is the number of measured probe runs per point; Warmup
+	// runs before them are recorded but not counted.
+	Repeats int `json:"repeats"`
+	Warmup  int `json:"warmup"`
+	// Settle is the pause between applying a point and probing it.
+	Settle time.Duration `json:"settle_ns"`
+	// Seed orders the grid and the adaptive race.
+	Seed int64 `json:"seed"`
+	// BaselineEvery measures the baseline again after this many points
+	// (grid); 0 measures it only first and last.
+	BaselineEvery int `json:"baseline_every"`
+}
+
+// DefaultPlan has the defaults of `citune sweep`.
+func DefaultPlan() Plan {
+	return Plan{Mode: ModeGrid, Repeats: 5, Warmup: 1, Settle: 200 * time.Millisecond, BaselineEvery: 8}
+}
+
+// Check validates the plan's shape (not against the live system; see
+// Runner).
+func (p *Plan) Check() error {
+	var errs []error
+	switch p.Mode {
+	case ModeGrid, ModeOFAT, ModeAdaptive:
+	default:
+		errs = append(errs, fmt.Errorf("%w: mode %q (want grid, ofat or adaptive)", ErrPlan, p.Mode))
+	}
+	if len(p.Axes) == 0 {
+		errs = append(errs, fmt.Errorf("%w: no axes (give --axis NAME=V1,V2 or a --plan file)", ErrPlan))
+	}
+	if p.Repeats < 1 {
+		errs = append(errs, fmt.Errorf("%w: repeat %d: at least 1", ErrPlan, p.Repeats))
+	}
+	if p.Mode == ModeAdaptive && p.Repeats < 3 {
+		errs = append(errs, fmt.Errorf("%w: the adaptive mode needs --repeat 3 or more (it races points up to that many runs)", ErrPlan))
+	}
+	if p.Warmup < 0 || p.Settle < 0 || p.BaselineEvery < 0 {
+		errs = append(errs, fmt.Errorf("%w: warmup, settle and baseline-every cannot be negative", ErrPlan))
+	}
+	seen := map[string]bool{}
+	for _, a := range p.Axes {
+		k := string(a.Kind) + "|" + strings.ToUpper(a.Name)
+		if seen[k] {
+			errs = append(errs, fmt.Errorf("%w: axis %s given twice", ErrPlan, a.Name))
+		}
+		seen[k] = true
+	}
+	return errors.Join(errs...)
+}
+
+// PlanFile is a TOML plan (`--plan FILE`). Every key is optional; flags
+// given on the command line win over the file. Example:
+//
+//	mode = "grid"
+//	repeat = 5
+//	warmup = 1
+//	settle = "200ms"
+//	seed = 7
+//	baseline_every = 8
+//	axis = ["AHBBRST=0,2,3", "sysfs:/sys/block/sda/queue/max_sectors_kb=64,512"]
+//
+//	[[axes]]
+//	name = "TXPBURST"
+//	values = [8, 16, 32]
+type PlanFile struct {
+	Mode          *string     `toml:"mode"`
+	Repeat        *int        `toml:"repeat"`
+	Warmup        *int        `toml:"warmup"`
+	Settle        *string     `toml:"settle"`
+	Seed          *int64      `toml:"seed"`
+	BaselineEvery *int        `toml:"baseline_every"`
+	Axis          []string    `toml:"axis"`
+	Axes          []axisTable `toml:"axes"`
+}
+
+type axisTable struct {
+	Name   string `toml:"name"`
+	Values []any  `toml:"values"`
+}
+
+// ParsePlanFile decodes a TOML plan strictly (unknown keys are errors)
+// and checks its axes against m.
+func ParsePlanFile(m *regs.Map, name string, data []byte) (PlanFile, []Axis, error) {
+	var pf PlanFile
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&pf)
+	if err != nil {
+		return pf, nil, fmt.Errorf("%s: %w: %v", name, ErrPlan, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		var ks []string
+		for _, k := range und {
+			ks = append(ks, k.String())
+		}
+		return pf, nil, fmt.Errorf("%s: %w: unknown keys %s (known: mode, repeat, warmup, settle, seed, baseline_every, axis, [[axes]] name/values)", name, ErrPlan, strings.Join(ks, ", "))
+	}
+	var axes []Axis
+	var errs []error
+	for _, s := range pf.Axis {
+		a, err := ParseAxis(m, s)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		axes = append(axes, a)
+	}
+	for _, t := range pf.Axes {
+		var vals []string
+		for _, v := range t.Values {
+			switch x := v.(type) {
+			case string:
+				vals = append(vals, x)
+			case int64:
+				vals = append(vals, strconv.FormatInt(x, 10))
+			default:
+				errs = append(errs, fmt.Errorf("%s: %w: axis %s: value %v is neither a number nor a string", name, ErrPlan, t.Name, v))
+			}
+		}
+		a, err := NewAxis(m, t.Name, vals)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		axes = append(axes, a)
+	}
+	if pf.Settle != nil {
+		if _, err := time.ParseDuration(*pf.Settle); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w: settle %q: %v", name, ErrPlan, *pf.Settle, err))
+		}
+	}
+	return pf, axes, errors.Join(errs...)
+}
+
+// Apply sets the plan's fields that the file gives.
+func (pf PlanFile) Apply(p *Plan) {
+	if pf.Mode != nil {
+		p.Mode = *pf.Mode
+	}
+	if pf.Repeat != nil {
+		p.Repeats = *pf.Repeat
+	}
+	if pf.Warmup != nil {
+		p.Warmup = *pf.Warmup
+	}
+	if pf.Settle != nil {
+		if d, err := time.ParseDuration(*pf.Settle); err == nil {
+			p.Settle = d
+		}
+	}
+	if pf.Seed != nil {
+		p.Seed = *pf.Seed
+	}
+	if pf.BaselineEvery != nil {
+		p.BaselineEvery = *pf.BaselineEvery
+	}
+}

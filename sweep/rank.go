@@ -1,0 +1,302 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Point statuses. Only ok points are ranked.
+const (
+	StatusOK         = "ok"
+	StatusNotHeld    = "not-held"   // a setting did not stick or changed during a probe run
+	StatusCorrupt    = "corrupt"    // a probe run failed its integrity check
+	StatusFailed     = "failed"     // the probe or the apply step failed
+	StatusEliminated = "eliminated" // adaptive: significantly worse than the leader, not measured further
+)
+
+// Confidence is the level of every interval citune reports.
+const Confidence = 0.95
+
+// PointStats is everything measured at one point over all its visits.
+type PointStats struct {
+	Key      string
+	Settings map[string]string
+	Ignored  []string
+	Note     string
+	Status   string
+	Reason   string
+	Changed  []string
+	Rates    []float64
+	// IRQsPerMiB and CPUPerMiB (busy CPU milliseconds per MiB moved) per
+	// run, where the probe measured them.
+	IRQsPerMiB []float64
+	CPUPerMiB  []float64
+	Unit       string
+}
+
+// Ranked is a ranked point.
+type Ranked struct {
+	Rank       int               `json:"rank"`
+	Key        string            `json:"point"`
+	Settings   map[string]string `json:"settings"`
+	Ignored    []string          `json:"ignored,omitempty"`
+	Runs       int               `json:"runs"`
+	Median     float64           `json:"median_rate"`
+	Unit       string            `json:"unit,omitempty"`
+	IRQsPerMiB *float64          `json:"irqs_per_mib,omitempty"`
+	CPUPerMiB  *float64          `json:"cpu_ms_per_mib,omitempty"`
+	VsBaseline *Comparison       `json:"vs_baseline,omitempty"`
+	// Tied is set for points not significantly slower than the fastest;
+	// they are ordered by interrupts per MiB, then CPU per MiB.
+	Tied bool `json:"tied_with_fastest,omitempty"`
+
+	rates []float64
+}
+
+// Excluded is a point that is not ranked, and why.
+type Excluded struct {
+	Key      string            `json:"point"`
+	Settings map[string]string `json:"settings"`
+	Status   string            `json:"status"`
+	Reason   string            `json:"reason,omitempty"`
+	Changed  []string          `json:"changed,omitempty"`
+	Runs     int               `json:"runs"`
+}
+
+// BaselineStats is the baseline (original settings) over all its visits.
+type BaselineStats struct {
+	Runs   int     `json:"runs"`
+	Median float64 `json:"median_rate"`
+	// Visits are the medians of each baseline measurement in order;
+	// DriftPct is last against first.
+	Visits   []float64 `json:"visits"`
+	DriftPct float64   `json:"drift_pct"`
+	Unit     string    `json:"unit,omitempty"`
+	rates    []float64
+}
+
+// Ranking is the outcome of a sweep.
+type Ranking struct {
+	Baseline BaselineStats `json:"baseline"`
+	Ranked   []Ranked      `json:"ranked"`
+	Excluded []Excluded    `json:"excluded,omitempty"`
+}
+
+// Winner is the first ranked point, or nil.
+func (r Ranking) Winner() *Ranked {
+	if len(r.Ranked) == 0 {
+		return nil
+	}
+	return &r.Ranked[0]
+}
+
+// Find returns the ranked point with key, or nil.
+func (r Ranking) Find(key string) *Ranked {
+	for i := range r.Ranked {
+		if r.Ranked[i].Key == key {
+			return &r.Ranked[i]
+		}
+	}
+	return nil
+}
+
+func ptr(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// Rank orders the ok points by median rate. The points that are not
+// significantly slower than the fastest (bootstrap interval of the
+// difference includes 0) are tied; among them fewer interrupts per MiB,
+// then less CPU per MiB, come first. Every point is compared with the
+// pooled baseline runs. visits are the baseline's per-visit medians.
+func Rank(points []PointStats, baseline []float64, visits []float64) Ranking {
+	var rk Ranking
+	rk.Baseline = BaselineStats{Runs: len(baseline), Median: Median(baseline), Visits: visits, rates: baseline}
+	if len(baseline) == 0 {
+		rk.Baseline.Median = 0
+	}
+	if len(visits) >= 2 && visits[0] != 0 {
+		rk.Baseline.DriftPct = (visits[len(visits)-1]/visits[0] - 1) * 100
+	}
+	for _, p := range points {
+		if p.Status != StatusOK || len(p.Rates) == 0 {
+			st := p.Status
+			if st == StatusOK {
+				st, p.Reason = StatusFailed, "no runs"
+			}
+			rk.Excluded = append(rk.Excluded, Excluded{Key: p.Key, Settings: p.Settings, Status: st, Reason: p.Reason, Changed: p.Changed, Runs: len(p.Rates)})
+			continue
+		}
+		if rk.Baseline.Unit == "" {
+			rk.Baseline.Unit = p.Unit
+		}
+		r := Ranked{Key: p.Key, Settings: p.Settings, Ignored: p.Ignored, Runs: len(p.Rates), Median: Median(p.Rates), Unit: p.Unit,
+			IRQsPerMiB: ptr(Median(p.IRQsPerMiB)), CPUPerMiB: ptr(Median(p.CPUPerMiB)), rates: p.Rates}
+		if len(baseline) > 0 {
+			c := Compare(p.Rates, baseline, Confidence, p.Key+"|baseline")
+			r.VsBaseline = &c
+		}
+		rk.Ranked = append(rk.Ranked, r)
+	}
+	sort.SliceStable(rk.Ranked, func(i, j int) bool { return rk.Ranked[i].Median > rk.Ranked[j].Median })
+	if len(rk.Ranked) > 1 {
+		best := rk.Ranked[0]
+		n := 1
+		for i := 1; i < len(rk.Ranked); i++ {
+			c := Compare(rk.Ranked[i].rates, best.rates, Confidence, rk.Ranked[i].Key+"|"+best.Key)
+			if c.Valid() && c.N >= 2 && c.RefN >= 2 && !c.Significant {
+				rk.Ranked[i].Tied = true
+				// Move it up into the tied block.
+				t := rk.Ranked[i]
+				copy(rk.Ranked[n+1:i+1], rk.Ranked[n:i])
+				rk.Ranked[n] = t
+				n++
+			}
+		}
+		if n > 1 {
+			rk.Ranked[0].Tied = true
+			tier := rk.Ranked[:n]
+			sort.SliceStable(tier, func(i, j int) bool { return tieLess(&tier[i], &tier[j]) })
+		}
+	}
+	for i := range rk.Ranked {
+		rk.Ranked[i].Rank = i + 1
+	}
+	sort.SliceStable(rk.Excluded, func(i, j int) bool { return rk.Excluded[i].Key < rk.Excluded[j].Key })
+	return rk
+}
+
+// tieLess orders tied points: fewer IRQs per MiB (beyond 2 %), then less
+// CPU per MiB (beyond 5 %), then the higher median.
+func tieLess(a, b *Ranked) bool {
+	if c := cmpTol(a.IRQsPerMiB, b.IRQsPerMiB, 0.02); c != 0 {
+		return c < 0
+	}
+	if c := cmpTol(a.CPUPerMiB, b.CPUPerMiB, 0.05); c != 0 {
+		return c < 0
+	}
+	return a.Median > b.Median
+}
+
+func cmpTol(a, b *float64, tol float64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	x, y := *a, *b
+	if math.Abs(x-y) <= tol*math.Max(math.Abs(x), math.Abs(y)) {
+		return 0
+	}
+	if x < y {
+		return -1
+	}
+	return 1
+}
+
+// FormatRate renders a rate: "31.2 MB/s" for bytes per second, or the
+// probe's own unit.
+func FormatRate(r float64, unit string) string {
+	if unit != "" {
+		return fmt.Sprintf("%.3g %s", r, unit)
+	}
+	return fmt.Sprintf("%.1f MB/s", r/1e6)
+}
+
+// SettingsString renders settings in a stable order with short names:
+// "AHBBRST=0 TXPBURST=16".
+func SettingsString(s map[string]string) string {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		out = append(out, shortName(k)+"="+s[k])
+	}
+	return strings.Join(out, " ")
+}
+
+// shortName drops the register from REG.FIELD; paths and module.param
+// stay as they are.
+func shortName(k string) string {
+	if strings.HasPrefix(k, "/") {
+		return k
+	}
+	if reg, fld, ok := strings.Cut(k, "."); ok && reg == strings.ToUpper(reg) {
+		return fld
+	}
+	return k
+}
+
+// Format writes the ranking as a table for people.
+func (r Ranking) Format(b *strings.Builder) {
+	bl := r.Baseline
+	if bl.Runs > 0 {
+		fmt.Fprintf(b, "baseline (original settings): %s, median of %d runs", FormatRate(bl.Median, bl.Unit), bl.Runs)
+		if len(bl.Visits) >= 2 {
+			lo, hi := slices.Min(bl.Visits), slices.Max(bl.Visits)
+			fmt.Fprintf(b, "; measured %d times, drift %+.1f %% first to last (medians %s to %s)", len(bl.Visits), bl.DriftPct,
+				FormatRate(lo, bl.Unit), FormatRate(hi, bl.Unit))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Ranked) == 0 {
+		b.WriteString("no point was ranked\n")
+	}
+	for _, p := range r.Ranked {
+		tie := " "
+		if p.Tied {
+			tie = "="
+		}
+		fmt.Fprintf(b, "%3d%s %-40s %12s  %-48s", p.Rank, tie, SettingsString(p.Settings), FormatRate(p.Median, p.Unit), vsString(p.VsBaseline))
+		if p.IRQsPerMiB != nil {
+			fmt.Fprintf(b, "  %.0f irq/MiB", *p.IRQsPerMiB)
+		}
+		if p.CPUPerMiB != nil {
+			fmt.Fprintf(b, "  %.1f ms CPU/MiB", *p.CPUPerMiB)
+		}
+		if len(p.Ignored) > 0 {
+			fmt.Fprintf(b, "  (%s ignored by the hardware here)", strings.Join(shortNames(p.Ignored), ", "))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Ranked) > 1 && r.Ranked[0].Tied {
+		b.WriteString("  = not significantly slower than the fastest; ordered by interrupts per MiB, then CPU per MiB\n")
+	}
+	for _, x := range r.Excluded {
+		switch x.Status {
+		case StatusCorrupt:
+			fmt.Fprintf(b, "!!! CORRUPT DATA at %s: %s\n", SettingsString(x.Settings), x.Reason)
+		case StatusNotHeld:
+			fmt.Fprintf(b, "    not-held   %s: %s\n", SettingsString(x.Settings), strings.Join(x.Changed, "; "))
+		default:
+			fmt.Fprintf(b, "    %-10s %s: %s\n", x.Status, SettingsString(x.Settings), x.Reason)
+		}
+	}
+}
+
+func vsString(c *Comparison) string {
+	if c == nil {
+		return ""
+	}
+	return c.String()
+}
+
+func shortNames(ks []string) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = shortName(k)
+	}
+	return out
+}

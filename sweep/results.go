@@ -1,0 +1,410 @@
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/soc"
+)
+
+// The results file is JSON Lines: one record per line, each with a
+// "type". README.md in this directory documents every record.
+
+// Format and Version identify a results file.
+const (
+	Format  = "citune-sweep"
+	Version = 1
+)
+
+// Record types.
+const (
+	TypeHeader = "header"
+	TypeResume = "resume"
+	TypeRun    = "run"
+	TypePoint  = "point"
+	TypeEvent  = "event"
+	TypeEnd    = "end"
+)
+
+// Header is the first record.
+type Header struct {
+	Type        string    `json:"type"`
+	Format      string    `json:"format"`
+	Version     int       `json:"version"`
+	Started     time.Time `json:"started"`
+	PID         int       `json:"pid"`
+	Command     []string  `json:"command"`
+	Kernel      string    `json:"kernel"`
+	Profile     string    `json:"profile"`
+	ProfileFile string    `json:"profile_file,omitempty"`
+	Controller  string    `json:"controller"`
+	Node        string    `json:"node"`
+	Base        uint64    `json:"base"`
+	Target      string    `json:"target"`
+	TargetPath  string    `json:"target_path,omitempty"`
+	// Role is the controller's role when the sweep started: "host",
+	// "device", or "" when the registers do not tell (QEMU).
+	Role  string `json:"role"`
+	Probe string `json:"probe"`
+	Plan  Plan   `json:"plan"`
+	// Originals are the axes' values when the sweep started (the
+	// baseline), by axis name.
+	Originals map[string]string `json:"originals"`
+	Snapshot  soc.Snapshot      `json:"snapshot"`
+	// Points are the planned points (grid and ofat in measuring order;
+	// adaptive: the candidates).
+	Points []PointInfo `json:"points"`
+	Notes  []string    `json:"notes,omitempty"`
+}
+
+// PointInfo describes a planned point.
+type PointInfo struct {
+	Key      string            `json:"point"`
+	Settings map[string]string `json:"settings"`
+	Ignored  []string          `json:"ignored,omitempty"`
+	Note     string            `json:"note,omitempty"`
+	// Group is the number of grid combinations this point stands for
+	// (more than 1 when settings the hardware ignores were grouped).
+	Group int `json:"group,omitempty"`
+}
+
+// ResumeRecord starts a later session of the same sweep.
+type ResumeRecord struct {
+	Type    string    `json:"type"`
+	Session int       `json:"session"`
+	Started time.Time `json:"started"`
+	PID     int       `json:"pid"`
+	Command []string  `json:"command"`
+	// Live are the axes' values when this session started (restored at
+	// its end); the baseline stays the header's originals.
+	Live map[string]string `json:"live"`
+}
+
+// RunRecord is one probe run.
+type RunRecord struct {
+	Type     string    `json:"type"`
+	Session  int       `json:"session"`
+	Visit    int       `json:"visit"`
+	Point    string    `json:"point"`
+	Baseline bool      `json:"baseline,omitempty"`
+	Seq      int       `json:"seq"`
+	Warmup   bool      `json:"warmup,omitempty"`
+	Time     time.Time `json:"time"`
+	Run      probe.Run `json:"run"`
+	// Held is false when a swept setting changed during the run;
+	// Changed says what.
+	Held    bool     `json:"held"`
+	Changed []string `json:"changed,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// Applied is one setting as applied at the start of a visit.
+type Applied struct {
+	Name     string `json:"name"`
+	Want     string `json:"want"`
+	Readback string `json:"readback"`
+	// Old and New are the raw register values (register axes).
+	Old string `json:"old,omitempty"`
+	New string `json:"new,omitempty"`
+}
+
+// PointRecord closes one visit of a point: its status, what was applied,
+// and the statistics over all the point's ok runs so far.
+type PointRecord struct {
+	Type     string            `json:"type"`
+	Session  int               `json:"session"`
+	Visit    int               `json:"visit"`
+	Point    string            `json:"point"`
+	Baseline bool              `json:"baseline,omitempty"`
+	Settings map[string]string `json:"settings"`
+	Ignored  []string          `json:"ignored,omitempty"`
+	Note     string            `json:"note,omitempty"`
+	Status   string            `json:"status"`
+	Reason   string            `json:"reason,omitempty"`
+	Changed  []string          `json:"changed,omitempty"`
+	Applied  []Applied         `json:"applied,omitempty"`
+	Reloaded bool              `json:"reloaded,omitempty"`
+	// Runs are this visit's measured runs; Total is the point's over all
+	// visits.
+	Runs   int       `json:"runs"`
+	Rates  []float64 `json:"rates"`
+	Total  int       `json:"total_runs"`
+	Median float64   `json:"median_rate"`
+	Unit   string    `json:"unit,omitempty"`
+	// Compared with the baseline runs so far (absent for the baseline).
+	VsBaseline *Comparison `json:"vs_baseline,omitempty"`
+	IRQsPerMiB *float64    `json:"irqs_per_mib,omitempty"`
+	CPUPerMiB  *float64    `json:"cpu_ms_per_mib,omitempty"`
+}
+
+// EventRecord notes something that happened: a module reload, a
+// restore, an elimination in the adaptive race, a warning.
+type EventRecord struct {
+	Type    string    `json:"type"`
+	Session int       `json:"session"`
+	Time    time.Time `json:"time"`
+	Event   string    `json:"event"`
+	Point   string    `json:"point,omitempty"`
+	Message string    `json:"message"`
+}
+
+// Events.
+const (
+	EventReload     = "reload"
+	EventRestore    = "restore"
+	EventEliminated = "eliminated"
+	EventWarning    = "warning"
+	EventApply      = "apply" // a visit starts: the point's settings are about to be written
+)
+
+// EndRecord closes a session.
+type EndRecord struct {
+	Type    string    `json:"type"`
+	Session int       `json:"session"`
+	Time    time.Time `json:"time"`
+	// Status is "complete", "interrupted" or "failed".
+	Status       string `json:"status"`
+	Error        string `json:"error,omitempty"`
+	Restored     bool   `json:"restored"`
+	RestoreError string `json:"restore_error,omitempty"`
+	// ProbeRuns counts this session's probe runs (warm-ups included);
+	// TotalProbeRuns all sessions'.
+	ProbeRuns      int     `json:"probe_runs"`
+	TotalProbeRuns int     `json:"total_probe_runs"`
+	Ranking        Ranking `json:"ranking"`
+}
+
+// Writer appends records to a results file, one JSON line each, flushed
+// and synced before Write returns.
+type Writer struct {
+	w    io.Writer
+	sync func() error
+}
+
+// NewWriter writes to w; if w has a Sync method it is called after every
+// record.
+func NewWriter(w io.Writer) *Writer {
+	wr := &Writer{w: w}
+	if s, ok := w.(interface{ Sync() error }); ok {
+		wr.sync = s.Sync
+	}
+	return wr
+}
+
+// Write appends one record.
+func (w *Writer) Write(rec any) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if _, err := w.w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if w.sync != nil {
+		if err := w.sync(); err != nil {
+			return fmt.Errorf("results: %w", err)
+		}
+	}
+	return nil
+}
+
+// CreateFile creates a new results file; an existing one is an error
+// (use OpenAppend to resume).
+func CreateFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("results file %s exists: continue it with --resume %s, or choose another --out", path, path)
+	}
+	return f, err
+}
+
+// OpenAppend opens an existing results file for appending, first cutting
+// off a last line that a crash left incomplete.
+func OpenAppend(path string) (*os.File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(b); n > 0 && b[n-1] != '\n' {
+		cut := bytes.LastIndexByte(b, '\n') + 1
+		if err := os.Truncate(path, int64(cut)); err != nil {
+			return nil, err
+		}
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+}
+
+// Results is a results file read back.
+type Results struct {
+	Header  Header
+	Resumes []ResumeRecord
+	Runs    []RunRecord
+	Points  []PointRecord
+	Events  []EventRecord
+	Ends    []EndRecord
+}
+
+// Load reads a results file. An incomplete last line (a crash while
+// writing) is ignored.
+func Load(path string) (*Results, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	res, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return res, nil
+}
+
+// Read reads results records from r.
+func Read(r io.Reader) (*Results, error) {
+	var res Results
+	br := bufio.NewReader(r)
+	line := 0
+	for {
+		b, err := br.ReadBytes('\n')
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			break // incomplete last line
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			line++
+			if err := res.add(line, b); err != nil {
+				return nil, err
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, err
+		}
+	}
+	if res.Header.Type != TypeHeader {
+		return nil, fmt.Errorf("not a citune sweep results file (no header record)")
+	}
+	return &res, nil
+}
+
+func (res *Results) add(line int, b []byte) error {
+	var t struct{ Type string }
+	if err := json.Unmarshal(b, &t); err != nil {
+		return fmt.Errorf("line %d: %v", line, err)
+	}
+	var err error
+	switch t.Type {
+	case TypeHeader:
+		if line != 1 {
+			return fmt.Errorf("line %d: a second header", line)
+		}
+		err = json.Unmarshal(b, &res.Header)
+		if err == nil && (res.Header.Format != Format || res.Header.Version != Version) {
+			return fmt.Errorf("line 1: format %q version %d; this citune reads %s version %d", res.Header.Format, res.Header.Version, Format, Version)
+		}
+	case TypeResume:
+		var x ResumeRecord
+		err = json.Unmarshal(b, &x)
+		res.Resumes = append(res.Resumes, x)
+	case TypeRun:
+		var x RunRecord
+		err = json.Unmarshal(b, &x)
+		res.Runs = append(res.Runs, x)
+	case TypePoint:
+		var x PointRecord
+		err = json.Unmarshal(b, &x)
+		res.Points = append(res.Points, x)
+	case TypeEvent:
+		var x EventRecord
+		err = json.Unmarshal(b, &x)
+		res.Events = append(res.Events, x)
+	case TypeEnd:
+		var x EndRecord
+		err = json.Unmarshal(b, &x)
+		res.Ends = append(res.Ends, x)
+	default:
+		// Unknown record types are skipped: later versions may add some.
+	}
+	if err != nil {
+		return fmt.Errorf("line %d: %v", line, err)
+	}
+	if line == 1 && t.Type != TypeHeader {
+		return fmt.Errorf("line 1: %q record, want the header", t.Type)
+	}
+	return nil
+}
+
+// Sessions is the number of sessions recorded (1 + resumes).
+func (res *Results) Sessions() int { return 1 + len(res.Resumes) }
+
+// visitKey identifies one visit of one session.
+type visitKey struct{ session, visit int }
+
+// Visits returns, per visit number, the latest session's closed visit:
+// its point record and its run records. Runs of visits that were never
+// closed (interrupted) are left out.
+func (res *Results) Visits() map[int]ClosedVisit {
+	runs := map[visitKey][]RunRecord{}
+	for _, r := range res.Runs {
+		k := visitKey{r.Session, r.Visit}
+		runs[k] = append(runs[k], r)
+	}
+	out := map[int]ClosedVisit{}
+	for _, p := range res.Points {
+		k := visitKey{p.Session, p.Visit}
+		if prev, ok := out[p.Visit]; ok && prev.Point.Session > p.Session {
+			continue
+		}
+		out[p.Visit] = ClosedVisit{Point: p, Runs: runs[k]}
+	}
+	return out
+}
+
+// ClosedVisit is a finished visit read back.
+type ClosedVisit struct {
+	Point PointRecord
+	Runs  []RunRecord
+}
+
+// Eliminated returns the points the adaptive race dropped.
+func (res *Results) Eliminated() map[string]string {
+	out := map[string]string{}
+	for _, e := range res.Events {
+		if e.Event == EventEliminated {
+			out[e.Point] = e.Message
+		}
+	}
+	return out
+}
+
+// ProbeRuns counts every probe run recorded (warm-ups included), in
+// closed and interrupted visits alike.
+func (res *Results) ProbeRuns() int { return len(res.Runs) }
+
+// Rank ranks the points from the recorded runs, as the sweep did.
+func (res *Results) Rank() Ranking {
+	st := newStore()
+	vs := res.Visits()
+	nums := make([]int, 0, len(vs))
+	for n := range vs {
+		nums = append(nums, n)
+	}
+	slices.Sort(nums)
+	for _, n := range nums {
+		v := vs[n]
+		st.addVisit(v.Point, v.Runs)
+	}
+	for k, msg := range res.Eliminated() {
+		st.eliminate(k, msg)
+	}
+	return st.rank()
+}

@@ -1,0 +1,1048 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+)
+
+// Prober runs the workload once and measures it. The sweep calls it once
+// per run (warm-ups included) so that it can read the swept settings
+// again after every run.
+type Prober interface {
+	Measure(ctx context.Context) (probe.Run, error)
+}
+
+// Runner runs one sweep session.
+type Runner struct {
+	Target *soc.Target
+	Prober Prober
+	// ProbeName describes the probe in the results header.
+	ProbeName string
+	Plan      Plan
+	// Host applies file and module-parameter axes; it may be nil when the
+	// plan has only register axes.
+	Host *Host
+	// Remap re-opens the register window after a module reload; the
+	// default maps Target again (Target.Remap) and runs its identity
+	// checks.
+	Remap func(ctx context.Context) error
+	// Out receives the results records.
+	Out *Writer
+	// Log receives progress for people (may be nil).
+	Log io.Writer
+	// JournalPath is the journal of originals; "" keeps none.
+	JournalPath string
+	// Command and Kernel go into the header.
+	Command []string
+	Kernel  string
+	// Resume holds the records of the sweep being continued.
+	Resume *Results
+	// Sleep waits for the settle time (default: a timer that ctx cancels).
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock for record times (default time.Now).
+	Now func() time.Time
+	// MaxFailures aborts the sweep after this many failed points in a
+	// row (default 3).
+	MaxFailures int
+
+	session   int
+	axes      []Axis
+	orig      []string // the baseline: original values (the header's when resuming)
+	live      []string // values when this session started: restored at its end
+	cur       []string // last applied values of file and modparam axes
+	deps      []dep
+	points    []*Point
+	role      string
+	notes     []string
+	snapshot  soc.Snapshot
+	resumed   map[int]ClosedVisit
+	elimDone  map[string]string
+	visitSeq  int
+	store     *store
+	runs      int
+	total     int
+	planned   int // visits planned (grid, ofat), for progress
+	failures  int
+	journaled bool
+	prevEntry *soc.Entry
+	notHeld   int
+	corrupt   int
+}
+
+// Outcome is what a session found.
+type Outcome struct {
+	Ranking Ranking
+	// Status is "complete", "interrupted" or "failed".
+	Status string
+	// ProbeRuns counts this session's probe runs, TotalProbeRuns all
+	// sessions' (warm-ups included).
+	ProbeRuns, TotalProbeRuns int
+	NotHeld, Corrupt          int
+	Notes                     []string
+	Restored                  bool
+	RestoreErr                error
+}
+
+// Session end statuses.
+const (
+	EndComplete    = "complete"
+	EndInterrupted = "interrupted"
+	EndFailed      = "failed"
+)
+
+// ErrInterrupted is returned when the context was cancelled (Ctrl-C,
+// SIGTERM): the original settings were restored and the sweep can be
+// resumed.
+var ErrInterrupted = errors.New("sweep interrupted")
+
+// Prepare validates the plan against the target and the system and
+// computes the points. It writes nothing. Run calls it when it has not
+// been called.
+func (r *Runner) Prepare() error {
+	if r.axes != nil {
+		return nil
+	}
+	if err := r.Plan.Check(); err != nil {
+		return err
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.MaxFailures <= 0 {
+		r.MaxFailures = 3
+	}
+	t := r.Target
+	m := t.Profile.Map
+	axes := slices.Clone(r.Plan.Axes)
+	var errs []error
+	for i := range axes {
+		if axes[i].Kind != KindRegister {
+			continue
+		}
+		ref, err := m.Lookup(axes[i].Name)
+		if err != nil || ref.Field == nil {
+			errs = append(errs, fmt.Errorf("%w: axis %s: not a field of %s's map", ErrPlan, axes[i].Name, t.Profile.Name))
+			continue
+		}
+		axes[i].Ref = ref
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	snap, err := soc.Take(m, t.Acc)
+	if err != nil {
+		return err
+	}
+	r.snapshot = snap
+	r.role = roleOf(t, snap)
+	r.axes = axes
+	r.live = make([]string, len(axes))
+	needReload := false
+	for i, a := range axes {
+		switch a.Kind {
+		case KindRegister:
+			v, _ := snap.Value(a.Ref.Reg.Name)
+			r.live[i] = strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
+			if k := t.Profile.Knob(a.Ref); k != nil && k.Param != "" && k.Driver != "" && slices.Contains(k.ParamRoles, r.role) {
+				r.notes = append(r.notes, fmt.Sprintf("warning: %s in %s role: %s Points will probably not hold; sweep modparam:%s instead.", a.Name, r.role, k.Driver, k.Param))
+			}
+		case KindFile:
+			if r.Host == nil {
+				errs = append(errs, fmt.Errorf("%w: axis %s: no host access configured for file axes", ErrPlan, a.Name))
+				continue
+			}
+			v, err := r.Host.ReadFile(a.Name)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%w: axis %s: %v", ErrPlan, a.Name, err))
+				continue
+			}
+			if f, err := os.OpenFile(a.Name, os.O_WRONLY, 0); err != nil {
+				errs = append(errs, fmt.Errorf("%w: axis %s: not writable: %v", ErrPlan, a.Name, err))
+				continue
+			} else {
+				f.Close()
+			}
+			r.live[i] = v
+		case KindModParam:
+			needReload = true
+			v, err := r.checkModParam(a)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			r.live[i] = v
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	r.orig = slices.Clone(r.live)
+	r.session = 1
+	if r.Resume != nil {
+		if err := r.checkResume(); err != nil {
+			return err
+		}
+	}
+	r.cur = slices.Clone(r.live)
+	if err := r.findDeps(); err != nil {
+		return err
+	}
+	if needReload {
+		if err := r.Host.snapshotLoaded(); err != nil {
+			return err
+		}
+	}
+	switch r.Plan.Mode {
+	case ModeOFAT:
+		r.points = r.ofatPoints()
+	case ModeAdaptive:
+		r.points = shuffled(r.gridPoints(), r.Plan.Seed)
+	default:
+		r.points = shuffled(r.gridPoints(), r.Plan.Seed)
+	}
+	if len(r.points) == 0 {
+		return fmt.Errorf("%w: no point differs from the original settings", ErrPlan)
+	}
+	r.notes = append(r.notes, r.groupingNotes(r.points)...)
+	r.store = newStore()
+	return nil
+}
+
+// roleOf is the controller's role from USBMODE.CM, or from the
+// controller's roles when the register does not say (QEMU reads 0).
+func roleOf(t *soc.Target, snap soc.Snapshot) string {
+	if r := t.Profile.Map.Register("USBMODE"); r != nil {
+		if f := r.Field("CM"); f != nil {
+			v, _ := snap.Value("USBMODE")
+			switch f.Get(v) {
+			case 3:
+				return "host"
+			case 2:
+				return "device"
+			}
+		}
+	}
+	switch {
+	case len(t.Controller.Roles) == 1:
+		return t.Controller.Roles[0]
+	case t.Controller.DRMode == "host":
+		return "host"
+	case t.Controller.DRMode == "peripheral":
+		return "device"
+	}
+	return ""
+}
+
+// checkModParam refuses a module parameter that cannot be swept and
+// returns its current value.
+func (r *Runner) checkModParam(a Axis) (string, error) {
+	h := r.Host
+	if h == nil || h.Loader == nil {
+		return "", fmt.Errorf("%w: axis modparam:%s: no module loader configured", ErrPlan, a.Name)
+	}
+	st, err := h.ModuleState(a.Module)
+	if err != nil {
+		return "", fmt.Errorf("%w: axis modparam:%s: %v", ErrPlan, a.Name, err)
+	}
+	switch st {
+	case ModBuiltIn:
+		return "", fmt.Errorf("%w: axis modparam:%s: %s is built into the kernel (/sys/module/%s has no initstate and it is not in /proc/modules), so it cannot be reloaded with another %s; set it on the kernel command line (%s=V) and measure each value after a reboot",
+			ErrPlan, a.Name, a.Module, a.Module, a.Param, a.Name)
+	case ModAbsent:
+		return "", fmt.Errorf("%w: axis modparam:%s: module %s is not loaded (load it and make the probe's device work first)", ErrPlan, a.Name, a.Module)
+	}
+	inStack := false
+	for _, m := range h.Modules {
+		if ModuleName(m) == a.Module {
+			inStack = true
+		}
+	}
+	if !inStack {
+		return "", fmt.Errorf("%w: axis modparam:%s: %s is not in the reload sequence (%s); give the modules to reload, top first, with --reload", ErrPlan, a.Name, a.Module, strings.Join(h.Modules, ", "))
+	}
+	v, err := h.ReadParam(a.Module, a.Param)
+	if err != nil {
+		return "", fmt.Errorf("%w: axis modparam:%s: cannot read the current value (%v): does %s have a parameter %s?", ErrPlan, a.Name, err, a.Module, a.Param)
+	}
+	for i := range r.Target.Profile.Knobs {
+		k := &r.Target.Profile.Knobs[i]
+		if !strings.EqualFold(k.Param, a.Name) {
+			continue
+		}
+		lim := uint64(math.MaxInt32)
+		switch k.ParamEncoding {
+		case "log2":
+			lim = 6 // ITC up to 64 micro-frames
+		case "park":
+			lim = 3
+		}
+		for _, v := range a.Values {
+			n, err := strconv.ParseUint(v, 10, 32)
+			if err != nil || n > lim {
+				return "", fmt.Errorf("%w: axis modparam:%s: value %s: want an integer 0..%d", ErrPlan, a.Name, v, lim)
+			}
+		}
+		break
+	}
+	return v, nil
+}
+
+// findDeps finds the swept fields that only take effect while another
+// field has a value, and checks the condition can be met.
+func (r *Runner) findDeps() error {
+	p := r.Target.Profile
+	var errs []error
+	for i, a := range r.axes {
+		if a.Kind != KindRegister {
+			continue
+		}
+		k := p.Knob(a.Ref)
+		if k == nil || k.Requires == "" {
+			continue
+		}
+		cond, err := p.Map.ParseChange(k.Requires)
+		if err != nil || cond.Ref.Field == nil {
+			continue
+		}
+		d := dep{axis: i, cond: cond, condAxis: -1}
+		for j, b := range r.axes {
+			if b.Kind == KindRegister && b.Ref.Reg == cond.Ref.Reg && b.Ref.Field == cond.Ref.Field {
+				d.condAxis = j
+			}
+		}
+		if d.condAxis < 0 {
+			v, _ := r.snapshot.Value(cond.Ref.Reg.Name)
+			d.live = cond.Ref.Field.Get(v)
+			if d.live != cond.Value {
+				errs = append(errs, fmt.Errorf("%w: %s takes effect only with %s, which reads %d: sweep it too (--axis %s=%d,%d) or set it first",
+					ErrPlan, a.Name, cond, d.live, cond.Ref.Field.Name, cond.Value, d.live))
+				continue
+			}
+		}
+		r.deps = append(r.deps, d)
+	}
+	return errors.Join(errs...)
+}
+
+// checkResume checks that the results file is for this target and plan,
+// takes its originals as the baseline and its closed visits for reuse.
+func (r *Runner) checkResume() error {
+	h := r.Resume.Header
+	t := r.Target
+	if h.Profile != t.Profile.Name || !strings.EqualFold(h.Controller, t.Controller.Label) || h.Target != t.Kind {
+		return fmt.Errorf("%w: the results file is for %s %s (%s), this is %s %s (%s)", ErrPlan, h.Profile, h.Controller, h.Target, t.Profile.Name, t.Controller.Label, t.Kind)
+	}
+	if a, b := planKey(h.Plan), planKey(r.Plan); a != b {
+		return fmt.Errorf("%w: the plan differs from the results file's:\n  file: %s\n  now:  %s\nresume with the same axes, mode, repeat, warmup, seed and baseline-every (or leave them out to take the file's)", ErrPlan, a, b)
+	}
+	if n := len(r.Resume.Ends); n > 0 && r.Resume.Ends[n-1].Status == EndComplete {
+		r.notes = append(r.notes, "the sweep in the results file is complete; nothing is measured again")
+	}
+	for i, a := range r.axes {
+		v, ok := h.Originals[a.Name]
+		if !ok {
+			return fmt.Errorf("%w: the results file has no original value of %s", ErrPlan, a.Name)
+		}
+		if v != r.live[i] {
+			r.notes = append(r.notes, fmt.Sprintf("%s is %s now but was %s when the sweep started: the baseline stays %s, and %s is put back at the end", a.Name, r.live[i], v, v, r.live[i]))
+		}
+		r.orig[i] = v
+	}
+	r.session = r.Resume.Sessions() + 1
+	r.resumed = r.Resume.Visits()
+	r.elimDone = r.Resume.Eliminated()
+	r.total = r.Resume.ProbeRuns()
+	return nil
+}
+
+// planKey renders what must match for a resume.
+func planKey(p Plan) string {
+	type ax struct {
+		Kind   Kind
+		Name   string
+		Values []string
+	}
+	var as []ax
+	for _, a := range p.Axes {
+		as = append(as, ax{a.Kind, a.Name, a.Values})
+	}
+	b, _ := json.Marshal(struct {
+		Axes                           []ax
+		Mode                           string
+		Repeats, Warmup, BaselineEvery int
+		Seed                           int64
+	}{as, p.Mode, p.Repeats, p.Warmup, p.BaselineEvery, p.Seed})
+	return string(b)
+}
+
+// Notes are warnings and grouping notes found by Prepare.
+func (r *Runner) Notes() []string { return r.notes }
+
+// Points are the planned points (after Prepare).
+func (r *Runner) Points() []*Point { return r.points }
+
+// Run validates the plan, journals the originals, measures every point,
+// restores the originals (also when ctx is cancelled or a step fails) and
+// ranks the points. The error is ErrInterrupted (wrapped) when ctx was
+// cancelled.
+func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
+	if err := r.Prepare(); err != nil {
+		return nil, err
+	}
+	for _, n := range r.notes {
+		r.logf("%s\n", n)
+	}
+	if err := r.begin(); err != nil {
+		return nil, err
+	}
+	if err := r.journalBegin(); err != nil {
+		return nil, fmt.Errorf("%w (nothing was changed: without a journal the changes could not be undone after a crash)", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.restore(context.Background())
+			panic(p)
+		}
+	}()
+	runErr := r.execute(ctx)
+	if ctx.Err() != nil {
+		r.logf("interrupted: restoring the original settings\n")
+		runErr = fmt.Errorf("%w: %v (resume with --resume)", ErrInterrupted, context.Cause(ctx))
+	}
+	restoreErr := r.restore(ctx)
+	if restoreErr == nil {
+		if err := r.journalEnd(); err != nil {
+			restoreErr = err
+		}
+	}
+	out = &Outcome{Ranking: r.store.rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
+		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr}
+	end := EndRecord{Type: TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
+		ProbeRuns: r.runs, TotalProbeRuns: r.total, Ranking: out.Ranking}
+	switch {
+	case errors.Is(runErr, ErrInterrupted):
+		out.Status, end.Status = EndInterrupted, EndInterrupted
+	case runErr != nil:
+		out.Status, end.Status = EndFailed, EndFailed
+	}
+	if runErr != nil {
+		end.Error = runErr.Error()
+	}
+	if restoreErr != nil {
+		end.RestoreError = restoreErr.Error()
+	}
+	werr := r.Out.Write(end)
+	return out, errors.Join(runErr, restoreErr, werr)
+}
+
+func (r *Runner) logf(format string, a ...any) {
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, format, a...)
+	}
+}
+
+// begin writes the header, or the resume record.
+func (r *Runner) begin() error {
+	t := r.Target
+	origs := map[string]string{}
+	live := map[string]string{}
+	for i, a := range r.axes {
+		origs[a.Name] = r.orig[i]
+		live[a.Name] = r.live[i]
+	}
+	if r.Resume != nil {
+		return r.Out.Write(ResumeRecord{Type: TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live})
+	}
+	plan := r.Plan
+	plan.Axes = r.axes
+	h := Header{Type: TypeHeader, Format: Format, Version: Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
+		Kernel: r.Kernel, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
+		Target: t.Kind, TargetPath: t.Path, Role: r.role, Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes}
+	if !strings.HasPrefix(t.Profile.File, "embedded:") {
+		h.ProfileFile = t.Profile.File
+	}
+	for _, p := range r.points {
+		h.Points = append(h.Points, r.info(p))
+	}
+	return r.Out.Write(h)
+}
+
+func (r *Runner) event(kind, point, msg string) error {
+	return r.Out.Write(EventRecord{Type: TypeEvent, Session: r.session, Time: r.Now().UTC(), Event: kind, Point: point, Message: msg})
+}
+
+// execute measures the points in the plan's mode.
+func (r *Runner) execute(ctx context.Context) error {
+	switch r.Plan.Mode {
+	case ModeAdaptive:
+		return r.adaptive(ctx)
+	}
+	sched := r.points
+	every := r.Plan.BaselineEvery
+	r.planned = len(sched) + 2
+	if every > 0 && len(sched) > 0 {
+		r.planned += (len(sched) - 1) / every
+	}
+	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats); err != nil {
+		return err
+	}
+	for i, p := range sched {
+		if _, err := r.visit(ctx, p, r.Plan.Repeats); err != nil {
+			return err
+		}
+		if every > 0 && (i+1)%every == 0 && i+1 < len(sched) {
+			if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats)
+	return err
+}
+
+// visit applies a point, lets it settle, probes it n times (after the
+// warm-ups) and checks after every run that its settings held. It
+// returns the point's status. An error ends the sweep (cancelled, or a
+// failure the next points would share).
+func (r *Runner) visit(ctx context.Context, p *Point, n int) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	r.visitSeq++
+	seq := r.visitSeq
+	if cv, ok := r.resumed[seq]; ok {
+		if cv.Point.Point != p.Key {
+			return "", fmt.Errorf("the results file does not match the plan: its visit %d measured %q where the plan now measures %q", seq, cv.Point.Point, p.Key)
+		}
+		r.store.addVisit(cv.Point, cv.Runs)
+		r.count(cv.Point.Status)
+		return cv.Point.Status, nil
+	}
+	settings := r.settings(p)
+	label := SettingsString(settings)
+	if p.Baseline {
+		label = "baseline (original settings)"
+	}
+	if err := r.event(EventApply, p.Key, "applying "+label); err != nil {
+		return "", err
+	}
+	rec := PointRecord{Type: TypePoint, Session: r.session, Visit: seq, Point: p.Key, Baseline: p.Baseline, Settings: settings,
+		Ignored: r.ignored(p), Note: p.Note, Status: StatusOK}
+	applied, mism, reloaded, err := r.apply(ctx, p)
+	rec.Applied, rec.Reloaded = applied, reloaded
+	var runs []RunRecord
+	switch {
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	case err != nil:
+		var fatal *fatalError
+		if errors.As(err, &fatal) {
+			return "", err
+		}
+		rec.Status, rec.Reason = StatusFailed, err.Error()
+	case len(mism) > 0:
+		rec.Status, rec.Reason, rec.Changed = StatusNotHeld, "did not stick when written", mism
+	default:
+		if err := r.sleep(ctx, r.Plan.Settle); err != nil {
+			return "", err
+		}
+		runs, err = r.probe(ctx, p, n, &rec)
+		if err != nil {
+			return "", err
+		}
+	}
+	for _, rr := range runs {
+		if !rr.Warmup && rr.Held && rr.Error == "" && !rr.Run.Corrupt {
+			rec.Runs++
+			rec.Rates = append(rec.Rates, rr.Run.Rate)
+		}
+	}
+	if rec.Rates == nil {
+		rec.Rates = []float64{}
+	}
+	r.store.addVisit(rec, runs)
+	r.summarise(&rec)
+	if err := r.Out.Write(rec); err != nil {
+		return "", err
+	}
+	r.count(rec.Status)
+	r.progress(seq, &rec)
+	if rec.Status == StatusFailed {
+		r.failures++
+		if r.failures >= r.MaxFailures {
+			return rec.Status, fmt.Errorf("%d points in a row failed; the last: %s", r.failures, rec.Reason)
+		}
+	} else {
+		r.failures = 0
+	}
+	return rec.Status, nil
+}
+
+func (r *Runner) count(status string) {
+	switch status {
+	case StatusNotHeld:
+		r.notHeld++
+	case StatusCorrupt:
+		r.corrupt++
+	}
+}
+
+// probe measures the warm-ups and n runs, checking the settings after
+// each. It stops at the first run that did not hold, was corrupt or
+// failed. An error means the sweep must stop (ctx cancelled, results
+// file).
+func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) ([]RunRecord, error) {
+	var runs []RunRecord
+	total := r.Plan.Warmup + n
+	for i := 0; i < total; i++ {
+		run, perr := r.Prober.Measure(ctx)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r.runs++
+		r.total++
+		rr := RunRecord{Type: TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
+			Warmup: i < r.Plan.Warmup, Time: r.Now().UTC(), Run: run, Held: true}
+		if perr != nil {
+			rr.Error = perr.Error()
+		}
+		changed, cerr := r.check(p)
+		if len(changed) > 0 {
+			rr.Held, rr.Changed = false, changed
+		}
+		if err := r.Out.Write(rr); err != nil {
+			return nil, err
+		}
+		runs = append(runs, rr)
+		kind := "run"
+		if rr.Warmup {
+			kind = "warm-up run"
+		}
+		switch {
+		case cerr != nil:
+			rec.Status, rec.Reason = StatusFailed, fmt.Sprintf("reading the settings back after %s %d: %v", kind, i+1, cerr)
+		case !rr.Held:
+			rec.Status, rec.Reason, rec.Changed = StatusNotHeld, fmt.Sprintf("changed during %s %d", kind, i+1), changed
+		case run.Corrupt:
+			rec.Status, rec.Reason = StatusCorrupt, fmt.Sprintf("%s %d failed its integrity check: %s", kind, i+1, or(run.Detail, "data differ"))
+			r.logf("!!! CORRUPT DATA at %s: %s\n", SettingsString(rec.Settings), rec.Reason)
+		case perr != nil:
+			rec.Status, rec.Reason = StatusFailed, fmt.Sprintf("probe %s %d: %v", kind, i+1, perr)
+		default:
+			continue
+		}
+		break
+	}
+	return runs, nil
+}
+
+// summarise fills a point record's statistics over all its visits.
+func (r *Runner) summarise(rec *PointRecord) {
+	if rec.Baseline {
+		rec.Total = len(r.store.baseline)
+		rec.Median = Median(r.store.baseline)
+		if rec.Total == 0 {
+			rec.Median = 0
+		}
+		return
+	}
+	ps := r.store.pts[rec.Point]
+	rec.Total = len(ps.Rates)
+	rec.Unit = ps.Unit
+	if len(ps.Rates) == 0 {
+		return
+	}
+	rec.Median = Median(ps.Rates)
+	rec.IRQsPerMiB = medianOf(ps.IRQsPerMiB)
+	rec.CPUPerMiB = medianOf(ps.CPUPerMiB)
+	if len(r.store.baseline) > 0 && rec.Status == StatusOK {
+		c := Compare(ps.Rates, r.store.baseline, Confidence, rec.Point+"|baseline")
+		rec.VsBaseline = &c
+	}
+}
+
+func (r *Runner) progress(seq int, rec *PointRecord) {
+	pos := fmt.Sprintf("[%d]", seq)
+	if r.planned > 0 {
+		pos = fmt.Sprintf("[%d/%d]", seq, r.planned)
+	}
+	name := SettingsString(rec.Settings)
+	if rec.Baseline {
+		name = "baseline"
+	}
+	switch rec.Status {
+	case StatusOK:
+		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, FormatRate(rec.Median, rec.Unit), rec.Total)
+		if rec.VsBaseline != nil {
+			s += ", " + rec.VsBaseline.String()
+		}
+		r.logf("%s\n", s)
+	case StatusNotHeld:
+		r.logf("%s %s: NOT HELD (%s): %s\n", pos, name, rec.Reason, strings.Join(rec.Changed, "; "))
+	case StatusCorrupt:
+		r.logf("%s %s: CORRUPT: %s\n", pos, name, rec.Reason)
+	default:
+		r.logf("%s %s: %s: %s\n", pos, name, rec.Status, rec.Reason)
+	}
+}
+
+func (r *Runner) sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	if r.Sleep != nil {
+		return r.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// fatalError is an apply failure that ends the sweep (the target cannot
+// be reached any more).
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }
+
+// apply writes a point's settings: module parameters (by reloading the
+// module stack when one changes), files, then register fields, each read
+// back. mism lists what did not stick.
+func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism []string, reloaded bool, err error) {
+	if err := r.applyModParams(ctx, p.Values, &applied, &mism, &reloaded); err != nil {
+		return applied, mism, reloaded, err
+	}
+	for i, a := range r.axes {
+		if a.Kind != KindFile {
+			continue
+		}
+		want := p.Values[i]
+		if err := r.Host.WriteFile(a.Name, want); err != nil {
+			return applied, mism, reloaded, err
+		}
+		r.cur[i] = want
+		got, err := r.Host.ReadFile(a.Name)
+		if err != nil {
+			return applied, mism, reloaded, err
+		}
+		applied = append(applied, Applied{Name: a.Name, Want: want, Readback: got})
+		if !FileHolds(want, got) {
+			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, want, got))
+		}
+	}
+	var changes []regs.Change
+	for i, a := range r.axes {
+		if a.Kind == KindRegister {
+			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(p.Values[i])})
+		}
+	}
+	if len(changes) == 0 {
+		return applied, mism, reloaded, nil
+	}
+	ws, err := regs.Prepare(r.Target.Acc, changes)
+	if err != nil {
+		return applied, mism, reloaded, &fatalError{err}
+	}
+	res, err := regs.Commit(r.Target.Acc, ws)
+	if err != nil {
+		return applied, mism, reloaded, &fatalError{err}
+	}
+	for _, w := range res {
+		for _, c := range w.Changes {
+			applied = append(applied, Applied{Name: c.Ref.String(), Want: strconv.FormatUint(uint64(c.Value), 10),
+				Readback: strconv.FormatUint(uint64(c.Ref.Field.Get(w.Readback)), 10), Old: regs.Hex(w.Old), New: regs.Hex(w.New)})
+		}
+		for _, m := range w.Mismatches {
+			mism = append(mism, m.String())
+		}
+	}
+	return applied, mism, reloaded, nil
+}
+
+// modParams groups module parameter values by module.
+func (r *Runner) modParams(vals []string) map[string][]string {
+	ps := map[string][]string{}
+	for i, a := range r.axes {
+		if a.Kind == KindModParam {
+			ps[a.Module] = append(ps[a.Module], a.Param+"="+vals[i])
+		}
+	}
+	return ps
+}
+
+// applyModParams reloads the module stack when a module parameter of the
+// point differs from the current one, maps the window again and reads
+// the parameters back.
+func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]Applied, mism *[]string, reloaded *bool) error {
+	change := false
+	for i, a := range r.axes {
+		if a.Kind == KindModParam && vals[i] != r.cur[i] {
+			change = true
+		}
+	}
+	if !change {
+		return nil
+	}
+	ps := r.modParams(vals)
+	msg := fmt.Sprintf("reloading %s with %s", strings.Join(r.Host.Modules, ", "), paramString(ps))
+	r.logf("%s\n", msg)
+	if err := r.event(EventReload, "", msg); err != nil {
+		return &fatalError{err}
+	}
+	*reloaded = true
+	// Until the reload is known to have worked, the parameters are
+	// unknown: mark them so that the next point reloads again.
+	for i, a := range r.axes {
+		if a.Kind == KindModParam {
+			r.cur[i] = "?"
+		}
+	}
+	if err := r.Host.Reload(ctx, ps); err != nil {
+		return &fatalError{err}
+	}
+	if err := r.remap(ctx); err != nil {
+		return &fatalError{fmt.Errorf("after reloading the modules: %w", err)}
+	}
+	for i, a := range r.axes {
+		if a.Kind != KindModParam {
+			continue
+		}
+		got, err := r.Host.ReadParam(a.Module, a.Param)
+		if err != nil {
+			return &fatalError{err}
+		}
+		r.cur[i] = got
+		*applied = append(*applied, Applied{Name: a.Name, Want: vals[i], Readback: got})
+		if got != vals[i] {
+			*mism = append(*mism, fmt.Sprintf("%s: loaded with %s, reads %s", a.Name, vals[i], got))
+		}
+	}
+	return nil
+}
+
+func paramString(ps map[string][]string) string {
+	var s []string
+	for m, p := range ps {
+		s = append(s, m+" "+strings.Join(p, " "))
+	}
+	slices.Sort(s)
+	return strings.Join(s, "; ")
+}
+
+func (r *Runner) remap(ctx context.Context) error {
+	if r.Remap != nil {
+		return r.Remap(ctx)
+	}
+	if err := r.Target.Remap(); err != nil {
+		return err
+	}
+	return r.Target.Identify()
+}
+
+// check reads the swept settings again and lists what differs from the
+// point's values.
+func (r *Runner) check(p *Point) ([]string, error) {
+	var changed []string
+	vals := map[uint32]uint32{}
+	for i, a := range r.axes {
+		want := p.Values[i]
+		switch a.Kind {
+		case KindRegister:
+			v, ok := vals[a.Ref.Reg.Offset]
+			if !ok {
+				x, err := r.Target.Acc.Read32(a.Ref.Reg.Offset)
+				if err != nil {
+					return changed, err
+				}
+				v, vals[a.Ref.Reg.Offset] = x, x
+			}
+			if got := strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10); got != want {
+				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
+			}
+		case KindFile:
+			got, err := r.Host.ReadFile(a.Name)
+			if err != nil {
+				return changed, err
+			}
+			if !FileHolds(want, got) {
+				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
+			}
+		case KindModParam:
+			got, err := r.Host.ReadParam(a.Module, a.Param)
+			if err != nil {
+				return changed, err
+			}
+			if got != want {
+				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
+			}
+		}
+	}
+	return changed, nil
+}
+
+// journalBegin records the originals of everything the sweep may change
+// before the first change. The simulated controller's registers are not
+// journalled (they die with the process); its files and module
+// parameters are.
+func (r *Runner) journalBegin() error {
+	if r.JournalPath == "" {
+		return nil
+	}
+	t := r.Target
+	j, err := soc.LoadJournal(r.JournalPath)
+	if err != nil {
+		return err
+	}
+	e := soc.NewEntry(t, r.Command)
+	if prev := j.Find(e.Key()); prev != nil {
+		cp := *prev
+		cp.Registers = slices.Clone(prev.Registers)
+		cp.Changes = slices.Clone(prev.Changes)
+		cp.Files = slices.Clone(prev.Files)
+		cp.ModParams = slices.Clone(prev.ModParams)
+		r.prevEntry = &cp
+	}
+	x := j.Upsert(e)
+	any := false
+	if t.Kind != soc.KindSim {
+		var changes []regs.Change
+		for i, a := range r.axes {
+			if a.Kind == KindRegister {
+				changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(r.live[i])})
+			}
+		}
+		if len(changes) > 0 {
+			ws, err := regs.Prepare(t.Acc, changes)
+			if err != nil {
+				return err
+			}
+			x.RecordWrites(ws)
+			any = true
+		}
+	}
+	for i, a := range r.axes {
+		switch a.Kind {
+		case KindFile:
+			x.RecordFile(a.Name, r.live[i])
+			any = true
+		case KindModParam:
+			x.RecordModParam(a.Name, r.live[i])
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	r.journaled = true
+	return j.Save(r.JournalPath)
+}
+
+// journalEnd removes this sweep's journal entry after a successful
+// restore, or puts back the entry an earlier `citune set` left.
+func (r *Runner) journalEnd() error {
+	if !r.journaled {
+		return nil
+	}
+	j, err := soc.LoadJournal(r.JournalPath)
+	if err != nil {
+		return err
+	}
+	e := soc.NewEntry(r.Target, nil)
+	key := e.Key()
+	j.Remove(key)
+	if r.prevEntry != nil {
+		j.Entries = append(j.Entries, *r.prevEntry)
+	}
+	return j.Save(r.JournalPath)
+}
+
+// restore puts back the values this session started with: module
+// parameters (reloading the stack), files, then register fields, each
+// read back. It runs even when ctx is cancelled.
+func (r *Runner) restore(ctx context.Context) error {
+	if r.visitSeq == 0 || r.axes == nil {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	var errs []error
+	var applied []Applied
+	var mism []string
+	reloaded := false
+	if err := r.applyModParams(rctx, r.live, &applied, &mism, &reloaded); err != nil {
+		errs = append(errs, err)
+	}
+	for i, a := range r.axes {
+		if a.Kind != KindFile {
+			continue
+		}
+		got, err := r.Host.ReadFile(a.Name)
+		if err == nil && FileHolds(r.live[i], got) {
+			continue
+		}
+		if err := r.Host.WriteFile(a.Name, r.live[i]); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		got, err = r.Host.ReadFile(a.Name)
+		if err != nil {
+			errs = append(errs, err)
+		} else if !FileHolds(r.live[i], got) {
+			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, r.live[i], got))
+		}
+	}
+	var changes []regs.Change
+	for i, a := range r.axes {
+		if a.Kind == KindRegister {
+			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(r.live[i])})
+		}
+	}
+	if len(changes) > 0 {
+		ws, err := regs.Prepare(r.Target.Acc, changes)
+		if err == nil {
+			var res []regs.Result
+			res, err = regs.Commit(r.Target.Acc, ws)
+			for _, w := range res {
+				for _, m := range w.Mismatches {
+					mism = append(mism, m.String())
+				}
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(mism) > 0 {
+		errs = append(errs, fmt.Errorf("restore: some values did not return: %s", strings.Join(mism, "; ")))
+	}
+	err := errors.Join(errs...)
+	msg := "original settings restored"
+	if err != nil {
+		msg = "restore FAILED: " + err.Error()
+		if r.journaled {
+			msg += "; run `citune restore` (the journal " + r.JournalPath + " keeps the originals)"
+		}
+		err = fmt.Errorf("%s", msg)
+	}
+	r.logf("%s\n", msg)
+	r.event(EventRestore, "", msg)
+	return err
+}

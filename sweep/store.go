@@ -1,0 +1,155 @@
+package sweep
+
+import (
+	"math"
+
+	"github.com/citune/citune/probe"
+)
+
+// store accumulates what the closed visits measured, per point. The
+// running sweep and a results file read back feed it the same records,
+// so both rank alike.
+type store struct {
+	order      []string
+	pts        map[string]*PointStats
+	baseline   []float64
+	baseVisits []float64
+	unit       string
+}
+
+func newStore() *store { return &store{pts: map[string]*PointStats{}} }
+
+// addVisit adds one closed visit. A point that once failed to hold, was
+// corrupt or failed keeps that status: its other numbers are not trusted.
+func (s *store) addVisit(p PointRecord, runs []RunRecord) {
+	var rates, irqs, cpu []float64
+	for _, r := range runs {
+		if r.Warmup || r.Error != "" || !r.Held || r.Run.Corrupt {
+			continue
+		}
+		rates = append(rates, r.Run.Rate)
+		if x, ok := irqsPerMiB(r.Run); ok {
+			irqs = append(irqs, x)
+		}
+		if x, ok := cpuPerMiB(r.Run); ok {
+			cpu = append(cpu, x)
+		}
+		if s.unit == "" {
+			s.unit = r.Run.Unit
+		}
+	}
+	if p.Baseline {
+		if p.Status == StatusOK && len(rates) > 0 {
+			s.baseline = append(s.baseline, rates...)
+			s.baseVisits = append(s.baseVisits, Median(rates))
+		}
+		return
+	}
+	ps := s.pts[p.Point]
+	if ps == nil {
+		ps = &PointStats{Key: p.Point, Settings: p.Settings, Ignored: p.Ignored, Note: p.Note, Status: StatusOK}
+		s.pts[p.Point] = ps
+		s.order = append(s.order, p.Point)
+	}
+	ps.Unit = s.unit
+	if ps.Status != StatusOK && ps.Status != StatusEliminated {
+		return
+	}
+	if p.Status != StatusOK {
+		ps.Status, ps.Reason, ps.Changed = p.Status, p.Reason, p.Changed
+		return
+	}
+	ps.Rates = append(ps.Rates, rates...)
+	ps.IRQsPerMiB = append(ps.IRQsPerMiB, irqs...)
+	ps.CPUPerMiB = append(ps.CPUPerMiB, cpu...)
+}
+
+func (s *store) eliminate(key, why string) {
+	if ps := s.pts[key]; ps != nil && ps.Status == StatusOK {
+		ps.Status, ps.Reason = StatusEliminated, why
+	}
+}
+
+// runs is the number of ok runs of a point.
+func (s *store) runs(key string) int {
+	if ps := s.pts[key]; ps != nil {
+		return len(ps.Rates)
+	}
+	return 0
+}
+
+func (s *store) status(key string) string {
+	if ps := s.pts[key]; ps != nil {
+		return ps.Status
+	}
+	return StatusOK
+}
+
+func (s *store) rank() Ranking {
+	var pts []PointStats
+	for _, k := range s.order {
+		pts = append(pts, *s.pts[k])
+	}
+	rk := Rank(pts, s.baseline, s.baseVisits)
+	if rk.Baseline.Unit == "" {
+		rk.Baseline.Unit = s.unit
+	}
+	return rk
+}
+
+// pooledLogSD is the pooled standard deviation of ln(rate) within points
+// (and the baseline) with at least two runs: the run-to-run noise, as a
+// fraction of the rate.
+func (s *store) pooledLogSD() (float64, int) {
+	var ss float64
+	dof := 0
+	add := func(xs []float64) {
+		if len(xs) < 2 {
+			return
+		}
+		for _, x := range xs {
+			if x <= 0 {
+				return
+			}
+		}
+		_, d := logStats(xs)
+		ss += d
+		dof += len(xs) - 1
+	}
+	add(s.baseline)
+	for _, k := range s.order {
+		if ps := s.pts[k]; ps.Status == StatusOK || ps.Status == StatusEliminated {
+			add(ps.Rates)
+		}
+	}
+	if dof == 0 {
+		return math.NaN(), 0
+	}
+	return math.Sqrt(ss / float64(dof)), dof
+}
+
+func irqsPerMiB(r probe.Run) (float64, bool) {
+	if r.IRQs == 0 && r.IRQsPerMiB == 0 {
+		return 0, false
+	}
+	if r.IRQsPerMiB != 0 || r.Bytes == 0 {
+		return r.IRQsPerMiB, true
+	}
+	return float64(r.IRQs) / (float64(r.Bytes) / (1 << 20)), true
+}
+
+func cpuPerMiB(r probe.Run) (float64, bool) {
+	busy := r.CPU.User + r.CPU.System + r.CPU.IRQ + r.CPU.SoftIRQ
+	if busy <= 0 || r.Bytes <= 0 {
+		return 0, false
+	}
+	return busy * 1000 / (float64(r.Bytes) / (1 << 20)), true
+}
+
+// medianOf is Median that ignores an empty slice (NaN -> nil pointer).
+func medianOf(xs []float64) *float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	return ptr(Median(xs))
+}
