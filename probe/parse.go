@@ -23,7 +23,9 @@ type Deps struct {
 	Sim SimController
 	Map *regs.Map
 	// Flags, if not nil, registers the caller's own flags (for example
-	// --repeat) so that they may appear among a probe's words.
+	// --repeat) so that they may appear among a probe's words. It is
+	// called once per probe, so it must register each variable with its
+	// current value as the default.
 	Flags func(*flag.FlagSet)
 }
 

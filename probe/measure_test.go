@@ -1,0 +1,182 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"math"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeProbe returns the given rates in turn; failAt (1-based) fails.
+type fakeProbe struct {
+	name   string
+	rates  []float64
+	failAt int
+	n      int
+	active *atomic.Int32 // probes running at the same moment
+	seen   *atomic.Int32 // the most seen
+}
+
+func (f *fakeProbe) Name() string { return f.name }
+
+func (f *fakeProbe) Run(ctx context.Context, progress func(done, total int64)) (Run, error) {
+	f.n++
+	if f.active != nil {
+		n := f.active.Add(1)
+		for {
+			old := f.seen.Load()
+			if n <= old || f.seen.CompareAndSwap(old, n) {
+				break
+			}
+		}
+		// wait until the other probe of the window is running too
+		for f.seen.Load() < 2 && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		defer f.active.Add(-1)
+	}
+	if progress != nil {
+		progress(1<<20, 1<<20)
+	}
+	if f.n == f.failAt {
+		return Run{Bytes: 512}, errors.New("device gone")
+	}
+	return Run{Bytes: 1 << 20, Elapsed: time.Second, Rate: f.rates[(f.n-1)%len(f.rates)], Hash: "crc32:0000abcd"}, nil
+}
+
+func TestMeasureStats(t *testing.T) {
+	p := &fakeProbe{name: "fake", rates: []float64{100, 10, 20, 30, 40}}
+	var calls int
+	res, err := Measure(context.Background(), p, Options{Repeat: 4, Warmup: 1, Progress: func(Progress) { calls++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 5 || !res.Runs[0].Warmup || res.Runs[1].Warmup || calls != 5 {
+		t.Fatalf("runs %+v, %d progress calls", res.Runs, calls)
+	}
+	s := res.Stats
+	want := Stats{N: 4, Unit: "B/s", Min: 10, Median: 25, Mean: 25, Max: 40, StdDev: math.Sqrt(500.0 / 3)}
+	want.CV = want.StdDev / 25
+	if s.N != want.N || s.Min != want.Min || s.Median != want.Median || s.Mean != want.Mean || s.Max != want.Max || !near(s.StdDev, want.StdDev) || !near(s.CV, want.CV) || s.Unit != "B/s" {
+		t.Errorf("stats %+v, want %+v", s, want)
+	}
+	if res.Hash != "crc32:0000abcd" {
+		t.Errorf("hash %q", res.Hash)
+	}
+}
+
+func TestMeasureKeepsResultsWhenARepeatFails(t *testing.T) {
+	p := &fakeProbe{name: "fake", rates: []float64{10, 20}, failAt: 3}
+	res, err := Measure(context.Background(), p, Options{Repeat: 5})
+	if err == nil || !strings.Contains(err.Error(), "fake: run 3: device gone") {
+		t.Fatalf("error %v", err)
+	}
+	if len(res.Runs) != 3 || res.Runs[2].Err != "device gone" || res.Runs[2].Bytes != 512 || res.Stats.N != 2 || res.Stats.Mean != 15 {
+		t.Errorf("result %+v", res)
+	}
+	if p.n != 3 {
+		t.Errorf("ran %d times after the failure, want it to stop", p.n)
+	}
+}
+
+func TestMeasureAllRunsTogether(t *testing.T) {
+	var active, seen atomic.Int32
+	a := &fakeProbe{name: "a", rates: []float64{10}, active: &active, seen: &seen}
+	b := &fakeProbe{name: "b", rates: []float64{20}, active: &active, seen: &seen, failAt: 2}
+	rs, err := MeasureAll(context.Background(), []Probe{a, b}, Options{Repeat: 3})
+	if err == nil || !strings.Contains(err.Error(), "b: run 2: device gone") {
+		t.Fatalf("error %v", err)
+	}
+	if seen.Load() != 2 {
+		t.Errorf("at most %d probes ran at once, want 2", seen.Load())
+	}
+	if len(rs) != 2 || len(rs[0].Runs) != 3 || rs[0].Stats.Mean != 10 || len(rs[1].Runs) != 2 || rs[1].Stats.N != 1 {
+		t.Fatalf("results %+v", rs)
+	}
+	if !strings.Contains(strings.Join(rs[0].Notes, "\n"), "counted over all probes running together") {
+		t.Errorf("notes %q", rs[0].Notes)
+	}
+}
+
+func TestParseAll(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := randomFile(t, dir, 1<<20)
+	repeat, json := 3, false
+	d := Deps{Flags: func(fs *flag.FlagSet) {
+		// registered once per probe: the defaults are the current values
+		fs.IntVar(&repeat, "repeat", repeat, "")
+		fs.BoolVar(&json, "json", json, "")
+	}}
+	ps, err := ParseAll(strings.Fields("read --bs 64K "+path+" --repeat 5 --also cmd --timeout 1s --parse iperf3 iperf3 -c host -J --also write --size 1M --json "+dir), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if repeat != 5 || !json || len(ps) != 3 {
+		t.Fatalf("repeat %d json %v, %d probes", repeat, json, len(ps))
+	}
+	rp := ps[0].(*ReadProbe)
+	if rp.BS != 64<<10 || rp.Path != path {
+		t.Errorf("read probe %+v", rp)
+	}
+	cp := ps[1].(*CmdProbe)
+	if !reflect.DeepEqual(cp.Argv, []string{"iperf3", "-c", "host", "-J"}) || cp.Timeout != time.Second {
+		t.Errorf("cmd probe %+v", cp)
+	}
+	if wp := ps[2].(*WriteProbe); wp.Size != 1<<20 || wp.Path != dir {
+		t.Errorf("write probe %+v", wp)
+	}
+	if _, err := Parse([]string{"read", "-h"}, Deps{}); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
+	}
+}
+
+func TestParseCmd(t *testing.T) {
+	tests := map[string]struct {
+		words string
+		want  string
+	}{
+		"no parser":      {"cmd -- true", "say how to find the rate"},
+		"two parsers":    {"cmd --parse iperf3 --regex x --unit MB/s -- true", "say how to find the rate"},
+		"unknown parser": {"cmd --parse fio -- fio x", "--parse knows iperf3 only"},
+		"regex no unit":  {"cmd --regex ([0-9]+) -- true", "a unit is needed"},
+		"regex 2 groups": {"cmd --regex (a)(b) --unit fps -- true", "has 2 groups"},
+		"bad regex":      {"cmd --regex ( --unit fps -- true", "--regex: error parsing regexp"},
+		"no command":     {"cmd --parse iperf3", "no command given"},
+		"sender alone":   {"cmd --sender --regex x --unit fps -- true", "--sender goes with --parse iperf3"},
+		"unknown flag":   {"cmd --parse iperf3 --nope -- true", "flag provided but not defined: -nope"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse(strings.Fields(tc.words), Deps{})
+			if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want a usage error containing %q", err, tc.want)
+			}
+		})
+	}
+	p, err := Parse([]string{"cmd", "--json-path", "jobs.0.read.bw_bytes", "--unit", "B/s", "--", "fio", "--output-format=json", "job.fio"}, Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Name(); got != "cmd fio --output-format=json job.fio [json jobs.0.read.bw_bytes B/s]" {
+		t.Errorf("name %q", got)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := map[string]int64{"4096": 4096, "512K": 512 << 10, "1M": 1 << 20, "1MiB": 1 << 20, "2G": 2 << 30, "1MB": 1e6, "1.5M": 3 << 19, "all": -1}
+	for in, want := range tests {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "M", "1X", "0.1", "-1"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q): no error", in)
+		}
+	}
+}

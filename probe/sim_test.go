@@ -1,0 +1,148 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc/sim"
+)
+
+var _ SimController = (*sim.Sim)(nil)
+
+func newSim(t *testing.T, driver bool, log2 uint) (*sim.Sim, *regs.Map) {
+	t.Helper()
+	m := regs.ChipIdea()
+	return sim.New(sim.Config{Map: m, Size: 0x200, Driver: driver, Log2IrqThresh: log2}), m
+}
+
+// set writes FIELD=VALUE through the register map, as citune set does.
+func set(t *testing.T, s *sim.Sim, m *regs.Map, reg, field string, v uint32) {
+	t.Helper()
+	r := m.Register(reg)
+	cur, _ := s.Read32(r.Offset)
+	if err := s.Write32(r.Offset, r.Field(field).Put(cur, v)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func simRate(t *testing.T, s *sim.Sim, m *regs.Map, write bool) float64 {
+	t.Helper()
+	p := &SimProbe{Ctl: s, Map: m, Size: 16 << 20, Xfer: DefaultSimXfer, Seed: 3, Write: write}
+	r, err := p.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Simulated || r.Corrupt {
+		t.Fatalf("run %+v", r)
+	}
+	return r.Rate
+}
+
+func TestSimDeterministic(t *testing.T) {
+	s, m := newSim(t, false, 0)
+	a := &SimProbe{Ctl: s, Map: m, Size: 8 << 20, Xfer: DefaultSimXfer, Seed: 42}
+	b := &SimProbe{Ctl: s, Map: m, Size: 8 << 20, Xfer: DefaultSimXfer, Seed: 42}
+	ra, err := Measure(context.Background(), a, Options{Repeat: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := Measure(context.Background(), b, Options{Repeat: 4})
+	for i := range ra.Runs {
+		if ra.Runs[i].Rate != rb.Runs[i].Rate {
+			t.Errorf("run %d: %v and %v with one seed", i+1, ra.Runs[i].Rate, rb.Runs[i].Rate)
+		}
+	}
+	if ra.Stats.StdDev == 0 || ra.Stats.CV > 0.02 {
+		t.Errorf("spread %v (CV %v): want a little noise", ra.Stats.StdDev, ra.Stats.CV)
+	}
+	if !ra.Simulated || len(ra.Notes) != 0 {
+		t.Errorf("simulated %v, notes %q", ra.Simulated, ra.Notes)
+	}
+	// 3 interrupts per 120 KiB command
+	if got := ra.Runs[0].IRQs; got != 3*((8<<20+DefaultSimXfer-1)/DefaultSimXfer) {
+		t.Errorf("%d interrupts", got)
+	}
+}
+
+func TestSimRespondsToSettings(t *testing.T) {
+	s, m := newSim(t, false, 0)
+	set(t, s, m, "USBCMD", "ITC", 0)
+	set(t, s, m, "SBUSCFG", "AHBBRST", 0)
+	set(t, s, m, "BURSTSIZE", "RXPBURST", 16)
+	set(t, s, m, "BURSTSIZE", "TXPBURST", 16)
+	set(t, s, m, "USBMODE", "SDIS", 0)
+	base := simRate(t, s, m, false)
+
+	set(t, s, m, "USBCMD", "ITC", 64)
+	if r := simRate(t, s, m, false); r > base/3 {
+		t.Errorf("ITC 64: %v, want far below %v (8 ms waits)", r, base)
+	}
+	set(t, s, m, "USBCMD", "ITC", 0)
+
+	set(t, s, m, "BURSTSIZE", "RXPBURST", 2)
+	if r := simRate(t, s, m, false); r > base*0.8 {
+		t.Errorf("RX burst 2 words: %v, want well below %v", r, base)
+	}
+	set(t, s, m, "SBUSCFG", "AHBBRST", 3) // INCR16 overrides BURSTSIZE
+	if r := simRate(t, s, m, false); r < base*0.99 {
+		t.Errorf("INCR16: %v, want about %v", r, base)
+	}
+	set(t, s, m, "SBUSCFG", "AHBBRST", 0)
+	set(t, s, m, "BURSTSIZE", "RXPBURST", 16)
+
+	set(t, s, m, "USBMODE", "SDIS", 1)
+	if r := simRate(t, s, m, false); r > base*0.8 {
+		t.Errorf("streaming disabled: %v, want well below %v", r, base)
+	}
+	set(t, s, m, "USBMODE", "SDIS", 0)
+
+	// Writes with a slow DMA underrun without enough FIFO prefill.
+	set(t, s, m, "BURSTSIZE", "TXPBURST", 4)
+	set(t, s, m, "TXFILLTUNING", "TXFIFOTHRES", 0)
+	low := simRate(t, s, m, true)
+	set(t, s, m, "TXFILLTUNING", "TXFIFOTHRES", 16)
+	if high := simRate(t, s, m, true); high < 1.5*low {
+		t.Errorf("write, TXFIFOTHRES 0 → 16: %v → %v, want the underrun gone", low, high)
+	}
+}
+
+func TestSimDriverRevertsITC(t *testing.T) {
+	s, m := newSim(t, true, 0) // ehci-hcd with ITC 1
+	set(t, s, m, "USBCMD", "ITC", 64)
+	withDriver := simRate(t, s, m, false)
+	s2, _ := newSim(t, false, 0)
+	set(t, s2, m, "USBCMD", "ITC", 64)
+	if without := simRate(t, s2, m, false); withDriver < 3*without {
+		t.Errorf("the driver's USBCMD write-back should undo ITC 64: %v vs %v", withDriver, without)
+	}
+	if v, _ := s.Read32(m.Register("USBCMD").Offset); m.Register("USBCMD").Field("ITC").Get(v) != 1 {
+		t.Errorf("USBCMD %#x after the run: the driver did not revert ITC", v)
+	}
+}
+
+func TestSimReservedBurstCorrupts(t *testing.T) {
+	s, m := newSim(t, false, 0)
+	r := m.Register("SBUSCFG")
+	s.Write32(r.Offset, 4) // bypassing citune's value checks
+	res, err := Measure(context.Background(), &SimProbe{Ctl: s, Map: m, Size: 4 << 20, Xfer: DefaultSimXfer, Seed: 1}, Options{Repeat: 3})
+	if !errors.Is(err, ErrCorrupt) || !res.Corrupt || !strings.Contains(res.Runs[0].Detail, "simulated: the word at byte offset") {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+}
+
+func TestParseSim(t *testing.T) {
+	s, m := newSim(t, false, 0)
+	if _, err := Parse([]string{"sim"}, Deps{}); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--sim") {
+		t.Errorf("no simulated controller: %v", err)
+	}
+	p, err := Parse([]string{"sim", "--size", "1M", "--seed", "9", "--write"}, Deps{Sim: s, Map: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Name(); got != "sim write size=1MiB xfer=120KiB seed=9 (simulated)" {
+		t.Errorf("name %q", got)
+	}
+}

@@ -1,0 +1,139 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	directOK(t, func() string { p, _ := randomFile(t, t.TempDir(), 4096); return p }())
+	for name, target := range map[string]string{"into a directory": dir, "a new file": filepath.Join(dir, "probe.tmp")} {
+		t.Run(name, func(t *testing.T) {
+			p, err := Parse([]string{"write", "--bs", "256K", "--size", "2M", target}, Deps{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var last, total int64
+			r, err := p.Run(context.Background(), func(d, tt int64) { last, total = d, tt })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Bytes != 2<<20 || r.Corrupt || r.Rate <= 0 || r.ReadBackRate <= 0 || last != total {
+				t.Errorf("run %+v (progress %d of %d)", r, last, total)
+			}
+			left, _ := os.ReadDir(dir)
+			if len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
+}
+
+func TestWriteCatchesCorruptByte(t *testing.T) {
+	dir := t.TempDir()
+	directOK(t, func() string { p, _ := randomFile(t, t.TempDir(), 4096); return p }())
+	const at = 1234567
+	p := &WriteProbe{Path: dir, BS: 1 << 20, Size: 2 << 20, afterWrite: func(path string) error {
+		flipByte(t, path, at)
+		return nil
+	}}
+	res, err := Measure(context.Background(), p, Options{Repeat: 2})
+	if !errors.Is(err, ErrCorrupt) || len(res.Runs) != 1 || !res.Runs[0].Corrupt {
+		t.Fatalf("err %v, runs %+v: want ErrCorrupt on the first run", err, res.Runs)
+	}
+	d := res.Runs[0].Detail
+	if !strings.Contains(d, "first at byte offset 1234567 (wrote ") || !strings.Contains(d, "1 of 2097152 bytes differ") {
+		t.Errorf("detail %q does not name the offset and the count", d)
+	}
+}
+
+func TestWriteRefuses(t *testing.T) {
+	dir := t.TempDir()
+	existing, _ := randomFile(t, dir, 4096)
+	tests := map[string]struct {
+		words []string
+		want  string
+	}{
+		"existing file":    {[]string{"write", existing}, "already exists"},
+		"missing dir":      {[]string{"write", filepath.Join(dir, "no", "such", "file")}, "does not exist"},
+		"unaligned size":   {[]string{"write", "--size", "1000", dir}, "positive multiple of 512"},
+		"character device": {[]string{"write", "/dev/null"}, "neither a regular file nor a block device"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse(tc.words, Deps{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestIsDiskOrPartition(t *testing.T) {
+	tests := []struct {
+		disk, name string
+		want       bool
+	}{
+		{"sda", "sda", true},
+		{"sda", "sda1", true},
+		{"sda", "sda15", true},
+		{"sda", "sdab1", false},
+		{"sda", "sdb1", false},
+		{"mmcblk0", "mmcblk0p1", true},
+		{"mmcblk0", "mmcblk0boot0", false},
+		{"mmcblk0", "mmcblk01", false},
+		{"loop1", "loop10", false},
+		{"loop1", "loop1p2", true},
+		{"nvme0n1", "nvme0n1p3", true},
+	}
+	for _, tc := range tests {
+		if got := isDiskOrPartition(tc.disk, tc.name); got != tc.want {
+			t.Errorf("isDiskOrPartition(%q, %q) = %v", tc.disk, tc.name, got)
+		}
+	}
+}
+
+func TestMountCheck(t *testing.T) {
+	mounts := filepath.Join(t.TempDir(), "mounts")
+	os.WriteFile(mounts, []byte("/dev/vda / ext4 rw,relatime 0 0\nproc /proc proc rw 0 0\n/dev/sdz2 /media/usb\\040stick vfat rw 0 0\n"), 0o644)
+	err := checkUnmounted("/dev/sdz", mounts)
+	if err == nil || !strings.Contains(err.Error(), "/dev/sdz is mounted (/dev/sdz2 on /media/usb stick)") {
+		t.Errorf("partition mounted: %v", err)
+	}
+	if err := checkUnmounted("/dev/sdy", mounts); err != nil {
+		t.Errorf("unmounted device refused: %v", err)
+	}
+	if err := checkUnmounted("/dev/sdy", filepath.Join(t.TempDir(), "none")); err == nil || !strings.Contains(err.Error(), "cannot tell whether") {
+		t.Errorf("unreadable mount table: %v", err)
+	}
+}
+
+func TestWriteLoopDevice(t *testing.T) {
+	dev, _, _ := loopDevice(t, 8<<20)
+	if _, err := Parse([]string{"write", dev}, Deps{}); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "add --destructive") {
+		t.Fatalf("without --destructive: %v", err)
+	}
+	procRoot := t.TempDir()
+	os.MkdirAll(filepath.Join(procRoot, "self"), 0o755)
+	os.WriteFile(filepath.Join(procRoot, "self/mounts"), []byte(dev+"p1 /mnt/x ext4 rw 0 0\n"), 0o644)
+	if _, err := Parse([]string{"write", "--destructive", dev}, Deps{Env: Env{ProcRoot: procRoot}}); err == nil || !strings.Contains(err.Error(), "is mounted ("+dev+"p1 on /mnt/x)") {
+		t.Fatalf("partition mounted: %v", err)
+	}
+	p, err := Parse([]string{"write", "--destructive", "--size", "4M", "--offset", "1M", dev}, Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(context.Background(), nil)
+	if err != nil || r.Corrupt || r.Bytes != 4<<20 {
+		t.Fatalf("%v %+v", err, r)
+	}
+	p, _ = Parse([]string{"write", "--destructive", "--size", "8M", "--offset", "1M", dev}, Deps{})
+	if _, err := p.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "goes past the end") {
+		t.Fatalf("past the end: %v", err)
+	}
+}
