@@ -1,0 +1,297 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+)
+
+// Messages. Every piece of I/O ends in one of these.
+type (
+	// tickMsg asks for a refresh; gen drops ticks of an older schedule.
+	tickMsg struct{ gen int }
+
+	// regsMsg carries a fresh read of every register. wgen is the write
+	// generation when the read started: a read that raced a write is
+	// dropped.
+	regsMsg struct {
+		snap soc.Snapshot
+		err  error
+		wgen int
+	}
+
+	// writeMsg reports an apply or revert.
+	writeMsg struct {
+		what    string
+		refs    []regs.Ref
+		results []regs.Result
+		err     error
+		revert  bool
+	}
+
+	// restoredMsg reports the restore on the way out.
+	restoredMsg struct {
+		results []regs.Result
+		err     error
+	}
+
+	// probeProgressMsg is the progress of the run in flight.
+	probeProgressMsg struct {
+		id          int
+		run, of     int
+		done, total int64
+	}
+
+	// probeRunMsg is one finished probe run.
+	probeRunMsg struct {
+		id      int
+		run, of int
+		setting string
+		// after is the setting read after the run; it differs from
+		// setting when something changed it during the run.
+		after string
+		res   ProbeResult
+		err   error
+	}
+
+	// probeDoneMsg ends a probe job.
+	probeDoneMsg struct{ id int }
+
+	// sweepMsg is a sweep progress report.
+	sweepMsg struct {
+		id int
+		u  SweepUpdate
+	}
+
+	// sweepDoneMsg ends a sweep run.
+	sweepDoneMsg struct {
+		id  int
+		err error
+	}
+
+	// planMsg carries a loaded plan file.
+	planMsg struct {
+		path string
+		plan SweepPlan
+		err  error
+	}
+
+	// exportMsg reports an export.
+	exportMsg struct {
+		path  string
+		lines int
+		err   error
+	}
+)
+
+// tick schedules the next refresh.
+func (m Model) tick() tea.Cmd {
+	gen := m.tgen
+	t := m.cfg.Tick
+	if t == nil {
+		t = tea.Tick
+	}
+	return t(m.interval, func(time.Time) tea.Msg { return tickMsg{gen} })
+}
+
+// readRegs reads every register of m.
+func readRegs(acc regs.Accessor, m *regs.Map, wgen int) tea.Cmd {
+	return func() tea.Msg {
+		s, err := soc.Take(m, acc)
+		return regsMsg{snap: s, err: err, wgen: wgen}
+	}
+}
+
+// apply prepares the changes, journals the originals, records the fields
+// in the ledger, writes, and reads back: `citune set` in one command.
+func apply(acc regs.Accessor, l *Ledger, journal func([]regs.Write, []regs.Change) error, changes []regs.Change, what string) tea.Cmd {
+	return func() tea.Msg {
+		msg := writeMsg{what: what}
+		for _, c := range changes {
+			msg.refs = append(msg.refs, c.Ref)
+		}
+		ws, err := regs.Prepare(acc, changes)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		if journal != nil {
+			if err := journal(ws, changes); err != nil {
+				msg.err = fmt.Errorf("%w (nothing written: without a journal the change could not be undone)", err)
+				return msg
+			}
+		}
+		l.Touch(msg.refs...)
+		msg.results, msg.err = regs.Commit(acc, ws)
+		return msg
+	}
+}
+
+// revert returns refs to their starting values (all touched fields when
+// refs is nil).
+func revert(acc regs.Accessor, l *Ledger, refs []regs.Ref, what string) tea.Cmd {
+	return func() tea.Msg {
+		msg := writeMsg{what: what, refs: refs, revert: true}
+		if refs == nil {
+			msg.refs = l.Touched()
+			msg.results, msg.err = l.Restore(acc)
+			return msg
+		}
+		for _, r := range refs {
+			rs, err := l.RestoreOne(acc, r)
+			msg.results = append(msg.results, rs...)
+			if err != nil {
+				msg.err = err
+				break
+			}
+		}
+		return msg
+	}
+}
+
+// restoreAll restores every touched field on the way out, then tells the
+// journal when everything returned.
+func restoreAll(acc regs.Accessor, l *Ledger, unjournal func() error) tea.Cmd {
+	return func() tea.Msg {
+		rs, err := l.Restore(acc)
+		if err == nil && len(l.Touched()) == 0 && unjournal != nil {
+			err = unjournal()
+		}
+		return restoredMsg{results: rs, err: err}
+	}
+}
+
+// job runs fn in a goroutine counted by jobs; fn sends messages with send,
+// which gives up only when the session ends (life is done). The returned
+// command delivers the first message; listen delivers the rest.
+func job(life context.Context, jobs *sync.WaitGroup, ch chan tea.Msg, fn func(send func(tea.Msg))) tea.Cmd {
+	return func() tea.Msg {
+		jobs.Add(1)
+		go func() {
+			defer jobs.Done()
+			defer close(ch)
+			fn(func(m tea.Msg) {
+				select {
+				case ch <- m:
+				case <-life.Done():
+				}
+			})
+		}()
+		return <-ch
+	}
+}
+
+// listen delivers the next message of a job (nil once it ended).
+func listen(ch chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		m, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return m
+	}
+}
+
+// probeJob runs the probe n times, reading the setting before and after
+// each run.
+func probeJob(ctx context.Context, p Prober, acc regs.Accessor, m *regs.Map, start soc.Snapshot, id, n int) func(func(tea.Msg)) {
+	return func(send func(tea.Msg)) {
+		defer send(probeDoneMsg{id: id})
+		for i := 1; i <= n; i++ {
+			if ctx.Err() != nil {
+				return
+			}
+			before, err := readSetting(acc, m, start)
+			if err != nil {
+				send(probeRunMsg{id: id, run: i, of: n, err: err})
+				return
+			}
+			var last time.Time
+			res, err := p.Run(ctx, func(done, total int64) {
+				now := time.Now()
+				if done != total && now.Sub(last) < 50*time.Millisecond {
+					return
+				}
+				last = now
+				send(probeProgressMsg{id: id, run: i, of: n, done: done, total: total})
+			})
+			after, aerr := readSetting(acc, m, start)
+			if aerr != nil && err == nil {
+				err = aerr
+			}
+			if errors.Is(err, context.Canceled) {
+				send(probeRunMsg{id: id, run: i, of: n, setting: before, after: after, err: errors.New("stopped")})
+				return
+			}
+			send(probeRunMsg{id: id, run: i, of: n, setting: before, after: after, res: res, err: err})
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+// readSetting reads the knob registers and labels the setting.
+func readSetting(acc regs.Accessor, m *regs.Map, start soc.Snapshot) (string, error) {
+	cur := map[uint32]uint32{}
+	for i := range m.Registers {
+		r := &m.Registers[i]
+		if !r.HasKnob() {
+			continue
+		}
+		v, err := acc.Read32(r.Offset)
+		if err != nil {
+			return "", err
+		}
+		cur[r.Offset] = v
+	}
+	return settingLabel(m, start, cur), nil
+}
+
+// sweepJob runs the sweeper.
+func sweepJob(ctx context.Context, s Sweeper, plan SweepPlan, done []SweepPoint, id int) func(func(tea.Msg)) {
+	return func(send func(tea.Msg)) {
+		err := s.Run(ctx, plan, done, func(u SweepUpdate) {
+			if u.Point != nil {
+				p := *u.Point
+				p.Values = append([]uint32(nil), p.Values...)
+				p.Rates = append([]float64(nil), p.Rates...)
+				u.Point = &p
+			}
+			send(sweepMsg{id: id, u: u})
+		})
+		send(sweepDoneMsg{id: id, err: err})
+	}
+}
+
+// loadPlan reads a plan file.
+func loadPlan(load PlanLoader, path string, m *regs.Map) tea.Cmd {
+	return func() tea.Msg {
+		p, err := load(path, m)
+		if err == nil && p.Source == "" {
+			p.Source = path
+		}
+		return planMsg{path: path, plan: p, err: err}
+	}
+}
+
+// writeExport writes the export file.
+func writeExport(write func(string, []byte) error, path, text string) tea.Cmd {
+	return func() tea.Msg {
+		err := write(path, []byte(text))
+		n := 0
+		for _, c := range text {
+			if c == '\n' {
+				n++
+			}
+		}
+		return exportMsg{path: path, lines: n, err: err}
+	}
+}

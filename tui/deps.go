@@ -1,0 +1,145 @@
+package tui
+
+import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
+
+	"sync"
+	"time"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+)
+
+// ProbeResult is the outcome of one probe run, as the TUI shows it.
+type ProbeResult struct {
+	Bytes      int64
+	Elapsed    time.Duration
+	Rate       float64 // bytes per second
+	IRQsPerSec float64
+	IRQsPerMiB float64
+	CPUPercent float64 // busy share of all CPUs during the run, 0..100
+	Simulated  bool
+	// Corrupt is set when the probe's integrity check failed; Detail says
+	// where.
+	Corrupt bool
+	Detail  string
+}
+
+// Prober runs the configured probe once. progress, when not nil, is called
+// with bytes done and bytes planned (0 when unknown), from any goroutine.
+type Prober interface {
+	Name() string
+	Run(ctx context.Context, progress func(done, total int64)) (ProbeResult, error)
+}
+
+// SweepAxis is one swept register field and its values.
+type SweepAxis struct {
+	Ref    regs.Ref
+	Values []uint32
+}
+
+// SweepPlan is what a sweep runs: the grid of its axes, each point probed
+// Repeat times.
+type SweepPlan struct {
+	Axes   []SweepAxis
+	Repeat int
+	// Source says where the plan came from ("screen" or a file name).
+	Source string
+}
+
+// Points is the number of points of the full grid.
+func (p SweepPlan) Points() int {
+	if len(p.Axes) == 0 {
+		return 0
+	}
+	n := 1
+	for _, a := range p.Axes {
+		n *= len(a.Values)
+	}
+	return n
+}
+
+// SweepPoint is the result of one point of a sweep.
+type SweepPoint struct {
+	// Values holds one value per axis of the plan, in plan order.
+	Values []uint32
+	// Rates are the measured rates of the repeats, bytes per second.
+	Rates      []float64
+	IRQsPerMiB float64
+	CPUPercent float64
+	// Baseline marks a measurement of the original settings.
+	Baseline bool
+	// NotHeld says what did not hold ("USBCMD.ITC wrote 0, read 1"); a
+	// not-held point is never ranked.
+	NotHeld string
+	// Corrupt says what the integrity check found; never ranked.
+	Corrupt string
+}
+
+// SweepUpdate reports progress of a running sweep.
+type SweepUpdate struct {
+	// Point is set when a point finished.
+	Point *SweepPoint
+	// Done and Total count points of this run (Total excludes points
+	// skipped because they were done before a resume).
+	Done, Total int
+	// Current describes what is being measured now.
+	Current string
+	// Elapsed is the time since this run started.
+	Elapsed time.Duration
+}
+
+// Sweeper runs sweep plans. Run applies each point, verifies it held,
+// probes, records, and restores the original values on every exit path
+// (including cancellation). Points listed in done are skipped (resume).
+// report is called from the sweeper's goroutine.
+type Sweeper interface {
+	Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error
+}
+
+// PlanLoader reads a plan file and validates it against m.
+type PlanLoader func(path string, m *regs.Map) (SweepPlan, error)
+
+// Config is everything a session needs. Target, Start and Ledger are
+// required; the rest may be nil, and the UI then says what is missing.
+type Config struct {
+	Target *soc.Target
+	// Start is the snapshot taken when the session began.
+	Start soc.Snapshot
+	// Ledger records the fields the session changed; cmd/citune keeps it
+	// to restore after the program was killed.
+	Ledger *Ledger
+	// Ctx is the parent of every background job; Jobs counts them so that
+	// the caller can wait for them before restoring.
+	Ctx  context.Context
+	Jobs *sync.WaitGroup
+	// Journal records the originals of prepared writes before the first
+	// write (nil: no journal, e.g. the simulated controller).
+	Journal func(ws []regs.Write, changes []regs.Change) error
+	// Unjournal is called after a restore returned every changed field
+	// to its starting value.
+	Unjournal func() error
+	// Prober runs the probe; NoProbe says why there is none.
+	Prober  Prober
+	NoProbe string
+	// Sweeper runs sweeps; NoSweep says why there is none.
+	Sweeper Sweeper
+	NoSweep string
+	// LoadPlan reads plan files; nil disables loading.
+	LoadPlan PlanLoader
+	// WriteFile writes exports (os.WriteFile in cmd/citune).
+	WriteFile func(path string, data []byte) error
+	// Role is the controller's current role ("host" or "device"); empty
+	// means: decide from USBMODE.CM and the controller's roles.
+	Role string
+	// Interval is the initial refresh interval (default 1s).
+	Interval time.Duration
+	// Tick schedules refreshes (nil: tea.Tick). Tests replace it to drive
+	// refreshes by hand.
+	Tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+	// Keys and Styles default to DefaultKeyMap and DefaultStyles.
+	Keys   *KeyMap
+	Styles *Styles
+}

@@ -1,0 +1,33 @@
+// Package tui is citune's interactive tuning session (`citune tui`), built
+// on Bubble Tea v2. It is made for the screen a bring-up engineer often has:
+// a serial console of 80x24 characters, TERM=vt100, no colour and no mouse.
+// Every piece of state is therefore written as text (markers, words,
+// numbers); colour and reverse video only repeat it.
+//
+// Three tabs share one screen:
+//
+//   - Registers: every register of the controller decoded, tuning knobs
+//     first, with markers for values that differ from reset (R) or from the
+//     session's starting snapshot (S), and for values that changed behind
+//     the user's back (!), explained by the register's note. Fields are
+//     edited by choosing among their legal values; writes are validated like
+//     the CLI's `citune set`, journalled before the first write, and read
+//     back.
+//   - Probe: runs the configured throughput probe in the background and keeps
+//     a history of runs per setting, so that two settings can be compared
+//     side by side with their spread.
+//   - Sweep: builds a plan from fields marked on screen (or loads a plan
+//     file), runs it in the background and shows a live table sorted by
+//     rate, a bar chart or a two-axis heat map, and the best point with its
+//     confidence.
+//
+// The model does no I/O: register reads and writes, probes, sweeps and file
+// writes run in tea.Cmds that return typed messages. The hardware-facing
+// pieces (prober, sweeper, journal, plan loader) are small interfaces and
+// functions declared here and supplied by cmd/citune.
+//
+// Leaving the session restores the fields it changed to their values in
+// the starting snapshot unless the user chooses to keep them; the Ledger
+// that records those fields is safe for concurrent use so that cmd/citune
+// can restore after the program was killed (SIGHUP).
+package tui

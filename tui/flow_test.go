@@ -1,0 +1,320 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+)
+
+// Editing ITC writes it, reads it back and marks it as changed from start.
+func TestEditITCAppliedAndReadBack(t *testing.T) {
+	e := newEnv(t, false)
+	if got := e.field("USBCMD.ITC"); got != 8 {
+		t.Fatalf("simulated ITC starts at %d, want the reset value 8", got)
+	}
+	e.setEdit("USBCMD.ITC", 0)
+	if got := e.field("USBCMD.ITC"); got != 0 {
+		t.Fatalf("ITC on the controller = %d after the edit, want 0 (status %q)", got, e.m.status)
+	}
+	if !strings.Contains(e.m.status, "applied USBCMD.ITC=0 (reads 0), read back ok") {
+		t.Errorf("status = %q, want the read-back", e.m.status)
+	}
+	scr := e.screen()
+	for _, want := range []string{"> *RS.. USBCMD.ITC", "0  IMMEDIATE: interrupt at once (0 us)", "now 0 (IMMEDIATE) | start 8 (UF8)"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	if got := e.m.cfg.Ledger.Touched(); len(got) != 1 || got[0].String() != "USBCMD.ITC" {
+		t.Errorf("ledger = %v, want USBCMD.ITC", got)
+	}
+}
+
+// The editor validates like the CLI: reserved values, read-only fields,
+// values that do not fit are refused and nothing is written.
+func TestEditRefusals(t *testing.T) {
+	e := newEnv(t, false)
+	e.selectRow("SBUSCFG.AHBBRST")
+	e.keys("enter")
+	for e.m.ed.choices[e.m.ed.sel].v != 4 {
+		e.keys("down")
+	}
+	e.keys("enter")
+	if e.m.mode != modeEdit || !strings.Contains(e.m.ed.err, "reserved") {
+		t.Errorf("AHBBRST=4: mode %d err %q, want the editor to refuse a reserved value", e.m.mode, e.m.ed.err)
+	}
+	e.keys("esc")
+	if got := e.field("SBUSCFG.AHBBRST"); got != 2 {
+		t.Errorf("AHBBRST = %d, want 2 untouched", got)
+	}
+
+	e.selectRow("ID")
+	e.keys("j", "enter") // ID.ID, a read-only field
+	if e.m.mode == modeEdit || !strings.Contains(e.m.status, "write refused") {
+		t.Errorf("editing ID.ID: mode %d status %q, want a refusal", e.m.mode, e.m.status)
+	}
+
+	e.selectRow("BURSTSIZE.TXPBURST")
+	e.keys("enter")
+	if !e.m.ed.onInput() {
+		t.Fatal("TXPBURST has no named values: the editor should start on the value input")
+	}
+	e.clearInput()
+	e.typeText("300")
+	e.keys("enter")
+	if !strings.Contains(e.m.ed.err, "does not fit") {
+		t.Errorf("TXPBURST=300: err %q, want does not fit", e.m.ed.err)
+	}
+	e.clearInput()
+	e.typeText("0x10")
+	e.keys("enter")
+	if got := e.field("BURSTSIZE.TXPBURST"); got != 16 {
+		t.Errorf("TXPBURST = %d after typing 0x10, want 16 (%s)", got, e.m.status)
+	}
+}
+
+// A value the driver writes back is shown with '!' and explained.
+func TestDriverRevertIsShown(t *testing.T) {
+	e := newEnv(t, true)
+	start := e.field("USBCMD.ITC")
+	e.setEdit("USBCMD.ITC", 0)
+	if got := e.field("USBCMD.ITC"); got != 0 {
+		t.Fatalf("ITC = %d, want 0 before the driver acts", got)
+	}
+	e.sim.Transfer() // ehci-hcd writes its cached USBCMD back
+	e.refresh()
+	if got := e.field("USBCMD.ITC"); got != start {
+		t.Fatalf("the simulated driver did not revert ITC: %d", got)
+	}
+	scr := e.screen()
+	for _, want := range []string{"> *R.!. USBCMD.ITC", "changed behind your back: was 0, reads 1", "CHANGED BEHIND YOUR BACK"} {
+		if !strings.Contains(strings.ToLower(scr), strings.ToLower(want)) {
+			t.Errorf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	if !strings.Contains(e.m.status, "ehci-hcd") {
+		t.Errorf("status %q does not explain who reverted it", e.m.status)
+	}
+}
+
+// Revert one field and revert all return values to the starting snapshot.
+func TestRevert(t *testing.T) {
+	e := newEnv(t, false)
+	e.setEdit("USBCMD.ITC", 0)
+	e.setEdit("SBUSCFG.AHBBRST", 0)
+	e.selectRow("USBCMD.ITC")
+	e.keys("u")
+	if got := e.field("USBCMD.ITC"); got != 8 {
+		t.Errorf("ITC = %d after revert, want 8", got)
+	}
+	if got := e.field("SBUSCFG.AHBBRST"); got != 0 {
+		t.Errorf("AHBBRST = %d, want 0 (only ITC reverted)", got)
+	}
+	e.keys("U")
+	if got := e.field("SBUSCFG.AHBBRST"); got != 2 {
+		t.Errorf("AHBBRST = %d after revert all, want 2 (%s)", got, e.m.status)
+	}
+	if n := len(e.m.cfg.Ledger.Touched()); n != 0 {
+		t.Errorf("ledger still has %d fields after revert all", n)
+	}
+}
+
+// Quitting restores the starting snapshot; keep leaves the settings.
+func TestQuitRestores(t *testing.T) {
+	e := newEnv(t, false)
+	e.setEdit("USBCMD.ITC", 0)
+	e.setEdit("SBUSCFG.AHBBRST", 3)
+	e.keys("q")
+	if !strings.Contains(e.screen(), "USBCMD.ITC                 start 8          now 0") {
+		t.Errorf("quit dialog does not list the change:\n%s", e.screen())
+	}
+	e.keys("enter")
+	if !e.quit {
+		t.Fatal("the program did not quit")
+	}
+	if got, want := e.field("USBCMD.ITC"), e.startField("USBCMD.ITC"); got != want {
+		t.Errorf("ITC = %d after quit, want the starting %d", got, want)
+	}
+	if got, want := e.field("SBUSCFG.AHBBRST"), e.startField("SBUSCFG.AHBBRST"); got != want {
+		t.Errorf("AHBBRST = %d after quit, want the starting %d", got, want)
+	}
+	out := e.m.Outcome()
+	if !out.Quit || out.Kept || !out.Restored || out.Err != nil || len(out.Report) != 2 {
+		t.Errorf("outcome = %+v", out)
+	}
+}
+
+func TestQuitKeep(t *testing.T) {
+	e := newEnv(t, false)
+	e.setEdit("USBCMD.ITC", 0)
+	e.keys("q", "k")
+	if !e.quit || !e.m.Outcome().Kept {
+		t.Fatalf("keep did not quit: %+v", e.m.Outcome())
+	}
+	if got := e.field("USBCMD.ITC"); got != 0 {
+		t.Errorf("ITC = %d, want 0 kept", got)
+	}
+}
+
+// After a kill (SIGHUP) cmd/citune restores through the ledger.
+func TestLedgerRestoreAfterKill(t *testing.T) {
+	e := newEnv(t, false)
+	e.setEdit("USBCMD.ITC", 2)
+	rs, err := e.m.cfg.Ledger.Restore(e.target.Acc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.field("USBCMD.ITC"); got != 8 {
+		t.Errorf("ITC = %d after ledger restore, want 8", got)
+	}
+	if r := RestoreReport(rs); len(r) != 1 || r[0] != "USBCMD.ITC = 8, reads 8  ok" {
+		t.Errorf("report = %q", r)
+	}
+}
+
+// Probing records runs per setting and compares them.
+func TestProbeHistoryAndCompare(t *testing.T) {
+	e := newEnv(t, false)
+	e.keys("2", "r")
+	e.setEditFrom(1, "USBCMD.ITC", 0)
+	e.keys("2", "r")
+	p := e.m.probe
+	if len(p.hist) != 2 || p.hist[0].setting != "start" || p.hist[1].setting != "ITC=0" {
+		t.Fatalf("history = %+v", p.hist)
+	}
+	if len(p.hist[0].runs) != 3 || len(p.hist[1].runs) != 3 {
+		t.Errorf("runs = %d, %d, want 3 each", len(p.hist[0].runs), len(p.hist[1].runs))
+	}
+	scr := e.screen()
+	for _, want := range []string{"A: start", "B: ITC=0", "95% CI"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+}
+
+// setEditFrom edits a field from another tab.
+func (e *env) setEditFrom(tab int, name string, v uint32) {
+	e.t.Helper()
+	e.keys("1")
+	e.setEdit(name, v)
+}
+
+// A probe run during which the driver reverted the setting is not counted.
+func TestProbeRunNotHeld(t *testing.T) {
+	e := newEnv(t, true)
+	e.setEdit("USBCMD.ITC", 0)
+	e.keys("2", "-", "-", "r")
+	h := e.m.probe.hist
+	if len(h) != 1 || h[0].setting != "ITC=0" || h[0].dropped != 1 || len(h[0].runs) != 0 {
+		t.Fatalf("history = %+v", h)
+	}
+	if !strings.Contains(e.m.status, "not counted: the setting changed while it ran") {
+		t.Errorf("status = %q", e.m.status)
+	}
+}
+
+// A short sweep runs to completion, ranks its points, marks the corrupt
+// one, and leaves the registers as they were.
+func TestSweepToCompletion(t *testing.T) {
+	e := newEnv(t, false)
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText("AHBBRST=0,3,7 ITC=1,8 repeat=2")
+	e.keys("enter")
+	if e.m.sweep.planErr != "" || e.m.sweep.plan.Points() != 6 {
+		t.Fatalf("plan: %q, %d points", e.m.sweep.planErr, e.m.sweep.plan.Points())
+	}
+	e.keys("r")
+	s := e.m.sweep
+	if s.running || !s.finished || len(s.points) != 6 {
+		t.Fatalf("sweep running %v finished %v points %d: %s", s.running, s.finished, len(s.points), e.m.status)
+	}
+	good, bad := s.ranked()
+	if len(good) != 4 || len(bad) != 2 {
+		t.Errorf("ranked %d good, %d bad; want 4 and 2 (AHBBRST=7 corrupt)", len(good), len(bad))
+	}
+	if b, _ := s.best(); !sameValues(b.Values, []uint32{3, 1}) {
+		t.Errorf("best = %v, want AHBBRST=3 ITC=1", b.Values)
+	}
+	if got := e.field("USBCMD.ITC"); got != 8 {
+		t.Errorf("ITC = %d after the sweep, want 8 restored", got)
+	}
+	if !strings.Contains(e.screen(), "best: AHBBRST=3 ITC=1") {
+		t.Errorf("screen:\n%s", e.screen())
+	}
+}
+
+// Stop and resume: the second run skips the points already done.
+func TestSweepStopResume(t *testing.T) {
+	fs := &fakeSweeper{stopAfter: 2}
+	e := newEnv(t, false, func(c *Config) { fs.acc = c.Target.Acc; fs.probe = c.Prober.(*fakeProber); c.Sweeper = fs })
+	e.keys("1")
+	e.selectRow("SBUSCFG.AHBBRST")
+	e.keys("x")
+	e.selectRow("USBCMD.ITC")
+	e.keys("x", "3")
+	if e.m.sweep.plan.Points() != 7*8 {
+		t.Fatalf("plan from screen: %q", e.m.sweep.planText)
+	}
+	e.keys("e")
+	e.clearInput()
+	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=1")
+	e.keys("enter", "r")
+	if !e.m.sweep.stopped || len(e.m.sweep.points) != 2 {
+		t.Fatalf("after stop: stopped %v, %d points", e.m.sweep.stopped, len(e.m.sweep.points))
+	}
+	fs.stopAfter = 0
+	e.keys("r")
+	if !e.m.sweep.finished || len(e.m.sweep.points) != 4 || e.m.sweep.total != 2 {
+		t.Fatalf("after resume: finished %v, %d points, this run %d", e.m.sweep.finished, len(e.m.sweep.points), e.m.sweep.total)
+	}
+}
+
+// Export writes the fragment for the current settings to the named file.
+func TestExport(t *testing.T) {
+	e := newEnv(t, false)
+	e.setEdit("SBUSCFG.AHBBRST", 0)
+	e.setEdit("BURSTSIZE.TXPBURST", 16)
+	e.setEdit("USBMODE.SDIS", 1)
+	e.keys("w")
+	e.clearInput()
+	e.typeText("out.dtsi")
+	e.keys("enter")
+	got := e.files["out.dtsi"]
+	for _, want := range []string{"&usbh1 {", "\tahb-burst-config = <0x0>;", "\ttx-burst-size-dword = <0x10>;", "ehci_hcd.log2_irq_thresh=3", "USBMODE.SDIS=1: no persistent mechanism"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestParsePlanErrors(t *testing.T) {
+	e := newEnv(t, false)
+	m := e.target.Profile.Map
+	for text, want := range map[string]string{
+		"ITC=3":          "not a legal value",
+		"AHBBRST=4":      "reserved",
+		"USBCMD=1":       "is a register",
+		"NOPE=1":         "no such register or field",
+		"ITC=1 repeat=0": "want 1..100",
+		"ITC":            "want FIELD=",
+		"ID.ID=1":        "write refused",
+	} {
+		if _, err := parsePlan(text, m); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parsePlan(%q) = %v, want %q", text, err, want)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	c := compare([]float64{100, 102, 98}, []float64{110, 111, 109})
+	if !c.Significant() || c.Diff < 9.9 || c.Diff > 10.1 {
+		t.Errorf("compare = %+v", c)
+	}
+	if s := compare([]float64{100}, []float64{110}).String(); !strings.Contains(s, "confidence unknown") {
+		t.Errorf("single runs: %q", s)
+	}
+	if c := compare([]float64{100, 110}, []float64{101, 109}); c.Significant() {
+		t.Errorf("overlapping runs called significant: %+v", c)
+	}
+}

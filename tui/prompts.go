@@ -1,0 +1,142 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// openExport asks for the file name of the export.
+func (m Model) openExport() (tea.Model, tea.Cmd) {
+	if m.cfg.WriteFile == nil {
+		m.setErr("export is not available in this build")
+		return m, nil
+	}
+	m.mode = modeExport
+	_, _, m.expW = m.winnerValues()
+	m.in.Prompt = "file: "
+	m.in.Placeholder = "file name"
+	m.in.SetValue("citune-" + m.cfg.Target.Controller.Label + ".dtsi")
+	m.in.CursorEnd()
+	return m, m.in.Focus()
+}
+
+// exportText is the fragment for the chosen source.
+func (m Model) exportText() (string, string) {
+	t := m.cfg.Target
+	role, assumed := m.cfg.Role, false
+	if role == "" {
+		role, assumed = roleOf(t.Controller, m.m, m.cur)
+	}
+	vals := knobValues(t.Profile, m.cur)
+	source := "current settings read from the controller"
+	if m.expW {
+		if wv, src, ok := m.winnerValues(); ok {
+			vals, source = wv, src
+		}
+	}
+	if t.Kind != "devmem" {
+		source += " (" + t.String() + ")"
+	}
+	if assumed {
+		source += "; role assumed: USBMODE.CM does not say host or device"
+	}
+	return Fragment(t.Profile, t.Controller, role, source, vals), source
+}
+
+func (m Model) exportView(h int) []string {
+	text, _ := m.exportText()
+	src := "current settings"
+	if m.expW {
+		src = "sweep winner"
+	}
+	alt := ""
+	if _, _, ok := m.winnerValues(); ok {
+		alt = "  (tab switches between current settings and sweep winner)"
+	}
+	out := []string{
+		m.st.Title.Render(cut("Export the device-tree fragment and kernel parameters", m.w)),
+		cut("source: "+src+alt, m.w),
+		m.inputView(),
+		cut("enter writes the file; esc cancels", m.w),
+		m.st.Section.Render(fit("-- preview ", m.w)),
+	}
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		out = append(out, cut(strings.ReplaceAll(l, "\t", "    "), m.w))
+	}
+	if len(out) > h {
+		out = out[:h]
+	}
+	return out
+}
+
+// inputView renders the shared text input within the width.
+func (m Model) inputView() string {
+	in := m.in
+	in.SetWidth(max(5, m.w-len(in.Prompt)-1))
+	return in.View()
+}
+
+// promptKey handles the export, plan and plan-file prompts.
+func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Cancel):
+		m.mode = modeNormal
+		m.in.Blur()
+		m.setStatus("cancelled")
+		return m, nil
+	case m.mode == modeExport && key.Matches(msg, k.Switch):
+		if _, _, ok := m.winnerValues(); ok {
+			m.expW = !m.expW
+		} else {
+			m.setStatus("no sweep winner yet: exporting the current settings")
+		}
+		return m, nil
+	case key.Matches(msg, k.Apply):
+		val := strings.TrimSpace(m.in.Value())
+		switch m.mode {
+		case modeExport:
+			if val == "" {
+				m.setErr("export: type a file name")
+				return m, nil
+			}
+			text, _ := m.exportText()
+			m.mode = modeNormal
+			m.in.Blur()
+			m.setStatus("writing %s...", val)
+			return m, writeExport(m.cfg.WriteFile, val, text)
+		case modePlan:
+			m.sweep.setPlanText(val, m.m)
+			if m.sweep.planErr != "" {
+				m.setErr("plan: %s", m.sweep.planErr)
+				return m, nil
+			}
+			m.mode = modeNormal
+			m.in.Blur()
+			m.axes = nil
+			for _, a := range m.sweep.plan.Axes {
+				m.axes = append(m.axes, a.Ref)
+			}
+			if len(m.sweep.plan.Axes) == 0 {
+				m.setStatus("plan cleared")
+			} else {
+				m.setStatus("plan set: %d point(s); r starts it", m.sweep.plan.Points())
+			}
+			return m, nil
+		case modeLoad:
+			if val == "" {
+				m.setErr("type the plan file's name")
+				return m, nil
+			}
+			m.mode = modeNormal
+			m.in.Blur()
+			m.setStatus("loading %s...", val)
+			return m, loadPlan(m.cfg.LoadPlan, val, m.m)
+		}
+	}
+	var cmd tea.Cmd
+	m.in, cmd = m.in.Update(msg)
+	return m, cmd
+}

@@ -1,0 +1,107 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// fit pads or cuts plain text s to exactly w columns. Cut text ends in
+// '~' so that the cut is visible without a Unicode ellipsis.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	n := utf8.RuneCountInString(s)
+	switch {
+	case n == w:
+		return s
+	case n < w:
+		return s + strings.Repeat(" ", w-n)
+	}
+	r := []rune(s)
+	if w == 1 {
+		return "~"
+	}
+	return string(r[:w-1]) + "~"
+}
+
+// cut shortens plain text s to at most w columns (no padding).
+func cut(s string, w int) string {
+	if utf8.RuneCountInString(s) <= w {
+		return s
+	}
+	return fit(s, w)
+}
+
+// wrap breaks plain text into lines of at most w columns, each prefixed
+// with indent after the first.
+func wrap(text string, w int, indent string) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > w:
+			lines = append(lines, line)
+			line = indent + word
+		default:
+			line += " " + word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	for i := range lines {
+		lines[i] = cut(lines[i], w)
+	}
+	return lines
+}
+
+// fmtRate renders bytes per second in MiB/s.
+func fmtRate(bps float64) string {
+	return fmt.Sprintf("%.2f MiB/s", bps/(1<<20))
+}
+
+// fmtMiB renders a byte count in MiB.
+func fmtMiB(b int64) string {
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// fmtDur renders a duration as m:ss or h:mm:ss.
+func fmtDur(d time.Duration) string {
+	d = d.Round(time.Second)
+	h := int(d / time.Hour)
+	m := int(d/time.Minute) % 60
+	s := int(d/time.Second) % 60
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
+	}
+	return fmt.Sprintf("%d:%02d", m, s)
+}
+
+// bar renders a progress bar of exactly w columns in ASCII: [####....].
+func bar(frac float64, w int) string {
+	if w < 3 {
+		return fit("", w)
+	}
+	inner := w - 2
+	frac = max(0, min(1, frac))
+	n := int(frac*float64(inner) + 0.5)
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", inner-n) + "]"
+}
+
+// padLines makes text exactly h lines of w columns (plain text only).
+func padLines(lines []string, w, h int) []string {
+	out := make([]string, 0, h)
+	for i := 0; i < h; i++ {
+		if i < len(lines) {
+			out = append(out, lines[i])
+		} else {
+			out = append(out, "")
+		}
+	}
+	return out
+}
