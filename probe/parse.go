@@ -324,7 +324,15 @@ func (s size) String() string {
 	case *s.v == 0:
 		return "0"
 	}
-	return strings.TrimSuffix(fmtSize(*s.v), "B")
+	for _, u := range []struct {
+		suffix string
+		n      int64
+	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if *s.v%u.n == 0 {
+			return strconv.FormatInt(*s.v/u.n, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(*s.v, 10)
 }
 
 func (s size) Set(v string) error {
