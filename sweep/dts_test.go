@@ -1,0 +1,175 @@
+package sweep_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+)
+
+// compileDTS places frag after a tree that defines the controller's label
+// and compiles it with dtc, then decompiles the blob and returns the
+// controller's node as dtc prints it. It skips when dtc is missing.
+func compileDTS(t *testing.T, c *soc.Controller, frag string) string {
+	t.Helper()
+	dtc, err := exec.LookPath("dtc")
+	if err != nil {
+		t.Skip("dtc not installed (apt-get install device-tree-compiler)")
+	}
+	dir := t.TempDir()
+	base := fmt.Sprintf("/dts-v1/;\n\n/ {\n\t#address-cells = <1>;\n\t#size-cells = <1>;\n\n\t%s: %s {\n\t\tcompatible = \"fsl,imx27-usb\";\n\t\treg = <%#x %#x>;\n\t};\n};\n\n",
+		c.Label, c.Node, c.Base, c.Size)
+	src := filepath.Join(dir, "board.dts")
+	if err := os.WriteFile(src, []byte(base+frag), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(dtc, "-q", "-I", "dts", "-O", "dtb", "-o", filepath.Join(dir, "board.dtb"), src).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dtc: %v\n%s\nsource:\n%s", err, out, base+frag)
+	}
+	back, err := exec.Command(dtc, "-q", "-I", "dtb", "-O", "dts", filepath.Join(dir, "board.dtb")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dtc -I dtb: %v\n%s", err, back)
+	}
+	return string(back)
+}
+
+func TestDTSCompilesForEveryProfile(t *testing.T) {
+	ps, err := soc.LoadAll(profiles.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		for i := range p.Controllers {
+			c := &p.Controllers[i]
+			t.Run(p.Name+"/"+c.Label, func(t *testing.T) {
+				tg, err := soc.OpenSim(p, c, soc.SimOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				snap, err := soc.Take(p.Map, tg.Acc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, role := range []string{"", "host", "device"} {
+					// The live values, and a winner that sets every
+					// knob the map has plus a module parameter and a file.
+					live := sweep.LiveSettings(p, snap)
+					win := []sweep.Setting{
+						{Name: "SBUSCFG.AHBBRST", Value: "0", Comment: "+4.1 % (95 % CI 3.2-5.0)"},
+						{Name: "BURSTSIZE.TXPBURST", Value: "16", Comment: "+4.1 % (95 % CI 3.2-5.0)"},
+						{Name: "BURSTSIZE.RXPBURST", Value: "16"},
+						{Name: "USBCMD.ITC", Value: "8"},
+						{Name: "USBCMD.ASP", Value: "3"},
+						{Name: "USBCMD.ASPE", Value: "1"},
+						{Name: "USBMODE.SDIS", Value: "0"},
+						{Name: "TTCTRL.TTHA", Value: "127"},
+						{Name: "ehci_hcd.park", Value: "2", Comment: "no significant difference (+0.3 %, 95 % CI -1.2 to 1.9) */ trap"},
+						{Name: "/sys/block/sda/queue/max_sectors_kb", Value: "512"},
+					}
+					for name, set := range map[string][]sweep.Setting{"live": live, "winner": win} {
+						d := sweep.BuildDTS(sweep.DTSInput{Profile: p, Controller: c, Role: role, Settings: set, Snapshot: snap,
+							Header: []string{"citune dts test: " + name + " */ not closed"}})
+						node := compileDTS(t, c, d.String())
+						if name != "winner" {
+							continue
+						}
+						for _, l := range d.Props {
+							prop := strings.Fields(l.Text)[0]
+							if !strings.Contains(node, prop) {
+								t.Errorf("%s role %q: %s not in the compiled tree:\n%s", name, role, prop, node)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestDTSEmitsOnlyWhatTheKernelHonours(t *testing.T) {
+	p := loadProfile(t, "imx6q")
+	c, _ := p.Controller("usbh1")
+	tg, _ := soc.OpenSim(p, c, soc.SimOptions{})
+	snap, _ := soc.Take(p.Map, tg.Acc) // SBUSCFG reads 2 at reset
+	cases := map[string]struct {
+		role     string
+		settings []sweep.Setting
+		want     []string
+		not      []string
+	}{
+		"burst sizes bring ahb-burst-config": {
+			role:     "host",
+			settings: []sweep.Setting{{Name: "BURSTSIZE.TXPBURST", Value: "16", Comment: "+4.1 % (95 % CI 3.2-5.0)"}, {Name: "SBUSCFG.AHBBRST", Value: "0"}, {Name: "BURSTSIZE.RXPBURST", Value: "16"}},
+			want: []string{"&usbh1 {\n\tahb-burst-config = <0x0>;", "\ttx-burst-size-dword = <0x10>;\t/* TXPBURST=16: +4.1 % (95 % CI 3.2-5.0) */",
+				"\trx-burst-size-dword = <0x10>;"},
+		},
+		"burst sizes alone while AHBBRST is 2": {
+			role:     "host",
+			settings: []sweep.Setting{{Name: "BURSTSIZE.TXPBURST", Value: "16"}},
+			want:     []string{"BURSTSIZE.TXPBURST = 16 is not emitted: it takes effect only with SBUSCFG.AHBBRST=0, and that field is 2 here", "no device-tree property to change"},
+			not:      []string{"tx-burst-size-dword ="},
+		},
+		"dt_max": {
+			role:     "host",
+			settings: []sweep.Setting{{Name: "SBUSCFG.AHBBRST", Value: "0"}, {Name: "BURSTSIZE.RXPBURST", Value: "64"}},
+			want:     []string{"BURSTSIZE.RXPBURST = 0x40 is not emitted: the binding allows rx-burst-size-dword up to 0x20"},
+			not:      []string{"rx-burst-size-dword = <"},
+		},
+		"ITC in host role is a kernel parameter": {
+			role:     "host",
+			settings: []sweep.Setting{{Name: "USBCMD.ITC", Value: "8", Comment: "+2.0 % (95 % CI 1.1-2.9)"}},
+			want:     []string{" *   ehci_hcd.log2_irq_thresh=3\tITC=8: +2.0 % (95 % CI 1.1-2.9)"},
+			not:      []string{"itc-setting"},
+		},
+		"ITC in device role is itc-setting": {
+			role:     "device",
+			settings: []sweep.Setting{{Name: "USBCMD.ITC", Value: "8"}},
+			want:     []string{"\titc-setting = <0x8>;"},
+			not:      []string{"log2_irq_thresh"},
+		},
+		"ITC 0 has no log2": {
+			role:     "host",
+			settings: []sweep.Setting{{Name: "USBCMD.ITC", Value: "0"}},
+			want:     []string{"USBCMD.ITC = 0 cannot be set through ehci_hcd.log2_irq_thresh"},
+		},
+		"park": {
+			role:     "host",
+			settings: []sweep.Setting{{Name: "USBCMD.ASP", Value: "2"}, {Name: "USBCMD.ASPE", Value: "1"}},
+			want:     []string{" *   ehci_hcd.park=2\tASPE=1 ASP=2"},
+		},
+		"SDIS has no mechanism": {
+			role:     "host",
+			settings: []sweep.Setting{{Name: "USBMODE.SDIS", Value: "0"}},
+			want:     []string{"USBMODE.SDIS = 0: No DT property or kernel parameter"},
+		},
+		"module parameter and file": {
+			role:     "host",
+			settings: []sweep.Setting{{Name: "ehci_hcd.log2_irq_thresh", Value: "3"}, {Name: "/sys/block/sda/queue/max_sectors_kb", Value: "512"}},
+			want:     []string{" *   ehci_hcd.log2_irq_thresh=3\tor `options ehci_hcd log2_irq_thresh=3` in /etc/modprobe.d", "/sys/block/sda/queue/max_sectors_kb = 512: a file"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			d := sweep.BuildDTS(sweep.DTSInput{Profile: p, Controller: c, Role: tc.role, Settings: tc.settings, Snapshot: snap})
+			s := d.String()
+			for _, w := range tc.want {
+				if !strings.Contains(s, w) {
+					t.Errorf("missing %q in\n%s", w, s)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(s, w) {
+					t.Errorf("unexpected %q in\n%s", w, s)
+				}
+			}
+			compileDTS(t, c, s)
+		})
+	}
+}
