@@ -113,7 +113,7 @@ type kind struct {
 }
 
 var kinds = map[string]*kind{
-	"read":  {name: "read", synopsis: "read [--bs 1M] [--size N|all | --duration D] [--offset N] [--buffered] [--expect-hash H] FILE|DEVICE", summary: "sequential O_DIRECT reads, like dd iflag=direct; hashes the data to compare repeats", flags: readFlags},
+	"read":  {name: "read", synopsis: "read [--bs 1M] [--size N|all | --duration D] [--offset N] [--buffered] [--expect-hash H | --no-hash] FILE|DEVICE", summary: "sequential O_DIRECT reads, like dd iflag=direct; hashes the data to compare repeats", flags: readFlags},
 	"write": {name: "write", synopsis: "write [--bs 1M] [--size 64M] [--offset N] [--destructive] [--buffered] NEWFILE|DIR|DEVICE", summary: "O_DIRECT pattern writes, fsync, read back and compare, remove", flags: writeFlags},
 	"cmd":   {name: "cmd", synopsis: "cmd [--timeout 10m] (--parse iperf3 [--sender] | --regex RE --unit U | --json-path a.b.c --unit U) [--] COMMAND [ARGS]", summary: "run a workload and take its rate from its output", command: true, flags: cmdFlags},
 	"sim":   {name: "sim", synopsis: "sim [--size 64M] [--xfer 120K] [--seed 1] [--write]", summary: "model a mass-storage transfer on the simulated controller (needs --sim)", flags: simFlags},
@@ -179,6 +179,7 @@ func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 	off := sizeFlag(fs, "offset", 0, "start at this byte offset")
 	buffered := fs.Bool("buffered", false, "read through the page cache, dropping it first (needs root); for file systems without O_DIRECT")
 	expect := fs.String("expect-hash", "", "the data must hash to this (crc32:XXXXXXXX, as printed by an earlier run)")
+	noHash := fs.Bool("no-hash", false, "do not hash the data (no integrity check between repeats), for CPUs too slow to hash at the device's rate")
 	return func(d Deps, pos, rest []string) (Probe, error) {
 		path, err := oneTarget("read", pos, rest)
 		if err != nil {
@@ -190,6 +191,9 @@ func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		if *dur > 0 && *size != 0 {
 			return nil, usagef("probe read: give --size or --duration, not both")
 		}
+		if *expect != "" && *noHash {
+			return nil, usagef("probe read: --expect-hash needs hashing: drop --no-hash")
+		}
 		if *expect != "" && *dur > 0 {
 			return nil, usagef("probe read: --expect-hash needs a fixed --size, not --duration")
 		}
@@ -199,7 +203,7 @@ func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		if _, err := statTarget(path); err != nil {
 			return nil, err
 		}
-		return &ReadProbe{Path: path, BS: *bs, Size: *size, Dur: *dur, Offset: *off, Buffered: *buffered, ExpectHash: *expect, procRoot: d.ProcRoot}, nil
+		return &ReadProbe{Path: path, BS: *bs, Size: *size, Dur: *dur, Offset: *off, Buffered: *buffered, ExpectHash: *expect, NoHash: *noHash, procRoot: d.ProcRoot}, nil
 	}
 }
 
