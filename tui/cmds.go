@@ -261,7 +261,7 @@ func sweepJob(ctx context.Context, s Sweeper, plan SweepPlan, done []SweepPoint,
 		err := s.Run(ctx, plan, done, func(u SweepUpdate) {
 			if u.Point != nil {
 				p := *u.Point
-				p.Values = append([]uint32(nil), p.Values...)
+				p.Values = append([]string(nil), p.Values...)
 				p.Rates = append([]float64(nil), p.Rates...)
 				u.Point = &p
 			}

@@ -34,10 +34,25 @@ type Prober interface {
 	Run(ctx context.Context, progress func(done, total int64)) (ProbeResult, error)
 }
 
-// SweepAxis is one swept register field and its values.
+// SweepAxis is one swept setting and its values.
 type SweepAxis struct {
-	Ref    regs.Ref
-	Values []uint32
+	// Name is REG.FIELD for a register field, or a sweeper's own name for
+	// other settings ("sysfs:/sys/block/sda/queue/max_sectors_kb",
+	// "modparam:ehci_hcd.log2_irq_thresh").
+	Name string
+	// Ref is the register field; Ref.Reg is nil for other settings.
+	Ref regs.Ref
+	// Values in sweep order; register values in decimal.
+	Values []string
+}
+
+// Label is the short name shown in tables: the field name when it is
+// unique in the map, else the full name.
+func (a SweepAxis) Label(m *regs.Map) string {
+	if a.Ref.Reg != nil {
+		return shortName(m, a.Ref)
+	}
+	return a.Name
 }
 
 // SweepPlan is what a sweep runs: the grid of its axes, each point probed
@@ -45,8 +60,14 @@ type SweepAxis struct {
 type SweepPlan struct {
 	Axes   []SweepAxis
 	Repeat int
+	// Mode is the sweeper's mode ("grid", "ofat", "adaptive"; "" for its
+	// default).
+	Mode string
 	// Source says where the plan came from ("screen" or a file name).
 	Source string
+	// Extra carries sweeper settings read from a plan file (settle time,
+	// warm-ups); the TUI passes it back untouched.
+	Extra any
 }
 
 // Points is the number of points of the full grid.
@@ -63,38 +84,57 @@ func (p SweepPlan) Points() int {
 
 // SweepPoint is the result of one point of a sweep.
 type SweepPoint struct {
-	// Values holds one value per axis of the plan, in plan order.
-	Values []uint32
-	// Rates are the measured rates of the repeats, bytes per second.
-	Rates      []float64
+	// Values holds one value per axis of the plan, in plan order; "" for
+	// an axis the hardware ignores at this point (left at its original
+	// value).
+	Values []string
+	// Rates are the measured rates of every good run, bytes per second.
+	Rates []float64
+	// IRQsPerMiB and CPUPerMiB (busy CPU milliseconds per MiB) are
+	// medians over the runs; 0 when not measured.
 	IRQsPerMiB float64
-	CPUPercent float64
+	CPUPerMiB  float64
 	// Baseline marks a measurement of the original settings.
 	Baseline bool
-	// NotHeld says what did not hold ("USBCMD.ITC wrote 0, read 1"); a
-	// not-held point is never ranked.
-	NotHeld string
-	// Corrupt says what the integrity check found; never ranked.
-	Corrupt string
+	// Why a point is not ranked: NotHeld says what did not hold ("ITC
+	// wrote 0, read 1"), Corrupt what the integrity check found, Failed
+	// why the apply or probe failed, Eliminated why an adaptive race
+	// dropped it.
+	NotHeld, Corrupt, Failed, Eliminated string
+	// Versus is the sweeper's own comparison with the baseline ("+4.1 %
+	// (95 % CI 3.2-5.0)"); empty when it has none.
+	Versus string
+}
+
+// Ranked reports whether the point may be ranked.
+func (p SweepPoint) Ranked() bool {
+	return !p.Baseline && p.NotHeld == "" && p.Corrupt == "" && p.Failed == "" && p.Eliminated == "" && len(p.Rates) > 0
 }
 
 // SweepUpdate reports progress of a running sweep.
 type SweepUpdate struct {
 	// Point is set when a point finished.
 	Point *SweepPoint
-	// Done and Total count points of this run (Total excludes points
-	// skipped because they were done before a resume).
+	// Done and Total count the points of this run.
 	Done, Total int
 	// Current describes what is being measured now.
 	Current string
 	// Elapsed is the time since this run started.
 	Elapsed time.Duration
+	// Note is something the user should know (where results go, axes the
+	// hardware ignores at some points).
+	Note string
+	// Best, when set, is the sweeper's winner (values per axis); the TUI
+	// otherwise ranks by median rate itself.
+	Best []string
 }
 
 // Sweeper runs sweep plans. Run applies each point, verifies it held,
 // probes, records, and restores the original values on every exit path
-// (including cancellation). Points listed in done are skipped (resume).
-// report is called from the sweeper's goroutine.
+// (including cancellation); a cancelled run returns an error wrapping
+// context.Canceled. done lists points finished by an earlier run of the
+// same plan, which a resume skips. report is called from the sweeper's
+// goroutine.
 type Sweeper interface {
 	Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error
 }

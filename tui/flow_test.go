@@ -226,14 +226,14 @@ func TestSweepToCompletion(t *testing.T) {
 	}
 	e.keys("r")
 	s := e.m.sweep
-	if s.running || !s.finished || len(s.points) != 6 {
+	if s.running || !s.finished || len(s.points) != 7 {
 		t.Fatalf("sweep running %v finished %v points %d: %s", s.running, s.finished, len(s.points), e.m.status)
 	}
 	good, bad := s.ranked()
 	if len(good) != 4 || len(bad) != 2 {
 		t.Errorf("ranked %d good, %d bad; want 4 and 2 (AHBBRST=7 corrupt)", len(good), len(bad))
 	}
-	if b, _ := s.best(); !sameValues(b.Values, []uint32{3, 1}) {
+	if b, _ := s.best(); !sameValues(b.Values, []string{"3", "1"}) {
 		t.Errorf("best = %v, want AHBBRST=3 ITC=1", b.Values)
 	}
 	if got := e.field("USBCMD.ITC"); got != 8 {
@@ -260,12 +260,12 @@ func TestSweepStopResume(t *testing.T) {
 	e.clearInput()
 	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=1")
 	e.keys("enter", "r")
-	if !e.m.sweep.stopped || len(e.m.sweep.points) != 2 {
+	if !e.m.sweep.stopped || len(e.m.sweep.points) != 3 {
 		t.Fatalf("after stop: stopped %v, %d points", e.m.sweep.stopped, len(e.m.sweep.points))
 	}
 	fs.stopAfter = 0
 	e.keys("r")
-	if !e.m.sweep.finished || len(e.m.sweep.points) != 4 || e.m.sweep.total != 2 {
+	if !e.m.sweep.finished || len(e.m.sweep.points) != 5 || e.m.sweep.total != 2 {
 		t.Fatalf("after resume: finished %v, %d points, this run %d", e.m.sweep.finished, len(e.m.sweep.points), e.m.sweep.total)
 	}
 }

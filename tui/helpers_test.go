@@ -314,13 +314,14 @@ func (f *fakeProber) Run(ctx context.Context, progress func(done, total int64)) 
 		IRQsPerSec: irqPerMiB * mib, IRQsPerMiB: irqPerMiB, CPUPercent: 10 + irqPerMiB/4, Simulated: true}, nil
 }
 
-// fakeSweeper walks the grid in order, applying each point through regs,
-// checking it held, probing, and restoring the originals at the end. The
-// point AHBBRST=7 reports corrupt data.
+// fakeSweeper measures the baseline, walks the grid in order (applying
+// each point through regs, checking it held, probing), measures the
+// baseline again and restores the originals. AHBBRST=7 reports corrupt
+// data.
 type fakeSweeper struct {
 	acc   regs.Accessor
 	probe *fakeProber
-	// stopAfter cancels itself after this many points (0: never).
+	// stopAfter stops (as if cancelled) after this many points (0: never).
 	stopAfter int
 }
 
@@ -334,17 +335,17 @@ func (s *fakeSweeper) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 		return err
 	}
 	defer restoreRefs(s.acc, orig, refs, func([]regs.Ref) {})
-	grid := [][]uint32{{}}
+	grid := [][]string{{}}
 	for _, a := range plan.Axes {
-		var next [][]uint32
+		var next [][]string
 		for _, g := range grid {
 			for _, v := range a.Values {
-				next = append(next, append(append([]uint32(nil), g...), v))
+				next = append(next, append(append([]string(nil), g...), v))
 			}
 		}
 		grid = next
 	}
-	var todo [][]uint32
+	var todo [][]string
 	for _, g := range grid {
 		skip := false
 		for _, d := range done {
@@ -354,17 +355,37 @@ func (s *fakeSweeper) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 			todo = append(todo, g)
 		}
 	}
+	measure := func(p *SweepPoint) error {
+		for k := 0; k < plan.Repeat && p.NotHeld == ""; k++ {
+			res, err := s.probe.Run(ctx, nil)
+			if err != nil {
+				return err
+			}
+			p.Rates = append(p.Rates, res.Rate)
+			p.IRQsPerMiB, p.CPUPerMiB = res.IRQsPerMiB, res.CPUPercent/100
+		}
+		return nil
+	}
+	report(SweepUpdate{Total: len(todo), Note: "results in memory (fake sweeper)"})
+	if len(done) == 0 {
+		b := SweepPoint{Baseline: true}
+		if err := measure(&b); err != nil {
+			return err
+		}
+		report(SweepUpdate{Point: &b, Total: len(todo)})
+	}
 	for i, g := range todo {
 		if s.stopAfter > 0 && i == s.stopAfter {
-			return context.Canceled
+			return fmt.Errorf("sweep interrupted: %w", context.Canceled)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		report(SweepUpdate{Done: i, Total: len(todo), Current: fmt.Sprint(g), Elapsed: time.Duration(i) * time.Second})
+		report(SweepUpdate{Done: i, Total: len(todo), Current: strings.Join(g, " "), Elapsed: time.Duration(i) * time.Second})
 		var cs []regs.Change
 		for j, a := range plan.Axes {
-			cs = append(cs, regs.Change{Ref: a.Ref, Value: g[j]})
+			v, _ := regs.ParseNumber(g[j])
+			cs = append(cs, regs.Change{Ref: a.Ref, Value: v})
 		}
 		ws, err := regs.Prepare(s.acc, cs)
 		if err != nil {
@@ -380,21 +401,17 @@ func (s *fakeSweeper) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 				p.NotHeld = mm.String()
 			}
 		}
-		for k := 0; k < plan.Repeat && p.NotHeld == ""; k++ {
-			res, err := s.probe.Run(ctx, nil)
-			if err != nil {
-				return err
-			}
-			p.Rates = append(p.Rates, res.Rate)
-			p.IRQsPerMiB, p.CPUPercent = res.IRQsPerMiB, res.CPUPercent
+		if err := measure(&p); err != nil {
+			return err
 		}
 		for j, a := range plan.Axes {
-			if v, _ := s.acc.Read32(a.Ref.Reg.Offset); p.NotHeld == "" && a.Ref.Field.Get(v) != g[j] {
-				p.NotHeld = fmt.Sprintf("%s set %d, reads %d after the probe", a.Ref, g[j], a.Ref.Field.Get(v))
+			v, _ := s.acc.Read32(a.Ref.Reg.Offset)
+			if want, _ := regs.ParseNumber(g[j]); p.NotHeld == "" && a.Ref.Field.Get(v) != want {
+				p.NotHeld = fmt.Sprintf("%s set %d, reads %d after the probe", a.Ref, want, a.Ref.Field.Get(v))
 			}
 		}
 		for j, a := range plan.Axes {
-			if a.Ref.Field.Name == "AHBBRST" && g[j] == 7 {
+			if a.Ref.Field.Name == "AHBBRST" && g[j] == "7" {
 				p.Corrupt = "read data differs at offset 0x100000"
 			}
 		}

@@ -42,6 +42,9 @@ type sweepState struct {
 	stopped  bool
 	err      string
 
+	note     string
+	bestVals []string // the sweeper's winner, when it names one
+
 	view int
 	top  int
 }
@@ -49,31 +52,74 @@ type sweepState struct {
 // has reports whether ref is an axis of the plan.
 func (p SweepPlan) has(ref regs.Ref) bool {
 	for _, a := range p.Axes {
-		if sameRef(a.Ref, ref) {
+		if a.Ref.Reg != nil && sameRef(a.Ref, ref) {
 			return true
 		}
 	}
 	return false
 }
 
-// parsePlan reads the on-screen plan syntax: FIELD=v1,v2,... per axis and
-// an optional repeat=N. Values are checked like `citune set` values.
+// hasName reports whether an axis of the plan is called name.
+func (p SweepPlan) hasName(name string) bool {
+	for _, a := range p.Axes {
+		if strings.EqualFold(a.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// otherAxis reports whether name is a sweeper axis that is not a register
+// field (files, module parameters); the sweeper validates those.
+func otherAxis(name string) bool {
+	prefix, _, ok := strings.Cut(name, ":")
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(prefix) {
+	case "sysfs", "procfs", "file", "modparam":
+		return true
+	}
+	return false
+}
+
+// parsePlan reads the on-screen plan syntax: FIELD=v1,v2,... per axis,
+// optional repeat=N and mode=grid|ofat|adaptive. Register values are
+// checked like `citune set` values; sysfs:, procfs: and modparam: axes
+// are passed to the sweeper, which checks them before its first write.
 func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 	p := SweepPlan{Repeat: 3, Source: "screen"}
 	var errs []error
 	for _, tok := range strings.Fields(text) {
-		name, vals, ok := strings.Cut(tok, "=")
-		if !ok || vals == "" {
-			errs = append(errs, fmt.Errorf("%q: want FIELD=v1,v2,... or repeat=N", tok))
+		i := strings.LastIndex(tok, "=")
+		if i <= 0 || i == len(tok)-1 {
+			errs = append(errs, fmt.Errorf("%q: want FIELD=v1,v2,..., repeat=N or mode=M", tok))
 			continue
 		}
-		if strings.EqualFold(name, "repeat") {
+		name, vals := tok[:i], tok[i+1:]
+		switch {
+		case strings.EqualFold(name, "repeat"):
 			n, err := strconv.Atoi(vals)
 			if err != nil || n < 1 || n > 100 {
 				errs = append(errs, fmt.Errorf("repeat=%s: want 1..100", vals))
 				continue
 			}
 			p.Repeat = n
+			continue
+		case strings.EqualFold(name, "mode"):
+			switch strings.ToLower(vals) {
+			case "grid", "ofat", "adaptive":
+				p.Mode = strings.ToLower(vals)
+			default:
+				errs = append(errs, fmt.Errorf("mode=%s: want grid, ofat or adaptive", vals))
+			}
+			continue
+		case otherAxis(name):
+			if p.hasName(name) {
+				errs = append(errs, fmt.Errorf("%s is listed twice", name))
+				continue
+			}
+			p.Axes = append(p.Axes, SweepAxis{Name: name, Values: strings.Split(vals, ",")})
 			continue
 		}
 		ref, err := m.Lookup(name)
@@ -89,14 +135,14 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 			errs = append(errs, fmt.Errorf("%s is listed twice", ref))
 			continue
 		}
-		ax := SweepAxis{Ref: ref}
+		ax := SweepAxis{Name: ref.String(), Ref: ref}
 		for _, v := range strings.Split(vals, ",") {
 			c, err := m.ParseChange(ref.String() + "=" + v)
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			ax.Values = append(ax.Values, c.Value)
+			ax.Values = append(ax.Values, strconv.FormatUint(uint64(c.Value), 10))
 		}
 		p.Axes = append(p.Axes, ax)
 	}
@@ -110,16 +156,16 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 func planString(p SweepPlan, m *regs.Map) string {
 	var parts []string
 	for _, a := range p.Axes {
-		var vs []string
-		for _, v := range a.Values {
-			vs = append(vs, fmt.Sprint(v))
-		}
-		parts = append(parts, shortName(m, a.Ref)+"="+strings.Join(vs, ","))
+		parts = append(parts, a.Label(m)+"="+strings.Join(a.Values, ","))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return strings.Join(append(parts, fmt.Sprintf("repeat=%d", max(1, p.Repeat))), " ")
+	parts = append(parts, fmt.Sprintf("repeat=%d", max(1, p.Repeat)))
+	if p.Mode != "" {
+		parts = append(parts, "mode="+p.Mode)
+	}
+	return strings.Join(parts, " ")
 }
 
 // setPlanText replaces the plan; results of another plan are dropped.
@@ -143,9 +189,19 @@ func (s *sweepState) setPlanText(text string, m *regs.Map) {
 	s.plan = p
 }
 
+// strs renders numbers in decimal.
+func strs(vs []uint32) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, strconv.FormatUint(uint64(v), 10))
+	}
+	return out
+}
+
 func (s *sweepState) resetResults() {
 	s.points, s.done, s.total, s.current = nil, 0, 0, ""
 	s.finished, s.stopped, s.err, s.elapsed, s.top = false, false, "", 0, 0
+	s.note, s.bestVals = "", nil
 }
 
 // defaultValues proposes values to sweep for f: every legal named value,
@@ -199,7 +255,7 @@ func (m Model) planFromAxes() string {
 		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.DTMax != nil {
 			limit = *k.DTMax
 		}
-		p.Axes = append(p.Axes, SweepAxis{Ref: ref, Values: defaultValues(ref.Field, sv, limit)})
+		p.Axes = append(p.Axes, SweepAxis{Name: ref.String(), Ref: ref, Values: strs(defaultValues(ref.Field, sv, limit))})
 	}
 	return planString(p, m.m)
 }
@@ -285,7 +341,9 @@ func (m Model) startSweep() (tea.Model, tea.Cmd) {
 		done = append(done, s.points...)
 	}
 	for _, a := range s.plan.Axes {
-		m.cfg.Ledger.Touch(a.Ref)
+		if a.Ref.Reg != nil {
+			m.cfg.Ledger.Touch(a.Ref)
+		}
 	}
 	ctx, cancel := context.WithCancel(m.cfg.Ctx)
 	s.id++
@@ -319,7 +377,16 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		u := msg.u
-		s.done, s.total, s.current, s.elapsed = u.Done, u.Total, u.Current, u.Elapsed
+		s.done, s.total, s.elapsed = u.Done, u.Total, u.Elapsed
+		if u.Current != "" {
+			s.current = u.Current
+		}
+		if u.Note != "" {
+			s.note = u.Note
+		}
+		if u.Best != nil {
+			s.bestVals = u.Best
+		}
 		if u.Point != nil {
 			s.addPoint(*u.Point)
 			if u.Point.Corrupt != "" {
@@ -372,7 +439,7 @@ func (s *sweepState) addPoint(p SweepPoint) {
 	s.points = append(s.points, p)
 }
 
-func sameValues(a, b []uint32) bool {
+func sameValues(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -411,26 +478,34 @@ func (s sweepState) label(p SweepPoint, m *regs.Map) string {
 	}
 	var parts []string
 	for i, a := range s.plan.Axes {
-		if i < len(p.Values) {
-			parts = append(parts, fmt.Sprintf("%s=%d", shortName(m, a.Ref), p.Values[i]))
+		if i < len(p.Values) && p.Values[i] != "" {
+			parts = append(parts, a.Label(m)+"="+p.Values[i])
 		}
 	}
 	return strings.Join(parts, " ")
 }
 
-// ranked splits points into the ranked ones (held, intact, not baseline)
-// sorted by median rate, and the rest.
+// ranked splits points into the ranked ones sorted by median rate and the
+// rest (not held, corrupt, failed, eliminated), baselines left out.
 func (s sweepState) ranked() (good, bad []SweepPoint) {
 	for _, p := range s.points {
 		switch {
 		case p.Baseline:
-		case p.NotHeld != "" || p.Corrupt != "" || len(p.Rates) == 0:
-			bad = append(bad, p)
-		default:
+		case p.Ranked():
 			good = append(good, p)
+		default:
+			bad = append(bad, p)
 		}
 	}
 	sort.SliceStable(good, func(i, j int) bool { return median(good[i].Rates) > median(good[j].Rates) })
+	if s.bestVals != nil {
+		for i, p := range good {
+			if sameValues(p.Values, s.bestVals) {
+				good = append(append([]SweepPoint{p}, good[:i]...), good[i+1:]...)
+				break
+			}
+		}
+	}
 	return good, bad
 }
 
@@ -442,22 +517,30 @@ func (s sweepState) best() (SweepPoint, bool) {
 	return good[0], true
 }
 
-// baseline is the latest baseline measurement, or the point whose values
-// are the starting ones.
+// baseline is every baseline measurement pooled, or the point whose
+// values are the starting ones.
 func (m Model) baseline() (SweepPoint, bool) {
 	s := m.sweep
-	for i := len(s.points) - 1; i >= 0; i-- {
-		if s.points[i].Baseline && len(s.points[i].Rates) > 0 {
-			return s.points[i], true
+	var pooled SweepPoint
+	for _, p := range s.points {
+		if p.Baseline {
+			pooled.Baseline = true
+			pooled.Rates = append(pooled.Rates, p.Rates...)
 		}
 	}
-	var startVals []uint32
+	if len(pooled.Rates) > 0 {
+		return pooled, true
+	}
+	var startVals []string
 	for _, a := range s.plan.Axes {
+		if a.Ref.Reg == nil {
+			return SweepPoint{}, false
+		}
 		v, _ := m.cfg.Ledger.StartValue(a.Ref)
-		startVals = append(startVals, v)
+		startVals = append(startVals, strconv.FormatUint(uint64(v), 10))
 	}
 	for _, p := range s.points {
-		if !p.Baseline && sameValues(p.Values, startVals) && p.NotHeld == "" && p.Corrupt == "" && len(p.Rates) > 0 {
+		if sameValues(p.Values, startVals) && p.Ranked() {
 			return p, true
 		}
 	}
@@ -472,9 +555,15 @@ func (m Model) bestLine() string {
 		return "best: none yet"
 	}
 	line := fmt.Sprintf("best: %s  %s  ", s.label(b, m.m), fmtRate(median(b.Rates)))
+	if b.Versus != "" {
+		return line + b.Versus + " vs baseline"
+	}
 	if base, ok := m.baseline(); ok {
 		if !base.Baseline && sameValues(base.Values, b.Values) {
 			return line + "(the starting setting is best)"
+		}
+		if base.Baseline {
+			return line + compare(base.Rates, b.Rates).String() + " vs baseline"
 		}
 		return line + compare(base.Rates, b.Rates).String() + " vs start"
 	}
@@ -529,6 +618,9 @@ func (m Model) sweepView(h int) []string {
 		prog = "ready: r starts the sweep"
 	}
 	out = append(out, cut(prog, w))
+	if s.note != "" {
+		out = append(out, cut(s.note, w))
+	}
 	out = append(out, m.st.Good.Render(cut(m.bestLine(), w)))
 	views := "table"
 	switch s.view {
@@ -545,7 +637,20 @@ func (m Model) sweepView(h int) []string {
 	case viewHeat:
 		out = append(out, m.heatView(rest)...)
 	default:
-		out = append(out, m.tableView(rest)...)
+		if rest < 30 {
+			out = append(out, m.tableView(rest)...)
+			break
+		}
+		// Tall screens show the chart under the table.
+		tab := m.tableView(rest / 2)
+		out = append(out, padLines(tab, w, rest/2)...)
+		if len(s.plan.Axes) == 2 {
+			out = append(out, m.st.Section.Render(fit("-- heat map ", w)))
+			out = append(out, m.heatView(rest-rest/2-1)...)
+		} else {
+			out = append(out, m.st.Section.Render(fit("-- bars ", w)))
+			out = append(out, m.barsView(rest-rest/2-1)...)
+		}
 	}
 	return out
 }
@@ -557,22 +662,29 @@ func (m Model) tableView(h int) []string {
 	var cols []string
 	var widths []int
 	for _, a := range s.plan.Axes {
-		n := shortName(m.m, a.Ref)
+		n := a.Label(m.m)
+		w := max(len(n), 4)
+		for _, v := range a.Values {
+			w = max(w, len(v))
+		}
 		cols = append(cols, n)
-		widths = append(widths, max(len(n), 4))
+		widths = append(widths, min(w, 24))
 	}
 	head := "rank "
 	for i, c := range cols {
 		head += fit(c, widths[i]) + " "
 	}
-	head += fmt.Sprintf("%12s %8s %8s %6s  %s", "median", "spread", "irq/MiB", "CPU", "status")
+	head += fmt.Sprintf("%12s %8s %8s %7s  %s", "median", "spread", "irq/MiB", "ms/MiB", "status")
 	out := []string{m.st.ColHead.Render(fit(head, m.w))}
 	row := func(rank string, p SweepPoint) string {
 		line := fit(rank, 5)
 		for i := range cols {
 			v := "?"
 			if i < len(p.Values) {
-				v = fmt.Sprint(p.Values[i])
+				v = p.Values[i]
+				if v == "" {
+					v = "(orig)"
+				}
 			}
 			line += fit(v, widths[i]) + " "
 		}
@@ -580,17 +692,14 @@ func (m Model) tableView(h int) []string {
 		if len(p.Rates) > 0 {
 			med = fmt.Sprintf("%.2f MiB/s", median(p.Rates)/(1<<20))
 			spr = fmtSpread(p.Rates)
-			irq = fmt.Sprintf("%.1f", p.IRQsPerMiB)
-			cpu = fmt.Sprintf("%.1f%%", p.CPUPercent)
+			if p.IRQsPerMiB > 0 {
+				irq = fmt.Sprintf("%.1f", p.IRQsPerMiB)
+			}
+			if p.CPUPerMiB > 0 {
+				cpu = fmt.Sprintf("%.2f", p.CPUPerMiB)
+			}
 		}
-		status := "ok"
-		switch {
-		case p.Corrupt != "":
-			status = "CORRUPT " + p.Corrupt
-		case p.NotHeld != "":
-			status = "not-held: " + p.NotHeld
-		}
-		return fit(line+fmt.Sprintf("%12s %8s %8s %6s  %s", med, spr, irq, cpu, status), m.w)
+		return fit(line+fmt.Sprintf("%12s %8s %8s %7s  %s", med, spr, irq, cpu, pointStatus(p)), m.w)
 	}
 	var lines []string
 	for i, p := range good {
@@ -613,6 +722,21 @@ func (m Model) tableView(h int) []string {
 		out = append(out, lines[i])
 	}
 	return out
+}
+
+// pointStatus says in words why a point is or is not ranked.
+func pointStatus(p SweepPoint) string {
+	switch {
+	case p.Corrupt != "":
+		return "CORRUPT: " + p.Corrupt
+	case p.NotHeld != "":
+		return "not-held: " + p.NotHeld
+	case p.Failed != "":
+		return "failed: " + p.Failed
+	case p.Eliminated != "":
+		return "eliminated: " + p.Eliminated
+	}
+	return "ok"
 }
 
 // barsView draws one bar per point, sorted by rate.
@@ -639,10 +763,7 @@ func (m Model) barsView(h int) []string {
 		lines = append(lines, fit(fmt.Sprintf("%s |%s %8.2f MiB/s", fit(s.label(p, m.m), labelW), fit(strings.Repeat("#", n), barW), r/(1<<20)), m.w))
 	}
 	for _, p := range bad {
-		why := "not-held: " + p.NotHeld
-		if p.Corrupt != "" {
-			why = "CORRUPT: " + p.Corrupt
-		}
+		why := pointStatus(p)
 		lines = append(lines, m.st.Drift.Render(fit(fmt.Sprintf("%s |%s", fit(s.label(p, m.m), labelW), why), m.w)))
 	}
 	if len(lines) == 0 {
@@ -675,7 +796,7 @@ func (m Model) heatView(h int) []string {
 			lo = r
 		}
 	}
-	find := func(x, y uint32) (SweepPoint, bool) {
+	find := func(x, y string) (SweepPoint, bool) {
 		for _, p := range s.points {
 			if !p.Baseline && len(p.Values) == 2 && p.Values[0] == x && p.Values[1] == y {
 				return p, true
@@ -683,14 +804,14 @@ func (m Model) heatView(h int) []string {
 		}
 		return SweepPoint{}, false
 	}
-	nx, ny := shortName(m.m, ax.Ref), shortName(m.m, ay.Ref)
+	nx, ny := ax.Label(m.m), ay.Label(m.m)
 	rowW := max(len(nx)+1+len(ny), 6) + 1
 	cellW := 9
 	ncol := min(len(ay.Values), max(1, (m.w-rowW)/cellW))
 	out := []string{cut(fmt.Sprintf("rows %s, columns %s: median MiB/s, shade %s low..high, n/h not held", nx, ny, shades), m.w)}
 	head := fit(nx+`\`+ny, rowW)
 	for _, v := range ay.Values[:ncol] {
-		head += fmt.Sprintf("%*d", cellW, v)
+		head += fmt.Sprintf("%*s", cellW, cut(v, cellW-1))
 	}
 	if ncol < len(ay.Values) {
 		head += " ~"
@@ -700,7 +821,7 @@ func (m Model) heatView(h int) []string {
 		if len(out) >= h {
 			break
 		}
-		line := fit(fmt.Sprint(x), rowW)
+		line := fit(x, rowW)
 		for _, y := range ay.Values[:ncol] {
 			p, ok := find(x, y)
 			var cell string
@@ -711,6 +832,10 @@ func (m Model) heatView(h int) []string {
 				cell = "CORRUPT"
 			case p.NotHeld != "":
 				cell = "n/h"
+			case p.Failed != "":
+				cell = "failed"
+			case p.Eliminated != "":
+				cell = "elim"
 			case len(p.Rates) == 0:
 				cell = "--"
 			default:
@@ -737,8 +862,10 @@ func (m Model) winnerValues() (map[string]uint32, string, bool) {
 	}
 	vals := knobValues(m.cfg.Target.Profile, m.cur)
 	for i, a := range m.sweep.plan.Axes {
-		if i < len(b.Values) {
-			vals[refKey(a.Ref)] = b.Values[i]
+		if i < len(b.Values) && b.Values[i] != "" && a.Ref.Reg != nil {
+			if v, err := regs.ParseNumber(b.Values[i]); err == nil {
+				vals[refKey(a.Ref)] = v
+			}
 		}
 	}
 	return vals, "sweep winner " + m.bestLine(), true
