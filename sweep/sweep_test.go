@@ -740,3 +740,55 @@ func TestRankTieBreakByInterrupts(t *testing.T) {
 		t.Errorf("excluded %+v", rk.Excluded)
 	}
 }
+
+func TestRestoreExtrasAfterAKill(t *testing.T) {
+	root, loader := modTree(t)
+	file := filepath.Join(root, "max_sectors_kb")
+	os.WriteFile(file, []byte("64\n"), 0o644)
+	// The sweep was killed with log2_irq_thresh=6 loaded and the file at 64.
+	if err := loader.Unload(context.Background(), "ehci_hcd"); err != nil {
+		t.Fatal(err)
+	}
+	if err := loader.Load(context.Background(), "ehci_hcd", []string{"log2_irq_thresh=6"}); err != nil {
+		t.Fatal(err)
+	}
+	loader.Calls = nil
+	e := &soc.Entry{Files: []soc.JFile{{Path: file, Original: "120"}}, ModParams: []soc.JModParam{{Name: "ehci_hcd.log2_irq_thresh", Original: "0"}}}
+	h := &sweep.Host{Root: root, Loader: loader, Modules: []string{"usb_storage", "ci_hdrc_imx", "ci_hdrc", "ehci_hcd"}, Wait: "/dev/sda"}
+	var log bytes.Buffer
+	if err := sweep.RestoreExtras(context.Background(), h, e, &log); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "120\n" {
+		t.Errorf("file %q", b)
+	}
+	if v, _ := h.ReadParam("ehci_hcd", "log2_irq_thresh"); v != "0" {
+		t.Errorf("param %q", v)
+	}
+	want := []string{"rmmod usb_storage", "rmmod ci_hdrc_imx", "rmmod ci_hdrc", "rmmod ehci_hcd",
+		"modprobe ehci_hcd log2_irq_thresh=0", "modprobe ci_hdrc", "modprobe ci_hdrc_imx", "modprobe usb_storage"}
+	if got := loader.CallLog(); !slices.Equal(got, want) {
+		t.Errorf("calls %q", got)
+	}
+	// A second restore has nothing to do.
+	loader.Calls = nil
+	log.Reset()
+	if err := sweep.RestoreExtras(context.Background(), h, e, &log); err != nil {
+		t.Fatal(err)
+	}
+	if len(loader.CallLog()) != 0 || !strings.Contains(log.String(), "already") {
+		t.Errorf("calls %q, log %s", loader.CallLog(), log.String())
+	}
+
+	// Killed between rmmod and modprobe: the whole stack comes back.
+	for _, m := range []string{"usb_storage", "ci_hdrc_imx", "ci_hdrc", "ehci_hcd"} {
+		loader.Unload(context.Background(), m)
+	}
+	loader.Calls = nil
+	if err := sweep.RestoreExtras(context.Background(), h, e, &log); err != nil {
+		t.Fatal(err)
+	}
+	if got := loader.CallLog(); len(got) != 4 || got[0] != "modprobe ehci_hcd log2_irq_thresh=0" || got[3] != "modprobe usb_storage" {
+		t.Errorf("calls %q", got)
+	}
+}
