@@ -2,11 +2,16 @@ package soc
 
 import (
 	"bytes"
+	"encoding"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
+	"reflect"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -43,6 +48,8 @@ type Profile struct {
 	// a path); Map is the validated register map.
 	File string    `toml:"-"`
 	Map  *regs.Map `toml:"-"`
+
+	nameLine int // line of the name key, for LoadAll's error
 }
 
 // Check is one identity test: Register & Mask must equal Value.
@@ -212,189 +219,550 @@ func (p *Profile) Knob(ref regs.Ref) *Knob {
 var ErrProfile = errors.New("invalid profile")
 
 // Parse decodes and validates a profile. name is used in error messages
-// ("profiles/imx6q.toml"); every error names it and, where it can, the line.
+// ("profiles/imx6q.toml"). Every error reads "NAME:LINE: invalid profile:
+// MESSAGE", where LINE is the line of the key at fault (or of its table
+// header when a required key is missing) and MESSAGE names the key. All
+// problems found are reported, in line order, joined with errors.Join.
+//
+// Parsing is strict: TOML syntax errors, keys the format does not define
+// (keys are case-sensitive, also inside inline tables), values of the wrong
+// type or outside their Go type, and every semantic problem of the merged
+// register map are errors.
 func Parse(name string, data []byte) (*Profile, error) {
+	loc := newLocator(name, data)
+	// A first, untyped decode separates TOML syntax errors (whose position
+	// the parser knows) from type errors of the typed decode below (whose
+	// position the decoder reports for the last occurrence of the key
+	// only).
+	var generic map[string]any
+	if _, err := toml.Decode(string(data), &generic); err != nil {
+		return nil, loc.decodeError(err, false)
+	}
 	var p Profile
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&p)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %w: %s", name, pe.Position.Line, ErrProfile, pe.Message)
-		}
-		return nil, fmt.Errorf("%s: %w: %v", name, ErrProfile, err)
+		return nil, loc.decodeError(err, true)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		var errs []error
-		for _, k := range und {
-			errs = append(errs, fmt.Errorf("%s:%d: %w: unknown key %q", name, keyLine(data, k), ErrProfile, k.String()))
-		}
-		return nil, errors.Join(errs...)
+	ps := &problems{name: name}
+	loc.unknownKeys(ps, md)
+	if ps.failed() {
+		// Further checks would mostly report consequences of the typos.
+		return nil, ps.err()
 	}
 	p.File = name
-	loc := locator{name: name, data: data}
-	if err := p.build(loc); err != nil {
-		return nil, err
+	p.nameLine = loc.at("name")
+	p.build(loc, ps)
+	if ps.failed() {
+		return nil, ps.err()
 	}
 	return &p, nil
 }
 
-// build merges the profile's registers into the ChipIdea map and validates
-// the whole profile.
-func (p *Profile) build(loc locator) error {
+// problems collects validation errors with their lines.
+type problems struct {
+	name string
+	list []problem
+}
+
+type problem struct {
+	line int
+	msg  string
+}
+
+func (ps *problems) add(line int, format string, a ...any) {
+	if line < 1 {
+		line = 1
+	}
+	ps.list = append(ps.list, problem{line, fmt.Sprintf(format, a...)})
+}
+
+func (ps *problems) failed() bool { return len(ps.list) > 0 }
+
+// err joins the problems in line order, each as "NAME:LINE: invalid
+// profile: MESSAGE"; identical problems are reported once.
+func (ps *problems) err() error {
+	if len(ps.list) == 0 {
+		return nil
+	}
+	sort.SliceStable(ps.list, func(i, j int) bool { return ps.list[i].line < ps.list[j].line })
 	var errs []error
-	add := func(line int, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%s:%d: %w: %s", loc.name, line, ErrProfile, fmt.Sprintf(format, a...)))
-	}
-	if p.Name == "" {
-		add(1, "missing key \"name\"")
-	} else if !validProfileName(p.Name) {
-		add(loc.line("name"), "name %q: use lower-case letters, digits and '-'", p.Name)
-	}
-	if len(p.Controllers) == 0 {
-		add(1, "no [[controller]] entries")
-	}
-	m := regs.ChipIdea()
-	for i := range p.Registers {
-		spec := &p.Registers[i]
-		line := loc.nth("[[register]]", i)
-		r, err := spec.register()
-		if err != nil {
-			add(line, "register %s: %v", spec.Name, err)
+	seen := map[problem]bool{}
+	for _, p := range ps.list {
+		if seen[p] {
 			continue
 		}
-		if old := m.Register(r.Name); old != nil {
-			if spec.Reset == nil {
-				r.Reset, r.ResetKnown = old.Reset, old.ResetKnown
-			}
-			*old = r
-		} else {
-			m.Registers = append(m.Registers, r)
-		}
-	}
-	m.Sort()
-	for _, name := range sortedKeys(p.Reset) {
-		r := m.Register(name)
-		if r == nil {
-			add(loc.line(name), "[reset] %s: no such register", name)
-			continue
-		}
-		r.Reset, r.ResetKnown = p.Reset[name], true
-	}
-	for _, name := range p.ResetUnknown {
-		r := m.Register(name)
-		if r == nil {
-			add(loc.line("reset_unknown"), "reset_unknown: no register %s", name)
-			continue
-		}
-		r.ResetKnown = false
-	}
-	if err := m.Validate(); err != nil {
-		for _, e := range unjoin(err) {
-			add(loc.lineOfError(e.Error()), "%v", e)
-		}
-	}
-	p.Map = m
-	seen := map[string]bool{}
-	for i := range p.Controllers {
-		c := &p.Controllers[i]
-		line := loc.nth("[[controller]]", i)
-		switch {
-		case c.Label == "":
-			add(line, "controller %d: missing label", i+1)
-		case seen[strings.ToLower(c.Label)]:
-			add(line, "controller %s: duplicate label", c.Label)
-		}
-		seen[strings.ToLower(c.Label)] = true
-		if c.Size < m.End() || c.Size%4 != 0 {
-			add(line, "controller %s: size %#x must be a multiple of 4 and cover the register map (%#x bytes)", c.Label, c.Size, m.End())
-		}
-		if c.Base%4 != 0 {
-			add(line, "controller %s: base %#x is not 32-bit aligned", c.Label, c.Base)
-		}
-		for _, r := range c.Roles {
-			if r != "host" && r != "device" {
-				add(line, "controller %s: role %q (want host or device)", c.Label, r)
-			}
-		}
-		if len(c.Roles) == 0 {
-			add(line, "controller %s: no roles", c.Label)
-		}
-	}
-	if len(p.Identity) == 0 {
-		add(1, "no [[identity]] checks: a profile must say how to recognise its controller")
-	}
-	for i, ch := range p.Identity {
-		line := loc.nth("[[identity]]", i)
-		r := m.Register(ch.Register)
-		switch {
-		case r == nil:
-			add(line, "identity %d: no register %q", i+1, ch.Register)
-		case ch.Mask == 0:
-			add(line, "identity %d: mask is 0 (the check would prove nothing)", i+1)
-		case ch.Value&^ch.Mask != 0:
-			add(line, "identity %d: value %#x has bits outside mask %#x", i+1, ch.Value, ch.Mask)
-		}
-	}
-	for i := range p.Knobs {
-		k := &p.Knobs[i]
-		line := loc.nth("[[knob]]", i)
-		ref, err := m.Lookup(k.Field)
-		if err != nil || ref.Field == nil {
-			add(line, "knob %q: not a REG.FIELD of the map", k.Field)
-			continue
-		}
-		k.Field = ref.String()
-		if k.DT == "" && k.Param == "" && k.None == "" {
-			add(line, "knob %s: say how it persists (dt, param) or why it cannot (none)", k.Field)
-		}
-		for _, r := range append(append([]string{}, k.DTRoles...), k.ParamRoles...) {
-			if r != "host" && r != "device" {
-				add(line, "knob %s: role %q (want host or device)", k.Field, r)
-			}
-		}
-		switch k.ParamEncoding {
-		case "", "value", "log2", "park":
-		default:
-			add(line, "knob %s: param_encoding %q (want value, log2 or park)", k.Field, k.ParamEncoding)
-		}
-		if k.Param != "" && !strings.Contains(k.Param, ".") {
-			add(line, "knob %s: param %q: want module.parameter", k.Field, k.Param)
-		}
-		if k.Requires != "" {
-			if _, err := m.ParseChange(k.Requires); err != nil {
-				add(line, "knob %s: requires %q: %v", k.Field, k.Requires, err)
-			}
-		}
-	}
-	for _, s := range p.Sim.ReadAsZero {
-		if _, _, err := ParseRange(s); err != nil {
-			add(loc.line("read_as_zero"), "sim.read_as_zero: %v", err)
-		}
+		seen[p] = true
+		errs = append(errs, fmt.Errorf("%s:%d: %w: %s", ps.name, p.line, ErrProfile, p.msg))
 	}
 	return errors.Join(errs...)
 }
 
-func (s *RegisterSpec) register() (regs.Register, error) {
-	r := regs.Register{Name: s.Name, Offset: s.Offset, ReadOnly: s.ReadOnly, W1C: s.W1C, Desc: s.Desc, Note: s.Note}
+// build merges the profile's registers into the ChipIdea map and validates
+// the whole profile, adding every problem to ps.
+func (p *Profile) build(l *locator, ps *problems) {
+	if p.Name == "" {
+		ps.add(1, "missing key \"name\"")
+	} else if !validProfileName(p.Name) {
+		ps.add(l.at("name"), "name %q: use lower-case letters, digits and '-'", p.Name)
+	}
+	if len(p.Controllers) == 0 {
+		ps.add(1, "no [[controller]] entries")
+	}
+	if len(p.Identity) == 0 {
+		ps.add(1, "no [[identity]] checks: a profile must say how to recognise its controller")
+	}
+	m := p.buildMap(l, ps)
+	p.Map = m
+	p.checkControllers(l, ps, m)
+	p.checkIdentity(l, ps, m)
+	p.checkKnobs(l, ps, m)
+	for k, s := range p.Sim.ReadAsZero {
+		if _, _, err := ParseRange(s); err != nil {
+			ps.add(l.at(fmt.Sprintf("sim.read_as_zero[%d]", k)), "sim.read_as_zero: %v", err)
+		}
+	}
+	for k, mod := range p.Reload.Modules {
+		if mod == "" || strings.ContainsAny(mod, " \t\n/") {
+			ps.add(l.at(fmt.Sprintf("reload.modules[%d]", k)), "reload.modules: %q is not a module name", mod)
+		}
+	}
+}
+
+// buildMap merges [[register]], [reset] and reset_unknown into a fresh
+// ChipIdea map. A [[register]] whose name matches a register of the map
+// replaces it; keys it leaves out keep the map's values (its field list
+// too, unless it gives fields).
+func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
+	m := regs.ChipIdea()
+	n0 := len(ps.list)
+	// origin: upper-case register name -> index of the [[register]] that
+	// defined it last.
+	origin := map[string]int{}
+	built := make([]bool, len(p.Registers))
+	for i := range p.Registers {
+		spec := &p.Registers[i]
+		at := fmt.Sprintf("register[%d]", i)
+		old := m.Register(spec.Name)
+		if old != nil {
+			if j, dup := origin[strings.ToUpper(spec.Name)]; dup {
+				ps.add(l.at(at+".name"), "register %s: already defined by the [[register]] at line %d", spec.Name, l.at(fmt.Sprintf("register[%d]", j)))
+				continue
+			}
+		}
+		r, ok := spec.merge(l, ps, at, old)
+		if r.Name == "" {
+			continue
+		}
+		// A register with problems still joins the map, so that knobs
+		// and [reset] naming it do not report follow-on errors; the
+		// profile is refused anyway.
+		if old != nil {
+			spec.IsReplace = true
+			*old = r
+		} else {
+			m.Registers = append(m.Registers, r)
+		}
+		origin[strings.ToUpper(r.Name)] = i
+		built[i] = ok
+	}
+	m.Sort()
+	// Offsets must stay unique: blame the [[register]] that set the later
+	// of two equal offsets.
+	for i := range p.Registers {
+		if !built[i] {
+			continue
+		}
+		at := fmt.Sprintf("register[%d]", i)
+		r := m.Register(p.Registers[i].Name)
+		for k := range m.Registers {
+			o := &m.Registers[k]
+			if o.Offset != r.Offset || strings.EqualFold(o.Name, r.Name) {
+				continue
+			}
+			if j, fromSpec := origin[strings.ToUpper(o.Name)]; fromSpec && j > i {
+				continue
+			}
+			ps.add(l.at(at+".offset"), "register %s: offset %#x is already used by register %s", r.Name, r.Offset, o.Name)
+		}
+	}
+	seen := map[string]string{}
+	for _, name := range sortedKeys(p.Reset) {
+		at := "reset." + keySeg(name)
+		r := m.Register(name)
+		if r == nil {
+			ps.add(l.at(at), "reset.%s: no such register", name)
+			continue
+		}
+		if prev, dup := seen[strings.ToUpper(r.Name)]; dup {
+			ps.add(l.at(at), "reset.%s: register %s already given as %s", name, r.Name, prev)
+			continue
+		}
+		seen[strings.ToUpper(r.Name)] = name
+		r.Reset, r.ResetKnown = p.Reset[name], true
+	}
+	for k, name := range p.ResetUnknown {
+		at := fmt.Sprintf("reset_unknown[%d]", k)
+		r := m.Register(name)
+		if r == nil {
+			ps.add(l.at(at), "reset_unknown: no register %q", name)
+			continue
+		}
+		if prev, dup := seen[strings.ToUpper(r.Name)]; dup {
+			ps.add(l.at(at), "reset_unknown: register %s also has a value in [reset] (reset.%s)", r.Name, prev)
+			continue
+		}
+		r.ResetKnown = false
+	}
+	// Safety net: whatever the checks above missed, the map must validate.
+	if err := m.Validate(); err != nil && len(ps.list) == n0 {
+		for _, e := range unjoin(err) {
+			line := 1
+			if name := registerInError(e.Error()); name != "" {
+				if i, ok := origin[strings.ToUpper(name)]; ok {
+					line = l.at(fmt.Sprintf("register[%d]", i))
+				}
+			}
+			ps.add(line, "%v", e)
+		}
+	}
+	return m
+}
+
+// registerInError returns the register a regs.Validate message names
+// ("register X ..." or "field X.F: ...").
+func registerInError(msg string) string {
+	for _, prefix := range []string{"field ", "register "} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			f := strings.Fields(rest)
+			if len(f) == 0 {
+				return ""
+			}
+			name, _, _ := strings.Cut(strings.Trim(f[0], ":\""), ".")
+			return name
+		}
+	}
+	return ""
+}
+
+// merge checks one [[register]] (at is its path, "register[2]") and
+// returns the register it defines, applied over old when it replaces a
+// register of the map. ok is false if it found a problem; the register
+// then holds the fields whose bits are sane, or no name if it has none.
+func (s *RegisterSpec) merge(l *locator, ps *problems, at string, old *regs.Register) (regs.Register, bool) {
+	n0 := len(ps.list)
+	has := func(k string) bool { return l.has(at + "." + k) }
+	if s.Name == "" {
+		ps.add(l.at(at), "[[register]]: missing key \"name\"")
+		return regs.Register{}, false
+	}
+	if !validName(s.Name) {
+		ps.add(l.at(at+".name"), "register %q: name must be letters, digits and _, starting with a letter", s.Name)
+	}
+	var r regs.Register
+	if old != nil {
+		r = *old
+		r.Fields = append([]regs.Field(nil), old.Fields...)
+		if has("offset") {
+			r.Offset = s.Offset
+		}
+		if has("read_only") {
+			r.ReadOnly = s.ReadOnly
+		}
+		if has("w1c") {
+			r.W1C = s.W1C
+		}
+		if has("desc") {
+			r.Desc = s.Desc
+		}
+		if has("note") {
+			r.Note = s.Note
+		}
+	} else {
+		if !has("offset") {
+			ps.add(l.at(at), "register %s: missing key \"offset\" (a new register needs one)", s.Name)
+		}
+		r = regs.Register{Name: s.Name, Offset: s.Offset, ReadOnly: s.ReadOnly, W1C: s.W1C, Desc: s.Desc, Note: s.Note}
+	}
 	if s.Reset != nil {
 		r.Reset, r.ResetKnown = *s.Reset, true
 	}
-	for _, fs := range s.Fields {
-		f := regs.Field{Name: fs.Name, Lsb: fs.Bits.Lsb, Width: fs.Bits.Msb - fs.Bits.Lsb + 1, Access: fs.Access,
-			Knob: fs.Knob, Strict: fs.Strict, Never: fs.Never, Desc: fs.Desc}
-		switch len(fs.Range) {
-		case 0:
-		case 2:
-			f.HasRange, f.Min, f.Max = true, fs.Range[0], fs.Range[1]
-		default:
-			return r, fmt.Errorf("field %s: range wants [min, max]", fs.Name)
-		}
-		for _, e := range fs.Values {
-			f.Values = append(f.Values, regs.Enum{Value: e.Value, Name: e.Name, Meaning: e.Meaning, Reserved: e.Reserved})
-		}
-		r.Fields = append(r.Fields, f)
+	if r.Offset%4 != 0 {
+		ps.add(l.at(at+".offset"), "register %s: offset %#x is not 32-bit aligned", s.Name, r.Offset)
 	}
-	return r, nil
+	if old == nil || len(s.Fields) > 0 || has("field") {
+		r.Fields = nil
+		var used uint32
+		names := map[string]int{}
+		for j := range s.Fields {
+			f, bitsOK := s.Fields[j].field(l, ps, fmt.Sprintf("%s.field[%d]", at, j), s.Name)
+			if !bitsOK {
+				continue
+			}
+			fat := fmt.Sprintf("%s.field[%d]", at, j)
+			if k, dup := names[strings.ToUpper(f.Name)]; dup {
+				ps.add(l.at(fat+".name"), "field %s.%s: defined twice (also at line %d)", s.Name, f.Name, l.at(fmt.Sprintf("%s.field[%d]", at, k)))
+			}
+			names[strings.ToUpper(f.Name)] = j
+			if used&f.Mask() != 0 {
+				for _, g := range r.Fields {
+					if g.Mask()&f.Mask() != 0 {
+						ps.add(l.at(fat+".bits"), "field %s.%s: bits %s overlap field %s (bits %s)", s.Name, f.Name, f.Bits(), g.Name, g.Bits())
+						break
+					}
+				}
+			}
+			used |= f.Mask()
+			r.Fields = append(r.Fields, f)
+		}
+	}
+	if len(ps.list) > n0 {
+		return r, false
+	}
+	// Safety net: the register on its own must validate.
+	if err := (&regs.Map{Registers: []regs.Register{r}}).Validate(); err != nil {
+		for _, e := range unjoin(err) {
+			ps.add(l.at(at), "%v", e)
+		}
+		return r, false
+	}
+	return r, true
+}
+
+// field checks one field of a [[register]] (at is its path). bitsOK is
+// false when the field's bit range is unusable.
+func (fs *FieldSpec) field(l *locator, ps *problems, at, reg string) (f regs.Field, bitsOK bool) {
+	name := fs.Name
+	if name == "" {
+		ps.add(l.at(at), "field of register %s: missing key \"name\"", reg)
+		name = "?"
+	} else if !validName(name) {
+		ps.add(l.at(at+".name"), "field %s.%s: name must be letters, digits and _, starting with a letter", reg, name)
+	}
+	where := reg + "." + name
+	if !l.has(at + ".bits") {
+		ps.add(l.at(at), "field %s: missing key \"bits\"", where)
+	}
+	f = regs.Field{Name: fs.Name, Lsb: fs.Bits.Lsb, Width: fs.Bits.Msb - fs.Bits.Lsb + 1, Access: fs.Access,
+		Knob: fs.Knob, Strict: fs.Strict, Never: fs.Never, Desc: fs.Desc}
+	if fs.Bits.Msb < fs.Bits.Lsb || fs.Bits.Msb > 31 {
+		// Bits.UnmarshalText refuses these; a Bits built in Go may not.
+		ps.add(l.at(at+".bits"), "field %s: bits %d:%d do not fit a 32-bit register", where, fs.Bits.Msb, fs.Bits.Lsb)
+		return f, false
+	}
+	switch len(fs.Range) {
+	case 0:
+	case 2:
+		f.HasRange, f.Min, f.Max = true, fs.Range[0], fs.Range[1]
+		if f.Min > f.Max || f.Max > f.WidthMax() {
+			ps.add(l.at(at+".range"), "field %s: range [%d, %d] does not fit %d bit(s) (max %d) or has min > max", where, f.Min, f.Max, f.Width, f.WidthMax())
+		}
+	default:
+		ps.add(l.at(at+".range"), "field %s: range wants [min, max]", where)
+	}
+	seen := map[uint32]int{}
+	for k, e := range fs.Values {
+		vat := fmt.Sprintf("%s.values[%d]", at, k)
+		if e.Value > f.WidthMax() {
+			ps.add(l.at(vat+".value"), "field %s: value %s = %d does not fit in %d bit(s) (max %d)", where, e.Name, e.Value, f.Width, f.WidthMax())
+		}
+		if prev, dup := seen[e.Value]; dup {
+			ps.add(l.at(vat+".value"), "field %s: value %d named twice (also at line %d)", where, e.Value, l.at(fmt.Sprintf("%s.values[%d]", at, prev)))
+		}
+		seen[e.Value] = k
+		if e.Name != "" && !validName(e.Name) {
+			ps.add(l.at(vat+".name"), "field %s: value name %q must be letters, digits and _, starting with a letter", where, e.Name)
+		}
+		f.Values = append(f.Values, regs.Enum{Value: e.Value, Name: e.Name, Meaning: e.Meaning, Reserved: e.Reserved})
+	}
+	if f.Strict && len(f.Values) == 0 {
+		ps.add(l.at(at+".strict"), "field %s: strict but no values listed", where)
+	}
+	return f, true
+}
+
+func (p *Profile) checkControllers(l *locator, ps *problems, m *regs.Map) {
+	seen := map[string]int{}
+	blamed := map[string]bool{}
+	for i := range p.Controllers {
+		c := &p.Controllers[i]
+		at := fmt.Sprintf("controller[%d]", i)
+		has := func(k string) bool { return l.has(at + "." + k) }
+		who := fmt.Sprintf("controller #%d", i+1)
+		if c.Label != "" {
+			who = "controller " + c.Label
+		}
+		if c.Label == "" {
+			ps.add(l.at(at), "%s: missing key \"label\"", who)
+		} else if j, dup := seen[strings.ToLower(c.Label)]; dup {
+			ps.add(l.at(at+".label"), "%s: duplicate label (also at line %d)", who, l.at(fmt.Sprintf("controller[%d].label", j)))
+		} else {
+			seen[strings.ToLower(c.Label)] = i
+		}
+		switch {
+		case !has("base"):
+			ps.add(l.at(at), "%s: missing key \"base\"", who)
+		case c.Base%4 != 0:
+			ps.add(l.at(at+".base"), "%s: base %#x is not 32-bit aligned", who, c.Base)
+		case c.Base > math.MaxInt64-uint64(c.Size):
+			ps.add(l.at(at+".base"), "%s: base %#x + size %#x is beyond any physical address", who, c.Base, c.Size)
+		}
+		switch {
+		case !has("size"):
+			ps.add(l.at(at), "%s: missing key \"size\"", who)
+		case c.Size == 0 || c.Size%4 != 0:
+			ps.add(l.at(at+".size"), "%s: size %#x must be a non-zero multiple of 4", who, c.Size)
+		case c.Size < m.End():
+			// Blame added registers that lie outside the window; the
+			// size itself if the built-in map does not fit.
+			sizeBlamed := false
+			for _, r := range m.Registers {
+				if r.Offset+4 <= c.Size {
+					continue
+				}
+				if j, ok := p.registerSpec(r.Name); ok && (!p.Registers[j].IsReplace || l.has(fmt.Sprintf("register[%d].offset", j))) {
+					key := fmt.Sprintf("%s/%d", r.Name, c.Size)
+					if !blamed[key] {
+						blamed[key] = true
+						ps.add(l.at(fmt.Sprintf("register[%d].offset", j)), "register %s at %#x lies outside %s's window (size %#x)", r.Name, r.Offset, who, c.Size)
+					}
+					continue
+				}
+				if !sizeBlamed {
+					sizeBlamed = true
+					ps.add(l.at(at+".size"), "%s: size %#x does not cover register %s at %#x", who, c.Size, r.Name, r.Offset)
+				}
+			}
+		}
+		if len(c.Roles) == 0 {
+			ps.add(l.at(at+".roles"), "%s: no roles (want \"host\" and/or \"device\")", who)
+		}
+		for k, r := range c.Roles {
+			if r != "host" && r != "device" {
+				ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "%s: role %q (want host or device)", who, r)
+			}
+		}
+		switch c.DRMode {
+		case "", "otg":
+		case "host":
+			if c.HasRole("device") {
+				ps.add(l.at(at+".roles"), "%s: dr_mode \"host\" but roles include \"device\"", who)
+			}
+		case "peripheral":
+			if c.HasRole("host") {
+				ps.add(l.at(at+".roles"), "%s: dr_mode \"peripheral\" but roles include \"host\"", who)
+			}
+		default:
+			ps.add(l.at(at+".dr_mode"), "%s: dr_mode %q (want otg, host or peripheral)", who, c.DRMode)
+		}
+		for j := 0; j < i; j++ {
+			o := &p.Controllers[j]
+			if c.Size > 0 && o.Size > 0 && c.Base < o.Base+uint64(o.Size) && o.Base < c.Base+uint64(c.Size) {
+				ps.add(l.at(at+".base"), "%s: window %#x+%#x overlaps controller %s (%#x+%#x)", who, c.Base, c.Size, o.Label, o.Base, o.Size)
+			}
+		}
+	}
+}
+
+// registerSpec returns the index of the [[register]] named name.
+func (p *Profile) registerSpec(name string) (int, bool) {
+	for j := len(p.Registers) - 1; j >= 0; j-- {
+		if strings.EqualFold(p.Registers[j].Name, name) {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+func (p *Profile) checkIdentity(l *locator, ps *problems, m *regs.Map) {
+	for i, ch := range p.Identity {
+		at := fmt.Sprintf("identity[%d]", i)
+		has := func(k string) bool { return l.has(at + "." + k) }
+		who := fmt.Sprintf("identity #%d", i+1)
+		switch {
+		case !has("register"):
+			ps.add(l.at(at), "%s: missing key \"register\"", who)
+		case m.Register(ch.Register) == nil:
+			ps.add(l.at(at+".register"), "%s: no register %q", who, ch.Register)
+		}
+		switch {
+		case !has("mask"):
+			ps.add(l.at(at), "%s: missing key \"mask\"", who)
+		case ch.Mask == 0:
+			ps.add(l.at(at+".mask"), "%s (%s): mask is 0, so the check would prove nothing", who, ch.Register)
+		}
+		switch {
+		case !has("value"):
+			ps.add(l.at(at), "%s: missing key \"value\"", who)
+		case ch.Mask != 0 && ch.Value&^ch.Mask != 0:
+			ps.add(l.at(at+".value"), "%s (%s): value %#x has bits outside mask %#x", who, ch.Register, ch.Value, ch.Mask)
+		}
+	}
+}
+
+func (p *Profile) checkKnobs(l *locator, ps *problems, m *regs.Map) {
+	seen := map[string]int{}
+	for i := range p.Knobs {
+		k := &p.Knobs[i]
+		at := fmt.Sprintf("knob[%d]", i)
+		if k.Field == "" {
+			ps.add(l.at(at), "knob #%d: missing key \"field\"", i+1)
+			continue
+		}
+		ref, err := m.Lookup(k.Field)
+		switch {
+		case err != nil:
+			ps.add(l.at(at+".field"), "knob field %q: %s", k.Field, strings.TrimPrefix(err.Error(), strconv.Quote(k.Field)+": "))
+			continue
+		case ref.Field == nil:
+			ps.add(l.at(at+".field"), "knob field %q: names register %s; want REG.FIELD", k.Field, ref.Reg.Name)
+			continue
+		}
+		k.Field = ref.String()
+		if j, dup := seen[k.Field]; dup {
+			ps.add(l.at(at+".field"), "knob %s: listed twice (also at line %d)", k.Field, l.at(fmt.Sprintf("knob[%d]", j)))
+		}
+		seen[k.Field] = i
+		if k.DT == "" && k.Param == "" && k.None == "" {
+			ps.add(l.at(at), "knob %s: say how it persists (dt, param) or why it cannot (none)", k.Field)
+		}
+		roles := func(key string, rs []string, owner string) {
+			if len(rs) > 0 && owner == "" {
+				ps.add(l.at(at+"."+key), "knob %s: %s given without %s", k.Field, key, strings.TrimSuffix(key, "_roles"))
+			}
+			for n, r := range rs {
+				if r != "host" && r != "device" {
+					ps.add(l.at(fmt.Sprintf("%s.%s[%d]", at, key, n)), "knob %s: %s: role %q (want host or device)", k.Field, key, r)
+				}
+			}
+		}
+		roles("dt_roles", k.DTRoles, k.DT)
+		roles("param_roles", k.ParamRoles, k.Param)
+		if k.DTMax != nil {
+			switch {
+			case k.DT == "":
+				ps.add(l.at(at+".dt_max"), "knob %s: dt_max given without dt", k.Field)
+			case *k.DTMax > ref.Field.WidthMax():
+				ps.add(l.at(at+".dt_max"), "knob %s: dt_max %#x does not fit the %d-bit field", k.Field, *k.DTMax, ref.Field.Width)
+			}
+		}
+		switch k.ParamEncoding {
+		case "":
+		case "value", "log2", "park":
+			if k.Param == "" {
+				ps.add(l.at(at+".param_encoding"), "knob %s: param_encoding given without param", k.Field)
+			}
+		default:
+			ps.add(l.at(at+".param_encoding"), "knob %s: param_encoding %q (want value, log2 or park)", k.Field, k.ParamEncoding)
+		}
+		if mod, par, ok := strings.Cut(k.Param, "."); k.Param != "" && (!ok || mod == "" || par == "") {
+			ps.add(l.at(at+".param"), "knob %s: param %q: want module.parameter", k.Field, k.Param)
+		}
+		if k.Requires != "" {
+			if _, err := m.ParseChange(k.Requires); err != nil {
+				ps.add(l.at(at+".requires"), "knob %s: requires %q: %v", k.Field, k.Requires, err)
+			}
+		}
+	}
 }
 
 // ParseRange parses "0x000-0x0FF" (inclusive).
@@ -420,6 +788,25 @@ func validProfileName(s string) bool {
 	return s != ""
 }
 
+// validName is regs' rule for register, field and value names.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		case c == '_' || c >= '0' && c <= '9':
+			if i == 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	var ks []string
 	for k := range m {
@@ -436,87 +823,707 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// locator finds approximate line numbers of keys in the profile text, so
-// that semantic errors (found after decoding) can name a line.
+// ---- Locating keys -------------------------------------------------------
+//
+// BurntSushi/toml reports positions only for syntax errors and, for type
+// errors, the position of the last occurrence of a key; it does not say
+// where a decoded value came from. The locator scans the (already
+// syntax-checked) text once and records every key, table header and array
+// element with its line, under an indexed path such as
+// "controller[1].base" or "register[0].field[2].values[1].value".
+
+// keyPos is one key, table header or array element of the text.
+type keyPos struct {
+	path   string   // indexed path: register[0].field[2].bits
+	plain  string   // TOML key without indices: register.field.bits
+	segs   []string // plain key segments
+	line   int
+	vstart int  // byte span of the value; vstart < 0 for a table header
+	vend   int  //
+	elem   bool // an array element, not a key
+}
+
 type locator struct {
-	name string
-	data []byte
+	name   string
+	data   []byte
+	nl     []int // offsets of '\n'
+	keys   []keyPos
+	byPath map[string]int
 }
 
-// nth returns the line of the n-th (0-based) occurrence of a table header.
-func (l locator) nth(header string, n int) int {
-	for i, line := range strings.Split(string(l.data), "\n") {
-		if strings.TrimSpace(line) == header {
-			if n == 0 {
-				return i + 1
+func newLocator(name string, data []byte) *locator {
+	l := &locator{name: name, data: data, byPath: map[string]int{}}
+	for i, c := range data {
+		if c == '\n' {
+			l.nl = append(l.nl, i)
+		}
+	}
+	sc := &scanner{l: l, s: data, arrays: map[string]int{}}
+	sc.run()
+	return l
+}
+
+// lineAt is the 1-based line of byte offset off.
+func (l *locator) lineAt(off int) int { return sort.SearchInts(l.nl, off) + 1 }
+
+func (l *locator) add(kp keyPos) int {
+	l.keys = append(l.keys, kp)
+	if _, ok := l.byPath[kp.path]; !ok {
+		l.byPath[kp.path] = len(l.keys) - 1
+	}
+	return len(l.keys) - 1
+}
+
+// has reports whether the indexed path occurs in the text.
+func (l *locator) has(path string) bool {
+	_, ok := l.byPath[path]
+	return ok
+}
+
+// at returns the line of the indexed path, or of its nearest enclosing
+// table or key that occurs in the text, or 1.
+func (l *locator) at(path string) int {
+	for path != "" {
+		if i, ok := l.byPath[path]; ok {
+			return l.keys[i].line
+		}
+		path = parentPath(path)
+	}
+	return 1
+}
+
+// parentPath strips the last segment ("a.b[2]" -> "a.b", "a.b" -> "a").
+func parentPath(p string) string {
+	if strings.HasSuffix(p, "]") {
+		if i := strings.LastIndexByte(p, '['); i >= 0 {
+			return p[:i]
+		}
+		return ""
+	}
+	if strings.HasSuffix(p, `"`) {
+		// A quoted segment: find its opening quote (not escaped).
+		for i := len(p) - 2; i >= 0; i-- {
+			if p[i] != '"' {
+				continue
 			}
-			n--
+			bs := 0
+			for j := i - 1; j >= 0 && p[j] == '\\'; j-- {
+				bs++
+			}
+			if bs%2 == 0 {
+				return strings.TrimSuffix(p[:i], ".")
+			}
 		}
+		return ""
 	}
-	return 1
+	if i := strings.LastIndexByte(p, '.'); i >= 0 {
+		return p[:i]
+	}
+	return ""
 }
 
-// line returns the first line that defines key (key = ...).
-func (l locator) line(key string) int {
-	for i, line := range strings.Split(string(l.data), "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, key) && strings.HasPrefix(strings.TrimSpace(t[len(key):]), "=") {
-			return i + 1
-		}
+func keySeg(s string) string { return toml.Key{s}.String() }
+
+func joinPath(a, b string) string {
+	if a == "" {
+		return b
 	}
-	return 1
+	return a + "." + b
 }
 
-// lineOfError guesses the line an error of regs.Validate refers to: the
-// line that names the register (name = "X") or field mentioned first.
-func (l locator) lineOfError(msg string) int {
-	// messages look like "field REG.FLD: ..." or "register REG ..."
-	for _, prefix := range []string{"field ", "register "} {
-		if !strings.HasPrefix(msg, prefix) {
+// decodeError turns a toml decoding error into "NAME:LINE: invalid
+// profile: KEY: MESSAGE". For a type error (typed is set) of a key that
+// occurs several times, it finds the occurrence whose value is at fault by
+// decoding each occurrence's value on its own.
+func (l *locator) decodeError(err error, typed bool) error {
+	line, key, msg := 0, "", err.Error()
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		line, key, msg = pe.Position.Line, pe.LastKey, pe.Message
+		// The parser counts a '\n' it trips over as part of the next
+		// line; the byte offset gives the line it ends. The parser skips
+		// a byte order mark before counting offsets.
+		if start := pe.Position.Start + bomLen(l.data); !typed && pe.Position.Len > 0 && start < len(l.data) {
+			line = l.lineAt(start)
+		}
+	} else if m := tomlErrRE.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		if k, err := strconv.Unquote(m[2]); err == nil {
+			key = k
+		}
+		msg = m[3]
+	}
+	switch {
+	case !typed:
+		msg = "TOML syntax error: " + msg
+		if src := l.lineText(line); src != "" {
+			msg += fmt.Sprintf(" (in %q)", src)
+		}
+	case key != "":
+		if ln, m, ok := l.badValue(key); ok {
+			line, msg = ln, m
+		}
+		msg = key + ": " + msg
+	}
+	if line < 1 {
+		line = 1
+	}
+	return fmt.Errorf("%s:%d: %w: %s", l.name, line, ErrProfile, msg)
+}
+
+// bomLen is the length of the byte order mark the TOML parser skips.
+func bomLen(data []byte) int {
+	switch {
+	case bytes.HasPrefix(data, []byte("\xef\xbb\xbf")):
+		return 3
+	case bytes.HasPrefix(data, []byte("\xff\xfe")), bytes.HasPrefix(data, []byte("\xfe\xff")):
+		return 2
+	}
+	return 0
+}
+
+// lineText returns line n of the text, trimmed and shortened.
+func (l *locator) lineText(n int) string {
+	if n < 1 || n > len(l.nl)+1 {
+		return ""
+	}
+	start, end := 0, len(l.data)
+	if n > 1 {
+		start = l.nl[n-2] + 1
+	}
+	if n <= len(l.nl) {
+		end = l.nl[n-1]
+	}
+	t := []rune(strings.TrimSpace(string(l.data[start:end])))
+	if len(t) > 60 {
+		t = append(t[:57], '.', '.', '.')
+	}
+	return string(t)
+}
+
+var tomlErrRE = regexp.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
+
+var profileType = reflect.TypeOf(Profile{})
+
+// badValue finds the first occurrence of the key whose value does not
+// decode into the key's Go type, and returns its line and the error.
+func (l *locator) badValue(key string) (int, string, bool) {
+	for _, kp := range l.keys {
+		if kp.elem || kp.vstart < 0 || kp.vend < kp.vstart || kp.plain != key {
 			continue
 		}
-		name := strings.Trim(strings.Fields(msg[len(prefix):])[0], ":\"")
-		reg, fld, _ := strings.Cut(name, ".")
-		start := 0
-		lines := strings.Split(string(l.data), "\n")
-		for i, line := range lines {
-			if quotedName(line, reg) {
-				start = i
-				if fld == "" {
-					return i + 1
+		t, ok := schemaType(profileType, kp.segs)
+		if !ok {
+			return 0, "", false
+		}
+		v := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: t, Tag: `toml:"v"`}}))
+		_, err := toml.Decode("v = "+string(l.data[kp.vstart:kp.vend])+"\n", v.Interface())
+		if err == nil {
+			continue
+		}
+		msg := err.Error()
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			msg = pe.Message
+		} else if m := tomlErrRE.FindStringSubmatch(msg); m != nil {
+			msg = m[3]
+		}
+		return kp.line, msg, true
+	}
+	return 0, "", false
+}
+
+var textUnmarshaler = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+
+// elemType strips pointers, slices and arrays.
+func elemType(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
+	}
+	return t
+}
+
+// isTable reports whether keys may appear below a value of type t (a
+// struct that is not decoded from text, or a map).
+func isTable(t reflect.Type) bool {
+	t = elemType(t)
+	if reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return false
+	}
+	return t.Kind() == reflect.Struct || t.Kind() == reflect.Map
+}
+
+// tomlFields lists the keys a struct type decodes.
+func tomlFields(t reflect.Type) map[string]reflect.Type {
+	fs := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.PkgPath != "" {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fs[name] = f.Type
+	}
+	return fs
+}
+
+// schemaType returns the Go type a key path (plain segments) decodes into.
+// Keys match exactly; as a fallback, like the decoder, case is ignored.
+func schemaType(t reflect.Type, segs []string) (reflect.Type, bool) {
+	for _, s := range segs {
+		if !isTable(t) {
+			return nil, false
+		}
+		t = elemType(t)
+		if t.Kind() == reflect.Map {
+			t = t.Elem()
+			continue
+		}
+		fs := tomlFields(t)
+		ft, ok := fs[s]
+		if !ok {
+			for name, ty := range fs {
+				if strings.EqualFold(name, s) {
+					ft, ok = ty, true
+					break
 				}
+			}
+		}
+		if !ok {
+			return nil, false
+		}
+		t = ft
+	}
+	return t, true
+}
+
+// unknownKeys reports every key of the text that the profile format does
+// not define. Unlike the decoder's Undecoded, it is case-sensitive and
+// also sees keys inside inline tables in arrays.
+func (l *locator) unknownKeys(ps *problems, md toml.MetaData) {
+	reported := map[string]bool{}
+	for _, kp := range l.keys {
+		if kp.elem {
+			continue
+		}
+		t := reflect.Type(profileType)
+		for n, s := range kp.segs {
+			if !isTable(t) {
 				break
 			}
-		}
-		if fld != "" {
-			for i := start; i < len(lines); i++ {
-				if quotedName(lines[i], fld) {
-					return i + 1
+			t = elemType(t)
+			if t.Kind() == reflect.Map {
+				t = t.Elem()
+				continue
+			}
+			fs := tomlFields(t)
+			if ft, ok := fs[s]; ok {
+				t = ft
+				continue
+			}
+			// One report per table or key occurrence: a misspelt table
+			// reports its header, not every key below it.
+			if id := prefixID(kp, n); !reported[id] {
+				reported[id] = true
+				msg := fmt.Sprintf("unknown key %q", toml.Key(kp.segs[:n+1]).String())
+				if hint := suggest(s, fs); hint != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", hint)
 				}
+				ps.add(kp.line, "%s", msg)
+			}
+			break
+		}
+	}
+	if ps.failed() {
+		return
+	}
+	// Backstop: the decoder's own list (normally a subset of the above).
+	count := map[string]int{}
+	for _, k := range md.Undecoded() {
+		ks := k.String()
+		n := count[ks]
+		count[ks]++
+		line := 1
+		for _, kp := range l.keys {
+			if !kp.elem && kp.plain == ks {
+				if n == 0 {
+					line = kp.line
+					break
+				}
+				n--
 			}
 		}
-		if start > 0 {
-			return start + 1
-		}
+		ps.add(line, "unknown key %q", ks)
 	}
-	return 1
 }
 
-func quotedName(line, name string) bool {
-	return strings.Contains(line, "name") && strings.Contains(line, `"`+name+`"`)
-}
-
-func keyLine(data []byte, k toml.Key) int {
-	last := k[len(k)-1]
-	for i, line := range strings.Split(string(data), "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, last) && strings.HasPrefix(strings.TrimSpace(t[len(last):]), "=") ||
-			strings.Contains(t, last+" =") || strings.Contains(t, last+"=") ||
-			t == "["+k.String()+"]" || t == "[["+k.String()+"]]" {
-			return i + 1
+// prefixID identifies the indexed table path of kp's first n+1 segments,
+// so that an unknown table is reported once.
+func prefixID(kp keyPos, n int) string {
+	// The indexed path has the same segments, each perhaps with indices;
+	// cut it after segment n by counting unquoted dots.
+	p := kp.path
+	seg := 0 // segments passed
+	inq := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\' && inq:
+			i++
+		case c == '"':
+			inq = !inq
+		case c == '.' && !inq:
+			if seg == n {
+				return "@" + p[:i]
+			}
+			seg++
 		}
 	}
-	return 1
+	return "@" + p
+}
+
+// suggest returns the key of fs closest to s, or "".
+func suggest(s string, fs map[string]reflect.Type) string {
+	best, bestD := "", 3
+	for name := range fs {
+		if strings.EqualFold(name, s) {
+			return name
+		}
+		if d := editDistance(strings.ToLower(s), name); d < bestD || d == bestD && name < best {
+			best, bestD = name, d
+		}
+	}
+	if bestD > 2 || bestD >= len(s) {
+		return ""
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			c = min(c, prev[j]+1, cur[j-1]+1)
+			cur[j] = c
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// scanner walks TOML text and records keys in its locator. It assumes the
+// text is valid TOML (Parse runs it only for errors found after a
+// successful syntax check) but never panics or loops on any input.
+type scanner struct {
+	l      *locator
+	s      []byte
+	i      int
+	arrays map[string]int // indexed path of an array of tables -> elements so far
+	table  string         // indexed path of the current table
+	tsegs  []string       // its plain segments
+}
+
+func (sc *scanner) eof() bool { return sc.i >= len(sc.s) }
+
+func (sc *scanner) peek(s string) bool { return !sc.eof() && bytes.HasPrefix(sc.s[sc.i:], []byte(s)) }
+
+func (sc *scanner) adv(n int) { sc.i = min(sc.i+n, len(sc.s)) }
+
+func (sc *scanner) run() {
+	if sc.peek("\xef\xbb\xbf") {
+		sc.adv(3)
+	}
+	for !sc.eof() {
+		start := sc.i
+		sc.skipBlank(true)
+		if sc.eof() {
+			break
+		}
+		if sc.s[sc.i] == '[' {
+			sc.header()
+		} else {
+			sc.keyValue(sc.table, sc.tsegs)
+		}
+		sc.skipLine()
+		if sc.i == start {
+			sc.adv(1)
+		}
+	}
+}
+
+// skipBlank skips spaces, tabs, comments and, with nl, line ends.
+func (sc *scanner) skipBlank(nl bool) {
+	for !sc.eof() {
+		switch c := sc.s[sc.i]; {
+		case c == ' ' || c == '\t':
+			sc.i++
+		case nl && (c == '\n' || c == '\r'):
+			sc.i++
+		case c == '#':
+			sc.skipLine()
+		default:
+			return
+		}
+	}
+}
+
+func (sc *scanner) skipLine() {
+	for !sc.eof() && sc.s[sc.i] != '\n' && sc.s[sc.i] != '\r' {
+		sc.i++
+	}
+}
+
+// header reads "[a.b]" or "[[a.b]]".
+func (sc *scanner) header() {
+	off := sc.i
+	double := sc.peek("[[")
+	if double {
+		sc.adv(2)
+	} else {
+		sc.adv(1)
+	}
+	segs := sc.key()
+	if len(segs) == 0 {
+		return
+	}
+	path := ""
+	for k, s := range segs {
+		path = joinPath(path, keySeg(s))
+		if n := sc.arrays[path]; k < len(segs)-1 && n > 0 {
+			path += "[" + strconv.Itoa(n-1) + "]"
+		}
+	}
+	if double {
+		n := sc.arrays[path]
+		sc.arrays[path] = n + 1
+		path += "[" + strconv.Itoa(n) + "]"
+	}
+	sc.table, sc.tsegs = path, segs
+	sc.l.add(keyPos{path: path, plain: toml.Key(segs).String(), segs: segs, line: sc.l.lineAt(off), vstart: -1, vend: -1})
+}
+
+// keyValue reads "key = value" below the table at path table.
+func (sc *scanner) keyValue(table string, tsegs []string) {
+	off := sc.i
+	segs := sc.key()
+	if len(segs) == 0 {
+		return
+	}
+	sc.skipBlank(false)
+	if sc.eof() || sc.s[sc.i] != '=' {
+		return
+	}
+	sc.adv(1)
+	sc.skipBlank(false)
+	path := table
+	for _, s := range segs {
+		path = joinPath(path, keySeg(s))
+	}
+	all := append(append([]string(nil), tsegs...), segs...)
+	idx := sc.l.add(keyPos{path: path, plain: toml.Key(all).String(), segs: all, line: sc.l.lineAt(off), vstart: sc.i})
+	sc.value(path, all)
+	sc.l.keys[idx].vend = sc.i
+}
+
+// value skips one value, recording array elements and inline-table keys.
+func (sc *scanner) value(path string, segs []string) {
+	if sc.eof() {
+		return
+	}
+	switch sc.s[sc.i] {
+	case '"', '\'':
+		sc.str()
+	case '[':
+		sc.adv(1)
+		for n := 0; ; {
+			sc.skipBlank(true)
+			if sc.eof() {
+				return
+			}
+			switch sc.s[sc.i] {
+			case ']':
+				sc.adv(1)
+				return
+			case ',':
+				sc.adv(1)
+				continue
+			}
+			before := sc.i
+			ep := path + "[" + strconv.Itoa(n) + "]"
+			idx := sc.l.add(keyPos{path: ep, plain: toml.Key(segs).String(), segs: segs, line: sc.l.lineAt(sc.i), vstart: sc.i, elem: true})
+			sc.value(ep, segs)
+			sc.l.keys[idx].vend = sc.i
+			n++
+			if sc.i == before {
+				sc.adv(1)
+			}
+		}
+	case '{':
+		sc.adv(1)
+		for {
+			sc.skipBlank(true)
+			if sc.eof() {
+				return
+			}
+			switch sc.s[sc.i] {
+			case '}':
+				sc.adv(1)
+				return
+			case ',':
+				sc.adv(1)
+				continue
+			}
+			before := sc.i
+			sc.keyValue(path, segs)
+			if sc.i == before {
+				sc.adv(1)
+			}
+		}
+	default:
+		for !sc.eof() {
+			switch sc.s[sc.i] {
+			case ',', ']', '}', '#', '\n', '\r':
+				return
+			}
+			sc.i++
+		}
+	}
+}
+
+// key reads a possibly dotted key and returns its segments.
+func (sc *scanner) key() []string {
+	var segs []string
+	for {
+		sc.skipBlank(false)
+		if sc.eof() {
+			return segs
+		}
+		switch c := sc.s[sc.i]; {
+		case c == '"' || c == '\'':
+			if sc.peek(`"""`) || sc.peek(`'''`) {
+				return segs
+			}
+			segs = append(segs, sc.str())
+		case isBareKeyChar(c):
+			j := sc.i
+			for !sc.eof() && isBareKeyChar(sc.s[sc.i]) {
+				sc.i++
+			}
+			segs = append(segs, string(sc.s[j:sc.i]))
+		default:
+			return segs
+		}
+		sc.skipBlank(false)
+		if sc.eof() || sc.s[sc.i] != '.' {
+			return segs
+		}
+		sc.adv(1)
+	}
+}
+
+func isBareKeyChar(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// str reads a string at the cursor and returns its content (escapes
+// decoded; multi-line strings return "", they cannot be keys).
+func (sc *scanner) str() string {
+	q := sc.s[sc.i]
+	triple := string([]byte{q, q, q})
+	if sc.peek(triple) {
+		sc.adv(3)
+		for !sc.eof() {
+			c := sc.s[sc.i]
+			switch {
+			case q == '"' && c == '\\':
+				sc.adv(2)
+			case sc.peek(triple):
+				// The string ends with the last three quotes of the run.
+				for !sc.eof() && sc.s[sc.i] == q {
+					sc.i++
+				}
+				return ""
+			default:
+				sc.i++
+			}
+		}
+		return ""
+	}
+	sc.adv(1)
+	var b strings.Builder
+	for !sc.eof() {
+		c := sc.s[sc.i]
+		switch {
+		case c == q:
+			sc.adv(1)
+			return b.String()
+		case c == '\n' || c == '\r':
+			return b.String()
+		case q == '"' && c == '\\':
+			sc.escape(&b)
+		default:
+			b.WriteByte(c)
+			sc.i++
+		}
+	}
+	return b.String()
+}
+
+// escape decodes the escape sequence at the cursor (a backslash).
+func (sc *scanner) escape(b *strings.Builder) {
+	sc.adv(1)
+	if sc.eof() {
+		return
+	}
+	c := sc.s[sc.i]
+	sc.adv(1)
+	hex := 0
+	switch c {
+	case 'b':
+		b.WriteByte('\b')
+	case 't':
+		b.WriteByte('\t')
+	case 'n':
+		b.WriteByte('\n')
+	case 'f':
+		b.WriteByte('\f')
+	case 'r':
+		b.WriteByte('\r')
+	case 'e':
+		b.WriteByte(0x1b)
+	case 'x':
+		hex = 2
+	case 'u':
+		hex = 4
+	case 'U':
+		hex = 8
+	default:
+		b.WriteByte(c)
+	}
+	if hex > 0 {
+		end := min(sc.i+hex, len(sc.s))
+		if r, err := strconv.ParseUint(string(sc.s[sc.i:end]), 16, 32); err == nil {
+			b.WriteRune(rune(r))
+		}
+		sc.i = end
+	}
 }
 
 // LoadFS loads the profile file name from fsys.
@@ -543,7 +1550,7 @@ func LoadAll(fsys fs.FS) ([]*Profile, error) {
 			continue
 		}
 		if path.Base(n) != p.Name+".toml" {
-			errs = append(errs, fmt.Errorf("%s: %w: name %q does not match the file name", n, ErrProfile, p.Name))
+			errs = append(errs, fmt.Errorf("%s:%d: %w: name %q does not match the file name (want name = %q)", n, max(p.nameLine, 1), ErrProfile, p.Name, strings.TrimSuffix(path.Base(n), ".toml")))
 			continue
 		}
 		ps = append(ps, p)
