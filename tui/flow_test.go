@@ -281,7 +281,28 @@ func TestExport(t *testing.T) {
 	e.typeText("out.dtsi")
 	e.keys("enter")
 	got := e.files["out.dtsi"]
-	for _, want := range []string{"&usbh1 {", "\tahb-burst-config = <0x0>;", "\ttx-burst-size-dword = <0x10>;", "ehci_hcd.log2_irq_thresh=3", "USBMODE.SDIS=1: no persistent mechanism"} {
+	for _, want := range []string{"&usbh1 {", "\tahb-burst-config = <0x0>;", "\ttx-burst-size-dword = <0x10>;", "ehci_hcd.log2_irq_thresh=3", "USBMODE.SDIS = 1: No DT property"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// After a sweep, export can take the winner instead of the live values.
+func TestExportWinner(t *testing.T) {
+	e := newEnv(t, false)
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=2")
+	e.keys("enter", "r", "w")
+	if !e.m.expW {
+		t.Fatal("export after a sweep should start with the winner")
+	}
+	e.clearInput()
+	e.typeText("win.dtsi")
+	e.keys("enter")
+	got := e.files["win.dtsi"]
+	for _, want := range []string{"source: sweep winner, AHBBRST=3 ITC=1", "ahb-burst-config = <0x3>;", "ehci_hcd.log2_irq_thresh=0"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("export lacks %q:\n%s", want, got)
 		}

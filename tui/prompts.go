@@ -5,6 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/citune/citune/sweep"
 )
 
 // openExport asks for the file name of the export.
@@ -14,7 +16,7 @@ func (m Model) openExport() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.mode = modeExport
-	_, _, m.expW = m.winnerValues()
+	_, _, m.expW = m.winnerSettings()
 	m.in.Prompt = "file: "
 	m.in.Placeholder = "file name"
 	m.in.SetValue("citune-" + m.cfg.Target.Controller.Label + ".dtsi")
@@ -22,37 +24,39 @@ func (m Model) openExport() (tea.Model, tea.Cmd) {
 	return m, m.in.Focus()
 }
 
-// exportText is the fragment for the chosen source.
-func (m Model) exportText() (string, string) {
+// exportText is the fragment for the chosen source, made by package
+// sweep's BuildDTS (only what the kernel honours becomes a property).
+func (m Model) exportText() string {
 	t := m.cfg.Target
 	role, assumed := m.cfg.Role, false
 	if role == "" {
 		role, assumed = roleOf(t.Controller, m.m, m.cur)
 	}
-	vals := knobValues(t.Profile, m.cur)
+	header := []string{"citune: " + t.String() + ", " + role + " role"}
+	if assumed {
+		role = "" // BuildDTS then gives both roles' mechanisms
+		header[0] = "citune: " + t.String() + ", role unknown (USBMODE.CM says neither host nor device)"
+	}
+	settings := liveSettings(t.Profile, m.cur)
 	source := "current settings read from the controller"
 	if m.expW {
-		if wv, src, ok := m.winnerValues(); ok {
-			vals, source = wv, src
+		if ws, why, ok := m.winnerSettings(); ok {
+			settings, source = ws, why
 		}
 	}
-	if t.Kind != "devmem" {
-		source += " (" + t.String() + ")"
-	}
-	if assumed {
-		source += "; role assumed: USBMODE.CM does not say host or device"
-	}
-	return Fragment(t.Profile, t.Controller, role, source, vals), source
+	header = append(header, "source: "+source)
+	return sweep.BuildDTS(sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: role,
+		Settings: settings, Snapshot: snapshotOf(m.m, m.cur), Header: header}).String()
 }
 
 func (m Model) exportView(h int) []string {
-	text, _ := m.exportText()
+	text := m.exportText()
 	src := "current settings"
 	if m.expW {
 		src = "sweep winner"
 	}
 	alt := ""
-	if _, _, ok := m.winnerValues(); ok {
+	if _, _, ok := m.winnerSettings(); ok {
 		alt = "  (tab switches between current settings and sweep winner)"
 	}
 	out := []string{
@@ -88,7 +92,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.setStatus("cancelled")
 		return m, nil
 	case m.mode == modeExport && key.Matches(msg, k.Switch):
-		if _, _, ok := m.winnerValues(); ok {
+		if _, _, ok := m.winnerSettings(); ok {
 			m.expW = !m.expW
 		} else {
 			m.setStatus("no sweep winner yet: exporting the current settings")
@@ -102,7 +106,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 				m.setErr("export: type a file name")
 				return m, nil
 			}
-			text, _ := m.exportText()
+			text := m.exportText()
 			m.mode = modeNormal
 			m.in.Blur()
 			m.setStatus("writing %s...", val)

@@ -852,21 +852,3 @@ func (m Model) heatView(h int) []string {
 	}
 	return out
 }
-
-// winnerValues are the current knob values with the sweep winner's axis
-// values in place.
-func (m Model) winnerValues() (map[string]uint32, string, bool) {
-	b, ok := m.sweep.best()
-	if !ok {
-		return nil, "", false
-	}
-	vals := knobValues(m.cfg.Target.Profile, m.cur)
-	for i, a := range m.sweep.plan.Axes {
-		if i < len(b.Values) && b.Values[i] != "" && a.Ref.Reg != nil {
-			if v, err := regs.ParseNumber(b.Values[i]); err == nil {
-				vals[refKey(a.Ref)] = v
-			}
-		}
-	}
-	return vals, "sweep winner " + m.bestLine(), true
-}
