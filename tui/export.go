@@ -54,7 +54,6 @@ func (m Model) winnerSettings() ([]sweep.Setting, string, bool) {
 	return out, why, true
 }
 
-
 // roleOf decides the controller's role: USBMODE.CM when it says host or
 // device, else the controller's only role, else host (assumed).
 func roleOf(c *soc.Controller, m *regs.Map, raw map[uint32]uint32) (role string, assumed bool) {
