@@ -5,12 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/sim"
 )
 
@@ -81,6 +83,8 @@ func runProbe(a *app, args []string) error {
 			deps.Sim = t.Sim
 		}
 		deps.IRQ = t.Controller.IRQ
+	} else if o.irq == "" && a.g.profile == "" && !a.mayDetect() {
+		notes = append(notes, "no profile or board: neither /"+soc.CompatiblePath+" nor /"+soc.SocIDPath+" is readable (give --profile, or --irq LINE)")
 	} else if o.irq == "" {
 		// Only the interrupt line is needed: no mapping unless
 		// detection itself checks identities.
@@ -115,9 +119,17 @@ func runProbe(a *app, args []string) error {
 		bar.clear()
 	}
 	for i := range results {
-		if len(notes) > 0 {
-			results[i].Notes = append(append([]string(nil), notes...), results[i].Notes...)
+		if len(notes) == 0 {
+			continue
 		}
+		// Our note says why no line is known; drop the generic one.
+		ns := append([]string(nil), notes...)
+		for _, n := range results[i].Notes {
+			if !strings.HasPrefix(n, "no controller interrupt line known") {
+				ns = append(ns, n)
+			}
+		}
+		results[i].Notes = ns
 	}
 	if a.g.json {
 		out := struct {
@@ -159,6 +171,18 @@ func (a *app) probeUsage(w io.Writer, lead *flag.FlagSet) {
 	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
 	fs.PrintDefaults()
 	fmt.Fprintln(w, "\nexamples:\n  citune probe read --bs 1M --size 256M --repeat 5 /dev/sda\n  citune probe read /dev/sda --also read /dev/sdb\n  citune probe write --size 64M /mnt/usb\n  citune probe cmd --parse iperf3 -- iperf3 -c 10.0.0.1 -J\n  citune probe cmd --regex '= *([0-9.]+) MB/sec' --unit MiB/s -- hdparm -t --direct /dev/sda\n  citune --sim probe sim")
+}
+
+// mayDetect reports whether detection has anything to go on, so that
+// probing a file on a machine that is no board does not pay for loading
+// every profile.
+func (a *app) mayDetect() bool {
+	for _, p := range []string{soc.CompatiblePath, soc.SocIDPath} {
+		if _, err := fs.Stat(a.env.root, p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // nopSim stands in for the simulated controller while flags are
