@@ -203,13 +203,13 @@ func cmpTol(a, b *float64, tol float64) int {
 	return 1
 }
 
-// FormatRate renders a rate: "31.2 MB/s" for bytes per second, or the
-// probe's own unit.
+// FormatRate renders a rate: "31.25 MiB/s" for bytes per second (as
+// `citune probe` does), or in the probe's own unit.
 func FormatRate(r float64, unit string) string {
-	if unit != "" {
-		return fmt.Sprintf("%.3g %s", r, unit)
+	if unit != "" && unit != "B/s" {
+		return fmt.Sprintf("%.2f %s", r, unit)
 	}
-	return fmt.Sprintf("%.1f MB/s", r/1e6)
+	return fmt.Sprintf("%.2f MiB/s", r/(1<<20))
 }
 
 // SettingsString renders settings in a stable order with short names:

@@ -147,7 +147,7 @@ func (r *Runner) Prepare() error {
 		return err
 	}
 	r.snapshot = snap
-	r.role = roleOf(t, snap)
+	r.role = Role(t, snap)
 	r.axes = axes
 	r.live = make([]string, len(axes))
 	needReload := false
@@ -221,9 +221,9 @@ func (r *Runner) Prepare() error {
 	return nil
 }
 
-// roleOf is the controller's role from USBMODE.CM, or from the
+// Role is the controller's role from USBMODE.CM, or from the
 // controller's roles when the register does not say (QEMU reads 0).
-func roleOf(t *soc.Target, snap soc.Snapshot) string {
+func Role(t *soc.Target, snap soc.Snapshot) string {
 	if r := t.Profile.Map.Register("USBMODE"); r != nil {
 		if f := r.Field("CM"); f != nil {
 			v, _ := snap.Value("USBMODE")
@@ -357,7 +357,7 @@ func (r *Runner) checkResume() error {
 			return fmt.Errorf("%w: the results file has no original value of %s", ErrPlan, a.Name)
 		}
 		if v != r.live[i] {
-			r.notes = append(r.notes, fmt.Sprintf("%s is %s now but was %s when the sweep started: the baseline stays %s, and %s is put back at the end", a.Name, r.live[i], v, v, r.live[i]))
+			r.notes = append(r.notes, fmt.Sprintf("%s is %s now but was %s when the sweep started: the baseline stays %s, and %s is put back at the end", a.Name, r.live[i], v, v, v))
 		}
 		r.orig[i] = v
 	}
@@ -913,6 +913,10 @@ func (r *Runner) journalBegin() error {
 	}
 	e := soc.NewEntry(t, r.Command)
 	if prev := j.Find(e.Key()); prev != nil {
+		if r.Resume == nil && isSweepEntry(prev) {
+			return fmt.Errorf("the journal %s holds the originals of an interrupted sweep (pid %d, %s): put them back with `citune restore`, or continue that sweep with `citune sweep --resume RESULTS`",
+				r.JournalPath, prev.PID, prev.Created.Format(time.RFC3339))
+		}
 		cp := *prev
 		cp.Registers = slices.Clone(prev.Registers)
 		cp.Changes = slices.Clone(prev.Changes)
@@ -956,7 +960,9 @@ func (r *Runner) journalBegin() error {
 }
 
 // journalEnd removes this sweep's journal entry after a successful
-// restore, or puts back the entry an earlier `citune set` left.
+// restore, or puts back the entry an earlier `citune set` left (the
+// entry of the interrupted session a resume continued is dropped: its
+// originals are back).
 func (r *Runner) journalEnd() error {
 	if !r.journaled {
 		return nil
@@ -968,13 +974,18 @@ func (r *Runner) journalEnd() error {
 	e := soc.NewEntry(r.Target, nil)
 	key := e.Key()
 	j.Remove(key)
-	if r.prevEntry != nil {
+	if r.prevEntry != nil && !isSweepEntry(r.prevEntry) {
 		j.Entries = append(j.Entries, *r.prevEntry)
 	}
 	return j.Save(r.JournalPath)
 }
 
-// restore puts back the values this session started with: module
+// isSweepEntry tells a sweep's journal entry from one `citune set` left
+// (which stays after the sweep: its change is meant to last).
+func isSweepEntry(e *soc.Entry) bool { return slices.Contains(e.Command, "sweep") }
+
+// restore puts back the sweep's original values (those of its first
+// session: a resumed sweep that was killed ends where it began): module
 // parameters (reloading the stack), files, then register fields, each
 // read back. It runs even when ctx is cancelled.
 func (r *Runner) restore(ctx context.Context) error {
@@ -987,7 +998,7 @@ func (r *Runner) restore(ctx context.Context) error {
 	var applied []Applied
 	var mism []string
 	reloaded := false
-	if err := r.applyModParams(rctx, r.live, &applied, &mism, &reloaded); err != nil {
+	if err := r.applyModParams(rctx, r.orig, &applied, &mism, &reloaded); err != nil {
 		errs = append(errs, err)
 	}
 	for i, a := range r.axes {
@@ -995,24 +1006,24 @@ func (r *Runner) restore(ctx context.Context) error {
 			continue
 		}
 		got, err := r.Host.ReadFile(a.Name)
-		if err == nil && FileHolds(r.live[i], got) {
+		if err == nil && FileHolds(r.orig[i], got) {
 			continue
 		}
-		if err := r.Host.WriteFile(a.Name, r.live[i]); err != nil {
+		if err := r.Host.WriteFile(a.Name, r.orig[i]); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		got, err = r.Host.ReadFile(a.Name)
 		if err != nil {
 			errs = append(errs, err)
-		} else if !FileHolds(r.live[i], got) {
-			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, r.live[i], got))
+		} else if !FileHolds(r.orig[i], got) {
+			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, r.orig[i], got))
 		}
 	}
 	var changes []regs.Change
 	for i, a := range r.axes {
 		if a.Kind == KindRegister {
-			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(r.live[i])})
+			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(r.orig[i])})
 		}
 	}
 	if len(changes) > 0 {

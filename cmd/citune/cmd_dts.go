@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+)
+
+func init() {
+	register(&command{
+		name:    "dts",
+		summary: "print the device-tree fragment and kernel parameters that make a sweep's winner (or the live values) permanent",
+		usage:   "dts [--results RESULTS.jsonl]",
+		run:     runDTS,
+	})
+}
+
+func runDTS(a *app, args []string) error {
+	fs := a.flags("dts")
+	results := fs.String("results", "", "a sweep's results file: persist its winner (default: the controller's live values)")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if len(fs.Args()) > 0 {
+		return usageErr("usage: citune dts [--results RESULTS.jsonl]")
+	}
+	var in sweep.DTSInput
+	if *results != "" {
+		var err error
+		if in, err = a.dtsFromResults(*results); err != nil {
+			return err
+		}
+	} else {
+		t, err := a.open(false)
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		snap, err := soc.Take(t.Profile.Map, t.Acc)
+		if err != nil {
+			return err
+		}
+		in = sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: sweep.Role(t, snap), Snapshot: snap,
+			Settings: sweep.LiveSettings(t.Profile, snap)}
+		in.Header = []string{
+			fmt.Sprintf("citune dts: %s, live values (not measured)", header(t)),
+			placeAfter(in.Controller),
+		}
+	}
+	d := sweep.BuildDTS(in)
+	if a.g.json {
+		return writeJSON(a.env.stdout, struct {
+			Profile      string          `json:"profile"`
+			Controller   string          `json:"controller"`
+			Role         string          `json:"role"`
+			Fragment     string          `json:"fragment"`
+			Properties   []sweep.DTSLine `json:"properties"`
+			KernelParams []sweep.DTSLine `json:"kernel_params"`
+			Notes        []string        `json:"notes"`
+		}{in.Profile.Name, in.Controller.Label, in.Role, d.String(), d.Props, d.Params, d.Notes})
+	}
+	fmt.Fprint(a.env.stdout, d.String())
+	return nil
+}
+
+func placeAfter(c *soc.Controller) string {
+	return fmt.Sprintf("Place after the SoC's .dtsi (the tree that defines &%s, %s); kernel parameters and notes are comments.", c.Label, c.Node)
+}
+
+// dtsFromResults takes the winner of a results file, with the profile and
+// controller the sweep ran on (unless --profile/--controller say
+// otherwise).
+func (a *app) dtsFromResults(path string) (sweep.DTSInput, error) {
+	res, err := sweep.Load(path)
+	if err != nil {
+		return sweep.DTSInput{}, err
+	}
+	h := res.Header
+	spec := a.g.profile
+	if spec == "" {
+		spec = h.Profile
+		if h.ProfileFile != "" {
+			spec = h.ProfileFile
+		}
+	}
+	p, err := loadProfile(spec)
+	if err != nil {
+		return sweep.DTSInput{}, err
+	}
+	label := a.g.controller
+	if label == "" {
+		label = h.Controller
+	}
+	c, err := p.Controller(label)
+	if err != nil {
+		return sweep.DTSInput{}, usageErr("%v", err)
+	}
+	rk := res.Rank()
+	set, err := sweep.WinnerSettings(res, rk)
+	if err != nil {
+		return sweep.DTSInput{}, fmt.Errorf("%s: %w", path, err)
+	}
+	w := rk.Winner()
+	lines := []string{
+		fmt.Sprintf("citune dts: %s %s (%s), role %s, from %s", p.Name, c.Label, c.Node, orUnknown(h.Role), path),
+		fmt.Sprintf("%s sweep, probe %s, kernel %s, started %s", h.Plan.Mode, h.Probe, orUnknown(h.Kernel), h.Started.Format("2006-01-02 15:04 MST")),
+		fmt.Sprintf("winner: %s, %s", sweep.SettingsString(w.Settings), sweep.FormatRate(w.Median, w.Unit)),
+	}
+	if w.VsBaseline != nil {
+		lines = append(lines, fmt.Sprintf("against the original settings (%s): %s", sweep.FormatRate(rk.Baseline.Median, rk.Baseline.Unit), w.VsBaseline))
+		if !w.VsBaseline.Significant {
+			lines = append(lines, "the winner is not significantly faster than the original settings: keeping them is as good")
+		}
+	}
+	var bad []string
+	for _, x := range rk.Excluded {
+		if x.Status == sweep.StatusNotHeld || x.Status == sweep.StatusCorrupt {
+			bad = append(bad, x.Status)
+		}
+	}
+	if len(bad) > 0 {
+		lines = append(lines, fmt.Sprintf("%d point(s) were not ranked (%s): see the results file", len(bad), strings.Join(uniq(bad), ", ")))
+	}
+	if n := len(res.Ends); n == 0 || res.Ends[n-1].Status != sweep.EndComplete {
+		lines = append(lines, "the sweep did not complete: this is the best of what was measured")
+	}
+	lines = append(lines, placeAfter(c))
+	return sweep.DTSInput{Profile: p, Controller: c, Role: h.Role, Settings: set, Snapshot: h.Snapshot, Header: lines}, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func uniq(ss []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

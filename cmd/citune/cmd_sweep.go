@@ -1,0 +1,509 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+)
+
+func init() {
+	register(&command{
+		name:    "sweep",
+		summary: "measure settings (register fields, sysfs files, module parameters), verified, recorded, restored; rank them",
+		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive] [--repeat N] --out RESULTS.jsonl [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
+		run:     runSweep,
+	})
+}
+
+// axisFlags collects repeated --axis flags.
+type axisFlags []string
+
+func (a *axisFlags) String() string     { return strings.Join(*a, " ") }
+func (a *axisFlags) Set(s string) error { *a = append(*a, s); return nil }
+
+// defaultReloadTimeout bounds the wait for the probe's device after a
+// module reload.
+const defaultReloadTimeout = 30 * time.Second
+
+// sweepOpts are the sweep command's flags.
+type sweepOpts struct {
+	axes          axisFlags
+	plan          string
+	mode          string
+	repeat        int
+	warmup        int
+	settle        time.Duration
+	seed          int64
+	baselineEvery int
+	out           string
+	resume        string
+	reload        string
+	reloadWait    string
+	reloadTimeout time.Duration
+	modprobe      string
+	rmmod         string
+	sysRoot       string
+	irq           string
+	noTrace       bool
+}
+
+func (o *sweepOpts) register(fs *flag.FlagSet) {
+	d := sweep.DefaultPlan()
+	fs.Var(&o.axes, "axis", "an axis: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack); repeat for more")
+	fs.StringVar(&o.plan, "plan", "", "a TOML plan file (axes, mode, repeat, ...); flags win over it")
+	fs.StringVar(&o.mode, "mode", d.Mode, "grid (every combination, shuffled), ofat (one factor at a time) or adaptive (race the grid's points)")
+	fs.IntVar(&o.repeat, "repeat", d.Repeats, "measured probe runs per point")
+	fs.IntVar(&o.warmup, "warmup", d.Warmup, "warm-up runs per visit of a point (recorded, not counted)")
+	fs.DurationVar(&o.settle, "settle", d.Settle, "pause after applying a point, before probing it")
+	fs.Int64Var(&o.seed, "seed", 0, "seed of the shuffled order (default: from the clock; recorded in the results)")
+	fs.IntVar(&o.baselineEvery, "baseline-every", d.BaselineEvery, "measure the baseline again after this many points (0: first and last only)")
+	fs.StringVar(&o.out, "out", "", "the results file to create (JSON Lines)")
+	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep of this results file (appends to it)")
+	fs.StringVar(&o.reload, "reload", "", "modules to reload for modparam axes, top first, comma-separated (default: the profile's [reload])")
+	fs.StringVar(&o.reloadWait, "reload-wait", "", "path that must exist again after a reload, e.g. /dev/sda (default: the profile's)")
+	fs.DurationVar(&o.reloadTimeout, "reload-timeout", defaultReloadTimeout, "how long to wait for it")
+	fs.StringVar(&o.modprobe, "modprobe", "modprobe", "the command that loads a module")
+	fs.StringVar(&o.rmmod, "rmmod", "rmmod", "the command that removes a module")
+	fs.StringVar(&o.sysRoot, "sys-root", "/", "where /sys/module, /proc/modules and the reload-wait path are (tests)")
+	fs.StringVar(&o.irq, "irq", "", "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
+	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
+}
+
+// host is the file and module side of the sweep.
+func (o *sweepOpts) host(p *soc.Profile) *sweep.Host {
+	h := &sweep.Host{Root: o.sysRoot, Loader: sweep.ExecLoader{Modprobe: o.modprobe, Rmmod: o.rmmod},
+		Modules: p.Reload.Modules, Wait: p.Reload.Wait, WaitTimeout: o.reloadTimeout}
+	if o.reload != "" {
+		h.Modules = nil
+		for _, m := range strings.Split(o.reload, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				h.Modules = append(h.Modules, m)
+			}
+		}
+	}
+	if o.reloadWait != "" {
+		h.Wait = o.reloadWait
+	}
+	return h
+}
+
+// sweepOptsFromCommand recovers a sweep's flags from its command line
+// (a journal entry's), for `citune restore`.
+func sweepOptsFromCommand(cmd []string) *sweepOpts {
+	o := &sweepOpts{}
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.register(fs)
+	var g globals
+	g.register(fs)
+	for i, w := range cmd {
+		if w == "sweep" {
+			fs.Parse(cmd[i+1:])
+			break
+		}
+	}
+	return o
+}
+
+// absArgs makes the values of path flags absolute, so that `citune
+// restore` run elsewhere finds them in the journal's command line.
+func absArgs(args []string, names ...string) []string {
+	out := append([]string(nil), args...)
+	abs := func(v string) string {
+		if v == "" || !strings.ContainsRune(v, '/') || filepath.IsAbs(v) {
+			return v
+		}
+		if a, err := filepath.Abs(v); err == nil {
+			return a
+		}
+		return v
+	}
+	for i := 0; i < len(out); i++ {
+		if out[i] == "--" {
+			break
+		}
+		for _, n := range names {
+			for _, p := range []string{"-" + n, "--" + n} {
+				switch {
+				case out[i] == p && i+1 < len(out):
+					out[i+1] = abs(out[i+1])
+				case strings.HasPrefix(out[i], p+"="):
+					out[i] = p + "=" + abs(out[i][len(p)+1:])
+				}
+			}
+		}
+	}
+	return out
+}
+
+func runSweep(a *app, args []string) error {
+	o := sweepOpts{}
+	fs := a.flags("sweep")
+	o.register(fs)
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	words := fs.Args()
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	// Resuming: the results file says which target and plan.
+	var prev *sweep.Results
+	if o.resume != "" {
+		var err error
+		if prev, err = sweep.Load(o.resume); err != nil {
+			return err
+		}
+		if o.out != "" && o.out != o.resume {
+			return usageErr("sweep: --resume appends to its results file; leave out --out or give the same file")
+		}
+		o.out = o.resume
+		h := prev.Header
+		if a.g.profile == "" {
+			a.g.profile = h.Profile
+			if h.ProfileFile != "" {
+				a.g.profile = h.ProfileFile
+			}
+		}
+		if a.g.controller == "" {
+			a.g.controller = h.Controller
+		}
+		if !a.g.sim && a.g.memFile == "" {
+			switch h.Target {
+			case soc.KindSim:
+				a.g.sim = true
+			case soc.KindFile:
+				a.g.memFile = h.TargetPath
+			}
+		}
+	}
+	if o.out == "" {
+		return usageErr("sweep: --out RESULTS.jsonl is required (or --resume RESULTS.jsonl)")
+	}
+	if len(words) == 0 {
+		return usageErr("sweep: no probe given: add -- PROBE-KIND [probe flags] [TARGET] (see `citune probe -h`), e.g. -- read --size 64M /dev/sda, or -- sim with --sim")
+	}
+
+	// Validate the plan against the profile before opening anything for
+	// writing.
+	p, err := a.resolveProfile()
+	if err != nil {
+		return err
+	}
+	plan, err := o.buildPlan(p.Map, set, prev)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+
+	// The probe's words may carry global flags (--sim after the kind):
+	// collect them before the target is opened.
+	probeFlags := func(pfs *flag.FlagSet) { a.g.register(pfs) }
+	if _, err := probe.ParseAll(words, probe.Deps{Sim: nopSim{}, Map: &regs.Map{}, Flags: probeFlags}); err != nil {
+		return a.sweepProbeErr(err)
+	}
+
+	a.g.profile = profileSpec(p)
+	t, err := a.open(true)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	plan.Axes = rebindAxes(t.Profile.Map, plan.Axes)
+
+	env := probe.Env{IRQ: t.Controller.IRQ, NoTrace: o.noTrace}
+	if o.irq != "" {
+		env.IRQ = o.irq
+	}
+	deps := probe.Deps{Env: env, Map: t.Profile.Map, Flags: probeFlags}
+	if t.Sim != nil {
+		deps.Sim = simProxy{t}
+	}
+	ps, err := probe.ParseAll(words, deps)
+	if err != nil {
+		return a.sweepProbeErr(err)
+	}
+	if len(ps) != 1 {
+		return usageErr("sweep: give one probe (a sweep measures one workload; --also is for `citune probe`)")
+	}
+	host := o.host(t.Profile)
+	runner := &sweep.Runner{
+		Target: t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: plan, Host: host,
+		Log: a.env.stderr, JournalPath: a.journalPath(), Kernel: a.kernel(), Resume: prev,
+		Command: absArgs(a.args, "sys-root", "modprobe", "rmmod", "mem-file", "profile", "journal"),
+	}
+	if t.Kind == soc.KindSim {
+		runner.Remap = simReload(t, host, a.g.simDriver)
+	}
+	if err := runner.Prepare(); err != nil {
+		if errors.Is(err, sweep.ErrPlan) {
+			return withCode(exitUsage, err)
+		}
+		return err
+	}
+	var f *os.File
+	if prev != nil {
+		f, err = sweep.OpenAppend(o.out)
+	} else {
+		f, err = sweep.CreateFile(o.out)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	runner.Out = sweep.NewWriter(f)
+
+	fmt.Fprintf(a.env.stderr, "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
+		header(t), plan.Mode, len(runner.Points()), plan.Repeats, plan.Warmup, ps[0].Name(), o.out)
+	out, err := runner.Run(a.ctx)
+	if out == nil {
+		return err
+	}
+	return a.reportSweep(t, o.out, out, err)
+}
+
+// buildPlan assembles the plan: defaults, the --plan file, then the
+// flags given; when resuming, the results file's plan takes the place of
+// the defaults and the file.
+func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *sweep.Results) (sweep.Plan, error) {
+	plan := sweep.DefaultPlan()
+	plan.Seed = time.Now().UnixNano() % 1_000_000
+	if prev != nil {
+		plan = prev.Header.Plan
+		plan.Axes = nil
+		for _, a := range prev.Header.Plan.Axes {
+			name := a.Name
+			switch a.Kind {
+			case sweep.KindFile:
+				name = "sysfs:" + name
+			case sweep.KindModParam:
+				name = "modparam:" + name
+			}
+			ax, err := sweep.NewAxis(m, name, a.Values)
+			if err != nil {
+				return plan, fmt.Errorf("results file: %w", err)
+			}
+			plan.Axes = append(plan.Axes, ax)
+		}
+	}
+	var errs []error
+	if o.plan != "" {
+		data, err := os.ReadFile(o.plan)
+		if err != nil {
+			return plan, err
+		}
+		pf, axes, err := sweep.ParsePlanFile(m, o.plan, data)
+		if err != nil {
+			return plan, err
+		}
+		pf.Apply(&plan)
+		if prev == nil {
+			plan.Axes = axes
+		}
+	}
+	if len(o.axes) > 0 {
+		var axes []sweep.Axis
+		for _, s := range o.axes {
+			a, err := sweep.ParseAxis(m, s)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			axes = append(axes, a)
+		}
+		if prev == nil && o.plan != "" {
+			plan.Axes = append(plan.Axes, axes...)
+		} else {
+			plan.Axes = axes
+		}
+	}
+	if set["mode"] {
+		plan.Mode = o.mode
+	}
+	if set["repeat"] {
+		plan.Repeats = o.repeat
+	}
+	if set["warmup"] {
+		plan.Warmup = o.warmup
+	}
+	if set["settle"] {
+		plan.Settle = o.settle
+	}
+	if set["seed"] {
+		plan.Seed = o.seed
+	}
+	if set["baseline-every"] {
+		plan.BaselineEvery = o.baselineEvery
+	}
+	if err := errors.Join(errs...); err != nil {
+		return plan, err
+	}
+	return plan, plan.Check()
+}
+
+// rebindAxes points register axes at the target's own map.
+func rebindAxes(m *regs.Map, as []sweep.Axis) []sweep.Axis {
+	out := append([]sweep.Axis(nil), as...)
+	for i := range out {
+		if out[i].Kind == sweep.KindRegister {
+			if ref, err := m.Lookup(out[i].Name); err == nil {
+				out[i].Ref = ref
+			}
+		}
+	}
+	return out
+}
+
+func (a *app) sweepProbeErr(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(a.env.stdout, "probe kinds:")
+		probe.PrintUsage(a.env.stdout)
+		return nil
+	}
+	if errors.Is(err, probe.ErrUsage) {
+		return withCode(exitUsage, fmt.Errorf("sweep: %w", err))
+	}
+	return err
+}
+
+// kernel is `uname -r`.
+func (a *app) kernel() string {
+	b, err := fs.ReadFile(a.env.root, "proc/sys/kernel/osrelease")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// reportSweep prints the ranking and turns the outcome into an exit code.
+func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error) error {
+	if a.g.json {
+		if jerr := writeJSON(a.env.stdout, struct {
+			Target    targetInfo    `json:"target"`
+			Results   string        `json:"results"`
+			Status    string        `json:"status"`
+			ProbeRuns int           `json:"probe_runs"`
+			Total     int           `json:"total_probe_runs"`
+			NotHeld   int           `json:"not_held"`
+			Corrupt   int           `json:"corrupt"`
+			Restored  bool          `json:"restored"`
+			Notes     []string      `json:"notes,omitempty"`
+			Ranking   sweep.Ranking `json:"ranking"`
+		}{infoOf(t), path, out.Status, out.ProbeRuns, out.TotalProbeRuns, out.NotHeld, out.Corrupt, out.Restored, out.Notes, out.Ranking}); jerr != nil {
+			return jerr
+		}
+	} else {
+		var b strings.Builder
+		out.Ranking.Format(&b)
+		w := a.env.stdout
+		fmt.Fprint(w, b.String())
+		if win := out.Ranking.Winner(); win != nil {
+			fmt.Fprintf(w, "winner: %s: %s", sweep.SettingsString(win.Settings), sweep.FormatRate(win.Median, win.Unit))
+			if win.VsBaseline != nil {
+				fmt.Fprintf(w, ", %s against the original settings", win.VsBaseline)
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "probe runs: %d", out.ProbeRuns)
+		if out.TotalProbeRuns != out.ProbeRuns {
+			fmt.Fprintf(w, " in this session, %d in all", out.TotalProbeRuns)
+		}
+		fmt.Fprintln(w, " (warm-ups included)")
+		fmt.Fprintf(w, "results: %s", path)
+		if out.Status == sweep.EndComplete && out.Ranking.Winner() != nil {
+			fmt.Fprintf(w, "; make the winner permanent: citune dts --results %s", path)
+		}
+		fmt.Fprintln(w)
+	}
+	switch {
+	case err != nil && errors.Is(err, sweep.ErrInterrupted) && out.Restored:
+		return fmt.Errorf("%w; the original settings were restored; continue with: citune sweep --resume %s -- PROBE...", err, path)
+	case err != nil:
+		return err
+	case out.Corrupt > 0:
+		return fmt.Errorf("DATA CORRUPTION at %d point(s): see the ranking above and %s", out.Corrupt, path)
+	case out.NotHeld > 0:
+		return withCode(exitNotHeld, fmt.Errorf("%d point(s) did not hold their settings and were not ranked (see %s)", out.NotHeld, path))
+	}
+	return nil
+}
+
+// probeAdapter runs one probe run per Measure call with the probe
+// package's accounting, and checks that every run read the same data as
+// the first run of the sweep (a read probe's hash): across points, so
+// that a setting that corrupts transfers shows.
+type probeAdapter struct {
+	p      probe.Probe
+	env    probe.Env
+	ref    string
+	refRun int
+	n      int
+}
+
+func (pa *probeAdapter) Measure(ctx context.Context) (probe.Run, error) {
+	pa.n++
+	res, err := probe.Measure(ctx, pa.p, probe.Options{Repeat: 1, Env: pa.env})
+	if len(res.Runs) == 0 {
+		if err == nil {
+			err = errors.New("the probe returned no run")
+		}
+		return probe.Run{}, err
+	}
+	r := res.Runs[len(res.Runs)-1]
+	if err != nil && !r.Corrupt {
+		return r, err
+	}
+	if r.Hash != "" && !r.Corrupt {
+		switch {
+		case pa.ref == "":
+			pa.ref, pa.refRun = r.Hash, pa.n
+		case r.Hash != pa.ref:
+			r.Corrupt = true
+			r.Detail = fmt.Sprintf("the data read hash to %s; the sweep's probe run %d read %s", r.Hash, pa.refRun, pa.ref)
+		}
+	}
+	return r, nil
+}
+
+// simProxy lets the sim probe follow the target's simulated controller
+// when a simulated module reload replaces it.
+type simProxy struct{ t *soc.Target }
+
+func (s simProxy) Read32(off uint32) (uint32, error) { return s.t.Acc.Read32(off) }
+func (s simProxy) Transfer() {
+	if s.t.Sim != nil {
+		s.t.Sim.Transfer()
+	}
+}
+
+// simReload plays a driver reload on the simulated controller: the
+// controller is reset, and a simulated ehci-hcd starts with ITC =
+// 2^log2_irq_thresh as the (fake) module tree says.
+func simReload(t *soc.Target, h *sweep.Host, driver bool) func(context.Context) error {
+	return func(context.Context) error {
+		o := soc.SimOptions{Driver: driver}
+		if v, err := h.ReadParam("ehci_hcd", "log2_irq_thresh"); err == nil {
+			if n, err := strconv.ParseUint(v, 10, 8); err == nil && n <= 6 {
+				o.Log2IrqThresh = uint(n)
+			}
+		}
+		nt, err := soc.OpenSim(t.Profile, t.Controller, o)
+		if err != nil {
+			return err
+		}
+		t.Acc, t.Sim = nt.Acc, nt.Sim
+		return t.Identify()
+	}
+}

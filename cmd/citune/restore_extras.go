@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+)
+
+// After a sweep was killed, `citune restore` puts its files and module
+// parameters back: module parameters by reloading the module stack the
+// sweep used (its --reload, --modprobe, --rmmod and --sys-root flags are
+// read back from the command line in the journal), then files. The
+// registers follow in restoreEntry, after the reload has reset them.
+func init() {
+	restoreExtras = func(a *app, e *soc.Entry) error {
+		if len(e.Files) == 0 && len(e.ModParams) == 0 {
+			return nil
+		}
+		o := sweepOptsFromCommand(e.Command)
+		spec := e.Profile
+		if e.ProfileFile != "" {
+			spec = e.ProfileFile
+		}
+		p, err := loadProfile(spec)
+		if err != nil {
+			return err
+		}
+		if o.reloadTimeout == 0 {
+			o.reloadTimeout = defaultReloadTimeout
+		}
+		return sweep.RestoreExtras(context.WithoutCancel(a.ctx), o.host(p), e, a.env.stdout)
+	}
+}
