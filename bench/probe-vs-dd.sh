@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# probe-vs-dd.sh: does `citune probe read` read as fast as `dd iflag=direct`,
+# and at what CPU cost?
+#
+# Builds citune, makes a test file on the local disk, then reads it with
+#   dd if=FILE of=/dev/null bs=BS iflag=direct
+#   citune probe read --bs BS --size all --repeat 1 FILE          (hashing, the default)
+#   citune probe read --bs BS --size all --repeat 1 --no-hash FILE
+# in several rounds, alternating which goes first. Throughput is each
+# tool's own timing of its reads (dd's "copied, N s", citune's elapsed_ns);
+# CPU is user+system time of the child process from getrusage (bash's
+# `time`), start-up included. Prints per-round figures and the ratios
+# against dd: throughput (goal >= 0.98) and CPU seconds per GiB
+# (goal <= 1.10).
+#
+# Environment: SIZE_MIB (default 512), BS (1M), ROUNDS (5),
+# DIR (where the test file goes; default /var/tmp/citune-bench).
+set -euo pipefail
+
+SIZE_MIB=${SIZE_MIB:-512}
+BS=${BS:-1M}
+ROUNDS=${ROUNDS:-5}
+DIR=${DIR:-/var/tmp/citune-bench}
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$DIR"
+citune="$DIR/citune"
+file="$DIR/test-${SIZE_MIB}M.bin"
+
+echo "building citune"
+(cd "$top" && go build -o "$citune" ./cmd/citune)
+
+want=$((SIZE_MIB * 1024 * 1024))
+if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -ne "$want" ]; then
+	echo "writing $file ($SIZE_MIB MiB of random data)"
+	head -c "$want" /dev/urandom >"$file.tmp"
+	sync "$file.tmp"
+	mv "$file.tmp" "$file"
+fi
+
+TIMEFORMAT='%3U %3S'
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run NAME CMD...: runs CMD, appends "bytes seconds cpu" to $tmp/NAME.
+run() {
+	local name=$1
+	shift
+	local t bytes secs
+	t=$({ time "$@" >"$tmp/out" 2>"$tmp/err"; } 2>&1)
+	case $name in
+	dd)
+		# 536870912 bytes (537 MB, 512 MiB) copied, 0.43 s, 1.2 GB/s
+		bytes=$(awk '/copied/ {print $1}' "$tmp/err")
+		secs=$(awk -F', ' '/copied/ {split($(NF-1), a, " "); print a[1]}' "$tmp/err")
+		;;
+	*)
+		bytes=$(awk -F': ' '/"bytes"/ {gsub(/,/, "", $2); print $2; exit}' "$tmp/out")
+		secs=$(awk -F': ' '/"elapsed_ns"/ {gsub(/,/, "", $2); print $2 / 1e9; exit}' "$tmp/out")
+		;;
+	esac
+	if [ -z "$bytes" ] || [ -z "$secs" ]; then
+		echo "$name: no figures in its output:" >&2
+		cat "$tmp/out" "$tmp/err" >&2
+		exit 1
+	fi
+	echo "$bytes $secs $t" | awk '{print $1, $2, $3 + $4}' >>"$tmp/$name"
+	echo "$bytes $secs $t" | awk -v n="$name" '{printf "  %-14s %8.1f MiB/s  cpu %.3f s\n", n, $1 / $2 / 1048576, $3 + $4}'
+}
+
+dd_cmd=(dd if="$file" of=/dev/null bs="$BS" iflag=direct)
+hash_cmd=("$citune" probe read --bs "$BS" --size all --repeat 1 --json "$file")
+nohash_cmd=("$citune" probe read --bs "$BS" --size all --repeat 1 --no-hash --json "$file")
+
+echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(uname -sr)"
+echo "file: $file on $(df --output=source,fstype "$DIR" | tail -1 | tr -s ' '), bs $BS, $ROUNDS rounds"
+for r in $(seq 1 "$ROUNDS"); do
+	echo "round $r"
+	if [ $((r % 2)) -eq 1 ]; then
+		run dd "${dd_cmd[@]}"
+		run citune "${hash_cmd[@]}"
+		run citune-nohash "${nohash_cmd[@]}"
+	else
+		run citune-nohash "${nohash_cmd[@]}"
+		run citune "${hash_cmd[@]}"
+		run dd "${dd_cmd[@]}"
+	fi
+done
+
+# totals NAME: MiB/s over all rounds and CPU s per GiB
+totals() {
+	awk '{b += $1; s += $2; c += $3} END {printf "%.6f %.6f\n", b / s / 1048576, c / (b / 1073741824)}' "$tmp/$1"
+}
+read -r dd_rate dd_cpu < <(totals dd)
+echo
+printf "%-28s %10s %14s %10s %10s\n" "" "MiB/s" "CPU s/GiB" "rate/dd" "cpu/dd"
+printf "%-28s %10.1f %14.4f %10s %10s\n" "dd iflag=direct" "$dd_rate" "$dd_cpu" "1" "1"
+for name in citune citune-nohash; do
+	read -r rate cpu < <(totals "$name")
+	label="citune probe read"
+	[ "$name" = citune-nohash ] && label="citune probe read --no-hash"
+	awk -v l="$label" -v r="$rate" -v c="$cpu" -v dr="$dd_rate" -v dc="$dd_cpu" 'BEGIN {
+		printf "%-28s %10.1f %14.4f %10.3f %10.3f   throughput %s, cpu %s\n", l, r, c, r / dr, c / dc,
+			(r / dr >= 0.98 ? "meets >= 0.98" : "MISSES >= 0.98"), (c / dc <= 1.10 ? "meets <= 1.10" : "MISSES <= 1.10")
+	}'
+done
