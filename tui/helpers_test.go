@@ -433,3 +433,5 @@ func regsOf(refs []regs.Ref) []regs.Register {
 	}
 	return out
 }
+
+func writeTestFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }

@@ -554,7 +554,7 @@ func (m Model) headerView() string {
 	case soc.KindFile:
 		kind = "image"
 	}
-	left := fmt.Sprintf("%s %s @%#x %s", t.Profile.Name, t.Controller.Label, t.Controller.Base, kind)
+	left := fmt.Sprintf("%s %s %#x %s", t.Profile.Name, t.Controller.Label, t.Controller.Base, kind)
 	var tabs []string
 	for i := tab(0); i < numTabs; i++ {
 		name := fmt.Sprintf("%d %s", i+1, tabNames[i])
@@ -569,10 +569,10 @@ func (m Model) headerView() string {
 		right = "PAUSED"
 	}
 	if m.probe.running {
-		right = "probing " + right
+		right = "PROBE " + right
 	}
 	if m.sweep.running {
-		right = "sweeping " + right
+		right = "SWEEP " + right
 	}
 	tabW := 0
 	for i := tab(0); i < numTabs; i++ {

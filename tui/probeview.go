@@ -238,7 +238,11 @@ func (m Model) probeView(h int) []string {
 	}
 	if p.last != nil {
 		r := p.last
-		s := fmt.Sprintf("last run: %s  irq/s %.0f  irq/MiB %.1f  CPU %.1f%%", fmtRate(r.Rate), r.IRQsPerSec, r.IRQsPerMiB, r.CPUPercent)
+		cpu := "--"
+		if r.CPUPercent > 0 {
+			cpu = fmt.Sprintf("%.1f%%", r.CPUPercent)
+		}
+		s := fmt.Sprintf("last run: %s  irq/s %.0f  irq/MiB %.1f  CPU %s", fmtRate(r.Rate), r.IRQsPerSec, r.IRQsPerMiB, cpu)
 		if r.Simulated {
 			s += "  (simulated)"
 		}
@@ -278,16 +282,18 @@ func (m Model) probeView(h int) []string {
 			med = fmt.Sprintf("%.2f MiB/s", median(hr.rates())/(1<<20))
 			spr = fmtSpread(hr.rates())
 			irq = fmt.Sprintf("%.1f", hr.avg(func(r ProbeResult) float64 { return r.IRQsPerMiB }))
-			cpu = fmt.Sprintf("%.1f%%", hr.avg(func(r ProbeResult) float64 { return r.CPUPercent }))
+			if c := hr.avg(func(r ProbeResult) float64 { return r.CPUPercent }); c > 0 {
+				cpu = fmt.Sprintf("%.1f%%", c)
+			}
 		}
-		extra := ""
+		label := hr.setting
 		if hr.corrupt > 0 {
-			extra += fmt.Sprintf(" CORRUPT x%d", hr.corrupt)
+			label += fmt.Sprintf(" [CORRUPT x%d]", hr.corrupt)
 		}
 		if hr.dropped > 0 {
-			extra += fmt.Sprintf(" not-held x%d", hr.dropped)
+			label += fmt.Sprintf(" [not held x%d]", hr.dropped)
 		}
-		line := fit(fmt.Sprintf("%s%s  %s %4d %12s %8s %8s %6s%s", cursor, mark, fit(hr.setting, setW), len(hr.runs), med, spr, irq, cpu, extra), w)
+		line := fit(fmt.Sprintf("%s%s  %s %4d %12s %8s %8s %6s", cursor, mark, fit(label, setW), len(hr.runs), med, spr, irq, cpu), w)
 		if i == p.sel {
 			line = m.st.Cursor.Render(line)
 		}

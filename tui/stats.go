@@ -63,7 +63,10 @@ func spread(xs []float64) float64 {
 
 // fmtSpread renders the spread of xs, or "1 run".
 func fmtSpread(xs []float64) string {
-	if len(xs) < 2 {
+	switch len(xs) {
+	case 0:
+		return "--"
+	case 1:
 		return "1 run"
 	}
 	return fmt.Sprintf("+-%.1f%%", spread(xs))

@@ -186,6 +186,7 @@ func (s *sweepState) setPlanText(text string, m *regs.Map) {
 		s.resetResults()
 	}
 	p.Source = "screen"
+	p.Extra = s.plan.Extra // settings a loaded plan file gave (settle, warm-ups)
 	s.plan = p
 }
 
@@ -461,6 +462,7 @@ func (m Model) onPlan(msg planMsg) Model {
 		m.setErr("plan %s: %v", msg.path, err)
 		return m
 	}
+	m.sweep.plan.Extra = msg.plan.Extra
 	m.sweep.setPlanText(text, m.m)
 	m.sweep.plan.Source = msg.plan.Source
 	m.axes = nil
@@ -606,8 +608,13 @@ func (m Model) sweepView(h int) []string {
 		if s.done > 0 {
 			eta = fmtDur(time.Duration(float64(s.elapsed) / float64(s.done) * float64(s.total-s.done)))
 		}
-		info := fmt.Sprintf(" %d/%d  ETA %s", doneAll, total, eta)
-		prog = bar(float64(doneAll)/float64(max(1, total)), max(10, w/3)) + info + "  now: " + s.current
+		done, of := doneAll, total
+		if s.total > 0 {
+			// The sweeper's count: grouped points, this run only.
+			done, of = s.done, s.total
+		}
+		info := fmt.Sprintf(" %d/%d  ETA %s", done, of, eta)
+		prog = bar(float64(done)/float64(max(1, of)), max(10, w/3)) + info + "  now: " + s.current
 	case s.stopped:
 		prog = fmt.Sprintf("stopped at %d/%d points: r resumes", doneAll, total)
 	case s.finished:
@@ -621,7 +628,11 @@ func (m Model) sweepView(h int) []string {
 	if s.note != "" {
 		out = append(out, cut(s.note, w))
 	}
-	out = append(out, m.st.Good.Render(cut(m.bestLine(), w)))
+	for i, l := range wrap(m.bestLine(), w, "      ") {
+		if i < 2 {
+			out = append(out, m.st.Good.Render(l))
+		}
+	}
 	views := "table"
 	switch s.view {
 	case viewBars:
@@ -796,9 +807,11 @@ func (m Model) heatView(h int) []string {
 			lo = r
 		}
 	}
+	// A point whose axis the hardware ignored ("") stands for every
+	// value of that axis.
 	find := func(x, y string) (SweepPoint, bool) {
 		for _, p := range s.points {
-			if !p.Baseline && len(p.Values) == 2 && p.Values[0] == x && p.Values[1] == y {
+			if !p.Baseline && len(p.Values) == 2 && (p.Values[0] == x || p.Values[0] == "") && (p.Values[1] == y || p.Values[1] == "") {
 				return p, true
 			}
 		}
@@ -808,7 +821,7 @@ func (m Model) heatView(h int) []string {
 	rowW := max(len(nx)+1+len(ny), 6) + 1
 	cellW := 9
 	ncol := min(len(ay.Values), max(1, (m.w-rowW)/cellW))
-	out := []string{cut(fmt.Sprintf("rows %s, columns %s: median MiB/s, shade %s low..high, n/h not held", nx, ny, shades), m.w)}
+	out := []string{cut(fmt.Sprintf("rows %s, cols %s: median MiB/s, shade %s low..high; n/h not held", nx, ny, shades), m.w)}
 	head := fit(nx+`\`+ny, rowW)
 	for _, v := range ay.Values[:ncol] {
 		head += fmt.Sprintf("%*s", cellW, cut(v, cellW-1))

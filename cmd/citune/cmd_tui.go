@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/tui"
+)
+
+func init() {
+	register(&command{
+		name:    "tui",
+		summary: "interactive tuning session: registers, editing, probe, sweep, export (works on an 80x24 serial console)",
+		usage:   "tui [--interval D] [--sweep-out FILE] [-- PROBE-KIND [flags] [TARGET]]",
+		run:     runTUI,
+	})
+}
+
+func runTUI(a *app, args []string) error {
+	fs := a.flags("tui")
+	interval := fs.Duration("interval", time.Second, "refresh interval of the register view (changed in the TUI with < and >)")
+	sweepOut := fs.String("sweep-out", "", "results file (JSONL) of the first sweep; later plans add -2, -3... (default: a new file in the temporary directory)")
+	role := fs.String("role", "", "the controller's role, host or device (default: from USBMODE.CM)")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if *role != "" && *role != "host" && *role != "device" {
+		return usageErr("--role %q: want host or device", *role)
+	}
+	words := fs.Args()
+	if len(words) == 0 && a.g.sim {
+		words = []string{"sim"}
+	}
+	t, err := a.open(true)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	start, err := soc.Take(t.Profile.Map, t.Acc)
+	if err != nil {
+		return err
+	}
+
+	ctx, cancel := context.WithCancel(a.ctx)
+	defer cancel()
+	jobs := &sync.WaitGroup{}
+	ledger := tui.NewLedger(t.Profile.Map, start)
+	cfg := tui.Config{
+		Target: t, Start: start, Ledger: ledger, Ctx: ctx, Jobs: jobs,
+		Interval:  *interval,
+		Role:      *role,
+		WriteFile: func(path string, b []byte) error { return os.WriteFile(path, b, 0o644) },
+		LoadPlan:  tui.LoadPlanFile,
+	}
+	if t.Kind != soc.KindSim {
+		cfg.Journal = func(ws []regs.Write, changes []regs.Change) error { return a.journalWrites(t, ws, changes) }
+		cfg.Unjournal, err = a.unjournalIfNew(t)
+		if err != nil {
+			return err
+		}
+	}
+
+	env := probe.Env{IRQ: t.Controller.IRQ}
+	var pr probe.Probe
+	switch {
+	case len(words) == 0:
+		cfg.NoProbe = "no probe given: start with `citune tui -- KIND [flags] [TARGET]`, e.g. `-- read --size 64M /dev/sda` (see `citune probe -h`)"
+	default:
+		deps := probe.Deps{Env: env, Map: t.Profile.Map}
+		if t.Sim != nil {
+			deps.Sim = t.Sim
+		}
+		pr, err = probe.Parse(words, deps)
+		if err != nil {
+			if errors.Is(err, probe.ErrUsage) {
+				return withCode(exitUsage, err)
+			}
+			return err
+		}
+		cfg.Prober = tuiProber{p: pr, env: env}
+	}
+	if pr == nil {
+		cfg.NoSweep = "a sweep needs a probe: " + cfg.NoProbe
+	} else {
+		sw := &tui.SweepRunner{Target: t, Prober: sweepProber{p: pr, env: env}, ProbeName: pr.Name(), Out: *sweepOut,
+			Command: a.args, Kernel: kernelRelease()}
+		if t.Kind == soc.KindDevMem {
+			sw.Host = &sweep.Host{Root: "/", Loader: sweep.ExecLoader{}, Modules: t.Profile.Reload.Modules, Wait: t.Profile.Reload.Wait}
+		}
+		if t.Kind != soc.KindSim {
+			sw.JournalPath = a.journalPath()
+		}
+		cfg.Sweeper = sw
+	}
+
+	p := tea.NewProgram(tui.New(cfg), tea.WithContext(ctx))
+	final, runErr := p.Run()
+	cancel() // stop background jobs; a sweep restores its own values
+	jobs.Wait()
+
+	var out tui.Outcome
+	if m, ok := final.(tui.Model); ok {
+		out = m.Outcome()
+	}
+	switch {
+	case out.Quit && out.Kept:
+		if touched := ledger.Touched(); len(touched) > 0 {
+			fmt.Fprintf(a.env.stdout, "kept %d changed value(s) on %s\n", len(touched), t)
+			if t.Kind != soc.KindSim {
+				fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
+			}
+		}
+		return nil
+	case out.Quit && out.Restored:
+		for _, l := range out.Report {
+			fmt.Fprintf(a.env.stdout, "restored %s\n", l)
+		}
+		if len(out.Report) == 0 && out.Err == nil {
+			fmt.Fprintln(a.env.stdout, "every value the session changed was already back at its starting value")
+		}
+		if out.Err != nil {
+			return withCode(exitNotHeld, fmt.Errorf("restoring the starting values: %w", out.Err))
+		}
+		return a.checkRestored(t, ledger)
+	}
+	// Killed (SIGHUP from a closed terminal, SIGTERM) or failed: restore
+	// here, after every job ended.
+	rs, rerr := ledger.Restore(t.Acc)
+	for _, l := range tui.RestoreReport(rs) {
+		fmt.Fprintf(a.env.stderr, "citune tui: restored %s\n", l)
+	}
+	if rerr == nil && len(ledger.Touched()) == 0 && cfg.Unjournal != nil {
+		rerr = cfg.Unjournal()
+	}
+	reason := runErr
+	if reason == nil {
+		reason = errors.New("the session ended without a quit")
+	}
+	if ctx := a.ctx.Err(); ctx != nil {
+		reason = fmt.Errorf("terminated by a signal (%w)", context.Cause(a.ctx))
+	}
+	if rerr != nil {
+		return fmt.Errorf("%v; restoring the starting values failed: %w (run `citune restore`)", reason, rerr)
+	}
+	if errors.Is(runErr, tea.ErrProgramKilled) || a.ctx.Err() != nil {
+		return fmt.Errorf("%v; the starting values were restored", reason)
+	}
+	return reason
+}
+
+// checkRestored reports fields that are still not at their starting value.
+func (a *app) checkRestored(t *soc.Target, l *tui.Ledger) error {
+	if left := l.Touched(); len(left) > 0 {
+		var s []string
+		for _, r := range left {
+			s = append(s, r.String())
+		}
+		return withCode(exitNotHeld, fmt.Errorf("not back at their starting values: %s", strings.Join(s, ", ")))
+	}
+	return nil
+}
+
+// unjournalIfNew returns the function that drops this target's journal
+// entry after a full restore, when the session created it; an entry that
+// existed before keeps its older originals.
+func (a *app) unjournalIfNew(t *soc.Target) (func() error, error) {
+	path := a.journalPath()
+	j, err := soc.LoadJournal(path)
+	if err != nil {
+		return nil, err
+	}
+	key := keyOf(t)
+	if j.Find(key) != nil {
+		return func() error { return nil }, nil
+	}
+	return func() error {
+		j, err := soc.LoadJournal(path)
+		if err != nil {
+			return err
+		}
+		e := j.Find(key)
+		if e == nil || len(e.Files) > 0 || len(e.ModParams) > 0 {
+			return nil
+		}
+		j.Remove(key)
+		return j.Save(path)
+	}, nil
+}
+
+// tuiProber runs one measured run of a probe with its accounting.
+type tuiProber struct {
+	p   probe.Probe
+	env probe.Env
+}
+
+func (t tuiProber) Name() string { return t.p.Name() }
+
+func (t tuiProber) Run(ctx context.Context, progress func(done, total int64)) (tui.ProbeResult, error) {
+	o := probe.Options{Repeat: 1, Env: t.env}
+	if progress != nil {
+		o.Progress = func(p probe.Progress) { progress(p.Done, p.Total) }
+	}
+	res, err := probe.Measure(ctx, t.p, o)
+	if len(res.Runs) == 0 {
+		if err == nil {
+			err = errors.New("the probe made no run")
+		}
+		return tui.ProbeResult{}, err
+	}
+	r := res.Runs[len(res.Runs)-1]
+	out := tui.ProbeResult{Bytes: r.Bytes, Elapsed: r.Elapsed, Rate: r.Rate, IRQsPerSec: r.IRQsPerSec, IRQsPerMiB: r.IRQsPerMiB,
+		Simulated: r.Simulated, Corrupt: r.Corrupt, Detail: r.Detail}
+	if c := r.CPU; c.Total > 0 {
+		out.CPUPercent = (c.User + c.System + c.IRQ + c.SoftIRQ) / c.Total * 100
+	}
+	if r.Corrupt && errors.Is(err, probe.ErrCorrupt) {
+		err = nil // shown as a corrupt run
+	}
+	return out, err
+}
+
+// sweepProber is the probe as package sweep calls it: one run at a time.
+type sweepProber struct {
+	p   probe.Probe
+	env probe.Env
+}
+
+func (s sweepProber) Measure(ctx context.Context) (probe.Run, error) {
+	res, err := probe.Measure(ctx, s.p, probe.Options{Repeat: 1, Env: s.env})
+	if len(res.Runs) == 0 {
+		if err == nil {
+			err = errors.New("the probe made no run")
+		}
+		return probe.Run{}, err
+	}
+	return res.Runs[len(res.Runs)-1], err
+}
+
+// kernelRelease is uname -r, for the results header.
+func kernelRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}

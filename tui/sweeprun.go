@@ -1,0 +1,309 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+)
+
+// LoadPlanFile reads a sweep plan file (TOML, as `citune sweep --plan`).
+func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return SweepPlan{}, err
+	}
+	pf, axes, err := sweep.ParsePlanFile(m, path, data)
+	if err != nil {
+		return SweepPlan{}, err
+	}
+	sp := sweep.DefaultPlan()
+	pf.Apply(&sp)
+	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), Extra: pf}
+	for _, a := range axes {
+		ta := SweepAxis{Name: a.Name, Ref: a.Ref, Values: a.Values}
+		switch a.Kind {
+		case sweep.KindFile:
+			ta.Name = "file:" + a.Name
+		case sweep.KindModParam:
+			ta.Name = "modparam:" + a.Name
+		}
+		p.Axes = append(p.Axes, ta)
+	}
+	return p, nil
+}
+
+// SweepRunner is the Sweeper of package sweep: it runs plans with
+// sweep.Runner (journal, held checks, restore on every exit path), writes
+// the results to a JSONL file and streams its records to the TUI as they
+// are written. Stopping and starting the same plan again resumes it from
+// that file.
+type SweepRunner struct {
+	Target    *soc.Target
+	Prober    sweep.Prober
+	ProbeName string
+	// Out is the results file of the first plan; later plans add -2,
+	// -3... Empty: new files in the temporary directory.
+	Out string
+	// Host applies file and module-parameter axes (nil: register axes
+	// only); JournalPath is the journal ("" keeps none, as for the
+	// simulated controller); Command and Kernel go into the header.
+	Host        *sweep.Host
+	JournalPath string
+	Command     []string
+	Kernel      string
+
+	mu      sync.Mutex
+	path    string // results file of the current plan
+	planKey string
+	n       int
+}
+
+// Path is the results file of the last plan run.
+func (s *SweepRunner) Path() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.path
+}
+
+// Run implements Sweeper.
+func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.Target.Profile.Map
+	sp := sweep.DefaultPlan()
+	if pf, ok := plan.Extra.(sweep.PlanFile); ok {
+		pf.Apply(&sp)
+	}
+	if plan.Mode != "" {
+		sp.Mode = plan.Mode
+	}
+	sp.Repeats = plan.Repeat
+	var keyParts []string
+	for _, a := range plan.Axes {
+		ax, err := sweep.NewAxis(m, a.Name, a.Values)
+		if err != nil {
+			return err
+		}
+		sp.Axes = append(sp.Axes, ax)
+		keyParts = append(keyParts, ax.Spec())
+	}
+	key := fmt.Sprintf("%s mode=%s repeat=%d", strings.Join(keyParts, " "), sp.Mode, sp.Repeats)
+
+	var res *sweep.Results
+	var f *os.File
+	var err error
+	if len(done) > 0 && key == s.planKey && s.path != "" {
+		if res, err = sweep.Load(s.path); err != nil {
+			return err
+		}
+		if f, err = sweep.OpenAppend(s.path); err != nil {
+			return err
+		}
+	} else {
+		s.n++
+		s.path = s.newPath()
+		s.planKey = key
+		if f, err = sweep.CreateFile(s.path); err != nil {
+			return err
+		}
+	}
+	defer f.Close()
+
+	st := &streamer{axes: sp.Axes, report: report, started: time.Now(), points: map[string]*SweepPoint{}}
+	if res != nil {
+		st.resume(res)
+	}
+	report(SweepUpdate{Note: "results: " + s.path})
+	r := &sweep.Runner{Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, JournalPath: s.JournalPath,
+		Out: sweep.NewWriter(&teeFile{f: f, line: st.record}), Command: s.Command, Kernel: s.Kernel, Resume: res}
+	outcome, err := r.Run(ctx)
+	if outcome != nil {
+		if w := outcome.Ranking.Winner(); w != nil {
+			best := make([]string, len(sp.Axes))
+			for i, a := range sp.Axes {
+				best[i] = w.Settings[a.Name]
+			}
+			report(SweepUpdate{Best: best, Done: st.done, Total: st.total, Elapsed: time.Since(st.started)})
+		}
+		if outcome.RestoreErr != nil {
+			report(SweepUpdate{Note: "RESTORE FAILED: " + outcome.RestoreErr.Error()})
+		}
+	}
+	if errors.Is(err, sweep.ErrInterrupted) {
+		return errors.Join(context.Canceled, err)
+	}
+	return err
+}
+
+// newPath names the results file of a new plan.
+func (s *SweepRunner) newPath() string {
+	if s.Out != "" {
+		if s.n == 1 {
+			return s.Out
+		}
+		ext := filepath.Ext(s.Out)
+		return fmt.Sprintf("%s-%d%s", strings.TrimSuffix(s.Out, ext), s.n, ext)
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("citune-tui-%s-%d-%d.jsonl", time.Now().Format("20060102-150405"), os.Getpid(), s.n))
+}
+
+// teeFile writes results records to the file and hands each line to line.
+type teeFile struct {
+	f    *os.File
+	line func([]byte)
+}
+
+func (t *teeFile) Write(b []byte) (int, error) {
+	n, err := t.f.Write(b)
+	if err == nil {
+		t.line(b)
+	}
+	return n, err
+}
+
+func (t *teeFile) Sync() error { return t.f.Sync() }
+
+// streamer turns results records into TUI updates.
+type streamer struct {
+	axes    []sweep.Axis
+	report  func(SweepUpdate)
+	started time.Time
+	points  map[string]*SweepPoint // by point key, over all visits
+	closed  map[string]bool
+	done    int
+	total   int
+	current string
+}
+
+// resume counts what an earlier session finished.
+func (s *streamer) resume(res *sweep.Results) {
+	s.closed = map[string]bool{}
+	for _, p := range res.Points {
+		if !p.Baseline {
+			s.closed[p.Point] = true
+		}
+	}
+	n := 0
+	for _, p := range res.Header.Points {
+		if p.Key != sweep.BaselineKey {
+			n++
+		}
+	}
+	s.total = n - len(s.closed)
+}
+
+func (s *streamer) update(u SweepUpdate) {
+	u.Done, u.Total, u.Elapsed = s.done, s.total, time.Since(s.started)
+	s.report(u)
+}
+
+func (s *streamer) record(line []byte) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(line, &head) != nil {
+		return
+	}
+	switch head.Type {
+	case sweep.TypeHeader:
+		var h sweep.Header
+		if json.Unmarshal(line, &h) != nil {
+			return
+		}
+		for _, p := range h.Points {
+			if p.Key != sweep.BaselineKey {
+				s.total++
+			}
+		}
+		note := ""
+		if len(h.Notes) > 0 {
+			note = h.Notes[0]
+		}
+		s.update(SweepUpdate{Note: note})
+	case sweep.TypeEvent:
+		var e sweep.EventRecord
+		if json.Unmarshal(line, &e) != nil {
+			return
+		}
+		if e.Event == sweep.EventApply {
+			s.current = strings.TrimPrefix(e.Message, "applying ")
+			s.update(SweepUpdate{Current: s.current})
+		} else {
+			s.update(SweepUpdate{Note: e.Event + ": " + e.Message})
+		}
+	case sweep.TypeRun:
+		var r sweep.RunRecord
+		if json.Unmarshal(line, &r) != nil {
+			return
+		}
+		what := "run"
+		if r.Warmup {
+			what = "warm-up run"
+		}
+		s.update(SweepUpdate{Current: fmt.Sprintf("%s, %s %d", s.current, what, r.Seq)})
+	case sweep.TypePoint:
+		var r sweep.PointRecord
+		if json.Unmarshal(line, &r) != nil {
+			return
+		}
+		s.update(SweepUpdate{Point: s.point(r)})
+	}
+}
+
+// point folds a visit into the point's results over all visits.
+func (s *streamer) point(r sweep.PointRecord) *SweepPoint {
+	if r.Baseline {
+		return &SweepPoint{Baseline: true, Rates: r.Rates}
+	}
+	p := s.points[r.Point]
+	if p == nil {
+		p = &SweepPoint{Values: make([]string, len(s.axes))}
+		for i, a := range s.axes {
+			p.Values[i] = r.Settings[a.Name]
+		}
+		s.points[r.Point] = p
+	}
+	p.Rates = append(p.Rates, r.Rates...)
+	if r.IRQsPerMiB != nil {
+		p.IRQsPerMiB = *r.IRQsPerMiB
+	}
+	if r.CPUPerMiB != nil {
+		p.CPUPerMiB = *r.CPUPerMiB
+	}
+	if r.VsBaseline != nil {
+		p.Versus = r.VsBaseline.String()
+	}
+	why := r.Reason
+	if len(r.Changed) > 0 {
+		why += ": " + strings.Join(r.Changed, "; ")
+	}
+	switch r.Status {
+	case sweep.StatusNotHeld:
+		p.NotHeld = why
+	case sweep.StatusCorrupt:
+		p.Corrupt = why
+	case sweep.StatusFailed:
+		p.Failed = why
+	case sweep.StatusEliminated:
+		p.Eliminated = why
+	}
+	if s.closed == nil {
+		s.closed = map[string]bool{}
+	}
+	if !s.closed[r.Point] {
+		s.closed[r.Point] = true
+		s.done++
+	}
+	cp := *p
+	return &cp
+}

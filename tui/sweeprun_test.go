@@ -1,0 +1,175 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/sweep"
+)
+
+// simMeasure is the sim probe as package sweep calls it; cancel, when
+// set, is called after stopAfter runs.
+type simMeasure struct {
+	p         probe.Probe
+	runs      atomic.Int64
+	stopAfter int64
+	cancel    context.CancelFunc
+}
+
+func (s *simMeasure) Measure(ctx context.Context) (probe.Run, error) {
+	res, err := probe.Measure(ctx, s.p, probe.Options{Repeat: 1})
+	if n := s.runs.Add(1); s.cancel != nil && n == s.stopAfter {
+		s.cancel()
+	}
+	if len(res.Runs) == 0 {
+		return probe.Run{}, err
+	}
+	return res.Runs[0], err
+}
+
+func newSimMeasure(t *testing.T, e *env) *simMeasure {
+	t.Helper()
+	p, err := probe.Parse([]string{"sim", "--size", "8M"}, probe.Deps{Sim: e.sim, Map: e.target.Profile.Map})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &simMeasure{p: p}
+}
+
+// The real sweep package through the TUI: the simulated ehci-hcd writes
+// USBCMD back, so the ITC=8 points are not held and never ranked; the
+// registers are as before; the results file has the run.
+func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	var sr *SweepRunner
+	e := newEnv(t, true, func(c *Config) {
+		sr = &SweepRunner{Target: c.Target, ProbeName: "sim", Out: out}
+		c.Sweeper = sr
+	})
+	sr.Prober = newSimMeasure(t, e)
+	ahb, itc := e.field("SBUSCFG.AHBBRST"), e.field("USBCMD.ITC")
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=2")
+	e.keys("enter", "r")
+	s := e.m.sweep
+	if !s.finished {
+		t.Fatalf("sweep did not finish: %s / %s", e.m.status, s.err)
+	}
+	good, bad := s.ranked()
+	if len(good) != 2 || len(bad) != 2 {
+		t.Fatalf("%d ranked, %d not; want 2 and 2 (ITC=8 not held)", len(good), len(bad))
+	}
+	for _, p := range bad {
+		if p.Values[1] != "8" || !strings.Contains(p.NotHeld, "ITC") {
+			t.Errorf("unranked point %v: %+v, want ITC=8 not held", p.Values, p)
+		}
+	}
+	if b, _ := s.best(); b.Values[0] != "3" || b.Versus == "" {
+		t.Errorf("best = %+v, want AHBBRST=3 with a comparison", b)
+	}
+	if got := e.field("SBUSCFG.AHBBRST"); got != ahb {
+		t.Errorf("AHBBRST = %d after the sweep, want %d", got, ahb)
+	}
+	if got := e.field("USBCMD.ITC"); got != itc {
+		t.Errorf("ITC = %d after the sweep, want %d", got, itc)
+	}
+	res, err := sweep.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Ends) != 1 || res.Ends[0].Status != sweep.EndComplete {
+		t.Errorf("results end records: %+v", res.Ends)
+	}
+	if !strings.Contains(e.screen(), "results: "+out) && !strings.Contains(e.screen(), "restore") {
+		t.Errorf("screen does not say where the results are:\n%s", e.screen())
+	}
+}
+
+// Stopping a sweep and running it again resumes it from its results file.
+func TestSweepRunnerResume(t *testing.T) {
+	e := newEnv(t, false)
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	sm := newSimMeasure(t, e)
+	sr := &SweepRunner{Target: e.target, Prober: sm, ProbeName: "sim", Out: out}
+	plan, err := parsePlan("AHBBRST=0,2,3 repeat=1", e.target.Profile.Map)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	sm.cancel, sm.stopAfter = cancel, 5 // baseline (warm-up + 1), first point, ...
+	var first []SweepPoint
+	err = sr.Run(ctx, plan, nil, func(u SweepUpdate) {
+		if u.Point != nil {
+			first = append(first, *u.Point)
+		}
+	})
+	if !errorsIsCanceled(err) {
+		t.Fatalf("first run: %v, want a cancellation", err)
+	}
+	sm.cancel = nil
+	var second []SweepPoint
+	var last SweepUpdate
+	err = sr.Run(context.Background(), plan, first, func(u SweepUpdate) {
+		if u.Point != nil && !u.Point.Baseline {
+			second = append(second, *u.Point)
+		}
+		last = u
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := map[string]bool{}
+	for _, p := range first {
+		if !p.Baseline {
+			done[p.Values[0]] = true
+		}
+	}
+	for _, p := range second {
+		if done[p.Values[0]] {
+			t.Errorf("point AHBBRST=%s measured again after the resume", p.Values[0])
+		}
+	}
+	if len(done)+len(second) != 3 {
+		t.Errorf("%d points before the stop and %d after, want 3 in all", len(done), len(second))
+	}
+	if last.Best == nil {
+		t.Errorf("no winner reported")
+	}
+	res, err := sweep.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resumes) != 1 {
+		t.Errorf("results file has %d resume records, want 1", len(res.Resumes))
+	}
+}
+
+func errorsIsCanceled(err error) bool {
+	return errors.Is(err, context.Canceled) && errors.Is(err, sweep.ErrInterrupted)
+}
+
+// Plan files load through package sweep.
+func TestLoadPlanFile(t *testing.T) {
+	e := newEnv(t, false)
+	path := filepath.Join(t.TempDir(), "plan.toml")
+	e.files = nil
+	if err := writeTestFile(path, "mode = \"grid\"\nrepeat = 2\nsettle = \"0s\"\naxis = [\"AHBBRST=0,3\"]\n[[axes]]\nname = \"ITC\"\nvalues = [1, 8]\n"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadPlanFile(path, e.target.Profile.Map)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := planString(p, e.target.Profile.Map); got != "AHBBRST=0,3 ITC=1,8 repeat=2 mode=grid" {
+		t.Errorf("plan = %q", got)
+	}
+	if _, ok := p.Extra.(sweep.PlanFile); !ok {
+		t.Errorf("Extra = %T, want the plan file's settings", p.Extra)
+	}
+}
