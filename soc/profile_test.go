@@ -241,6 +241,20 @@ func TestBadProfiles(t *testing.T) {
 			if !strings.Contains(msgs[0], tt.key) {
 				t.Errorf("error %q does not name %q", msgs[0], tt.key)
 			}
+			// The same line with CRLF line ends and with a byte order mark.
+			data, err := os.ReadFile(filepath.Join(dir, tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for variant, d := range map[string][]byte{
+				"CRLF": bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")),
+				"BOM":  append([]byte("\xef\xbb\xbf"), data...),
+			} {
+				_, err := Parse(tt.file, d)
+				if err == nil || !strings.HasPrefix(err.Error(), prefix) {
+					t.Errorf("%s: error %v does not start with %q", variant, err, prefix)
+				}
+			}
 		})
 	}
 	// Every bad fixture is in the table.
