@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,6 +199,9 @@ func (r *Runner) Prepare() error {
 	}
 	r.cur = slices.Clone(r.live)
 	if err := r.findDeps(); err != nil {
+		return err
+	}
+	if err := r.checkJournal(); err != nil {
 		return err
 	}
 	if needReload {
@@ -472,8 +476,9 @@ func (r *Runner) begin() error {
 		Kernel: r.Kernel, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
 		Target: t.Kind, TargetPath: t.Path, Role: r.role, Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
-		h.ProfileFile = t.Profile.File
+		h.ProfileFile = absPath(t.Profile.File)
 	}
+	h.TargetPath = absPath(h.TargetPath)
 	for _, p := range r.points {
 		h.Points = append(h.Points, r.info(p))
 	}
@@ -913,10 +918,6 @@ func (r *Runner) journalBegin() error {
 	}
 	e := soc.NewEntry(t, r.Command)
 	if prev := j.Find(e.Key()); prev != nil {
-		if r.Resume == nil && isSweepEntry(prev) {
-			return fmt.Errorf("the journal %s holds the originals of an interrupted sweep (pid %d, %s): put them back with `citune restore`, or continue that sweep with `citune sweep --resume RESULTS`",
-				r.JournalPath, prev.PID, prev.Created.Format(time.RFC3339))
-		}
 		cp := *prev
 		cp.Registers = slices.Clone(prev.Registers)
 		cp.Changes = slices.Clone(prev.Changes)
@@ -959,6 +960,29 @@ func (r *Runner) journalBegin() error {
 	return j.Save(r.JournalPath)
 }
 
+// ErrKilledSweep is returned by Prepare when the journal holds the
+// originals of a sweep that was killed: a new sweep would take its
+// changed values for the originals.
+var ErrKilledSweep = errors.New("the journal holds the originals of an interrupted sweep")
+
+// checkJournal refuses to start a new sweep over a killed one's journal
+// entry (resuming it is fine).
+func (r *Runner) checkJournal() error {
+	if r.JournalPath == "" || r.Resume != nil {
+		return nil
+	}
+	j, err := soc.LoadJournal(r.JournalPath)
+	if err != nil {
+		return err
+	}
+	e := soc.NewEntry(r.Target, nil)
+	if prev := j.Find(e.Key()); prev != nil && isSweepEntry(prev) {
+		return fmt.Errorf("%w (%s, pid %d, %s): put them back with `citune restore`, or continue that sweep with `citune sweep --resume RESULTS`",
+			ErrKilledSweep, r.JournalPath, prev.PID, prev.Created.Format(time.RFC3339))
+	}
+	return nil
+}
+
 // journalEnd removes this sweep's journal entry after a successful
 // restore, or puts back the entry an earlier `citune set` left (the
 // entry of the interrupted session a resume continued is dropped: its
@@ -978,6 +1002,16 @@ func (r *Runner) journalEnd() error {
 		j.Entries = append(j.Entries, *r.prevEntry)
 	}
 	return j.Save(r.JournalPath)
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 // isSweepEntry tells a sweep's journal entry from one `citune set` left

@@ -118,12 +118,14 @@ func sweepOptsFromCommand(cmd []string) *sweepOpts {
 	return o
 }
 
-// absArgs makes the values of path flags absolute, so that `citune
-// restore` run elsewhere finds them in the journal's command line.
-func absArgs(args []string, names ...string) []string {
-	out := append([]string(nil), args...)
-	abs := func(v string) string {
-		if v == "" || !strings.ContainsRune(v, '/') || filepath.IsAbs(v) {
+// absArgs makes the values of path flags absolute (paths always;
+// commands and profiles when they name a file), so that `citune restore`
+// run elsewhere finds them in the journal's command line.
+func absArgs(args []string) []string {
+	always := map[string]bool{"sys-root": true, "mem-file": true, "journal": true}
+	maybe := map[string]bool{"modprobe": true, "rmmod": true, "profile": true}
+	abs := func(name, v string) string {
+		if v == "" || filepath.IsAbs(v) || !always[name] && !strings.ContainsRune(v, '/') && !strings.HasSuffix(v, ".toml") {
 			return v
 		}
 		if a, err := filepath.Abs(v); err == nil {
@@ -131,19 +133,20 @@ func absArgs(args []string, names ...string) []string {
 		}
 		return v
 	}
+	out := append([]string(nil), args...)
 	for i := 0; i < len(out); i++ {
 		if out[i] == "--" {
 			break
 		}
-		for _, n := range names {
-			for _, p := range []string{"-" + n, "--" + n} {
-				switch {
-				case out[i] == p && i+1 < len(out):
-					out[i+1] = abs(out[i+1])
-				case strings.HasPrefix(out[i], p+"="):
-					out[i] = p + "=" + abs(out[i][len(p)+1:])
-				}
-			}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(out[i], "-"), "=")
+		if !strings.HasPrefix(out[i], "-") || !always[name] && !maybe[name] {
+			continue
+		}
+		if hasVal {
+			out[i] = out[i][:len(out[i])-len(val)] + abs(name, val)
+		} else if i+1 < len(out) {
+			out[i+1] = abs(name, out[i+1])
+			i++
 		}
 	}
 	return out
@@ -242,10 +245,10 @@ func runSweep(a *app, args []string) error {
 	runner := &sweep.Runner{
 		Target: t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: plan, Host: host,
 		Log: a.env.stderr, JournalPath: a.journalPath(), Kernel: a.kernel(), Resume: prev,
-		Command: absArgs(a.args, "sys-root", "modprobe", "rmmod", "mem-file", "profile", "journal"),
+		Command: absArgs(a.args),
 	}
 	if t.Kind == soc.KindSim {
-		runner.Remap = simReload(t, host, a.g.simDriver)
+		runner.Remap = simReload(t, host)
 	}
 	if err := runner.Prepare(); err != nil {
 		if errors.Is(err, sweep.ErrPlan) {
@@ -489,11 +492,11 @@ func (s simProxy) Transfer() {
 }
 
 // simReload plays a driver reload on the simulated controller: the
-// controller is reset, and a simulated ehci-hcd starts with ITC =
-// 2^log2_irq_thresh as the (fake) module tree says.
-func simReload(t *soc.Target, h *sweep.Host, driver bool) func(context.Context) error {
+// controller is reset, and a simulated ehci-hcd (just loaded) starts with
+// ITC = 2^log2_irq_thresh as the (fake) module tree says.
+func simReload(t *soc.Target, h *sweep.Host) func(context.Context) error {
 	return func(context.Context) error {
-		o := soc.SimOptions{Driver: driver}
+		o := soc.SimOptions{Driver: true}
 		if v, err := h.ReadParam("ehci_hcd", "log2_irq_thresh"); err == nil {
 			if n, err := strconv.ParseUint(v, 10, 8); err == nil && n <= 6 {
 				o.Log2IrqThresh = uint(n)
