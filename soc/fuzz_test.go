@@ -40,6 +40,12 @@ func seedProfiles(f *testing.F) {
 	}
 }
 
+// The seeds are whole profiles (several KiB). The fuzzing engine minimises
+// every new interesting input for up to -fuzzminimizetime (60s by default),
+// during which its statistics stand still; for long runs use e.g.
+//
+//	go test -run='^$' -fuzz=FuzzParse -fuzztime=5m -fuzzminimizetime=2s ./soc/
+
 // FuzzParse: Parse never panics, and a profile it accepts has a register
 // map that passes Validate and at least one controller and identity check.
 func FuzzParse(f *testing.F) {

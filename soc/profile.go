@@ -84,7 +84,9 @@ func (c *Controller) HasRole(r string) bool {
 }
 
 // RegisterSpec adds a register to the base map or replaces one of the same
-// name.
+// name (case ignored). A replacement keeps the built-in value of every key
+// the profile leaves out (offset, reset, read_only, w1c, desc, note, and the
+// field list when no field is given); given fields replace the whole list.
 type RegisterSpec struct {
 	Name      string      `toml:"name"`
 	Offset    uint32      `toml:"offset"`
@@ -94,7 +96,8 @@ type RegisterSpec struct {
 	Desc      string      `toml:"desc"`
 	Note      string      `toml:"note"`
 	Fields    []FieldSpec `toml:"field"`
-	IsReplace bool        `toml:"-"`
+	// IsReplace is set by Parse when the spec replaced a built-in register.
+	IsReplace bool `toml:"-"`
 }
 
 // FieldSpec is a field in a profile.
