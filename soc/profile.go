@@ -88,14 +88,14 @@ func (c *Controller) HasRole(r string) bool {
 // the profile leaves out (offset, reset, read_only, w1c, desc, note, and the
 // field list when no field is given); given fields replace the whole list.
 type RegisterSpec struct {
-	Name      string      `toml:"name"`
-	Offset    uint32      `toml:"offset"`
-	Reset     *uint32     `toml:"reset"`
-	ReadOnly  bool        `toml:"read_only"`
-	W1C       bool        `toml:"w1c"`
-	Desc      string      `toml:"desc"`
-	Note      string      `toml:"note"`
-	Fields    []FieldSpec `toml:"field"`
+	Name     string      `toml:"name"`
+	Offset   uint32      `toml:"offset"`
+	Reset    *uint32     `toml:"reset"`
+	ReadOnly bool        `toml:"read_only"`
+	W1C      bool        `toml:"w1c"`
+	Desc     string      `toml:"desc"`
+	Note     string      `toml:"note"`
+	Fields   []FieldSpec `toml:"field"`
 	// IsReplace is set by Parse when the spec replaced a built-in register.
 	IsReplace bool `toml:"-"`
 }
