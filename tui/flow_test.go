@@ -116,6 +116,11 @@ func TestRevert(t *testing.T) {
 	if n := len(e.m.cfg.Ledger.Touched()); n != 0 {
 		t.Errorf("ledger still has %d fields after revert all", n)
 	}
+	e.refresh()
+	e.refresh()
+	if len(e.m.drifts) != 0 {
+		t.Errorf("our own reverts flagged as changes behind the user's back: %v", e.m.drifts)
+	}
 }
 
 // Quitting restores the starting snapshot; keep leaves the settings.
@@ -238,6 +243,11 @@ func TestSweepToCompletion(t *testing.T) {
 	}
 	if got := e.field("USBCMD.ITC"); got != 8 {
 		t.Errorf("ITC = %d after the sweep, want 8 restored", got)
+	}
+	e.refresh()
+	e.refresh()
+	if len(e.m.drifts) != 0 {
+		t.Errorf("the sweep's restore flagged as a change behind the user's back: %v", e.m.drifts)
 	}
 	if !strings.Contains(e.screen(), "best: AHBBRST=3 ITC=1") {
 		t.Errorf("screen:\n%s", e.screen())

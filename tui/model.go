@@ -92,6 +92,7 @@ type Model struct {
 	tgen     int
 	wgen     int
 	writing  bool
+	resync   bool              // the next read starts a new comparison (after writes)
 	desired  map[string]uint32 // what the user set, by ref key
 	drifts   map[string]drift
 	axes     []regs.Ref // fields marked as sweep axes
@@ -253,8 +254,10 @@ func (m Model) onRegs(msg regsMsg) Model {
 		m.cur[rv.Offset] = rv.Value
 	}
 	m.reads++
-	if m.reads == 1 {
-		m.prev = nil
+	if m.reads == 1 || m.resync {
+		// Our own writes (and a sweep's restore) are not changes
+		// behind the user's back.
+		m.prev, m.resync = nil, false
 	}
 	var fresh []string
 	sweeping := m.sweep.running
@@ -331,6 +334,7 @@ func (m Model) why(ref regs.Ref) string {
 func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 	m.writing = false
 	m.wgen++
+	m.resync = true
 	read := readRegs(m.cfg.Target.Acc, m.m, m.wgen)
 	var ok, bad []string
 	for _, r := range msg.results {

@@ -285,7 +285,7 @@ func (s *streamer) point(r sweep.PointRecord) *SweepPoint {
 	}
 	why := r.Reason
 	if len(r.Changed) > 0 {
-		why += ": " + strings.Join(r.Changed, "; ")
+		why = strings.Join(r.Changed, "; ") + " (" + r.Reason + ")"
 	}
 	switch r.Status {
 	case sweep.StatusNotHeld:

@@ -401,6 +401,7 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		s.running = false
 		s.cancel()
 		m.wgen++
+		m.resync = true
 		read := readRegs(m.cfg.Target.Acc, m.m, m.wgen)
 		switch {
 		case errors.Is(msg.err, context.Canceled):
@@ -625,8 +626,10 @@ func (m Model) sweepView(h int) []string {
 		prog = "ready: r starts the sweep"
 	}
 	out = append(out, cut(prog, w))
-	if s.note != "" {
-		out = append(out, cut(s.note, w))
+	for i, l := range wrap(s.note, w, "  ") {
+		if i < 2 {
+			out = append(out, l)
+		}
 	}
 	for i, l := range wrap(m.bestLine(), w, "      ") {
 		if i < 2 {
