@@ -212,14 +212,20 @@ func FormatRate(r float64, unit string) string {
 	return fmt.Sprintf("%.2f MiB/s", r/(1<<20))
 }
 
-// SettingsString renders settings in a stable order with short names:
-// "AHBBRST=0 TXPBURST=16".
+// SettingsString renders settings with short names, ordered by them:
+// "AHBBRST=0 ITC=1 TXPBURST=16".
 func SettingsString(s map[string]string) string {
 	keys := make([]string, 0, len(s))
 	for k := range s {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := shortName(keys[i]), shortName(keys[j])
+		if a != b {
+			return a < b
+		}
+		return keys[i] < keys[j]
+	})
 	var out []string
 	for _, k := range keys {
 		out = append(out, shortName(k)+"="+s[k])
