@@ -46,6 +46,15 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 		raz = append(raz, sim.Range{Lo: lo, Hi: hi})
 	}
 	s := sim.New(sim.Config{Map: p.Map, Size: c.Size, ReadAsZero: raz, Driver: o.Driver, Log2IrqThresh: o.Log2IrqThresh})
+	// Where no source gives a reset value (Vybrid), the simulated
+	// controller holds what the identity checks expect, so that it answers
+	// like the real one would.
+	for _, ch := range p.Identity {
+		if r := p.Map.Register(ch.Register); r != nil && !r.ResetKnown {
+			v := s.Peek(r.Offset)
+			s.Seed(r.Offset, v&^ch.Mask|ch.Value)
+		}
+	}
 	return &Target{Profile: p, Controller: c, Kind: KindSim, Acc: s, Sim: s}, nil
 }
 

@@ -137,3 +137,24 @@ func BenchmarkDumpController(b *testing.B) {
 		}
 	}
 }
+
+// TestSimulatorAnswersIdentity: every profile's simulated controllers pass
+// their own identity checks, even where no reset values are known.
+func TestSimulatorAnswersIdentity(t *testing.T) {
+	ps, err := LoadAll(profiles.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		for i := range p.Controllers {
+			c := &p.Controllers[i]
+			tg, err := OpenSim(p, c, SimOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tg.Identify(); err != nil {
+				t.Errorf("%s %s: %v", p.Name, c.Label, err)
+			}
+		}
+	}
+}

@@ -168,6 +168,15 @@ func (s *Sim) Transfer() {
 	s.vals[r.Offset] = s.cached
 }
 
+// Seed sets a register's value directly, as the hardware would hold it,
+// bypassing the access rules (used to make a simulated controller answer
+// its profile's identity checks where no reset value is known).
+func (s *Sim) Seed(off, v uint32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.vals[off] = v
+}
+
 // Peek returns a register value without counting an access (for models
 // such as the simulated probe).
 func (s *Sim) Peek(off uint32) uint32 {
