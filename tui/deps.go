@@ -179,7 +179,11 @@ type Config struct {
 	// Tick schedules refreshes (nil: tea.Tick). Tests replace it to drive
 	// refreshes by hand.
 	Tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
-	// Keys and Styles default to DefaultKeyMap and DefaultStyles.
+	// Mono is for terminals without colour (a vt100 on a serial line):
+	// attributes only (bold, underline, reverse) and no window title.
+	Mono bool
+	// Keys and Styles default to DefaultKeyMap and DefaultStyles (or
+	// MonoStyles with Mono).
 	Keys   *KeyMap
 	Styles *Styles
 }

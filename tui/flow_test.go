@@ -349,3 +349,15 @@ func TestCompare(t *testing.T) {
 		t.Errorf("overlapping runs called significant: %+v", c)
 	}
 }
+
+// A serial console that reports 0x0 gets the 80x24 it almost always is.
+func TestZeroWindowSize(t *testing.T) {
+	e := newEnv(t, false)
+	e.resize(0, 0)
+	if e.m.w != 80 || e.m.h != 24 {
+		t.Errorf("size %dx%d, want 80x24", e.m.w, e.m.h)
+	}
+	if n := len(strings.Split(e.screen(), "\n")); n != 24 {
+		t.Errorf("%d lines drawn, want 24", n)
+	}
+}

@@ -130,6 +130,9 @@ func New(cfg Config) Model {
 		keys = *cfg.Keys
 	}
 	st := DefaultStyles()
+	if cfg.Mono {
+		st = MonoStyles()
+	}
 	if cfg.Styles != nil {
 		st = *cfg.Styles
 	}
@@ -179,7 +182,16 @@ func (m Model) Init() tea.Cmd {
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.w, m.h = max(msg.Width, 40), max(msg.Height, 12)
+		// A serial console often reports 0x0 (stty rows 0 cols 0): assume
+		// the 80x24 it almost always is.
+		w, h := msg.Width, msg.Height
+		if w <= 0 {
+			w = 80
+		}
+		if h <= 0 {
+			h = 24
+		}
+		m.w, m.h = max(w, 40), max(h, 12)
 		m.help.SetWidth(m.w)
 		m.in.SetWidth(max(10, m.w-10))
 		m.scrollToSel()
@@ -514,7 +526,9 @@ func (m Model) proceedClose() (tea.Model, tea.Cmd) {
 func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
-	v.WindowTitle = "citune " + m.cfg.Target.Controller.Label
+	if !m.cfg.Mono {
+		v.WindowTitle = "citune " + m.cfg.Target.Controller.Label
+	}
 	return v
 }
 

@@ -64,3 +64,17 @@ func PlainStyles() Styles {
 	return Styles{Header: s(), TabActive: s(), Tab: s(), ColHead: s(), Section: s(), Knob: s(), Cursor: s(),
 		Changed: s(), Drift: s(), Dim: s(), Status: s(), Error: s(), Good: s(), Title: s(), Help: h}
 }
+
+// MonoStyles uses attributes a vt100 has (bold, underline, reverse) and
+// no colour.
+func MonoStyles() Styles {
+	st := DefaultStyles()
+	s := lipgloss.NewStyle
+	st.Knob = s().Bold(true)
+	st.Changed = s()
+	st.Drift = s().Bold(true)
+	st.Error = s().Bold(true)
+	st.Good = s()
+	st.Dim = s()
+	return st
+}

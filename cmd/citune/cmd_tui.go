@@ -60,6 +60,7 @@ func runTUI(a *app, args []string) error {
 		Target: t, Start: start, Ledger: ledger, Ctx: ctx, Jobs: jobs,
 		Interval:  *interval,
 		Role:      *role,
+		Mono:      monochrome(a.env.getenv),
 		WriteFile: func(path string, b []byte) error { return os.WriteFile(path, b, 0o644) },
 		LoadPlan:  tui.LoadPlanFile,
 	}
@@ -254,4 +255,19 @@ func kernelRelease() string {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// monochrome reports a terminal without colour: NO_COLOR set, or a
+// DEC-style or dumb TERM (a serial console's vt100).
+func monochrome(getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" {
+		return true
+	}
+	term := getenv("TERM")
+	for _, p := range []string{"vt1", "vt2", "vt3", "vt5", "dumb"} {
+		if strings.HasPrefix(term, p) {
+			return true
+		}
+	}
+	return term == ""
 }
