@@ -121,9 +121,11 @@ type SweepUpdate struct {
 	Current string
 	// Elapsed is the time since this run started.
 	Elapsed time.Duration
-	// Note is something the user should know (where results go, axes the
-	// hardware ignores at some points).
+	// Note is something the user should know (axes the hardware ignores
+	// at some points, a module reload).
 	Note string
+	// Results names where the sweeper records the results.
+	Results string
 	// Best, when set, is the sweeper's winner (values per axis); the TUI
 	// otherwise ranks by median rate itself.
 	Best []string

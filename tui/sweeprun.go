@@ -123,7 +123,7 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 	if res != nil {
 		st.resume(res)
 	}
-	report(SweepUpdate{Note: "results: " + s.path})
+	report(SweepUpdate{Results: s.path})
 	r := &sweep.Runner{Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, JournalPath: s.JournalPath,
 		Out: sweep.NewWriter(&teeFile{f: f, line: st.record}), Command: s.Command, Kernel: s.Kernel, Resume: res}
 	outcome, err := r.Run(ctx)
@@ -235,10 +235,19 @@ func (s *streamer) record(line []byte) {
 		if json.Unmarshal(line, &e) != nil {
 			return
 		}
-		if e.Event == sweep.EventApply {
+		switch e.Event {
+		case sweep.EventApply:
 			s.current = strings.TrimPrefix(e.Message, "applying ")
 			s.update(SweepUpdate{Current: s.current})
-		} else {
+		case sweep.EventEliminated:
+			if p := s.points[e.Point]; p != nil {
+				p.Eliminated = e.Message
+				cp := *p
+				s.update(SweepUpdate{Point: &cp})
+				return
+			}
+			fallthrough
+		default:
 			s.update(SweepUpdate{Note: e.Event + ": " + e.Message})
 		}
 	case sweep.TypeRun:

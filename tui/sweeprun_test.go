@@ -86,7 +86,7 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 	if len(res.Ends) != 1 || res.Ends[0].Status != sweep.EndComplete {
 		t.Errorf("results end records: %+v", res.Ends)
 	}
-	if !strings.Contains(e.screen(), "results: "+out) && !strings.Contains(e.screen(), "restore") {
+	if e.m.sweep.results != out || !strings.Contains(e.screen(), "results: /") {
 		t.Errorf("screen does not say where the results are:\n%s", e.screen())
 	}
 }

@@ -43,6 +43,7 @@ type sweepState struct {
 	err      string
 
 	note     string
+	results  string   // where the sweeper records the results
 	bestVals []string // the sweeper's winner, when it names one
 
 	view int
@@ -385,6 +386,9 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if u.Note != "" {
 			s.note = u.Note
 		}
+		if u.Results != "" {
+			s.results = u.Results
+		}
 		if u.Best != nil {
 			s.bestVals = u.Best
 		}
@@ -626,6 +630,9 @@ func (m Model) sweepView(h int) []string {
 		prog = "ready: r starts the sweep"
 	}
 	out = append(out, cut(prog, w))
+	if s.results != "" && !s.running {
+		out = append(out, cut("results: "+s.results, w))
+	}
 	for i, l := range wrap(s.note, w, "  ") {
 		if i < 2 {
 			out = append(out, l)
