@@ -792,3 +792,92 @@ func TestRestoreExtrasAfterAKill(t *testing.T) {
 		t.Errorf("calls %q", got)
 	}
 }
+
+// failingWrites fails the n-th register write.
+type failingWrites struct {
+	regs.Accessor
+	n, count int
+}
+
+func (f *failingWrites) Write32(off, v uint32) error {
+	f.count++
+	if f.count == f.n {
+		return errors.New("bus error")
+	}
+	return f.Accessor.Write32(off, v)
+}
+
+func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
+	tg, img := imageTarget(t, "imx6q")
+	before, _ := os.ReadFile(img)
+	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3", "ITC=1,8")
+	tg.Acc = &failingWrites{Accessor: tg.Acc, n: 4}
+	out, err := s.runner.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "bus error") || errors.Is(err, sweep.ErrInterrupted) {
+		t.Fatalf("error %v", err)
+	}
+	if out.Status != sweep.EndFailed || !out.Restored {
+		t.Errorf("outcome %+v", out)
+	}
+	if after, _ := os.ReadFile(img); !bytes.Equal(before, after) {
+		t.Error("image not restored after the error")
+	}
+	if _, err := os.Stat(s.journal); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("journal left: %v", err)
+	}
+	res, _ := sweep.Load(s.out)
+	if e := res.Ends[0]; e.Status != sweep.EndFailed || !strings.Contains(e.Error, "bus error") || !e.Restored {
+		t.Errorf("end %+v", e)
+	}
+}
+
+func TestProbeFailures(t *testing.T) {
+	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3,7")
+	// One failed run fails its point; the sweep goes on.
+	s.land.Fail = func(n int) error {
+		if n == 4 {
+			return errors.New("device vanished")
+		}
+		return nil
+	}
+	out, err := s.runner.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Ranking.Excluded) != 1 || out.Ranking.Excluded[0].Status != sweep.StatusFailed || !strings.Contains(out.Ranking.Excluded[0].Reason, "device vanished") {
+		t.Errorf("excluded %+v", out.Ranking.Excluded)
+	}
+	// Three failed points in a row end the sweep, restored.
+	s = newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3,7")
+	s.land.Fail = func(n int) error {
+		if n > 3 {
+			return errors.New("device vanished")
+		}
+		return nil
+	}
+	out, err = s.runner.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "3 points in a row failed") || out.Status != sweep.EndFailed || !out.Restored {
+		t.Fatalf("error %v, outcome %+v", err, out)
+	}
+}
+
+func TestCancelDuringAProbeRun(t *testing.T) {
+	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	before := snapshot(t, tg)
+	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3")
+	ctx, cancel := context.WithCancel(context.Background())
+	s.land.Before = func(n int) {
+		if n == 5 {
+			s.land.Block = true
+			cancel() // the run in progress sees its context end
+		}
+	}
+	out, err := s.runner.Run(ctx)
+	if !errors.Is(err, sweep.ErrInterrupted) || !out.Restored {
+		t.Fatalf("error %v, outcome %+v", err, out)
+	}
+	if after := snapshot(t, tg); !slices.Equal(before.Registers, after.Registers) {
+		t.Error("registers not restored")
+	}
+}

@@ -52,6 +52,8 @@ type Landscape struct {
 	Before func(n int)
 	// Corrupt marks run n as failing its integrity check.
 	Corrupt func(n int) bool
+	// Fail makes run n fail with an error.
+	Fail func(n int) error
 	// Block makes runs wait for ctx (to test cancellation of a run).
 	Block bool
 
@@ -74,6 +76,11 @@ func (l *Landscape) Measure(ctx context.Context) (probe.Run, error) {
 	if l.Block {
 		<-ctx.Done()
 		return probe.Run{}, ctx.Err()
+	}
+	if l.Fail != nil {
+		if err := l.Fail(n); err != nil {
+			return probe.Run{}, err
+		}
 	}
 	base, noise, size := l.Base, l.Noise, l.Bytes
 	if base == 0 {
