@@ -230,6 +230,10 @@ func (m Model) probeView(h int) []string {
 			info += " of " + fmtMiB(p.total)
 		}
 		lead := fmt.Sprintf("run %d/%d ", max(p.run, 1), p.of)
+		if p.total == 0 {
+			out = append(out, cut(lead+"running; the probe does not say how much it moves ("+fmtMiB(p.done)+" so far)", w))
+			break
+		}
 		out = append(out, lead+bar(frac, max(10, w-len(lead)-len(info)))+info)
 	case p.lastErr != "":
 		out = append(out, m.st.Error.Render(cut("last probe: "+p.lastErr, w)))
