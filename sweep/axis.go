@@ -81,7 +81,7 @@ func ParseAxis(m *regs.Map, spec string) (Axis, error) {
 	s := strings.TrimSpace(spec)
 	i := strings.LastIndex(s, "=")
 	if i < 0 {
-		return Axis{}, fmt.Errorf("%w: axis %q: want NAME=V1,V2,...", ErrPlan, spec)
+		return Axis{}, fmt.Errorf("%w: axis %q: want NAME=V1,V2 (values separated by commas)", ErrPlan, spec)
 	}
 	name, vals := strings.TrimSpace(s[:i]), splitValues(s[i+1:])
 	return NewAxis(m, name, vals)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 )
 
@@ -110,4 +112,78 @@ func restoreModParams(ctx context.Context, h *Host, e *soc.Entry, w io.Writer) e
 	}
 	fmt.Fprintf(w, "reloaded %s with %s\n", strings.Join(h.Modules, ", "), paramString(params))
 	return nil
+}
+
+// restore puts back the sweep's original values (those of its first
+// session: a resumed sweep that was killed ends where it began): module
+// parameters (reloading the stack), files, then register fields, each
+// read back. It runs even when ctx is cancelled.
+func (r *Runner) restore(ctx context.Context) error {
+	if r.visitSeq == 0 || r.axes == nil {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	var errs []error
+	var applied []Applied
+	var mism []string
+	reloaded := false
+	if err := r.applyModParams(rctx, r.orig, &applied, &mism, &reloaded); err != nil {
+		errs = append(errs, err)
+	}
+	for i, a := range r.axes {
+		if a.Kind != KindFile {
+			continue
+		}
+		got, err := r.Host.ReadFile(a.Name)
+		if err == nil && FileHolds(r.orig[i], got) {
+			continue
+		}
+		if err := r.Host.WriteFile(a.Name, r.orig[i]); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		got, err = r.Host.ReadFile(a.Name)
+		if err != nil {
+			errs = append(errs, err)
+		} else if !FileHolds(r.orig[i], got) {
+			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, r.orig[i], got))
+		}
+	}
+	var changes []regs.Change
+	for i, a := range r.axes {
+		if a.Kind == KindRegister {
+			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(r.orig[i])})
+		}
+	}
+	if len(changes) > 0 {
+		ws, err := regs.Prepare(r.Target.Acc, changes)
+		if err == nil {
+			var res []regs.Result
+			res, err = regs.Commit(r.Target.Acc, ws)
+			for _, w := range res {
+				for _, m := range w.Mismatches {
+					mism = append(mism, m.String())
+				}
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(mism) > 0 {
+		errs = append(errs, fmt.Errorf("restore: some values did not return: %s", strings.Join(mism, "; ")))
+	}
+	err := errors.Join(errs...)
+	msg := "original settings restored"
+	if err != nil {
+		msg = "restore FAILED: " + err.Error()
+		if r.journaled {
+			msg += "; run `citune restore` (the journal " + r.JournalPath + " keeps the originals)"
+		}
+		err = fmt.Errorf("%s", msg)
+	}
+	r.logf("%s\n", msg)
+	r.event(EventRestore, "", msg)
+	return err
 }

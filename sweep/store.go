@@ -78,13 +78,6 @@ func (s *store) runs(key string) int {
 	return 0
 }
 
-func (s *store) status(key string) string {
-	if ps := s.pts[key]; ps != nil {
-		return ps.Status
-	}
-	return StatusOK
-}
-
 func (s *store) rank() Ranking {
 	var pts []PointStats
 	for _, k := range s.order {

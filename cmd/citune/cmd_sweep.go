@@ -218,6 +218,13 @@ func runSweep(a *app, args []string) error {
 		return a.sweepProbeErr(err)
 	}
 
+	if (a.g.sim || a.g.memFile != "") && !set["sys-root"] {
+		for _, ax := range plan.Axes {
+			if ax.Kind == sweep.KindModParam {
+				return usageErr("sweep: modparam:%s with a simulated or image target would reload this machine's own modules; give a fake module tree with --sys-root (and fake --modprobe/--rmmod), or sweep the board", ax.Name)
+			}
+		}
+	}
 	a.g.profile = profileSpec(p)
 	t, err := a.open(true)
 	if err != nil {
@@ -432,7 +439,7 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 	}
 	switch {
 	case err != nil && errors.Is(err, sweep.ErrInterrupted) && out.Restored:
-		return fmt.Errorf("%w; the original settings were restored; continue with: citune sweep --resume %s -- PROBE...", err, path)
+		return fmt.Errorf("%w; the original settings were restored; continue with: citune sweep --resume %s -- PROBE", err, path)
 	case err != nil:
 		return err
 	case out.Corrupt > 0:

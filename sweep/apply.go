@@ -1,0 +1,194 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/citune/citune/regs"
+)
+
+// fatalError is an apply failure that ends the sweep (the target cannot
+// be reached any more).
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+
+func (e *fatalError) Unwrap() error { return e.err }
+
+// apply writes a point's settings: module parameters (by reloading the
+// module stack when one changes), files, then register fields, each read
+// back. mism lists what did not stick.
+func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism []string, reloaded bool, err error) {
+	if err := r.applyModParams(ctx, p.Values, &applied, &mism, &reloaded); err != nil {
+		return applied, mism, reloaded, err
+	}
+	for i, a := range r.axes {
+		if a.Kind != KindFile {
+			continue
+		}
+		want := p.Values[i]
+		if err := r.Host.WriteFile(a.Name, want); err != nil {
+			return applied, mism, reloaded, err
+		}
+		r.cur[i] = want
+		got, err := r.Host.ReadFile(a.Name)
+		if err != nil {
+			return applied, mism, reloaded, err
+		}
+		applied = append(applied, Applied{Name: a.Name, Want: want, Readback: got})
+		if !FileHolds(want, got) {
+			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, want, got))
+		}
+	}
+	var changes []regs.Change
+	for i, a := range r.axes {
+		if a.Kind == KindRegister {
+			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(p.Values[i])})
+		}
+	}
+	if len(changes) == 0 {
+		return applied, mism, reloaded, nil
+	}
+	ws, err := regs.Prepare(r.Target.Acc, changes)
+	if err != nil {
+		return applied, mism, reloaded, &fatalError{err}
+	}
+	res, err := regs.Commit(r.Target.Acc, ws)
+	if err != nil {
+		return applied, mism, reloaded, &fatalError{err}
+	}
+	for _, w := range res {
+		for _, c := range w.Changes {
+			applied = append(applied, Applied{Name: c.Ref.String(), Want: strconv.FormatUint(uint64(c.Value), 10),
+				Readback: strconv.FormatUint(uint64(c.Ref.Field.Get(w.Readback)), 10), Old: regs.Hex(w.Old), New: regs.Hex(w.New)})
+		}
+		for _, m := range w.Mismatches {
+			mism = append(mism, m.String())
+		}
+	}
+	return applied, mism, reloaded, nil
+}
+
+// modParams groups module parameter values by module.
+func (r *Runner) modParams(vals []string) map[string][]string {
+	ps := map[string][]string{}
+	for i, a := range r.axes {
+		if a.Kind == KindModParam {
+			ps[a.Module] = append(ps[a.Module], a.Param+"="+vals[i])
+		}
+	}
+	return ps
+}
+
+// applyModParams reloads the module stack when a module parameter of the
+// point differs from the current one, maps the window again and reads
+// the parameters back.
+func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]Applied, mism *[]string, reloaded *bool) error {
+	change := false
+	for i, a := range r.axes {
+		if a.Kind == KindModParam && vals[i] != r.cur[i] {
+			change = true
+		}
+	}
+	if !change {
+		return nil
+	}
+	ps := r.modParams(vals)
+	msg := fmt.Sprintf("reloading %s with %s", strings.Join(r.Host.Modules, ", "), paramString(ps))
+	r.logf("%s\n", msg)
+	if err := r.event(EventReload, "", msg); err != nil {
+		return &fatalError{err}
+	}
+	*reloaded = true
+	// Until the reload is known to have worked, the parameters are
+	// unknown: mark them so that the next point reloads again.
+	for i, a := range r.axes {
+		if a.Kind == KindModParam {
+			r.cur[i] = "?"
+		}
+	}
+	if err := r.Host.Reload(ctx, ps); err != nil {
+		return &fatalError{err}
+	}
+	if err := r.remap(ctx); err != nil {
+		return &fatalError{fmt.Errorf("after reloading the modules: %w", err)}
+	}
+	for i, a := range r.axes {
+		if a.Kind != KindModParam {
+			continue
+		}
+		got, err := r.Host.ReadParam(a.Module, a.Param)
+		if err != nil {
+			return &fatalError{err}
+		}
+		r.cur[i] = got
+		*applied = append(*applied, Applied{Name: a.Name, Want: vals[i], Readback: got})
+		if got != vals[i] {
+			*mism = append(*mism, fmt.Sprintf("%s: loaded with %s, reads %s", a.Name, vals[i], got))
+		}
+	}
+	return nil
+}
+
+func paramString(ps map[string][]string) string {
+	var s []string
+	for m, p := range ps {
+		s = append(s, m+" "+strings.Join(p, " "))
+	}
+	slices.Sort(s)
+	return strings.Join(s, "; ")
+}
+
+func (r *Runner) remap(ctx context.Context) error {
+	if r.Remap != nil {
+		return r.Remap(ctx)
+	}
+	if err := r.Target.Remap(); err != nil {
+		return err
+	}
+	return r.Target.Identify()
+}
+
+// check reads the swept settings again and lists what differs from the
+// point's values.
+func (r *Runner) check(p *Point) ([]string, error) {
+	var changed []string
+	vals := map[uint32]uint32{}
+	for i, a := range r.axes {
+		want := p.Values[i]
+		switch a.Kind {
+		case KindRegister:
+			v, ok := vals[a.Ref.Reg.Offset]
+			if !ok {
+				x, err := r.Target.Acc.Read32(a.Ref.Reg.Offset)
+				if err != nil {
+					return changed, err
+				}
+				v, vals[a.Ref.Reg.Offset] = x, x
+			}
+			if got := strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10); got != want {
+				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
+			}
+		case KindFile:
+			got, err := r.Host.ReadFile(a.Name)
+			if err != nil {
+				return changed, err
+			}
+			if !FileHolds(want, got) {
+				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
+			}
+		case KindModParam:
+			got, err := r.Host.ReadParam(a.Module, a.Param)
+			if err != nil {
+				return changed, err
+			}
+			if got != want {
+				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
+			}
+		}
+	}
+	return changed, nil
+}
