@@ -259,8 +259,12 @@ func printResults(w io.Writer, results []probe.Result) {
 		}
 		s := res.Stats
 		if s.N > 0 {
-			fmt.Fprintf(w, "  %d runs: min %s  median %s  mean %s  max %s  stddev %s (CV %.1f%%)\n",
-				s.N, fmtRate(s.Min, s.Unit), fmtRate(s.Median, s.Unit), fmtRate(s.Mean, s.Unit), fmtRate(s.Max, s.Unit), fmtRate(s.StdDev, s.Unit), 100*s.CV)
+			runs := "runs"
+			if s.N == 1 {
+				runs = "run"
+			}
+			fmt.Fprintf(w, "  %d %s: min %s  median %s  mean %s  max %s  stddev %s (CV %.1f%%)\n",
+				s.N, runs, fmtRate(s.Min, s.Unit), fmtRate(s.Median, s.Unit), fmtRate(s.Mean, s.Unit), fmtRate(s.Max, s.Unit), fmtRate(s.StdDev, s.Unit), 100*s.CV)
 			if s.CPUPerGiB > 0 {
 				fmt.Fprintf(w, "  busy CPU %.2f s per GiB (all CPUs)\n", s.CPUPerGiB)
 			}
