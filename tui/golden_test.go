@@ -3,6 +3,9 @@ package tui
 import (
 	"fmt"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // Views at 80x24 (serial console) and 120x40, against the simulated
@@ -39,6 +42,28 @@ func TestViews(t *testing.T) {
 			e.keys("2", "r")
 			e.setEditFrom(1, "USBCMD.ITC", 0)
 			e.keys("2", "r", "k", "m", "j")
+		}},
+		{"probe_running", func(e *env) {
+			e.keys("2", "r")
+			e.m.probe.running, e.m.probe.id = true, 7
+			e.m.probe.cancel = func() {}
+			e.m.probe.ch = make(chan tea.Msg)
+			close(e.m.probe.ch)
+			e.send(probeProgressMsg{id: 7, run: 2, of: 3, done: 12 << 20, total: 32 << 20})
+		}},
+		{"sweep_running", func(e *env) {
+			e.keys("3", "e")
+			e.clearInput()
+			e.typeText("AHBBRST=0,2,3,7 ITC=0,1,8 repeat=3")
+			e.keys("enter")
+			s := &e.m.sweep
+			s.running, s.id, s.cancel = true, 7, func() {}
+			s.ch = make(chan tea.Msg)
+			close(s.ch)
+			e.m.sweep.addPoint(SweepPoint{Baseline: true, Rates: []float64{30 << 20, 30.2 * (1 << 20), 29.9 * (1 << 20)}})
+			e.send(sweepMsg{id: 7, u: SweepUpdate{Point: &SweepPoint{Values: []string{"0", "0"}, Rates: []float64{40 << 20, 40.5 * (1 << 20), 39.8 * (1 << 20)}, IRQsPerMiB: 64}, Done: 1, Total: 12, Elapsed: 5 * time.Second}})
+			e.send(sweepMsg{id: 7, u: SweepUpdate{Point: &SweepPoint{Values: []string{"0", "8"}, NotHeld: "USBCMD.ITC wrote 8, reads 1 (changed during run 1)"}, Done: 2, Total: 12, Elapsed: 10 * time.Second}})
+			e.send(sweepMsg{id: 7, u: SweepUpdate{Point: &SweepPoint{Values: []string{"7", "0"}, Corrupt: "read data differs at offset 0x100000", Rates: []float64{41 << 20}}, Done: 3, Total: 12, Elapsed: 15 * time.Second, Current: "AHBBRST=2 ITC=1, run 2"}})
 		}},
 		{"sweep_table", sweepSetup(0)},
 		{"sweep_bars", sweepSetup(1)},
