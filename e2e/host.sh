@@ -32,17 +32,27 @@ e2e_setup() {
 	mkdir -p "$WORK"
 }
 
-# e2e_build_citune OUT: cross-build citune for the guest.
+# e2e_build_citune OUT [REV]: cross-build citune for the guest from the work
+# tree, or from git revision REV (exported to $WORK/src-REV first).
 # Returns 0 when built, 1 when the build failed, 2 when cmd/citune does not exist.
 e2e_build_citune() {
-	local out=$1
+	local out=$1 rev=${2:-} src=$REPO
 	rm -f "$out"
-	[ -d "$REPO/cmd/citune" ] || return 2
+	if [ -n "$rev" ]; then
+		src=$WORK/src
+		rm -rf "$src"
+		mkdir -p "$src"
+		git -C "$REPO" archive --format=tar "$rev" | tar -x -C "$src" || {
+			echo "e2e: cannot export git revision $rev" >&2
+			return 1
+		}
+	fi
+	[ -d "$src/cmd/citune" ] || return 2
 	command -v go >/dev/null || {
 		echo "e2e: go not found in PATH" >&2
 		return 1
 	}
-	(cd "$REPO" && CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=7 go build -o "$out" ./cmd/citune)
+	(cd "$src" && CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=7 go build -o "$out" ./cmd/citune)
 }
 
 # e2e_module_files: print the module files (relative to $KROOT) the guest needs.
