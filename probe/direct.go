@@ -121,7 +121,10 @@ func explainOpen(path string, err error, direct bool) error {
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("%s does not exist (is the device plugged in? `lsblk` lists block devices)", path)
 	case errno == syscall.EACCES || errno == syscall.EPERM:
-		return fmt.Errorf("permission denied opening %s: block devices need root or membership of their group (usually `disk`); files need read/write permission", path)
+		if st, serr := os.Stat(path); serr == nil && st.Mode()&os.ModeDevice != 0 {
+			return fmt.Errorf("permission denied opening %s: a block device needs root or membership of its group (usually `disk`)", path)
+		}
+		return fmt.Errorf("permission denied opening %s: check the permissions of the file and its directories", path)
 	case errno == syscall.EINVAL && direct:
 		return fmt.Errorf("%w: the file system or device of %s refused O_DIRECT (%v); use --buffered, which drops the page cache before each run instead", ErrNoDirect, path, err)
 	case errno == syscall.EBUSY:

@@ -262,7 +262,7 @@ func TestExplainErrno(t *testing.T) {
 		err  error
 		want string
 	}{
-		"permission":  {explainOpen("/dev/sdz", pe(syscall.EACCES), true), "permission denied opening /dev/sdz: block devices need root"},
+		"permission":  {explainOpen("/dev/sdz", pe(syscall.EACCES), true), "permission denied opening /dev/sdz: check the permissions"},
 		"no O_DIRECT": {explainOpen("/mnt/x", pe(syscall.EINVAL), true), "refused O_DIRECT"},
 		"busy":        {explainOpen("/dev/sdz", pe(syscall.EBUSY), true), "is in use"},
 		"EINVAL read": {explainIO("read", "/dev/sdz", 4096, 4096, 1000, syscall.EINVAL, true, 512), "multiples of the logical block size (512 bytes)"},

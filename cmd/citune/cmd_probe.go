@@ -241,6 +241,10 @@ func printResults(w io.Writer, results []probe.Result) {
 			if r.Simulated {
 				cpu = "(simulated)"
 			}
+			if r.Err != "" && r.Bytes == 0 {
+				fmt.Fprintf(w, "  %-4s FAILED: %s\n", name, strings.ReplaceAll(r.Err, "\n", "\n       "))
+				continue
+			}
 			fmt.Fprintf(w, "  %-4s %14s %10s %7.2fs %7d %9.0f %8.1f  %-27s %s\n", name, fmtRate(r.Rate, unit), fmtBytes(r.Bytes), r.Elapsed.Seconds(), r.IRQs, r.IRQsPerSec, r.IRQsPerMiB, cpu, handler)
 			if r.SenderRate > 0 || r.ReceiverRate > 0 {
 				fmt.Fprintf(w, "       sender %s, receiver %s\n", fmtRate(r.SenderRate, ""), fmtRate(r.ReceiverRate, ""))
