@@ -1,0 +1,168 @@
+//go:build regen
+
+package report
+
+import (
+	"context"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/sweeptest"
+)
+
+var regen = flag.Bool("regen", false, "regenerate the results files in testdata/ with the simulated controller")
+
+// fixtureProber wraps the landscape: it adds interrupt handler times and
+// plays tricks at chosen runs (a driver reverting ITC, corrupt data).
+type fixtureProber struct {
+	l       *sweeptest.Landscape
+	t       *soc.Target
+	handler bool
+	revert  map[int]bool // run numbers after which ITC reads 8 again
+	n       int
+}
+
+func (f *fixtureProber) Measure(ctx context.Context) (probe.Run, error) {
+	f.n++
+	r, err := f.l.Measure(ctx)
+	if err != nil {
+		return r, err
+	}
+	// Four CPUs, busy as the landscape says.
+	r.CPU.Idle = r.Elapsed.Seconds()*4 - r.CPU.System
+	r.CPU.Total = r.Elapsed.Seconds() * 4
+	r.IRQsPerSec = float64(r.IRQs) / r.Elapsed.Seconds()
+	if f.handler {
+		r.HandlerEvents = r.IRQs
+		r.HandlerAvgUS = 9 + 400/r.IRQsPerMiB
+		r.HandlerMaxUS = 3*r.HandlerAvgUS + float64(f.n%7)
+		r.Simulated = false
+	}
+	if f.revert[f.n] {
+		ref, _ := f.t.Profile.Map.Lookup("USBCMD.ITC")
+		v, _ := f.t.Acc.Read32(ref.Reg.Offset)
+		f.t.Acc.Write32(ref.Reg.Offset, ref.Field.Put(v, 8))
+	}
+	return r, nil
+}
+
+type fixture struct {
+	name     string
+	profile  string
+	ctrl     string
+	kernel   string
+	base     float64
+	mode     string
+	axes     []string
+	repeats  int
+	handler  bool
+	revert   []int
+	corrupt  []int
+	cancelAt int // cancel the sweep at this run
+}
+
+func genFixture(t *testing.T, fx fixture) {
+	ps, err := soc.LoadAll(profiles.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p *soc.Profile
+	for _, q := range ps {
+		if q.Name == fx.profile {
+			p = q
+		}
+	}
+	c, err := p.Controller(fx.ctrl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := soc.OpenSim(p, c, soc.SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := sweep.DefaultPlan()
+	plan.Mode = fx.mode
+	plan.Repeats = fx.repeats
+	plan.Seed = 7
+	plan.BaselineEvery = 5
+	for _, s := range fx.axes {
+		a, err := sweep.ParseAxis(p.Map, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan.Axes = append(plan.Axes, a)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l := &sweeptest.Landscape{Target: tg, Base: fx.base, Noise: 0.012, Rand: rand.New(rand.NewPCG(1, 2))}
+	corrupt := map[int]bool{}
+	for _, n := range fx.corrupt {
+		corrupt[n] = true
+	}
+	l.Corrupt = func(n int) bool { return corrupt[n] }
+	l.Before = func(n int) {
+		if fx.cancelAt > 0 && n == fx.cancelAt {
+			cancel()
+		}
+	}
+	fp := &fixtureProber{l: l, t: tg, handler: fx.handler, revert: map[int]bool{}}
+	for _, n := range fx.revert {
+		fp.revert[n] = true
+	}
+	path := filepath.Join("testdata", fx.name)
+	os.Remove(path)
+	f, err := sweep.CreateFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	r := &sweep.Runner{Target: tg, Prober: fp, ProbeName: "sim read 64 MiB in 120 KiB commands", Plan: plan, Out: sweep.NewWriter(f),
+		Command: append([]string{"citune", "--sim", "sweep"}, fx.axes...), Kernel: fx.kernel,
+		Sleep: func(context.Context, time.Duration) error { return nil },
+		Now:   func() time.Time { clock = clock.Add(2 * time.Second); return clock }}
+	if _, err := r.Run(ctx); err != nil && fx.cancelAt == 0 {
+		t.Fatal(err)
+	}
+}
+
+// killed writes a copy of src without its end record and with its last
+// line cut in the middle, as a kill -9 during a write leaves it.
+func killed(t *testing.T, src, dst string) {
+	b, err := os.ReadFile(filepath.Join("testdata", src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	lines = lines[:len(lines)-1] // the end record
+	last := lines[len(lines)-1]
+	lines[len(lines)-1] = last[:len(last)/2]
+	if err := os.WriteFile(filepath.Join("testdata", dst), []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRegenerateFixtures writes the results files the tests read:
+// go test -tags regen ./report -run TestRegenerateFixtures -regen
+func TestRegenerateFixtures(t *testing.T) {
+	if !*regen {
+		t.Skip("give -regen to rewrite testdata/*.jsonl")
+	}
+	grid := []string{"USBCMD.ITC=1,8,64", "SBUSCFG.AHBBRST=0,2,3,7"}
+	genFixture(t, fixture{name: "grid.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeGrid, axes: grid, repeats: 5,
+		handler: true, revert: []int{44}, corrupt: []int{64}})
+	genFixture(t, fixture{name: "imx6ul.jsonl", profile: "imx6ul", ctrl: "usbotg2", kernel: "6.12.9-armmp", base: 32e6, mode: sweep.ModeGrid, axes: grid, repeats: 5, handler: true})
+	genFixture(t, fixture{name: "ofat.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeOFAT,
+		axes: []string{"SBUSCFG.AHBBRST=0,3,7", "BURSTSIZE.TXPBURST=8,16,32", "BURSTSIZE.RXPBURST=8,16,32", "USBCMD.ITC=0,1,8"}, repeats: 4})
+	genFixture(t, fixture{name: "interrupted.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeGrid, axes: grid, repeats: 3, cancelAt: 22})
+	killed(t, "interrupted.jsonl", "killed.jsonl")
+}

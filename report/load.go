@@ -1,0 +1,418 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/sweep"
+)
+
+// LoadOptions say how to make what a results file does not hold.
+type LoadOptions struct {
+	// DTS returns the device-tree fragment (valid dts) and the kernel
+	// parameters that make the winner of the results file at path
+	// permanent: `citune dts --results` passes its own code, so that
+	// both print the same. Without it the report has no fragment.
+	DTS func(path string) (fragment, kernelParams string, err error)
+}
+
+// Load reads and summarises one results file.
+func Load(path string, opt LoadOptions) (*Sweep, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, opt)
+}
+
+// Parse summarises the results file data, read from name.
+func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
+	warnings, err := check(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	res, err := sweep.Read(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := summarise(res)
+	s.File = name
+	s.Label = tail(name, 1)
+	s.Warnings = append(warnings, s.Warnings...)
+	s.winnerDTS(opt)
+	return s, nil
+}
+
+// check finds what sweep.Read would report obscurely or not at all: an
+// empty file, a file of another kind, a damaged line, a header cut off,
+// and a last line left incomplete (reported, not an error).
+func check(data []byte) (warnings []string, err error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("empty: not a citune sweep results file, or the sweep stopped before it wrote its header")
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
+		lines = lines[:n-1]
+	}
+	cut := !bytes.HasSuffix(data, []byte("\n"))
+	first := bytes.TrimSpace(lines[0])
+	var head struct {
+		Type    string `json:"type"`
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if jerr := json.Unmarshal(first, &head); jerr != nil {
+		if bytes.HasPrefix(first, []byte(`{"type":"header"`)) {
+			if cut && len(lines) == 1 {
+				return nil, fmt.Errorf("truncated: the file ends inside its header record (%d bytes); the sweep was killed before it measured anything", len(data))
+			}
+			return nil, fmt.Errorf("damaged: the header record (line 1) is incomplete: %v", jerr)
+		}
+		return nil, fmt.Errorf("not a citune sweep results file: line 1 is not a JSON record (it starts %q)", preview(first))
+	}
+	switch {
+	case head.Type != sweep.TypeHeader && head.Format != sweep.Format:
+		return nil, fmt.Errorf("not a citune sweep results file: line 1 is JSON but not a sweep header (no \"format\": %q; `citune sweep --out` writes them)", sweep.Format)
+	case head.Format != sweep.Format:
+		return nil, fmt.Errorf("not a citune sweep results file: its header says format %q, not %q", head.Format, sweep.Format)
+	case head.Version != sweep.Version:
+		return nil, fmt.Errorf("results file version %d: this citune reads version %d", head.Version, sweep.Version)
+	}
+	for i, l := range lines {
+		last := i == len(lines)-1
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 || (last && cut) {
+			continue
+		}
+		if !json.Valid(l) {
+			return nil, fmt.Errorf("damaged: line %d is not a complete JSON record (it starts %q); a results file is only ever appended to, whole lines at a time", i+1, preview(l))
+		}
+	}
+	if cut {
+		warnings = append(warnings, fmt.Sprintf("the last line (%d) is cut off, as a crash or kill -9 while writing leaves it; it was left out", len(lines)))
+	}
+	return warnings, nil
+}
+
+func preview(b []byte) string {
+	s := string(b)
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return s
+}
+
+// acc accumulates a point's counted runs.
+type acc struct {
+	rates, ips, ipm, cpuMiB []float64
+	busy, total             float64
+	hSum                    float64
+	hEvents                 float64
+	hMax                    float64
+	hAny                    bool
+}
+
+func (a *acc) add(r probe.Run) {
+	a.rates = append(a.rates, r.Rate)
+	if r.IRQsPerSec > 0 {
+		a.ips = append(a.ips, r.IRQsPerSec)
+	} else if r.IRQs > 0 && r.Elapsed > 0 {
+		a.ips = append(a.ips, float64(r.IRQs)/r.Elapsed.Seconds())
+	}
+	if r.IRQsPerMiB > 0 {
+		a.ipm = append(a.ipm, r.IRQsPerMiB)
+	} else if r.IRQs > 0 && r.Bytes > 0 {
+		a.ipm = append(a.ipm, float64(r.IRQs)/(float64(r.Bytes)/(1<<20)))
+	}
+	busy := r.CPU.User + r.CPU.System + r.CPU.IRQ + r.CPU.SoftIRQ
+	if busy > 0 && r.Bytes > 0 {
+		a.cpuMiB = append(a.cpuMiB, busy*1000/(float64(r.Bytes)/(1<<20)))
+	}
+	if r.CPU.Total > 0 {
+		a.busy += busy
+		a.total += r.CPU.Total
+	}
+	if r.HandlerAvgUS > 0 || r.HandlerEvents > 0 {
+		a.hAny = true
+		w := float64(r.HandlerEvents)
+		if w == 0 {
+			w = 1
+		}
+		a.hSum += r.HandlerAvgUS * w
+		a.hEvents += w
+		a.hMax = math.Max(a.hMax, r.HandlerMaxUS)
+	}
+}
+
+func (a *acc) fill(p *Point) {
+	p.Rates = a.rates
+	if len(a.rates) > 0 {
+		p.Median = sweep.Median(a.rates)
+		p.Min, p.Max = slices.Min(a.rates), slices.Max(a.rates)
+	}
+	med := func(xs []float64) Num {
+		if len(xs) == 0 {
+			return Num{}
+		}
+		return num(sweep.Median(xs), true)
+	}
+	p.IRQsPerSec, p.IRQsPerMiB, p.CPUPerMiB = med(a.ips), med(a.ipm), med(a.cpuMiB)
+	if a.total > 0 {
+		p.CPUPct = num(a.busy/a.total*100, true)
+	}
+	if a.hAny && a.hEvents > 0 {
+		p.HandlerAvgUS = num(a.hSum/a.hEvents, true)
+		p.HandlerMaxUS = num(a.hMax, a.hMax > 0)
+	}
+}
+
+func counted(r sweep.RunRecord) bool {
+	return !r.Warmup && r.Error == "" && r.Held && !r.Run.Corrupt
+}
+
+// summarise ranks the points as the sweep does and adds what the runs
+// say beyond the ranking (spread, interrupts, handler time, CPU).
+func summarise(res *sweep.Results) *Sweep {
+	h := res.Header
+	s := &Sweep{Profile: h.Profile, ProfileFile: h.ProfileFile, Controller: h.Controller, Node: h.Node, Base: h.Base,
+		Kernel: h.Kernel, Target: h.Target, TargetPath: h.TargetPath, Role: h.Role, Probe: h.Probe, Command: h.Command,
+		Started: h.Started, Mode: h.Plan.Mode, Repeats: h.Plan.Repeats, Warmup: h.Plan.Warmup, Notes: h.Notes,
+		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
+	s.Axes = axesOf(h)
+	for _, r := range h.Snapshot.Registers {
+		s.Registers = append(s.Registers, Register{Name: r.Name, Offset: r.Offset, Value: r.Value})
+	}
+
+	// Counted runs per point, from the closed visits whose status was ok.
+	vs := res.Visits()
+	nums := make([]int, 0, len(vs))
+	for n := range vs {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	accs := map[string]*acc{}
+	base := &acc{}
+	bad := map[string]bool{}
+	for _, n := range nums {
+		v := vs[n]
+		if s.Unit == "" {
+			for _, r := range v.Runs {
+				if r.Run.Unit != "" {
+					s.Unit = r.Run.Unit
+				}
+			}
+		}
+		a := base
+		if !v.Point.Baseline {
+			if bad[v.Point.Point] {
+				continue
+			}
+			if v.Point.Status != sweep.StatusOK {
+				bad[v.Point.Point] = true
+				continue
+			}
+			a = accs[v.Point.Point]
+			if a == nil {
+				a = &acc{}
+				accs[v.Point.Point] = a
+			}
+		} else if v.Point.Status != sweep.StatusOK {
+			continue
+		}
+		for _, r := range v.Runs {
+			if counted(r) {
+				a.add(r.Run)
+			}
+		}
+	}
+
+	rk := res.Rank()
+	s.DriftPct = rk.Baseline.DriftPct
+	s.BaselineVisits = rk.Baseline.Visits
+	if rk.Baseline.Runs > 0 {
+		b := &Point{Key: sweep.BaselineKey, Label: "baseline", Settings: h.Originals, Baseline: true, Status: sweep.StatusOK}
+		base.fill(b)
+		s.Baseline = b
+		if len(rk.Baseline.Visits) >= 2 && math.Abs(rk.Baseline.DriftPct) >= 2 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("the baseline drifted %+.1f %% between its first and last measurement: the system changed during the sweep, differences of that size are not the settings' doing", rk.Baseline.DriftPct))
+		}
+	}
+	for _, r := range rk.Ranked {
+		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Status: sweep.StatusOK}
+		p.Label = s.label(r.Settings)
+		if a := accs[r.Key]; a != nil {
+			a.fill(p)
+		}
+		p.Median = r.Median
+		if c := r.VsBaseline; c != nil && c.Valid() {
+			p.Vs = &Diff{Pct: c.Pct, Lo: c.Lo, Hi: c.Hi, Level: c.Level, Significant: c.Significant, N: c.N, RefN: c.RefN}
+		}
+		s.Ranked = append(s.Ranked, p)
+	}
+	notes := map[string]string{}
+	for _, pi := range h.Points {
+		notes[pi.Key] = pi.Note
+	}
+	for _, p := range s.Ranked {
+		p.Note = notes[p.Key]
+	}
+	for _, x := range rk.Excluded {
+		p := &Point{Key: x.Key, Settings: x.Settings, Status: x.Status, Reason: x.Reason, Changed: x.Changed, Note: notes[x.Key]}
+		p.Label = s.label(x.Settings)
+		s.Excluded = append(s.Excluded, p)
+	}
+	order := map[string]int{sweep.StatusCorrupt: 0, sweep.StatusNotHeld: 1, sweep.StatusFailed: 2, sweep.StatusEliminated: 3}
+	sort.SliceStable(s.Excluded, func(i, j int) bool {
+		oi, oj := order[s.Excluded[i].Status], order[s.Excluded[j].Status]
+		if oi != oj {
+			return oi < oj
+		}
+		return s.Excluded[i].Label < s.Excluded[j].Label
+	})
+
+	// Points planned but not finished.
+	done := map[string]bool{}
+	for _, p := range s.Ranked {
+		done[p.Key] = true
+	}
+	for _, p := range s.Excluded {
+		done[p.Key] = true
+	}
+	for _, pi := range h.Points {
+		if !done[pi.Key] {
+			s.Missing = append(s.Missing, s.label(pi.Settings))
+		}
+	}
+
+	// A visit with runs but no point record was cut short.
+	if n := len(res.Runs); n > 0 {
+		last := res.Runs[n-1]
+		closed := false
+		for _, p := range res.Points {
+			if p.Session == last.Session && p.Visit == last.Visit {
+				closed = true
+			}
+		}
+		if !closed {
+			runs := 0
+			for _, r := range res.Runs {
+				if r.Session == last.Session && r.Visit == last.Visit {
+					runs++
+				}
+			}
+			name := "the baseline"
+			if !last.Baseline {
+				name = last.Point
+				for _, pi := range h.Points {
+					if pi.Key == last.Point {
+						name = s.label(pi.Settings)
+					}
+				}
+			}
+			s.InProgress = fmt.Sprintf("%s (%d run%s recorded, not counted)", name, runs, plural(runs))
+		}
+	}
+
+	// The state of the last session.
+	switch {
+	case len(res.Ends) < res.Sessions():
+		s.State = "unfinished"
+		s.StateDetail = "no end record: the sweep was killed, or is still running"
+	default:
+		e := res.Ends[len(res.Ends)-1]
+		s.State = e.Status
+		s.StateDetail = e.Error
+		if !e.Restored && e.RestoreError != "" {
+			s.Warnings = append(s.Warnings, "the original settings were not restored at the end: "+e.RestoreError+" (run `citune restore`)")
+		}
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// axesOf lists the plan's axes with short labels (unique among them).
+func axesOf(h sweep.Header) []Axis {
+	var axes []Axis
+	count := map[string]int{}
+	for _, a := range h.Plan.Axes {
+		ax := Axis{Kind: string(a.Kind), Name: a.Name, Values: a.Values, Original: h.Originals[a.Name]}
+		switch a.Kind {
+		case sweep.KindRegister:
+			_, f, ok := strings.Cut(a.Name, ".")
+			if !ok {
+				f = a.Name
+			}
+			ax.Label = f
+		case sweep.KindFile:
+			ax.Label = filepath.Base(a.Name)
+		default:
+			ax.Label = a.Name
+		}
+		count[ax.Label]++
+		axes = append(axes, ax)
+	}
+	for i := range axes {
+		if count[axes[i].Label] > 1 {
+			axes[i].Label = axes[i].Name
+		}
+	}
+	return axes
+}
+
+// label renders settings in plan order with the axes' short names.
+func (s *Sweep) label(set map[string]string) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range s.Axes {
+		if v, ok := set[a.Name]; ok {
+			out = append(out, a.Label+"="+v)
+			seen[a.Name] = true
+		}
+	}
+	var rest []string
+	for k, v := range set {
+		if !seen[k] {
+			rest = append(rest, k+"="+v)
+		}
+	}
+	sort.Strings(rest)
+	return strings.Join(append(out, rest...), " ")
+}
+
+// winnerDTS asks opt.DTS for the winner's fragment.
+func (s *Sweep) winnerDTS(opt LoadOptions) {
+	switch {
+	case s.Winner() == nil:
+		s.DTSErr = "no point was ranked: nothing to make permanent"
+	case opt.DTS == nil:
+		s.DTSErr = "not made here (run citune dts --results " + s.File + ")"
+	default:
+		frag, params, err := opt.DTS(s.File)
+		if err != nil {
+			s.DTSErr = err.Error()
+			return
+		}
+		s.DTS, s.KernelParams = frag, params
+	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

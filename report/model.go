@@ -1,0 +1,333 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+var errNoResults = errors.New("no results file given")
+
+// Sweep is one results file, summarised for reporting.
+type Sweep struct {
+	// File is the path the results were read from; Label is a short
+	// name for side-by-side columns (unique among the files of a
+	// report).
+	File  string
+	Label string
+
+	// From the header.
+	Profile     string
+	ProfileFile string
+	Controller  string
+	Node        string
+	Base        uint64
+	Kernel      string
+	Target      string
+	TargetPath  string
+	Role        string
+	Probe       string
+	Command     []string
+	Started     time.Time
+	Mode        string
+	Repeats     int
+	Warmup      int
+	Axes        []Axis
+	Registers   []Register
+	Notes       []string
+
+	// State is "complete", "interrupted", "failed" or "unfinished" (no
+	// end record: killed, or still running); StateDetail says more.
+	State       string
+	StateDetail string
+	// Warnings are about the file itself (a cut-off last line) and
+	// about the measurements (baseline drift).
+	Warnings []string
+	Sessions int
+	// ProbeRuns counts every probe run recorded, warm-ups included.
+	ProbeRuns int
+	// Planned is the number of points the plan had; Missing the labels
+	// of those never finished (an interrupted sweep).
+	Planned int
+	Missing []string
+	// InProgress names the point whose visit was cut short, if any.
+	InProgress string
+	// Unit is the probe's unit ("" or "B/s" for bytes per second).
+	Unit string
+
+	Baseline *Point
+	// Ranked are the ok points, best first; Excluded the points that are
+	// not ranked (corrupt first, then not-held, then the rest).
+	Ranked   []*Point
+	Excluded []*Point
+	// DriftPct is the baseline's last measurement against its first.
+	DriftPct float64
+	// BaselineVisits are the medians of each baseline measurement.
+	BaselineVisits []float64
+
+	// DTS is the winner's device-tree fragment and kernel parameters
+	// (valid dts); DTSErr says why there is none.
+	DTS          string
+	KernelParams string
+	DTSErr       string
+}
+
+// Axis is one swept setting.
+type Axis struct {
+	Kind     string
+	Name     string // REG.FIELD, module.param or a file path
+	Label    string // the short name people read: ITC
+	Values   []string
+	Original string
+}
+
+// Register is one register of the snapshot taken before the sweep.
+type Register struct {
+	Name   string
+	Offset uint32
+	Value  uint32
+}
+
+// Point is a measured point (or the baseline).
+type Point struct {
+	Key      string
+	Label    string            // "ITC=1 AHBBRST=0" in plan order, or "baseline"
+	Settings map[string]string // by axis name
+	Ignored  []string
+	Note     string
+	Baseline bool
+	Rank     int
+	Tied     bool
+	Status   string
+	Reason   string
+	Changed  []string
+
+	// Rates are the counted runs' rates (warm-ups, failed, not-held and
+	// corrupt runs left out).
+	Rates  []float64
+	Median float64
+	Min    float64
+	Max    float64
+	// Vs is the difference to the baseline (nil for the baseline and
+	// when there was nothing to compare with).
+	Vs *Diff
+
+	IRQsPerSec   Num
+	IRQsPerMiB   Num
+	HandlerAvgUS Num
+	HandlerMaxUS Num
+	// CPUPct is the busy share of all CPUs' time during the runs;
+	// CPUPerMiB busy CPU milliseconds per MiB moved.
+	CPUPct    Num
+	CPUPerMiB Num
+}
+
+// Runs is the number of counted runs.
+func (p *Point) Runs() int { return len(p.Rates) }
+
+// Diff is a median rate against the baseline's: the difference in
+// percent and its confidence interval.
+type Diff struct {
+	Pct, Lo, Hi float64
+	Level       float64
+	Significant bool
+	N, RefN     int
+}
+
+// HasCI reports whether there were enough runs for an interval.
+func (d *Diff) HasCI() bool { return d.N >= 2 && d.RefN >= 2 }
+
+// String is "+4.1 % (95 % CI 3.2 to 5.0)" or "+0.3 % (not significant,
+// 95 % CI -1.2 to 1.9)".
+func (d *Diff) String() string {
+	if d == nil {
+		return ""
+	}
+	if !d.HasCI() {
+		return pct(d.Pct) + " % (too few runs for a confidence interval)"
+	}
+	if !d.Significant {
+		return pct(d.Pct) + " % (not significant, " + d.CI() + ")"
+	}
+	return pct(d.Pct) + " % (" + d.CI() + ")"
+}
+
+// Short is "+4.1 %" or "+0.3 % n.s.".
+func (d *Diff) Short() string {
+	if d == nil {
+		return ""
+	}
+	s := pct(d.Pct) + " %"
+	if d.HasCI() && !d.Significant {
+		s += " n.s."
+	}
+	return s
+}
+
+// CI is "95 % CI 3.2 to 5.0".
+func (d *Diff) CI() string {
+	if d == nil || !d.HasCI() {
+		return ""
+	}
+	return fmt.Sprintf("%d %% CI %s", int(math.Round(d.Level*100)), d.Range())
+}
+
+// Range is "+3.2 to +5.0".
+func (d *Diff) Range() string {
+	if d == nil || !d.HasCI() {
+		return ""
+	}
+	return pct(d.Lo) + " to " + pct(d.Hi)
+}
+
+// pct is a signed percentage with one decimal, never "-0.0".
+func pct(x float64) string {
+	s := fmt.Sprintf("%+.1f", x)
+	if s == "-0.0" {
+		return "+0.0"
+	}
+	return s
+}
+
+// Num is a number that may not have been measured.
+type Num struct {
+	V  float64
+	OK bool
+}
+
+func num(v float64, ok bool) Num {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return Num{}
+	}
+	return Num{v, ok}
+}
+
+// Winner is the first ranked point, or nil.
+func (s *Sweep) Winner() *Point {
+	if len(s.Ranked) == 0 {
+		return nil
+	}
+	return s.Ranked[0]
+}
+
+// Board describes the board: "imx6q usbh1 (usb@2184200)".
+func (s *Sweep) Board() string {
+	b := s.Profile + " " + s.Controller
+	if s.Node != "" {
+		b += " (" + s.Node + ")"
+	}
+	return b
+}
+
+// bytes reports whether rates are bytes per second (shown in MiB/s,
+// as the sweep shows them).
+func (s *Sweep) bytes() bool { return s.Unit == "" || s.Unit == "B/s" }
+
+// RateUnit is the unit rates are shown in.
+func (s *Sweep) RateUnit() string {
+	if s.bytes() {
+		return "MiB/s"
+	}
+	return s.Unit
+}
+
+// Rate renders a rate in RateUnit without the unit.
+func (s *Sweep) Rate(r float64) string {
+	return fmt.Sprintf("%.2f", s.RateValue(r))
+}
+
+// RateValue converts a rate to RateUnit.
+func (s *Sweep) RateValue(r float64) float64 {
+	if s.bytes() {
+		return r / (1 << 20)
+	}
+	return r
+}
+
+// PlanString is "grid over ITC=1,8,64 × AHBBRST=0,2,3,7, 5 runs per point
+// (1 warm-up)".
+func (s *Sweep) PlanString() string {
+	var ax []string
+	for _, a := range s.Axes {
+		ax = append(ax, a.Label+"="+strings.Join(a.Values, ","))
+	}
+	p := fmt.Sprintf("%s over %s, %d runs per point", s.Mode, strings.Join(ax, " × "), s.Repeats)
+	if s.Warmup > 0 {
+		p += fmt.Sprintf(" (+%d warm-up)", s.Warmup)
+	}
+	return p
+}
+
+// Originals is "ITC=8 AHBBRST=2".
+func (s *Sweep) Originals() string {
+	var o []string
+	for _, a := range s.Axes {
+		o = append(o, a.Label+"="+a.Original)
+	}
+	return strings.Join(o, " ")
+}
+
+// Counts of the excluded points by status.
+func (s *Sweep) Counts() (notHeld, corrupt, other int) {
+	for _, p := range s.Excluded {
+		switch p.Status {
+		case "not-held":
+			notHeld++
+		case "corrupt":
+			corrupt++
+		default:
+			other++
+		}
+	}
+	return
+}
+
+// Point finds a point by its key or label, or nil.
+func (s *Sweep) Point(key string) *Point {
+	for _, p := range s.Ranked {
+		if p.Key == key {
+			return p
+		}
+	}
+	for _, p := range s.Excluded {
+		if p.Key == key {
+			return p
+		}
+	}
+	return nil
+}
+
+// uniqueLabels makes the files' labels unique: the file name without
+// its extension, with the directories that tell them apart.
+func uniqueLabels(ss []*Sweep) {
+	for depth := 1; depth < 8; depth++ {
+		seen := map[string]int{}
+		for _, s := range ss {
+			s.Label = tail(s.File, depth)
+			seen[s.Label]++
+		}
+		dup := false
+		for _, n := range seen {
+			dup = dup || n > 1
+		}
+		if !dup {
+			return
+		}
+	}
+	for i, s := range ss {
+		s.Label = fmt.Sprintf("%d:%s", i+1, tail(s.File, 1))
+	}
+}
+
+// tail is the last n elements of path, without the extension.
+func tail(path string, n int) string {
+	path = strings.TrimSuffix(path, filepath.Ext(path))
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	if len(parts) > n {
+		parts = parts[len(parts)-n:]
+	}
+	return strings.Join(parts, "/")
+}

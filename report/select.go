@@ -1,0 +1,157 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Options choose what the tables show.
+type Options struct {
+	// Points names points to show besides the baseline and the best:
+	// their settings ("ITC=1 AHBBRST=0", "ITC=1,AHBBRST=0", full or short
+	// names, any order; a unique subset is enough) or "#N", the point
+	// ranked N.
+	Points []string
+	// Top is how many of the best points to show (default 1).
+	Top int
+}
+
+func (o Options) top() int {
+	if o.Top < 1 {
+		return 1
+	}
+	return o.Top
+}
+
+// rows returns the points of s a table shows: the best Top, then the
+// named ones (ranked or not), without repeats.
+func rows(s *Sweep, o Options) ([]*Point, error) {
+	var out []*Point
+	seen := map[*Point]bool{}
+	for i := 0; i < o.top() && i < len(s.Ranked); i++ {
+		out = append(out, s.Ranked[i])
+		seen[s.Ranked[i]] = true
+	}
+	for _, name := range o.Points {
+		p, err := s.Find(name)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil && !seen[p] {
+			out = append(out, p)
+			seen[p] = true
+		}
+	}
+	return out, nil
+}
+
+// Find resolves a point name (see Options.Points). It returns nil for
+// "baseline" (always shown).
+func (s *Sweep) Find(name string) (*Point, error) {
+	name = strings.TrimSpace(name)
+	if strings.EqualFold(name, "baseline") {
+		return nil, nil
+	}
+	all := append(append([]*Point{}, s.Ranked...), s.Excluded...)
+	if n, ok := strings.CutPrefix(name, "#"); ok {
+		r, err := strconv.Atoi(n)
+		if err != nil || r < 1 || r > len(s.Ranked) {
+			return nil, fmt.Errorf("%s: --point %s: no such rank (%d points ranked)", s.File, name, len(s.Ranked))
+		}
+		return s.Ranked[r-1], nil
+	}
+	for _, p := range all {
+		if p.Key == name || p.Label == name {
+			return p, nil
+		}
+	}
+	want, err := s.parseSettings(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: --point %q: %v", s.File, name, err)
+	}
+	var exact, partial []*Point
+	for _, p := range all {
+		match := true
+		for k, v := range want {
+			if !sameValue(p.Settings[k], v) {
+				match = false
+			}
+		}
+		if !match {
+			continue
+		}
+		if len(p.Settings) == len(want) {
+			exact = append(exact, p)
+		} else {
+			partial = append(partial, p)
+		}
+	}
+	switch {
+	case len(exact) == 1:
+		return exact[0], nil
+	case len(exact) == 0 && len(partial) == 1:
+		return partial[0], nil
+	case len(exact)+len(partial) == 0:
+		return nil, fmt.Errorf("%s: --point %q: no such point; the points are: %s", s.File, name, pointList(all))
+	}
+	return nil, fmt.Errorf("%s: --point %q matches %d points (%s): name more settings", s.File, name, len(exact)+len(partial), pointList(append(exact, partial...)))
+}
+
+func pointList(ps []*Point) string {
+	var l []string
+	for _, p := range ps {
+		l = append(l, p.Label)
+	}
+	sort.Strings(l)
+	if len(l) > 12 {
+		l = append(l[:12], "...")
+	}
+	return strings.Join(l, "; ")
+}
+
+// parseSettings reads "ITC=1 AHBBRST=0" (spaces or commas) into settings
+// by axis name.
+func (s *Sweep) parseSettings(text string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: want NAME=VALUE", kv)
+		}
+		a := s.axis(k)
+		if a == nil {
+			var names []string
+			for _, a := range s.Axes {
+				names = append(names, a.Label)
+			}
+			return nil, fmt.Errorf("%s was not swept (axes: %s)", k, strings.Join(names, ", "))
+		}
+		out[a.Name] = v
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no settings given")
+	}
+	return out, nil
+}
+
+func (s *Sweep) axis(name string) *Axis {
+	for i := range s.Axes {
+		a := &s.Axes[i]
+		if strings.EqualFold(a.Label, name) || strings.EqualFold(a.Name, name) {
+			return a
+		}
+	}
+	return nil
+}
+
+// sameValue compares setting values, numbers by value (0x10 = 16).
+func sameValue(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, err1 := strconv.ParseUint(a, 0, 64)
+	y, err2 := strconv.ParseUint(b, 0, 64)
+	return err1 == nil && err2 == nil && x == y
+}
