@@ -1,0 +1,98 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// WriteCSV writes one row per point (the baseline first) of every file:
+// the file's board and kernel, the point's settings (a column per axis),
+// status, rates in the unit of the unit column, the difference to the
+// baseline with its interval, interrupts, handler time and CPU. Empty
+// cells were not measured.
+func WriteCSV(w io.Writer, ss []*Sweep) error {
+	if len(ss) == 0 {
+		return errNoResults
+	}
+	uniqueLabels(ss)
+	// Axis columns: the union over the files, by name; short labels
+	// where they stay unique.
+	var names []string
+	label := map[string]string{}
+	count := map[string]int{}
+	for _, s := range ss {
+		for _, a := range s.Axes {
+			if _, ok := label[a.Name]; ok {
+				continue
+			}
+			names = append(names, a.Name)
+			label[a.Name] = a.Label
+			count[a.Label]++
+		}
+	}
+	head := []string{"file", "profile", "controller", "kernel", "probe", "point", "baseline", "rank", "tied", "status", "reason"}
+	for _, n := range names {
+		if count[label[n]] > 1 {
+			head = append(head, n)
+		} else {
+			head = append(head, label[n])
+		}
+	}
+	head = append(head, "runs", "median", "min", "max", "unit", "diff_pct", "ci_lo_pct", "ci_hi_pct", "significant",
+		"irqs_per_sec", "irqs_per_mib", "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_mib")
+	cw := csv.NewWriter(w)
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	g := func(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
+	n := func(x Num, prec int) string {
+		if !x.OK {
+			return ""
+		}
+		return g(x.V, prec)
+	}
+	for _, s := range ss {
+		var all []*Point
+		if s.Baseline != nil {
+			all = append(all, s.Baseline)
+		}
+		all = append(append(all, s.Ranked...), s.Excluded...)
+		for _, p := range all {
+			rank := ""
+			if p.Rank > 0 {
+				rank = strconv.Itoa(p.Rank)
+			}
+			reason := p.Reason
+			if len(p.Changed) > 0 {
+				reason += ": " + strings.Join(p.Changed, "; ")
+			}
+			rec := []string{s.File, s.Profile, s.Controller, s.Kernel, s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
+				strconv.FormatBool(p.Tied), p.Status, reason}
+			for _, name := range names {
+				rec = append(rec, p.Settings[name])
+			}
+			if p.Runs() > 0 {
+				rec = append(rec, strconv.Itoa(p.Runs()), g(s.RateValue(p.Median), 3), g(s.RateValue(p.Min), 3), g(s.RateValue(p.Max), 3), s.RateUnit())
+			} else {
+				rec = append(rec, "0", "", "", "", s.RateUnit())
+			}
+			if d := p.Vs; d != nil {
+				lo, hi, sig := "", "", ""
+				if d.HasCI() {
+					lo, hi, sig = g(d.Lo, 2), g(d.Hi, 2), strconv.FormatBool(d.Significant)
+				}
+				rec = append(rec, g(d.Pct, 2), lo, hi, sig)
+			} else {
+				rec = append(rec, "", "", "", "")
+			}
+			rec = append(rec, n(p.IRQsPerSec, 0), n(p.IRQsPerMiB, 1), n(p.HandlerAvgUS, 2), n(p.HandlerMaxUS, 2), n(p.CPUPct, 2), n(p.CPUPerMiB, 3))
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,36 @@
+package report
+
+import (
+	"bytes"
+	"io"
+	"testing"
+)
+
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		name  string
+		files []string
+		opt   Options
+		write func(io.Writer, []*Sweep, Options) error
+	}{
+		{"table-grid.txt", []string{"grid"}, Options{Points: []string{"ITC=8 AHBBRST=7", "ITC=1,AHBBRST=2", "#5"}}, WriteText},
+		{"table-ofat.txt", []string{"ofat"}, Options{Top: 3}, WriteText},
+		{"table-interrupted.txt", []string{"interrupted"}, Options{}, WriteText},
+		{"table-killed.txt", []string{"killed"}, Options{}, WriteText},
+		{"table-compare.txt", []string{"grid", "imx6ul"}, Options{Points: []string{"ITC=8 AHBBRST=7"}}, WriteText},
+		{"markdown-grid.md", []string{"grid"}, Options{}, WriteMarkdown},
+		{"markdown-killed.md", []string{"killed"}, Options{}, WriteMarkdown},
+		{"markdown-compare.md", []string{"grid", "imx6ul"}, Options{}, WriteMarkdown},
+		{"csv-grid.csv", []string{"grid"}, Options{}, func(w io.Writer, ss []*Sweep, _ Options) error { return WriteCSV(w, ss) }},
+		{"csv-compare.csv", []string{"grid", "imx6ul", "ofat"}, Options{}, func(w io.Writer, ss []*Sweep, _ Options) error { return WriteCSV(w, ss) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := c.write(&b, load(t, c.files...), c.opt); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, c.name, b.Bytes())
+		})
+	}
+}

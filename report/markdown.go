@@ -1,0 +1,106 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes the report as Markdown whose tables are aligned
+// in plain text too, for a commit message or a mailing-list post.
+func WriteMarkdown(w io.Writer, ss []*Sweep, o Options) error {
+	if len(ss) == 0 {
+		return errNoResults
+	}
+	uniqueLabels(ss)
+	if len(ss) > 1 {
+		return writeMarkdownCompare(w, ss, o)
+	}
+	s := ss[0]
+	pts, err := rows(s, o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "### USB throughput: %s, kernel %s\n\n", s.Board(), or(s.Kernel, "unknown"))
+	fmt.Fprintf(w, "- probe: %s\n", s.Probe)
+	fmt.Fprintf(w, "- plan: %s\n", s.PlanString())
+	fmt.Fprintf(w, "- original settings: `%s`\n", s.Originals())
+	fmt.Fprintf(w, "- %s\n", stateLine(s))
+	for _, x := range s.Warnings {
+		fmt.Fprintf(w, "- **warning:** %s\n", x)
+	}
+	if s.InProgress != "" {
+		fmt.Fprintf(w, "- cut short: %s\n", s.InProgress)
+	}
+	if len(s.Missing) > 0 {
+		fmt.Fprintf(w, "- not measured: %s\n", strings.Join(s.Missing, "; "))
+	}
+	if _, cor, _ := s.Counts(); cor > 0 {
+		fmt.Fprintf(w, "\n**CORRUPT DATA at %d point%s** (below): a probe run's data failed its integrity check.\n", cor, plural(cor))
+	}
+	fmt.Fprintln(w)
+	if s.Baseline != nil || len(pts) > 0 {
+		pointTable(s, pts).markdown(w)
+		if fn := footnotes(s, pts); len(fn) > 0 {
+			fmt.Fprintln(w)
+			for _, f := range fn {
+				fmt.Fprintf(w, "%s  \n", f)
+			}
+		}
+	} else {
+		fmt.Fprintln(w, "Nothing was measured to the end.")
+	}
+	if len(s.Excluded) > 0 {
+		fmt.Fprintf(w, "\nNot ranked (never compared, their numbers are not trusted):\n\n")
+		for _, p := range s.Excluded {
+			st, what := excludedLine(s, p)
+			if st == "!!! CORRUPT" {
+				st = "**CORRUPT**"
+			}
+			fmt.Fprintf(w, "- %s `%s`: %s\n", st, p.Label, what)
+		}
+	}
+	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
+		fmt.Fprintf(w, "\nEffect of each axis on its own (%s; spread in points of the baseline):\n\n", effs[0].How)
+		effectTable(s, effs).markdown(w)
+	}
+	if s.DTS != "" {
+		fmt.Fprintf(w, "\nThe winner as a device-tree fragment and kernel parameters:\n\n```dts\n%s```\n", s.DTS)
+	}
+	return nil
+}
+
+func writeMarkdownCompare(w io.Writer, ss []*Sweep, o Options) error {
+	fmt.Fprintf(w, "### USB throughput: %d results side by side\n\n", len(ss))
+	st, err := summaryTable(ss, o)
+	if err != nil {
+		return err
+	}
+	st.head[0] = "   "
+	st.markdown(w)
+	fmt.Fprintf(w, "\nEvery point (median, difference to the file's own baseline, rank):\n\n")
+	matrixTable(ss).markdown(w)
+	for _, s := range ss {
+		var lines []string
+		for _, x := range s.Warnings {
+			lines = append(lines, "- **warning:** "+x)
+		}
+		if s.InProgress != "" {
+			lines = append(lines, "- cut short: "+s.InProgress)
+		}
+		if len(s.Missing) > 0 {
+			lines = append(lines, "- not measured: "+strings.Join(s.Missing, "; "))
+		}
+		for _, p := range s.Excluded {
+			st, what := excludedLine(s, p)
+			if st == "!!! CORRUPT" {
+				st = "**CORRUPT**"
+			}
+			lines = append(lines, fmt.Sprintf("- %s `%s`: %s", st, p.Label, what))
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(w, "\n%s:\n\n%s\n", s.Label, strings.Join(lines, "\n"))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// table is a grid of cells rendered as aligned text or Markdown.
+type table struct {
+	head  []string
+	rows  [][]string
+	right []bool // right-aligned columns
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// drop removes the columns whose cells are all empty.
+func (t *table) drop() {
+	n := len(t.head)
+	keep := make([]bool, n)
+	for _, r := range t.rows {
+		for i := 0; i < n && i < len(r); i++ {
+			if r[i] != "" {
+				keep[i] = true
+			}
+		}
+	}
+	sel := func(cells []string) []string {
+		var out []string
+		for i, c := range cells {
+			if i < n && keep[i] {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	var right []bool
+	for i, k := range keep {
+		if k {
+			right = append(right, i < len(t.right) && t.right[i])
+		}
+	}
+	t.head = sel(t.head)
+	for i := range t.rows {
+		t.rows[i] = sel(t.rows[i])
+	}
+	t.right = right
+}
+
+func (t *table) widths() []int {
+	w := make([]int, len(t.head))
+	for _, r := range append([][]string{t.head}, t.rows...) {
+		for i, c := range r {
+			if i < len(w) {
+				w[i] = max(w[i], utf8.RuneCountInString(c))
+			}
+		}
+	}
+	return w
+}
+
+func pad(s string, w int, right bool) string {
+	n := w - utf8.RuneCountInString(s)
+	if n <= 0 {
+		return s
+	}
+	if right {
+		return strings.Repeat(" ", n) + s
+	}
+	return s + strings.Repeat(" ", n)
+}
+
+// text writes the table with two spaces between columns.
+func (t *table) text(w io.Writer, indent string) {
+	ws := t.widths()
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i := range ws {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(pad(c, ws[i], i < len(t.right) && t.right[i]))
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(t.head)
+	for _, r := range t.rows {
+		line(r)
+	}
+}
+
+// markdown writes a GitHub-flavoured Markdown table, aligned in plain
+// text too (for mailing lists).
+func (t *table) markdown(w io.Writer) {
+	ws := t.widths()
+	for i := range ws {
+		ws[i] = max(ws[i], 3)
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString("|")
+		for i := range ws {
+			c := ""
+			if i < len(cells) {
+				c = strings.ReplaceAll(cells[i], "|", `\|`)
+			}
+			b.WriteString(" " + pad(c, ws[i], i < len(t.right) && t.right[i]) + " |")
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(t.head)
+	var b strings.Builder
+	b.WriteString("|")
+	for i, n := range ws {
+		if i < len(t.right) && t.right[i] {
+			b.WriteString(" " + strings.Repeat("-", n-1) + ": |")
+		} else {
+			b.WriteString(" " + strings.Repeat("-", n) + " |")
+		}
+	}
+	fmt.Fprintln(w, b.String())
+	for _, r := range t.rows {
+		line(r)
+	}
+}
+
+// wrap breaks text into lines of at most width runes after the first
+// line's prefix, indenting the continuation lines.
+func wrap(prefix, text string, width int) string {
+	ind := strings.Repeat(" ", utf8.RuneCountInString(prefix))
+	var b strings.Builder
+	line := prefix
+	n := utf8.RuneCountInString(prefix)
+	first := true
+	for _, word := range strings.Fields(text) {
+		wl := utf8.RuneCountInString(word)
+		if !first && n+1+wl > width {
+			b.WriteString(line + "\n")
+			line, n, first = ind, len(ind), true
+		}
+		if !first {
+			line += " "
+			n++
+		}
+		line += word
+		n += wl
+		first = false
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}

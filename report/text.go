@@ -1,0 +1,484 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/citune/citune/sweep"
+)
+
+// width is where the terminal text wraps notes.
+const width = 100
+
+func f1(n Num) string {
+	if !n.OK {
+		return ""
+	}
+	return strconv.FormatFloat(n.V, 'f', 1, 64)
+}
+
+// fn formats a count-like number: whole above 100, one decimal below.
+func fn(n Num) string {
+	if !n.OK {
+		return ""
+	}
+	if n.V >= 100 {
+		return strconv.FormatFloat(n.V, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(n.V, 'f', 1, 64)
+}
+
+// handler is "9.4/34.2" (average/maximum), or "".
+func handler(p *Point) string {
+	if !p.HandlerAvgUS.OK {
+		return ""
+	}
+	mx := "-"
+	if p.HandlerMaxUS.OK {
+		mx = f1(p.HandlerMaxUS)
+	}
+	return f1(p.HandlerAvgUS) + "/" + mx
+}
+
+// rankCell is "1", "2=" (tied with the fastest) or "".
+func rankCell(p *Point) string {
+	if p.Baseline || p.Rank == 0 {
+		return ""
+	}
+	if p.Tied {
+		return strconv.Itoa(p.Rank) + "="
+	}
+	return strconv.Itoa(p.Rank)
+}
+
+func pointName(s *Sweep, p *Point) string {
+	if p.Baseline {
+		return "baseline (" + s.Originals() + ")"
+	}
+	return p.Label
+}
+
+// pointTable is the main table: the baseline and the chosen points.
+func pointTable(s *Sweep, pts []*Point) *table {
+	t := &table{
+		head: []string{"#", "point", "runs", "median " + s.RateUnit(), "min", "max", "vs baseline", "95 % CI",
+			"irq/s", "irq/MiB", "handler avg/max µs", "CPU %", "CPU ms/MiB"},
+		right: []bool{true, false, true, true, true, true, true, true, true, true, true, true, true},
+	}
+	all := pts
+	if s.Baseline != nil {
+		all = append([]*Point{s.Baseline}, pts...)
+	}
+	for _, p := range all {
+		if p.Status != sweep.StatusOK {
+			t.add(rankCell(p), pointName(s, p), "", "", "", "", strings.ToUpper(p.Status)+" (below)")
+			continue
+		}
+		t.add(rankCell(p), pointName(s, p), strconv.Itoa(p.Runs()), s.Rate(p.Median), s.Rate(p.Min), s.Rate(p.Max),
+			p.Vs.Short(), p.Vs.Range(), fn(p.IRQsPerSec), fn(p.IRQsPerMiB), handler(p), f1(p.CPUPct), f1(p.CPUPerMiB))
+	}
+	t.drop()
+	return t
+}
+
+// footnotes explain the marks a point table uses and what was not
+// measured.
+func footnotes(s *Sweep, pts []*Point) []string {
+	var out []string
+	tied, ns := false, false
+	for _, p := range pts {
+		tied = tied || p.Tied
+		ns = ns || (p.Vs != nil && p.Vs.HasCI() && !p.Vs.Significant)
+	}
+	if tied {
+		n := 0
+		for _, p := range s.Ranked {
+			if p.Tied {
+				n++
+			}
+		}
+		out = append(out, fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per MiB, then less CPU per MiB, rank first (--top %d shows them all)", n, n))
+	}
+	if ns {
+		out = append(out, "n.s. = no significant difference to the baseline (the 95 % bootstrap interval includes 0)")
+	}
+	var missing []string
+	b := s.Baseline
+	if b == nil && len(pts) > 0 {
+		b = pts[0]
+	}
+	if b != nil {
+		if !b.IRQsPerMiB.OK {
+			missing = append(missing, "interrupts")
+		}
+		if !b.HandlerAvgUS.OK {
+			missing = append(missing, "interrupt handler time")
+		}
+		if !b.CPUPct.OK && !b.CPUPerMiB.OK {
+			missing = append(missing, "CPU time")
+		}
+	}
+	if len(missing) > 0 {
+		out = append(out, "not measured by this probe: "+strings.Join(missing, ", "))
+	}
+	return out
+}
+
+// stateLine is "complete: 12 points (10 ranked, 1 not-held, 1 corrupt),
+// 88 probe runs".
+func stateLine(s *Sweep) string {
+	nh, cor, other := s.Counts()
+	parts := []string{fmt.Sprintf("%d ranked", len(s.Ranked))}
+	if nh > 0 {
+		parts = append(parts, fmt.Sprintf("%d not-held", nh))
+	}
+	if cor > 0 {
+		parts = append(parts, fmt.Sprintf("%d corrupt", cor))
+	}
+	if other > 0 {
+		parts = append(parts, fmt.Sprintf("%d other", other))
+	}
+	done := len(s.Ranked) + len(s.Excluded)
+	pts := fmt.Sprintf("%d points", done)
+	if done < s.Planned {
+		pts = fmt.Sprintf("%d of %d planned points", done, s.Planned)
+	}
+	st := s.State
+	if s.StateDetail != "" {
+		st += " (" + s.StateDetail + ")"
+	}
+	out := fmt.Sprintf("%s: %s (%s), %d probe runs", st, pts, strings.Join(parts, ", "), s.ProbeRuns)
+	if s.Sessions > 1 {
+		out += fmt.Sprintf(", %d sessions", s.Sessions)
+	}
+	return out
+}
+
+func started(s *Sweep) string {
+	if s.Started.IsZero() {
+		return ""
+	}
+	return s.Started.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// effectTable lists each axis's values with their rate.
+func effectTable(s *Sweep, effs []Effect) *table {
+	t := &table{head: []string{"axis", "spread", "value", "points", "median " + s.RateUnit(), "vs baseline", ""},
+		right: []bool{false, true, true, true, true, true, false}}
+	for _, e := range effs {
+		for i, v := range e.Values {
+			ax, spread := "", ""
+			if i == 0 {
+				ax = e.Axis.Label
+				if e.Spread > 0 {
+					spread = fmt.Sprintf("%.1f", e.Spread)
+				}
+			}
+			var marks []string
+			if v.Original {
+				marks = append(marks, "original")
+			}
+			if v.Best {
+				marks = append(marks, "best")
+			}
+			n, med, pc := "", "", ""
+			switch {
+			case v.Baseline:
+				n, med = "baseline", s.Rate(v.Median)
+			case v.Points > 0:
+				n, med = strconv.Itoa(v.Points), s.Rate(v.Median)
+			default:
+				n = "none"
+			}
+			if v.HasPct {
+				pc = pct(v.Pct) + " %"
+			}
+			t.add(ax, spread, v.Value, n, med, pc, strings.Join(marks, ", "))
+		}
+	}
+	return t
+}
+
+func excludedLine(s *Sweep, p *Point) (status, what string) {
+	what = p.Reason
+	if len(p.Changed) > 0 {
+		what += ": " + strings.Join(p.Changed, "; ")
+	}
+	status = p.Status
+	if p.Status == sweep.StatusCorrupt {
+		status = "!!! CORRUPT"
+	}
+	return status, what
+}
+
+// WriteText writes the terminal report of one results file, or the
+// side-by-side comparison of several.
+func WriteText(w io.Writer, ss []*Sweep, o Options) error {
+	if len(ss) == 0 {
+		return errNoResults
+	}
+	uniqueLabels(ss)
+	if len(ss) > 1 {
+		return writeTextCompare(w, ss, o)
+	}
+	s := ss[0]
+	pts, err := rows(s, o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: %s, kernel %s\n", s.File, s.Board(), or(s.Kernel, "unknown"))
+	fmt.Fprintf(w, "probe: %s\n", s.Probe)
+	fmt.Fprintf(w, "plan: %s; original settings %s\n", s.PlanString(), s.Originals())
+	fmt.Fprintf(w, "%s", wrap("state: ", stateLine(s), width))
+	if st := started(s); st != "" {
+		fmt.Fprintf(w, "started: %s\n", st)
+	}
+	for _, x := range s.Warnings {
+		fmt.Fprint(w, wrap("warning: ", x, width))
+	}
+	if s.InProgress != "" {
+		fmt.Fprint(w, wrap("cut short: ", s.InProgress, width))
+	}
+	if len(s.Missing) > 0 {
+		fmt.Fprint(w, wrap("not measured: ", strings.Join(s.Missing, "; "), width))
+	}
+	if _, cor, _ := s.Counts(); cor > 0 {
+		fmt.Fprintf(w, "\n!!! CORRUPT DATA at %d point%s (below): a probe run's data failed its integrity check\n", cor, plural(cor))
+	}
+	fmt.Fprintln(w)
+	if s.Baseline == nil && len(pts) == 0 {
+		fmt.Fprintln(w, "nothing was measured to the end: no baseline and no point")
+	} else {
+		pointTable(s, pts).text(w, "")
+		if s.Baseline == nil {
+			fmt.Fprintln(w, "no baseline was measured: no differences")
+		}
+		for _, f := range footnotes(s, pts) {
+			fmt.Fprint(w, wrap("  ", f, width))
+		}
+	}
+	if len(s.Ranked) == 0 {
+		fmt.Fprintln(w, "no point was ranked")
+	}
+	if len(s.Excluded) > 0 {
+		fmt.Fprintf(w, "\nnot ranked (never compared, their numbers are not trusted):\n")
+		t := &table{head: []string{"status", "point", "why"}}
+		for _, p := range s.Excluded {
+			st, what := excludedLine(s, p)
+			t.add(st, p.Label, what)
+		}
+		t.text(w, "  ")
+	}
+	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
+		fmt.Fprintf(w, "\neffect of each axis on its own (%s; spread in points of the baseline):\n", effs[0].How)
+		effectTable(s, effs).text(w, "  ")
+	}
+	if len(s.Notes) > 0 {
+		fmt.Fprintf(w, "\nnotes from the sweep:\n")
+		for _, n := range s.Notes {
+			fmt.Fprint(w, wrap("  ", n, width))
+		}
+	}
+	if s.Winner() != nil {
+		fmt.Fprintf(w, "\nmake the winner permanent: citune dts --results %s", s.File)
+		if s.KernelParams != "" {
+			fmt.Fprintf(w, " (kernel parameters: %s)", s.KernelParams)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// compareRows is every point label of the files, in the first file's
+// ranking order, then the others' new ones.
+func compareRows(ss []*Sweep) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		for _, p := range append(append([]*Point{}, s.Ranked...), s.Excluded...) {
+			if !seen[p.Label] {
+				seen[p.Label] = true
+				out = append(out, p.Label)
+			}
+		}
+	}
+	return out
+}
+
+func byLabel(s *Sweep, label string) *Point {
+	for _, p := range s.Ranked {
+		if p.Label == label {
+			return p
+		}
+	}
+	for _, p := range s.Excluded {
+		if p.Label == label {
+			return p
+		}
+	}
+	return nil
+}
+
+// cell is one file's entry for a point: "28.7 +11.7 %".
+func cell(s *Sweep, p *Point) string {
+	switch {
+	case p == nil:
+		return "-"
+	case p.Status == sweep.StatusCorrupt:
+		return "CORRUPT"
+	case p.Status != sweep.StatusOK:
+		return p.Status
+	}
+	c := s.Rate(p.Median)
+	if p.Vs != nil {
+		c += " " + p.Vs.Short()
+	}
+	if p.Rank > 0 {
+		c += " #" + strconv.Itoa(p.Rank)
+	}
+	return c
+}
+
+// summaryTable has a column per file: board, kernel, baseline, best.
+func summaryTable(ss []*Sweep, o Options) (*table, error) {
+	t := &table{head: []string{""}}
+	for _, s := range ss {
+		t.head = append(t.head, s.Label)
+	}
+	row := func(name string, f func(s *Sweep) string) {
+		r := []string{name}
+		for _, s := range ss {
+			r = append(r, f(s))
+		}
+		t.add(r...)
+	}
+	row("file", func(s *Sweep) string { return s.File })
+	row("board", func(s *Sweep) string { return s.Board() })
+	row("kernel", func(s *Sweep) string { return s.Kernel })
+	row("probe", func(s *Sweep) string { return s.Probe })
+	row("plan", func(s *Sweep) string { return s.PlanString() })
+	row("state", func(s *Sweep) string {
+		nh, cor, _ := s.Counts()
+		return fmt.Sprintf("%s, %d ranked, %d not-held, %d corrupt", s.State, len(s.Ranked), nh, cor)
+	})
+	row("original", func(s *Sweep) string { return s.Originals() })
+	row("baseline", func(s *Sweep) string {
+		if s.Baseline == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%s %s (%d runs)", s.Rate(s.Baseline.Median), s.RateUnit(), s.Baseline.Runs())
+	})
+	row("best", func(s *Sweep) string {
+		if w := s.Winner(); w != nil {
+			return w.Label
+		}
+		return "-"
+	})
+	row("best rate", func(s *Sweep) string {
+		w := s.Winner()
+		if w == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%s %s %s", s.Rate(w.Median), s.RateUnit(), w.Vs.Short())
+	})
+	row("95 % CI", func(s *Sweep) string {
+		if w := s.Winner(); w != nil {
+			return w.Vs.Range()
+		}
+		return ""
+	})
+	both := func(name string, f func(p *Point) Num, fmtf func(Num) string) {
+		row(name, func(s *Sweep) string {
+			var parts []string
+			if s.Baseline != nil {
+				parts = append(parts, fmtf(f(s.Baseline)))
+			}
+			if w := s.Winner(); w != nil {
+				parts = append(parts, fmtf(f(w)))
+			}
+			if strings.Join(parts, "") == "" {
+				return ""
+			}
+			return strings.Join(parts, " -> ")
+		})
+	}
+	both("irq/s", func(p *Point) Num { return p.IRQsPerSec }, fn)
+	both("irq/MiB", func(p *Point) Num { return p.IRQsPerMiB }, fn)
+	both("handler avg µs", func(p *Point) Num { return p.HandlerAvgUS }, f1)
+	both("handler max µs", func(p *Point) Num { return p.HandlerMaxUS }, f1)
+	both("CPU %", func(p *Point) Num { return p.CPUPct }, f1)
+	for _, name := range o.Points {
+		var err error
+		row(name, func(s *Sweep) string {
+			p, e := s.Find(name)
+			if e != nil {
+				if err == nil && !strings.Contains(e.Error(), "no such point") {
+					err = e
+				}
+				return "-"
+			}
+			return cell(s, p)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func matrixTable(ss []*Sweep) *table {
+	t := &table{head: []string{"point"}}
+	for _, s := range ss {
+		t.head = append(t.head, s.Label+" "+s.RateUnit())
+	}
+	r := []string{"baseline"}
+	for _, s := range ss {
+		if s.Baseline != nil {
+			r = append(r, s.Rate(s.Baseline.Median))
+		} else {
+			r = append(r, "-")
+		}
+	}
+	t.add(r...)
+	for _, l := range compareRows(ss) {
+		r := []string{l}
+		for _, s := range ss {
+			r = append(r, cell(s, byLabel(s, l)))
+		}
+		t.add(r...)
+	}
+	return t
+}
+
+func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
+	fmt.Fprintf(w, "%d results files side by side\n\n", len(ss))
+	st, err := summaryTable(ss, o)
+	if err != nil {
+		return err
+	}
+	st.text(w, "")
+	fmt.Fprintf(w, "\nevery point (median, difference to the file's own baseline, rank):\n")
+	matrixTable(ss).text(w, "  ")
+	for _, s := range ss {
+		var lines []string
+		for _, x := range s.Warnings {
+			lines = append(lines, wrap("  warning: ", x, width))
+		}
+		if s.InProgress != "" {
+			lines = append(lines, wrap("  cut short: ", s.InProgress, width))
+		}
+		if len(s.Missing) > 0 {
+			lines = append(lines, wrap("  not measured: ", strings.Join(s.Missing, "; "), width))
+		}
+		for _, p := range s.Excluded {
+			st, what := excludedLine(s, p)
+			lines = append(lines, wrap("  "+st+" "+p.Label+": ", what, width))
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(w, "\n%s:\n%s", s.Label, strings.Join(lines, ""))
+		}
+	}
+	return nil
+}
