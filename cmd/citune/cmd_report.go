@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/citune/citune/report"
+	"github.com/citune/citune/sweep"
+)
+
+func init() {
+	register(&command{
+		name:    "report",
+		summary: "tables and charts from sweep results: terminal table, --html page, --csv, --markdown; several files side by side",
+		usage:   "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown] RESULTS.jsonl...",
+		run:     runReport,
+	})
+}
+
+// pointFlags collects repeated --point flags.
+type pointFlags []string
+
+func (p *pointFlags) String() string     { return strings.Join(*p, "; ") }
+func (p *pointFlags) Set(s string) error { *p = append(*p, s); return nil }
+
+func runReport(a *app, args []string) error {
+	fs := a.flags("report")
+	var points pointFlags
+	fs.Var(&points, "point", "also show this point: its settings (\"ITC=1 AHBBRST=0\") or #N, the point ranked N (repeatable)")
+	top := fs.Int("top", 1, "show the N best points")
+	html := fs.String("html", "", "write one self-contained HTML page with charts to FILE")
+	csvOut := fs.String("csv", "", "write every point as CSV to FILE (- for stdout, instead of the table)")
+	md := fs.Bool("markdown", false, "print Markdown (for a commit message or a mailing list) instead of the table")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	files := fs.Args()
+	if len(files) == 0 {
+		return usageErr("usage: citune %s", commands["report"].usage)
+	}
+	if *top < 1 {
+		return usageErr("report: --top must be at least 1")
+	}
+	if a.g.json {
+		return usageErr("report: no --json; the results file is JSON already, and --csv gives every point")
+	}
+	opt := report.LoadOptions{DTS: func(path string) (string, string, error) {
+		in, err := a.dtsFromResults(path)
+		if err != nil {
+			return "", "", err
+		}
+		d := sweep.BuildDTS(in)
+		return d.String(), d.KernelParams(), nil
+	}}
+	var ss []*report.Sweep
+	for _, f := range files {
+		s, err := report.Load(f, opt)
+		if err != nil {
+			return err
+		}
+		ss = append(ss, s)
+	}
+	o := report.Options{Points: points, Top: *top}
+	// Render everything before writing anything, so that a bad --point
+	// leaves no half-written files.
+	var page, table, csv bytes.Buffer
+	if *html != "" {
+		if err := report.WriteHTML(&page, ss, o); err != nil {
+			return withCode(exitUsage, err)
+		}
+	}
+	if *csvOut != "" {
+		if err := report.WriteCSV(&csv, ss); err != nil {
+			return err
+		}
+	}
+	var err error
+	switch {
+	case *md:
+		err = report.WriteMarkdown(&table, ss, o)
+	case *csvOut != "-":
+		err = report.WriteText(&table, ss, o)
+	}
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	if *html != "" {
+		if err := os.WriteFile(*html, page.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.env.stderr, "wrote %s\n", *html)
+	}
+	switch *csvOut {
+	case "":
+	case "-":
+		if _, err := a.env.stdout.Write(csv.Bytes()); err != nil {
+			return err
+		}
+	default:
+		if err := os.WriteFile(*csvOut, csv.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.env.stderr, "wrote %s\n", *csvOut)
+	}
+	_, err = a.env.stdout.Write(table.Bytes())
+	return err
+}
