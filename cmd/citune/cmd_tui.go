@@ -80,7 +80,7 @@ func runTUI(a *app, args []string) error {
 	default:
 		deps := probe.Deps{Env: env, Map: t.Profile.Map}
 		if t.Sim != nil {
-			deps.Sim = t.Sim
+			deps.Sim = simProxy{t}
 		}
 		pr, err = probe.Parse(words, deps)
 		if err != nil {
@@ -94,10 +94,14 @@ func runTUI(a *app, args []string) error {
 	if pr == nil {
 		cfg.NoSweep = "a sweep needs a probe: " + cfg.NoProbe
 	} else {
-		sw := &tui.SweepRunner{Target: t, Prober: sweepProber{p: pr, env: env}, ProbeName: pr.Name(), Out: *sweepOut,
+		// The sweep's probe adapter also checks that every run read the
+		// same data as the sweep's first (a setting that corrupts
+		// transfers shows).
+		sw := &tui.SweepRunner{Target: t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Out: *sweepOut,
 			Command: a.args, Kernel: kernelRelease()}
 		if t.Kind == soc.KindDevMem {
-			sw.Host = &sweep.Host{Root: "/", Loader: sweep.ExecLoader{}, Modules: t.Profile.Reload.Modules, Wait: t.Profile.Reload.Wait}
+			sw.Host = &sweep.Host{Root: "/", Loader: sweep.ExecLoader{}, Modules: t.Profile.Reload.Modules,
+				Wait: t.Profile.Reload.Wait, WaitTimeout: defaultReloadTimeout}
 		}
 		if t.Kind != soc.KindSim {
 			sw.JournalPath = a.journalPath()
@@ -229,23 +233,6 @@ func (t tuiProber) Run(ctx context.Context, progress func(done, total int64)) (t
 		err = nil // shown as a corrupt run
 	}
 	return out, err
-}
-
-// sweepProber is the probe as package sweep calls it: one run at a time.
-type sweepProber struct {
-	p   probe.Probe
-	env probe.Env
-}
-
-func (s sweepProber) Measure(ctx context.Context) (probe.Run, error) {
-	res, err := probe.Measure(ctx, s.p, probe.Options{Repeat: 1, Env: s.env})
-	if len(res.Runs) == 0 {
-		if err == nil {
-			err = errors.New("the probe made no run")
-		}
-		return probe.Run{}, err
-	}
-	return res.Runs[len(res.Runs)-1], err
 }
 
 // kernelRelease is uname -r, for the results header.
