@@ -11,7 +11,10 @@ R=/tmp/killed.jsonl
 # One point (log2_irq_thresh=6 with TXFIFOTHRES=2) after the baseline;
 # kill -9 while the point's probe runs.
 e2e_say "starting a sweep in the background"
-ct --controller usbh1 sweep --axis modparam:ehci_hcd.log2_irq_thresh=6 --axis TXFIFOTHRES=2 \
+# (citune itself, not the ct function: a function would run in a forked
+# shell and $! would be that shell's pid, not citune's)
+citune --journal "$E2E_JOURNAL" --controller usbh1 sweep \
+	--axis modparam:ehci_hcd.log2_irq_thresh=6 --axis TXFIFOTHRES=2 \
 	--repeat 3 --warmup 0 --settle 0 --seed 1 --out "$R" -- read --size 4M /dev/sda >/tmp/killed.out 2>&1 &
 PID=$!
 i=0
@@ -24,6 +27,7 @@ done
 check "the sweep is probing its point" grep -q '"type":"run".*"visit":2' "$R"
 check "kill -9 the sweep" kill -9 "$PID"
 wait "$PID"
+check "no citune process is left" sh -c '! pidof citune'
 run cat /tmp/killed.out
 
 # The point's settings are still in force and the journal keeps the originals.
