@@ -443,9 +443,6 @@ func scatter(s *Sweep, id string, width float64) string {
 		xl, xh = math.Min(xl, p.IRQsPerMiB.V), math.Max(xh, p.IRQsPerMiB.V)
 		yl, yh = math.Min(yl, s.RateValue(p.Median)), math.Max(yh, s.RateValue(p.Median))
 	}
-	if xh == xl {
-		b.text(left+12, top+16, "start", "note", fmt.Sprintf("every point had %s interrupts per MiB: the settings did not change the count", fn(num(xl, true))))
-	}
 	logX := xl > 0 && xh/xl > 10
 	pw, ph := width-left-right, h-top-bottom
 	var X func(float64) float64
@@ -488,8 +485,11 @@ func scatter(s *Sweep, id string, width float64) string {
 	b.line(left, top+ph, left+pw, top+ph, colAxis, 1, "")
 	b.line(left, top, left, top+ph, colAxis, 1, "")
 	xlab := "interrupts per MiB"
-	if logX {
+	switch {
+	case logX:
 		xlab += " (log scale)"
+	case xh == xl:
+		xlab += fmt.Sprintf(" (%s at every point: the settings did not change the count)", fn(num(xl, true)))
 	}
 	b.text(left+pw/2, h-14, "middle", "axis", xlab)
 	b.f(`<text x="14" y="%.1f" text-anchor="middle" class="axis" transform="rotate(-90 14 %.1f)">%s</text>`+"\n", top+ph/2, top+ph/2, esc(s.RateUnit()))
