@@ -67,7 +67,8 @@ type fixture struct {
 	handler  bool
 	revert   []int
 	corrupt  []int
-	cancelAt int // cancel the sweep at this run
+	cancelAt int    // cancel the sweep at this run
+	resume   string // continue this results file (copied to name)
 }
 
 func genFixture(t *testing.T, fx fixture) {
@@ -120,16 +121,31 @@ func genFixture(t *testing.T, fx fixture) {
 	}
 	path := filepath.Join("testdata", fx.name)
 	os.Remove(path)
-	f, err := sweep.CreateFile(path)
-	if err != nil {
+	var prev *sweep.Results
+	var f *os.File
+	if fx.resume != "" {
+		b, err := os.ReadFile(filepath.Join("testdata", fx.resume))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if f, err = sweep.OpenAppend(path); err != nil {
+			t.Fatal(err)
+		}
+		if prev, err = sweep.Load(path); err != nil {
+			t.Fatal(err)
+		}
+	} else if f, err = sweep.CreateFile(path); err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	r := &sweep.Runner{Target: tg, Prober: fp, ProbeName: "sim read 64 MiB in 120 KiB commands", Plan: plan, Out: sweep.NewWriter(f),
 		Command: append([]string{"citune", "--sim", "sweep"}, fx.axes...), Kernel: fx.kernel,
-		Sleep: func(context.Context, time.Duration) error { return nil },
-		Now:   func() time.Time { clock = clock.Add(2 * time.Second); return clock }}
+		Resume: prev, Sleep: func(context.Context, time.Duration) error { return nil },
+		Now: func() time.Time { clock = clock.Add(2 * time.Second); return clock }}
 	if _, err := r.Run(ctx); err != nil && fx.cancelAt == 0 {
 		t.Fatal(err)
 	}
@@ -165,4 +181,5 @@ func TestRegenerateFixtures(t *testing.T) {
 		axes: []string{"SBUSCFG.AHBBRST=0,3,7", "BURSTSIZE.TXPBURST=8,16,32", "BURSTSIZE.RXPBURST=8,16,32", "USBCMD.ITC=0,1,8"}, repeats: 4})
 	genFixture(t, fixture{name: "interrupted.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeGrid, axes: grid, repeats: 3, cancelAt: 22})
 	killed(t, "interrupted.jsonl", "killed.jsonl")
+	genFixture(t, fixture{name: "resumed.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeGrid, axes: grid, repeats: 3, resume: "interrupted.jsonl"})
 }

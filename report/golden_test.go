@@ -17,6 +17,7 @@ func TestGolden(t *testing.T) {
 		{"table-ofat.txt", []string{"ofat"}, Options{Top: 3}, WriteText},
 		{"table-interrupted.txt", []string{"interrupted"}, Options{}, WriteText},
 		{"table-killed.txt", []string{"killed"}, Options{}, WriteText},
+		{"table-resumed.txt", []string{"resumed"}, Options{}, WriteText},
 		{"table-compare.txt", []string{"grid", "imx6ul"}, Options{Points: []string{"ITC=8 AHBBRST=7"}}, WriteText},
 		{"markdown-grid.md", []string{"grid"}, Options{}, WriteMarkdown},
 		{"markdown-killed.md", []string{"killed"}, Options{}, WriteMarkdown},

@@ -21,6 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 //	interrupted.jsonl  cancelled after 4 of 12 points
 //	killed.jsonl       the same without its end record and with its last
 //	                   line cut in the middle (kill -9 while writing)
+//	resumed.jsonl      interrupted.jsonl continued with --resume
 
 // stubDTS stands for `citune dts --results` (tested in the command's
 // scripts).

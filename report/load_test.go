@@ -58,6 +58,12 @@ func TestInterrupted(t *testing.T) {
 	if s := load(t, "interrupted")[0]; s.State != "interrupted" || !strings.Contains(s.StateDetail, "interrupted") {
 		t.Errorf("interrupted: state %q %q", s.State, s.StateDetail)
 	}
+	// Resumed: the second session finished the points, without redoing
+	// the first one's.
+	s = load(t, "resumed")[0]
+	if s.State != "complete" || s.Sessions != 2 || len(s.Ranked) != 12 || len(s.Missing) != 0 || s.InProgress != "" {
+		t.Errorf("resumed: state %q, %d sessions, %d ranked, missing %q, in progress %q", s.State, s.Sessions, len(s.Ranked), s.Missing, s.InProgress)
+	}
 }
 
 func TestFind(t *testing.T) {
