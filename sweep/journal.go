@@ -3,8 +3,10 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/citune/citune/regs"
@@ -73,10 +75,29 @@ func (r *Runner) journalBegin() error {
 // changed values for the originals.
 var ErrKilledSweep = errors.New("the journal holds the originals of an interrupted sweep")
 
+// ErrSweepRunning is returned when the sweep that owns a journal entry is
+// still running: two processes must not change one target.
+var ErrSweepRunning = errors.New("another sweep is running on this target")
+
+// Running reports whether the sweep that wrote e is still running: its
+// pid is alive and its command line is a citune sweep (a pid reused after
+// a reboot is not).
+func Running(e *soc.Entry) bool {
+	if !isSweepEntry(e) || e.PID <= 0 || e.PID == os.Getpid() {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", e.PID))
+	if err != nil {
+		return false
+	}
+	return slices.Contains(strings.Split(string(b), "\x00"), "sweep")
+}
+
 // checkJournal refuses to start a new sweep over a killed one's journal
-// entry (resuming it is fine).
+// entry (resuming it is fine), and any sweep while the entry's sweep is
+// still running.
 func (r *Runner) checkJournal() error {
-	if r.JournalPath == "" || r.Resume != nil {
+	if r.JournalPath == "" {
 		return nil
 	}
 	j, err := soc.LoadJournal(r.JournalPath)
@@ -84,7 +105,14 @@ func (r *Runner) checkJournal() error {
 		return err
 	}
 	e := soc.NewEntry(r.Target, nil)
-	if prev := j.Find(e.Key()); prev != nil && isSweepEntry(prev) {
+	prev := j.Find(e.Key())
+	if prev != nil && Running(prev) {
+		return fmt.Errorf("%w: the sweep that journalled %s (pid %d) is still running; stop it (Ctrl-C, or kill -TERM %d) and it restores by itself", ErrSweepRunning, r.JournalPath, prev.PID, prev.PID)
+	}
+	if r.Resume != nil {
+		return nil
+	}
+	if prev != nil && isSweepEntry(prev) {
 		return fmt.Errorf("%w (%s, pid %d, %s): put them back with `citune restore`, or continue that sweep with `citune sweep --resume RESULTS`",
 			ErrKilledSweep, r.JournalPath, prev.PID, prev.Created.Format(time.RFC3339))
 	}

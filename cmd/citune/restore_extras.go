@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
@@ -12,8 +13,14 @@ import (
 // sweep used (its --reload, --modprobe, --rmmod and --sys-root flags are
 // read back from the command line in the journal), then files. The
 // registers follow in restoreEntry, after the reload has reset them.
+// An entry whose sweep is still running is left alone: that sweep
+// restores by itself when stopped, and two processes must not change one
+// target.
 func init() {
 	restoreExtras = func(a *app, e *soc.Entry) error {
+		if sweep.Running(e) {
+			return fmt.Errorf("the sweep that made this entry (pid %d) is still running: stop it (Ctrl-C, or kill -TERM %d) and it restores by itself", e.PID, e.PID)
+		}
 		if len(e.Files) == 0 && len(e.ModParams) == 0 {
 			return nil
 		}
