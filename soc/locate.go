@@ -719,4 +719,3 @@ func (sc *scanner) escape(b *strings.Builder) {
 		sc.i = end
 	}
 }
-
