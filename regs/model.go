@@ -354,7 +354,7 @@ func (m *Map) Validate() error {
 		if r.Name == "" {
 			errs = append(errs, fmt.Errorf("register at %#x: empty name", r.Offset))
 		}
-		if !validName(r.Name) {
+		if !ValidName(r.Name) {
 			errs = append(errs, fmt.Errorf("register %q: name must be letters, digits and _ and start with a letter", r.Name))
 		}
 		if r.Offset%4 != 0 {
@@ -381,7 +381,7 @@ func (r *Register) validateFields() []error {
 	for i := range r.Fields {
 		f := &r.Fields[i]
 		where := fmt.Sprintf("field %s.%s", r.Name, f.Name)
-		if !validName(f.Name) {
+		if !ValidName(f.Name) {
 			errs = append(errs, fmt.Errorf("%s: name must be letters, digits and _ and start with a letter", where))
 		}
 		if names[strings.ToUpper(f.Name)] {
@@ -405,7 +405,7 @@ func (r *Register) validateFields() []error {
 				errs = append(errs, fmt.Errorf("%s: value %d named twice", where, e.Value))
 			}
 			seen[e.Value] = true
-			if e.Name != "" && !validName(e.Name) {
+			if e.Name != "" && !ValidName(e.Name) {
 				errs = append(errs, fmt.Errorf("%s: value name %q must be letters, digits and _", where, e.Name))
 			}
 		}
@@ -419,7 +419,9 @@ func (r *Register) validateFields() []error {
 	return errs
 }
 
-func validName(s string) bool {
+// ValidName reports whether s is a valid register, field or value name:
+// letters, digits and _, starting with a letter.
+func ValidName(s string) bool {
 	if s == "" {
 		return false
 	}

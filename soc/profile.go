@@ -455,7 +455,7 @@ func (s *RegisterSpec) merge(l *locator, ps *problems, at string, old *regs.Regi
 		ps.add(l.at(at), "[[register]]: missing key \"name\"")
 		return regs.Register{}, false
 	}
-	if !validName(s.Name) {
+	if !regs.ValidName(s.Name) {
 		ps.add(l.at(at+".name"), "register %q: name must be letters, digits and _, starting with a letter", s.Name)
 	}
 	var r regs.Register
@@ -535,7 +535,7 @@ func (fs *FieldSpec) field(l *locator, ps *problems, at, reg string) (f regs.Fie
 	if name == "" {
 		ps.add(l.at(at), "field of register %s: missing key \"name\"", reg)
 		name = "?"
-	} else if !validName(name) {
+	} else if !regs.ValidName(name) {
 		ps.add(l.at(at+".name"), "field %s.%s: name must be letters, digits and _, starting with a letter", reg, name)
 	}
 	where := reg + "." + name
@@ -569,7 +569,7 @@ func (fs *FieldSpec) field(l *locator, ps *problems, at, reg string) (f regs.Fie
 			ps.add(l.at(vat+".value"), "field %s: value %d named twice (also at line %d)", where, e.Value, l.at(fmt.Sprintf("%s.values[%d]", at, prev)))
 		}
 		seen[e.Value] = k
-		if e.Name != "" && !validName(e.Name) {
+		if e.Name != "" && !regs.ValidName(e.Name) {
 			ps.add(l.at(vat+".name"), "field %s: value name %q must be letters, digits and _, starting with a letter", where, e.Name)
 		}
 		f.Values = append(f.Values, regs.Enum{Value: e.Value, Name: e.Name, Meaning: e.Meaning, Reserved: e.Reserved})
@@ -788,24 +788,6 @@ func validProfileName(s string) bool {
 	return s != ""
 }
 
-// validName is regs' rule for register, field and value names.
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
-		case c == '_' || c >= '0' && c <= '9':
-			if i == 0 {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
-}
 
 func sortedKeys[V any](m map[string]V) []string {
 	var ks []string
