@@ -788,7 +788,6 @@ func validProfileName(s string) bool {
 	return s != ""
 }
 
-
 func sortedKeys[V any](m map[string]V) []string {
 	var ks []string
 	for k := range m {
