@@ -58,7 +58,7 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 		if s.Baseline != nil {
 			all = append(all, s.Baseline)
 		}
-		all = append(append(all, s.Ranked...), s.Excluded...)
+		all = append(append(all, s.Ranked...), s.Others()...)
 		for _, p := range all {
 			rank := ""
 			if p.Rank > 0 {

@@ -22,7 +22,8 @@ type Effect struct {
 // EffectValue is the rate at one value of an axis.
 type EffectValue struct {
 	Value string
-	// Points is the number of ranked points with this value; 0 with
+	// Points is the number of measured points with this value (ranked
+	// or eliminated by the adaptive race); 0 with
 	// Baseline set means the baseline stands for it (one factor at a
 	// time: the original value).
 	Points   int
@@ -42,12 +43,15 @@ type EffectValue struct {
 func (s *Sweep) Effects() []Effect {
 	var out []Effect
 	for _, a := range s.Axes {
-		e := Effect{Axis: a, How: "median over the ranked points with that value"}
+		e := Effect{Axis: a, How: "median over the measured points with that value"}
 		if s.Mode == sweep.ModeOFAT {
 			e.How = "the points that changed this axis alone; the original value is the baseline"
 		}
 		byVal := map[string][]float64{}
-		for _, p := range s.Ranked {
+		for _, p := range s.measured() {
+			if len(p.Rates) == 0 {
+				continue
+			}
 			v, ok := p.Settings[a.Name]
 			if !ok {
 				continue

@@ -181,5 +181,6 @@ func TestRegenerateFixtures(t *testing.T) {
 		axes: []string{"SBUSCFG.AHBBRST=0,3,7", "BURSTSIZE.TXPBURST=8,16,32", "BURSTSIZE.RXPBURST=8,16,32", "USBCMD.ITC=0,1,8"}, repeats: 4})
 	genFixture(t, fixture{name: "interrupted.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeGrid, axes: grid, repeats: 3, cancelAt: 22})
 	killed(t, "interrupted.jsonl", "killed.jsonl")
+	genFixture(t, fixture{name: "adaptive.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeAdaptive, axes: grid, repeats: 5})
 	genFixture(t, fixture{name: "resumed.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeGrid, axes: grid, repeats: 3, resume: "interrupted.jsonl"})
 }

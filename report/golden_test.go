@@ -18,6 +18,8 @@ func TestGolden(t *testing.T) {
 		{"table-interrupted.txt", []string{"interrupted"}, Options{}, WriteText},
 		{"table-killed.txt", []string{"killed"}, Options{}, WriteText},
 		{"table-resumed.txt", []string{"resumed"}, Options{}, WriteText},
+		{"table-adaptive.txt", []string{"adaptive"}, Options{}, WriteText},
+		{"markdown-adaptive.md", []string{"adaptive"}, Options{}, WriteMarkdown},
 		{"table-compare.txt", []string{"grid", "imx6ul"}, Options{Points: []string{"ITC=8 AHBBRST=7"}}, WriteText},
 		{"markdown-grid.md", []string{"grid"}, Options{}, WriteMarkdown},
 		{"markdown-killed.md", []string{"killed"}, Options{}, WriteMarkdown},

@@ -22,6 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 //	killed.jsonl       the same without its end record and with its last
 //	                   line cut in the middle (kill -9 while writing)
 //	resumed.jsonl      interrupted.jsonl continued with --resume
+//	adaptive.jsonl     the adaptive race over the grid's points
 
 // stubDTS stands for `citune dts --results` (tested in the command's
 // scripts).

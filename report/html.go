@@ -223,6 +223,10 @@ func htmlSweep(b *strings.Builder, s *Sweep, o Options, n int, many bool) error 
 		}
 		htmlTable(b, t, "excluded"+sfx, "excluded", func(int) string { return "bad" })
 	}
+	if len(s.Eliminated) > 0 {
+		b.WriteString("<h3>Dropped by the adaptive race</h3>\n<p class=\"foot\">Clearly slower than the race's leader after fewer runs; not ranked.</p>\n")
+		htmlTable(b, eliminatedTable(s), "eliminated"+sfx, "eliminated", nil)
+	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
 		fmt.Fprintf(b, "<h3>Effect of each axis on its own</h3>\n<p class=\"foot\">%s; spread in points of the baseline.</p>\n", esc(effs[0].How))
 		htmlTable(b, effectTable(s, effs), "effects"+sfx, "effects", nil)

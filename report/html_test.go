@@ -22,6 +22,7 @@ func TestHTML(t *testing.T) {
 		{"grid", []string{"grid"}, []string{"summary", "rates", "heatmap", "scatter", "excluded", "effects", "dts", "header", "registers", "legend"}, nil},
 		// Four axes one at a time: no heat map.
 		{"ofat", []string{"ofat"}, []string{"summary", "rates", "scatter", "effects", "dts", "header", "registers"}, []string{"heatmap", "excluded"}},
+		{"adaptive", []string{"adaptive"}, []string{"summary", "rates", "heatmap", "scatter", "eliminated", "effects", "dts", "header", "registers"}, []string{"excluded"}},
 		{"killed", []string{"killed"}, []string{"summary", "rates", "heatmap", "scatter", "effects", "dts", "header", "registers"}, []string{"excluded"}},
 		{"compare", []string{"grid", "imx6ul"}, []string{"compare-summary", "compare-chart", "compare-points",
 			"summary-1", "rates-1", "heatmap-1", "scatter-1", "excluded-1", "effects-1", "dts-1", "header-1", "registers-1",

@@ -267,9 +267,24 @@ func summarise(res *sweep.Results) *Sweep {
 	for _, x := range rk.Excluded {
 		p := &Point{Key: x.Key, Settings: x.Settings, Status: x.Status, Reason: x.Reason, Changed: x.Changed, Note: notes[x.Key]}
 		p.Label = s.label(x.Settings)
-		s.Excluded = append(s.Excluded, p)
+		if x.Status != sweep.StatusEliminated {
+			s.Excluded = append(s.Excluded, p)
+			continue
+		}
+		// The adaptive race's dropped points: their runs are good, there
+		// are just fewer of them.
+		if a := accs[x.Key]; a != nil {
+			a.fill(p)
+			if len(base.rates) > 0 && len(p.Rates) > 0 {
+				c := sweep.Compare(p.Rates, base.rates, sweep.Confidence, p.Key+"|baseline")
+				if c.Valid() {
+					p.Vs = &Diff{Pct: c.Pct, Lo: c.Lo, Hi: c.Hi, Level: c.Level, Significant: c.Significant, N: c.N, RefN: c.RefN}
+				}
+			}
+		}
+		s.Eliminated = append(s.Eliminated, p)
 	}
-	order := map[string]int{sweep.StatusCorrupt: 0, sweep.StatusNotHeld: 1, sweep.StatusFailed: 2, sweep.StatusEliminated: 3}
+	order := map[string]int{sweep.StatusCorrupt: 0, sweep.StatusNotHeld: 1, sweep.StatusFailed: 2}
 	sort.SliceStable(s.Excluded, func(i, j int) bool {
 		oi, oj := order[s.Excluded[i].Status], order[s.Excluded[j].Status]
 		if oi != oj {
@@ -277,13 +292,14 @@ func summarise(res *sweep.Results) *Sweep {
 		}
 		return s.Excluded[i].Label < s.Excluded[j].Label
 	})
+	sort.SliceStable(s.Eliminated, func(i, j int) bool { return s.Eliminated[i].Median > s.Eliminated[j].Median })
 
 	// Points planned but not finished.
 	done := map[string]bool{}
 	for _, p := range s.Ranked {
 		done[p.Key] = true
 	}
-	for _, p := range s.Excluded {
+	for _, p := range s.Others() {
 		done[p.Key] = true
 	}
 	for _, pi := range h.Points {

@@ -60,6 +60,10 @@ func WriteMarkdown(w io.Writer, ss []*Sweep, o Options) error {
 			fmt.Fprintf(w, "- %s `%s`: %s\n", st, p.Label, what)
 		}
 	}
+	if len(s.Eliminated) > 0 {
+		fmt.Fprintf(w, "\nDropped by the adaptive race (clearly slower than its leader; fewer runs, not ranked):\n\n")
+		eliminatedTable(s).markdown(w)
+	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
 		fmt.Fprintf(w, "\nEffect of each axis on its own (%s; spread in points of the baseline):\n\n", effs[0].How)
 		effectTable(s, effs).markdown(w)

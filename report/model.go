@@ -59,10 +59,13 @@ type Sweep struct {
 	Unit string
 
 	Baseline *Point
-	// Ranked are the ok points, best first; Excluded the points that are
-	// not ranked (corrupt first, then not-held, then the rest).
-	Ranked   []*Point
-	Excluded []*Point
+	// Ranked are the ok points, best first; Excluded the points whose
+	// numbers are not trusted (corrupt first, then not-held, then
+	// failed); Eliminated the points the adaptive race dropped as
+	// clearly slower than its leader (fewer runs, fastest first).
+	Ranked     []*Point
+	Excluded   []*Point
+	Eliminated []*Point
 	// DriftPct is the baseline's last measurement against its first.
 	DriftPct float64
 	// BaselineVisits are the medians of each baseline measurement.
@@ -270,6 +273,16 @@ func (s *Sweep) Originals() string {
 	return strings.Join(o, " ")
 }
 
+// Others are the points that are not ranked: excluded, then eliminated.
+func (s *Sweep) Others() []*Point {
+	return append(append([]*Point{}, s.Excluded...), s.Eliminated...)
+}
+
+// measured are the points with counted runs: ranked, then eliminated.
+func (s *Sweep) measured() []*Point {
+	return append(append([]*Point{}, s.Ranked...), s.Eliminated...)
+}
+
 // Counts of the excluded points by status.
 func (s *Sweep) Counts() (notHeld, corrupt, other int) {
 	for _, p := range s.Excluded {
@@ -292,7 +305,7 @@ func (s *Sweep) Point(key string) *Point {
 			return p
 		}
 	}
-	for _, p := range s.Excluded {
+	for _, p := range s.Others() {
 		if p.Key == key {
 			return p
 		}

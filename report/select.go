@@ -54,7 +54,7 @@ func (s *Sweep) Find(name string) (*Point, error) {
 	if strings.EqualFold(name, "baseline") {
 		return nil, nil
 	}
-	all := append(append([]*Point{}, s.Ranked...), s.Excluded...)
+	all := append(append([]*Point{}, s.Ranked...), s.Others()...)
 	if n, ok := strings.CutPrefix(name, "#"); ok {
 		r, err := strconv.Atoi(n)
 		if err != nil || r < 1 || r > len(s.Ranked) {

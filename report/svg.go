@@ -146,7 +146,7 @@ func ratesChart(s *Sweep, id string, width float64) string {
 	if s.Baseline != nil {
 		pts = append(pts, s.Baseline)
 	}
-	pts = append(append(pts, s.Ranked...), s.Excluded...)
+	pts = append(append(append(pts, s.Ranked...), s.Eliminated...), s.Excluded...)
 	var labels []string
 	for _, p := range pts {
 		labels = append(labels, pointName(s, p))
@@ -302,8 +302,7 @@ func heatmap(s *Sweep, id string) string {
 		return ""
 	}
 	type cellT struct {
-		p   *Point
-		bad *Point
+		p, elim, bad *Point
 	}
 	cells := make([][]cellT, len(ay.Values))
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -316,20 +315,27 @@ func heatmap(s *Sweep, id string) string {
 					c.p = p
 				}
 			}
+			for _, p := range s.Eliminated {
+				if len(p.Rates) > 0 && matches(p, ax, vx) && matches(p, ay, vy) && (c.elim == nil || p.Median > c.elim.Median) {
+					c.elim = p
+				}
+			}
 			for _, p := range s.Excluded {
 				if matches(p, ax, vx) && matches(p, ay, vy) && c.bad == nil {
 					c.bad = p
 				}
 			}
-			if c.p != nil {
-				lo, hi = math.Min(lo, c.p.Median), math.Max(hi, c.p.Median)
+			for _, p := range []*Point{c.p, c.elim} {
+				if p != nil {
+					lo, hi = math.Min(lo, p.Median), math.Max(hi, p.Median)
+				}
 			}
 			cells[j][i] = c
 		}
 	}
 	const cw, ch, top = 118.0, 52.0, 44.0
 	left := math.Max(90, labelWidth([]string{ay.Label}, 0)+40)
-	w := left + cw*float64(len(ax.Values)) + 150
+	w := math.Max(left+cw*float64(len(ax.Values))+150, left+470)
 	h := top + ch*float64(len(ay.Values)) + 50
 	var b svgb
 	b.open(id, "heatmap", w, h, "heat map of "+ax.Label+" against "+ay.Label)
@@ -381,6 +387,17 @@ func heatmap(s *Sweep, id string) string {
 				if c.p == win {
 					b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s" stroke-width="3"/>`+"\n", x+2.5, y+2.5, cw-5, ch-5, colWinner)
 				}
+			case c.elim != nil:
+				// Faded: fewer runs, dropped by the adaptive race.
+				t := 0.5
+				if hi > lo {
+					t = (c.elim.Median - lo) / (hi - lo)
+				}
+				fill, _ := viridis(t)
+				b.f("<title>%s</title>\n", esc(pointTitle(s, c.elim)))
+				b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.35" stroke="#ffffff" stroke-width="2"/>`+"\n", x, y, cw, ch, fill)
+				b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="cell" style="fill:#424a53">%s</text>`+"\n", x+cw/2, y+ch/2-2, esc(s.Rate(c.elim.Median)))
+				b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="cellsmall" style="fill:#424a53">eliminated</text>`+"\n", x+cw/2, y+ch/2+14)
 			case c.bad != nil:
 				b.f("<title>%s</title>\n", esc(pointTitle(s, c.bad)))
 				b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="url(#%s-hatch)" stroke="#ffffff" stroke-width="2"/>`+"\n", x, y, cw, ch, esc(id))
@@ -411,7 +428,10 @@ func heatmap(s *Sweep, id string) string {
 		b.text(sx+20, top+sh, "start", "tick", s.Rate(lo))
 		b.text(sx+20, top+sh/2+4, "start", "tick", s.RateUnit())
 	}
-	b.text(left, h-18, "start", "small", "green frame: the winner; hatched: not ranked (not held or corrupt)")
+	b.text(left, h-24, "start", "small", "green frame: the winner; hatched: not ranked (not held or corrupt)")
+	if len(s.Eliminated) > 0 {
+		b.text(left, h-8, "start", "small", "faded: dropped by the adaptive race after fewer runs")
+	}
 	b.close()
 	return b.String()
 }
@@ -424,8 +444,8 @@ func scatter(s *Sweep, id string, width float64) string {
 	if s.Baseline != nil && s.Baseline.IRQsPerMiB.OK {
 		pts = append(pts, s.Baseline)
 	}
-	for _, p := range s.Ranked {
-		if p.IRQsPerMiB.OK && p.IRQsPerMiB.V > 0 {
+	for _, p := range s.measured() {
+		if p.IRQsPerMiB.OK && p.IRQsPerMiB.V > 0 && len(p.Rates) > 0 {
 			pts = append(pts, p)
 		}
 	}
@@ -498,9 +518,12 @@ func scatter(s *Sweep, id string, width float64) string {
 	// interrupts.
 	var front []*Point
 	for _, p := range pts {
+		if p.Status != sweep.StatusOK {
+			continue
+		}
 		beaten := false
 		for _, q := range pts {
-			if q != p && q.Median >= p.Median && q.IRQsPerMiB.V <= p.IRQsPerMiB.V && (q.Median > p.Median || q.IRQsPerMiB.V < p.IRQsPerMiB.V) {
+			if q != p && q.Status == sweep.StatusOK && q.Median >= p.Median && q.IRQsPerMiB.V <= p.IRQsPerMiB.V && (q.Median > p.Median || q.IRQsPerMiB.V < p.IRQsPerMiB.V) {
 				beaten = true
 				break
 			}
@@ -535,6 +558,8 @@ func scatter(s *Sweep, id string, width float64) string {
 			b.f(`<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/>`+"\n", cx-5, cy-5, col)
 		case p == win:
 			b.f(`<circle cx="%.1f" cy="%.1f" r="7" fill="%s" stroke="#fff" stroke-width="1.5"/>`+"\n", cx, cy, col)
+		case p.Status != sweep.StatusOK:
+			b.f(`<circle cx="%.1f" cy="%.1f" r="4.5" fill="#ffffff" stroke="%s" stroke-width="1.5"/>`+"\n", cx, cy, col)
 		default:
 			b.f(`<circle cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="#fff" stroke-width="1" opacity="0.9"/>`+"\n", cx, cy, col)
 		}
@@ -568,7 +593,7 @@ func compareChart(ss []*Sweep, id string, width float64) string {
 	b.f("<title>Difference to each file's own baseline, %%, with the 95 %% interval</title>\n")
 	lo, hi := 0.0, 0.0
 	for _, s := range ss {
-		for _, p := range s.Ranked {
+		for _, p := range s.measured() {
 			if p.Vs != nil {
 				l, u := p.Vs.Pct, p.Vs.Pct
 				if p.Vs.HasCI() {
@@ -610,6 +635,11 @@ func compareChart(ss []*Sweep, id string, width float64) string {
 				continue
 			}
 			b.f("<g>\n<title>%s: %s</title>\n", esc(s.Label), esc(pointTitle(s, p)))
+			if p.Status == sweep.StatusEliminated && p.Vs != nil {
+				b.f(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="#ffffff" stroke="%s" stroke-width="1.5"/>`+"\n", X(p.Vs.Pct), y, col)
+				b.f("</g>\n")
+				continue
+			}
 			if p.Status != sweep.StatusOK || p.Vs == nil {
 				b.f(`<text x="%.1f" y="%.1f" class="bad" text-anchor="start">%s</text>`+"\n", left+pw+12, y+4, esc(trim(s.Label, 14)+": "+strings.ToUpper(p.Status)))
 				b.f("</g>\n")

@@ -138,9 +138,12 @@ func stateLine(s *Sweep) string {
 		parts = append(parts, fmt.Sprintf("%d corrupt", cor))
 	}
 	if other > 0 {
-		parts = append(parts, fmt.Sprintf("%d other", other))
+		parts = append(parts, fmt.Sprintf("%d failed", other))
 	}
-	done := len(s.Ranked) + len(s.Excluded)
+	if n := len(s.Eliminated); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d eliminated", n))
+	}
+	done := len(s.Ranked) + len(s.Excluded) + len(s.Eliminated)
 	pts := fmt.Sprintf("%d points", done)
 	if done < s.Planned {
 		pts = fmt.Sprintf("%d of %d planned points", done, s.Planned)
@@ -271,6 +274,10 @@ func WriteText(w io.Writer, ss []*Sweep, o Options) error {
 		}
 		t.text(w, "  ")
 	}
+	if len(s.Eliminated) > 0 {
+		fmt.Fprintf(w, "\ndropped by the adaptive race (clearly slower than its leader; fewer runs, not ranked):\n")
+		eliminatedTable(s).text(w, "  ")
+	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
 		fmt.Fprintf(w, "\neffect of each axis on its own (%s; spread in points of the baseline):\n", effs[0].How)
 		effectTable(s, effs).text(w, "  ")
@@ -291,13 +298,26 @@ func WriteText(w io.Writer, ss []*Sweep, o Options) error {
 	return nil
 }
 
+// eliminatedTable lists the points the adaptive race dropped.
+func eliminatedTable(s *Sweep) *table {
+	t := &table{head: []string{"point", "runs", "median " + s.RateUnit(), "vs baseline", "why"}, right: []bool{false, true, true, true, false}}
+	for _, p := range s.Eliminated {
+		med := ""
+		if len(p.Rates) > 0 {
+			med = s.Rate(p.Median)
+		}
+		t.add(p.Label, strconv.Itoa(p.Runs()), med, p.Vs.Short(), p.Reason)
+	}
+	return t
+}
+
 // compareRows is every point label of the files, in the first file's
 // ranking order, then the others' new ones.
 func compareRows(ss []*Sweep) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range ss {
-		for _, p := range append(append([]*Point{}, s.Ranked...), s.Excluded...) {
+		for _, p := range append(s.measured(), s.Excluded...) {
 			if !seen[p.Label] {
 				seen[p.Label] = true
 				out = append(out, p.Label)
@@ -313,7 +333,7 @@ func byLabel(s *Sweep, label string) *Point {
 			return p
 		}
 	}
-	for _, p := range s.Excluded {
+	for _, p := range s.Others() {
 		if p.Label == label {
 			return p
 		}
@@ -328,6 +348,8 @@ func cell(s *Sweep, p *Point) string {
 		return "-"
 	case p.Status == sweep.StatusCorrupt:
 		return "CORRUPT"
+	case p.Status == sweep.StatusEliminated && len(p.Rates) > 0:
+		return s.Rate(p.Median) + " " + p.Vs.Short() + " elim."
 	case p.Status != sweep.StatusOK:
 		return p.Status
 	}
@@ -361,7 +383,11 @@ func summaryTable(ss []*Sweep, o Options) (*table, error) {
 	row("plan", func(s *Sweep) string { return s.PlanString() })
 	row("state", func(s *Sweep) string {
 		nh, cor, _ := s.Counts()
-		return fmt.Sprintf("%s, %d ranked, %d not-held, %d corrupt", s.State, len(s.Ranked), nh, cor)
+		st := fmt.Sprintf("%s, %d ranked, %d not-held, %d corrupt", s.State, len(s.Ranked), nh, cor)
+		if n := len(s.Eliminated); n > 0 {
+			st += fmt.Sprintf(", %d eliminated", n)
+		}
+		return st
 	})
 	row("original", func(s *Sweep) string { return s.Originals() })
 	row("baseline", func(s *Sweep) string {
