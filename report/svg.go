@@ -196,7 +196,11 @@ func ratesChart(s *Sweep, id string, width float64) string {
 		b.text(left-8, cy+4, "end", cls, labels[i])
 		b.f("<g>\n<title>%s</title>\n", esc(pointTitle(s, p)))
 		if len(p.Rates) == 0 {
-			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(p.Status)+": "+trim(p.Reason, 70))
+			why := p.Reason
+			if len(p.Changed) > 0 {
+				why += ": " + strings.Join(p.Changed, "; ")
+			}
+			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(p.Status)+": "+trim(why, int(pw/7.5)-12))
 			b.f("</g>\n")
 			continue
 		}
@@ -549,6 +553,30 @@ func scatter(s *Sweep, id string, width float64) string {
 		onFront[p] = true
 	}
 	win := s.Winner()
+	// Labels are moved down or up until they do not cover one another.
+	type box struct{ x0, x1, y float64 }
+	var placed []box
+	place := func(cx, cy float64, anchor string, w float64) float64 {
+		x0, x1 := cx, cx+w
+		if anchor == "end" {
+			x0, x1 = cx-w, cx
+		}
+		for _, dy := range []float64{-8, 18, -22, 32, -36, 46} {
+			y := cy + dy
+			free := true
+			for _, b := range placed {
+				if x0 < b.x1 && b.x0 < x1 && math.Abs(y-b.y) < 13 {
+					free = false
+					break
+				}
+			}
+			if free {
+				placed = append(placed, box{x0, x1, y})
+				return y
+			}
+		}
+		return cy - 8
+	}
 	for _, p := range pts {
 		cx, cy := X(p.IRQsPerMiB.V), Y(s.RateValue(p.Median))
 		col := pointColour(s, p)
@@ -572,7 +600,7 @@ func scatter(s *Sweep, id string, width float64) string {
 			if cx > left+pw*0.7 {
 				anchor, dx = "end", -10
 			}
-			b.text(cx+dx, cy-8, anchor, "small", l)
+			b.text(cx+dx, place(cx+dx, cy, anchor, float64(utf8.RuneCountInString(l))*6.7), anchor, "small", l)
 		}
 		b.f("</g>\n")
 	}
