@@ -4,6 +4,7 @@
 # Environment:
 #   CITUNE_E2E_CACHE  kernel/busybox cache (default /var/cache/citune-e2e)
 #   CITUNE_E2E_WORK   build products and logs (default /tmp/citune-e2e)
+#   CITUNE_E2E_BIN    a prebuilt linux/arm citune to use instead of building one
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$E2E_DIR/.." && pwd)
@@ -38,6 +39,11 @@ e2e_setup() {
 e2e_build_citune() {
 	local out=$1 rev=${2:-} src=$REPO
 	rm -f "$out"
+	if [ -n "${CITUNE_E2E_BIN:-}" ]; then
+		echo "e2e: using the prebuilt $CITUNE_E2E_BIN (CITUNE_E2E_BIN)"
+		cp "$CITUNE_E2E_BIN" "$out"
+		return
+	fi
 	if [ -n "$rev" ]; then
 		src=$WORK/src
 		rm -rf "$src"
