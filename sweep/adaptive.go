@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -17,21 +18,25 @@ const minNoise = 0.002
 
 // adaptive races the grid's points. After the baseline, every point gets
 // one run; then, round by round, the surviving points get more runs
-// (doubling up to Repeats) and a point is dropped as soon as it is
+// (up to about half of Repeats, then Repeats) and a point is dropped as
+// soon as it is
 // significantly slower than the leader: its mean log rate is below the
 // leader's by more than z·σ·√(1/n + 1/n_leader), where σ is the pooled
 // run-to-run noise (baseline and every point with two runs or more) and
 // z the one-sided normal quantile at raceAlpha split over the
-// comparisons of the round (Bonferroni). The survivors end with Repeats
-// runs each and are ranked like a grid's points; the dropped ones are
-// recorded as eliminated.
+// comparisons of the round (Bonferroni); and, while the survivors have
+// fewer than Repeats runs, a round keeps at most the faster half of its
+// points (successive halving). The survivors end with Repeats runs each
+// and are ranked like a grid's points; the dropped ones are recorded as
+// eliminated.
 func (r *Runner) adaptive(ctx context.Context) error {
 	alive := slices.Clone(r.points)
 	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats); err != nil {
 		return err
 	}
-	for round := 0; len(alive) > 0; round++ {
-		target := min(r.Plan.Repeats, 1<<round)
+	target := 0
+	for len(alive) > 0 {
+		target = nextTarget(target, r.Plan.Repeats)
 		var next []*Point
 		for _, p := range alive {
 			if have := r.store.runs(p.Key); have < target {
@@ -45,7 +50,7 @@ func (r *Runner) adaptive(ctx context.Context) error {
 			}
 			next = append(next, p)
 		}
-		alive = r.race(next)
+		alive = r.race(next, target < r.Plan.Repeats)
 		done := true
 		for _, p := range alive {
 			if r.store.runs(p.Key) < r.Plan.Repeats {
@@ -60,8 +65,24 @@ func (r *Runner) adaptive(ctx context.Context) error {
 	return err
 }
 
-// race drops the points significantly slower than the leader.
-func (r *Runner) race(alive []*Point) []*Point {
+// nextTarget is the number of runs every surviving point has after the
+// next round: 1, then about half of repeats, then repeats (1, 3, 5 for
+// 5). Few rounds keep the visits (each with its warm-ups) few.
+func nextTarget(cur, repeats int) int {
+	if cur == 0 {
+		return 1
+	}
+	half := (repeats + 1) / 2
+	if cur < half && half > 1 {
+		return half
+	}
+	return repeats
+}
+
+// race drops the points significantly slower than the leader and, when
+// halve is set and more than half of the points survive that, the slower
+// half of the rest (successive halving).
+func (r *Runner) race(alive []*Point, halve bool) []*Point {
 	if len(alive) < 2 {
 		return alive
 	}
@@ -76,36 +97,46 @@ func (r *Runner) race(alive []*Point) []*Point {
 		n    int
 	}
 	cs := make([]cand, 0, len(alive))
-	lead := -1
 	for _, p := range alive {
 		rates := r.store.pts[p.Key].Rates
 		m, _ := logStats(rates)
 		cs = append(cs, cand{p, m, len(rates)})
-		if lead < 0 || m > cs[lead].mean {
-			lead = len(cs) - 1
-		}
 	}
-	L := cs[lead]
+	// Leader first; ties keep the shuffled order.
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.mean, a.mean) })
+	L := cs[0]
+	leader := SettingsString(r.settings(L.p))
 	z := normalQuantile(1 - raceAlpha/float64(len(cs)-1))
-	var out []*Point
-	for i, c := range cs {
-		if i == lead {
-			out = append(out, c.p)
-			continue
-		}
-		se := sigma * math.Sqrt(1/float64(c.n)+1/float64(L.n))
-		diff := L.mean - c.mean
-		if diff <= z*se {
-			out = append(out, c.p)
-			continue
-		}
-		msg := fmt.Sprintf("after %d run(s): %.1f %% below the leader %s (%d runs), beyond the %.1f %% that noise explains (%.1f %% per run, %.0f %% family-wise)",
-			c.n, (1-math.Exp(-diff))*100, SettingsString(r.settings(L.p)), L.n, (1-math.Exp(-z*se))*100, sigma*100, raceAlpha*100)
+	drop := func(c cand, msg string) {
 		r.store.eliminate(c.p.Key, msg)
 		if _, done := r.elimDone[c.p.Key]; !done {
 			r.event(EventEliminated, c.p.Key, msg)
 		}
 		r.logf("    dropped %s: %s\n", SettingsString(r.settings(c.p)), msg)
+	}
+	out := []*Point{L.p}
+	var rest []cand
+	for _, c := range cs[1:] {
+		se := sigma * math.Sqrt(1/float64(c.n)+1/float64(L.n))
+		diff := L.mean - c.mean
+		if diff <= z*se {
+			rest = append(rest, c)
+			continue
+		}
+		drop(c, fmt.Sprintf("after %d run(s): %.1f %% below the leader %s (%d runs), beyond the %.1f %% that noise explains (%.1f %% per run, %.0f %% family-wise)",
+			c.n, (1-math.Exp(-diff))*100, leader, L.n, (1-math.Exp(-z*se))*100, sigma*100, raceAlpha*100))
+	}
+	keep := len(rest)
+	if half := (len(cs)+1)/2 - 1; halve && keep > half {
+		keep = half
+	}
+	for i, c := range rest {
+		if i < keep {
+			out = append(out, c.p)
+			continue
+		}
+		drop(c, fmt.Sprintf("after %d run(s): %.1f %% below the leader %s, in the slower half of the %d points of this round (successive halving)",
+			c.n, (1-math.Exp(-(L.mean-c.mean)))*100, leader, len(cs)))
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -880,4 +881,48 @@ func TestCancelDuringAProbeRun(t *testing.T) {
 	if after := snapshot(t, tg); !slices.Equal(before.Registers, after.Registers) {
 		t.Error("registers not restored")
 	}
+}
+
+// TestAdaptiveBench compares the adaptive race with the full grid on the
+// sweeptest landscape (close competitors, 1 % and 2 % run noise) over
+// several seeds. bench/adaptive.sh runs it (CITUNE_BENCH=1).
+func TestAdaptiveBench(t *testing.T) {
+	if os.Getenv("CITUNE_BENCH") == "" {
+		t.Skip("set CITUNE_BENCH=1 (bench/adaptive.sh does)")
+	}
+	specs := []string{"AHBBRST=0,2,3,7", "TXPBURST=4,8,16,32", "RXPBURST=8,16,32", "ITC=1,2,8,64"}
+	run := func(mode string, seed uint64, noise float64, warmup int) *sweep.Outcome {
+		tg := simTarget(t, "imx6q", soc.SimOptions{})
+		s := newRunner(t, tg, mode, specs...)
+		s.runner.JournalPath = ""
+		s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed = 5, warmup, int64(seed)
+		s.land.Noise, s.land.Rand = noise, rand.New(rand.NewPCG(seed, 99))
+		out, err := s.runner.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "landscape: sweeptest (AHBBRST=0,2,3,7 TXPBURST=4,8,16,32 RXPBURST=8,16,32 ITC=1,2,8,64: 60 points), repeat 5, 5 seeds\n")
+	fmt.Fprintf(&b, "%-6s %-7s %9s %9s %6s  %-5s %s\n", "noise", "warmup", "grid", "adaptive", "ratio", "same", "tied (adaptive's winner not significantly different in the grid's own ranking)")
+	for _, noise := range []float64{0.01, 0.02} {
+		for _, w := range []int{0, 1} {
+			g, a, same, tied, n := 0, 0, 0, 0, 0
+			for seed := uint64(1); seed <= 5; seed++ {
+				gr, ad := run(sweep.ModeGrid, seed, noise, w), run(sweep.ModeAdaptive, seed, noise, w)
+				g += gr.ProbeRuns
+				a += ad.ProbeRuns
+				n++
+				switch aw := ad.Ranking.Winner().Key; {
+				case gr.Ranking.Winner().Key == aw:
+					same++
+				case gr.Ranking.Find(aw) != nil && gr.Ranking.Find(aw).Tied:
+					tied++
+				}
+			}
+			fmt.Fprintf(&b, "%-6s %-7d %9d %9d %5.0f%%  %d/%d   %d/%d\n", fmt.Sprintf("%.0f %%", noise*100), w, g, a, 100*float64(a)/float64(g), same, n, tied, n)
+		}
+	}
+	fmt.Print(b.String())
 }
