@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 
 	"periph.io/x/host/v3/pmem"
@@ -38,10 +39,17 @@ func MapPhys(base uint64, size uint32) (*Window, error) {
 	f.Close()
 	v, err := pmem.Map(base, int(size))
 	if err != nil {
-		if errors.Is(err, syscall.EPERM) {
+		if isEPERM(err) {
 			return nil, fmt.Errorf("mapping %#08x+%#x: %w: a driver owns this page and the kernel has CONFIG_IO_STRICT_DEVMEM; boot with iomem=relaxed on the kernel command line, or unload the USB drivers (%v)", base, size, ErrStrictDevmem, err)
 		}
 		return nil, fmt.Errorf("mapping %#08x+%#x through %s: %w", base, size, DevMem, err)
 	}
 	return &Window{mem: v.Bytes(), base: base, what: DevMem, unmap: v.Close}, nil
+}
+
+// isEPERM reports whether a pmem.Map error is the kernel's EPERM. pmem
+// formats the mmap error with %v (periph.io/x/host/v3 pmem/mem_linux.go),
+// so errors.Is cannot see the errno; its text is the only trace left.
+func isEPERM(err error) bool {
+	return errors.Is(err, syscall.EPERM) || strings.HasSuffix(err.Error(), syscall.EPERM.Error())
 }

@@ -3,9 +3,11 @@ package mmio
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -127,5 +129,23 @@ func BenchmarkRead32File(b *testing.B) {
 	defer w.Close()
 	for b.Loop() {
 		w.Read32(0x140)
+	}
+}
+
+func TestIsEPERM(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{syscall.EPERM, true},
+		{fmt.Errorf("mapping: %w", syscall.EPERM), true},
+		// what periph's pmem.Map returns: the errno formatted with %v
+		{errors.New("pmem: failed to memory map: operation not permitted"), true},
+		{errors.New("pmem: failed to memory map: invalid argument"), false},
+		{syscall.EACCES, false},
+	} {
+		if got := isEPERM(tc.err); got != tc.want {
+			t.Errorf("isEPERM(%q) = %v", tc.err, got)
+		}
 	}
 }
