@@ -218,7 +218,7 @@ func (h *Host) Reload(ctx context.Context, params map[string][]string) error {
 		if !mods[m] {
 			continue
 		}
-		if err := h.Loader.Unload(ctx, m); err != nil {
+		if err := h.unload(ctx, m); err != nil {
 			return fmt.Errorf("reload: removing %s: %w", m, err)
 		}
 	}
@@ -232,6 +232,39 @@ func (h *Host) Reload(ctx context.Context, params map[string][]string) error {
 		}
 	}
 	return h.waitReady(ctx)
+}
+
+// unload removes one module, retrying for a few seconds while the kernel
+// says it is busy: right after a disk appears, the SCSI disk driver (or
+// udev probing it) still holds usb_storage and rmmod fails with EAGAIN.
+func (h *Host) unload(ctx context.Context, m string) error {
+	poll := h.Poll
+	if poll <= 0 {
+		poll = 200 * time.Millisecond
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := h.Loader.Unload(ctx, m)
+		if err == nil || !busy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(poll):
+		}
+	}
+}
+
+// busy reports whether an rmmod error means "try again shortly".
+func busy(err error) bool {
+	s := strings.ToLower(err.Error())
+	for _, w := range []string{"resource temporarily unavailable", "device or resource busy", "is in use"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitReady waits until h.Wait exists (or the timeout passes).
