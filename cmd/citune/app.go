@@ -91,13 +91,13 @@ type globals struct {
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.profile, "profile", g.profile, "SoC profile: a built-in name (see `citune profiles`) or a TOML file")
-	fs.StringVar(&g.controller, "controller", g.controller, "controller by DT label (usbotg, usbh1, usbdev0, ...)")
-	fs.StringVar(&g.memFile, "mem-file", g.memFile, "use a register image file instead of /dev/mem")
+	fs.StringVar(&g.profile, "profile", g.profile, "SoC `NAME|FILE`: a built-in profile (see citune profiles) or a TOML file")
+	fs.StringVar(&g.controller, "controller", g.controller, "controller `LABEL` as in the DT: usbotg, usbh1, usbdev0, ... (default usbh1)")
+	fs.StringVar(&g.memFile, "mem-file", g.memFile, "use a register image `FILE` instead of /dev/mem")
 	fs.BoolVar(&g.sim, "sim", g.sim, "use the built-in simulated controller (no board, no root)")
-	fs.BoolVar(&g.simDriver, "sim-driver", g.simDriver, "with --sim: simulate ehci-hcd writing its cached USBCMD back after transfers")
+	fs.BoolVar(&g.simDriver, "sim-driver", g.simDriver, "with --sim: simulate ehci-hcd writing USBCMD back after transfers")
 	fs.BoolVar(&g.json, "json", g.json, "print JSON on stdout")
-	fs.StringVar(&g.journal, "journal", g.journal, "journal file (default $CITUNE_JOURNAL, /var/lib/citune/journal.json as root, else ~/.local/state/citune/journal.json)")
+	fs.StringVar(&g.journal, "journal", g.journal, "journal `FILE` (default $CITUNE_JOURNAL, else\n/var/lib/citune/journal.json as root, else in ~/.local/state/citune)")
 }
 
 // app is one invocation.
@@ -177,7 +177,7 @@ func (a *app) usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintf(w, "\nglobal flags (also accepted after the command):\n")
 	fs := flag.NewFlagSet("citune", flag.ContinueOnError)
@@ -185,7 +185,7 @@ func (a *app) usage(w io.Writer) {
 	var g globals
 	g.register(fs)
 	fs.PrintDefaults()
-	fmt.Fprintf(w, "\nexit codes: 0 ok, 1 error, 2 usage, 3 a value did not stick or no longer holds, 4 controller identity check failed (nothing written)\n")
+	fmt.Fprintf(w, "\nexit codes: 0 ok, 1 error, 2 usage, 3 a value did not stick or no longer\nholds, 4 the controller identity check failed (nothing written)\n")
 }
 
 // flags returns a FlagSet for a command that also accepts the globals.

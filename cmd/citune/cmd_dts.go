@@ -11,7 +11,7 @@ import (
 func init() {
 	register(&command{
 		name:    "dts",
-		summary: "print the device-tree fragment and kernel parameters that make a sweep's winner (or the live values) permanent",
+		summary: "DT fragment and kernel parameters for a winner or live values",
 		usage:   "dts [--results RESULTS.jsonl]",
 		run:     runDTS,
 	})

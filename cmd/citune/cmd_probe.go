@@ -19,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		name:    "probe",
-		summary: "measure throughput (read, write, cmd, sim) with interrupt, CPU and integrity checks",
+		summary: "measure throughput with interrupt, CPU and integrity checks",
 		usage:   "probe [--repeat N] [--warmup N] [--irq LINE] KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]...",
 		run:     runProbe,
 	})

@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:    "report",
-		summary: "tables and charts from sweep results: terminal table, --html page, --csv, --markdown; several files side by side",
+		summary: "tables and charts from sweep results (--html, --csv, --markdown)",
 		usage:   "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown] RESULTS.jsonl...",
 		run:     runReport,
 	})

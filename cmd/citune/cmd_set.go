@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "set", summary: "change fields (read-modify-write, verified, undoable with restore)", usage: "set [--dry-run] FIELD=VALUE...", run: runSet})
+	register(&command{name: "set", summary: "change fields: verified, journalled, undoable", usage: "set [--dry-run] FIELD=VALUE...", run: runSet})
 	register(&command{name: "verify", summary: "check that the values the last set wrote still hold", usage: "verify", run: runVerify})
 }
 

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	register(&command{name: "snapshot", summary: "save every register of the controller to a file", usage: "snapshot FILE", run: runSnapshot})
-	register(&command{name: "restore", summary: "undo citune's changes from the journal, or restore a snapshot file", usage: "restore [JOURNAL|SNAPSHOT]", run: runRestore})
+	register(&command{name: "restore", summary: "undo citune's changes (journal), or restore a snapshot", usage: "restore [JOURNAL|SNAPSHOT]", run: runRestore})
 	register(&command{name: "mkimage", summary: "write a register image of reset values for --mem-file", usage: "mkimage --profile P [--controller C] FILE", run: runMkimage})
 	register(&command{name: "detect", summary: "detect the SoC and check the controller's identity", usage: "detect", run: runDetect})
 }

@@ -22,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		name:    "sweep",
-		summary: "measure settings (register fields, sysfs files, module parameters), verified, recorded, restored; rank them",
+		summary: "measure settings that held, record them, restore, rank",
 		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive] [--repeat N] --out RESULTS.jsonl [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
 		run:     runSweep,
 	})

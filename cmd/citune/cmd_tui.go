@@ -21,7 +21,7 @@ import (
 func init() {
 	register(&command{
 		name:    "tui",
-		summary: "interactive tuning session: registers, editing, probe, sweep, export (works on an 80x24 serial console)",
+		summary: "interactive tuning session (works on an 80x24 serial console)",
 		usage:   "tui [--interval D] [--sweep-out FILE] [-- PROBE-KIND [flags] [TARGET]]",
 		run:     runTUI,
 	})
