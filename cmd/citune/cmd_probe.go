@@ -226,7 +226,9 @@ func printResults(w io.Writer, results []probe.Result) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w, res.Probe)
-		fmt.Fprintf(w, "  %-4s %14s %10s %8s %7s %9s %8s  %-27s %s\n", "run", "rate", "bytes", "time", "irqs", "irqs/s", "irqs/MiB", "cpu s usr/sys/irq/soft", "handler us avg/max")
+		// Two lines per run at most, each within 80 columns (serial
+		// consoles): the rate and interrupts, then CPU and handler time.
+		fmt.Fprintf(w, "  %-4s %14s %9s %7s %7s %7s %8s\n", "run", "rate", "bytes", "time", "irqs", "irqs/s", "irqs/MiB")
 		for j, r := range res.Runs {
 			name := fmt.Sprint(j + 1)
 			if r.Warmup {
@@ -245,7 +247,10 @@ func printResults(w io.Writer, results []probe.Result) {
 				fmt.Fprintf(w, "  %-4s FAILED: %s\n", name, strings.ReplaceAll(r.Err, "\n", "\n       "))
 				continue
 			}
-			fmt.Fprintf(w, "  %-4s %14s %10s %7.2fs %7d %9.0f %8.1f  %-27s %s\n", name, fmtRate(r.Rate, unit), fmtBytes(r.Bytes), r.Elapsed.Seconds(), r.IRQs, r.IRQsPerSec, r.IRQsPerMiB, cpu, handler)
+			fmt.Fprintf(w, "  %-4s %14s %9s %6.2fs %7d %7.0f %8.1f\n", name, fmtRate(r.Rate, unit), fmtBytes(r.Bytes), r.Elapsed.Seconds(), r.IRQs, r.IRQsPerSec, r.IRQsPerMiB)
+			if !r.Simulated {
+				fmt.Fprintf(w, "       cpu s usr/sys/irq/soft %s  handler us avg/max %s\n", cpu, handler)
+			}
 			if r.SenderRate > 0 || r.ReceiverRate > 0 {
 				fmt.Fprintf(w, "       sender %s, receiver %s\n", fmtRate(r.SenderRate, ""), fmtRate(r.ReceiverRate, ""))
 			}
@@ -267,8 +272,8 @@ func printResults(w io.Writer, results []probe.Result) {
 			if s.N == 1 {
 				runs = "run"
 			}
-			fmt.Fprintf(w, "  %d %s: min %s  median %s  mean %s  max %s  stddev %s (CV %.1f%%)\n",
-				s.N, runs, fmtRate(s.Min, s.Unit), fmtRate(s.Median, s.Unit), fmtRate(s.Mean, s.Unit), fmtRate(s.Max, s.Unit), fmtRate(s.StdDev, s.Unit), 100*s.CV)
+			fmt.Fprintf(w, "  %d %s: median %s  min %s  max %s\n", s.N, runs, fmtRate(s.Median, s.Unit), fmtRate(s.Min, s.Unit), fmtRate(s.Max, s.Unit))
+			fmt.Fprintf(w, "  mean %s  stddev %s (CV %.1f%%)\n", fmtRate(s.Mean, s.Unit), fmtRate(s.StdDev, s.Unit), 100*s.CV)
 			if s.CPUPerGiB > 0 {
 				fmt.Fprintf(w, "  busy CPU %.2f s per GiB (all CPUs)\n", s.CPUPerGiB)
 			}
@@ -280,7 +285,7 @@ func printResults(w io.Writer, results []probe.Result) {
 			fmt.Fprintln(w, "  simulated: these figures come from the sim probe's model, not from hardware")
 		}
 		for _, n := range res.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
+			fmt.Fprint(w, wrap("note: "+n, "  ", 78))
 		}
 	}
 }
