@@ -260,17 +260,26 @@ func (r Ranking) Format(b *strings.Builder) {
 	if len(r.Ranked) == 0 {
 		b.WriteString("no point was ranked\n")
 	}
+	// Rows stay narrow for serial consoles: settings (as wide as the
+	// widest), median, interrupts and CPU per MiB, then the comparison.
+	width := 8
+	for _, p := range r.Ranked {
+		width = max(width, len(SettingsString(p.Settings)))
+	}
 	for _, p := range r.Ranked {
 		tie := " "
 		if p.Tied {
 			tie = "="
 		}
-		fmt.Fprintf(b, "%3d%s %-40s %12s  %-48s", p.Rank, tie, SettingsString(p.Settings), FormatRate(p.Median, p.Unit), vsString(p.VsBaseline))
+		fmt.Fprintf(b, "%3d%s %-*s %12s", p.Rank, tie, width, SettingsString(p.Settings), FormatRate(p.Median, p.Unit))
 		if p.IRQsPerMiB != nil {
-			fmt.Fprintf(b, "  %.0f irq/MiB", *p.IRQsPerMiB)
+			fmt.Fprintf(b, " %5.0f irq/MiB", *p.IRQsPerMiB)
 		}
 		if p.CPUPerMiB != nil {
-			fmt.Fprintf(b, "  %.1f ms CPU/MiB", *p.CPUPerMiB)
+			fmt.Fprintf(b, " %5.1f ms CPU/MiB", *p.CPUPerMiB)
+		}
+		if v := vsString(p.VsBaseline); v != "" {
+			fmt.Fprintf(b, "  %s", v)
 		}
 		if len(p.Ignored) > 0 {
 			fmt.Fprintf(b, "  (%s ignored by the hardware here)", strings.Join(shortNames(p.Ignored), ", "))

@@ -131,7 +131,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		code = ee.code
 	}
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(e.stderr, "citune: %v\n", err)
+		fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %v\n", err)
 	} else {
 		code = exitOK
 	}

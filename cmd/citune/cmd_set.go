@@ -106,18 +106,19 @@ func runSet(a *app, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintln(a.env.stdout, header(t))
+		w := humanOut(a.env.stdout, a.env.isTTY)
+		fmt.Fprintln(w, header(t))
 		for _, r := range out {
 			status := "ok"
 			if len(r.NotHeld) > 0 {
 				status = "DID NOT STICK"
 			}
-			fmt.Fprintf(a.env.stdout, "%s (%s): %s -> wrote %s, reads %s  %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, r.Readback, status, strings.Join(r.Changes, " "))
+			fmt.Fprintf(w, "%s (%s): %s -> wrote %s, reads %s  %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, r.Readback, status, strings.Join(r.Changes, " "))
 		}
 		if t.Kind == soc.KindSim {
-			fmt.Fprintln(a.env.stdout, "simulated controller: nothing on real hardware changed")
+			fmt.Fprintln(w, "simulated controller: nothing on real hardware changed")
 		} else {
-			fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
+			fmt.Fprintf(w, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
 		}
 	}
 	if len(notHeld) > 0 {

@@ -251,7 +251,7 @@ func runSweep(a *app, args []string) error {
 	host := o.host(t.Profile)
 	runner := &sweep.Runner{
 		Target: t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: plan, Host: host,
-		Log: a.env.stderr, JournalPath: a.journalPath(), Kernel: a.kernel(), Resume: prev,
+		Log: humanOut(a.env.stderr, a.env.errTTY), JournalPath: a.journalPath(), Kernel: a.kernel(), Resume: prev,
 		Command: absArgs(a.args),
 	}
 	if t.Kind == soc.KindSim {
@@ -275,7 +275,7 @@ func runSweep(a *app, args []string) error {
 	defer f.Close()
 	runner.Out = sweep.NewWriter(f)
 
-	fmt.Fprintf(a.env.stderr, "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
+	fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
 		header(t), plan.Mode, len(runner.Points()), plan.Repeats, plan.Warmup, ps[0].Name(), o.out)
 	out, err := runner.Run(a.ctx)
 	if out == nil {
@@ -417,7 +417,7 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 	} else {
 		var b strings.Builder
 		out.Ranking.Format(&b)
-		w := a.env.stdout
+		w := humanOut(a.env.stdout, a.env.isTTY)
 		fmt.Fprint(w, b.String())
 		if win := out.Ranking.Winner(); win != nil {
 			fmt.Fprintf(w, "winner: %s: %s", sweep.SettingsString(win.Settings), sweep.FormatRate(win.Median, win.Unit))

@@ -66,3 +66,26 @@ func TestDumpJSONIsPureJSON(t *testing.T) {
 		t.Errorf("not the expected JSON: %.200s", out)
 	}
 }
+
+func TestLineWrapper(t *testing.T) {
+	var b strings.Builder
+	w := &lineWrapper{w: &b}
+	long := "  1= AHBBRST=2 ITC=1  45.09 MiB/s    26 irq/MiB  no significant difference (+0.7 %, 95 % CI -1.0 to 1.0)"
+	w.Write([]byte("short line\n" + long[:30]))
+	w.Write([]byte(long[30:] + "\n"))
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 3 || lines[0] != "short line" {
+		t.Fatalf("lines = %q", lines)
+	}
+	for _, l := range lines {
+		if len(l) > termWidth {
+			t.Errorf("line of %d columns: %q", len(l), l)
+		}
+	}
+	if !strings.HasPrefix(lines[1], "  1= AHBBRST") || !strings.HasPrefix(lines[2], "      ") {
+		t.Errorf("indentation lost: %q", lines)
+	}
+	if got := strings.Join(strings.Fields(b.String()), " "); got != "short line "+strings.Join(strings.Fields(long), " ") || !strings.Contains(b.String(), "45.09 MiB/s    26 irq/MiB") {
+		t.Errorf("words changed: %q", got)
+	}
+}

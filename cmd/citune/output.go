@@ -114,3 +114,57 @@ func wrap(text, prefix string, width int) string {
 	}
 	return b.String()
 }
+
+// termWidth is the width human output is wrapped to on a terminal: a
+// serial console is 80 columns.
+const termWidth = 80
+
+// lineWrapper wraps each line longer than termWidth at spaces, indenting
+// the continuation lines. Lines are passed on when complete.
+type lineWrapper struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (l *lineWrapper) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	for {
+		i := strings.IndexByte(string(l.buf), '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := wrapLine(string(l.buf[:i]), termWidth)
+		l.buf = l.buf[i+1:]
+		if _, err := io.WriteString(l.w, line); err != nil {
+			return len(p), err
+		}
+	}
+}
+
+// humanOut wraps w to the terminal width when it is a terminal; files and
+// pipes get whole lines.
+func humanOut(w io.Writer, tty bool) io.Writer {
+	if !tty {
+		return w
+	}
+	return &lineWrapper{w: w}
+}
+
+// wrapLine breaks a line longer than width at its last space before the
+// limit, keeping the spacing inside each piece (tables stay aligned) and
+// indenting continuation lines four columns deeper than the line.
+func wrapLine(line string, width int) string {
+	lead := len(line) - len(strings.TrimLeft(line, " "))
+	indent := strings.Repeat(" ", min(lead+4, width/2))
+	var b strings.Builder
+	for len(line) > width {
+		cut := strings.LastIndexByte(line[:width+1], ' ')
+		if cut <= len(indent) {
+			cut = width // one long word: cut it
+		}
+		b.WriteString(strings.TrimRight(line[:cut], " ") + "\n")
+		line = indent + strings.TrimLeft(line[cut:], " ")
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
