@@ -293,7 +293,7 @@ func (m *Map) suggest(name string) string {
 	best, bestD := "", -1
 	consider := func(cand, full string) {
 		c := strings.ToUpper(cand)
-		d := editDistance(up, c)
+		d := EditDistance(up, c)
 		near := d <= 1 || d <= len(c)/3 ||
 			len(up) > 1 && strings.Contains(c, up) ||
 			len(c) > 2 && strings.Contains(up, c)
@@ -320,8 +320,13 @@ func (m *Map) suggestRegister(name string) string {
 	return regsOnly.suggest(name)
 }
 
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b (bytes), for
+// "did you mean" suggestions; strings longer than 64 bytes count as far
+// apart (99) so that a suggestion never costs much.
+func EditDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/citune/citune/regs"
 )
 
 // ---- Locating keys -------------------------------------------------------
@@ -388,7 +390,7 @@ func suggest(s string, fs map[string]reflect.Type) string {
 		if strings.EqualFold(name, s) {
 			return name
 		}
-		if d := editDistance(strings.ToLower(s), name); d < bestD || d == bestD && name < best {
+		if d := regs.EditDistance(strings.ToLower(s), name); d < bestD || d == bestD && name < best {
 			best, bestD = name, d
 		}
 	}
@@ -396,30 +398,6 @@ func suggest(s string, fs map[string]reflect.Type) string {
 		return ""
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			c = min(c, prev[j]+1, cur[j-1]+1)
-			cur[j] = c
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // scanner walks TOML text and records keys in its locator. It assumes the

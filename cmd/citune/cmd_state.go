@@ -109,13 +109,17 @@ func runRestore(a *app, args []string) error {
 	return nil
 }
 
+// entryProfile loads the profile a journal entry was made with.
+func entryProfile(e *soc.Entry) (*soc.Profile, error) {
+	if e.ProfileFile != "" {
+		return loadProfile(e.ProfileFile)
+	}
+	return loadProfile(e.Profile)
+}
+
 // restoreEntry puts one journal entry's originals back.
 func (a *app) restoreEntry(e *soc.Entry) error {
-	spec := e.Profile
-	if e.ProfileFile != "" {
-		spec = e.ProfileFile
-	}
-	p, err := loadProfile(spec)
+	p, err := entryProfile(e)
 	if err != nil {
 		return err
 	}

@@ -25,11 +25,7 @@ func init() {
 			return nil
 		}
 		o := sweepOptsFromCommand(e.Command)
-		spec := e.Profile
-		if e.ProfileFile != "" {
-			spec = e.ProfileFile
-		}
-		p, err := loadProfile(spec)
+		p, err := entryProfile(e)
 		if err != nil {
 			return err
 		}
