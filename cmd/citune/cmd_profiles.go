@@ -67,7 +67,7 @@ func runProfiles(a *app, args []string) error {
 }
 
 func showProfile(a *app, p *soc.Profile) {
-	w := a.env.stdout
+	w := humanOut(a.env.stdout, a.env.isTTY)
 	fmt.Fprintf(w, "%s: %s\n", p.Name, p.Title)
 	fmt.Fprintf(w, "  file:       %s\n", p.File)
 	fmt.Fprintf(w, "  compatible: %s\n", strings.Join(p.Compatible, ", "))

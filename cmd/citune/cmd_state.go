@@ -315,7 +315,7 @@ func runDetect(a *app, args []string) error {
 		}
 		return derr
 	}
-	w := a.env.stdout
+	w := humanOut(a.env.stdout, a.env.isTTY)
 	fmt.Fprintf(w, "device tree compatible: %s\n", strings.Join(d.Compatible, ", "))
 	fmt.Fprintf(w, "soc_id:                 %s\n", d.SocID)
 	for _, n := range d.Notes {
