@@ -168,6 +168,9 @@ func (s *Sim) Transfer() {
 	s.vals[r.Offset] = s.cached
 }
 
+// DriverModelled reports whether the simulator plays ehci-hcd (Config.Driver).
+func (s *Sim) DriverModelled() bool { return s.cfg.Driver }
+
 // Seed sets a register's value directly, as the hardware would hold it,
 // bypassing the access rules (used to make a simulated controller answer
 // its profile's identity checks where no reset value is known).
