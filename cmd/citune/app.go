@@ -315,12 +315,19 @@ func (a *app) pickController(p *soc.Profile) (*soc.Controller, error) {
 // open resolves profile and controller and opens the target. With
 // writable, the identity check must pass (exit 4 otherwise).
 func (a *app) open(writable bool) (*soc.Target, error) {
-	if a.g.sim && a.g.memFile != "" {
-		return nil, usageErr("--sim and --mem-file exclude each other")
-	}
 	p, err := a.resolveProfile()
 	if err != nil {
 		return nil, err
+	}
+	return a.openProfile(p, writable)
+}
+
+// openProfile opens the target of an already resolved profile (commands
+// that validate their arguments against the profile before touching the
+// hardware resolve it first, then open with the same map).
+func (a *app) openProfile(p *soc.Profile, writable bool) (*soc.Target, error) {
+	if a.g.sim && a.g.memFile != "" {
+		return nil, usageErr("--sim and --mem-file exclude each other")
 	}
 	c, err := a.pickController(p)
 	if err != nil {

@@ -43,8 +43,7 @@ func runSet(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	a.g.profile = profileSpec(p)
-	t, err := a.open(!*dry)
+	t, err := a.openProfile(p, !*dry)
 	if err != nil {
 		return err
 	}
@@ -54,7 +53,6 @@ func runSet(a *app, args []string) error {
 			fmt.Fprintf(a.env.stderr, "citune: warning: %v\n", err)
 		}
 	}
-	changes = rebind(t.Profile.Map, changes)
 	ws, err := regs.Prepare(t.Acc, changes)
 	if err != nil {
 		return withCode(exitUsage, err)
@@ -125,29 +123,6 @@ func runSet(a *app, args []string) error {
 		return withCode(exitNotHeld, fmt.Errorf("%d value(s) did not stick:\n  %s", len(notHeld), strings.Join(notHeld, "\n  ")))
 	}
 	return nil
-}
-
-// profileSpec is what --profile must say to load p again.
-func profileSpec(p *soc.Profile) string {
-	if f, ok := strings.CutPrefix(p.File, "embedded:"); ok {
-		return strings.TrimSuffix(f, ".toml")
-	}
-	return p.File
-}
-
-// rebind points changes parsed against one copy of a profile's map at the
-// same registers of another copy.
-func rebind(m *regs.Map, cs []regs.Change) []regs.Change {
-	out := make([]regs.Change, len(cs))
-	for i, c := range cs {
-		r := m.Register(c.Ref.Reg.Name)
-		ref := regs.Ref{Reg: r}
-		if c.Ref.Field != nil {
-			ref.Field = r.Field(c.Ref.Field.Name)
-		}
-		out[i] = regs.Change{Ref: ref, Value: c.Value}
-	}
-	return out
 }
 
 func changeStrings(cs []regs.Change) []string {

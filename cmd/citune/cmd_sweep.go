@@ -225,13 +225,11 @@ func runSweep(a *app, args []string) error {
 			}
 		}
 	}
-	a.g.profile = profileSpec(p)
-	t, err := a.open(true)
+	t, err := a.openProfile(p, true)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	plan.Axes = rebindAxes(t.Profile.Map, plan.Axes)
 
 	env := probe.Env{IRQ: t.Controller.IRQ, NoTrace: o.noTrace}
 	if o.irq != "" {
@@ -361,19 +359,6 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *sweep.Resu
 		return plan, err
 	}
 	return plan, plan.Check()
-}
-
-// rebindAxes points register axes at the target's own map.
-func rebindAxes(m *regs.Map, as []sweep.Axis) []sweep.Axis {
-	out := append([]sweep.Axis(nil), as...)
-	for i := range out {
-		if out[i].Kind == sweep.KindRegister {
-			if ref, err := m.Lookup(out[i].Name); err == nil {
-				out[i].Ref = ref
-			}
-		}
-	}
-	return out
 }
 
 func (a *app) sweepProbeErr(err error) error {
