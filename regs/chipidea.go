@@ -55,9 +55,11 @@ var ahbbrstValues = []Enum{
 }
 
 const (
-	noteUSBCMD = "Linux writes ITC from itc-setting at every controller reset; in host role ehci-hcd then overwrites USBCMD with its cached copy (ITC = 2^ehci_hcd.log2_irq_thresh, park from ehci_hcd.park) and writes that copy back whenever it switches the async schedule, so ITC/ASP/ASPE poked here do not hold on a host port."
-	noteBurst  = "Linux writes SBUSCFG/BURSTSIZE from ahb-burst-config / tx- / rx-burst-size-dword at every controller reset; burst sizes only when AHBBRST reads back 0."
-	noteSDIS   = "Linux sets SDIS at every controller reset when the SoC's glue flag disables streaming for the current role; there is no DT property."
+	// Notes are one line each (dump prints them under the register); the
+	// profiles' knob "driver" texts say the same at length, per SoC.
+	noteUSBCMD = "host role: ehci-hcd rewrites ITC and park from its cached USBCMD"
+	noteBurst  = "Linux rewrites it from the DT burst properties at every reset"
+	noteSDIS   = "Linux sets SDIS at every reset from SoC glue flags (no DT property)"
 )
 
 // ChipIdea returns a fresh copy of the ChipIdea controller map as found on
