@@ -6,6 +6,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
 )
 
 func init() {
@@ -95,12 +96,14 @@ func runSet(a *app, args []string) error {
 			notHeld = append(notHeld, explainMismatch(t, m))
 		}
 	}
+	warnings := a.driverWarnings(t, changes)
 	if a.g.json {
 		if err := writeJSON(a.env.stdout, struct {
-			Target targetInfo  `json:"target"`
-			Writes []setResult `json:"writes"`
-			Held   bool        `json:"held"`
-		}{infoOf(t), out, len(notHeld) == 0}); err != nil {
+			Target   targetInfo  `json:"target"`
+			Writes   []setResult `json:"writes"`
+			Held     bool        `json:"held"`
+			Warnings []string    `json:"warnings,omitempty"`
+		}{infoOf(t), out, len(notHeld) == 0, warnings}); err != nil {
 			return err
 		}
 	} else {
@@ -112,6 +115,9 @@ func runSet(a *app, args []string) error {
 				status = "DID NOT STICK"
 			}
 			fmt.Fprintf(w, "%s (%s): %s -> wrote %s, reads %s  %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, r.Readback, status, strings.Join(r.Changes, " "))
+		}
+		for _, s := range warnings {
+			fmt.Fprintln(w, "warning: "+s)
 		}
 		if t.Kind == soc.KindSim {
 			fmt.Fprintln(w, "simulated controller: nothing on real hardware changed")
@@ -135,6 +141,29 @@ func changeStrings(cs []regs.Change) []string {
 		}
 	}
 	return s
+}
+
+// driverWarnings names the changes that stick now but that the driver
+// takes from a kernel parameter in the controller's current role (ITC and
+// park on a host port): they will not hold past the driver's next write.
+func (a *app) driverWarnings(t *soc.Target, changes []regs.Change) []string {
+	role := ""
+	if r := t.Profile.Map.Register("USBMODE"); r != nil {
+		if v, err := t.Acc.Read32(r.Offset); err == nil {
+			role = sweep.Role(t, soc.Snapshot{Registers: []soc.RegValue{{Name: r.Name, Offset: r.Offset, Value: v}}})
+		}
+	}
+	var ws []string
+	seen := map[string]bool{}
+	for _, c := range changes {
+		k := t.Profile.Knob(c.Ref)
+		if c.Ref.Field == nil || k == nil || k.Param == "" || !contains(k.ParamRoles, role) || seen[k.Param] {
+			continue
+		}
+		seen[k.Param] = true
+		ws = append(ws, fmt.Sprintf("%s holds only until the driver's next write: in %s role the kernel takes it from %s (sweep it with --axis modparam:%s=...; make it permanent on the kernel command line)", c.Ref, role, k.Param, k.Param))
+	}
+	return ws
 }
 
 // explainMismatch says why a value may not have stuck.
