@@ -152,6 +152,12 @@ func (a *app) main(args []string) error {
 		return usageErr("no command given")
 	}
 	name := rest[0]
+	if name == "__complete" {
+		for _, c := range complete(a, rest[1:]) {
+			fmt.Fprintln(a.env.stdout, c)
+		}
+		return nil
+	}
 	if name == "help" || name == "-h" {
 		if len(rest) > 1 {
 			if c := commands[rest[1]]; c != nil {
