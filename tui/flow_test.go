@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/citune/citune/sweep"
 )
 
 // Editing ITC writes it, reads it back and marks it as changed from start.
@@ -190,7 +193,7 @@ func TestProbeHistoryAndCompare(t *testing.T) {
 		t.Errorf("runs = %d, %d, want 3 each", len(p.hist[0].runs), len(p.hist[1].runs))
 	}
 	scr := e.screen()
-	for _, want := range []string{"A: start", "B: ITC=0", "95% CI"} {
+	for _, want := range []string{"A: start", "B: ITC=0", "95 % CI"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
@@ -339,14 +342,19 @@ func TestParsePlanErrors(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	c := compare([]float64{100, 102, 98}, []float64{110, 111, 109})
-	if !c.Significant() || c.Diff < 9.9 || c.Diff > 10.1 {
+	if !c.Significant || c.Pct < 7 || c.Pct > 13 {
 		t.Errorf("compare = %+v", c)
 	}
-	if s := compare([]float64{100}, []float64{110}).String(); !strings.Contains(s, "confidence unknown") {
+	if s := compare([]float64{100}, []float64{110}).String(); !strings.Contains(s, "too few runs") {
 		t.Errorf("single runs: %q", s)
 	}
-	if c := compare([]float64{100, 110}, []float64{101, 109}); c.Significant() {
+	if c := compare([]float64{100, 110}, []float64{101, 109}); c.Significant {
 		t.Errorf("overlapping runs called significant: %+v", c)
+	}
+	// the same numbers the sweep reports for the same runs
+	a, b := []float64{30, 31, 29, 30}, []float64{45, 44, 46, 45}
+	if got, want := compare(a, b).String(), sweep.Compare(b, a, 0.95, fmt.Sprint(a, b)).String(); got != want {
+		t.Errorf("TUI %q, sweep %q", got, want)
 	}
 }
 
