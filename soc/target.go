@@ -187,3 +187,43 @@ func Take(m *regs.Map, acc regs.Accessor) (Snapshot, error) {
 	}
 	return s, nil
 }
+
+// Role is the controller's current role, "host" or "device": USBMODE.CM
+// in snap, or, where the register does not say (idle, or QEMU, where it
+// reads 0), the controller's only role or its dr_mode. "" when unknown.
+func (t *Target) Role(snap Snapshot) string {
+	if r := t.Profile.Map.Register("USBMODE"); r != nil {
+		if f := r.Field("CM"); f != nil {
+			v, _ := snap.Value(r.Name)
+			switch f.Get(v) {
+			case 3:
+				return "host"
+			case 2:
+				return "device"
+			}
+		}
+	}
+	c := t.Controller
+	switch {
+	case len(c.Roles) == 1:
+		return c.Roles[0]
+	case c.DRMode == "host":
+		return "host"
+	case c.DRMode == "peripheral":
+		return "device"
+	}
+	return ""
+}
+
+// RoleNow reads USBMODE and returns Role.
+func (t *Target) RoleNow() (string, error) {
+	r := t.Profile.Map.Register("USBMODE")
+	if r == nil {
+		return t.Role(Snapshot{}), nil
+	}
+	v, err := t.Acc.Read32(r.Offset)
+	if err != nil {
+		return "", err
+	}
+	return t.Role(Snapshot{Registers: []RegValue{{Name: r.Name, Offset: r.Offset, Value: v}}}), nil
+}

@@ -158,3 +158,27 @@ func TestSimulatorAnswersIdentity(t *testing.T) {
 		}
 	}
 }
+
+func TestRole(t *testing.T) {
+	imx, qemu := profile(t, "imx6q"), profile(t, "qemu-sabrelite")
+	at := func(p *Profile, label string, usbmode uint32) string {
+		c, _ := p.Controller(label)
+		tg := &Target{Profile: p, Controller: c}
+		return tg.Role(Snapshot{Registers: []RegValue{{Name: "USBMODE", Offset: 0x1a8, Value: usbmode}}})
+	}
+	for _, tc := range []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"OTG running as host", at(imx, "usbotg", 3), "host"},
+		{"OTG running as device", at(imx, "usbotg", 2), "device"},
+		{"OTG idle: unknown", at(imx, "usbotg", 0), ""},
+		{"host-only core, CM unread", at(imx, "usbh1", 0), "host"},
+		{"QEMU reads CM as 0", at(qemu, "usbh1", 0), "host"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+}

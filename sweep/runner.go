@@ -146,7 +146,7 @@ func (r *Runner) Prepare() error {
 		return err
 	}
 	r.snapshot = snap
-	r.role = Role(t, snap)
+	r.role = t.Role(snap)
 	r.axes = axes
 	r.live = make([]string, len(axes))
 	needReload := false
@@ -225,31 +225,6 @@ func (r *Runner) Prepare() error {
 	r.notes = append(r.notes, r.groupingNotes(r.points)...)
 	r.store = newStore()
 	return nil
-}
-
-// Role is the controller's role from USBMODE.CM, or from the
-// controller's roles when the register does not say (QEMU reads 0).
-func Role(t *soc.Target, snap soc.Snapshot) string {
-	if r := t.Profile.Map.Register("USBMODE"); r != nil {
-		if f := r.Field("CM"); f != nil {
-			v, _ := snap.Value("USBMODE")
-			switch f.Get(v) {
-			case 3:
-				return "host"
-			case 2:
-				return "device"
-			}
-		}
-	}
-	switch {
-	case len(t.Controller.Roles) == 1:
-		return t.Controller.Roles[0]
-	case t.Controller.DRMode == "host":
-		return "host"
-	case t.Controller.DRMode == "peripheral":
-		return "device"
-	}
-	return ""
 }
 
 // checkModParam refuses a module parameter that cannot be swept and

@@ -42,7 +42,7 @@ func runDTS(a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		in = sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: sweep.Role(t, snap), Snapshot: snap,
+		in = sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: t.Role(snap), Snapshot: snap,
 			Settings: sweep.LiveSettings(t.Profile, snap)}
 		in.Header = []string{
 			fmt.Sprintf("citune dts: %s, live values (not measured)", header(t)),

@@ -6,7 +6,6 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
 )
 
 func init() {
@@ -147,12 +146,7 @@ func changeStrings(cs []regs.Change) []string {
 // takes from a kernel parameter in the controller's current role (ITC and
 // park on a host port): they will not hold past the driver's next write.
 func (a *app) driverWarnings(t *soc.Target, changes []regs.Change) []string {
-	role := ""
-	if r := t.Profile.Map.Register("USBMODE"); r != nil {
-		if v, err := t.Acc.Read32(r.Offset); err == nil {
-			role = sweep.Role(t, soc.Snapshot{Registers: []soc.RegValue{{Name: r.Name, Offset: r.Offset, Value: v}}})
-		}
-	}
+	role, _ := t.RoleNow()
 	var ws []string
 	seen := map[string]bool{}
 	for _, c := range changes {
