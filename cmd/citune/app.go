@@ -245,16 +245,16 @@ func loadProfile(spec string) (*soc.Profile, error) {
 		}
 		return soc.Parse(spec, data)
 	}
-	ps, err := builtinProfiles()
-	if err != nil {
+	// Parse only the named file: every command starts here.
+	if p, err := soc.LoadFS(profiles.FS, spec+".toml"); err == nil {
+		p.File = "embedded:" + p.File
+		return p, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	var names []string
-	for _, p := range ps {
-		if p.Name == spec {
-			return p, nil
-		}
-		names = append(names, p.Name)
+	names, _ := fs.Glob(profiles.FS, "*.toml")
+	for i := range names {
+		names[i] = strings.TrimSuffix(names[i], ".toml")
 	}
 	return nil, usageErr("unknown profile %q (built-in: %s; or give a .toml file)", spec, strings.Join(names, ", "))
 }
