@@ -59,9 +59,6 @@ func runSnapshot(a *app, args []string) error {
 	return nil
 }
 
-// restoreExtras restores what a journal entry holds besides registers
-// (sysfs files, module parameters); package sweep's restore code sets it.
-var restoreExtras func(a *app, e *soc.Entry) error
 
 func runRestore(a *app, args []string) error {
 	fs := a.flags("restore")
@@ -127,10 +124,8 @@ func (a *app) restoreEntry(e *soc.Entry) error {
 	if err != nil {
 		return err
 	}
-	if restoreExtras != nil {
-		if err := restoreExtras(a, e); err != nil {
-			return err
-		}
+	if err := a.restoreExtras(e); err != nil {
+		return err
 	}
 	if len(e.Registers) == 0 {
 		return nil
