@@ -59,7 +59,6 @@ func runSnapshot(a *app, args []string) error {
 	return nil
 }
 
-
 func runRestore(a *app, args []string) error {
 	fs := a.flags("restore")
 	if err := a.parse(fs, args); err != nil {
