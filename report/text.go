@@ -99,7 +99,7 @@ func footnotes(s *Sweep, pts []*Point) []string {
 				n++
 			}
 		}
-		out = append(out, fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per MiB, then less CPU per MiB, rank first (--top %d shows them all)", n, n))
+		out = append(out, fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per MiB, then less CPU per MiB, then fewer settings changed from the original, rank first (--top %d shows them all)", n, n))
 	}
 	if ns {
 		out = append(out, "n.s. = no significant difference to the baseline (the 95 % bootstrap interval includes 0)")

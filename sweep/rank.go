@@ -113,9 +113,11 @@ func ptr(x float64) *float64 {
 // Rank orders the ok points by median rate. The points that are not
 // significantly slower than the fastest (bootstrap interval of the
 // difference includes 0) are tied; among them fewer interrupts per MiB,
-// then less CPU per MiB, come first. Every point is compared with the
-// pooled baseline runs. visits are the baseline's per-visit medians.
-func Rank(points []PointStats, baseline []float64, visits []float64) Ranking {
+// then less CPU per MiB, then fewer settings changed from original (what
+// does not help is best left alone), come first. Every point is compared
+// with the pooled baseline runs. visits are the baseline's per-visit
+// medians.
+func Rank(points []PointStats, baseline []float64, visits []float64, original map[string]string) Ranking {
 	var rk Ranking
 	rk.Baseline = BaselineStats{Runs: len(baseline), Median: Median(baseline), Visits: visits, rates: baseline}
 	if len(baseline) == 0 {
@@ -162,7 +164,7 @@ func Rank(points []PointStats, baseline []float64, visits []float64) Ranking {
 		if n > 1 {
 			rk.Ranked[0].Tied = true
 			tier := rk.Ranked[:n]
-			sort.SliceStable(tier, func(i, j int) bool { return tieLess(&tier[i], &tier[j]) })
+			sort.SliceStable(tier, func(i, j int) bool { return tieLess(&tier[i], &tier[j], original) })
 		}
 	}
 	for i := range rk.Ranked {
@@ -173,15 +175,30 @@ func Rank(points []PointStats, baseline []float64, visits []float64) Ranking {
 }
 
 // tieLess orders tied points: fewer IRQs per MiB (beyond 2 %), then less
-// CPU per MiB (beyond 5 %), then the higher median.
-func tieLess(a, b *Ranked) bool {
+// CPU per MiB (beyond 5 %), then fewer settings changed from original,
+// then the higher median.
+func tieLess(a, b *Ranked, original map[string]string) bool {
 	if c := cmpTol(a.IRQsPerMiB, b.IRQsPerMiB, 0.02); c != 0 {
 		return c < 0
 	}
 	if c := cmpTol(a.CPUPerMiB, b.CPUPerMiB, 0.05); c != 0 {
 		return c < 0
 	}
+	if ca, cb := changedFrom(a.Settings, original), changedFrom(b.Settings, original); ca != cb {
+		return ca < cb
+	}
 	return a.Median > b.Median
+}
+
+// changedFrom counts the settings that differ from original.
+func changedFrom(settings, original map[string]string) int {
+	n := 0
+	for k, v := range settings {
+		if o, ok := original[k]; ok && o != v {
+			n++
+		}
+	}
+	return n
 }
 
 func cmpTol(a, b *float64, tol float64) int {
@@ -287,7 +304,7 @@ func (r Ranking) Format(b *strings.Builder) {
 		b.WriteString("\n")
 	}
 	if len(r.Ranked) > 1 && r.Ranked[0].Tied {
-		b.WriteString("  = not significantly slower than the fastest; ordered by interrupts per MiB, then CPU per MiB\n")
+		b.WriteString("  = not significantly slower than the fastest; ordered by interrupts per MiB,\n    then CPU per MiB, then fewest settings changed from the original\n")
 	}
 	for _, x := range r.Excluded {
 		switch x.Status {

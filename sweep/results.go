@@ -393,6 +393,7 @@ func (res *Results) ProbeRuns() int { return len(res.Runs) }
 // Rank ranks the points from the recorded runs, as the sweep did.
 func (res *Results) Rank() Ranking {
 	st := newStore()
+	st.original = res.Header.Originals
 	vs := res.Visits()
 	nums := make([]int, 0, len(vs))
 	for n := range vs {

@@ -444,6 +444,7 @@ func (r *Runner) begin() error {
 		origs[a.Name] = r.orig[i]
 		live[a.Name] = r.live[i]
 	}
+	r.store.original = origs
 	if r.Resume != nil {
 		return r.Out.Write(ResumeRecord{Type: TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live})
 	}

@@ -15,6 +15,9 @@ type store struct {
 	baseline   []float64
 	baseVisits []float64
 	unit       string
+	// original are the axes' values when the sweep started; among tied
+	// points the one that changes fewer of them ranks first.
+	original map[string]string
 }
 
 func newStore() *store { return &store{pts: map[string]*PointStats{}} }
@@ -83,7 +86,7 @@ func (s *store) rank() Ranking {
 	for _, k := range s.order {
 		pts = append(pts, *s.pts[k])
 	}
-	rk := Rank(pts, s.baseline, s.baseVisits)
+	rk := Rank(pts, s.baseline, s.baseVisits, s.original)
 	if rk.Baseline.Unit == "" {
 		rk.Baseline.Unit = s.unit
 	}

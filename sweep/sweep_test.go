@@ -729,7 +729,7 @@ func TestRankTieBreakByInterrupts(t *testing.T) {
 		{Key: "c", Status: sweep.StatusOK, Rates: []float64{90, 91, 89}, IRQsPerMiB: []float64{100, 100, 100}},
 		{Key: "d", Status: sweep.StatusNotHeld, Rates: []float64{200}, Changed: []string{"ITC: 8 -> 1"}},
 	}
-	rk := sweep.Rank(pts, []float64{95, 96, 94}, nil)
+	rk := sweep.Rank(pts, []float64{95, 96, 94}, nil, nil)
 	var keys []string
 	for _, r := range rk.Ranked {
 		keys = append(keys, r.Key)
@@ -925,4 +925,21 @@ func TestAdaptiveBench(t *testing.T) {
 		}
 	}
 	fmt.Print(b.String())
+}
+
+// Among tied points, the one that changes fewer settings from the
+// originals wins: a setting that does not help is left alone.
+func TestRankTiePrefersOriginalSettings(t *testing.T) {
+	rates := func(x float64) []float64 { return []float64{x, x + 0.1, x - 0.1, x + 0.05, x - 0.05} }
+	pts := []sweep.PointStats{
+		{Key: "a", Settings: map[string]string{"AHBBRST": "7", "ITC": "1"}, Status: sweep.StatusOK, Rates: rates(45.1)},
+		{Key: "b", Settings: map[string]string{"AHBBRST": "2", "ITC": "1"}, Status: sweep.StatusOK, Rates: rates(45.0)},
+	}
+	rk := sweep.Rank(pts, rates(30), nil, map[string]string{"AHBBRST": "2", "ITC": "8"})
+	if !rk.Ranked[0].Tied || rk.Ranked[0].Key != "b" {
+		t.Fatalf("ranked %+v, want the tied point that keeps AHBBRST first", rk.Ranked)
+	}
+	if rk = sweep.Rank(pts, rates(30), nil, nil); rk.Ranked[0].Key != "a" {
+		t.Errorf("without originals the higher median should lead: %+v", rk.Ranked)
+	}
 }
