@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/citune/citune/sweep"
 )
 
 var errNoResults = errors.New("no results file given")
@@ -141,7 +143,7 @@ type Diff struct {
 }
 
 // HasCI reports whether there were enough runs for an interval.
-func (d *Diff) HasCI() bool { return d.N >= 2 && d.RefN >= 2 }
+func (d *Diff) HasCI() bool { return d.N >= sweep.MinRunsForCI && d.RefN >= sweep.MinRunsForCI }
 
 // String is "+4.1 % (95 % CI 3.2 to 5.0)" or "+0.3 % (not significant,
 // 95 % CI -1.2 to 1.9)".

@@ -152,7 +152,7 @@ func Rank(points []PointStats, baseline []float64, visits []float64, original ma
 		n := 1
 		for i := 1; i < len(rk.Ranked); i++ {
 			c := Compare(rk.Ranked[i].rates, best.rates, Confidence, rk.Ranked[i].Key+"|"+best.Key)
-			if c.Valid() && c.N >= 2 && c.RefN >= 2 && !c.Significant {
+			if c.Valid() && c.N >= MinRunsForCI && c.RefN >= MinRunsForCI && !c.Significant {
 				rk.Ranked[i].Tied = true
 				// Move it up into the tied block.
 				t := rk.Ranked[i]

@@ -72,8 +72,8 @@ func (c Comparison) String() string {
 	}
 	lvl := int(math.Round(c.Level * 100))
 	ci := fmt.Sprintf("%d %% CI %s", lvl, ciRange(c.Lo, c.Hi))
-	if c.N < 2 || c.RefN < 2 {
-		return fmt.Sprintf("%+.1f %% (too few runs for a confidence interval)", c.Pct)
+	if c.N < MinRunsForCI || c.RefN < MinRunsForCI {
+		return fmt.Sprintf("%+.1f %% (too few runs for a confidence interval: %d needed each)", c.Pct, MinRunsForCI)
 	}
 	if !c.Significant {
 		return fmt.Sprintf("no significant difference (%+.1f %%, %s)", c.Pct, ci)
@@ -87,6 +87,11 @@ func ciRange(lo, hi float64) string {
 	}
 	return fmt.Sprintf("%.1f to %.1f", lo, hi)
 }
+
+// MinRunsForCI is the fewest runs per side for which a confidence
+// interval is given: a bootstrap of the median of two runs can only
+// resample those two values and claims far more confidence than it has.
+const MinRunsForCI = 3
 
 // bootstrapRounds is the number of resamples per comparison.
 const bootstrapRounds = 2000
@@ -105,7 +110,7 @@ func Compare(xs, ref []float64, level float64, seed string) Comparison {
 		return c
 	}
 	c.Pct = (Median(xs)/mr - 1) * 100
-	if len(xs) < 2 || len(ref) < 2 {
+	if len(xs) < MinRunsForCI || len(ref) < MinRunsForCI {
 		c.Lo, c.Hi = c.Pct, c.Pct
 		return c
 	}
