@@ -26,6 +26,7 @@ type Target struct {
 	Acc        regs.Accessor
 	Sim        *sim.Sim // for KindSim
 	win        *mmio.Window
+	halt       func() error
 }
 
 // SimOptions configure a simulated target.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/undo"
 )
 
 // fatalError is an apply failure that ends the sweep (the target cannot
@@ -39,7 +40,7 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism [
 			return applied, mism, reloaded, err
 		}
 		applied = append(applied, Applied{Name: a.Name, Want: want, Readback: got})
-		if !FileHolds(want, got) {
+		if !undo.FileHolds(want, got) {
 			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, want, got))
 		}
 	}
@@ -52,11 +53,7 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism [
 	if len(changes) == 0 {
 		return applied, mism, reloaded, nil
 	}
-	ws, err := regs.Prepare(r.Target.Acc, changes)
-	if err != nil {
-		return applied, mism, reloaded, &fatalError{err}
-	}
-	res, err := regs.Commit(r.Target.Acc, ws)
+	res, err := r.Session.Apply(changes)
 	if err != nil {
 		return applied, mism, reloaded, &fatalError{err}
 	}
@@ -177,7 +174,7 @@ func (r *Runner) check(p *Point) ([]string, error) {
 			if err != nil {
 				return changed, err
 			}
-			if !FileHolds(want, got) {
+			if !undo.FileHolds(want, got) {
 				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
 			}
 		case KindModParam:

@@ -151,6 +151,9 @@ func registerAxis(m *regs.Map, name string, vals []string) (Axis, error) {
 		seen[c.Value] = true
 		a.Values = append(a.Values, strconv.FormatUint(uint64(c.Value), 10))
 	}
+	if len(errs) == 0 && ref.Class() == regs.ClassLive {
+		return Axis{}, fmt.Errorf("%w: axis %s: live state, not a knob (%s)", ErrPlan, ref, regs.LiveRisk(ref))
+	}
 	return a, errors.Join(errs...)
 }
 
@@ -168,6 +171,12 @@ func fieldList(r *regs.Register) string {
 func fileAxis(path string, vals []string) (Axis, error) {
 	if !filepath.IsAbs(path) {
 		return Axis{}, fmt.Errorf("%w: axis %s: the path must be absolute", ErrPlan, path)
+	}
+	// A file axis changes kernel settings: only /sys and /proc files (read
+	// under the host's root, so tests give a fake tree), never an
+	// arbitrary file of the machine.
+	if c := filepath.Clean(path); !strings.HasPrefix(c, "/sys/") && !strings.HasPrefix(c, "/proc/") {
+		return Axis{}, fmt.Errorf("%w: axis %s: a file axis takes a path under /sys or /proc", ErrPlan, path)
 	}
 	if err := uniqueValues(path, vals); err != nil {
 		return Axis{}, err

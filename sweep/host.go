@@ -151,9 +151,9 @@ func (h *Host) ReadParam(module, param string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// ReadFile reads a sysfs/procfs file, trimmed.
+// ReadFile reads a sysfs/procfs file (under Root), trimmed.
 func (h *Host) ReadFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(h.path(path))
 	if err != nil {
 		return "", err
 	}
@@ -162,7 +162,7 @@ func (h *Host) ReadFile(path string) (string, error) {
 
 // WriteFile writes value to an existing sysfs/procfs file with one write.
 func (h *Host) WriteFile(path, value string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	f, err := os.OpenFile(h.path(path), os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return err
 	}
@@ -171,14 +171,6 @@ func (h *Host) WriteFile(path, value string) error {
 		return fmt.Errorf("writing %q to %s: %w", value, path, err)
 	}
 	return f.Close()
-}
-
-// FileHolds reports whether a file that was written want now reads got:
-// equal, or, for selector files like queue/scheduler ("mq-deadline
-// [none]"), want is the bracketed choice.
-func FileHolds(want, got string) bool {
-	got = strings.TrimSpace(got)
-	return got == want || strings.Contains(got, "["+want+"]")
 }
 
 // snapshotLoaded records which modules of the stack are loaded now.

@@ -1,143 +1,93 @@
 package sweep
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
-	"github.com/citune/citune/regs"
-	"github.com/citune/citune/soc"
+	"github.com/citune/citune/undo"
 )
 
-// journalBegin records the originals of everything the sweep may change
-// before the first change. The simulated controller's registers are not
-// journalled (they die with the process); its files and module
-// parameters are.
-func (r *Runner) journalBegin() error {
-	if r.JournalPath == "" {
-		return nil
+// The sweep records and undoes its changes through an undo.Session: the
+// command (or the TUI) opens it on the target before Prepare, which
+// takes the target's lock, so two sweeps never run on one target and a
+// killed sweep's values are never taken for originals. Without one
+// (tests, library use) the runner opens a session that keeps no journal.
+
+// session returns the runner's undo session, opening a journal-less one
+// when none was given.
+func (r *Runner) undoSession() (*undo.Session, error) {
+	if r.Session != nil {
+		return r.Session, nil
 	}
-	t := r.Target
-	j, err := soc.LoadJournal(r.JournalPath)
+	id, err := r.Target.ID()
+	if err != nil {
+		return nil, err
+	}
+	o := undo.Options{Journal: r.Journal, Target: id, Profile: r.Target.Profile.Name, Controller: r.Target.Controller.Label,
+		Owner: undo.Self(undo.KindSweep, r.Command), Acc: r.Target.Accessor(), Map: r.Target.Profile.Map, Adopt: r.Resume != nil}
+	if r.Host != nil {
+		o.Host = r.Host
+	}
+	s, err := undo.Open(o)
+	if err != nil {
+		return nil, err
+	}
+	r.Session = s
+	return s, nil
+}
+
+// journalBegin records the originals of the files and module parameters
+// the sweep may change before the first change (register fields are
+// recorded by the session as they are written).
+func (r *Runner) journalBegin() error {
+	s, err := r.undoSession()
 	if err != nil {
 		return err
-	}
-	e := soc.NewEntry(t, r.Command)
-	if prev := j.Find(e.Key()); prev != nil {
-		cp := *prev
-		cp.Registers = slices.Clone(prev.Registers)
-		cp.Changes = slices.Clone(prev.Changes)
-		cp.Files = slices.Clone(prev.Files)
-		cp.ModParams = slices.Clone(prev.ModParams)
-		r.prevEntry = &cp
-	}
-	x := j.Upsert(e)
-	any := false
-	if t.Kind != soc.KindSim {
-		var changes []regs.Change
-		for i, a := range r.axes {
-			if a.Kind == KindRegister {
-				changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(r.live[i])})
-			}
-		}
-		if len(changes) > 0 {
-			ws, err := regs.Prepare(t.Acc, changes)
-			if err != nil {
-				return err
-			}
-			x.RecordWrites(ws)
-			any = true
-		}
 	}
 	for i, a := range r.axes {
 		switch a.Kind {
 		case KindFile:
-			x.RecordFile(a.Name, r.live[i])
-			any = true
+			if err := s.RecordFile(a.Name, r.live[i]); err != nil {
+				return err
+			}
 		case KindModParam:
-			x.RecordModParam(a.Name, r.live[i])
-			any = true
+			if err := s.RecordModParam(a.Name, r.live[i]); err != nil {
+				return err
+			}
 		}
-	}
-	if !any {
-		return nil
-	}
-	r.journaled = true
-	return j.Save(r.JournalPath)
-}
-
-// ErrKilledSweep is returned by Prepare when the journal holds the
-// originals of a sweep that was killed: a new sweep would take its
-// changed values for the originals.
-var ErrKilledSweep = errors.New("the journal holds the originals of an interrupted sweep")
-
-// ErrSweepRunning is returned when the sweep that owns a journal entry is
-// still running: two processes must not change one target.
-var ErrSweepRunning = errors.New("another sweep is running on this target")
-
-// Running reports whether the sweep that wrote e is still running: its
-// pid is alive and its command line is a citune sweep (a pid reused after
-// a reboot is not).
-func Running(e *soc.Entry) bool {
-	if !isSweepEntry(e) || e.PID <= 0 || e.PID == os.Getpid() {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", e.PID))
-	if err != nil {
-		return false
-	}
-	return slices.Contains(strings.Split(string(b), "\x00"), "sweep")
-}
-
-// checkJournal refuses to start a new sweep over a killed one's journal
-// entry (resuming it is fine), and any sweep while the entry's sweep is
-// still running.
-func (r *Runner) checkJournal() error {
-	if r.JournalPath == "" {
-		return nil
-	}
-	j, err := soc.LoadJournal(r.JournalPath)
-	if err != nil {
-		return err
-	}
-	e := soc.NewEntry(r.Target, nil)
-	prev := j.Find(e.Key())
-	if prev != nil && Running(prev) {
-		return fmt.Errorf("%w: the sweep that journalled %s (pid %d) is still running; stop it (Ctrl-C, or kill -TERM %d) and it restores by itself", ErrSweepRunning, r.JournalPath, prev.PID, prev.PID)
-	}
-	if r.Resume != nil {
-		return nil
-	}
-	if prev != nil && isSweepEntry(prev) {
-		return fmt.Errorf("%w (%s, pid %d, %s): put them back with `citune restore`, or continue that sweep with `citune sweep --resume RESULTS`",
-			ErrKilledSweep, r.JournalPath, prev.PID, prev.Created.Format(time.RFC3339))
 	}
 	return nil
 }
 
-// journalEnd removes this sweep's journal entry after a successful
-// restore, or puts back the entry an earlier `citune set` left (the
-// entry of the interrupted session a resume continued is dropped: its
-// originals are back).
-func (r *Runner) journalEnd() error {
-	if !r.journaled {
+// ReloadSpec is the host's module reload as data, for the journal.
+func (h *Host) ReloadSpec() *undo.Reload {
+	if h == nil {
 		return nil
 	}
-	j, err := soc.LoadJournal(r.JournalPath)
-	if err != nil {
-		return err
+	// Paths are made absolute: `citune restore` may run from another
+	// directory.
+	rl := &undo.Reload{Root: absPath(h.Root), Modules: h.Modules, Wait: h.Wait, Timeout: h.WaitTimeout}
+	if l, ok := h.Loader.(ExecLoader); ok {
+		rl.Modprobe, rl.Rmmod = l.Modprobe, l.Rmmod
+		if strings.ContainsRune(rl.Modprobe, '/') {
+			rl.Modprobe = absPath(rl.Modprobe)
+		}
+		if strings.ContainsRune(rl.Rmmod, '/') {
+			rl.Rmmod = absPath(rl.Rmmod)
+		}
 	}
-	e := soc.NewEntry(r.Target, nil)
-	key := e.Key()
-	j.Remove(key)
-	if r.prevEntry != nil && !isSweepEntry(r.prevEntry) {
-		j.Entries = append(j.Entries, *r.prevEntry)
+	return rl
+}
+
+// HostFromReload is the host that reloads the module stack as a journal
+// entry recorded it.
+func HostFromReload(rl *undo.Reload) *Host {
+	if rl == nil {
+		return &Host{}
 	}
-	return j.Save(r.JournalPath)
+	return &Host{Root: rl.Root, Loader: ExecLoader{Modprobe: rl.Modprobe, Rmmod: rl.Rmmod}, Modules: rl.Modules, Wait: rl.Wait, WaitTimeout: rl.Timeout}
 }
 
 func absPath(p string) string {
@@ -150,6 +100,43 @@ func absPath(p string) string {
 	return p
 }
 
-// isSweepEntry tells a sweep's journal entry from one `citune set` left
-// (which stays after the sweep: its change is meant to last).
-func isSweepEntry(e *soc.Entry) bool { return slices.Contains(e.Command, "sweep") }
+// RestoreParams reloads the module stack with the given parameter values
+// ("module.param" to value), bringing back every module of the stack when
+// a reload was cut short (undo.Host).
+func (h *Host) RestoreParams(ctx context.Context, vals map[string]string) error {
+	params := map[string][]string{}
+	missing := false
+	for name, v := range vals {
+		mod, param, ok := strings.Cut(name, ".")
+		if !ok {
+			return fmt.Errorf("module parameter %q is not module.param", name)
+		}
+		mod = ModuleName(mod)
+		params[mod] = append(params[mod], param+"="+v)
+		st, err := h.ModuleState(mod)
+		if err != nil {
+			return err
+		}
+		if st != ModLoaded {
+			missing = true
+		}
+	}
+	if h.Loader == nil {
+		return fmt.Errorf("module parameters to restore but no module loader")
+	}
+	if len(h.Modules) == 0 {
+		for m := range params {
+			h.Modules = append(h.Modules, m)
+		}
+	}
+	if err := h.snapshotLoaded(); err != nil {
+		return err
+	}
+	if missing {
+		// Killed in the middle of a reload: bring the whole stack back.
+		for _, m := range h.Modules {
+			h.loaded[ModuleName(m)] = true
+		}
+	}
+	return h.Reload(ctx, params)
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/citune/citune/probe"
@@ -218,12 +219,34 @@ func (w *Writer) Write(rec any) error {
 
 // CreateFile creates a new results file; an existing one is an error
 // (use OpenAppend to resume).
+//
+// O_EXCL never follows a symlink. A file that holds no measurement yet
+// (empty, or only the header of a sweep that stopped before its first
+// run) is replaced: there is nothing in it to lose.
 func CreateFile(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode().IsRegular() && holdsNoRun(path) {
+			return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
+		}
 		return nil, fmt.Errorf("results file %s exists: continue it with --resume %s, or choose another --out", path, path)
 	}
 	return f, err
+}
+
+// holdsNoRun reports whether a results file has no run record: empty, or
+// a header (and events) only.
+func holdsNoRun(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"type":"run"`)) || bytes.Contains(line, []byte(`"type":"point"`)) {
+			return false
+		}
+	}
+	return true
 }
 
 // OpenAppend opens an existing results file for appending, first cutting
@@ -239,7 +262,7 @@ func OpenAppend(path string) (*os.File, error) {
 			return nil, err
 		}
 	}
-	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
 }
 
 // Results is a results file read back.

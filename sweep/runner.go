@@ -15,6 +15,7 @@ import (
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/undo"
 )
 
 // Prober runs the workload once and measures it. The sweep calls it once
@@ -42,8 +43,11 @@ type Runner struct {
 	Out *Writer
 	// Log receives progress for people (may be nil).
 	Log io.Writer
-	// JournalPath is the journal of originals; "" keeps none.
-	JournalPath string
+	// Session records and undoes every change (its journal keeps the
+	// originals across a crash). When nil, Run opens one itself with
+	// Journal as its journal ("" keeps none).
+	Session *undo.Session
+	Journal string
 	// Command and Kernel go into the header.
 	Command []string
 	Kernel  string
@@ -57,28 +61,26 @@ type Runner struct {
 	// row (default 3).
 	MaxFailures int
 
-	session   int
-	axes      []Axis
-	orig      []string // the baseline: original values (the header's when resuming)
-	live      []string // values when this session started: restored at its end
-	cur       []string // last applied values of file and modparam axes
-	deps      []dep
-	points    []*Point
-	role      string
-	notes     []string
-	snapshot  soc.Snapshot
-	resumed   map[int]ClosedVisit
-	elimDone  map[string]string
-	visitSeq  int
-	store     *store
-	runs      int
-	total     int
-	planned   int // visits planned (grid, ofat), for progress
-	failures  int
-	journaled bool
-	prevEntry *soc.Entry
-	notHeld   int
-	corrupt   int
+	session  int
+	axes     []Axis
+	orig     []string // the baseline: original values (the header's when resuming)
+	live     []string // values when this session started: restored at its end
+	cur      []string // last applied values of file and modparam axes
+	deps     []dep
+	points   []*Point
+	role     string
+	notes    []string
+	snapshot soc.Snapshot
+	resumed  map[int]ClosedVisit
+	elimDone map[string]string
+	visitSeq int
+	store    *store
+	runs     int
+	total    int
+	planned  int // visits planned (grid, ofat), for progress
+	failures int
+	notHeld  int
+	corrupt  int
 }
 
 // Outcome is what a session found.
@@ -172,7 +174,7 @@ func (r *Runner) Prepare() error {
 				errs = append(errs, fmt.Errorf("%w: axis %s: %v", ErrPlan, a.Name, err))
 				continue
 			}
-			if f, err := os.OpenFile(a.Name, os.O_WRONLY, 0); err != nil {
+			if f, err := os.OpenFile(r.Host.path(a.Name), os.O_WRONLY, 0); err != nil {
 				errs = append(errs, fmt.Errorf("%w: axis %s: not writable: %v", ErrPlan, a.Name, err))
 				continue
 			} else {
@@ -201,9 +203,6 @@ func (r *Runner) Prepare() error {
 	}
 	r.cur = slices.Clone(r.live)
 	if err := r.findDeps(); err != nil {
-		return err
-	}
-	if err := r.checkJournal(); err != nil {
 		return err
 	}
 	if needReload {
@@ -389,6 +388,13 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	if err := r.begin(); err != nil {
 		return nil, err
 	}
+	if r.Session == nil {
+		s, err := r.undoSession()
+		if err != nil {
+			return nil, err
+		}
+		defer func() { s.Close(); r.Session = nil }()
+	}
 	if err := r.journalBegin(); err != nil {
 		return nil, fmt.Errorf("%w (nothing was changed: without a journal the changes could not be undone after a crash)", err)
 	}
@@ -404,11 +410,6 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 		runErr = fmt.Errorf("%w: %v (resume with --resume)", ErrInterrupted, context.Cause(ctx))
 	}
 	restoreErr := r.restore(ctx)
-	if restoreErr == nil {
-		if err := r.journalEnd(); err != nil {
-			restoreErr = err
-		}
-	}
 	out = &Outcome{Ranking: r.store.rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr}
 	end := EndRecord{Type: TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,

@@ -18,6 +18,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/sweeptest"
+	"github.com/citune/citune/undo"
 )
 
 func loadProfile(t *testing.T, name string) *soc.Profile {
@@ -109,8 +110,8 @@ func newRunner(t *testing.T, tg *soc.Target, mode string, specs ...string) *setu
 	land := &sweeptest.Landscape{Target: tg, Rand: rand.New(rand.NewPCG(1, 2))}
 	log := &bytes.Buffer{}
 	r := &sweep.Runner{Target: tg, Prober: land, ProbeName: "landscape", Plan: plan, Out: sweep.NewWriter(f), Log: log,
-		JournalPath: filepath.Join(dir, "journal.json"), Command: []string{"citune", "sweep"}, Kernel: "test"}
-	return &setup{runner: r, out: out, log: log, land: land, journal: r.JournalPath}
+		Journal: filepath.Join(dir, "journal.json"), Command: []string{"citune", "sweep"}, Kernel: "test"}
+	return &setup{runner: r, out: out, log: log, land: land, journal: r.Journal}
 }
 
 func snapshot(t *testing.T, tg *soc.Target) soc.Snapshot {
@@ -214,7 +215,7 @@ func TestValidatedBeforeTheFirstWrite(t *testing.T) {
 		want  string
 	}{
 		"burst without AHBBRST=0": {[]string{"TXPBURST=8,16"}, "TXPBURST takes effect only with SBUSCFG.AHBBRST=0, which reads 2"},
-		"missing file":            {[]string{"AHBBRST=0,3", "sysfs:/nonexistent/citune/x=1,2"}, "no such file"},
+		"missing file":            {[]string{"AHBBRST=0,3", "sysfs:/sys/nonexistent/citune/x=1,2"}, "no such file"},
 		"unknown module":          {[]string{"modparam:ehci_hcd.log2_irq_thresh=0,3"}, "no module loader"},
 	}
 	for name, c := range cases {
@@ -377,8 +378,8 @@ type journalWatch struct {
 func (w *journalWatch) Write32(off, v uint32) error {
 	if !w.checked {
 		w.checked = true
-		j, err := soc.LoadJournal(w.path)
-		if err != nil || len(j.Entries) != 1 || len(j.Entries[0].Registers) == 0 {
+		j, err := undo.Load(w.path)
+		if err != nil || len(j.Entries) != 1 || len(j.Entries[0].Fields) == 0 {
 			w.t.Errorf("first write at %#x before the journal has the originals: %v %+v", off, err, j)
 		}
 	}
@@ -463,7 +464,7 @@ func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	land := &sweeptest.Landscape{Target: tg, Rand: rand.New(rand.NewPCG(3, 4))}
-	r2 := &sweep.Runner{Target: tg, Prober: land, Plan: s.runner.Plan, Out: sweep.NewWriter(f), Resume: prev, JournalPath: s.journal}
+	r2 := &sweep.Runner{Target: tg, Prober: land, Plan: s.runner.Plan, Out: sweep.NewWriter(f), Resume: prev, Journal: s.journal}
 	out, err := r2.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -512,7 +513,7 @@ func TestSysfsAxisOnAFileTree(t *testing.T) {
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	os.WriteFile(file, []byte("120\n"), 0o644)
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
-	s := newRunner(t, tg, sweep.ModeGrid, "sysfs:"+file+"=64,512", "AHBBRST=3,7")
+	s := newRunner(t, tg, sweep.ModeGrid, "sysfs:/sys/block/sda/queue/max_sectors_kb=64,512", "AHBBRST=3,7")
 	s.runner.Host = &sweep.Host{Root: root}
 	s.land.Extra = func() float64 {
 		b, _ := os.ReadFile(file)
@@ -525,8 +526,8 @@ func TestSysfsAxisOnAFileTree(t *testing.T) {
 		if n != 1 {
 			return
 		}
-		j, err := soc.LoadJournal(s.journal)
-		if err != nil || len(j.Entries) != 1 || len(j.Entries[0].Files) != 1 || j.Entries[0].Files[0].Original != "120" || len(j.Entries[0].Registers) != 0 {
+		j, err := undo.Load(s.journal)
+		if err != nil || len(j.Entries) != 1 || len(j.Entries[0].Files) != 1 || j.Entries[0].Files[0].Original != "120" || len(j.Entries[0].Fields) != 0 {
 			t.Errorf("journal during the sweep: %v %+v", err, j)
 		}
 	}
@@ -534,7 +535,7 @@ func TestSysfsAxisOnAFileTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := out.Ranking.Winner(); w.Settings[file] != "512" || w.Settings["SBUSCFG.AHBBRST"] != "7" {
+	if w := out.Ranking.Winner(); w.Settings["/sys/block/sda/queue/max_sectors_kb"] != "512" || w.Settings["SBUSCFG.AHBBRST"] != "7" {
 		t.Errorf("winner %+v", w)
 	}
 	if b, _ := os.ReadFile(file); string(b) != "120\n" {
@@ -588,7 +589,7 @@ func TestModParamAxisReloadsTheModuleStack(t *testing.T) {
 		if n != 1 {
 			return
 		}
-		j, err := soc.LoadJournal(s.journal)
+		j, err := undo.Load(s.journal)
 		if err != nil || len(j.Entries) != 1 || len(j.Entries[0].ModParams) != 1 || j.Entries[0].ModParams[0].Original != "0" {
 			t.Errorf("journal during the sweep: %v %+v", err, j)
 		}
@@ -742,58 +743,6 @@ func TestRankTieBreakByInterrupts(t *testing.T) {
 	}
 }
 
-func TestRestoreExtrasAfterAKill(t *testing.T) {
-	root, loader := modTree(t)
-	file := filepath.Join(root, "max_sectors_kb")
-	os.WriteFile(file, []byte("64\n"), 0o644)
-	// The sweep was killed with log2_irq_thresh=6 loaded and the file at 64.
-	if err := loader.Unload(context.Background(), "ehci_hcd"); err != nil {
-		t.Fatal(err)
-	}
-	if err := loader.Load(context.Background(), "ehci_hcd", []string{"log2_irq_thresh=6"}); err != nil {
-		t.Fatal(err)
-	}
-	loader.Calls = nil
-	e := &soc.Entry{Files: []soc.JFile{{Path: file, Original: "120"}}, ModParams: []soc.JModParam{{Name: "ehci_hcd.log2_irq_thresh", Original: "0"}}}
-	h := &sweep.Host{Root: root, Loader: loader, Modules: []string{"usb_storage", "ci_hdrc_imx", "ci_hdrc", "ehci_hcd"}, Wait: "/dev/sda"}
-	var log bytes.Buffer
-	if err := sweep.RestoreExtras(context.Background(), h, e, &log); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(file); string(b) != "120\n" {
-		t.Errorf("file %q", b)
-	}
-	if v, _ := h.ReadParam("ehci_hcd", "log2_irq_thresh"); v != "0" {
-		t.Errorf("param %q", v)
-	}
-	want := []string{"rmmod usb_storage", "rmmod ci_hdrc_imx", "rmmod ci_hdrc", "rmmod ehci_hcd",
-		"modprobe ehci_hcd log2_irq_thresh=0", "modprobe ci_hdrc", "modprobe ci_hdrc_imx", "modprobe usb_storage"}
-	if got := loader.CallLog(); !slices.Equal(got, want) {
-		t.Errorf("calls %q", got)
-	}
-	// A second restore has nothing to do.
-	loader.Calls = nil
-	log.Reset()
-	if err := sweep.RestoreExtras(context.Background(), h, e, &log); err != nil {
-		t.Fatal(err)
-	}
-	if len(loader.CallLog()) != 0 || !strings.Contains(log.String(), "already") {
-		t.Errorf("calls %q, log %s", loader.CallLog(), log.String())
-	}
-
-	// Killed between rmmod and modprobe: the whole stack comes back.
-	for _, m := range []string{"usb_storage", "ci_hdrc_imx", "ci_hdrc", "ehci_hcd"} {
-		loader.Unload(context.Background(), m)
-	}
-	loader.Calls = nil
-	if err := sweep.RestoreExtras(context.Background(), h, e, &log); err != nil {
-		t.Fatal(err)
-	}
-	if got := loader.CallLog(); len(got) != 4 || got[0] != "modprobe ehci_hcd log2_irq_thresh=0" || got[3] != "modprobe usb_storage" {
-		t.Errorf("calls %q", got)
-	}
-}
-
 // failingWrites fails the n-th register write.
 type failingWrites struct {
 	regs.Accessor
@@ -894,7 +843,7 @@ func TestAdaptiveBench(t *testing.T) {
 	run := func(mode string, seed uint64, noise float64, warmup int) *sweep.Outcome {
 		tg := simTarget(t, "imx6q", soc.SimOptions{})
 		s := newRunner(t, tg, mode, specs...)
-		s.runner.JournalPath = ""
+		s.runner.Journal = ""
 		s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed = 5, warmup, int64(seed)
 		s.land.Noise, s.land.Rand = noise, rand.New(rand.NewPCG(seed, 99))
 		out, err := s.runner.Run(context.Background())

@@ -3,7 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,6 +11,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/undo"
 )
 
 // Messages. Every piece of I/O ends in one of these.
@@ -29,17 +30,18 @@ type (
 
 	// writeMsg reports an apply or revert.
 	writeMsg struct {
-		what    string
-		refs    []regs.Ref
-		results []regs.Result
-		err     error
-		revert  bool
+		what     string
+		refs     []regs.Ref
+		results  []regs.Result   // an apply
+		restored []undo.Restored // a revert
+		err      error
+		revert   bool
 	}
 
 	// restoredMsg reports the restore on the way out.
 	restoredMsg struct {
-		results []regs.Result
-		err     error
+		restored []undo.Restored
+		err      error
 	}
 
 	// probeProgressMsg is the progress of the run in flight.
@@ -109,63 +111,52 @@ func readRegs(acc regs.Accessor, m *regs.Map, wgen int) tea.Cmd {
 	}
 }
 
-// apply prepares the changes, journals the originals, records the fields
-// in the ledger, writes, and reads back: `citune set` in one command.
-func apply(acc regs.Accessor, l *Ledger, journal func([]regs.Write, []regs.Change) error, changes []regs.Change, what string) tea.Cmd {
+// apply writes the changes through the undo session (originals
+// journalled first, read back after): `citune set` in one command.
+func apply(u *undo.Session, changes []regs.Change, what string) tea.Cmd {
 	return func() tea.Msg {
 		msg := writeMsg{what: what}
 		for _, c := range changes {
 			msg.refs = append(msg.refs, c.Ref)
 		}
-		ws, err := regs.Prepare(acc, changes)
-		if err != nil {
-			msg.err = err
-			return msg
-		}
-		if journal != nil {
-			if err := journal(ws, changes); err != nil {
-				msg.err = fmt.Errorf("%w (nothing written: without a journal the change could not be undone)", err)
-				return msg
-			}
-		}
-		l.Touch(msg.refs...)
-		msg.results, msg.err = regs.Commit(acc, ws)
+		msg.results, msg.err = u.Apply(changes)
 		return msg
 	}
 }
 
 // revert returns refs to their starting values (all touched fields when
 // refs is nil).
-func revert(acc regs.Accessor, l *Ledger, refs []regs.Ref, what string) tea.Cmd {
+func revert(u *undo.Session, refs []regs.Ref, what string) tea.Cmd {
 	return func() tea.Msg {
 		msg := writeMsg{what: what, refs: refs, revert: true}
 		if refs == nil {
-			msg.refs = l.Touched()
-			msg.results, msg.err = l.Restore(acc)
+			msg.refs = u.Touched()
+			msg.restored, msg.err = u.Restore(context.Background())
 			return msg
 		}
-		for _, r := range refs {
-			rs, err := l.RestoreOne(acc, r)
-			msg.results = append(msg.results, rs...)
-			if err != nil {
-				msg.err = err
-				break
-			}
-		}
+		msg.restored, msg.err = u.Revert(refs)
 		return msg
 	}
 }
 
-// restoreAll restores every touched field on the way out, then tells the
-// journal when everything returned.
-func restoreAll(acc regs.Accessor, l *Ledger, unjournal func() error) tea.Cmd {
+// restoreAll restores everything the session changed on the way out.
+func restoreAll(u *undo.Session) tea.Cmd {
 	return func() tea.Msg {
-		rs, err := l.Restore(acc)
-		if err == nil && len(l.Touched()) == 0 && unjournal != nil {
-			err = unjournal()
-		}
-		return restoredMsg{results: rs, err: err}
+		rs, err := u.Restore(context.Background())
+		return restoredMsg{restored: rs, err: err}
 	}
+}
+
+// RestoreReport renders restore results one line each, for the screen and
+// for the terminal after the program ended.
+func RestoreReport(rs []undo.Restored) []string {
+	var out []string
+	for _, r := range rs {
+		if r.Wrote {
+			out = append(out, r.String())
+		}
+	}
+	return out
 }
 
 // job runs fn in a goroutine counted by jobs; fn sends messages with send,
@@ -294,4 +285,15 @@ func writeExport(write func(string, []byte) error, path, text string) tea.Cmd {
 		}
 		return exportMsg{path: path, lines: n, err: err}
 	}
+}
+
+// sameRef compares refs by name, so that refs into different copies of a
+// map compare equal.
+func sameRef(a, b regs.Ref) bool {
+	return refKey(a) == refKey(b)
+}
+
+// refKey is "REG.FIELD" or "REG", upper case.
+func refKey(r regs.Ref) string {
+	return strings.ToUpper(r.String())
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/undo"
 )
 
 // ProbeResult is the outcome of one probe run, as the TUI shows it.
@@ -144,25 +145,21 @@ type Sweeper interface {
 // PlanLoader reads a plan file and validates it against m.
 type PlanLoader func(path string, m *regs.Map) (SweepPlan, error)
 
-// Config is everything a session needs. Target, Start and Ledger are
+// Config is everything a session needs. Target and Start are
 // required; the rest may be nil, and the UI then says what is missing.
 type Config struct {
 	Target *soc.Target
 	// Start is the snapshot taken when the session began.
 	Start soc.Snapshot
-	// Ledger records the fields the session changed; cmd/citune keeps it
-	// to restore after the program was killed.
-	Ledger *Ledger
+	// Undo records and undoes every change the session makes (its own
+	// and its sweeps'); cmd/citune opens it on the target (owner kind tui)
+	// and halts it after the program was killed. nil: New opens one that
+	// keeps no journal.
+	Undo *undo.Session
 	// Ctx is the parent of every background job; Jobs counts them so that
 	// the caller can wait for them before restoring.
 	Ctx  context.Context
 	Jobs *sync.WaitGroup
-	// Journal records the originals of prepared writes before the first
-	// write (nil: no journal, e.g. the simulated controller).
-	Journal func(ws []regs.Write, changes []regs.Change) error
-	// Unjournal is called after a restore returned every changed field
-	// to its starting value.
-	Unjournal func() error
 	// Prober runs the probe; NoProbe says why there is none.
 	Prober  Prober
 	NoProbe string

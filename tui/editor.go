@@ -169,7 +169,7 @@ func (m Model) applyEdit() (tea.Model, tea.Cmd) {
 	m.writing = true
 	m.wgen++
 	m.setStatus("writing %s=%s...", ch.Ref, val)
-	return m, apply(m.cfg.Target.Acc, m.cfg.Ledger, m.cfg.Journal, []regs.Change{ch}, "set "+ch.Ref.String())
+	return m, apply(m.cfg.Undo, []regs.Change{ch}, "set "+ch.Ref.String())
 }
 
 // editView draws the editor in place of the register list.

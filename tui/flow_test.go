@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestEditITCAppliedAndReadBack(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
 	}
-	if got := e.m.cfg.Ledger.Touched(); len(got) != 1 || got[0].String() != "USBCMD.ITC" {
+	if got := e.m.cfg.Undo.Touched(); len(got) != 1 || got[0].String() != "USBCMD.ITC" {
 		t.Errorf("ledger = %v, want USBCMD.ITC", got)
 	}
 }
@@ -116,7 +117,7 @@ func TestRevert(t *testing.T) {
 	if got := e.field("SBUSCFG.AHBBRST"); got != 2 {
 		t.Errorf("AHBBRST = %d after revert all, want 2 (%s)", got, e.m.status)
 	}
-	if n := len(e.m.cfg.Ledger.Touched()); n != 0 {
+	if n := len(e.m.cfg.Undo.Touched()); n != 0 {
 		t.Errorf("ledger still has %d fields after revert all", n)
 	}
 	e.refresh()
@@ -163,18 +164,18 @@ func TestQuitKeep(t *testing.T) {
 	}
 }
 
-// After a kill (SIGHUP) cmd/citune restores through the ledger.
-func TestLedgerRestoreAfterKill(t *testing.T) {
+// After a kill (SIGHUP) cmd/citune restores through the undo session.
+func TestUndoRestoreAfterKill(t *testing.T) {
 	e := newEnv(t, false)
 	e.setEdit("USBCMD.ITC", 2)
-	rs, err := e.m.cfg.Ledger.Restore(e.target.Acc)
+	rs, err := e.m.cfg.Undo.Restore(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := e.field("USBCMD.ITC"); got != 8 {
 		t.Errorf("ITC = %d after ledger restore, want 8", got)
 	}
-	if r := RestoreReport(rs); len(r) != 1 || r[0] != "USBCMD.ITC = 8, reads 8  ok" {
+	if r := RestoreReport(rs); len(r) != 1 || r[0] != "USBCMD.ITC = 8" {
 		t.Errorf("report = %q", r)
 	}
 }

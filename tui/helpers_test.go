@@ -60,7 +60,7 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 	e.probe = &fakeProber{sim: tg.Sim, driver: driver}
 	plain := PlainStyles()
 	cfg := Config{
-		Target: tg, Start: start, Ledger: NewLedger(p.Map, start),
+		Target: tg, Start: start,
 		Ctx: context.Background(), Jobs: &sync.WaitGroup{},
 		Prober:  e.probe,
 		Sweeper: &fakeSweeper{acc: tg.Acc, probe: e.probe},
@@ -334,7 +334,11 @@ func (s *fakeSweeper) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 	if err != nil {
 		return err
 	}
-	defer restoreRefs(s.acc, orig, refs, func([]regs.Ref) {})
+	defer func() {
+		for _, r := range orig.Registers {
+			s.acc.Write32(r.Offset, r.Value)
+		}
+	}()
 	grid := [][]string{{}}
 	for _, a := range plan.Axes {
 		var next [][]string

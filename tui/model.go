@@ -14,6 +14,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/undo"
 )
 
 type tab int
@@ -119,8 +120,13 @@ func New(cfg Config) Model {
 	if cfg.Jobs == nil {
 		cfg.Jobs = &sync.WaitGroup{}
 	}
-	if cfg.Ledger == nil {
-		cfg.Ledger = NewLedger(cfg.Target.Profile.Map, cfg.Start)
+	if cfg.Undo == nil {
+		id, _ := cfg.Target.ID()
+		u, err := undo.Open(undo.Options{Target: id, Owner: undo.Self(undo.KindTUI, nil), Acc: cfg.Target.Accessor(), Map: cfg.Target.Profile.Map})
+		if err != nil {
+			panic(err) // a session without a journal takes no lock and cannot fail
+		}
+		cfg.Undo = u
 	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second
@@ -211,7 +217,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onWrite(msg)
 	case restoredMsg:
 		m.out.Restored = true
-		m.out.Report = RestoreReport(msg.results)
+		m.out.Report = RestoreReport(msg.restored)
 		m.out.Err = msg.err
 		return m, tea.Quit
 	case probeProgressMsg, probeRunMsg, probeDoneMsg:
@@ -376,6 +382,18 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 			ok = append(ok, fmt.Sprintf("%s=%d (reads %d)", c.Ref, c.Value, got))
 		}
 	}
+	for _, r := range msg.restored {
+		k := strings.ToUpper(r.Name)
+		if !r.Held {
+			bad = append(bad, fmt.Sprintf("%s DID NOT RETURN: %s", r.Name, r))
+			continue
+		}
+		delete(m.drifts, k)
+		delete(m.desired, k)
+		if r.Wrote {
+			ok = append(ok, fmt.Sprintf("%s=%s (reads %s)", r.Name, r.Want, r.Got))
+		}
+	}
 	if msg.revert {
 		for _, ref := range msg.refs {
 			delete(m.desired, refKey(ref))
@@ -519,7 +537,7 @@ func (m Model) proceedClose() (tea.Model, tea.Cmd) {
 	}
 	m.setStatus("restoring the starting values...")
 	m.writing = true
-	return m, restoreAll(m.cfg.Target.Acc, m.cfg.Ledger, m.cfg.Unjournal)
+	return m, restoreAll(m.cfg.Undo)
 }
 
 // View renders the screen.
@@ -669,13 +687,13 @@ func (m Model) shortHelp() []key.Binding {
 func (m Model) quitView(h int) []string {
 	var out []string
 	out = append(out, m.st.Title.Render("Quit citune tui"), "")
-	touched := m.cfg.Ledger.Touched()
+	touched := m.cfg.Undo.Touched()
 	if len(touched) == 0 {
 		out = append(out, "This session changed nothing.")
 	} else {
 		out = append(out, fmt.Sprintf("This session changed %d value(s):", len(touched)))
 		for _, ref := range touched {
-			sv, _ := m.cfg.Ledger.StartValue(ref)
+			sv := m.startValue(ref)
 			now := m.cur[ref.Reg.Offset]
 			if ref.Field != nil {
 				now = ref.Field.Get(now)
@@ -694,7 +712,7 @@ func (m Model) quitView(h int) []string {
 	out = append(out,
 		cut("  r or enter  restore the starting values and quit (default)", m.w),
 		cut("  k           keep the current settings and quit", m.w))
-	if m.cfg.Journal != nil {
+	if m.cfg.Undo.Journal() != "" {
 		out = append(out, cut("              (the journal keeps the originals: `citune restore` undoes them)", m.w))
 	}
 	out = append(out, cut("  esc         stay", m.w))
@@ -717,4 +735,17 @@ func (m Model) helpView(h int) []string {
 		out[i] = cut(out[i], m.w)
 	}
 	return out
+}
+
+// startValue is ref's value when the session first changed it, or, for a
+// field it has not changed, its value in the starting snapshot.
+func (m Model) startValue(ref regs.Ref) uint32 {
+	if v, ok := m.cfg.Undo.StartValue(ref); ok {
+		return v
+	}
+	raw, _ := m.cfg.Start.Value(ref.Reg.Name)
+	if ref.Field == nil {
+		return raw
+	}
+	return ref.Field.Get(raw)
 }

@@ -326,14 +326,14 @@ func (m Model) regsKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.setErr("%s", reason)
 			return m, nil
 		}
-		if len(m.cfg.Ledger.Touched()) == 0 {
+		if len(m.cfg.Undo.Touched()) == 0 {
 			m.setStatus("revert all: this session changed nothing")
 			return m, nil
 		}
 		m.writing = true
 		m.wgen++
 		m.setStatus("reverting every changed field to its starting value...")
-		return m, revert(m.cfg.Target.Acc, m.cfg.Ledger, nil, "revert all")
+		return m, revert(m.cfg.Undo, nil, "revert all")
 	case key.Matches(msg, k.Axis):
 		m.toggleAxis()
 	}
@@ -366,7 +366,7 @@ func (m Model) revertSelected() (tea.Model, tea.Cmd) {
 	}
 	ref := r.ref()
 	touched := false
-	for _, t := range m.cfg.Ledger.Touched() {
+	for _, t := range m.cfg.Undo.Touched() {
 		if sameRef(t, ref) {
 			touched = true
 		}
@@ -378,7 +378,7 @@ func (m Model) revertSelected() (tea.Model, tea.Cmd) {
 	m.writing = true
 	m.wgen++
 	m.setStatus("reverting %s...", ref)
-	return m, revert(m.cfg.Target.Acc, m.cfg.Ledger, []regs.Ref{ref}, "revert "+ref.String())
+	return m, revert(m.cfg.Undo, []regs.Ref{ref}, "revert "+ref.String())
 }
 
 // toggleAxis marks or unmarks the selected field as a sweep axis and

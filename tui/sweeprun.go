@@ -14,6 +14,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/undo"
 )
 
 // LoadPlanFile reads a sweep plan file (TOML, as `citune sweep --plan`).
@@ -55,12 +56,13 @@ type SweepRunner struct {
 	// -3... Empty: new files in the temporary directory.
 	Out string
 	// Host applies file and module-parameter axes (nil: register axes
-	// only); JournalPath is the journal ("" keeps none, as for the
-	// simulated controller); Command and Kernel go into the header.
-	Host        *sweep.Host
-	JournalPath string
-	Command     []string
-	Kernel      string
+	// only); Session is the TUI's undo session, through which the sweep
+	// writes (nil: a session that keeps no journal); Command and Kernel go
+	// into the header.
+	Host    *sweep.Host
+	Session *undo.Session
+	Command []string
+	Kernel  string
 
 	mu      sync.Mutex
 	path    string // results file of the current plan
@@ -124,7 +126,7 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 		st.resume(res)
 	}
 	report(SweepUpdate{Results: s.path})
-	r := &sweep.Runner{Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, JournalPath: s.JournalPath,
+	r := &sweep.Runner{Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
 		Out: sweep.NewWriter(&teeFile{f: f, line: st.record}), Command: s.Command, Kernel: s.Kernel, Resume: res}
 	outcome, err := r.Run(ctx)
 	if outcome != nil {

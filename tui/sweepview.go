@@ -252,7 +252,7 @@ func (m Model) planFromAxes() string {
 		p.Repeat = m.sweep.plan.Repeat
 	}
 	for _, ref := range m.axes {
-		sv, _ := m.cfg.Ledger.StartValue(ref)
+		sv := m.startValue(ref)
 		var limit uint32
 		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.DTMax != nil {
 			limit = *k.DTMax
@@ -341,11 +341,6 @@ func (m Model) startSweep() (tea.Model, tea.Cmd) {
 		s.resetResults()
 	} else {
 		done = append(done, s.points...)
-	}
-	for _, a := range s.plan.Axes {
-		if a.Ref.Reg != nil {
-			m.cfg.Ledger.Touch(a.Ref)
-		}
 	}
 	ctx, cancel := context.WithCancel(m.cfg.Ctx)
 	s.id++
@@ -543,7 +538,7 @@ func (m Model) baseline() (SweepPoint, bool) {
 		if a.Ref.Reg == nil {
 			return SweepPoint{}, false
 		}
-		v, _ := m.cfg.Ledger.StartValue(a.Ref)
+		v := m.startValue(a.Ref)
 		startVals = append(startVals, strconv.FormatUint(uint64(v), 10))
 	}
 	for _, p := range s.points {

@@ -14,6 +14,7 @@ import (
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/undo"
 )
 
 // Exit codes.
@@ -223,7 +224,7 @@ func (a *app) journalPath() string {
 	if a.g.journal != "" {
 		return a.g.journal
 	}
-	return soc.DefaultJournalPath(a.env.getenv, a.env.uid)
+	return undo.DefaultPath(a.env.getenv, a.env.uid)
 }
 
 // builtinProfiles loads every embedded profile.

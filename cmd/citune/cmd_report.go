@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/citune/citune/report"
@@ -87,7 +86,7 @@ func runReport(a *app, args []string) error {
 		return withCode(exitUsage, err)
 	}
 	if *html != "" {
-		if err := os.WriteFile(*html, page.Bytes(), 0o644); err != nil {
+		if err := writeOutput(*html, page.Bytes(), true); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.env.stderr, "wrote %s\n", *html)
@@ -99,7 +98,7 @@ func runReport(a *app, args []string) error {
 			return err
 		}
 	default:
-		if err := os.WriteFile(*csvOut, csv.Bytes(), 0o644); err != nil {
+		if err := writeOutput(*csvOut, csv.Bytes(), true); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.env.stderr, "wrote %s\n", *csvOut)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/undo"
 )
 
 func init() {
@@ -26,6 +27,8 @@ type setResult struct {
 func runSet(a *app, args []string) error {
 	fs := a.flags("set")
 	dry := fs.Bool("dry-run", false, "show old and new raw values; write nothing")
+	force := fs.Bool("force", false, "change the target even while a sweep or TUI session owns it (its end may undo the change)")
+	allowLive := fs.Bool("allow-live", false, "also write live state (list addresses, doorbells, run/stop, schedule enables,\nport control, status): this can stop transfers or reset a device")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -57,6 +60,21 @@ func runSet(a *app, args []string) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	cur := map[uint32]uint32{}
+	for _, w := range ws {
+		cur[w.Reg.Offset] = w.Old
+	}
+	live := regs.LiveChanges(changes, cur)
+	if len(live) > 0 && !*allowLive {
+		var why []string
+		for _, c := range live {
+			why = append(why, fmt.Sprintf("%s: %s", c.Ref, regs.LiveRisk(c.Ref)))
+		}
+		return withCode(exitUsage, fmt.Errorf("%w:\n  %s\nnothing written; --allow-live writes it anyway", undo.ErrLive, strings.Join(why, "\n  ")))
+	}
+	for _, c := range live {
+		fmt.Fprintf(a.env.stderr, "citune: warning: writing live state %s: %s\n", c.Ref, regs.LiveRisk(c.Ref))
+	}
 	var out []setResult
 	for _, w := range ws {
 		out = append(out, setResult{Register: w.Reg.Name, Offset: fmt.Sprintf("0x%03x", w.Reg.Offset), Old: regs.Hex(w.Old), New: regs.Hex(w.New), Changes: changeStrings(w.Changes)})
@@ -76,10 +94,16 @@ func runSet(a *app, args []string) error {
 		fmt.Fprintln(a.env.stdout, "dry run: nothing written")
 		return nil
 	}
-	if err := a.journalWrites(t, ws, changes); err != nil {
-		return fmt.Errorf("%w (nothing written: without a journal the change could not be undone)", err)
+	u, closeUndo, err := a.openUndo(t, undo.KindSet, undoOpts{force: *force, allowLive: *allowLive})
+	if err != nil {
+		return err
 	}
-	results, err := regs.Commit(t.Acc, ws)
+	defer closeUndo()
+	results, err := u.Apply(changes)
+	out = out[:0]
+	for _, r := range results {
+		out = append(out, setResult{Register: r.Reg.Name, Offset: fmt.Sprintf("0x%03x", r.Reg.Offset), Old: regs.Hex(r.Old), New: regs.Hex(r.New), Changes: changeStrings(r.Changes)})
+	}
 	for i, r := range results {
 		out[i].Readback = regs.Hex(r.Readback)
 		for _, m := range r.Mismatches {
@@ -173,41 +197,6 @@ func explainMismatch(t *soc.Target, m regs.Mismatch) string {
 	return s
 }
 
-// journalWrites records the originals before the first write. The
-// simulated controller keeps no journal: its state dies with the process.
-func (a *app) journalWrites(t *soc.Target, ws []regs.Write, changes []regs.Change) error {
-	if t.Kind == soc.KindSim {
-		return nil
-	}
-	path := a.journalPath()
-	j, err := soc.LoadJournal(path)
-	if err != nil {
-		return err
-	}
-	e := j.Upsert(soc.NewEntry(t, a.args))
-	e.RecordWrites(ws)
-	e.Changes = mergeChanges(e.Changes, changeStrings(changes))
-	return j.Save(path)
-}
-
-// mergeChanges replaces earlier requests for the same name.
-func mergeChanges(old, add []string) []string {
-	out := []string{}
-	for _, o := range old {
-		name, _, _ := strings.Cut(o, "=")
-		keep := true
-		for _, n := range add {
-			if nn, _, _ := strings.Cut(n, "="); strings.EqualFold(nn, name) {
-				keep = false
-			}
-		}
-		if keep {
-			out = append(out, o)
-		}
-	}
-	return append(out, add...)
-}
-
 func runVerify(a *app, args []string) error {
 	fs := a.flags("verify")
 	if err := a.parse(fs, args); err != nil {
@@ -218,11 +207,15 @@ func runVerify(a *app, args []string) error {
 		return err
 	}
 	defer t.Close()
-	j, err := soc.LoadJournal(a.journalPath())
+	j, err := undo.Load(a.journalPath())
 	if err != nil {
 		return err
 	}
-	e := j.Find(keyOf(t))
+	id, err := t.ID()
+	if err != nil {
+		return err
+	}
+	e := j.Find(id.Key())
 	if e == nil || len(e.Changes) == 0 {
 		return fmt.Errorf("nothing to verify: no set on %s is recorded in %s", t, a.journalPath())
 	}
@@ -273,9 +266,4 @@ func runVerify(a *app, args []string) error {
 		return withCode(exitNotHeld, fmt.Errorf("%d value(s) no longer hold:\n  %s", len(bad), strings.Join(bad, "\n  ")))
 	}
 	return nil
-}
-
-func keyOf(t *soc.Target) string {
-	e := soc.NewEntry(t, nil)
-	return e.Key()
 }

@@ -10,12 +10,14 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/undo"
 )
 
 func init() {
-	register(&command{name: "snapshot", summary: "save every register of the controller to a file", usage: "snapshot FILE", run: runSnapshot})
-	register(&command{name: "restore", summary: "undo citune's changes (journal), or restore a snapshot", usage: "restore [JOURNAL|SNAPSHOT]", run: runRestore})
-	register(&command{name: "mkimage", summary: "write a register image of reset values for --mem-file", usage: "mkimage --profile P [--controller C] FILE", run: runMkimage})
+	register(&command{name: "snapshot", summary: "save every register of the controller to a file", usage: "snapshot [--force] FILE", run: runSnapshot})
+	register(&command{name: "restore", summary: "undo citune's changes (journal), or restore a snapshot", usage: "restore [--force] [JOURNAL | SNAPSHOT [--config]]", run: runRestore})
+	register(&command{name: "mkimage", summary: "write a register image of reset values for --mem-file", usage: "mkimage [--force] --profile P [--controller C] FILE", run: runMkimage})
 	register(&command{name: "detect", summary: "detect the SoC and check the controller's identity", usage: "detect", run: runDetect})
 }
 
@@ -32,6 +34,7 @@ const snapshotKind = "citune-snapshot"
 
 func runSnapshot(a *app, args []string) error {
 	fs := a.flags("snapshot")
+	force := fs.Bool("force", false, "replace an existing file (a snapshot of the originals is worth keeping)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -52,7 +55,7 @@ func runSnapshot(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(fs.Arg(0), append(b, '\n'), 0o644); err != nil {
+	if err := writeOutput(fs.Arg(0), append(b, '\n'), *force); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.env.stderr, "saved %d registers of %s to %s\n", len(s.Registers), t, fs.Arg(0))
@@ -61,11 +64,13 @@ func runSnapshot(a *app, args []string) error {
 
 func runRestore(a *app, args []string) error {
 	fs := a.flags("restore")
+	force := fs.Bool("force", false, "restore even while a sweep or TUI session owns the target")
+	config := fs.Bool("config", false, "with a SNAPSHOT: also restore configuration fields, not only the tuning knobs")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	if len(fs.Args()) > 1 {
-		return usageErr("usage: citune restore [JOURNAL|SNAPSHOT]")
+		return usageErr("usage: citune restore [--force] [JOURNAL | SNAPSHOT [--config]]")
 	}
 	path := a.journalPath()
 	if len(fs.Args()) == 1 {
@@ -76,45 +81,77 @@ func runRestore(a *app, args []string) error {
 		}
 		var probe struct{ Kind string }
 		if json.Unmarshal(b, &probe) == nil && probe.Kind == snapshotKind {
-			return a.restoreSnapshot(b)
+			return a.restoreSnapshot(b, *force, *config)
 		}
 	}
-	j, err := soc.LoadJournal(path)
+	j, err := undo.Load(path)
 	if err != nil {
 		return err
 	}
-	if len(j.Entries) == 0 {
+	entries := j.Entries
+	if a.g.sim || a.g.memFile != "" || a.g.profile != "" || a.g.controller != "" {
+		// Only the target the flags name.
+		id, err := a.flagTarget()
+		if err != nil {
+			return err
+		}
+		e := j.Find(id.Key())
+		if e == nil {
+			fmt.Fprintf(a.env.stdout, "nothing to restore on %s: the journal %s has no change of it\n", id, path)
+			return nil
+		}
+		entries = []undo.Entry{*e}
+	}
+	if len(entries) == 0 {
 		fmt.Fprintf(a.env.stdout, "nothing to restore: no journal at %s\n", path)
 		return nil
 	}
 	var errs []error
-	for _, e := range append([]soc.Entry(nil), j.Entries...) {
-		if err := a.restoreEntry(&e); err != nil {
-			errs = append(errs, fmt.Errorf("%s %s: %w", e.Profile, e.Controller, err))
-			continue
-		}
-		j.Remove(e.Key())
-		if err := j.Save(path); err != nil {
-			return err
+	for _, e := range entries {
+		if err := a.restoreEntry(path, &e, *force); err != nil {
+			errs = append(errs, fmt.Errorf("%s (%s %s): %w", e.Target, e.Profile, e.Controller, err))
 		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%w\nthe journal %s keeps what was not restored", errors.Join(errs...), path)
 	}
-	fmt.Fprintf(a.env.stdout, "journal %s restored and removed\n", path)
+	if j, err := undo.Load(path); err == nil && len(j.Entries) == 0 {
+		fmt.Fprintf(a.env.stdout, "journal %s restored and removed\n", path)
+	}
 	return nil
 }
 
+// flagTarget is the identity of the target the global flags name,
+// without opening it: the image's device and inode, or the physical base
+// of the profile's controller.
+func (a *app) flagTarget() (undo.TargetID, error) {
+	if a.g.memFile != "" {
+		return undo.File(a.g.memFile)
+	}
+	p, err := a.resolveProfile()
+	if err != nil {
+		return undo.TargetID{}, err
+	}
+	c, err := a.pickController(p)
+	if err != nil {
+		return undo.TargetID{}, err
+	}
+	if a.g.sim {
+		return undo.Sim(p.Name + "/" + c.Label), nil
+	}
+	return undo.DevMem(c.Base), nil
+}
+
 // entryProfile loads the profile a journal entry was made with.
-func entryProfile(e *soc.Entry) (*soc.Profile, error) {
+func entryProfile(e *undo.Entry) (*soc.Profile, error) {
 	if e.ProfileFile != "" {
 		return loadProfile(e.ProfileFile)
 	}
 	return loadProfile(e.Profile)
 }
 
-// restoreEntry puts one journal entry's originals back.
-func (a *app) restoreEntry(e *soc.Entry) error {
+// restoreEntry returns one journal entry's target to its originals.
+func (a *app) restoreEntry(journal string, e *undo.Entry, force bool) error {
 	p, err := entryProfile(e)
 	if err != nil {
 		return err
@@ -123,56 +160,63 @@ func (a *app) restoreEntry(e *soc.Entry) error {
 	if err != nil {
 		return err
 	}
-	if err := a.restoreExtras(e); err != nil {
-		return err
-	}
-	if len(e.Registers) == 0 {
-		return nil
-	}
 	var t *soc.Target
-	switch e.Kind {
-	case soc.KindFile:
-		t, err = soc.OpenFile(p, c, e.Path, true)
-	case soc.KindDevMem:
+	switch e.Target.Kind {
+	case undo.TargetFile:
+		t, err = soc.OpenFile(p, c, e.Target.Path, true)
+	case undo.TargetSim:
+		// Only the files and module parameters a simulated sweep changed
+		// on this machine are journalled.
+		t, err = soc.OpenSim(p, c, soc.SimOptions{})
+	case undo.TargetDevMem:
+		if c.Base != e.Target.Base {
+			return fmt.Errorf("the journal names %s at %#x but profile %s puts it at %#x: not restored", e.Controller, e.Target.Base, p.Name, c.Base)
+		}
 		t, err = soc.OpenDevMem(p, c)
 	default:
-		return fmt.Errorf("journal entry of kind %q cannot be restored", e.Kind)
+		return fmt.Errorf("journal entry of kind %q cannot be restored", e.Target.Kind)
 	}
 	if err != nil {
 		return err
 	}
 	defer t.Close()
+	if id, err := t.ID(); err == nil && id.Key() != e.Target.Key() {
+		return fmt.Errorf("%s is not the file the journal names any more (it was replaced): not restored", e.Target.Path)
+	}
 	if err := t.Identify(); err != nil {
 		return withCode(exitIdentity, fmt.Errorf("%w\nnothing was written", err))
 	}
-	rs, err := soc.RestoreRegisters(p.Map, t.Acc, e.Registers)
+	uo := undoOpts{force: force}
+	if e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0 {
+		uo.host = sweep.HostFromReload(e.Reload)
+	}
+	u, closeUndo, err := a.openUndo(t, undo.KindRestore, uo)
 	if err != nil {
 		return err
 	}
-	return a.reportRestore(t, rs)
-}
-
-func (a *app) reportRestore(t *soc.Target, rs []regs.Result) error {
-	var bad []string
+	defer closeUndo()
+	fmt.Fprintf(a.env.stdout, "restoring %s (%s %s)\n", e.Target, p.Name, c.Label)
+	rs, err := u.RestoreAll(a.ctx)
 	for _, r := range rs {
-		st := "ok"
-		if !r.Held() {
-			st = "DID NOT RETURN"
-			for _, m := range r.Mismatches {
-				bad = append(bad, m.String())
-			}
+		if r.Wrote || !r.Held {
+			fmt.Fprintf(a.env.stdout, "restored %s %s\n", c.Label, r)
 		}
-		fmt.Fprintf(a.env.stdout, "restored %s %s (%#03x) = %s, reads %s  %s\n", t.Controller.Label, r.Reg.Name, r.Reg.Offset, regs.Hex(r.New), regs.Hex(r.Readback), st)
 	}
-	if len(bad) > 0 {
-		return withCode(exitNotHeld, fmt.Errorf("some registers did not return to their original value:\n  %s", strings.Join(bad, "\n  ")))
+	if err != nil {
+		if strings.Contains(err.Error(), "did not return") {
+			return withCode(exitNotHeld, err)
+		}
+		return err
 	}
 	return nil
 }
 
-// restoreSnapshot writes the writable registers of a snapshot file back to
-// the target given by the global flags (or the one it was taken from).
-func (a *app) restoreSnapshot(b []byte) error {
+// restoreSnapshot writes a snapshot's tuning fields (with config, its
+// configuration fields too; never live state) back to the target given by
+// the global flags (or the one it was taken from), through an undo
+// session: the changes are journalled like a set, and fields that return
+// to their journalled originals leave the journal.
+func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 	var sf snapshotFile
 	if err := json.Unmarshal(b, &sf); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
@@ -191,47 +235,74 @@ func (a *app) restoreSnapshot(b []byte) error {
 		return err
 	}
 	defer t.Close()
-	var js []soc.JReg
+	var changes []regs.Change
 	for _, rv := range sf.Registers {
 		r := t.Profile.Map.At(rv.Offset)
-		if r == nil || r.ReadOnly || !writable(r) {
+		if r == nil || r.ReadOnly {
 			continue
 		}
 		cur, err := t.Acc.Read32(r.Offset)
 		if err != nil {
 			return err
 		}
-		if cur&^r.ZeroOnWrite() == rv.Value&^r.ZeroOnWrite() {
-			continue
+		for i := range r.Fields {
+			f := &r.Fields[i]
+			if f.Access != regs.RW {
+				continue
+			}
+			switch regs.ClassOf(r, f) {
+			case regs.ClassLive:
+				continue
+			case regs.ClassConfig:
+				if !config {
+					continue
+				}
+			}
+			if f.Get(cur) != f.Get(rv.Value) {
+				changes = append(changes, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: f.Get(rv.Value)})
+			}
 		}
-		js = append(js, soc.JReg{Name: r.Name, Offset: r.Offset, Original: rv.Value})
 	}
-	if len(js) == 0 {
-		fmt.Fprintln(a.env.stdout, "every register already matches the snapshot")
+	if len(changes) == 0 {
+		what := "tuning field"
+		if config {
+			what = "tuning and configuration field"
+		}
+		fmt.Fprintf(a.env.stdout, "every %s already matches the snapshot\n", what)
 		return nil
 	}
-	rs, err := soc.RestoreRegisters(t.Profile.Map, t.Acc, js)
+	u, closeUndo, err := a.openUndo(t, undo.KindSet, undoOpts{force: force})
 	if err != nil {
 		return err
 	}
-	return a.reportRestore(t, rs)
-}
-
-// writable reports whether the register has any field software may set.
-func writable(r *regs.Register) bool {
-	if len(r.Fields) == 0 {
-		return true
+	defer closeUndo()
+	rs, err := u.Apply(changes)
+	if err != nil {
+		return err
 	}
-	for i := range r.Fields {
-		if r.Fields[i].Access == regs.RW {
-			return true
+	if err := u.Settle(); err != nil {
+		return err
+	}
+	var bad []string
+	for _, r := range rs {
+		st := "ok"
+		if !r.Held() {
+			st = "DID NOT RETURN"
+			for _, m := range r.Mismatches {
+				bad = append(bad, m.String())
+			}
 		}
+		fmt.Fprintf(a.env.stdout, "restored %s %s (%#03x) = %s, reads %s  %s  (%s)\n", t.Controller.Label, r.Reg.Name, r.Reg.Offset, regs.Hex(r.New), regs.Hex(r.Readback), st, strings.Join(changeStrings(r.Changes), " "))
 	}
-	return false
+	if len(bad) > 0 {
+		return withCode(exitNotHeld, fmt.Errorf("some registers did not return to the snapshot's value:\n  %s", strings.Join(bad, "\n  ")))
+	}
+	return nil
 }
 
 func runMkimage(a *app, args []string) error {
 	fs := a.flags("mkimage")
+	force := fs.Bool("force", false, "replace an existing file")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -262,7 +333,7 @@ func runMkimage(a *app, args []string) error {
 		}
 		img[off], img[off+1], img[off+2], img[off+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 	}
-	if err := os.WriteFile(fs.Arg(0), img, 0o644); err != nil {
+	if err := writeOutput(fs.Arg(0), img, *force); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.env.stderr, "wrote %s: %#x bytes, reset values of %s %s\n", fs.Arg(0), c.Size, p.Name, c.Label)

@@ -17,6 +17,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/undo"
 )
 
 func init() {
@@ -166,6 +167,14 @@ func runSweep(a *app, args []string) error {
 	// Resuming: the results file says which target and plan.
 	var prev *sweep.Results
 	if o.resume != "" {
+		if fi, err := os.Stat(o.resume); err == nil && fi.Size() == 0 {
+			// Nothing was recorded (the sweep died before its header):
+			// there is nothing to continue; start afresh in the same file.
+			fmt.Fprintf(a.env.stderr, "citune: %s is empty: starting a new sweep in it\n", o.resume)
+			o.out, o.resume = o.resume, ""
+		}
+	}
+	if o.resume != "" {
 		var err error
 		if prev, err = sweep.Load(o.resume); err != nil {
 			return err
@@ -220,8 +229,11 @@ func runSweep(a *app, args []string) error {
 
 	if (a.g.sim || a.g.memFile != "") && !set["sys-root"] {
 		for _, ax := range plan.Axes {
-			if ax.Kind == sweep.KindModParam {
+			switch ax.Kind {
+			case sweep.KindModParam:
 				return usageErr("sweep: modparam:%s with a simulated or image target would reload this machine's own modules; give a fake module tree with --sys-root (and fake --modprobe/--rmmod), or sweep the board", ax.Name)
+			case sweep.KindFile:
+				return usageErr("sweep: sysfs:%s with a simulated or image target would change this machine's own kernel settings; give a fake tree with --sys-root, or sweep the board", ax.Name)
 			}
 		}
 	}
@@ -247,9 +259,18 @@ func runSweep(a *app, args []string) error {
 		return usageErr("sweep: give one probe (a sweep measures one workload; --also is for `citune probe`)")
 	}
 	host := o.host(t.Profile)
+	uo := undoOpts{adopt: prev != nil, reload: host.ReloadSpec()}
+	if host != nil {
+		uo.host = host
+	}
+	u, closeUndo, err := a.openUndo(t, undo.KindSweep, uo)
+	if err != nil {
+		return err
+	}
+	defer closeUndo()
 	runner := &sweep.Runner{
 		Target: t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: plan, Host: host,
-		Log: humanOut(a.env.stderr, a.env.errTTY), JournalPath: a.journalPath(), Kernel: a.kernel(), Resume: prev,
+		Log: humanOut(a.env.stderr, a.env.errTTY), Session: u, Kernel: a.kernel(), Resume: prev,
 		Command: absArgs(a.args),
 	}
 	if t.Kind == soc.KindSim {

@@ -12,10 +12,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/probe"
-	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/tui"
+	"github.com/citune/citune/undo"
 )
 
 func init() {
@@ -52,24 +52,31 @@ func runTUI(a *app, args []string) error {
 		return err
 	}
 
+	var host *sweep.Host
+	if t.Kind == soc.KindDevMem {
+		host = &sweep.Host{Root: "/", Loader: sweep.ExecLoader{}, Modules: t.Profile.Reload.Modules,
+			Wait: t.Profile.Reload.Wait, WaitTimeout: defaultReloadTimeout}
+	}
+	uo := undoOpts{reload: host.ReloadSpec()}
+	if host != nil {
+		uo.host = host
+	}
+	u, closeUndo, err := a.openUndo(t, undo.KindTUI, uo)
+	if err != nil {
+		return err
+	}
+	defer closeUndo()
+
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
 	jobs := &sync.WaitGroup{}
-	ledger := tui.NewLedger(t.Profile.Map, start)
 	cfg := tui.Config{
-		Target: t, Start: start, Ledger: ledger, Ctx: ctx, Jobs: jobs,
+		Target: t, Start: start, Undo: u, Ctx: ctx, Jobs: jobs,
 		Interval:  *interval,
 		Role:      *role,
 		Mono:      monochrome(a.env.getenv),
-		WriteFile: func(path string, b []byte) error { return os.WriteFile(path, b, 0o644) },
+		WriteFile: func(path string, b []byte) error { return writeOutput(path, b, true) },
 		LoadPlan:  tui.LoadPlanFile,
-	}
-	if t.Kind != soc.KindSim {
-		cfg.Journal = func(ws []regs.Write, changes []regs.Change) error { return a.journalWrites(t, ws, changes) }
-		cfg.Unjournal, err = a.unjournalIfNew(t)
-		if err != nil {
-			return err
-		}
 	}
 
 	env := probe.Env{IRQ: t.Controller.IRQ}
@@ -99,13 +106,7 @@ func runTUI(a *app, args []string) error {
 		// transfers shows).
 		sw := &tui.SweepRunner{Target: t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Out: *sweepOut,
 			Command: a.args, Kernel: kernelRelease()}
-		if t.Kind == soc.KindDevMem {
-			sw.Host = &sweep.Host{Root: "/", Loader: sweep.ExecLoader{}, Modules: t.Profile.Reload.Modules,
-				Wait: t.Profile.Reload.Wait, WaitTimeout: defaultReloadTimeout}
-		}
-		if t.Kind != soc.KindSim {
-			sw.JournalPath = a.journalPath()
-		}
+		sw.Host, sw.Session = host, u
 		cfg.Sweeper = sw
 	}
 
@@ -120,7 +121,11 @@ func runTUI(a *app, args []string) error {
 	}
 	switch {
 	case out.Quit && out.Kept:
-		if touched := ledger.Touched(); len(touched) > 0 {
+		touched := u.Touched()
+		if err := u.Keep(); err != nil {
+			return err
+		}
+		if len(touched) > 0 {
 			fmt.Fprintf(a.env.stdout, "kept %d changed value(s) on %s\n", len(touched), t)
 			if t.Kind != soc.KindSim {
 				fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
@@ -137,16 +142,20 @@ func runTUI(a *app, args []string) error {
 		if out.Err != nil {
 			return withCode(exitNotHeld, fmt.Errorf("restoring the starting values: %w", out.Err))
 		}
-		return a.checkRestored(t, ledger)
+		if left := u.Touched(); len(left) > 0 {
+			var s []string
+			for _, r := range left {
+				s = append(s, r.String())
+			}
+			return withCode(exitNotHeld, fmt.Errorf("not back at their starting values: %s", strings.Join(s, ", ")))
+		}
+		return nil
 	}
 	// Killed (SIGHUP from a closed terminal, SIGTERM) or failed: restore
 	// here, after every job ended.
-	rs, rerr := ledger.Restore(t.Acc)
+	rs, rerr := u.Restore(context.Background())
 	for _, l := range tui.RestoreReport(rs) {
 		fmt.Fprintf(a.env.stderr, "citune tui: restored %s\n", l)
-	}
-	if rerr == nil && len(ledger.Touched()) == 0 && cfg.Unjournal != nil {
-		rerr = cfg.Unjournal()
 	}
 	reason := runErr
 	if reason == nil {
@@ -162,45 +171,6 @@ func runTUI(a *app, args []string) error {
 		return fmt.Errorf("%v; the starting values were restored", reason)
 	}
 	return reason
-}
-
-// checkRestored reports fields that are still not at their starting value.
-func (a *app) checkRestored(t *soc.Target, l *tui.Ledger) error {
-	if left := l.Touched(); len(left) > 0 {
-		var s []string
-		for _, r := range left {
-			s = append(s, r.String())
-		}
-		return withCode(exitNotHeld, fmt.Errorf("not back at their starting values: %s", strings.Join(s, ", ")))
-	}
-	return nil
-}
-
-// unjournalIfNew returns the function that drops this target's journal
-// entry after a full restore, when the session created it; an entry that
-// existed before keeps its older originals.
-func (a *app) unjournalIfNew(t *soc.Target) (func() error, error) {
-	path := a.journalPath()
-	j, err := soc.LoadJournal(path)
-	if err != nil {
-		return nil, err
-	}
-	key := keyOf(t)
-	if j.Find(key) != nil {
-		return func() error { return nil }, nil
-	}
-	return func() error {
-		j, err := soc.LoadJournal(path)
-		if err != nil {
-			return err
-		}
-		e := j.Find(key)
-		if e == nil || len(e.Files) > 0 || len(e.ModParams) > 0 {
-			return nil
-		}
-		j.Remove(key)
-		return j.Save(path)
-	}, nil
 }
 
 // tuiProber runs one measured run of a probe with its accounting.

@@ -8,18 +8,81 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
 	os.Exit(Main())
 }
 
+// Stop signals. Every one of them ends in a restore: SIGINT (Ctrl-C),
+// SIGTERM, SIGHUP (a closed terminal or dropped ssh session), SIGQUIT
+// (Ctrl-\, which would otherwise dump goroutines and leave registers
+// changed) and SIGPIPE (the reader of stdout or stderr went away: `|
+// head`, a killed tee; with SIGPIPE caught, writes to the closed pipe
+// return EPIPE instead of killing the process).
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE}
+
+// Grace periods of the signal path: how long the command may take to
+// stop and restore by itself before the registered resources are halted
+// from here, and how long it then has to finish its records.
+var (
+	haltGrace = time.Second
+	exitGrace = 3 * time.Second
+)
+
+// signalError is the cause of a context cancelled by a signal.
+type signalError struct{ sig os.Signal }
+
+func (e signalError) Error() string {
+	if e.sig == syscall.SIGPIPE {
+		return "output closed (SIGPIPE)"
+	}
+	return e.sig.String()
+}
+
 // Main runs citune with the process's arguments and returns its exit code.
+//
+// The command runs in its own goroutine. The first stop signal cancels its
+// context: it stops, restores and returns. Further signals are caught and
+// ignored, so a second Ctrl-C does not cut a restore short. If the command
+// has not returned after haltGrace (a probe read stuck in the kernel, say,
+// which no context can interrupt), every halting resource it registered
+// (its undo sessions) is halted from here, which restores the registers,
+// and the process exits without waiting for the stuck goroutine.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	return run(ctx, os.Args[1:], newEnv())
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, os.Args[1:], newEnv()) }()
+	var haltC, exitC <-chan time.Time
+	for {
+		select {
+		case code := <-done:
+			return code
+		case s := <-sigs:
+			if ctx.Err() == nil {
+				cancel(signalError{s})
+				haltC = time.After(haltGrace)
+			}
+		case <-haltC:
+			haltC = nil
+			if err := haltAll(); err != nil {
+				fmt.Fprintf(os.Stderr, "citune: restoring after %v: %v (run `citune restore`)\n", context.Cause(ctx), err)
+			} else {
+				fmt.Fprintf(os.Stderr, "citune: %v: the original settings were restored (the command did not stop in time)\n", context.Cause(ctx))
+			}
+			exitC = time.After(exitGrace)
+		case <-exitC:
+			fmt.Fprintf(os.Stderr, "citune: exiting without waiting for a stuck operation (a read blocked in the kernel?)\n")
+			return exitError
+		}
+	}
 }

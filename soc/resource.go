@@ -1,0 +1,62 @@
+package soc
+
+import (
+	"sync"
+
+	"periph.io/x/conn/v3"
+
+	"github.com/citune/citune/regs"
+
+	"github.com/citune/citune/undo"
+)
+
+// A Target is a periph conn.Resource: String names it and Halt undoes
+// what this process changed on it (through the undo session attached
+// with SetHalt), which is how periph programs stop a device on their quit
+// and signal paths.
+var _ conn.Resource = (*Target)(nil)
+
+var haltMu sync.Mutex
+
+// SetHalt attaches what Halt runs (an undo session's Halt).
+func (t *Target) SetHalt(f func() error) {
+	haltMu.Lock()
+	defer haltMu.Unlock()
+	t.halt = f
+}
+
+// Halt undoes this process's changes on the target; without an attached
+// session there is nothing to undo.
+func (t *Target) Halt() error {
+	haltMu.Lock()
+	f := t.halt
+	haltMu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f()
+}
+
+// ID is the target's canonical identity for the journal and its lock:
+// the physical base for /dev/mem, device and inode of the resolved image
+// path, or the profile and controller of a simulated controller.
+func (t *Target) ID() (undo.TargetID, error) {
+	switch t.Kind {
+	case KindDevMem:
+		return undo.DevMem(t.Controller.Base), nil
+	case KindFile:
+		return undo.File(t.Path)
+	}
+	return undo.Sim(t.Profile.Name + "/" + t.Controller.Label), nil
+}
+
+// Accessor reaches the target's registers through whatever window is
+// mapped at the time of each access: a module reload maps the window
+// again (Remap), and an undo session opened before it must write through
+// the new mapping.
+func (t *Target) Accessor() regs.Accessor { return currentAcc{t} }
+
+type currentAcc struct{ t *Target }
+
+func (a currentAcc) Read32(off uint32) (uint32, error) { return a.t.Acc.Read32(off) }
+func (a currentAcc) Write32(off, v uint32) error       { return a.t.Acc.Write32(off, v) }

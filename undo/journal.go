@@ -1,0 +1,364 @@
+package undo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Version is the journal format this package writes. Version 1 (whole
+// registers with original and last written value) is read and converted.
+const Version = 2
+
+// Journal holds one entry per target citune has changed and not yet
+// restored.
+type Journal struct {
+	Version int     `json:"version"`
+	Entries []Entry `json:"entries"`
+}
+
+// Entry is what citune changed on one target.
+type Entry struct {
+	Target TargetID `json:"target"`
+	// Profile (or ProfileFile for --profile FILE) and Controller are the
+	// labels the first change was made with: restore loads the register
+	// map from them.
+	Profile     string    `json:"profile"`
+	ProfileFile string    `json:"profile_file,omitempty"`
+	Controller  string    `json:"controller"`
+	Created     time.Time `json:"created"`
+	Updated     time.Time `json:"updated"`
+	// Sessions are the long sessions (sweep, TUI) that own the target
+	// now; one whose process is gone was interrupted.
+	Sessions  []Owner    `json:"sessions,omitempty"`
+	Fields    []FieldRec `json:"fields,omitempty"`
+	Files     []FileRec  `json:"files,omitempty"`
+	ModParams []ParamRec `json:"modparams,omitempty"`
+	// Reload is how to reload the module stack to put module parameters
+	// back (nil when none were changed).
+	Reload *Reload `json:"reload,omitempty"`
+	// Changes are the last REG.FIELD=VALUE requests of `citune set`,
+	// which `citune verify` checks.
+	Changes []string `json:"changes,omitempty"`
+}
+
+// FieldRec is the original of one field (or of the undescribed bits of a
+// register: Field ""), by mask.
+type FieldRec struct {
+	Register string `json:"register"`
+	Offset   uint32 `json:"offset"`
+	Field    string `json:"field,omitempty"`
+	Mask     uint32 `json:"mask"`
+	// Original and Written are raw register bits under Mask.
+	Original uint32    `json:"original"`
+	Written  uint32    `json:"written"`
+	By       Owner     `json:"by"`
+	Time     time.Time `json:"time"`
+}
+
+// Name is "REG.FIELD", or "REG[mask]" for undescribed bits.
+func (f FieldRec) Name() string {
+	if f.Field != "" {
+		return f.Register + "." + f.Field
+	}
+	return fmt.Sprintf("%s[%#08x]", f.Register, f.Mask)
+}
+
+// FileRec is a sysfs/procfs file's original content.
+type FileRec struct {
+	Path     string    `json:"path"`
+	Original string    `json:"original"`
+	By       Owner     `json:"by"`
+	Time     time.Time `json:"time"`
+}
+
+// ParamRec is a kernel module parameter's original value.
+type ParamRec struct {
+	Name     string    `json:"name"` // module.param
+	Original string    `json:"original"`
+	By       Owner     `json:"by"`
+	Time     time.Time `json:"time"`
+}
+
+// Reload says how the module stack is reloaded: the modules top first,
+// the path that must appear again afterwards, the commands, and the root
+// under which /sys/module and /proc/modules are read.
+type Reload struct {
+	Root     string        `json:"root,omitempty"`
+	Modules  []string      `json:"modules"`
+	Wait     string        `json:"wait,omitempty"`
+	Timeout  time.Duration `json:"timeout,omitempty"`
+	Modprobe string        `json:"modprobe,omitempty"`
+	Rmmod    string        `json:"rmmod,omitempty"`
+}
+
+// Empty reports whether the entry records nothing to restore and no
+// session owns it.
+func (e *Entry) Empty() bool {
+	return len(e.Fields) == 0 && len(e.Files) == 0 && len(e.ModParams) == 0 && len(e.Sessions) == 0
+}
+
+// Interrupted lists the registered sessions whose process is gone.
+func (e *Entry) Interrupted() []Owner {
+	var out []Owner
+	for _, o := range e.Sessions {
+		if !o.Alive() {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Find returns the entry of target key k, or nil.
+func (j *Journal) Find(k string) *Entry {
+	for i := range j.Entries {
+		if j.Entries[i].Target.Key() == k {
+			return &j.Entries[i]
+		}
+	}
+	return nil
+}
+
+// For returns the entry for e's target, adding e when there is none.
+func (j *Journal) For(e Entry) *Entry {
+	if x := j.Find(e.Target.Key()); x != nil {
+		return x
+	}
+	j.Entries = append(j.Entries, e)
+	return &j.Entries[len(j.Entries)-1]
+}
+
+// prune drops empty entries.
+func (j *Journal) prune() {
+	out := j.Entries[:0]
+	for _, e := range j.Entries {
+		if !e.Empty() {
+			out = append(out, e)
+		}
+	}
+	j.Entries = out
+}
+
+// Load reads the journal at path (a missing file is an empty journal)
+// under a shared lock.
+func Load(path string) (*Journal, error) {
+	unlock, err := lockFile(path+".lock", syscall.LOCK_SH)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return load(path)
+}
+
+// Update runs fn on the journal at path while holding its exclusive lock
+// and saves the result: concurrent updates serialise and none is lost.
+// When fn fails nothing is saved.
+func Update(path string, fn func(*Journal) error) error {
+	unlock, err := lockFile(path+".lock", syscall.LOCK_EX)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	j, err := load(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(j); err != nil {
+		return err
+	}
+	return j.save(path)
+}
+
+func load(path string) (*Journal, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Journal{Version: Version}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	var head struct{ Version int }
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("journal %s: %w (the file is damaged; its original values are in it as text)", path, err)
+	}
+	switch head.Version {
+	case 1:
+		return convertV1(path, b)
+	case Version:
+	default:
+		return nil, fmt.Errorf("journal %s: version %d, this citune reads versions 1 and %d", path, head.Version, Version)
+	}
+	var j Journal
+	if err := json.Unmarshal(b, &j); err != nil {
+		return nil, fmt.Errorf("journal %s: %w (the file is damaged; its original values are in it as text)", path, err)
+	}
+	return &j, nil
+}
+
+// save writes the journal durably: the fixed temporary file, fsync,
+// rename, fsync of the directory. An empty journal removes the file.
+func (j *Journal) save(path string) error {
+	j.prune()
+	tmp := path + ".tmp"
+	if len(j.Entries) == 0 {
+		os.Remove(tmp)
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("journal: %w", err)
+		}
+		return nil
+	}
+	j.Version = Version
+	b, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	// O_NOFOLLOW: the temporary file is never written through a symlink.
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("journal: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// lockFile takes a flock of kind how on path (created as needed) and
+// returns its release.
+func lockFile(path string, how int) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("journal lock: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("journal lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), how)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("journal lock %s: %w", path, err)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// v1 is the version-1 journal: whole registers.
+type v1 struct {
+	Entries []struct {
+		Created     time.Time `json:"created"`
+		PID         int       `json:"pid"`
+		Command     []string  `json:"command"`
+		Profile     string    `json:"profile"`
+		ProfileFile string    `json:"profile_file"`
+		Controller  string    `json:"controller"`
+		Kind        string    `json:"kind"`
+		Path        string    `json:"path"`
+		Base        uint64    `json:"base"`
+		Registers   []struct {
+			Name     string `json:"name"`
+			Offset   uint32 `json:"offset"`
+			Original uint32 `json:"original"`
+			Written  uint32 `json:"written"`
+		} `json:"registers"`
+		Changes []string `json:"changes"`
+		Files   []struct {
+			Path     string `json:"path"`
+			Original string `json:"original"`
+		} `json:"files"`
+		ModParams []struct {
+			Name     string `json:"name"`
+			Original string `json:"original"`
+		} `json:"modparams"`
+	} `json:"entries"`
+}
+
+// convertV1 reads a version-1 journal. A register's changed bits are those
+// that differ between its original and the value citune last wrote: they
+// become one record each (the exact fields are not known without the
+// map; restore puts back exactly those bits).
+func convertV1(path string, b []byte) (*Journal, error) {
+	var old v1
+	if err := json.Unmarshal(b, &old); err != nil {
+		return nil, fmt.Errorf("journal %s (version 1): %w", path, err)
+	}
+	j := &Journal{Version: Version}
+	for _, e := range old.Entries {
+		by := Owner{Kind: KindSet, PID: e.PID, Command: e.Command, Since: e.Created}
+		if strings.Contains(strings.Join(e.Command, " "), " sweep") {
+			by.Kind = KindSweep
+		}
+		n := Entry{Profile: e.Profile, ProfileFile: e.ProfileFile, Controller: e.Controller, Created: e.Created, Updated: e.Created, Changes: e.Changes}
+		switch e.Kind {
+		case TargetFile:
+			id, err := File(e.Path)
+			if err != nil {
+				id = TargetID{Kind: TargetFile, Path: e.Path}
+			}
+			n.Target = id
+		default:
+			n.Target = DevMem(e.Base)
+		}
+		for _, r := range e.Registers {
+			if m := r.Original ^ r.Written; m != 0 {
+				n.Fields = append(n.Fields, FieldRec{Register: r.Name, Offset: r.Offset, Mask: m, Original: r.Original & m, Written: r.Written & m, By: by, Time: e.Created})
+			}
+		}
+		for _, f := range e.Files {
+			n.Files = append(n.Files, FileRec{Path: f.Path, Original: f.Original, By: by, Time: e.Created})
+		}
+		for _, p := range e.ModParams {
+			n.ModParams = append(n.ModParams, ParamRec{Name: p.Name, Original: p.Original, By: by, Time: e.Created})
+		}
+		j.Entries = append(j.Entries, n)
+	}
+	return j, nil
+}
+
+// DefaultPath is $CITUNE_JOURNAL, else /var/lib/citune/journal.json for
+// root, else $XDG_STATE_HOME/citune/journal.json (~/.local/state).
+func DefaultPath(getenv func(string) string, uid int) string {
+	if p := getenv("CITUNE_JOURNAL"); p != "" {
+		return p
+	}
+	if uid == 0 {
+		return "/var/lib/citune/journal.json"
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "citune", "journal.json")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "citune", "journal.json")
+	}
+	return filepath.Join(os.TempDir(), "citune-journal.json")
+}

@@ -1,0 +1,230 @@
+package undo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/citune/citune/regs"
+)
+
+// fieldTarget is a group of register bits to put back.
+type fieldTarget struct {
+	off, mask, want uint32
+	name            string
+}
+
+// restoreFields writes each group's bits back by read-modify-write of
+// its register: only the recorded bits change; write-1-to-clear,
+// self-clearing and never-set bits are stored as 0 and write-once fields
+// keep their current value, so nothing the driver owns is touched. Groups
+// are written in the order given (newest change first), one store per
+// register, each read back.
+func restoreFields(m *regs.Map, acc regs.Accessor, fts []fieldTarget) ([]Restored, error) {
+	var order []uint32
+	by := map[uint32][]fieldTarget{}
+	for _, ft := range fts {
+		if _, ok := by[ft.off]; !ok {
+			order = append(order, ft.off)
+		}
+		by[ft.off] = append(by[ft.off], ft)
+	}
+	var out []Restored
+	var errs []error
+	for _, off := range order {
+		r := m.At(off)
+		if r == nil {
+			errs = append(errs, fmt.Errorf("the journal names a register at %#x, which the profile's map does not have", off))
+			continue
+		}
+		cur, err := acc.Read32(off)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("reading %s: %w", r.Name, err))
+			continue
+		}
+		v := cur &^ r.ZeroOnWrite()
+		differ := false
+		for _, ft := range by[off] {
+			if cur&ft.mask != ft.want&ft.mask {
+				differ = true
+			}
+			v = v&^ft.mask | ft.want&ft.mask
+		}
+		for i := range r.Fields {
+			if f := &r.Fields[i]; f.Access == regs.WriteOnce {
+				v = f.Put(v, f.Get(cur))
+			}
+		}
+		rb := cur
+		if differ {
+			if err := acc.Write32(off, v); err != nil {
+				errs = append(errs, fmt.Errorf("writing %s: %w", r.Name, err))
+				continue
+			}
+			if rb, err = acc.Read32(off); err != nil {
+				errs = append(errs, fmt.Errorf("reading back %s: %w", r.Name, err))
+				continue
+			}
+		}
+		for _, ft := range by[off] {
+			out = append(out, Restored{Name: ft.name, Want: bitsString(r, ft.mask, ft.want), Got: bitsString(r, ft.mask, rb),
+				Held: rb&ft.mask == ft.want&ft.mask, Wrote: differ})
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// bitsString renders the bits of v under mask: a field's value in
+// decimal, other bit groups in hex.
+func bitsString(r *regs.Register, mask, v uint32) string {
+	for i := range r.Fields {
+		if f := &r.Fields[i]; f.Mask() == mask {
+			return fmt.Sprint(f.Get(v))
+		}
+	}
+	return regs.Hex(v & mask)
+}
+
+// restoreFile writes a file back unless it holds its value already.
+func restoreFile(h Host, path, want string) (Restored, error) {
+	if h == nil {
+		return Restored{}, fmt.Errorf("%s: no host to restore files", path)
+	}
+	cur, err := h.ReadFile(path)
+	if err == nil && FileHolds(want, cur) {
+		return Restored{Name: path, Want: want, Got: cur, Held: true}, nil
+	}
+	if err := h.WriteFile(path, want); err != nil {
+		return Restored{}, fmt.Errorf("restoring %s: %w", path, err)
+	}
+	got, err := h.ReadFile(path)
+	if err != nil {
+		return Restored{}, err
+	}
+	return Restored{Name: path, Want: want, Got: got, Held: FileHolds(want, got), Wrote: true}, nil
+}
+
+// FileHolds reports whether a file that was written want now reads got:
+// equal, or, for selector files like queue/scheduler ("mq-deadline
+// [none]"), want is the bracketed choice.
+func FileHolds(want, got string) bool {
+	got = strings.TrimSpace(got)
+	return got == want || strings.Contains(got, "["+want+"]")
+}
+
+// selected is the value of a file as it is written back: the bracketed
+// choice of a selector file, else the trimmed content.
+func selected(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		if j := strings.IndexByte(s[i:], ']'); j > 0 {
+			return s[i+1 : i+j]
+		}
+	}
+	return s
+}
+
+// RestoreAll returns the session's target to the state before citune
+// changed it: every journalled module parameter, file and register field
+// of the target, newest change first, by read-modify-write of the
+// recorded bits only. Records whose item is back are dropped, and so are
+// interrupted sessions' registrations. The session must be a short one
+// (KindRestore).
+func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.o.Journal == "" {
+		return nil, nil
+	}
+	j, err := Load(s.o.Journal)
+	if err != nil {
+		return nil, err
+	}
+	e := j.Find(s.o.Target.Key())
+	if e == nil {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	var out []Restored
+	var errs []error
+	if len(e.ModParams) > 0 {
+		params := map[string]string{}
+		var names []string
+		for _, p := range e.ModParams {
+			mod, param, _ := strings.Cut(p.Name, ".")
+			if cur, err := s.readParam(mod, param); err == nil && cur == p.Original {
+				out = append(out, Restored{Name: p.Name, Want: p.Original, Got: cur, Held: true})
+				continue
+			}
+			params[p.Name] = p.Original
+			names = append(names, p.Name)
+		}
+		if len(params) > 0 {
+			if s.o.Host == nil {
+				errs = append(errs, errors.New("module parameters to restore but no module loader"))
+			} else if err := s.o.Host.RestoreParams(ctx, params); err != nil {
+				errs = append(errs, err)
+			} else {
+				for _, n := range names {
+					mod, param, _ := strings.Cut(n, ".")
+					got, _ := s.readParam(mod, param)
+					out = append(out, Restored{Name: n, Want: params[n], Got: got, Held: got == params[n], Wrote: true})
+				}
+			}
+		}
+	}
+	files := slices.Clone(e.Files)
+	slices.SortStableFunc(files, func(a, b FileRec) int { return b.Time.Compare(a.Time) })
+	for _, f := range files {
+		r, err := restoreFile(s.o.Host, f.Path, f.Original)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	fields := slices.Clone(e.Fields)
+	slices.SortStableFunc(fields, func(a, b FieldRec) int { return b.Time.Compare(a.Time) })
+	var fts []fieldTarget
+	for _, f := range fields {
+		fts = append(fts, fieldTarget{off: f.Offset, mask: f.Mask, want: f.Original, name: f.Name()})
+	}
+	if s.o.Acc != nil && len(fts) > 0 {
+		rs, err := restoreFields(s.o.Map, s.o.Acc, fts)
+		out = append(out, rs...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	err = Update(s.o.Journal, func(j *Journal) error {
+		e := j.Find(s.o.Target.Key())
+		if e == nil {
+			return nil
+		}
+		if s.o.Acc != nil {
+			e.prune(s.o.Acc, s.o.Host)
+		}
+		e.Sessions = slices.DeleteFunc(e.Sessions, func(o Owner) bool { return !o.Alive() })
+		if len(e.Fields) == 0 {
+			e.Changes = nil
+		}
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	var bad []string
+	for _, r := range out {
+		if !r.Held {
+			bad = append(bad, r.String())
+		}
+	}
+	if len(bad) > 0 {
+		errs = append(errs, fmt.Errorf("some values did not return: %s", strings.Join(bad, "; ")))
+	}
+	return out, errors.Join(errs...)
+}

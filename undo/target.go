@@ -1,0 +1,82 @@
+package undo
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Target kinds, as soc names them.
+const (
+	TargetDevMem = "devmem"
+	TargetFile   = "file"
+	TargetSim    = "sim"
+)
+
+// TargetID is a target's canonical identity: the physical base address
+// for /dev/mem, the device and inode of the resolved path for an image
+// file. Labels (profile, controller, the path as typed) are for people
+// only and never part of the key, so a symlinked image or a profile that
+// names the same controller differently is the same target.
+type TargetID struct {
+	Kind string `json:"kind"`
+	Base uint64 `json:"base,omitempty"`
+	Dev  uint64 `json:"dev,omitempty"`
+	Ino  uint64 `json:"ino,omitempty"`
+	// Path is the resolved image path (KindFile), for people and for
+	// opening it again.
+	Path string `json:"path,omitempty"`
+	// Name tells simulated targets apart (they keep no journal).
+	Name string `json:"name,omitempty"`
+}
+
+// DevMem is the identity of a controller window at physical address base.
+func DevMem(base uint64) TargetID { return TargetID{Kind: TargetDevMem, Base: base} }
+
+// Sim is the identity of a simulated controller (in-process only).
+func Sim(name string) TargetID { return TargetID{Kind: TargetSim, Name: name} }
+
+// File is the identity of the register image at path: symlinks resolved,
+// then its device and inode.
+func File(path string) (TargetID, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return TargetID{}, err
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return TargetID{}, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return TargetID{}, fmt.Errorf("%s: no device and inode", path)
+	}
+	return TargetID{Kind: TargetFile, Dev: uint64(st.Dev), Ino: uint64(st.Ino), Path: abs}, nil
+}
+
+// Key is the identity as one string (also the lock file's name).
+func (t TargetID) Key() string {
+	switch t.Kind {
+	case TargetDevMem:
+		return fmt.Sprintf("devmem-%#x", t.Base)
+	case TargetFile:
+		return fmt.Sprintf("file-%d-%d", t.Dev, t.Ino)
+	}
+	return "sim-" + t.Name
+}
+
+// String names the target for people: "/dev/mem 0x02184200" or the
+// image's path.
+func (t TargetID) String() string {
+	switch t.Kind {
+	case TargetDevMem:
+		return fmt.Sprintf("/dev/mem %#010x", t.Base)
+	case TargetFile:
+		return "image " + t.Path
+	}
+	return "simulated " + t.Name
+}
