@@ -67,7 +67,14 @@ type Controller struct {
 	// Roles the controller can take: "host", "device".
 	Roles  []string `toml:"roles"`
 	DRMode string   `toml:"dr_mode"`
-	Notes  string   `toml:"notes"`
+	// Core is the kind of ChipIdea core: "otg" (host and device register
+	// sets) or "host-only" (no device registers: i.MX6Q UH1-UH3, the
+	// i.MX6SL/SX HSIC port). Optional: "otg" when left out.
+	Core  regs.Core `toml:"core"`
+	Notes string    `toml:"notes"`
+	// Map is the profile's register map narrowed to this controller's
+	// core (regs.Map.ForCore): only the registers the core has.
+	Map *regs.Map `toml:"-"`
 }
 
 // HasRole reports whether the controller can take role r.
@@ -203,6 +210,29 @@ func (p *Profile) Controller(l string) (*Controller, error) {
 		ls = append(ls, c.Label)
 	}
 	return nil, fmt.Errorf("profile %s has no controller %q (controllers: %s)", p.Name, l, strings.Join(ls, ", "))
+}
+
+// ForController returns the profile as one controller sees it: a shallow
+// copy whose Map is the controller's map (only the registers its core
+// has). Targets carry this view, so dump, get/set, sweeps and the TUI use
+// the controller's registers without knowing about core types.
+func (p *Profile) ForController(c *Controller) *Profile {
+	if c == nil || p.Map == nil {
+		return p
+	}
+	q := *p
+	q.Map = nil
+	for i := range p.Controllers {
+		if &p.Controllers[i] == c && c.Map != nil {
+			q.Map = c.Map
+		}
+	}
+	if q.Map == nil {
+		// A controller of another profile (or built by hand): narrow
+		// this profile's map to its core.
+		q.Map = p.Map.ForCore(c.Core)
+	}
+	return &q
 }
 
 // Knob returns the knob entry for a register field, or nil.
@@ -636,6 +666,25 @@ func (p *Profile) checkControllers(l *locator, ps *problems, m *regs.Map) {
 		if len(c.Roles) == 0 {
 			ps.add(l.at(at+".roles"), "%s: no roles (want \"host\" and/or \"device\")", who)
 		}
+		// core is optional for profiles written before core types were
+		// modelled: without it the controller keeps the full (OTG) map,
+		// which is what citune showed before. Every embedded profile
+		// gives it (TestEmbeddedProfilesDeclareCores).
+		switch {
+		case !has("core"):
+			c.Core = regs.CoreOTG
+		default:
+			core, err := regs.ParseCore(string(c.Core))
+			if err != nil {
+				ps.add(l.at(at+".core"), "%s: %v", who, err)
+				break
+			}
+			c.Core = core
+			if core == regs.CoreHostOnly && c.HasRole("device") {
+				ps.add(l.at(at+".roles"), "%s: a host-only core cannot take the device role", who)
+			}
+		}
+		c.Map = m.ForCore(c.Core)
 		for k, r := range c.Roles {
 			if r != "host" && r != "device" {
 				ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "%s: role %q (want host or device)", who, r)

@@ -18,6 +18,9 @@ const (
 )
 
 // Target is an open controller window with the profile that describes it.
+// Profile is the view of the controller (Profile.ForController): its Map
+// holds only the registers the controller's core has, and Acc refuses
+// reads and writes of the others (regs.Guard), whatever the target kind.
 type Target struct {
 	Profile    *Profile
 	Controller *Controller
@@ -45,6 +48,7 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 		}
 		raz = append(raz, sim.Range{Lo: lo, Hi: hi})
 	}
+	p = p.ForController(c)
 	s := sim.New(sim.Config{Map: p.Map, Size: c.Size, ReadAsZero: raz, Driver: o.Driver, Log2IrqThresh: o.Log2IrqThresh})
 	// Where no source gives a reset value (Vybrid), the simulated
 	// controller holds what the identity checks expect, so that it answers
@@ -55,7 +59,7 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 			s.Seed(r.Offset, v&^ch.Mask|ch.Value)
 		}
 	}
-	return &Target{Profile: p, Controller: c, Kind: KindSim, Acc: s, Sim: s}, nil
+	return &Target{Profile: p, Controller: c, Kind: KindSim, Acc: regs.Guard(s, p.Map), Sim: s}, nil
 }
 
 // OpenFile opens a register image (a file holding the controller window
@@ -65,7 +69,8 @@ func OpenFile(p *Profile, c *Controller, path string, writable bool) (*Target, e
 	if err != nil {
 		return nil, err
 	}
-	return &Target{Profile: p, Controller: c, Kind: KindFile, Path: path, Acc: w, win: w}, nil
+	p = p.ForController(c)
+	return &Target{Profile: p, Controller: c, Kind: KindFile, Path: path, Acc: regs.Guard(w, p.Map), win: w}, nil
 }
 
 // OpenDevMem maps the controller's physical window through /dev/mem.
@@ -74,7 +79,8 @@ func OpenDevMem(p *Profile, c *Controller) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Target{Profile: p, Controller: c, Kind: KindDevMem, Acc: w, win: w}, nil
+	p = p.ForController(c)
+	return &Target{Profile: p, Controller: c, Kind: KindDevMem, Acc: regs.Guard(w, p.Map), win: w}, nil
 }
 
 // Remap maps a /dev/mem window again (after a driver reload, an old
@@ -90,7 +96,7 @@ func (t *Target) Remap() error {
 	if err != nil {
 		return err
 	}
-	t.win, t.Acc = w, w
+	t.win, t.Acc = w, regs.Guard(w, t.Profile.Map)
 	return nil
 }
 
@@ -174,12 +180,17 @@ func (s Snapshot) Value(name string) (uint32, bool) {
 	return 0, false
 }
 
-// Take reads every register of m.
+// Take reads every register of m. A register the accessor refuses as
+// absent from the controller (regs.ErrAbsent: a device register of a
+// host-only core, when m is the profile's full map) is left out.
 func Take(m *regs.Map, acc regs.Accessor) (Snapshot, error) {
 	var s Snapshot
 	for i := range m.Registers {
 		r := &m.Registers[i]
 		v, err := acc.Read32(r.Offset)
+		if errors.Is(err, regs.ErrAbsent) {
+			continue
+		}
 		if err != nil {
 			return s, fmt.Errorf("snapshot: reading %s: %w", r.Name, err)
 		}

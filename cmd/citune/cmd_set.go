@@ -39,7 +39,13 @@ func runSet(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	changes, err := parseChanges(p.Map, fs.Args())
+	// Against the controller's map: a host-only core refuses device
+	// registers here, before anything is opened.
+	c, err := a.pickController(p)
+	if err != nil {
+		return err
+	}
+	changes, err := parseChanges(p.ForController(c).Map, fs.Args())
 	if err != nil {
 		return err
 	}
