@@ -20,7 +20,10 @@ import (
 // register map with this SoC's reset values, and how each tuning knob is
 // made persistent.
 type Profile struct {
-	Name       string   `toml:"name"`
+	Name string `toml:"name"`
+	// Aliases are other names --profile accepts for this profile: the
+	// SoCs of the family it covers (imx6dl for imx6q, imx6ull for imx6ul).
+	Aliases    []string `toml:"aliases"`
 	Title      string   `toml:"title"`
 	Compatible []string `toml:"compatible"`
 	SocID      []string `toml:"soc_id"`
@@ -334,6 +337,11 @@ func (p *Profile) build(l *locator, ps *problems) {
 		ps.add(1, "missing key \"name\"")
 	} else if !validProfileName(p.Name) {
 		ps.add(l.at("name"), "name %q: use lower-case letters, digits and '-'", p.Name)
+	}
+	for k, a := range p.Aliases {
+		if !validProfileName(a) || a == p.Name {
+			ps.add(l.at(fmt.Sprintf("aliases[%d]", k)), "aliases: %q: use lower-case letters, digits and '-', and not the profile's own name", a)
+		}
 	}
 	if len(p.Controllers) == 0 {
 		ps.add(1, "no [[controller]] entries")
@@ -862,6 +870,23 @@ func LoadFS(fsys fs.FS, name string) (*Profile, error) {
 	return Parse(name, data)
 }
 
+// Lookup returns the profile of ps named name or having it as an alias.
+func Lookup(ps []*Profile, name string) *Profile {
+	for _, p := range ps {
+		if p.Name == name {
+			return p
+		}
+	}
+	for _, p := range ps {
+		for _, a := range p.Aliases {
+			if a == name {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
 // LoadAll loads every *.toml profile in fsys, sorted by name.
 func LoadAll(fsys fs.FS) ([]*Profile, error) {
 	names, err := fs.Glob(fsys, "*.toml")
@@ -883,5 +908,19 @@ func LoadAll(fsys fs.FS) ([]*Profile, error) {
 		ps = append(ps, p)
 	}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
+	// A name or alias must lead to one profile.
+	owner := map[string]string{}
+	for _, p := range ps {
+		owner[p.Name] = p.Name
+	}
+	for _, p := range ps {
+		for _, a := range p.Aliases {
+			if o, dup := owner[a]; dup && o != p.Name {
+				errs = append(errs, fmt.Errorf("%s: %w: alias %q is already the name or an alias of profile %s", p.File, ErrProfile, a, o))
+				continue
+			}
+			owner[a] = p.Name
+		}
+	}
 	return ps, errors.Join(errs...)
 }

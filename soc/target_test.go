@@ -259,3 +259,26 @@ func TestTargetsRefuseAbsentRegisters(t *testing.T) {
 		t.Errorf("usbotg DCCPARAMS = %#x, %v", v, err)
 	}
 }
+
+// TestRestoreIgnoresTXSCHHEALTH: the counter is cleared by any write, so
+// restoring TXFILLTUNING from an original with the counter set reads back
+// 0 there, and that is not a value that failed to return.
+func TestRestoreIgnoresTXSCHHEALTH(t *testing.T) {
+	p := profile(t, "imx6q")
+	c, _ := p.Controller("usbh1")
+	tg, err := OpenSim(p, c, SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.Sim.Seed(0x164, 0x00001f08) // health counter at 31
+	rs, err := RestoreRegisters(tg.Profile.Map, tg.Acc, []JReg{{Name: "TXFILLTUNING", Offset: 0x164, Original: 0x00021f08}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || !rs[0].Held() {
+		t.Fatalf("restore reported %+v", rs)
+	}
+	if v, _ := tg.Acc.Read32(0x164); v != 0x00020008 {
+		t.Errorf("TXFILLTUNING after restore = %#08x, want 0x00020008", v)
+	}
+}

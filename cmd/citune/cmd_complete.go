@@ -120,7 +120,9 @@ func profileNames() []string {
 	var ns []string
 	for _, p := range ps {
 		ns = append(ns, p.Name)
+		ns = append(ns, p.Aliases...)
 	}
+	sort.Strings(ns)
 	return ns
 }
 

@@ -48,7 +48,11 @@ func runProfiles(a *app, args []string) error {
 			for _, c := range p.Controllers {
 				ls = append(ls, c.Label)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, strings.Join(ls, ","), p.Title)
+			title := p.Title
+			if len(p.Aliases) > 0 {
+				title += " (also --profile " + strings.Join(p.Aliases, ", ") + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, strings.Join(ls, ","), title)
 		}
 		return tw.Flush()
 	}
@@ -70,6 +74,9 @@ func showProfile(a *app, p *soc.Profile) {
 	w := humanOut(a.env.stdout, a.env.isTTY)
 	fmt.Fprintf(w, "%s: %s\n", p.Name, p.Title)
 	fmt.Fprintf(w, "  file:       %s\n", p.File)
+	if len(p.Aliases) > 0 {
+		fmt.Fprintf(w, "  also named: %s\n", strings.Join(p.Aliases, ", "))
+	}
 	fmt.Fprintf(w, "  compatible: %s\n", strings.Join(p.Compatible, ", "))
 	if len(p.SocID) > 0 {
 		fmt.Fprintf(w, "  soc_id:     %s\n", strings.Join(p.SocID, ", "))
@@ -79,9 +86,9 @@ func showProfile(a *app, p *soc.Profile) {
 	}
 	fmt.Fprintf(w, "\ncontrollers:\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  LABEL\tNODE\tBASE\tSIZE\tIRQ\tROLES")
+	fmt.Fprintln(tw, "  LABEL\tNODE\tBASE\tSIZE\tIRQ\tROLES\tCORE")
 	for _, c := range p.Controllers {
-		fmt.Fprintf(tw, "  %s\t%s\t%#08x\t%#x\t%s\t%s\n", c.Label, c.Node, c.Base, c.Size, c.IRQ, strings.Join(c.Roles, ","))
+		fmt.Fprintf(tw, "  %s\t%s\t%#08x\t%#x\t%s\t%s\t%s\n", c.Label, c.Node, c.Base, c.Size, c.IRQ, strings.Join(c.Roles, ","), c.Core)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nidentity checks:\n")
