@@ -105,6 +105,10 @@ type Register struct {
 	HostName   string
 	HostDesc   string
 	HostFields []Field
+	// Window names the block the register lives in when it is not the
+	// controller's own window ("usbmisc": the SoC's non-core control
+	// word of this controller, placed past the controller window).
+	Window string
 }
 
 // Field returns the named field or nil.

@@ -40,9 +40,15 @@ type Profile struct {
 	// ResetUnknown names registers whose reset value no source gives.
 	ResetUnknown []string       `toml:"reset_unknown"`
 	Registers    []RegisterSpec `toml:"register"`
-	Knobs        []Knob         `toml:"knob"`
-	Sim          SimSpec        `toml:"sim"`
-	Reload       Reload         `toml:"reload"`
+	// USBMisc describes each controller's control word in the SoC's
+	// usbmisc (non-core, USBNC) block, the second window of the profile:
+	// its name, fields and reset value. Controllers say where their word
+	// is (Controller.USBMisc); it joins their map at the offset of that
+	// address from the controller base, beyond the controller window.
+	USBMisc *RegisterSpec `toml:"usbmisc"`
+	Knobs   []Knob        `toml:"knob"`
+	Sim     SimSpec       `toml:"sim"`
+	Reload  Reload        `toml:"reload"`
 
 	// File is where the profile was loaded from ("embedded:imx6q.toml" or
 	// a path); Map is the validated register map.
@@ -73,8 +79,13 @@ type Controller struct {
 	// Core is the kind of ChipIdea core: "otg" (host and device register
 	// sets) or "host-only" (no device registers: i.MX6Q UH1-UH3, the
 	// i.MX6SL/SX HSIC port). Optional: "otg" when left out.
-	Core  regs.Core `toml:"core"`
-	Notes string    `toml:"notes"`
+	Core regs.Core `toml:"core"`
+	// USBMisc is the physical address of the controller's control word
+	// in the usbmisc block (0: none described); USBMiscReset overrides
+	// the [usbmisc] reset value for this word.
+	USBMisc      uint64  `toml:"usbmisc"`
+	USBMiscReset *uint32 `toml:"usbmisc_reset"`
+	Notes        string  `toml:"notes"`
 	// Map is the profile's register map narrowed to this controller's
 	// core (regs.Map.ForCore): only the registers the core has.
 	Map *regs.Map `toml:"-"`
@@ -181,6 +192,9 @@ type Knob struct {
 	ParamEncoding string   `toml:"param_encoding"`
 	// None explains why the knob has no persistent mechanism.
 	None string `toml:"none"`
+	// Warn is a caution that set and dts repeat whenever the field is
+	// changed or its property emitted (values known to hurt this SoC).
+	Warn string `toml:"warn"`
 	// Driver says when and how the Linux driver rewrites the field.
 	Driver string `toml:"driver"`
 }
@@ -351,9 +365,21 @@ func (p *Profile) build(l *locator, ps *problems) {
 	}
 	m := p.buildMap(l, ps)
 	p.Map = m
+	misc := p.buildUSBMisc(l, ps)
 	p.checkControllers(l, ps, m)
+	p.addUSBMisc(l, ps, misc)
 	p.checkIdentity(l, ps, m)
-	p.checkKnobs(l, ps, m)
+	km := m
+	if misc != nil {
+		// Knobs may name the usbmisc word's fields; its offset differs
+		// per controller, so validate against a copy that has it
+		// anywhere past the map.
+		km = m.Clone()
+		r := *misc
+		r.Offset = (m.End() + 3) &^ 3
+		km.Registers = append(km.Registers, r)
+	}
+	p.checkKnobs(l, ps, km)
 	for k, s := range p.Sim.ReadAsZero {
 		if _, _, err := ParseRange(s); err != nil {
 			ps.add(l.at(fmt.Sprintf("sim.read_as_zero[%d]", k)), "sim.read_as_zero: %v", err)
@@ -464,6 +490,84 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 		}
 	}
 	return m
+}
+
+// buildUSBMisc checks the [usbmisc] table and returns the register it
+// describes (offset 0; each controller places it), or nil.
+func (p *Profile) buildUSBMisc(l *locator, ps *problems) *regs.Register {
+	if p.USBMisc == nil {
+		return nil
+	}
+	if p.USBMisc.Name == "" {
+		ps.add(l.at("usbmisc"), "[usbmisc]: missing key \"name\"")
+		return nil
+	}
+	if p.Map.Register(p.USBMisc.Name) != nil {
+		ps.add(l.at("usbmisc.name"), "[usbmisc]: name %s is a register of the controller map", p.USBMisc.Name)
+		return nil
+	}
+	if l.has("usbmisc.offset") {
+		ps.add(l.at("usbmisc.offset"), "[usbmisc]: no offset here: each controller gives the address of its word (usbmisc = 0x...)")
+	}
+	// merge over an empty register of that name: no offset needed, the
+	// reset value is unknown unless given.
+	r, ok := p.USBMisc.merge(l, ps, "usbmisc", &regs.Register{Name: p.USBMisc.Name})
+	if !ok {
+		return nil
+	}
+	r.Window = "usbmisc"
+	return &r
+}
+
+// addUSBMisc puts the usbmisc word into the map of every controller that
+// gives its address.
+func (p *Profile) addUSBMisc(l *locator, ps *problems, misc *regs.Register) {
+	for i := range p.Controllers {
+		c := &p.Controllers[i]
+		at := fmt.Sprintf("controller[%d]", i)
+		if c.USBMisc == 0 {
+			if c.USBMiscReset != nil {
+				ps.add(l.at(at+".usbmisc_reset"), "controller %s: usbmisc_reset without usbmisc", c.Label)
+			}
+			continue
+		}
+		switch {
+		case misc == nil && p.USBMisc == nil:
+			ps.add(l.at(at+".usbmisc"), "controller %s: usbmisc given but the profile has no [usbmisc] table describing the word", c.Label)
+			continue
+		case misc == nil || c.Map == nil:
+			continue // already reported
+		case c.USBMisc%4 != 0:
+			ps.add(l.at(at+".usbmisc"), "controller %s: usbmisc %#x is not 32-bit aligned", c.Label, c.USBMisc)
+			continue
+		case c.USBMisc < c.Base+uint64(c.Size) || c.USBMisc-c.Base >= maxSpan:
+			ps.add(l.at(at+".usbmisc"), "controller %s: usbmisc %#x must lie after the controller window and within %#x of its base %#x", c.Label, c.USBMisc, maxSpan, c.Base)
+			continue
+		}
+		r := *misc
+		r.Fields = append([]regs.Field(nil), misc.Fields...)
+		r.Offset = uint32(c.USBMisc - c.Base)
+		if c.USBMiscReset != nil {
+			r.Reset, r.ResetKnown = *c.USBMiscReset, true
+		}
+		r.Desc = strings.TrimSpace(fmt.Sprintf("%s [usbmisc word at %#08x, controller base + %#x]", r.Desc, c.USBMisc, r.Offset))
+		c.Map.Registers = append(c.Map.Registers, r)
+		c.Map.Sort()
+	}
+}
+
+// maxSpan bounds how far past its base a controller's usbmisc word may
+// be: one mapping covers both.
+const maxSpan = 0x10000
+
+// Span is the number of bytes from the controller base that its map
+// reaches: the controller window, or up to its usbmisc word. Targets map
+// (and images hold) this much.
+func (c *Controller) Span() uint32 {
+	if c.Map != nil && c.Map.End() > c.Size {
+		return c.Map.End()
+	}
+	return c.Size
 }
 
 // registerInError returns the register a regs.Validate message names

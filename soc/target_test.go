@@ -30,8 +30,8 @@ func imageOf(t testing.TB, p *Profile, c *Controller) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := make([]byte, c.Size)
-	for off := uint32(0); off < c.Size; off += 4 {
+	b := make([]byte, c.Span())
+	for off := uint32(0); off < c.Span(); off += 4 {
 		v, _ := st.Acc.Read32(off)
 		b[off], b[off+1], b[off+2], b[off+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 	}

@@ -65,7 +65,8 @@ var boolProps = map[string]uint32{"non-zero-ttctrl-ttha": 0x7f}
 // when there is no persistent mechanism.
 func BuildDTS(in DTSInput) DTS {
 	d := DTS{Label: in.Controller.Label, Header: in.Header}
-	p := in.Profile
+	// The controller's view: its core's registers and its usbmisc word.
+	p := in.Profile.ForController(in.Controller)
 	m := p.Map
 	given := map[string]string{}
 	for _, s := range in.Settings {
@@ -130,6 +131,9 @@ func BuildDTS(in DTSInput) DTS {
 		handled := false
 		if k.DT != "" && roleOK(k.DTRoles) {
 			handled = true
+			if k.Warn != "" && !slices.Contains(d.Notes, "WARNING: "+k.Warn) {
+				d.Notes = append(d.Notes, "WARNING: "+k.Warn)
+			}
 			on, isBool := boolProps[k.DT]
 			switch {
 			case isBool && v == on:

@@ -163,6 +163,20 @@ func (a *app) driverWarnings(t *soc.Target, changes []regs.Change) []string {
 		seen[k.Param] = true
 		ws = append(ws, fmt.Sprintf("%s holds only until the driver's next write: in %s role the kernel takes it from %s (sweep it with --axis modparam:%s=...; make it permanent on the kernel command line)", c.Ref, role, k.Param, k.Param))
 	}
+	return append(ws, knobCautions(t.Profile, changes)...)
+}
+
+// knobCautions repeats the profile's warn text of every knob the changes
+// touch (once per text): values known to hurt this SoC (Vybrid burst).
+func knobCautions(p *soc.Profile, changes []regs.Change) []string {
+	var ws []string
+	seen := map[string]bool{}
+	for _, c := range changes {
+		if k := p.Knob(c.Ref); c.Ref.Field != nil && k != nil && k.Warn != "" && !seen[k.Warn] {
+			seen[k.Warn] = true
+			ws = append(ws, fmt.Sprintf("%s on %s: %s", c.Ref, p.Name, k.Warn))
+		}
+	}
 	return ws
 }
 

@@ -206,7 +206,13 @@ func runSweep(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	plan, err := o.buildPlan(p.Map, set, prev)
+	// Against the controller's map: a host-only core has no device
+	// registers, and the usbmisc word sits at a per-controller offset.
+	c, err := a.pickController(p)
+	if err != nil {
+		return err
+	}
+	plan, err := o.buildPlan(p.ForController(c).Map, set, prev)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -230,6 +236,11 @@ func runSweep(a *app, args []string) error {
 		return err
 	}
 	defer t.Close()
+	if t.Controller != c {
+		// --controller came with the probe's words: the plan was checked
+		// against another controller's map.
+		return usageErr("sweep: give --controller before the probe (after --, it changed the controller the plan was checked against)")
+	}
 
 	env := probe.Env{IRQ: t.Controller.IRQ, NoTrace: o.noTrace}
 	if o.irq != "" {
