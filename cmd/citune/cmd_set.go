@@ -161,9 +161,15 @@ func (a *app) driverWarnings(t *soc.Target, changes []regs.Change) []string {
 			continue
 		}
 		seen[k.Param] = true
-		ws = append(ws, fmt.Sprintf("%s holds only until the driver's next write: in %s role the kernel takes it from %s (sweep it with --axis modparam:%s=...; make it permanent on the kernel command line)", c.Ref, role, k.Param, k.Param))
+		ws = append(ws, fmt.Sprintf("%s holds only until the driver's next write: in %s role the kernel takes it from %s (sweep it with --axis modparam:%s=...; make it permanent on the kernel command line); %s", c.Ref, role, k.Param, k.Param, paramScopeText(a, t.Profile, k.Param)))
 	}
 	return append(ws, knobCautions(t.Profile, changes)...)
+}
+
+// paramScopeText says which controllers a module parameter changes:
+// module parameters are module-wide.
+func paramScopeText(a *app, p *soc.Profile, param string) string {
+	return fmt.Sprintf("%s is module-wide: it changes every controller in host role: %s", param, soc.ParamUsersString(soc.ParamScope(a.env.root, p, param)))
 }
 
 // knobCautions repeats the profile's warn text of every knob the changes
