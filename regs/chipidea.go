@@ -327,9 +327,26 @@ func ChipIdea() *Map {
 			bit("TXE", 23, RW, "TX endpoint enable"),
 		)))
 	}
+	for i := range m.Registers {
+		r := &m.Registers[i]
+		switch {
+		case !r.ResetKnown:
+			r.Source = "unknown: " + srcNone
+		case r.Name == "CAPLENGTH":
+			r.Source = SourceSDK + " (CAPLENGTH 0x40, HCIVERSION 0x0100 read as one word)"
+		default:
+			r.Source = SourceSDK
+		}
+	}
 	m.Sort()
 	return m
 }
+
+// SourceSDK is where the built-in reset values come from (chipidea.md
+// §0, §2); profiles for other SoCs say whether it holds there.
+const SourceSDK = "i.MX6 Platform SDK regsusbcore.h (mx6dq, USB_UOG_* and USB_UHx_* register sets)"
+
+const srcNone = "not in the i.MX6 SDK headers, nor in any other source read"
 
 func withNote(r Register, note string) Register { r.Note = note; return r }
 func deviceOnly(r Register) Register            { r.DeviceOnly = true; return r }

@@ -62,6 +62,9 @@ func (m *Map) ForCore(c Core) *Map {
 					Why: fmt.Sprintf("a host-only ChipIdea core has %s at %#03x instead", r.HostName, r.Offset)})
 			}
 			r.Name, r.Fields, r.Desc = r.HostName, r.HostFields, r.HostDesc
+			if r.Name == "PERIODICLISTBASE" && r.ResetKnown && r.Source == SourceSDK {
+				r.Source = SourceSDK + " (HW_USBC_UH1_PERIODICLISTBASE)"
+			}
 			r.HostName, r.HostFields, r.HostDesc, r.DeviceOnly = "", nil, "", false
 			r.Note = ""
 			kept = append(kept, r)

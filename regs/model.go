@@ -105,6 +105,9 @@ type Register struct {
 	HostName   string
 	HostDesc   string
 	HostFields []Field
+	// Source says where the reset value comes from ("unknown" where no
+	// source gives one); profiles replace it for their SoC.
+	Source string
 	// Window names the block the register lives in when it is not the
 	// controller's own window ("usbmisc": the SoC's non-core control
 	// word of this controller, placed past the controller window).

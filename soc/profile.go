@@ -38,8 +38,13 @@ type Profile struct {
 	// Reset overrides reset values of the base map, by register name.
 	Reset map[string]uint32 `toml:"reset"`
 	// ResetUnknown names registers whose reset value no source gives.
-	ResetUnknown []string       `toml:"reset_unknown"`
-	Registers    []RegisterSpec `toml:"register"`
+	ResetUnknown []string `toml:"reset_unknown"`
+	// ResetSource says where this SoC's reset values come from when they
+	// are the built-in map's (i.MX6 SDK); ResetSources names the source
+	// of single registers' values (those of [reset], for example).
+	ResetSource  string            `toml:"reset_source"`
+	ResetSources map[string]string `toml:"reset_sources"`
+	Registers    []RegisterSpec    `toml:"register"`
 	// USBMisc describes each controller's control word in the SoC's
 	// usbmisc (non-core, USBNC) block, the second window of the profile:
 	// its name, fields and reset value. Controllers say where their word
@@ -197,6 +202,9 @@ type Knob struct {
 	Warn string `toml:"warn"`
 	// Driver says when and how the Linux driver rewrites the field.
 	Driver string `toml:"driver"`
+	// Source cites where the rule comes from (kernel file and function,
+	// DT binding, measurement); "unknown" is shown when it is empty.
+	Source string `toml:"source"`
 }
 
 // SimSpec describes how the simulated controller differs from the
@@ -463,6 +471,7 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 		}
 		seen[strings.ToUpper(r.Name)] = name
 		r.Reset, r.ResetKnown = p.Reset[name], true
+		r.Source = "this profile's [reset] table (see its sources)"
 	}
 	for k, name := range p.ResetUnknown {
 		at := fmt.Sprintf("reset_unknown[%d]", k)
@@ -476,6 +485,28 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 			continue
 		}
 		r.ResetKnown = false
+		r.Source = "unknown: no source gives it for this SoC"
+	}
+	// Reset sources: the SoC-wide one replaces the built-in text where the
+	// built-in value stands; per-register texts win.
+	if p.ResetSource != "" {
+		for i := range m.Registers {
+			r := &m.Registers[i]
+			if r.ResetKnown && strings.HasPrefix(r.Source, regs.SourceSDK) {
+				r.Source = p.ResetSource
+			}
+		}
+	}
+	for _, name := range sortedKeys(p.ResetSources) {
+		r := m.Register(name)
+		if r == nil && p.USBMisc != nil && strings.EqualFold(name, p.USBMisc.Name) {
+			continue // the usbmisc word: applied where controllers place it
+		}
+		if r == nil {
+			ps.add(l.at("reset_sources."+name), "reset_sources.%s: no such register", name)
+			continue
+		}
+		r.Source = p.ResetSources[name]
 	}
 	// Safety net: whatever the checks above missed, the map must validate.
 	if err := m.Validate(); err != nil && len(ps.list) == n0 {
@@ -516,6 +547,15 @@ func (p *Profile) buildUSBMisc(l *locator, ps *problems) *regs.Register {
 		return nil
 	}
 	r.Window = "usbmisc"
+	r.Source = "unknown: no source gives it for this SoC"
+	if r.ResetKnown {
+		r.Source = "this profile's [usbmisc] reset (see its sources)"
+	}
+	for name, src := range p.ResetSources {
+		if strings.EqualFold(name, r.Name) {
+			r.Source = src
+		}
+	}
 	return &r
 }
 
@@ -627,6 +667,7 @@ func (s *RegisterSpec) merge(l *locator, ps *problems, at string, old *regs.Regi
 	}
 	if s.Reset != nil {
 		r.Reset, r.ResetKnown = *s.Reset, true
+		r.Source = "this profile's [[register]] " + s.Name + " (see its sources)"
 	}
 	if r.Offset%4 != 0 {
 		ps.add(l.at(at+".offset"), "register %s: offset %#x is not 32-bit aligned", s.Name, r.Offset)
