@@ -93,7 +93,7 @@ type Controller struct {
 	Notes        string  `toml:"notes"`
 	// Map is the profile's register map narrowed to this controller's
 	// core (regs.Map.ForCore): only the registers the core has.
-	Map *regs.Map `toml:"-"`
+	Map *regs.Map `toml:"-" json:"-"`
 }
 
 // HasRole reports whether the controller can take role r.

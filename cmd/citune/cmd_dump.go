@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -33,6 +34,9 @@ func runDump(a *app, args []string) error {
 		for _, n := range names {
 			r := m.Register(n)
 			if r == nil {
+				if _, err := m.Lookup(n); errors.Is(err, regs.ErrAbsent) {
+					return withCode(exitUsage, err)
+				}
 				return usageErr("no register %q", n)
 			}
 			regsToShow = append(regsToShow, *r)
