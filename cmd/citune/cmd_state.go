@@ -145,7 +145,7 @@ func (a *app) restoreEntry(e *soc.Entry) error {
 	if err := t.Identify(); err != nil {
 		return withCode(exitIdentity, fmt.Errorf("%w\nnothing was written", err))
 	}
-	rs, err := soc.RestoreRegisters(p.Map, t.Acc, e.Registers)
+	rs, err := soc.RestoreRegisters(t.Profile.Map, t.Acc, e.Registers) // the controller's map: its usbmisc word too
 	if err != nil {
 		return err
 	}
