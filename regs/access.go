@@ -31,9 +31,15 @@ const (
 	// SC fields are self-clearing commands (doorbells, resets). A
 	// read-modify-write stores 0 into them unless asked.
 	SC
+	// WC fields are counters that any write to their register clears,
+	// whatever value is written (TXFILLTUNING.TXSCHHEALTH): they are not
+	// write-1-to-clear. A read-modify-write of the register resets them as
+	// a side effect, so a read-back, a verify or a restore never compares
+	// them, and a change may only ask for 0.
+	WC
 )
 
-var accessNames = [...]string{RW: "RW", RO: "RO", W1C: "W1C", WriteOnce: "WO1", SC: "SC"}
+var accessNames = [...]string{RW: "RW", RO: "RO", W1C: "W1C", WriteOnce: "WO1", SC: "SC", WC: "WC"}
 
 func (a Access) String() string {
 	if int(a) < len(accessNames) {
@@ -43,7 +49,7 @@ func (a Access) String() string {
 }
 
 // ParseAccess accepts the names used in profiles: RW, RO, W1C, WO1 (or
-// write-once), SC (or self-clearing). Case is ignored.
+// write-once), SC (or self-clearing), WC (or write-clears). Case is ignored.
 func ParseAccess(s string) (Access, error) {
 	switch strings.ToUpper(strings.TrimSpace(s)) {
 	case "RW", "":
@@ -56,8 +62,10 @@ func ParseAccess(s string) (Access, error) {
 		return WriteOnce, nil
 	case "SC", "SELF-CLEARING":
 		return SC, nil
+	case "WC", "WRITE-CLEARS":
+		return WC, nil
 	}
-	return RW, fmt.Errorf("unknown access kind %q (want RW, RO, W1C, WO1 or SC)", s)
+	return RW, fmt.Errorf("unknown access kind %q (want RW, RO, W1C, WO1, SC or WC)", s)
 }
 
 // MarshalText implements encoding.TextMarshaler.

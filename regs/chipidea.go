@@ -83,10 +83,10 @@ func ChipIdea() *Map {
 			bit("HC", 0, RO, "host capable"),
 			bits("NPORT", 3, 1, RO, "number of ports minus one"),
 		)),
-		readOnly(reg(0x00C, "HWDEVICE", 0x00000011, "Device hardware parameters ([SDK]: present on the OTG core only).",
+		deviceOnly(readOnly(reg(0x00C, "HWDEVICE", 0x00000011, "Device hardware parameters ([SDK]: present on the OTG core only).",
 			bit("DC", 0, RO, "device capable"),
 			bits("DEVEP", 5, 1, RO, "number of device endpoints"),
-		)),
+		))),
 		readOnly(reg(0x010, "HWTXBUF", 0x80080B08, "TX buffer hardware parameters.",
 			bits("TXBURST", 7, 0, RO, "default of BURSTSIZE.TXPBURST"),
 			bits("TXCHANADD", 23, 16, RO, "TX FIFO size, 2^n x 4 bytes"),
@@ -123,14 +123,14 @@ func ChipIdea() *Map {
 			bits("EECP", 15, 8, RO, "EHCI extended capabilities pointer"),
 			bit("LPM", 17, RO, "link power management map (Linux HCCPARAMS_LEN; reserved in [SDK])"),
 		)),
-		readOnly(reg(0x120, "DCIVERSION", 0x00000001, "Device controller interface version (16-bit).",
+		deviceOnly(readOnly(reg(0x120, "DCIVERSION", 0x00000001, "Device controller interface version (16-bit).",
 			bits("DCIVERSION", 15, 0, RO, "device interface version (BCD)"),
-		)),
-		readOnly(reg(0x124, "DCCPARAMS", 0x00000188, "Device controller capability parameters.",
+		))),
+		deviceOnly(readOnly(reg(0x124, "DCCPARAMS", 0x00000188, "Device controller capability parameters.",
 			bits("DEN", 4, 0, RO, "device endpoints"),
 			bit("DC", 7, RO, "device capable"),
 			bit("HC", 8, RO, "host capable"),
-		)),
+		))),
 		withNote(reg(0x140, "USBCMD", 0x00080000, "USB command. [SDK] gives reset 0x00080000 for every core although its ASP/ASPE text says park defaults to 3/enabled on host-only cores: the ASP/ASPE reset values are unverified.",
 			bit("RS", 0, RW, "run/stop"),
 			neverSet(bit("RST", 1, SC, "controller reset; citune never sets it")),
@@ -155,10 +155,14 @@ func ChipIdea() *Map {
 			bit("URI", 6, W1C, "USB reset received (device)"),
 			bit("SRI", 7, W1C, "SOF received"),
 			bit("SLI", 8, W1C, "device controller suspend"),
+			bit("ULPII", 10, W1C, "ULPI viewport transaction complete"),
 			bit("HCH", 12, RO, "host controller halted"),
 			bit("RCL", 13, RO, "reclamation"),
 			bit("PS", 14, RO, "periodic schedule status"),
 			bit("AS", 15, RO, "asynchronous schedule status"),
+			bit("NAKI", 16, RO, "NAK interrupt (device): set while an ENDPTNAK bit and its enable are both set; clears with them"),
+			bit("TI0", 24, W1C, "general-purpose timer 0 interrupt"),
+			bit("TI1", 25, W1C, "general-purpose timer 1 interrupt"),
 		)),
 		reg(0x148, "USBINTR", 0, "USB interrupt enable.",
 			bit("UE", 0, RW, "USB interrupt enable"),
@@ -170,15 +174,24 @@ func ChipIdea() *Map {
 			bit("URE", 6, RW, "USB reset interrupt enable (device)"),
 			bit("SRE", 7, RW, "SOF received interrupt enable"),
 			bit("SLE", 8, RW, "sleep interrupt enable (device)"),
+			bit("ULPIE", 10, RW, "ULPI viewport interrupt enable"),
+			bit("NAKE", 16, RW, "NAK interrupt enable (device)"),
+			bit("UAIE", 18, RW, "USB host asynchronous interrupt enable"),
+			bit("UPIE", 19, RW, "USB host periodic interrupt enable"),
+			bit("TIE0", 24, RW, "general-purpose timer 0 interrupt enable"),
+			bit("TIE1", 25, RW, "general-purpose timer 1 interrupt enable"),
 		),
 		reg(0x14C, "FRINDEX", 0, "Frame index.",
 			bits("FRINDEX", 13, 0, RW, "frame index (micro-frames)"),
 		),
-		reg(0x154, "DEVICEADDR", 0, "PERIODICLISTBASE in host role (bits 31:12); device address in device role.",
+		hostAs(deviceOnly(reg(0x154, "DEVICEADDR", 0, "PERIODICLISTBASE in host role (bits 31:12); device address in device role.",
 			bit("USBADRA", 24, RW, "device address advance (device)"),
 			bits("USBADR", 31, 25, RW, "device address (device)"),
+		)), "PERIODICLISTBASE", "Periodic frame list base address (host-only core: no device address here).",
+			bits("BASEADR", 31, 12, RW, "frame list base address (4 KiB aligned)"),
 		),
-		reg(0x158, "ASYNCLISTADDR", 0, "ASYNCLISTADDR in host role; ENDPOINTLISTADDR in device role. Raw."),
+		hostAs(reg(0x158, "ASYNCLISTADDR", 0, "ASYNCLISTADDR in host role; ENDPOINTLISTADDR in device role. Raw."),
+			"ASYNCLISTADDR", "Next asynchronous list address (host-only core: no ENDPOINTLISTADDR). Raw."),
 		resetUnknown(reg(0x15C, "TTCTRL", 0, "Embedded transaction translator control. Not in [SDK]; layout from Linux bits.h; reset unknown.",
 			knob(bits("TTHA", 30, 24, RW, "internal TT hub address (non-zero-ttctrl-ttha sets 0x7f)")),
 		)),
@@ -188,18 +201,18 @@ func ChipIdea() *Map {
 		), noteBurst),
 		reg(0x164, "TXFILLTUNING", 0x00000808, "Host TX pre-fill tuning. Not written by the ChipIdea driver; ehci-hcd writes it only on LPM cores. [SDK] per-core defaults contradict its reset value.",
 			knob(bits("TXSCHOH", 7, 0, RW, "scheduler overhead (1.267 us units at high speed)")),
-			bits("TXSCHHEALTH", 12, 8, W1C, "scheduler health counter (saturates at 31); cleared by writing"),
+			bits("TXSCHHEALTH", 12, 8, WC, "scheduler health counter (saturates at 31); any write to TXFILLTUNING clears it, so it reads 0 after citune writes the register"),
 			knob(bits("TXFIFOTHRES", 21, 16, RW, "bursts posted to the TX FIFO before a packet starts (min 2; ignored with streaming disabled)")),
 		),
 		readOnly(reg(0x170, "ULPI_VIEWPORT", 0, "ULPI viewport. Writing it starts PHY transactions: citune never writes it.")),
-		w1c(reg(0x178, "ENDPTNAK", 0, "Endpoint NAK status (device, write-1-to-clear).",
-			bits("EPRN", 15, 0, W1C, "RX endpoint NAKed"),
-			bits("EPTN", 31, 16, W1C, "TX endpoint NAKed"),
+		deviceOnly(w1c(reg(0x178, "ENDPTNAK", 0, "Endpoint NAK status (device, write-1-to-clear). 8 endpoints: bits 15:8 and 31:24 are reserved.",
+			bits("EPRN", 7, 0, W1C, "RX endpoint NAKed"),
+			bits("EPTN", 23, 16, W1C, "TX endpoint NAKed"),
+		))),
+		deviceOnly(reg(0x17C, "ENDPTNAKEN", 0, "Endpoint NAK interrupt enable (device). 8 endpoints: bits 15:8 and 31:24 are reserved.",
+			bits("EPRNE", 7, 0, RW, "RX NAK interrupt enable"),
+			bits("EPTNE", 23, 16, RW, "TX NAK interrupt enable"),
 		)),
-		reg(0x17C, "ENDPTNAKEN", 0, "Endpoint NAK interrupt enable (device).",
-			bits("EPRNE", 15, 0, RW, "RX NAK interrupt enable"),
-			bits("EPTNE", 31, 16, RW, "TX NAK interrupt enable"),
-		),
 		readOnly(reg(0x180, "CONFIGFLAG", 0x00000001, "Configure flag.",
 			bit("CF", 0, RO, "ports routed to this controller"),
 		)),
@@ -227,10 +240,10 @@ func ChipIdea() *Map {
 			bit("PTS2", 25, RW, "port transceiver select, bit 2 (PTS = PTS2:PTS1; 100 = HSIC)"),
 			named(bits("PSPD", 27, 26, RO, "port speed"), Enum{0, "FULL", "full speed (12 Mb/s)", false}, Enum{1, "LOW", "low speed (1.5 Mb/s)", false}, Enum{2, "HIGH", "high speed (480 Mb/s)", false}, Enum{3, "UNDEF", "undefined", false}),
 			bit("PTW", 28, RW, "parallel transceiver width"),
-			bit("STS", 29, RW, "serial transceiver select"),
+			bit("STS", 29, RO, "serial transceiver select (read-only)"),
 			named(bits("PTS1", 31, 30, RW, "port transceiver select, bits 1:0"), Enum{0, "UTMI", "UTMI/UTMI+ (with PTS2=0)", false}, Enum{2, "ULPI", "ULPI", false}, Enum{3, "SERIAL", "serial/USB 1.1", false}),
 		),
-		reg(0x1A4, "OTGSC", 0x00000120, "OTG status and control. Status bits 22:16 are write-1-to-clear.",
+		deviceOnly(reg(0x1A4, "OTGSC", 0x00000120, "OTG status and control. Status bits 22:16 are write-1-to-clear.",
 			bit("VD", 0, RW, "VBUS discharge"),
 			bit("VC", 1, RW, "VBUS charge"),
 			bit("OT", 3, RW, "OTG termination"),
@@ -259,7 +272,7 @@ func ChipIdea() *Map {
 			bit("BSEIE", 28, RW, "B session end interrupt enable"),
 			bit("ONEMSE", 29, RW, "1 ms timer interrupt enable ([SDK] 1MSE)"),
 			bit("DPIE", 30, RW, "data pulse interrupt enable"),
-		),
+		)),
 		withNote(reg(0x1A8, "USBMODE", 0x00000000, "USB mode. [SDK] reset 0 for every core although its text says host-only cores reset CM to 3 (host).",
 			named(bits("CM", 1, 0, WriteOnce, "controller mode (write-once after reset)"),
 				Enum{0, "IDLE", "idle", false}, Enum{1, "RESERVED1", "reserved", true}, Enum{2, "DEVICE", "device controller", false}, Enum{3, "HOST", "host controller", false}),
@@ -267,51 +280,87 @@ func ChipIdea() *Map {
 			bit("SLOM", 3, RW, "setup lockout off (device)"),
 			knob(named(bit("SDIS", 4, RW, "stream disable: 1 turns off the FIFO streaming mode"), Enum{0, "STREAMING", "streaming on", false}, Enum{1, "DISABLED", "streaming disabled", false})),
 		), noteSDIS),
-		w1c(reg(0x1AC, "ENDPTSETUPSTAT", 0, "Endpoint setup status (device, write-1-to-clear).",
+		deviceOnly(w1c(reg(0x1AC, "ENDPTSETUPSTAT", 0, "Endpoint setup status (device, write-1-to-clear).",
 			bits("ENDPTSETUPSTAT", 15, 0, W1C, "setup received per endpoint"),
+		))),
+		deviceOnly(reg(0x1B0, "ENDPTPRIME", 0, "Endpoint prime (device): writing 1 primes; citune stores 0 unless asked. 8 endpoints: bits 15:8 and 31:24 are reserved.",
+			bits("PERB", 7, 0, SC, "prime RX endpoint buffers"),
+			bits("PETB", 23, 16, SC, "prime TX endpoint buffers"),
 		)),
-		reg(0x1B0, "ENDPTPRIME", 0, "Endpoint prime (device): writing 1 primes; citune stores 0 unless asked.",
-			bits("PERB", 15, 0, SC, "prime RX endpoint buffers"),
-			bits("PETB", 31, 16, SC, "prime TX endpoint buffers"),
-		),
-		reg(0x1B4, "ENDPTFLUSH", 0, "Endpoint flush (device): writing 1 flushes; citune stores 0 unless asked.",
-			bits("FERB", 15, 0, SC, "flush RX endpoint buffers"),
-			bits("FETB", 31, 16, SC, "flush TX endpoint buffers"),
-		),
-		readOnly(reg(0x1B8, "ENDPTSTAT", 0, "Endpoint status (device).",
-			bits("ERBR", 15, 0, RO, "RX endpoint buffer ready"),
-			bits("ETBR", 31, 16, RO, "TX endpoint buffer ready"),
+		deviceOnly(reg(0x1B4, "ENDPTFLUSH", 0, "Endpoint flush (device): writing 1 flushes; citune stores 0 unless asked. 8 endpoints: bits 15:8 and 31:24 are reserved.",
+			bits("FERB", 7, 0, SC, "flush RX endpoint buffers"),
+			bits("FETB", 23, 16, SC, "flush TX endpoint buffers"),
 		)),
-		w1c(reg(0x1BC, "ENDPTCOMPLETE", 0, "Endpoint complete (device, write-1-to-clear).",
-			bits("ERCE", 15, 0, W1C, "RX endpoint complete"),
-			bits("ETCE", 31, 16, W1C, "TX endpoint complete"),
-		)),
+		deviceOnly(readOnly(reg(0x1B8, "ENDPTSTAT", 0, "Endpoint status (device). 8 endpoints: bits 15:8 and 31:24 are reserved.",
+			bits("ERBR", 7, 0, RO, "RX endpoint buffer ready"),
+			bits("ETBR", 23, 16, RO, "TX endpoint buffer ready"),
+		))),
+		deviceOnly(w1c(reg(0x1BC, "ENDPTCOMPLETE", 0, "Endpoint complete (device, write-1-to-clear). 8 endpoints: bits 15:8 and 31:24 are reserved.",
+			bits("ERCE", 7, 0, W1C, "RX endpoint complete"),
+			bits("ETCE", 23, 16, W1C, "TX endpoint complete"),
+		))),
 	}}
-	for n := uint32(0); n < 8; n++ {
-		reset := uint32(0)
-		if n == 0 {
-			reset = 0x00800080
-		}
-		m.Registers = append(m.Registers, reg(0x1C0+4*n, fmt.Sprintf("ENDPTCTRL%d", n), reset, fmt.Sprintf("Endpoint %d control (device).", n),
+	// ENDPTCTRL0 is the control endpoint: [SDK] has no data sink, toggle
+	// inhibit or toggle reset bits there (bits 1, 5, 6, 17, 21, 22 are
+	// reserved and shown raw if ever set).
+	m.Registers = append(m.Registers, deviceOnly(reg(0x1C0, "ENDPTCTRL0", 0x00800080, "Endpoint 0 control (device). RXR/TXR and the data sink and toggle inhibit bits do not exist on endpoint 0.",
+		bit("RXS", 0, RW, "RX endpoint stall"),
+		bits("RXT", 3, 2, RW, "RX endpoint type"),
+		bit("RXE", 7, RW, "RX endpoint enable"),
+		bit("TXS", 16, RW, "TX endpoint stall"),
+		bits("TXT", 19, 18, RW, "TX endpoint type"),
+		bit("TXE", 23, RW, "TX endpoint enable"),
+	)))
+	for n := uint32(1); n < 8; n++ {
+		m.Registers = append(m.Registers, deviceOnly(reg(0x1C0+4*n, fmt.Sprintf("ENDPTCTRL%d", n), 0, fmt.Sprintf("Endpoint %d control (device).", n),
 			bit("RXS", 0, RW, "RX endpoint stall"),
+			bit("RXD", 1, RW, "RX endpoint data sink (test only)"),
 			bits("RXT", 3, 2, RW, "RX endpoint type"),
+			bit("RXI", 5, RW, "RX data toggle inhibit (test only)"),
 			bit("RXR", 6, SC, "RX data toggle reset"),
 			bit("RXE", 7, RW, "RX endpoint enable"),
 			bit("TXS", 16, RW, "TX endpoint stall"),
+			bit("TXD", 17, RW, "TX endpoint data source (test only)"),
 			bits("TXT", 19, 18, RW, "TX endpoint type"),
+			bit("TXI", 21, RW, "TX data toggle inhibit (test only)"),
 			bit("TXR", 22, SC, "TX data toggle reset"),
 			bit("TXE", 23, RW, "TX endpoint enable"),
-		))
+		)))
+	}
+	for i := range m.Registers {
+		r := &m.Registers[i]
+		switch {
+		case !r.ResetKnown:
+			r.Source = "unknown: " + srcNone
+		case r.Name == "CAPLENGTH":
+			r.Source = SourceSDK + " (CAPLENGTH 0x40, HCIVERSION 0x0100 read as one word)"
+		default:
+			r.Source = SourceSDK
+		}
 	}
 	m.Sort()
 	return m
 }
 
+// SourceSDK is where the built-in reset values come from (chipidea.md
+// §0, §2); profiles for other SoCs say whether it holds there.
+const SourceSDK = "i.MX6 Platform SDK regsusbcore.h (mx6dq, USB_UOG_* and USB_UHx_* register sets)"
+
+const srcNone = "not in the i.MX6 SDK headers, nor in any other source read"
+
 func withNote(r Register, note string) Register { r.Note = note; return r }
-func readOnly(r Register) Register              { r.ReadOnly = true; return r }
-func w1c(r Register) Register                   { r.W1C = true; return r }
-func resetUnknown(r Register) Register          { r.ResetKnown = false; return r }
-func neverSet(f Field) Field                    { f.Never = true; return f }
+func deviceOnly(r Register) Register            { r.DeviceOnly = true; return r }
+
+// hostAs gives r the name, description and fields it has on a host-only
+// core (see Map.ForCore).
+func hostAs(r Register, name, desc string, fs ...Field) Register {
+	r.HostName, r.HostDesc, r.HostFields = name, desc, fs
+	return r
+}
+func readOnly(r Register) Register     { r.ReadOnly = true; return r }
+func w1c(r Register) Register          { r.W1C = true; return r }
+func resetUnknown(r Register) Register { r.ResetKnown = false; return r }
+func neverSet(f Field) Field           { f.Never = true; return f }
 func rangeOf(f Field, lo, hi uint32) Field {
 	f.HasRange, f.Min, f.Max = true, lo, hi
 	return f

@@ -225,16 +225,17 @@ func TestChipIdeaAccessKinds(t *testing.T) {
 		bits uint32
 	}{
 		{"USBCMD", 1<<1 | 1<<6},         // RST, IAA
-		{"USBSTS", 0xFFFF0FFF},          // everything but HCH/RCL/PS/AS (RO)
+		{"USBSTS", 0xFFFE0FFF},          // everything but HCH/RCL/PS/AS/NAKI (RO)
 		{"PORTSC1", 1<<1 | 1<<3 | 1<<5}, // CSC, PEC, OCC
 		{"OTGSC", 0x007F0000},           // IDIS..DPIS
-		{"TXFILLTUNING", 0x1F00},        // TXSCHHEALTH
+		{"TXFILLTUNING", 0x1F00},        // TXSCHHEALTH (cleared by any write)
 		{"ENDPTNAK", 0xFFFFFFFF},        // W1C
 		{"ENDPTSETUPSTAT", 0xFFFFFFFF},  // W1C
 		{"ENDPTCOMPLETE", 0xFFFFFFFF},   // W1C
-		{"ENDPTPRIME", 0xFFFFFFFF},      // self-clearing
-		{"ENDPTFLUSH", 0xFFFFFFFF},      // self-clearing
-		{"ENDPTCTRL0", 1<<6 | 1<<22},    // RXR, TXR (data toggle reset)
+		{"ENDPTPRIME", 0x00FF00FF},      // self-clearing, 8 endpoints
+		{"ENDPTFLUSH", 0x00FF00FF},      // self-clearing, 8 endpoints
+		{"ENDPTCTRL0", 0},               // no RXR/TXR on endpoint 0
+		{"ENDPTCTRL1", 1<<6 | 1<<22},    // RXR, TXR (data toggle reset)
 		{"SBUSCFG", 0},                  //
 		{"BURSTSIZE", 0},                //
 		{"USBMODE", 0},                  //

@@ -38,17 +38,18 @@ func (c Class) String() string {
 // liveRegisters hold nothing but live state (each is a DMA address, a
 // doorbell, a counter or status).
 var liveRegisters = map[string]string{
-	"USBSTS":         "status bits; writing 1 clears a pending interrupt the driver has not handled",
-	"FRINDEX":        "the frame counter; writing it while the schedule runs shifts periodic transfers",
-	"DEVICEADDR":     "PERIODICLISTBASE in host role (the DMA address of the periodic schedule) or the device address the host assigned",
-	"ASYNCLISTADDR":  "the DMA address of the asynchronous schedule (host) or the endpoint list (device); a wrong value makes the controller fetch from arbitrary memory",
-	"ENDPTNAK":       "endpoint NAK status",
-	"ENDPTSETUPSTAT": "setup-packet status the gadget driver is about to handle",
-	"ENDPTPRIME":     "doorbell: writing 1 starts a transfer on an endpoint",
-	"ENDPTFLUSH":     "doorbell: writing 1 drops the transfers queued on an endpoint",
-	"ENDPTSTAT":      "endpoint buffer status",
-	"ENDPTCOMPLETE":  "transfer-complete status the gadget driver is about to handle",
-	"ULPI_VIEWPORT":  "writing it starts a PHY register transaction",
+	"USBSTS":           "status bits; writing 1 clears a pending interrupt the driver has not handled",
+	"FRINDEX":          "the frame counter; writing it while the schedule runs shifts periodic transfers",
+	"DEVICEADDR":       "PERIODICLISTBASE in host role (the DMA address of the periodic schedule) or the device address the host assigned",
+	"PERIODICLISTBASE": "the DMA address of the periodic schedule",
+	"ASYNCLISTADDR":    "the DMA address of the asynchronous schedule (host) or the endpoint list (device); a wrong value makes the controller fetch from arbitrary memory",
+	"ENDPTNAK":         "endpoint NAK status",
+	"ENDPTSETUPSTAT":   "setup-packet status the gadget driver is about to handle",
+	"ENDPTPRIME":       "doorbell: writing 1 starts a transfer on an endpoint",
+	"ENDPTFLUSH":       "doorbell: writing 1 drops the transfers queued on an endpoint",
+	"ENDPTSTAT":        "endpoint buffer status",
+	"ENDPTCOMPLETE":    "transfer-complete status the gadget driver is about to handle",
+	"ULPI_VIEWPORT":    "writing it starts a PHY register transaction",
 }
 
 // liveFields are the live-state fields of registers that also hold
@@ -110,7 +111,7 @@ func ClassOf(r *Register, f *Field) Class {
 	if _, ok := liveFields[r.Name+"."+f.Name]; ok {
 		return ClassLive
 	}
-	if f.Access == RO || f.Access == W1C || f.Access == SC || f.Never {
+	if f.Access == RO || f.Access == W1C || f.Access == SC || f.Access == WC || f.Never {
 		return ClassLive
 	}
 	if f.Knob {
@@ -175,7 +176,7 @@ func LiveChanges(cs []Change, cur map[uint32]uint32) []Change {
 			if ClassOf(r, f) != ClassLive || f.Access == RO {
 				continue
 			}
-			if f.Access == W1C || f.Access == SC || f.Never {
+			if f.Access == W1C || f.Access == SC || f.Access == WC || f.Never {
 				// Writing 1 acts (clears a status, rings a doorbell).
 				if f.Get(c.Value) != 0 {
 					out = append(out, c)

@@ -96,6 +96,22 @@ type Register struct {
 	Desc   string
 	// Note explains when the Linux driver rewrites the register.
 	Note string
+	// DeviceOnly registers belong to the device part of an OTG core; a
+	// host-only core does not have them (see Map.ForCore). With HostName
+	// set, a host-only core has a host register at the same offset
+	// instead (0x154 PERIODICLISTBASE for DEVICEADDR), described by
+	// HostDesc and HostFields.
+	DeviceOnly bool
+	HostName   string
+	HostDesc   string
+	HostFields []Field
+	// Source says where the reset value comes from ("unknown" where no
+	// source gives one); profiles replace it for their SoC.
+	Source string
+	// Window names the block the register lives in when it is not the
+	// controller's own window ("usbmisc": the SoC's non-core control
+	// word of this controller, placed past the controller window).
+	Window string
 }
 
 // Field returns the named field or nil.
@@ -118,13 +134,14 @@ func (r *Register) Covered() uint32 {
 }
 
 // ZeroOnWrite is the mask of bits that a read-modify-write must store as 0
-// unless the user asked for them: W1C and SC fields, fields citune never
+// unless the user asked for them: W1C, SC and WC fields (a WC counter is
+// cleared by the write whatever is stored; 0 says so), fields citune never
 // sets, and, in a W1C register, the bits no field covers.
 func (r *Register) ZeroOnWrite() uint32 {
 	var m uint32
 	for i := range r.Fields {
 		f := &r.Fields[i]
-		if f.Access == W1C || f.Access == SC || f.Never {
+		if f.Access == W1C || f.Access == SC || f.Access == WC || f.Never {
 			m |= f.Mask()
 		}
 	}
@@ -148,6 +165,10 @@ func (r *Register) HasKnob() bool {
 type Map struct {
 	Name      string
 	Registers []Register // sorted by offset
+	// Core is the kind of core the map was narrowed to by ForCore ("" for
+	// the full map); Absent lists the registers it removed.
+	Core   Core
+	Absent []Absence
 }
 
 // Register returns the named register or nil.
@@ -183,12 +204,20 @@ func (m *Map) End() uint32 {
 
 // Clone returns a deep copy that can be modified without touching m.
 func (m *Map) Clone() *Map {
-	c := &Map{Name: m.Name, Registers: make([]Register, len(m.Registers))}
-	for i, r := range m.Registers {
-		r.Fields = append([]Field(nil), r.Fields...)
-		for j := range r.Fields {
-			r.Fields[j].Values = append([]Enum(nil), r.Fields[j].Values...)
+	c := &Map{Name: m.Name, Registers: make([]Register, len(m.Registers)), Core: m.Core, Absent: append([]Absence(nil), m.Absent...)}
+	copyFields := func(fs []Field) []Field {
+		if fs == nil {
+			return nil
 		}
+		fs = append([]Field(nil), fs...)
+		for j := range fs {
+			fs[j].Values = append([]Enum(nil), fs[j].Values...)
+		}
+		return fs
+	}
+	for i, r := range m.Registers {
+		r.Fields = copyFields(r.Fields)
+		r.HostFields = copyFields(r.HostFields)
 		c.Registers[i] = r
 	}
 	return c
@@ -235,6 +264,9 @@ func (m *Map) Lookup(name string) (Ref, error) {
 	if reg, fld, ok := strings.Cut(name, "."); ok {
 		r := m.Register(reg)
 		if r == nil {
+			if a := m.absentNamed(reg); a != nil {
+				return Ref{}, fmt.Errorf("%q: %w", name, a)
+			}
 			if sug := m.suggestRegister(reg); sug != "" {
 				return Ref{}, fmt.Errorf("%q: %w (no register %q; did you mean %s?)", name, ErrNotFound, reg, sug)
 			}
@@ -257,6 +289,9 @@ func (m *Map) Lookup(name string) (Ref, error) {
 	}
 	if r := m.Register(name); r != nil {
 		return Ref{Reg: r}, nil
+	}
+	if a := m.absentNamed(name); a != nil && len(hits) == 0 {
+		return Ref{}, fmt.Errorf("%q: %w", name, a)
 	}
 	if len(hits) > 1 {
 		var s []string

@@ -268,7 +268,7 @@ func TestValidateFindsProblems(t *testing.T) {
 }
 
 func TestAccessNames(t *testing.T) {
-	for _, a := range []regs.Access{regs.RW, regs.RO, regs.W1C, regs.WriteOnce, regs.SC} {
+	for _, a := range []regs.Access{regs.RW, regs.RO, regs.W1C, regs.WriteOnce, regs.SC, regs.WC} {
 		b, err := a.MarshalText()
 		if err != nil {
 			t.Fatal(err)
@@ -278,7 +278,7 @@ func TestAccessNames(t *testing.T) {
 			t.Errorf("%v: round trip through %q gave %v, %v", a, b, back, err)
 		}
 	}
-	for in, want := range map[string]regs.Access{"rw1c": regs.W1C, "write-once": regs.WriteOnce, " sc ": regs.SC, "self-clearing": regs.SC, "": regs.RW} {
+	for in, want := range map[string]regs.Access{"rw1c": regs.W1C, "write-once": regs.WriteOnce, " sc ": regs.SC, "self-clearing": regs.SC, "wc": regs.WC, "write-clears": regs.WC, "": regs.RW} {
 		if got, err := regs.ParseAccess(in); err != nil || got != want {
 			t.Errorf("ParseAccess(%q) = %v, %v; want %v", in, got, err, want)
 		}

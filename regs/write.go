@@ -55,6 +55,8 @@ func (c Change) check() error {
 			return fmt.Errorf("%s: %w: the field is read-only", c.Ref, ErrRefused)
 		case f.Never && c.Value != 0:
 			return fmt.Errorf("%s: %w: citune never sets %s (it would reset the controller under the running driver)", c.Ref, ErrRefused, c.Ref)
+		case f.Access == WC && c.Value != 0:
+			return fmt.Errorf("%s: %w: any write to %s clears this counter; only 0 can be asked for", c.Ref, ErrRefused, r.Name)
 		}
 		return CheckValue(f, c.Value)
 	}
@@ -179,8 +181,8 @@ type Result struct {
 // Held reports whether every requested value read back.
 func (r Result) Held() bool { return len(r.Mismatches) == 0 }
 
-// Check compares a read-back value against the changes of w. W1C and SC
-// fields are not compared (they clear themselves); for a whole-register
+// Check compares a read-back value against the changes of w. W1C, SC and
+// WC fields are not compared (they clear themselves); for a whole-register
 // change only RW bits (and bits of registers without fields) are compared.
 // As in Compose, a later change overrides an earlier one: bits that a
 // later change sets are compared against the later change only.
@@ -189,7 +191,7 @@ func Check(r *Register, changes []Change, readback uint32) []Mismatch {
 	for i, c := range changes {
 		later := laterMask(changes[i+1:])
 		if f := c.Ref.Field; f != nil {
-			if f.Access == W1C || f.Access == SC || later&f.Mask() != 0 {
+			if f.Access == W1C || f.Access == SC || f.Access == WC || later&f.Mask() != 0 {
 				continue
 			}
 			if got := f.Get(readback); got != c.Value {

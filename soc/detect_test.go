@@ -2,6 +2,7 @@ package soc
 
 import (
 	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -43,6 +44,11 @@ func TestDetect(t *testing.T) {
 		{"sabrelite silicon", dt("fsl,imx6q-sabrelite\x00fsl,imx6q\x00", "i.MX6Q"), only("imx6q"), "imx6q", ""},
 		{"sabrelite under QEMU", dt("fsl,imx6q-sabrelite\x00fsl,imx6q\x00", "i.MX6Q"), only("qemu-sabrelite"), "qemu-sabrelite", ""},
 		{"soc_id only", dt("", "i.MX6Q"), only("imx6q"), "imx6q", ""},
+		{"i.MX6DL by soc_id", dt("", "i.MX6DL"), only("imx6q"), "imx6q", ""},
+		{"i.MX6ULL by soc_id", dt("", "i.MX6ULL"), only("imx6ul"), "imx6ul", ""},
+		{"i.MX6ULZ by soc_id", dt("", "i.MX6ULZ"), only("imx6ul"), "imx6ul", ""},
+		{"i.MX6ULZ board", dt("inversepath,imx6ulz-usbarmory-mkII\x00fsl,imx6ull\x00fsl,imx6ulz\x00", "i.MX6ULZ"), only("imx6ul"), "imx6ul", ""},
+		{"i.MX6QP board", dt("fsl,imx6qp-sabresd\x00fsl,imx6qp\x00", "i.MX6Q"), only("imx6q"), "imx6q", ""},
 		{"unknown SoC", dt("acme,rocket\x00", "R1"), nil, "", "no profile matches"},
 		{"nothing readable", dt("", ""), nil, "", "neither"},
 		{"nothing passes identity", dt("fsl,imx6q\x00", ""), only("none"), "", "no controller passed"},
@@ -64,5 +70,31 @@ func TestDetect(t *testing.T) {
 				t.Errorf("chose %s, want %s (notes %q)", d.Chosen.Name, tc.want, d.Notes)
 			}
 		})
+	}
+}
+
+func TestAliases(t *testing.T) {
+	ps, err := LoadAll(profiles.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for alias, want := range map[string]string{"imx6dl": "imx6q", "imx6qp": "imx6q", "imx6ull": "imx6ul", "imx6ulz": "imx6ul", "imx6q": "imx6q", "vf610": "vf610"} {
+		if p := Lookup(ps, alias); p == nil || p.Name != want {
+			t.Errorf("Lookup(%q) = %v, want %s", alias, p, want)
+		}
+	}
+	if p := Lookup(ps, "imx7d"); p != nil {
+		t.Errorf("Lookup(imx7d) = %s", p.Name)
+	}
+	// An alias that is another profile's name is an error.
+	bad := fstest.MapFS{}
+	for _, n := range []string{"imx6q.toml", "imx6ul.toml"} {
+		data, _ := fs.ReadFile(profiles.FS, n)
+		bad[n] = &fstest.MapFile{Data: data}
+	}
+	data := strings.Replace(string(bad["imx6ul.toml"].Data), `aliases = ["imx6ull", "imx6ulz"]`, `aliases = ["imx6ull", "imx6dl"]`, 1)
+	bad["imx6ul.toml"] = &fstest.MapFile{Data: []byte(data)}
+	if _, err := LoadAll(bad); err == nil || !strings.Contains(err.Error(), `alias "imx6dl" is already`) {
+		t.Errorf("duplicate alias: %v", err)
 	}
 }

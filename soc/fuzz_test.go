@@ -67,6 +67,19 @@ func FuzzParse(f *testing.F) {
 		if len(p.Controllers) == 0 || len(p.Identity) == 0 {
 			t.Fatal("accepted profile without controllers or identity checks")
 		}
+		// Every controller's own map (core type, usbmisc word) is
+		// valid and reaches no further than its span.
+		for _, c := range p.Controllers {
+			if c.Map == nil {
+				t.Fatalf("controller %s has no map", c.Label)
+			}
+			if err := c.Map.Validate(); err != nil {
+				t.Fatalf("controller %s's map does not validate: %v", c.Label, err)
+			}
+			if c.Map.End() > c.Span() {
+				t.Fatalf("controller %s's map ends at %#x past its span %#x", c.Label, c.Map.End(), c.Span())
+			}
+		}
 	})
 }
 

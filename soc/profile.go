@@ -20,7 +20,10 @@ import (
 // register map with this SoC's reset values, and how each tuning knob is
 // made persistent.
 type Profile struct {
-	Name       string   `toml:"name"`
+	Name string `toml:"name"`
+	// Aliases are other names --profile accepts for this profile: the
+	// SoCs of the family it covers (imx6dl for imx6q, imx6ull for imx6ul).
+	Aliases    []string `toml:"aliases"`
 	Title      string   `toml:"title"`
 	Compatible []string `toml:"compatible"`
 	SocID      []string `toml:"soc_id"`
@@ -35,11 +38,22 @@ type Profile struct {
 	// Reset overrides reset values of the base map, by register name.
 	Reset map[string]uint32 `toml:"reset"`
 	// ResetUnknown names registers whose reset value no source gives.
-	ResetUnknown []string       `toml:"reset_unknown"`
-	Registers    []RegisterSpec `toml:"register"`
-	Knobs        []Knob         `toml:"knob"`
-	Sim          SimSpec        `toml:"sim"`
-	Reload       Reload         `toml:"reload"`
+	ResetUnknown []string `toml:"reset_unknown"`
+	// ResetSource says where this SoC's reset values come from when they
+	// are the built-in map's (i.MX6 SDK); ResetSources names the source
+	// of single registers' values (those of [reset], for example).
+	ResetSource  string            `toml:"reset_source"`
+	ResetSources map[string]string `toml:"reset_sources"`
+	Registers    []RegisterSpec    `toml:"register"`
+	// USBMisc describes each controller's control word in the SoC's
+	// usbmisc (non-core, USBNC) block, the second window of the profile:
+	// its name, fields and reset value. Controllers say where their word
+	// is (Controller.USBMisc); it joins their map at the offset of that
+	// address from the controller base, beyond the controller window.
+	USBMisc *RegisterSpec `toml:"usbmisc"`
+	Knobs   []Knob        `toml:"knob"`
+	Sim     SimSpec       `toml:"sim"`
+	Reload  Reload        `toml:"reload"`
 
 	// File is where the profile was loaded from ("embedded:imx6q.toml" or
 	// a path); Map is the validated register map.
@@ -67,7 +81,19 @@ type Controller struct {
 	// Roles the controller can take: "host", "device".
 	Roles  []string `toml:"roles"`
 	DRMode string   `toml:"dr_mode"`
-	Notes  string   `toml:"notes"`
+	// Core is the kind of ChipIdea core: "otg" (host and device register
+	// sets) or "host-only" (no device registers: i.MX6Q UH1-UH3, the
+	// i.MX6SL/SX HSIC port). Optional: "otg" when left out.
+	Core regs.Core `toml:"core"`
+	// USBMisc is the physical address of the controller's control word
+	// in the usbmisc block (0: none described); USBMiscReset overrides
+	// the [usbmisc] reset value for this word.
+	USBMisc      uint64  `toml:"usbmisc"`
+	USBMiscReset *uint32 `toml:"usbmisc_reset"`
+	Notes        string  `toml:"notes"`
+	// Map is the profile's register map narrowed to this controller's
+	// core (regs.Map.ForCore): only the registers the core has.
+	Map *regs.Map `toml:"-" json:"-"`
 }
 
 // HasRole reports whether the controller can take role r.
@@ -171,8 +197,14 @@ type Knob struct {
 	ParamEncoding string   `toml:"param_encoding"`
 	// None explains why the knob has no persistent mechanism.
 	None string `toml:"none"`
+	// Warn is a caution that set and dts repeat whenever the field is
+	// changed or its property emitted (values known to hurt this SoC).
+	Warn string `toml:"warn"`
 	// Driver says when and how the Linux driver rewrites the field.
 	Driver string `toml:"driver"`
+	// Source cites where the rule comes from (kernel file and function,
+	// DT binding, measurement); "unknown" is shown when it is empty.
+	Source string `toml:"source"`
 }
 
 // SimSpec describes how the simulated controller differs from the
@@ -203,6 +235,29 @@ func (p *Profile) Controller(l string) (*Controller, error) {
 		ls = append(ls, c.Label)
 	}
 	return nil, fmt.Errorf("profile %s has no controller %q (controllers: %s)", p.Name, l, strings.Join(ls, ", "))
+}
+
+// ForController returns the profile as one controller sees it: a shallow
+// copy whose Map is the controller's map (only the registers its core
+// has). Targets carry this view, so dump, get/set, sweeps and the TUI use
+// the controller's registers without knowing about core types.
+func (p *Profile) ForController(c *Controller) *Profile {
+	if c == nil || p.Map == nil {
+		return p
+	}
+	q := *p
+	q.Map = nil
+	for i := range p.Controllers {
+		if &p.Controllers[i] == c && c.Map != nil {
+			q.Map = c.Map
+		}
+	}
+	if q.Map == nil {
+		// A controller of another profile (or built by hand): narrow
+		// this profile's map to its core.
+		q.Map = p.Map.ForCore(c.Core)
+	}
+	return &q
 }
 
 // Knob returns the knob entry for a register field, or nil.
@@ -305,6 +360,11 @@ func (p *Profile) build(l *locator, ps *problems) {
 	} else if !validProfileName(p.Name) {
 		ps.add(l.at("name"), "name %q: use lower-case letters, digits and '-'", p.Name)
 	}
+	for k, a := range p.Aliases {
+		if !validProfileName(a) || a == p.Name {
+			ps.add(l.at(fmt.Sprintf("aliases[%d]", k)), "aliases: %q: use lower-case letters, digits and '-', and not the profile's own name", a)
+		}
+	}
 	if len(p.Controllers) == 0 {
 		ps.add(1, "no [[controller]] entries")
 	}
@@ -313,9 +373,21 @@ func (p *Profile) build(l *locator, ps *problems) {
 	}
 	m := p.buildMap(l, ps)
 	p.Map = m
+	misc := p.buildUSBMisc(l, ps)
 	p.checkControllers(l, ps, m)
+	p.addUSBMisc(l, ps, misc)
 	p.checkIdentity(l, ps, m)
-	p.checkKnobs(l, ps, m)
+	km := m
+	if misc != nil {
+		// Knobs may name the usbmisc word's fields; its offset differs
+		// per controller, so validate against a copy that has it
+		// anywhere past the map.
+		km = m.Clone()
+		r := *misc
+		r.Offset = (m.End() + 3) &^ 3
+		km.Registers = append(km.Registers, r)
+	}
+	p.checkKnobs(l, ps, km)
 	for k, s := range p.Sim.ReadAsZero {
 		if _, _, err := ParseRange(s); err != nil {
 			ps.add(l.at(fmt.Sprintf("sim.read_as_zero[%d]", k)), "sim.read_as_zero: %v", err)
@@ -399,6 +471,7 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 		}
 		seen[strings.ToUpper(r.Name)] = name
 		r.Reset, r.ResetKnown = p.Reset[name], true
+		r.Source = "this profile's [reset] table (see its sources)"
 	}
 	for k, name := range p.ResetUnknown {
 		at := fmt.Sprintf("reset_unknown[%d]", k)
@@ -412,6 +485,28 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 			continue
 		}
 		r.ResetKnown = false
+		r.Source = "unknown: no source gives it for this SoC"
+	}
+	// Reset sources: the SoC-wide one replaces the built-in text where the
+	// built-in value stands; per-register texts win.
+	if p.ResetSource != "" {
+		for i := range m.Registers {
+			r := &m.Registers[i]
+			if r.ResetKnown && strings.HasPrefix(r.Source, regs.SourceSDK) {
+				r.Source = p.ResetSource
+			}
+		}
+	}
+	for _, name := range sortedKeys(p.ResetSources) {
+		r := m.Register(name)
+		if r == nil && p.USBMisc != nil && strings.EqualFold(name, p.USBMisc.Name) {
+			continue // the usbmisc word: applied where controllers place it
+		}
+		if r == nil {
+			ps.add(l.at("reset_sources."+name), "reset_sources.%s: no such register", name)
+			continue
+		}
+		r.Source = p.ResetSources[name]
 	}
 	// Safety net: whatever the checks above missed, the map must validate.
 	if err := m.Validate(); err != nil && len(ps.list) == n0 {
@@ -426,6 +521,93 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 		}
 	}
 	return m
+}
+
+// buildUSBMisc checks the [usbmisc] table and returns the register it
+// describes (offset 0; each controller places it), or nil.
+func (p *Profile) buildUSBMisc(l *locator, ps *problems) *regs.Register {
+	if p.USBMisc == nil {
+		return nil
+	}
+	if p.USBMisc.Name == "" {
+		ps.add(l.at("usbmisc"), "[usbmisc]: missing key \"name\"")
+		return nil
+	}
+	if p.Map.Register(p.USBMisc.Name) != nil {
+		ps.add(l.at("usbmisc.name"), "[usbmisc]: name %s is a register of the controller map", p.USBMisc.Name)
+		return nil
+	}
+	if l.has("usbmisc.offset") {
+		ps.add(l.at("usbmisc.offset"), "[usbmisc]: no offset here: each controller gives the address of its word (usbmisc = 0x...)")
+	}
+	// merge over an empty register of that name: no offset needed, the
+	// reset value is unknown unless given.
+	r, ok := p.USBMisc.merge(l, ps, "usbmisc", &regs.Register{Name: p.USBMisc.Name})
+	if !ok {
+		return nil
+	}
+	r.Window = "usbmisc"
+	r.Source = "unknown: no source gives it for this SoC"
+	if r.ResetKnown {
+		r.Source = "this profile's [usbmisc] reset (see its sources)"
+	}
+	for name, src := range p.ResetSources {
+		if strings.EqualFold(name, r.Name) {
+			r.Source = src
+		}
+	}
+	return &r
+}
+
+// addUSBMisc puts the usbmisc word into the map of every controller that
+// gives its address.
+func (p *Profile) addUSBMisc(l *locator, ps *problems, misc *regs.Register) {
+	for i := range p.Controllers {
+		c := &p.Controllers[i]
+		at := fmt.Sprintf("controller[%d]", i)
+		if c.USBMisc == 0 {
+			if c.USBMiscReset != nil {
+				ps.add(l.at(at+".usbmisc_reset"), "controller %s: usbmisc_reset without usbmisc", c.Label)
+			}
+			continue
+		}
+		switch {
+		case misc == nil && p.USBMisc == nil:
+			ps.add(l.at(at+".usbmisc"), "controller %s: usbmisc given but the profile has no [usbmisc] table describing the word", c.Label)
+			continue
+		case misc == nil || c.Map == nil:
+			continue // already reported
+		case c.USBMisc%4 != 0:
+			ps.add(l.at(at+".usbmisc"), "controller %s: usbmisc %#x is not 32-bit aligned", c.Label, c.USBMisc)
+			continue
+		case c.USBMisc < c.Base+uint64(c.Size) || c.USBMisc-c.Base >= maxSpan:
+			ps.add(l.at(at+".usbmisc"), "controller %s: usbmisc %#x must lie after the controller window and within %#x of its base %#x", c.Label, c.USBMisc, maxSpan, c.Base)
+			continue
+		}
+		r := *misc
+		r.Fields = append([]regs.Field(nil), misc.Fields...)
+		r.Offset = uint32(c.USBMisc - c.Base)
+		if c.USBMiscReset != nil {
+			r.Reset, r.ResetKnown = *c.USBMiscReset, true
+		}
+		r.Desc = strings.TrimSpace(fmt.Sprintf("%s [usbmisc word at %#08x, controller base + %#x]", r.Desc, c.USBMisc, r.Offset))
+		c.Map.Registers = append(c.Map.Registers, r)
+		c.Map.Sort()
+	}
+}
+
+// maxSpan bounds how far past its base a controller's usbmisc word may
+// be: one mapping covers both.
+const maxSpan = 0x10000
+
+// Span is the number of bytes from the controller base that its map
+// reaches: the controller window, or up to its usbmisc word. Targets map
+// (and images hold) this much.
+func (c *Controller) Span() uint32 {
+	if c.Map != nil && c.Map.End() > c.Size {
+		return c.Map.End()
+	}
+	return c.Size
 }
 
 // registerInError returns the register a regs.Validate message names
@@ -485,6 +667,7 @@ func (s *RegisterSpec) merge(l *locator, ps *problems, at string, old *regs.Regi
 	}
 	if s.Reset != nil {
 		r.Reset, r.ResetKnown = *s.Reset, true
+		r.Source = "this profile's [[register]] " + s.Name + " (see its sources)"
 	}
 	if r.Offset%4 != 0 {
 		ps.add(l.at(at+".offset"), "register %s: offset %#x is not 32-bit aligned", s.Name, r.Offset)
@@ -636,6 +819,25 @@ func (p *Profile) checkControllers(l *locator, ps *problems, m *regs.Map) {
 		if len(c.Roles) == 0 {
 			ps.add(l.at(at+".roles"), "%s: no roles (want \"host\" and/or \"device\")", who)
 		}
+		// core is optional for profiles written before core types were
+		// modelled: without it the controller keeps the full (OTG) map,
+		// which is what citune showed before. Every embedded profile
+		// gives it (TestEmbeddedProfilesDeclareCores).
+		switch {
+		case !has("core"):
+			c.Core = regs.CoreOTG
+		default:
+			core, err := regs.ParseCore(string(c.Core))
+			if err != nil {
+				ps.add(l.at(at+".core"), "%s: %v", who, err)
+				break
+			}
+			c.Core = core
+			if core == regs.CoreHostOnly && c.HasRole("device") {
+				ps.add(l.at(at+".roles"), "%s: a host-only core cannot take the device role", who)
+			}
+		}
+		c.Map = m.ForCore(c.Core)
 		for k, r := range c.Roles {
 			if r != "host" && r != "device" {
 				ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "%s: role %q (want host or device)", who, r)
@@ -813,6 +1015,23 @@ func LoadFS(fsys fs.FS, name string) (*Profile, error) {
 	return Parse(name, data)
 }
 
+// Lookup returns the profile of ps named name or having it as an alias.
+func Lookup(ps []*Profile, name string) *Profile {
+	for _, p := range ps {
+		if p.Name == name {
+			return p
+		}
+	}
+	for _, p := range ps {
+		for _, a := range p.Aliases {
+			if a == name {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
 // LoadAll loads every *.toml profile in fsys, sorted by name.
 func LoadAll(fsys fs.FS) ([]*Profile, error) {
 	names, err := fs.Glob(fsys, "*.toml")
@@ -834,5 +1053,19 @@ func LoadAll(fsys fs.FS) ([]*Profile, error) {
 		ps = append(ps, p)
 	}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
+	// A name or alias must lead to one profile.
+	owner := map[string]string{}
+	for _, p := range ps {
+		owner[p.Name] = p.Name
+	}
+	for _, p := range ps {
+		for _, a := range p.Aliases {
+			if o, dup := owner[a]; dup && o != p.Name {
+				errs = append(errs, fmt.Errorf("%s: %w: alias %q is already the name or an alias of profile %s", p.File, ErrProfile, a, o))
+				continue
+			}
+			owner[a] = p.Name
+		}
+	}
 	return ps, errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package soc
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -18,6 +19,9 @@ const (
 )
 
 // Target is an open controller window with the profile that describes it.
+// Profile is the view of the controller (Profile.ForController): its Map
+// holds only the registers the controller's core has, and Acc refuses
+// reads and writes of the others (regs.Guard), whatever the target kind.
 type Target struct {
 	Profile    *Profile
 	Controller *Controller
@@ -46,7 +50,8 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 		}
 		raz = append(raz, sim.Range{Lo: lo, Hi: hi})
 	}
-	s := sim.New(sim.Config{Map: p.Map, Size: c.Size, ReadAsZero: raz, Driver: o.Driver, Log2IrqThresh: o.Log2IrqThresh})
+	p = p.ForController(c)
+	s := sim.New(sim.Config{Map: p.Map, Size: c.Span(), ReadAsZero: raz, Driver: o.Driver, Log2IrqThresh: o.Log2IrqThresh})
 	// Where no source gives a reset value (Vybrid), the simulated
 	// controller holds what the identity checks expect, so that it answers
 	// like the real one would.
@@ -56,26 +61,54 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 			s.Seed(r.Offset, v&^ch.Mask|ch.Value)
 		}
 	}
-	return &Target{Profile: p, Controller: c, Kind: KindSim, Acc: s, Sim: s}, nil
+	return &Target{Profile: p, Controller: c, Kind: KindSim, Acc: regs.Guard(s, p.Map), Sim: s}, nil
 }
 
 // OpenFile opens a register image (a file holding the controller window
 // from its offset 0).
 func OpenFile(p *Profile, c *Controller, path string, writable bool) (*Target, error) {
-	w, err := mmio.MapFile(path, c.Size, writable)
+	// The image holds the controller window from offset 0 and, when it
+	// is long enough (citune mkimage writes Span bytes), the usbmisc word
+	// at its offset; a shorter image still opens, without that word.
+	size := c.Span()
+	if st, err := os.Stat(path); err == nil && st.Size() < int64(size) && st.Size() >= int64(c.Size) {
+		size = uint32(st.Size()) &^ 3
+	}
+	w, err := mmio.MapFile(path, size, writable)
 	if err != nil {
 		return nil, err
 	}
-	return &Target{Profile: p, Controller: c, Kind: KindFile, Path: path, Acc: w, win: w}, nil
+	p = p.ForController(c)
+	if size < c.Span() {
+		// Registers past the end of a short image are absent from it.
+		m := p.Map.Clone()
+		kept := m.Registers[:0]
+		for _, r := range m.Registers {
+			if r.Offset+4 > size {
+				m.Absent = append(m.Absent, regs.Absence{Name: r.Name, Offset: r.Offset,
+					Why: fmt.Sprintf("the image holds %#x bytes, not this word at %#x (make a new one with citune mkimage)", size, r.Offset)})
+				continue
+			}
+			kept = append(kept, r)
+		}
+		m.Registers = kept
+		q := *p
+		q.Map = m
+		p = &q
+	}
+	return &Target{Profile: p, Controller: c, Kind: KindFile, Path: path, Acc: regs.Guard(w, p.Map), win: w}, nil
 }
 
 // OpenDevMem maps the controller's physical window through /dev/mem.
 func OpenDevMem(p *Profile, c *Controller) (*Target, error) {
-	w, err := mmio.MapPhys(c.Base, c.Size)
+	// One mapping from the controller base over its usbmisc word, if the
+	// profile places one (Span); nothing outside the map is touched.
+	w, err := mmio.MapPhys(c.Base, c.Span())
 	if err != nil {
 		return nil, err
 	}
-	return &Target{Profile: p, Controller: c, Kind: KindDevMem, Acc: w, win: w}, nil
+	p = p.ForController(c)
+	return &Target{Profile: p, Controller: c, Kind: KindDevMem, Acc: regs.Guard(w, p.Map), win: w}, nil
 }
 
 // Remap maps a /dev/mem window again (after a driver reload, an old
@@ -87,11 +120,11 @@ func (t *Target) Remap() error {
 	if t.win != nil {
 		t.win.Close()
 	}
-	w, err := mmio.MapPhys(t.Controller.Base, t.Controller.Size)
+	w, err := mmio.MapPhys(t.Controller.Base, t.Controller.Span())
 	if err != nil {
 		return err
 	}
-	t.win, t.Acc = w, w
+	t.win, t.Acc = w, regs.Guard(w, t.Profile.Map)
 	return nil
 }
 
@@ -175,12 +208,17 @@ func (s Snapshot) Value(name string) (uint32, bool) {
 	return 0, false
 }
 
-// Take reads every register of m.
+// Take reads every register of m. A register the accessor refuses as
+// absent from the controller (regs.ErrAbsent: a device register of a
+// host-only core, when m is the profile's full map) is left out.
 func Take(m *regs.Map, acc regs.Accessor) (Snapshot, error) {
 	var s Snapshot
 	for i := range m.Registers {
 		r := &m.Registers[i]
 		v, err := acc.Read32(r.Offset)
+		if errors.Is(err, regs.ErrAbsent) {
+			continue
+		}
 		if err != nil {
 			return s, fmt.Errorf("snapshot: reading %s: %w", r.Name, err)
 		}

@@ -1,7 +1,10 @@
 package soc
 
 import (
+	"io/fs"
+
 	"errors"
+	"github.com/BurntSushi/toml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,8 +30,8 @@ func imageOf(t testing.TB, p *Profile, c *Controller) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := make([]byte, c.Size)
-	for off := uint32(0); off < c.Size; off += 4 {
+	b := make([]byte, c.Span())
+	for off := uint32(0); off < c.Span(); off += 4 {
 		v, _ := st.Acc.Read32(off)
 		b[off], b[off+1], b[off+2], b[off+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 	}
@@ -180,5 +183,79 @@ func TestRole(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, tc.got, tc.want)
 		}
+	}
+}
+
+// TestEmbeddedProfilesDeclareCores: every controller of every embedded
+// profile says which core it is (core is optional only for older user
+// profiles), and the host-only ones are the ones the SDK names UHx.
+func TestEmbeddedProfilesDeclareCores(t *testing.T) {
+	hostOnly := map[string]bool{"imx6q/usbh1": true, "imx6q/usbh2": true, "imx6q/usbh3": true,
+		"imx6sl/usbh": true, "imx6sx/usbh": true}
+	names, _ := fs.Glob(profiles.FS, "*.toml")
+	for _, n := range names {
+		data, _ := fs.ReadFile(profiles.FS, n)
+		var raw struct {
+			Controller []map[string]any `toml:"controller"`
+		}
+		if _, err := toml.Decode(string(data), &raw); err != nil {
+			t.Fatal(err)
+		}
+		p := profile(t, strings.TrimSuffix(n, ".toml"))
+		for i, c := range raw.Controller {
+			if _, ok := c["core"]; !ok {
+				t.Errorf("%s: controller %v has no core key", n, c["label"])
+			}
+			pc := &p.Controllers[i]
+			want := regs.CoreOTG
+			if hostOnly[p.Name+"/"+pc.Label] {
+				want = regs.CoreHostOnly
+			}
+			if pc.Core != want {
+				t.Errorf("%s %s: core %q, want %q", p.Name, pc.Label, pc.Core, want)
+			}
+			if (pc.Map.Register("DCCPARAMS") == nil) != (want == regs.CoreHostOnly) {
+				t.Errorf("%s %s: DCCPARAMS presence does not match core %s", p.Name, pc.Label, want)
+			}
+		}
+	}
+}
+
+// TestTargetsRefuseAbsentRegisters: simulator and image targets of a
+// host-only controller have only its registers and refuse the others.
+func TestTargetsRefuseAbsentRegisters(t *testing.T) {
+	p := profile(t, "imx6q")
+	c, _ := p.Controller("usbh1")
+	img := imageOf(t, p, c)
+	for _, open := range []func() (*Target, error){
+		func() (*Target, error) { return OpenSim(p, c, SimOptions{}) },
+		func() (*Target, error) { return OpenFile(p, c, img, true) },
+	} {
+		tg, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.Profile.Map.Register("OTGSC") != nil || tg.Profile.Map.Register("PERIODICLISTBASE") == nil {
+			t.Errorf("%s: map is not the host-only one", tg)
+		}
+		if _, err := tg.Acc.Read32(0x124); !errors.Is(err, regs.ErrAbsent) || !strings.Contains(err.Error(), "DCCPARAMS") {
+			t.Errorf("%s: read of DCCPARAMS = %v", tg, err)
+		}
+		if err := tg.Acc.Write32(0x1A4, 0); !errors.Is(err, regs.ErrAbsent) {
+			t.Errorf("%s: write of OTGSC = %v", tg, err)
+		}
+		if _, err := Take(tg.Profile.Map, tg.Acc); err != nil {
+			t.Errorf("%s: snapshot: %v", tg, err)
+		}
+		tg.Close()
+	}
+	// The OTG controller keeps its device registers.
+	o, _ := p.Controller("usbotg")
+	tg, err := OpenSim(p, o, SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := tg.Acc.Read32(0x124); err != nil || v != 0x188 {
+		t.Errorf("usbotg DCCPARAMS = %#x, %v", v, err)
 	}
 }

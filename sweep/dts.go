@@ -25,6 +25,10 @@ type DTSInput struct {
 	Snapshot soc.Snapshot
 	// Header lines say where the values come from.
 	Header []string
+	// ParamUsers are, per module parameter, the controllers it changes
+	// (from the sweep's header or the running system); where a
+	// parameter has no entry, the profile's controllers are named.
+	ParamUsers map[string][]soc.ParamUser
 }
 
 // Setting is one value to make permanent, with the comment that goes on
@@ -65,7 +69,8 @@ var boolProps = map[string]uint32{"non-zero-ttctrl-ttha": 0x7f}
 // when there is no persistent mechanism.
 func BuildDTS(in DTSInput) DTS {
 	d := DTS{Label: in.Controller.Label, Header: in.Header}
-	p := in.Profile
+	// The controller's view: its core's registers and its usbmisc word.
+	p := in.Profile.ForController(in.Controller)
 	m := p.Map
 	given := map[string]string{}
 	for _, s := range in.Settings {
@@ -130,6 +135,9 @@ func BuildDTS(in DTSInput) DTS {
 		handled := false
 		if k.DT != "" && roleOK(k.DTRoles) {
 			handled = true
+			if k.Warn != "" && !slices.Contains(d.Notes, "WARNING: "+k.Warn) {
+				d.Notes = append(d.Notes, "WARNING: "+k.Warn)
+			}
 			on, isBool := boolProps[k.DT]
 			switch {
 			case isBool && v == on:
@@ -189,6 +197,23 @@ func BuildDTS(in DTSInput) DTS {
 			d.Notes = append(d.Notes, fmt.Sprintf("%s = %d: %s is kept only in %s role, and this controller runs as %s. %s", ref, v, k.DT, strings.Join(k.DTRoles, ", "), in.Role, k.Driver))
 		default:
 			d.Notes = append(d.Notes, fmt.Sprintf("%s = %d: no mechanism in %s role. %s", ref, v, in.Role, k.Driver))
+		}
+	}
+	// Module parameters are module-wide: say which controllers each one
+	// emitted changes.
+	seenParam := map[string]bool{}
+	for _, l := range d.Params {
+		name, _, _ := strings.Cut(l.Text, "=")
+		if seenParam[name] || !strings.Contains(name, ".") {
+			continue
+		}
+		seenParam[name] = true
+		us, ok := in.ParamUsers[name]
+		if !ok {
+			us = soc.ParamScope(nil, p, name)
+		}
+		if len(us) > 0 {
+			d.Notes = append(d.Notes, fmt.Sprintf("%s is module-wide: it changes every EHCI controller in host role, not only %s: %s", name, in.Controller.Label, soc.ParamUsersString(us)))
 		}
 	}
 	return d

@@ -173,3 +173,37 @@ func TestDTSEmitsOnlyWhatTheKernelHonours(t *testing.T) {
 		})
 	}
 }
+
+// TestDTSModuleParametersAreModuleWide: a kernel parameter in the
+// fragment comes with the controllers it changes: the ones the sweep
+// recorded, or the profile's.
+func TestDTSModuleParametersAreModuleWide(t *testing.T) {
+	p, err := soc.LoadFS(profiles.FS, "imx6q.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := p.Controller("usbh1")
+	in := sweep.DTSInput{Profile: p, Controller: c, Role: "host",
+		Settings: []sweep.Setting{{Name: "ehci_hcd.log2_irq_thresh", Value: "3"}}}
+	d := sweep.BuildDTS(in)
+	want := "ehci_hcd.log2_irq_thresh is module-wide: it changes every EHCI controller in host role, not only usbh1: usbotg (when host, profile), usbh1 (host, profile), usbh2 (host, profile), usbh3 (host, profile)"
+	if !strings.Contains(d.String(), want) {
+		t.Errorf("no module-wide note from the profile:\n%s", d)
+	}
+	in.ParamUsers = map[string][]soc.ParamUser{"ehci_hcd.log2_irq_thresh": {
+		{Label: "usbotg", Role: "host", Source: "sysfs"}, {Label: "usbh1", Role: "host", Source: "sysfs"}}}
+	d = sweep.BuildDTS(in)
+	if s := d.String(); !strings.Contains(s, "not only usbh1: usbotg (host, sysfs), usbh1 (host, sysfs)") || strings.Contains(s, "usbh2") {
+		t.Errorf("recorded controllers not used:\n%s", s)
+	}
+	// vf610: the burst properties come with the Vybrid warning; i.MX6 not.
+	v, _ := soc.LoadFS(profiles.FS, "vf610.toml")
+	vc, _ := v.Controller("usbh1")
+	burst := []sweep.Setting{{Name: "SBUSCFG.AHBBRST", Value: "0"}, {Name: "BURSTSIZE.TXPBURST", Value: "16"}, {Name: "BURSTSIZE.RXPBURST", Value: "16"}}
+	if s := sweep.BuildDTS(sweep.DTSInput{Profile: v, Controller: vc, Role: "host", Settings: burst}).String(); strings.Count(s, "known to hurt on Vybrid") != 1 {
+		t.Errorf("vf610 burst warning (once):\n%s", s)
+	}
+	if s := sweep.BuildDTS(sweep.DTSInput{Profile: p, Controller: c, Role: "host", Settings: burst}).String(); strings.Contains(s, "known to hurt") {
+		t.Errorf("imx6q burst warning:\n%s", s)
+	}
+}

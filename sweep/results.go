@@ -64,6 +64,10 @@ type Header struct {
 	// adaptive: the candidates).
 	Points []PointInfo `json:"points"`
 	Notes  []string    `json:"notes,omitempty"`
+	// ModParamControllers lists, per module parameter axis, every
+	// controller the parameter changes (not only the target), with the
+	// settings read from each where it could be read.
+	ModParamControllers map[string][]soc.ParamUser `json:"modparam_controllers,omitempty"`
 }
 
 // PointInfo describes a planned point.

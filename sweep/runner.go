@@ -51,6 +51,11 @@ type Runner struct {
 	// Command and Kernel go into the header.
 	Command []string
 	Kernel  string
+	// ParamUsers are, per module parameter axis (by name), the
+	// controllers the parameter changes (module parameters are
+	// module-wide), with their settings where they were read; they go into
+	// the header and a note.
+	ParamUsers map[string][]soc.ParamUser
 	// Resume holds the records of the sweep being continued.
 	Resume *Results
 	// Sleep waits for the settle time (default: a timer that ctx cancels).
@@ -183,6 +188,9 @@ func (r *Runner) Prepare() error {
 			r.live[i] = v
 		case KindModParam:
 			needReload = true
+			if us, ok := r.ParamUsers[a.Name]; ok {
+				r.notes = append(r.notes, fmt.Sprintf("modparam:%s is module-wide: every point changes %s", a.Name, soc.ParamUsersString(us)))
+			}
 			v, err := r.checkModParam(a)
 			if err != nil {
 				errs = append(errs, err)
@@ -453,7 +461,8 @@ func (r *Runner) begin() error {
 	plan.Axes = r.axes
 	h := Header{Type: TypeHeader, Format: Format, Version: Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
 		Kernel: r.Kernel, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
-		Target: t.Kind, TargetPath: t.Path, Role: r.role, Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes}
+		Target: t.Kind, TargetPath: t.Path, Role: r.role, Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
+		ModParamControllers: r.ParamUsers}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
 		h.ProfileFile = absPath(t.Profile.File)
 	}

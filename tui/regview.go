@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
 )
 
 type rowKind int
@@ -278,7 +279,8 @@ func (m Model) detailView(h int) []string {
 			p = append(p, fmt.Sprintf("DT %s (%s role)", k.DT, strings.Join(k.DTRoles, "/")))
 		}
 		if k.Param != "" {
-			p = append(p, fmt.Sprintf("kernel parameter %s (%s role)", k.Param, strings.Join(k.ParamRoles, "/")))
+			p = append(p, fmt.Sprintf("kernel parameter %s (%s role; module-wide, it changes %s)", k.Param, strings.Join(k.ParamRoles, "/"),
+				soc.ParamUsersString(soc.ParamScope(nil, m.cfg.Target.Profile, k.Param))))
 		}
 		if k.None != "" {
 			p = append(p, "none: "+k.None)

@@ -126,7 +126,16 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 		st.resume(res)
 	}
 	report(SweepUpdate{Results: s.path})
-	r := &sweep.Runner{Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
+	// Module parameters are module-wide: the header and a note name the
+	// controllers a modparam axis changes (from the profile: the TUI
+	// reads no device tree).
+	users := map[string][]soc.ParamUser{}
+	for _, ax := range sp.Axes {
+		if ax.Kind == sweep.KindModParam {
+			users[ax.Name] = soc.ParamScope(nil, s.Target.Profile, ax.Name)
+		}
+	}
+	r := &sweep.Runner{ParamUsers: users, Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
 		Out: sweep.NewWriter(&teeFile{f: f, line: st.record}), Command: s.Command, Kernel: s.Kernel, Resume: res}
 	outcome, err := r.Run(ctx)
 	if outcome != nil {

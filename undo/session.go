@@ -212,7 +212,7 @@ func masks(w regs.Write) []regs.Ref {
 	diff := (w.Old ^ w.New) &^ r.ZeroOnWrite()
 	for i := range r.Fields {
 		f := &r.Fields[i]
-		if f.Access == regs.RO || f.Access == regs.W1C || f.Access == regs.SC || f.Never {
+		if f.Access == regs.RO || f.Access == regs.W1C || f.Access == regs.SC || f.Access == regs.WC || f.Never {
 			continue
 		}
 		if diff&f.Mask() != 0 {

@@ -253,6 +253,12 @@ func loadProfile(spec string) (*soc.Profile, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
+	// Not a file name: an alias (imx6dl, imx6ull, imx6ulz) of one of them.
+	if ps, err := builtinProfiles(); err == nil {
+		if p := soc.Lookup(ps, spec); p != nil {
+			return p, nil
+		}
+	}
 	names, _ := fs.Glob(profiles.FS, "*.toml")
 	for i := range names {
 		names[i] = strings.TrimSuffix(names[i], ".toml")

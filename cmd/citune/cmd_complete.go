@@ -48,10 +48,14 @@ func complete(a *app, words []string) []string {
 	if len(words) > 1 {
 		prev = words[len(words)-2]
 	}
-	profile, cmd := "", ""
+	profile, ctl, cmd := "", "", ""
 	for i := 0; i < len(words)-1; i++ {
 		w := words[i]
 		switch {
+		case (w == "--controller" || w == "-controller") && i+1 < len(words)-1:
+			ctl = words[i+1]
+		case strings.HasPrefix(w, "--controller="):
+			ctl = strings.TrimPrefix(w, "--controller=")
 		case (w == "--profile" || w == "-profile") && i+1 < len(words)-1:
 			profile = words[i+1]
 		case strings.HasPrefix(w, "--profile="):
@@ -82,6 +86,15 @@ func complete(a *app, words []string) []string {
 		p := completionProfile(profile)
 		if p == nil {
 			return nil
+		}
+		// The controller's own map: no device registers on a host-only
+		// core, its usbmisc word.
+		if c, err := p.Controller(ctl); err == nil {
+			p = p.ForController(c)
+		} else if c, err := p.Controller("usbh1"); err == nil && ctl == "" {
+			p = p.ForController(c)
+		} else if ctl == "" {
+			p = p.ForController(&p.Controllers[0])
 		}
 		if cmd == "set" && strings.Contains(cur, "=") {
 			return valueCandidates(p.Map, cur)
@@ -120,7 +133,9 @@ func profileNames() []string {
 	var ns []string
 	for _, p := range ps {
 		ns = append(ns, p.Name)
+		ns = append(ns, p.Aliases...)
 	}
+	sort.Strings(ns)
 	return ns
 }
 

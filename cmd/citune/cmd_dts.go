@@ -43,7 +43,12 @@ func runDTS(a *app, args []string) error {
 			return err
 		}
 		in = sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: t.Role(snap), Snapshot: snap,
-			Settings: sweep.LiveSettings(t.Profile, snap)}
+			Settings: sweep.LiveSettings(t.Profile, snap), ParamUsers: map[string][]soc.ParamUser{}}
+		for _, k := range t.Profile.Knobs {
+			if k.Param != "" {
+				in.ParamUsers[k.Param] = soc.ParamScope(a.env.root, t.Profile, k.Param)
+			}
+		}
 		in.Header = []string{
 			fmt.Sprintf("citune dts: %s, live values (not measured)", header(t)),
 			placeAfter(in.Controller),
@@ -127,7 +132,9 @@ func (a *app) dtsFromResults(path string) (sweep.DTSInput, error) {
 		lines = append(lines, "the sweep did not complete: this is the best of what was measured")
 	}
 	lines = append(lines, placeAfter(c))
-	return sweep.DTSInput{Profile: p, Controller: c, Role: h.Role, Settings: set, Snapshot: h.Snapshot, Header: lines}, nil
+	// The controllers a module parameter changes, as the sweep recorded
+	// them; the profile's otherwise.
+	return sweep.DTSInput{Profile: p, Controller: c, Role: h.Role, Settings: set, Snapshot: h.Snapshot, Header: lines, ParamUsers: h.ModParamControllers}, nil
 }
 
 func orUnknown(s string) string {

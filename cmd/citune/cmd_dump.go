@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,13 +11,14 @@ import (
 )
 
 func init() {
-	register(&command{name: "dump", summary: "decode every register of the controller (knobs first)", usage: "dump [--raw] [REGISTER...]", run: runDump})
+	register(&command{name: "dump", summary: "decode every register of the controller (knobs first)", usage: "dump [--raw] [--explain] [REGISTER...]", run: runDump})
 	register(&command{name: "get", summary: "print fields or registers", usage: "get FIELD|REGISTER...", run: runGet})
 }
 
 func runDump(a *app, args []string) error {
 	fs := a.flags("dump")
 	raw := fs.Bool("raw", false, "one line per register: offset, name, raw value")
+	explain := fs.Bool("explain", false, "cite where each reset value and each knob's rule comes from (\"unknown\" where no source gives it)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -32,6 +34,9 @@ func runDump(a *app, args []string) error {
 		for _, n := range names {
 			r := m.Register(n)
 			if r == nil {
+				if _, err := m.Lookup(n); errors.Is(err, regs.ErrAbsent) {
+					return withCode(exitUsage, err)
+				}
 				return usageErr("no register %q", n)
 			}
 			regsToShow = append(regsToShow, *r)
@@ -71,8 +76,29 @@ func runDump(a *app, args []string) error {
 	fmt.Fprintln(w, "Registers (* knob, ! differs from reset, ? reset unknown):")
 	for _, d := range ds {
 		printDecoded(w, d)
+		if *explain {
+			printSources(w, t.Profile, d.Reg)
+		}
 	}
 	return nil
+}
+
+// printSources cites where a register's reset value and its knobs' rules
+// come from.
+func printSources(w io.Writer, p *soc.Profile, r *regs.Register) {
+	fmt.Fprint(w, wrap("reset value: "+sourceOrUnknown(r.Source), "      ", 78))
+	for i := range r.Fields {
+		if k := p.Knob(regs.Ref{Reg: r, Field: &r.Fields[i]}); k != nil {
+			fmt.Fprint(w, wrap(r.Fields[i].Name+" rule: "+sourceOrUnknown(k.Source), "      ", 78))
+		}
+	}
+}
+
+func sourceOrUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // printKnobs prints the tuning knobs summary with how each persists.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 )
 
@@ -48,7 +50,11 @@ func runProfiles(a *app, args []string) error {
 			for _, c := range p.Controllers {
 				ls = append(ls, c.Label)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, strings.Join(ls, ","), p.Title)
+			title := p.Title
+			if len(p.Aliases) > 0 {
+				title += " (also --profile " + strings.Join(p.Aliases, ", ") + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, strings.Join(ls, ","), title)
 		}
 		return tw.Flush()
 	}
@@ -70,6 +76,9 @@ func showProfile(a *app, p *soc.Profile) {
 	w := humanOut(a.env.stdout, a.env.isTTY)
 	fmt.Fprintf(w, "%s: %s\n", p.Name, p.Title)
 	fmt.Fprintf(w, "  file:       %s\n", p.File)
+	if len(p.Aliases) > 0 {
+		fmt.Fprintf(w, "  also named: %s\n", strings.Join(p.Aliases, ", "))
+	}
 	fmt.Fprintf(w, "  compatible: %s\n", strings.Join(p.Compatible, ", "))
 	if len(p.SocID) > 0 {
 		fmt.Fprintf(w, "  soc_id:     %s\n", strings.Join(p.SocID, ", "))
@@ -79,9 +88,9 @@ func showProfile(a *app, p *soc.Profile) {
 	}
 	fmt.Fprintf(w, "\ncontrollers:\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  LABEL\tNODE\tBASE\tSIZE\tIRQ\tROLES")
+	fmt.Fprintln(tw, "  LABEL\tNODE\tBASE\tSIZE\tIRQ\tROLES\tCORE")
 	for _, c := range p.Controllers {
-		fmt.Fprintf(tw, "  %s\t%s\t%#08x\t%#x\t%s\t%s\n", c.Label, c.Node, c.Base, c.Size, c.IRQ, strings.Join(c.Roles, ","))
+		fmt.Fprintf(tw, "  %s\t%s\t%#08x\t%#x\t%s\t%s\t%s\n", c.Label, c.Node, c.Base, c.Size, c.IRQ, strings.Join(c.Roles, ","), c.Core)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nidentity checks:\n")
@@ -107,6 +116,59 @@ func showProfile(a *app, p *soc.Profile) {
 		if k.Driver != "" {
 			fmt.Fprint(w, wrap(k.Driver, "    driver: ", 78))
 		}
+		fmt.Fprint(w, wrap(sourceOrUnknown(k.Source), "    source: ", 78))
+	}
+	showResetSources(w, p)
+}
+
+// showResetSources lists every register's reset value grouped by where it
+// comes from ("unknown" where no source gives one), the usbmisc word of
+// each controller that has one, and what host-only cores lack.
+func showResetSources(w io.Writer, p *soc.Profile) {
+	fmt.Fprintf(w, "\nreset values and their sources:\n")
+	var order []string
+	by := map[string][]string{}
+	add := func(r *regs.Register, where string) {
+		v := "unknown"
+		if r.ResetKnown {
+			v = fmt.Sprintf("%#x", r.Reset)
+		}
+		src := sourceOrUnknown(r.Source)
+		if _, ok := by[src]; !ok {
+			order = append(order, src)
+		}
+		by[src] = append(by[src], r.Name+where+"="+v)
+	}
+	for i := range p.Map.Registers {
+		add(&p.Map.Registers[i], "")
+	}
+	for _, c := range p.Controllers {
+		if c.Map == nil {
+			continue
+		}
+		for i := range c.Map.Registers {
+			if r := &c.Map.Registers[i]; r.Window != "" {
+				add(r, "("+c.Label+")")
+			}
+		}
+	}
+	for _, src := range order {
+		fmt.Fprint(w, wrap(src+":", "  ", 78))
+		fmt.Fprint(w, wrap(strings.Join(by[src], " "), "      ", 78))
+	}
+	var labels []string
+	for _, c := range p.Controllers {
+		if c.Core == regs.CoreHostOnly {
+			labels = append(labels, c.Label)
+		}
+	}
+	if len(labels) > 0 {
+		var names []string
+		c, _ := p.Controller(labels[0])
+		for _, a := range c.Map.Absent {
+			names = append(names, a.Name)
+		}
+		fmt.Fprint(w, wrap(fmt.Sprintf("host-only cores (%s) have no %s (i.MX6 SDK USB_UHx register sets)", strings.Join(labels, ", "), strings.Join(names, ", ")), "  ", 78))
 	}
 }
 

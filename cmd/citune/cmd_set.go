@@ -42,7 +42,13 @@ func runSet(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	changes, err := parseChanges(p.Map, fs.Args())
+	// Against the controller's map: a host-only core refuses device
+	// registers here, before anything is opened.
+	c, err := a.pickController(p)
+	if err != nil {
+		return err
+	}
+	changes, err := parseChanges(p.ForController(c).Map, fs.Args())
 	if err != nil {
 		return err
 	}
@@ -179,7 +185,27 @@ func (a *app) driverWarnings(t *soc.Target, changes []regs.Change) []string {
 			continue
 		}
 		seen[k.Param] = true
-		ws = append(ws, fmt.Sprintf("%s holds only until the driver's next write: in %s role the kernel takes it from %s (sweep it with --axis modparam:%s=...; make it permanent on the kernel command line)", c.Ref, role, k.Param, k.Param))
+		ws = append(ws, fmt.Sprintf("%s holds only until the driver's next write: in %s role the kernel takes it from %s (sweep it with --axis modparam:%s=...; make it permanent on the kernel command line); %s", c.Ref, role, k.Param, k.Param, paramScopeText(a, t.Profile, k.Param)))
+	}
+	return append(ws, knobCautions(t.Profile, changes)...)
+}
+
+// paramScopeText says which controllers a module parameter changes:
+// module parameters are module-wide.
+func paramScopeText(a *app, p *soc.Profile, param string) string {
+	return fmt.Sprintf("%s is module-wide: it changes every controller in host role: %s", param, soc.ParamUsersString(soc.ParamScope(a.env.root, p, param)))
+}
+
+// knobCautions repeats the profile's warn text of every knob the changes
+// touch (once per text): values known to hurt this SoC (Vybrid burst).
+func knobCautions(p *soc.Profile, changes []regs.Change) []string {
+	var ws []string
+	seen := map[string]bool{}
+	for _, c := range changes {
+		if k := p.Knob(c.Ref); c.Ref.Field != nil && k != nil && k.Warn != "" && !seen[k.Warn] {
+			seen[k.Warn] = true
+			ws = append(ws, fmt.Sprintf("%s on %s: %s", c.Ref, p.Name, k.Warn))
+		}
 	}
 	return ws
 }

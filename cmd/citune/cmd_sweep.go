@@ -215,7 +215,13 @@ func runSweep(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	plan, err := o.buildPlan(p.Map, set, prev)
+	// Against the controller's map: a host-only core has no device
+	// registers, and the usbmisc word sits at a per-controller offset.
+	c, err := a.pickController(p)
+	if err != nil {
+		return err
+	}
+	plan, err := o.buildPlan(p.ForController(c).Map, set, prev)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -242,6 +248,11 @@ func runSweep(a *app, args []string) error {
 		return err
 	}
 	defer t.Close()
+	if t.Controller != c {
+		// --controller came with the probe's words: the plan was checked
+		// against another controller's map.
+		return usageErr("sweep: give --controller before the probe (after --, it changed the controller the plan was checked against)")
+	}
 
 	env := probe.Env{IRQ: t.Controller.IRQ, NoTrace: o.noTrace}
 	if o.irq != "" {
@@ -259,6 +270,11 @@ func runSweep(a *app, args []string) error {
 		return usageErr("sweep: give one probe (a sweep measures one workload; --also is for `citune probe`)")
 	}
 	host := o.host(t.Profile)
+	scopeRoot := a.env.root
+	if set["sys-root"] {
+		scopeRoot = os.DirFS(o.sysRoot)
+	}
+	users := paramUsers(scopeRoot, p, t, plan)
 	uo := undoOpts{adopt: prev != nil, reload: host.ReloadSpec()}
 	if host != nil {
 		uo.host = host
@@ -269,7 +285,8 @@ func runSweep(a *app, args []string) error {
 	}
 	defer closeUndo()
 	runner := &sweep.Runner{
-		Target: t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: plan, Host: host,
+		ParamUsers: users,
+		Target:     t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: plan, Host: host,
 		Log: humanOut(a.env.stderr, a.env.errTTY), Session: u, Kernel: a.kernel(), Resume: prev,
 		Command: absArgs(a.args),
 	}
@@ -525,4 +542,67 @@ func simReload(t *soc.Target, h *sweep.Host) func(context.Context) error {
 		t.Acc, t.Sim = nt.Acc, nt.Sim
 		return t.Identify()
 	}
+}
+
+// paramUsers finds, for every module parameter axis, the controllers the
+// parameter changes (it is module-wide) and reads the fields it sets on
+// each: on the target through its accessor, on the board's other
+// controllers through their own /dev/mem windows (read only); a simulated
+// or image target has no other controller to read.
+func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, plan sweep.Plan) map[string][]soc.ParamUser {
+	var out map[string][]soc.ParamUser
+	for _, ax := range plan.Axes {
+		if ax.Kind != sweep.KindModParam {
+			continue
+		}
+		us := soc.ParamScope(root, p, ax.Name)
+		for i := range us {
+			u := &us[i]
+			c, err := p.Controller(u.Label)
+			if err != nil {
+				continue
+			}
+			acc, m := t.Acc, t.Profile.Map
+			if c.Label != t.Controller.Label {
+				if t.Kind != soc.KindDevMem {
+					u.Note = "settings not read: only the target controller is open (" + t.Kind + ")"
+					continue
+				}
+				ot, err := soc.OpenDevMem(p, c)
+				if err != nil {
+					u.Note = "settings not read: " + err.Error()
+					continue
+				}
+				defer ot.Close()
+				if err := ot.Identify(); err != nil {
+					u.Note = "settings not read: " + err.Error()
+					continue
+				}
+				acc, m = ot.Acc, ot.Profile.Map
+			}
+			for _, k := range p.Knobs {
+				if k.Param != ax.Name {
+					continue
+				}
+				ref, err := m.Lookup(k.Field)
+				if err != nil || ref.Field == nil {
+					continue
+				}
+				v, err := acc.Read32(ref.Reg.Offset)
+				if err != nil {
+					u.Note = "settings not read: " + err.Error()
+					break
+				}
+				if u.Settings == nil {
+					u.Settings = map[string]string{}
+				}
+				u.Settings[ref.String()] = strconv.FormatUint(uint64(ref.Field.Get(v)), 10)
+			}
+		}
+		if out == nil {
+			out = map[string][]soc.ParamUser{}
+		}
+		out[ax.Name] = us
+	}
+	return out
 }

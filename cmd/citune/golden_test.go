@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/citune/citune/regs"
 )
 
 // runCitune runs citune in-process and returns stdout, stderr and the exit
@@ -21,9 +23,10 @@ func runCitune(t *testing.T, args ...string) (string, string, int) {
 }
 
 // TestGoldenDumps: every embedded profile loads strictly and the dump of
-// its simulated default controller matches testdata/golden/dump-NAME.txt
-// (go test -run TestGoldenDumps -update rewrites them), so a profile edit
-// shows up as a reviewable diff.
+// the first simulated controller of each core type it has matches
+// testdata/golden/dump-NAME-CORE.txt (go test -run TestGoldenDumps -update
+// rewrites them), so a profile edit shows up as a reviewable diff. A
+// host-only core's dump has only the registers that core has.
 func TestGoldenDumps(t *testing.T) {
 	ps, err := builtinProfiles()
 	if err != nil {
@@ -33,26 +36,39 @@ func TestGoldenDumps(t *testing.T) {
 		t.Fatalf("only %d profiles", len(ps))
 	}
 	for _, p := range ps {
-		t.Run(p.Name, func(t *testing.T) {
-			out, stderr, code := runCitune(t, "--sim", "--profile", p.Name, "dump")
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
+		done := map[regs.Core]bool{}
+		for _, c := range p.Controllers {
+			if done[c.Core] {
+				continue
 			}
-			golden := filepath.Join("testdata", "golden", "dump-"+p.Name+".txt")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
+			done[c.Core] = true
+			name := p.Name + "-" + string(c.Core)
+			t.Run(name, func(t *testing.T) {
+				out, stderr, code := runCitune(t, "--sim", "--profile", p.Name, "--controller", c.Label, "dump")
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
 				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestGoldenDumps -update)", err)
-			}
-			if out != string(want) {
-				t.Errorf("dump of %s differs from %s; diff them, then -update if intended.\ngot:\n%s", p.Name, golden, out)
-			}
-		})
+				for _, absent := range c.Map.Absent {
+					if absent.ReplacedBy == "" && strings.Contains(out, " "+absent.Name+" ") {
+						t.Errorf("dump of %s %s shows %s, which its core does not have", p.Name, c.Label, absent.Name)
+					}
+				}
+				golden := filepath.Join("testdata", "golden", "dump-"+name+".txt")
+				if *update {
+					os.MkdirAll(filepath.Dir(golden), 0o755)
+					if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test -run TestGoldenDumps -update)", err)
+				}
+				if out != string(want) {
+					t.Errorf("dump of %s differs from %s; diff them, then -update if intended.\ngot:\n%s", name, golden, out)
+				}
+			})
+		}
 	}
 }
 

@@ -36,6 +36,7 @@ type jsonReg struct {
 	Raw         string      `json:"raw"`
 	Value       uint32      `json:"value"`
 	Reset       string      `json:"reset,omitempty"`
+	ResetSource string      `json:"reset_source,omitempty"`
 	Changed     bool        `json:"changed,omitempty"`
 	UnknownBits string      `json:"unknown_bits,omitempty"`
 	Note        string      `json:"note,omitempty"`
@@ -44,7 +45,7 @@ type jsonReg struct {
 
 func toJSONReg(d regs.Decoded) jsonReg {
 	r := d.Reg
-	j := jsonReg{Name: r.Name, Offset: fmt.Sprintf("0x%03x", r.Offset), Raw: regs.Hex(d.Raw), Value: d.Raw, Changed: d.Changed, Note: r.Note}
+	j := jsonReg{Name: r.Name, Offset: fmt.Sprintf("0x%03x", r.Offset), Raw: regs.Hex(d.Raw), Value: d.Raw, Changed: d.Changed, Note: r.Note, ResetSource: r.Source}
 	if r.ResetKnown {
 		j.Reset = regs.Hex(r.Reset)
 	}

@@ -23,6 +23,14 @@ expect_grep '^original settings restored$' /tmp/sweep.out "the sweep restores th
 expect_grep '^ +3 +ehci_hcd.log2_irq_thresh=6 ' /tmp/sweep.out "log2_irq_thresh=6 (ITC 64) ranks last"
 expect_grep '^winner: ehci_hcd.log2_irq_thresh=[03]:' /tmp/sweep.out "the winner is log2_irq_thresh 0 or 3"
 expect_no_grep 'not-held|CORRUPT' /tmp/sweep.out "no point lost its settings or read corrupt data"
+# The parameter is module-wide: usbotg and usbh1 are bound (usbh2/usbh3 are
+# disabled in the sabrelite tree), and the header records both with their
+# settings, read through their own windows.
+expect_grep 'modparam:ehci_hcd.log2_irq_thresh is module-wide: every point changes usbotg \(.*\), usbh1 \(host, sysfs\)' /tmp/sweep.out \
+	"the sweep says the parameter changes usbotg and usbh1"
+expect_grep '"modparam_controllers":\{"ehci_hcd.log2_irq_thresh":\[\{"label":"usbotg".*"settings":\{"USBCMD.ITC":"1"\}.*\{"label":"usbh1".*"settings":\{"USBCMD.ITC":"1"\}' \
+	"$R" "results header: both affected controllers with their ITC"
+expect_no_grep '"label":"usbh[23]"' "$R" "results header: the disabled HSIC ports are not affected"
 
 # The results file: every value applied and read back after its reload.
 for n in 3 6; do
@@ -43,3 +51,4 @@ check "no journal left" test ! -e "$E2E_JOURNAL"
 check "citune dts --results" ct dts --results "$R"
 expect_grep 'ehci_hcd.log2_irq_thresh=[03]' "$E2E_OUT" "dts gives the winner as a kernel parameter"
 expect_grep 'options ehci_hcd log2_irq_thresh=[03]' "$E2E_OUT" "dts also gives the modprobe.d form"
+expect_grep 'ehci_hcd.log2_irq_thresh is module-wide: .*usbotg \(.*usbh1 \(host, sysfs\)' "$E2E_OUT" "dts names both affected controllers"

@@ -1,7 +1,8 @@
 // Package sim is citune's simulated ChipIdea controller: an in-process
 // regs.Accessor seeded from a profile's reset values that enforces the
 // access kinds of the register map (RO, W1C, write-once, self-clearing,
-// read-as-zero ranges). It can also play the part of the Linux ehci-hcd
+// cleared-by-any-write, read-as-zero ranges) and refuses the registers its
+// core does not have (a host-only core's map lists them as absent). It can also play the part of the Linux ehci-hcd
 // driver, which writes its cached USBCMD back after transfers, so that
 // sweeps can be tested against settings that do not hold.
 package sim
@@ -82,6 +83,11 @@ func (s *Sim) check(off uint32) error {
 	if off%4 != 0 || off+4 > s.cfg.Size {
 		return fmt.Errorf("simulated controller: offset %#x outside the %#x-byte window or unaligned", off, s.cfg.Size)
 	}
+	// A host-only core has no device registers (Map.ForCore): the
+	// simulated one refuses them as the silicon's map does.
+	if a := s.cfg.Map.AbsentAt(off); a != nil {
+		return fmt.Errorf("simulated controller: %w", a)
+	}
 	return nil
 }
 
@@ -140,6 +146,8 @@ func (s *Sim) Write32(off uint32, v uint32) error {
 			if f.Get(cur) == 0 {
 				nv = f.Put(nv, w)
 			}
+		case regs.WC:
+			nv = f.Put(nv, 0) // any write clears the counter
 		case regs.SC:
 			if f.Never && w != 0 {
 				controllerReset = true

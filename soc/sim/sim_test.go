@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/citune/citune/regs"
@@ -47,6 +48,8 @@ func TestAccessSemantics(t *testing.T) {
 		{"write-once CM keeps its value", 0x1a8, 3, 2, 3, nil, true},
 		{"read-as-zero range", 0x090, 0, 7, 0, []Range{{0, 0xff}}, true},
 		{"unmapped word stores raw", 0x1f0, 0, 0x55, 0x55, nil, true},
+		{"any write clears TXSCHHEALTH", 0x164, 0x00021f08, 0x00021f08, 0x00020008, nil, true},
+		{"PORTSC1.STS is read-only", 0x184, 0x10000000, 0x30000000, 0x10000000, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,6 +95,35 @@ func TestDriverRevertsUSBCMD(t *testing.T) {
 	noDriver.Transfer()
 	if v, _ := noDriver.Read32(0x140); v != 0x00400001 {
 		t.Errorf("without driver Transfer changed USBCMD to %#x", v)
+	}
+}
+
+func TestHostOnlyCoreRefusesDeviceRegisters(t *testing.T) {
+	s := newSim(t, Config{Map: regs.ChipIdea().ForCore(regs.CoreHostOnly)})
+	for _, off := range []uint32{0x00c, 0x120, 0x124, 0x178, 0x17c, 0x1a4, 0x1ac, 0x1b0, 0x1bc, 0x1c0, 0x1dc} {
+		if _, err := s.Read32(off); !errors.Is(err, regs.ErrAbsent) {
+			t.Errorf("Read32(%#x) = %v, want ErrAbsent", off, err)
+		}
+		if err := s.Write32(off, 0); !errors.Is(err, regs.ErrAbsent) {
+			t.Errorf("Write32(%#x) = %v, want ErrAbsent", off, err)
+		}
+	}
+	// The host registers answer; 0x154 is PERIODICLISTBASE there.
+	for _, off := range []uint32{0x000, 0x140, 0x154, 0x158, 0x184, 0x1a8} {
+		if _, err := s.Read32(off); err != nil {
+			t.Errorf("Read32(%#x): %v", off, err)
+		}
+	}
+	if err := s.Write32(0x154, 0x12345000); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.Read32(0x154); v != 0x12345000 {
+		t.Errorf("PERIODICLISTBASE = %#x", v)
+	}
+	// An OTG core answers at every offset of the map.
+	otg := newSim(t, Config{})
+	if v, err := otg.Read32(0x124); err != nil || v != 0x188 {
+		t.Errorf("OTG DCCPARAMS = %#x, %v", v, err)
 	}
 }
 

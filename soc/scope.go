@@ -1,0 +1,178 @@
+package soc
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// Module parameters are module-wide: ehci_hcd.log2_irq_thresh and
+// ehci_hcd.park are read by ehci_init() for every EHCI controller the
+// module drives, i.e. every ChipIdea controller in host role, not only the
+// one citune has open. ParamScope says which controllers of the profile a
+// parameter changes, from the running system where it tells and from the
+// profile otherwise.
+
+// ParamUser is one controller a module parameter applies to.
+type ParamUser struct {
+	Label string `json:"label"`
+	Node  string `json:"node"`
+	// Role is "host" (the parameter applies), or "otg" when the
+	// controller may switch roles and the parameter applies while it is a
+	// host.
+	Role string `json:"role"`
+	// Source says how Role was found: "sysfs" (the ci_hdrc role file),
+	// "device tree" (status and dr_mode of the node), "profile".
+	Source string `json:"source"`
+	// Settings are the values of the fields the parameter sets, when the
+	// controller was read ("USBCMD.ITC": "1"); empty when not read.
+	Settings map[string]string `json:"settings,omitempty"`
+	Note     string            `json:"note,omitempty"`
+}
+
+// String renders "usbh1 (host, sysfs)".
+func (u ParamUser) String() string {
+	role := u.Role
+	if role == "otg" {
+		role = "when host"
+	}
+	return fmt.Sprintf("%s (%s, %s)", u.Label, role, u.Source)
+}
+
+// ParamUsersString joins users for a message: "usbotg (when host,
+// device tree), usbh1 (host, device tree)".
+func ParamUsersString(us []ParamUser) string {
+	var s []string
+	for _, u := range us {
+		s = append(s, u.String())
+	}
+	if len(s) == 0 {
+		return "no controller of this profile"
+	}
+	return strings.Join(s, ", ")
+}
+
+// ParamScope returns the controllers of p that module parameter param
+// changes: those whose knob with this parameter applies in a role the
+// controller takes. root is the system's root (the detection root,
+// $CITUNE_SYSROOT in tests); it may be nil. For each controller:
+//   - sysfs: /sys/bus/platform/devices/<dev>/ci_hdrc.*/role reads "host"
+//     or "gadget" (the role now) — a bound controller;
+//   - device tree: a node named like the controller under
+//     /proc/device-tree with status "disabled" is left out; its dr_mode
+//     ("host", "peripheral", "otg" or absent) gives the role;
+//   - profile: the controller's roles and dr_mode.
+func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
+	var roles []string
+	for _, k := range p.Knobs {
+		if k.Param == param {
+			roles = append(roles, k.ParamRoles...)
+		}
+	}
+	if len(roles) == 0 {
+		return nil
+	}
+	applies := func(role string) bool {
+		for _, r := range roles {
+			if r == role {
+				return true
+			}
+		}
+		return false
+	}
+	nodes := dtNodes(root)
+	var us []ParamUser
+	for i := range p.Controllers {
+		c := &p.Controllers[i]
+		u := ParamUser{Label: c.Label, Node: c.Node}
+		if role, ok := sysfsRole(root, c); ok {
+			u.Role, u.Source = role, "sysfs"
+		} else if dir, ok := nodes[c.Node]; ok {
+			u.Source = "device tree"
+			if st := readTrim(root, dir+"/status"); st == "disabled" || st == "fail" {
+				continue
+			}
+			switch readTrim(root, dir+"/dr_mode") {
+			case "host":
+				u.Role = "host"
+			case "peripheral":
+				u.Role = "device"
+			default:
+				u.Role = "otg"
+			}
+		} else {
+			u.Source = "profile"
+			switch {
+			case !c.HasRole("host"):
+				u.Role = "device"
+			case !c.HasRole("device"):
+				u.Role = "host"
+			default:
+				u.Role = "otg"
+			}
+		}
+		// An OTG controller may be a host at any time: the parameter
+		// applies then.
+		if u.Role == "otg" && !applies("host") || u.Role != "otg" && !applies(u.Role) {
+			continue
+		}
+		us = append(us, u)
+	}
+	return us
+}
+
+// sysfsRole reads the role of a bound ChipIdea controller.
+func sysfsRole(root fs.FS, c *Controller) (string, bool) {
+	if root == nil || c.IRQ == "" {
+		return "", false
+	}
+	dir := "sys/bus/platform/devices/" + c.IRQ
+	ents, err := fs.ReadDir(root, dir)
+	if err != nil {
+		return "", false
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), "ci_hdrc.") {
+			continue
+		}
+		switch readTrim(root, path.Join(dir, e.Name(), "role")) {
+		case "host":
+			return "host", true
+		case "gadget":
+			return "device", true
+		}
+	}
+	return "", false
+}
+
+// dtNodes maps node names (usb@2184200) to their directories under
+// proc/device-tree, a few levels deep (soc/bus@2100000/usb@2184200).
+func dtNodes(root fs.FS) map[string]string {
+	out := map[string]string{}
+	if root == nil {
+		return out
+	}
+	const top = "proc/device-tree"
+	fs.WalkDir(root, top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if strings.Count(strings.TrimPrefix(p, top), "/") > 3 {
+			return fs.SkipDir
+		}
+		if _, seen := out[d.Name()]; !seen && strings.HasPrefix(d.Name(), "usb@") {
+			out[d.Name()] = p
+		}
+		return nil
+	})
+	return out
+}
+
+func readTrim(root fs.FS, name string) string {
+	b, err := fs.ReadFile(root, name)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(strings.TrimSpace(string(b)), "\x00")
+}

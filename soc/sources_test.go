@@ -1,0 +1,66 @@
+package soc
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/citune/citune/regs"
+)
+
+// TestSourcesInTheOpen: every reset value and every knob rule of every
+// embedded profile says where it comes from, and says "unknown" where no
+// source exists (Vybrid, 6SX/6UL reset values, TTCTRL).
+func TestSourcesInTheOpen(t *testing.T) {
+	for _, name := range []string{"imx6q", "imx6sl", "imx6sx", "imx6ul", "vf610", "qemu-sabrelite"} {
+		p := profile(t, name)
+		for _, c := range p.Controllers {
+			for _, r := range c.Map.Registers {
+				switch {
+				case r.Source == "":
+					t.Errorf("%s %s %s: no reset source", name, c.Label, r.Name)
+				case !r.ResetKnown && !strings.HasPrefix(r.Source, "unknown"):
+					t.Errorf("%s %s: reset unknown but source %q", name, r.Name, r.Source)
+				}
+			}
+		}
+		for _, k := range p.Knobs {
+			if k.Source == "" {
+				t.Errorf("%s knob %s: no source", name, k.Field)
+			}
+		}
+		want := map[string]string{
+			"imx6q":          regs.SourceSDK,
+			"imx6sl":         "i.MX6 Platform SDK regsusbcore.h (mx6sl",
+			"imx6sx":         "unknown for i.MX6SX",
+			"imx6ul":         "unknown for i.MX6UL",
+			"vf610":          "unknown",
+			"qemu-sabrelite": "QEMU hw/usb/hcd-ehci.c ehci_reset()",
+		}[name]
+		if r := p.Map.Register("PORTSC1"); !strings.HasPrefix(r.Source, want) {
+			t.Errorf("%s PORTSC1 source %q, want %q...", name, r.Source, want)
+		}
+		if r := p.Map.Register("TTCTRL"); !strings.HasPrefix(r.Source, "unknown") && name != "qemu-sabrelite" {
+			t.Errorf("%s TTCTRL source %q", name, r.Source)
+		}
+	}
+	q := profile(t, "qemu-sabrelite")
+	if r := q.Map.Register("DCCPARAMS"); !strings.Contains(r.Source, "QEMU hw/usb/chipidea.c") {
+		t.Errorf("qemu DCCPARAMS source %q", r.Source)
+	}
+	// A source for a register the map does not have is an error.
+	data := strings.Replace(goodBoard(t), "[[identity]]", "[reset_sources]\nNOPE = \"x\"\n\n[[identity]]", 1)
+	if _, err := Parse("x.toml", []byte(data)); err == nil || !strings.Contains(err.Error(), "reset_sources.NOPE: no such register") {
+		t.Errorf("reset_sources.NOPE: %v", err)
+	}
+}
+
+func goodBoard(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "profiles", "good-board.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

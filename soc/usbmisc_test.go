@@ -1,0 +1,166 @@
+package soc
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/citune/citune/regs"
+)
+
+// TestUSBMiscWordEveryProfile: every silicon profile places each
+// controller's usbmisc control word (the profile's second window) in its
+// map, with the non-burst bit 1 decoded and a knob that says how it
+// persists; QEMU has no usbmisc device and declares none.
+func TestUSBMiscWordEveryProfile(t *testing.T) {
+	want := map[string]map[string]uint64{
+		"imx6q":  {"usbotg": 0x02184800, "usbh1": 0x02184804, "usbh2": 0x02184808, "usbh3": 0x0218480c},
+		"imx6sl": {"usbotg1": 0x02184800, "usbotg2": 0x02184804, "usbh": 0x02184808},
+		"imx6sx": {"usbotg1": 0x02184800, "usbotg2": 0x02184804, "usbh": 0x02184808},
+		"imx6ul": {"usbotg1": 0x02184800, "usbotg2": 0x02184804},
+		"vf610":  {"usbdev0": 0x40034800, "usbh1": 0x400b4800},
+	}
+	for name, words := range want {
+		p := profile(t, name)
+		for label, addr := range words {
+			c, err := p.Controller(label)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := c.Map.Register("USBMISC_CTRL")
+			if r == nil {
+				t.Errorf("%s %s: no USBMISC_CTRL", name, label)
+				continue
+			}
+			if uint64(r.Offset) != addr-c.Base || r.Window != "usbmisc" {
+				t.Errorf("%s %s: USBMISC_CTRL at +%#x (%q), want %#x", name, label, r.Offset, r.Window, addr-c.Base)
+			}
+			if c.Span() != r.Offset+4 && c.Span() != c.Size {
+				t.Errorf("%s %s: span %#x", name, label, c.Span())
+			}
+			f := r.Field("NON_BURST")
+			if f == nil || f.Bits() != "1" || f.Access != regs.RW || !f.Knob {
+				t.Errorf("%s %s: NON_BURST = %+v", name, label, f)
+			}
+			k := p.Knob(regs.Ref{Reg: r, Field: f})
+			if k == nil || !strings.HasPrefix(k.None, "none: ") || k.DT != "" || k.Param != "" {
+				t.Errorf("%s: NON_BURST knob %+v, want a none: text", name, k)
+			}
+			if name != "vf610" && !strings.Contains(k.None, "every probe") {
+				t.Errorf("%s: NON_BURST persistence %q does not say the driver sets it at every probe", name, k.None)
+			}
+			if name == "vf610" && !strings.Contains(k.None, "never") {
+				t.Errorf("vf610: NON_BURST persistence %q does not say Linux never sets it", k.None)
+			}
+		}
+		// The profile's own map has no usbmisc word: its offset is per
+		// controller.
+		if p.Map.Register("USBMISC_CTRL") != nil {
+			t.Errorf("%s: USBMISC_CTRL in the profile-wide map", name)
+		}
+	}
+	q := profile(t, "qemu-sabrelite")
+	for _, c := range q.Controllers {
+		if c.Map.Register("USBMISC_CTRL") != nil || c.Span() != c.Size {
+			t.Errorf("qemu %s has a usbmisc word", c.Label)
+		}
+	}
+	// Reset values from the SDK (mx6dq): 0x3000 for OTG and UH1, 0x1000
+	// for UH2 and UH3; unknown elsewhere.
+	p := profile(t, "imx6q")
+	for label, reset := range map[string]uint32{"usbotg": 0x3000, "usbh1": 0x3000, "usbh2": 0x1000, "usbh3": 0x1000} {
+		c, _ := p.Controller(label)
+		if r := c.Map.Register("USBMISC_CTRL"); !r.ResetKnown || r.Reset != reset {
+			t.Errorf("imx6q %s: usbmisc reset %#x known=%v, want %#x", label, r.Reset, r.ResetKnown, reset)
+		}
+	}
+	c, _ := profile(t, "vf610").Controller("usbh1")
+	if c.Map.Register("USBMISC_CTRL").ResetKnown {
+		t.Error("vf610: usbmisc reset value claimed known")
+	}
+}
+
+// TestUSBMiscReadWrite: the word is read and written like any field on
+// the simulator and on an image, through one window from the controller
+// base; a short (older) image lacks it and says so.
+func TestUSBMiscReadWrite(t *testing.T) {
+	p := profile(t, "imx6q")
+	c, _ := p.Controller("usbh1")
+	img := imageOf(t, p, c)
+	sim, err := OpenSim(p, c, SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := OpenFile(p, c, img, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	for _, tg := range []*Target{sim, file} {
+		ch, err := tg.Profile.Map.ParseChange("NON_BURST=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := regs.Prepare(tg.Acc, []regs.Change{ch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := regs.Commit(tg.Acc, ws)
+		if err != nil || !rs[0].Held() {
+			t.Fatalf("%s: %v %+v", tg, err, rs)
+		}
+		if v, _ := tg.Acc.Read32(0x604); v != 0x3002 {
+			t.Errorf("%s: USBMISC_CTRL = %#x, want 0x3002", tg, v)
+		}
+	}
+	b, _ := os.ReadFile(img)
+	if len(b) != 0x608 || b[0x604] != 0x02 || b[0x605] != 0x30 {
+		t.Errorf("image: %d bytes, word %x", len(b), b[0x604:])
+	}
+	short := filepath.Join(t.TempDir(), "short.bin")
+	os.WriteFile(short, b[:0x200], 0o644)
+	st, err := OpenFile(p, c, short, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Profile.Map.Lookup("USBMISC_CTRL.NON_BURST"); !errors.Is(err, regs.ErrAbsent) || !strings.Contains(err.Error(), "mkimage") {
+		t.Errorf("short image: %v", err)
+	}
+	if _, err := st.Acc.Read32(0x604); !errors.Is(err, regs.ErrAbsent) {
+		t.Errorf("short image read: %v", err)
+	}
+}
+
+func TestUSBMiscProfileErrors(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "profiles", "good-board.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(data)
+	withWord := strings.Replace(base, "label = \"usbh1\"\n", "label = \"usbh1\"\nusbmisc = WORD\n", 1)
+	table := "\n[usbmisc]\nname = \"USBMISC_CTRL\"\n\n[[usbmisc.field]]\nname = \"NON_BURST\"\nbits = \"1\"\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"no table", strings.Replace(withWord, "WORD", "0x02184804", 1), "no [usbmisc] table"},
+		{"misaligned", strings.Replace(withWord, "WORD", "0x02184806", 1) + table, "not 32-bit aligned"},
+		{"inside the window", strings.Replace(withWord, "WORD", "0x02184210", 1) + table, "must lie after the controller window"},
+		{"clashes with the map", strings.Replace(withWord, "WORD", "0x02184804", 1) + strings.Replace(table, "USBMISC_CTRL", "USBCMD", 1), "is a register of the controller map"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("x.toml", []byte(tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	p, err := Parse("x.toml", []byte(strings.Replace(withWord, "WORD", "0x02184804", 1)+table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := p.Controller("usbh1")
+	if r := c.Map.Register("USBMISC_CTRL"); r == nil || r.Offset != 0x604 || r.ResetKnown {
+		t.Errorf("USBMISC_CTRL = %+v", r)
+	}
+}
