@@ -55,13 +55,18 @@ func (e signalError) Error() string {
 // (its undo sessions) is halted from here, which restores the registers,
 // and the process exits without waiting for the stuck goroutine.
 func Main() int {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
+	return supervise(os.Args[1:], newEnv(), sigs)
+}
+
+// supervise runs the command and handles stop signals arriving on sigs.
+func supervise(args []string, e *env, sigs <-chan os.Signal) int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, os.Args[1:], newEnv()) }()
+	go func() { done <- run(ctx, args, e) }()
 	var haltC, exitC <-chan time.Time
 	for {
 		select {
@@ -75,13 +80,13 @@ func Main() int {
 		case <-haltC:
 			haltC = nil
 			if err := haltAll(); err != nil {
-				fmt.Fprintf(os.Stderr, "citune: restoring after %v: %v (run `citune restore`)\n", context.Cause(ctx), err)
+				fmt.Fprintf(e.stderr, "citune: restoring after %v: %v (run `citune restore`)\n", context.Cause(ctx), err)
 			} else {
-				fmt.Fprintf(os.Stderr, "citune: %v: the original settings were restored (the command did not stop in time)\n", context.Cause(ctx))
+				fmt.Fprintf(e.stderr, "citune: %v: the original settings were restored (the command did not stop in time)\n", context.Cause(ctx))
 			}
 			exitC = time.After(exitGrace)
 		case <-exitC:
-			fmt.Fprintf(os.Stderr, "citune: exiting without waiting for a stuck operation (a read blocked in the kernel?)\n")
+			fmt.Fprintf(e.stderr, "citune: exiting without waiting for a stuck operation (a read blocked in the kernel?)\n")
 			return exitError
 		}
 	}
