@@ -5,7 +5,6 @@ package report
 import (
 	"context"
 	"flag"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +85,7 @@ func genFixture(t *testing.T, fx fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := soc.OpenSim(p, c, soc.SimOptions{})
+	tg, err := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +103,7 @@ func genFixture(t *testing.T, fx fixture) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	l := &sweeptest.Landscape{Target: tg, Base: fx.base, Noise: 0.012, Rand: rand.New(rand.NewPCG(1, 2))}
+	l := &sweeptest.Landscape{Target: tg, Noise: 0.012, Seed: 1}
 	corrupt := map[int]bool{}
 	for _, n := range fx.corrupt {
 		corrupt[n] = true

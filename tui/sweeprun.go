@@ -61,6 +61,9 @@ type SweepRunner struct {
 	JournalPath string
 	Command     []string
 	Kernel      string
+	// Adjust, when set, changes each plan before it runs (tests and
+	// benchmarks drop the settle time).
+	Adjust func(*sweep.Plan)
 
 	mu      sync.Mutex
 	path    string // results file of the current plan
@@ -96,6 +99,9 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 		}
 		sp.Axes = append(sp.Axes, ax)
 		keyParts = append(keyParts, ax.Spec())
+	}
+	if s.Adjust != nil {
+		s.Adjust(&sp)
 	}
 	key := fmt.Sprintf("%s mode=%s repeat=%d", strings.Join(keyParts, " "), sp.Mode, sp.Repeats)
 

@@ -5,40 +5,14 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	"github.com/citune/citune/probe"
 	"github.com/citune/citune/sweep"
 )
 
-// simMeasure is the sim probe as package sweep calls it; cancel, when
-// set, is called after stopAfter runs.
-type simMeasure struct {
-	p         probe.Probe
-	runs      atomic.Int64
-	stopAfter int64
-	cancel    context.CancelFunc
-}
-
-func (s *simMeasure) Measure(ctx context.Context) (probe.Run, error) {
-	res, err := probe.Measure(ctx, s.p, probe.Options{Repeat: 1})
-	if n := s.runs.Add(1); s.cancel != nil && n == s.stopAfter {
-		s.cancel()
-	}
-	if len(res.Runs) == 0 {
-		return probe.Run{}, err
-	}
-	return res.Runs[0], err
-}
-
 func newSimMeasure(t *testing.T, e *env) *simMeasure {
 	t.Helper()
-	p, err := probe.Parse([]string{"sim", "--size", "8M"}, probe.Deps{Sim: e.sim, Map: e.target.Profile.Map})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &simMeasure{p: p}
+	return &simMeasure{p: simProbe(t, e.target)}
 }
 
 // The real sweep package through the TUI: the simulated ehci-hcd writes

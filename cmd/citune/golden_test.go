@@ -21,7 +21,8 @@ func runCitune(t *testing.T, args ...string) (string, string, int) {
 }
 
 // TestGoldenDumps: every embedded profile loads strictly and the dump of
-// its simulated default controller matches testdata/golden/dump-NAME.txt
+// its simulated default controller at reset (--reset-values) matches
+// testdata/golden/dump-NAME.txt
 // (go test -run TestGoldenDumps -update rewrites them), so a profile edit
 // shows up as a reviewable diff.
 func TestGoldenDumps(t *testing.T) {
@@ -34,7 +35,7 @@ func TestGoldenDumps(t *testing.T) {
 	}
 	for _, p := range ps {
 		t.Run(p.Name, func(t *testing.T) {
-			out, stderr, code := runCitune(t, "--sim", "--profile", p.Name, "dump")
+			out, stderr, code := runCitune(t, "--sim", "--reset-values", "--profile", p.Name, "dump")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
