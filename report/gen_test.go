@@ -59,7 +59,6 @@ type fixture struct {
 	profile  string
 	ctrl     string
 	kernel   string
-	base     float64
 	mode     string
 	axes     []string
 	repeats  int
@@ -173,13 +172,13 @@ func TestRegenerateFixtures(t *testing.T) {
 		t.Skip("give -regen to rewrite testdata/*.jsonl")
 	}
 	grid := []string{"USBCMD.ITC=1,8,64", "SBUSCFG.AHBBRST=0,2,3,7"}
-	genFixture(t, fixture{name: "grid.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeGrid, axes: grid, repeats: 5,
+	genFixture(t, fixture{name: "grid.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5,
 		handler: true, revert: []int{44}, corrupt: []int{64}})
-	genFixture(t, fixture{name: "imx6ul.jsonl", profile: "imx6ul", ctrl: "usbotg2", kernel: "6.12.9-armmp", base: 32e6, mode: sweep.ModeGrid, axes: grid, repeats: 5, handler: true})
-	genFixture(t, fixture{name: "ofat.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeOFAT,
+	genFixture(t, fixture{name: "imx6ul.jsonl", profile: "imx6ul", ctrl: "usbotg2", kernel: "6.12.9-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5, handler: true})
+	genFixture(t, fixture{name: "ofat.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeOFAT,
 		axes: []string{"SBUSCFG.AHBBRST=0,3,7", "BURSTSIZE.TXPBURST=8,16,32", "BURSTSIZE.RXPBURST=8,16,32", "USBCMD.ITC=0,1,8"}, repeats: 4})
-	genFixture(t, fixture{name: "interrupted.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeGrid, axes: grid, repeats: 3, cancelAt: 22})
+	genFixture(t, fixture{name: "interrupted.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 3, cancelAt: 22})
 	killed(t, "interrupted.jsonl", "killed.jsonl")
-	genFixture(t, fixture{name: "adaptive.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeAdaptive, axes: grid, repeats: 5})
-	genFixture(t, fixture{name: "resumed.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", base: 30e6, mode: sweep.ModeGrid, axes: grid, repeats: 3, resume: "interrupted.jsonl"})
+	genFixture(t, fixture{name: "adaptive.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeAdaptive, axes: grid, repeats: 5})
+	genFixture(t, fixture{name: "resumed.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 3, resume: "interrupted.jsonl"})
 }

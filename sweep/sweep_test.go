@@ -893,13 +893,14 @@ func TestCancelDuringAProbeRun(t *testing.T) {
 }
 
 // TestAdaptiveBench compares the adaptive race with the full grid on the
-// sweeptest landscape (close competitors, 1 % and 2 % run noise) over
-// several seeds. bench/adaptive.sh runs it (CITUNE_BENCH=1).
+// model's close-competitors scenario (the board's AHB half busy, so every
+// burst length counts; 1 % and 2 % run noise) over several seeds.
+// bench/adaptive.sh runs it (CITUNE_BENCH=1).
 func TestAdaptiveBench(t *testing.T) {
 	if os.Getenv("CITUNE_BENCH") == "" {
 		t.Skip("set CITUNE_BENCH=1 (bench/adaptive.sh does)")
 	}
-	specs := []string{"AHBBRST=0,2,3,7", "TXPBURST=4,8,16,32", "RXPBURST=8,16,32", "ITC=1,2,8,64"}
+	specs := []string{"AHBBRST=0,2,3,7", "RXPBURST=4,8,16,32", "ITC=0,1,2,8"}
 	run := func(mode string, seed uint64, noise float64, warmup int) *sweep.Outcome {
 		tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
 		s := newRunner(t, tg, mode, specs...)
@@ -914,7 +915,7 @@ func TestAdaptiveBench(t *testing.T) {
 		return out
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "landscape: sweeptest (AHBBRST=0,2,3,7 TXPBURST=4,8,16,32 RXPBURST=8,16,32 ITC=1,2,8,64: 60 points), repeat 5, 5 seeds\n")
+	fmt.Fprintf(&b, "scenario 2: imx6q board values, reads, bus load 0.5 (AHBBRST=0,2,3,7 RXPBURST=4,8,16,32 ITC=0,1,2,8: 28 points), repeat 5, 5 seeds\n")
 	fmt.Fprintf(&b, "%-6s %-7s %9s %9s %6s  %-5s %s\n", "noise", "warmup", "grid", "adaptive", "ratio", "same", "tied (adaptive's winner not significantly different in the grid's own ranking)")
 	for _, noise := range []float64{0.01, 0.02} {
 		for _, w := range []int{0, 1} {
@@ -929,9 +930,19 @@ func TestAdaptiveBench(t *testing.T) {
 					same++
 				case gr.Ranking.Find(aw) != nil && gr.Ranking.Find(aw).Tied:
 					tied++
+				default:
+					fmt.Fprintf(&b, "  seed %d: grid %s, adaptive %s (grid: %+v)\n", seed, gr.Ranking.Winner().Key, aw, gr.Ranking.Find(aw))
 				}
 			}
 			fmt.Fprintf(&b, "%-6s %-7d %9d %9d %5.0f%%  %d/%d   %d/%d\n", fmt.Sprintf("%.0f %%", noise*100), w, g, a, 100*float64(a)/float64(g), same, n, tied, n)
+			// The goal: at 2 % noise, the grid's winner or one it calls
+			// tied in every seed, with at most 35 % of its probe runs.
+			// With a warm-up per visit the one-run screening round alone
+			// costs 2 of the grid's 6 runs per point: that is reported,
+			// not held to the goal.
+			if noise == 0.02 && w == 0 && (same+tied < n || a*100 > g*35) {
+				t.Errorf("goal missed at 2 %% noise, warm-up %d: %d of %d seeds found the grid's winner or a tie, %d of %d runs", w, same+tied, n, a, g)
+			}
 		}
 	}
 	fmt.Print(b.String())
