@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"periph.io/x/conn/v3/physic"
+
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/simmodel"
 )
@@ -145,6 +147,9 @@ func (p *SimProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 		if err != nil {
 			return r, err
 		}
+		if role, ok := s.Role(); ok && role != sc.Workload.Role() {
+			return r, fmt.Errorf("sim probe: the %s workload needs a controller in %s role, and this one is in %s role (USBMODE.CM=%d)", sc.Workload, sc.Workload.Role(), role, s.CM)
+		}
 		n := min(sc.Xfer, p.Size-done)
 		t := sc.Transfer(s, n, rng)
 		modelled += time.Duration(float64(t.Elapsed) / factor)
@@ -162,7 +167,7 @@ func (p *SimProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 	r.IRQs = uint64(irqs + 0.5)
 	if modelled > 0 {
 		r.Rate = float64(done) / modelled.Seconds()
-		r.IRQsPerSec = irqs / modelled.Seconds()
+		r.IRQsPerSec = float64(simmodel.InterruptRate(irqs, modelled)) / float64(physic.Hertz)
 		// One CPU: busy time in the handler (IRQ) and outside it (system).
 		busy := cpu.Seconds()
 		r.CPU = CPUTimes{System: busy, Total: max(modelled.Seconds(), busy)}

@@ -118,6 +118,19 @@ func TestSimRespondsToSettings(t *testing.T) {
 	}
 }
 
+// A workload runs only on a controller in its role.
+func TestSimWorkloadNeedsItsRole(t *testing.T) {
+	s, m := newSim(t, false, 0)
+	set(t, s, m, "USBMODE", "CM", 3)
+	_, err := (&SimProbe{Ctl: s, Map: m, Size: 1 << 20, Workload: simmodel.GadgetIn}).Run(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "the gadget-in workload needs a controller in device role, and this one is in host role") {
+		t.Errorf("gadget on a host: %v", err)
+	}
+	if _, err := (&SimProbe{Ctl: s, Map: m, Size: 1 << 20}).Run(context.Background(), nil); err != nil {
+		t.Errorf("read on a host: %v", err)
+	}
+}
+
 // On a gadget link, interrupts and CPU per MiB fall as ITC rises.
 func TestSimGadgetInterrupts(t *testing.T) {
 	s, m := newSim(t, false, 0)

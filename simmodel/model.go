@@ -137,6 +137,21 @@ type Settings struct {
 	ParkCount   uint32 // USBCMD.ASP
 	// NonBurst is the usbmisc non-burst setting (see NonBurst).
 	NonBurst NonBurst
+	// CM is USBMODE.CM: 3 host, 2 device, 0 idle (or QEMU, where it
+	// reads 0).
+	CM uint32
+}
+
+// Role is the controller's role from USBMODE.CM; ok is false when the
+// register does not say (idle).
+func (s Settings) Role() (r Role, ok bool) {
+	switch s.CM {
+	case 3:
+		return Host, true
+	case 2:
+		return Device, true
+	}
+	return Host, false
 }
 
 // ITCWindow is the interrupt threshold as a duration.
@@ -305,7 +320,7 @@ func (sc Scenario) WireRate(s Settings) float64 {
 		}
 		pkts -= float64(3-park) / 3
 	}
-	return pkts * MaxPacket * 8000
+	return pkts * MaxPacket * float64(MicroFrameRate) / float64(physic.Hertz)
 }
 
 // DataRate is the payload rate of a data stage and whether the FIFO runs

@@ -3,6 +3,9 @@ package simmodel
 import (
 	"math"
 	"testing"
+	"time"
+
+	"periph.io/x/conn/v3/physic"
 )
 
 // rate is the model's mean rate (no noise, mean interrupt waits) for
@@ -75,8 +78,11 @@ func TestCalibration(t *testing.T) {
 }
 
 func TestWireCeiling(t *testing.T) {
-	if WireCeiling != 53_248_000 {
-		t.Fatalf("ceiling %d", WireCeiling)
+	if WireCeiling != 53_248_000 || MicroFrameRate.Period() != MicroFrame {
+		t.Fatalf("ceiling %d, micro-frame %v at %v", WireCeiling, MicroFrame, MicroFrameRate)
+	}
+	if f := InterruptRate(8000, time.Second); f != 8*physic.KiloHertz {
+		t.Errorf("8000 interrupts in a second: %v", f)
 	}
 	// Nothing beats the wire, however fast the DMA.
 	sc := NewScenario(ForProfile("imx6q"), GadgetIn)

@@ -50,6 +50,7 @@ func ReadSettings(m *regs.Map, acc Reader) (Settings, error) {
 		{"BURSTSIZE", "TXPBURST", &s.TXPBURST},
 		{"TXFILLTUNING", "TXFIFOTHRES", &s.TXFIFOTHRES},
 		{"USBMODE", "SDIS", &sdis},
+		{"USBMODE", "CM", &s.CM},
 	} {
 		v, err := get(x.reg, x.field)
 		if err != nil {

@@ -67,6 +67,16 @@ func FuzzParse(f *testing.F) {
 		if len(p.Controllers) == 0 || len(p.Identity) == 0 {
 			t.Fatal("accepted profile without controllers or identity checks")
 		}
+		// Every accepted board value names a field it fits.
+		for _, b := range p.Board {
+			ref, err := p.Map.Lookup(b.Field)
+			if err != nil || ref.Field == nil || b.Value > ref.Field.WidthMax() {
+				t.Fatalf("accepted board value %+v: %v", b, err)
+			}
+		}
+		for _, c := range p.Controllers {
+			BoardStart(p, SimRole(&c))
+		}
 	})
 }
 
