@@ -299,6 +299,7 @@ func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 	workload := fs.String("workload", "read", "read or write (the board as host of a USB disk), gadget-in or gadget-out (the board as a g_ncm-like USB device, the PC pulling or pushing)")
 	load := fs.Float64("bus-load", 0, "share of AHB cycles other bus masters hold, 0 to 0.95")
 	noise := fs.Float64("noise", 0, "relative run-to-run spread (0: the model's 0.5 %; negative: none)")
+	nonBurst := fs.String("non-burst", "soc", "the usbmisc non-burst setting: soc (what Linux leaves: set on i.MX6, not on Vybrid), on or off")
 	return func(d Deps, pos, rest []string) (Probe, error) {
 		if len(pos)+len(rest) > 0 {
 			return nil, usagef("probe sim takes no target (got %q): it models the simulated controller", append(pos, rest...))
@@ -316,7 +317,11 @@ func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		if *load < 0 || *load > 0.95 {
 			return nil, usagef("probe sim: --bus-load %g: give a share from 0 to 0.95", *load)
 		}
-		return &SimProbe{Ctl: d.Sim, Map: d.Map, Size: *size, Xfer: *xfer, Seed: *seed, Write: *write, Workload: w, BusLoad: *load, Noise: *noise}, nil
+		nb, ok := map[string]simmodel.NonBurst{"soc": simmodel.NonBurstSoCDefault, "on": simmodel.NonBurstOn, "off": simmodel.NonBurstOff}[*nonBurst]
+		if !ok {
+			return nil, usagef("probe sim: --non-burst %q: want soc, on or off", *nonBurst)
+		}
+		return &SimProbe{Ctl: d.Sim, Map: d.Map, Size: *size, Xfer: *xfer, Seed: *seed, Write: *write, Workload: w, BusLoad: *load, Noise: *noise, NonBurst: nb}, nil
 	}
 }
 

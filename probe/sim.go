@@ -66,6 +66,9 @@ type SimProbe struct {
 	// Noise and Drift override the model's run-to-run spread and slow
 	// drift when set (negative: none).
 	Noise, Drift float64
+	// NonBurst overrides the usbmisc non-burst setting when the
+	// controller does not report it (NonBurstReader).
+	NonBurst simmodel.NonBurst
 
 	runs uint64
 }
@@ -105,6 +108,12 @@ func (p *SimProbe) Name() string {
 	if p.BusLoad > 0 {
 		fmt.Fprintf(&b, " bus-load=%g", p.BusLoad)
 	}
+	switch p.NonBurst {
+	case simmodel.NonBurstOn:
+		b.WriteString(" non-burst=on")
+	case simmodel.NonBurstOff:
+		b.WriteString(" non-burst=off")
+	}
 	fmt.Fprintf(&b, " seed=%d (simulated)", p.Seed)
 	return b.String()
 }
@@ -115,6 +124,7 @@ func (p *SimProbe) settings() (simmodel.Settings, error) {
 	if err != nil {
 		return s, err
 	}
+	s.NonBurst = p.NonBurst
 	if nb, ok := p.Ctl.(NonBurstReader); ok {
 		if on, known := nb.NonBurst(); known {
 			s.NonBurst = simmodel.NonBurstOff
