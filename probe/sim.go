@@ -186,6 +186,11 @@ func (p *SimProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 	if done > 0 {
 		r.IRQsPerMiB = irqs / (float64(done) / (1 << 20))
 	}
+	// The model's handler time per interrupt (no spread: no maximum).
+	if r.IRQs > 0 {
+		r.HandlerEvents = r.IRQs
+		r.HandlerAvgUS = float64(sc.SoC.Handler) / float64(time.Microsecond)
+	}
 	if corruptAt >= 0 {
 		r.Corrupt = true
 		r.Detail = fmt.Sprintf("simulated: the word at byte offset %d arrived corrupted (SBUSCFG.AHBBRST=4 is a reserved encoding)", corruptAt)
