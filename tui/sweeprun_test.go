@@ -44,8 +44,10 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 			t.Errorf("unranked point %v: %+v, want ITC=8 not held", p.Values, p)
 		}
 	}
-	if b, _ := s.best(); b.Values[0] != "3" || b.Versus == "" {
-		t.Errorf("best = %+v, want AHBBRST=3 with a comparison", b)
+	// The board runs AHBBRST=0 with 16-word bursts: INCR16 is the same
+	// burst, so either may win, at the driver's ITC 1.
+	if b, _ := s.best(); b.Values[1] != "1" || b.Versus == "" {
+		t.Errorf("best = %+v, want ITC=1 with a comparison", b)
 	}
 	if got := e.field("SBUSCFG.AHBBRST"); got != ahb {
 		t.Errorf("AHBBRST = %d after the sweep, want %d", got, ahb)
