@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
-# bench/adaptive.sh: on the simulated controller with the sim probe's
-# model (probe/sim.go: wire limit, AHB burst efficiency, ITC latency,
-# 0.5 % run noise), how many probe runs the adaptive mode needs against
-# the full grid, and whether it finds the grid's winner.
-# Goal: the same winner with at most 40 % of the grid's probe runs.
+# bench/adaptive.sh: how many probe runs the adaptive mode needs against
+# the full grid, and whether it finds the grid's winner, on the one
+# throughput model (simmodel, through the sim probe) in two scenarios:
 #
-# usage: bench/adaptive.sh [SEEDS] [WARMUPS]   (default "1 2 3 4 5", "0 1")
+#  1. the CLI: citune --sim on the imx6q board as Linux leaves it (no
+#     simulated ehci-hcd, so ITC holds), an idle bus, run noise NOISE;
+#  2. close competitors: the same board with its AHB half busy, so every
+#     burst length counts, 1 % and 2 % run noise, through the Go API
+#     (TestAdaptiveBench in sweep/sweep_test.go).
+#
+# Goal: in every seed at 2 % noise, the grid's winner or one the grid
+# itself calls tied (not significantly slower than its best), with at most
+# 35 % of the grid's probe runs (without warm-ups: with one warm-up per
+# visit the adaptive mode's one-run screening round alone costs a third of
+# the grid's runs; those figures are shown for information).
+#
+# usage: bench/adaptive.sh [SEEDS] [WARMUPS] [NOISE]
+#        (default "1 2 3 4 5", "0 1", 0.02)
 # Each seed shuffles the order (--seed) and draws the probe's noise (sim
 # --seed). Exit status 1 when the goal is missed for any seed.
-#
-# A second, harder landscape follows for information (not part of the
-# goal): sweep/sweeptest's, with close competitors and 1 % or 2 % run
-# noise, through the Go API (TestAdaptiveBench in sweep/sweep_test.go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seeds=${1:-1 2 3 4 5}
 warmups=${2:-0 1}
+noise=${3:-0.02}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/citune" ./cmd/citune
@@ -24,13 +32,13 @@ export CITUNE_JOURNAL=$tmp/journal.json
 
 # 3 x 4 x 8 = 96 combinations; at AHBBRST=1 and 3 the burst size is
 # ignored by the hardware, so the grid measures 32 + 8 + 8 = 48 points.
-axes=(--axis AHBBRST=0,1,3 --axis RXPBURST=1,2,4,5 --axis ITC=0,1,2,4,8,16,32,64)
+axes=(--axis AHBBRST=0,1,3 --axis RXPBURST=4,8,16,32 --axis ITC=0,1,2,4,8,16,32,64)
 repeat=5
 
 winner() { sed -n 's/^winner: \([^:]*\): .*/\1/p' "$1"; }
 runs() { sed -n 's/^probe runs: \([0-9]*\).*/\1/p' "$1"; }
 
-echo "landscape: citune --sim sweep ${axes[*]} --repeat $repeat -- sim"
+echo "scenario 1: citune --sim --sim-driver=false sweep ${axes[*]} --repeat $repeat -- sim --noise $noise"
 printf '%-7s %-5s %6s %9s %7s  %-5s %s\n' warmup seed grid adaptive ratio same "winner (grid / adaptive)"
 fail=0
 for w in $warmups; do
@@ -38,8 +46,8 @@ for w in $warmups; do
 	for s in $seeds; do
 		for mode in grid adaptive; do
 			out=$tmp/$mode-$w-$s
-			"$tmp/citune" --sim sweep "${axes[@]}" --repeat $repeat --warmup "$w" --settle 0 \
-				--mode $mode --seed "$s" --out "$out.jsonl" -- sim --seed "$s" >"$out.out" 2>"$out.err" || {
+			"$tmp/citune" --sim --sim-driver=false sweep "${axes[@]}" --repeat $repeat --warmup "$w" --settle 0 \
+				--mode $mode --seed "$s" --out "$out.jsonl" -- sim --seed "$s" --noise "$noise" >"$out.out" 2>"$out.err" || {
 				echo "citune failed ($mode, seed $s):" >&2
 				cat "$out.err" >&2
 				exit 2
@@ -56,7 +64,10 @@ for w in $warmups; do
 		fi
 		ratio=$(awk -v a="$a" -v g="$g" 'BEGIN { printf "%.0f %%", 100 * a / g }')
 		printf '%-7s %-5s %6d %9d %7s  %-5s %s\n' "$w" "$s" "$g" "$a" "$ratio" "$same" "$gw / $aw"
-		if [ "$same" != yes ] || [ $((a * 100)) -gt $((g * 40)) ]; then
+		# With a warm-up per visit, the one-run screening round alone costs
+		# 2 of the grid's 6 runs per point: the run budget is held at 0
+		# warm-ups only (warm-up 1 is reported).
+		if [ "$same" = no ] || { [ "$w" = 0 ] && [ $((a * 100)) -gt $((g * 35)) ]; }; then
 			fail=1
 		fi
 		sum_g=$((sum_g + g)) sum_a=$((sum_a + a)) n=$((n + 1))
@@ -65,11 +76,12 @@ for w in $warmups; do
 		'BEGIN { printf "warm-up %s: adaptive used %d of the grid'"'"'s %d probe runs (%.0f %%); same winner %d of %d\n", w, a, g, 100 * a / g, s, n }'
 done
 if [ $fail = 0 ]; then
-	echo "goal met: the same winner with at most 40 % of the grid's probe runs, every seed"
+	echo "scenario 1: goal met: the grid's winner or one it calls tied in every seed, with at most 35 % of its probe runs without warm-ups"
 else
 	echo "goal MISSED for at least one seed (see above)"
 fi
 
 echo
-CITUNE_BENCH=1 go test -count=1 -v -run '^TestAdaptiveBench$' ./sweep | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
+out=$(CITUNE_BENCH=1 go test -count=1 -v -run '^TestAdaptiveBench$' ./sweep) || fail=1
+grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok' <<<"$out"
 exit $fail

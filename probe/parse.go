@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/simmodel"
 )
 
 // Deps is what Parse needs besides the words: the machine (Env, whose
@@ -292,9 +293,13 @@ func cmdFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 
 func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 	size := sizeFlag(fs, "size", DefaultSimSize, "bytes to transfer")
-	xfer := sizeFlag(fs, "xfer", DefaultSimXfer, "bytes per SCSI command")
+	xfer := sizeFlag(fs, "xfer", 0, "bytes per SCSI command (storage, default 120KiB) or gadget request (default 4KiB)")
 	seed := fs.Uint64("seed", 1, "noise seed: the same seed gives the same runs")
-	write := fs.Bool("write", false, "model writes (TX burst, FIFO threshold) instead of reads")
+	write := fs.Bool("write", false, "the same as --workload write")
+	workload := fs.String("workload", "read", "read or write (the board as host of a USB disk), gadget-in or gadget-out (the board as a g_ncm-like USB device, the PC pulling or pushing)")
+	load := fs.Float64("bus-load", 0, "share of AHB cycles other bus masters hold, 0 to 0.95")
+	noise := fs.Float64("noise", 0, "relative run-to-run spread (0: the model's 0.5 %; negative: none)")
+	nonBurst := fs.String("non-burst", "soc", "the usbmisc non-burst setting: soc (what Linux leaves: set on i.MX6, not on Vybrid), on or off")
 	return func(d Deps, pos, rest []string) (Probe, error) {
 		if len(pos)+len(rest) > 0 {
 			return nil, usagef("probe sim takes no target (got %q): it models the simulated controller", append(pos, rest...))
@@ -302,10 +307,21 @@ func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		if d.Sim == nil || d.Map == nil {
 			return nil, usagef("probe sim measures the simulated controller: run `citune --sim probe sim`")
 		}
-		if *size <= 0 || *xfer < simPacket {
+		if *size <= 0 || (*xfer != 0 && *xfer < simPacket) {
 			return nil, usagef("probe sim: --size must be positive and --xfer at least 512 bytes")
 		}
-		return &SimProbe{Ctl: d.Sim, Map: d.Map, Size: *size, Xfer: *xfer, Seed: *seed, Write: *write}, nil
+		w, err := simmodel.ParseWorkload(*workload)
+		if err != nil {
+			return nil, usagef("probe sim: --workload: %v", err)
+		}
+		if *load < 0 || *load > 0.95 {
+			return nil, usagef("probe sim: --bus-load %g: give a share from 0 to 0.95", *load)
+		}
+		nb, ok := map[string]simmodel.NonBurst{"soc": simmodel.NonBurstSoCDefault, "on": simmodel.NonBurstOn, "off": simmodel.NonBurstOff}[*nonBurst]
+		if !ok {
+			return nil, usagef("probe sim: --non-burst %q: want soc, on or off", *nonBurst)
+		}
+		return &SimProbe{Ctl: d.Sim, Map: d.Map, Size: *size, Xfer: *xfer, Seed: *seed, Write: *write, Workload: w, BusLoad: *load, Noise: *noise, NonBurst: nb}, nil
 	}
 }
 

@@ -80,6 +80,16 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("controller %s's map ends at %#x past its span %#x", c.Label, c.Map.End(), c.Span())
 			}
 		}
+		// Every accepted board value names a field it fits.
+		for _, b := range p.Board {
+			ref, err := p.Map.Lookup(b.Field)
+			if err != nil || ref.Field == nil || b.Value > ref.Field.WidthMax() {
+				t.Fatalf("accepted board value %+v: %v", b, err)
+			}
+		}
+		for _, c := range p.Controllers {
+			BoardStart(p, SimRole(&c))
+		}
 	})
 }
 

@@ -55,6 +55,9 @@ type Profile struct {
 	Sim     SimSpec       `toml:"sim"`
 	Reload  Reload        `toml:"reload"`
 
+	// Board lists what Linux leaves on a running board (board.go).
+	Board []BoardValue `toml:"board"`
+
 	// File is where the profile was loaded from ("embedded:imx6q.toml" or
 	// a path); Map is the validated register map.
 	File string    `toml:"-"`
@@ -388,6 +391,7 @@ func (p *Profile) build(l *locator, ps *problems) {
 		km.Registers = append(km.Registers, r)
 	}
 	p.checkKnobs(l, ps, km)
+	p.checkBoard(l, ps, m)
 	for k, s := range p.Sim.ReadAsZero {
 		if _, _, err := ParseRange(s); err != nil {
 			ps.add(l.at(fmt.Sprintf("sim.read_as_zero[%d]", k)), "sim.read_as_zero: %v", err)

@@ -33,11 +33,73 @@ type Target struct {
 	halt       func() error
 }
 
+// SimDriver says when the simulated controller plays ehci-hcd.
+type SimDriver int
+
+// SimDriver modes.
+const (
+	// SimDriverHost plays ehci-hcd on a controller in host role, as on a
+	// board (the default).
+	SimDriverHost SimDriver = iota
+	// SimDriverOff never plays it: ITC and park written by hand hold.
+	SimDriverOff
+)
+
 // SimOptions configure a simulated target.
 type SimOptions struct {
-	// Driver models ehci-hcd rewriting USBCMD (see sim.Config).
-	Driver        bool
+	// Driver: whether ehci-hcd rewrites USBCMD (see sim.Config).
+	Driver SimDriver
+	// Log2IrqThresh and Park are ehci-hcd's module parameters
+	// (log2_irq_thresh, park) the simulated driver starts with.
 	Log2IrqThresh uint
+	Park          uint
+	// ResetValues starts the controller as it comes out of reset, before
+	// any driver: its reset values instead of the profile's board values
+	// (what Linux leaves on a running board), and no simulated ehci-hcd.
+	ResetValues bool
+	// Role is "host" or "device"; empty takes SimRole's.
+	Role string
+}
+
+// SimRole is the role a simulated controller starts in: its only role,
+// its dr_mode, or for an OTG port "device" (no cable: the ID pin reads
+// 1, a B-device, and the ChipIdea driver starts the gadget role).
+func SimRole(c *Controller) string {
+	switch {
+	case len(c.Roles) == 1:
+		return c.Roles[0]
+	case c.DRMode == "host":
+		return "host"
+	}
+	return "device"
+}
+
+// BoardStart returns the register values (by offset) a running board
+// holds in role: the reset values with the profile's board values for
+// that role, and USBMODE.CM set to the role as the driver sets it when
+// it starts the role.
+func BoardStart(p *Profile, role string) map[uint32]uint32 {
+	vals := map[uint32]uint32{}
+	get := func(r *regs.Register) uint32 {
+		if v, ok := vals[r.Offset]; ok {
+			return v
+		}
+		return r.Reset
+	}
+	cs := p.BoardValues(role)
+	if r := p.Map.Register("USBMODE"); r != nil {
+		if f := r.Field("CM"); f != nil {
+			cm := uint32(2)
+			if role == "host" {
+				cm = 3
+			}
+			cs = append(cs, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: cm})
+		}
+	}
+	for _, c := range cs {
+		vals[c.Ref.Reg.Offset] = c.Ref.Field.Put(get(c.Ref.Reg), c.Value)
+	}
+	return vals
 }
 
 // OpenSim opens the simulated controller of profile p.
@@ -51,7 +113,16 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 		raz = append(raz, sim.Range{Lo: lo, Hi: hi})
 	}
 	p = p.ForController(c)
-	s := sim.New(sim.Config{Map: p.Map, Size: c.Span(), ReadAsZero: raz, Driver: o.Driver, Log2IrqThresh: o.Log2IrqThresh})
+	role := o.Role
+	if role == "" {
+		role = SimRole(c)
+	}
+	cfg := sim.Config{Map: p.Map, Size: c.Span(), ReadAsZero: raz, SoC: p.Name,
+		Driver: o.Driver == SimDriverHost && role == "host" && !o.ResetValues, Log2IrqThresh: o.Log2IrqThresh, Park: o.Park}
+	if !o.ResetValues {
+		cfg.Initial = BoardStart(p, role)
+	}
+	s := sim.New(cfg)
 	// Where no source gives a reset value (Vybrid), the simulated
 	// controller holds what the identity checks expect, so that it answers
 	// like the real one would.

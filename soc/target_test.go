@@ -76,7 +76,7 @@ func TestIdentity(t *testing.T) {
 func TestSnapshotCoversMap(t *testing.T) {
 	p := profile(t, "imx6q")
 	c, _ := p.Controller("usbotg")
-	tg, err := OpenSim(p, c, SimOptions{})
+	tg, err := OpenSim(p, c, SimOptions{ResetValues: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func TestDTSCompilesForEveryProfile(t *testing.T) {
 		for i := range p.Controllers {
 			c := &p.Controllers[i]
 			t.Run(p.Name+"/"+c.Label, func(t *testing.T) {
-				tg, err := soc.OpenSim(p, c, soc.SimOptions{})
+				tg, err := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -96,7 +96,7 @@ func TestDTSCompilesForEveryProfile(t *testing.T) {
 func TestDTSEmitsOnlyWhatTheKernelHonours(t *testing.T) {
 	p := loadProfile(t, "imx6q")
 	c, _ := p.Controller("usbh1")
-	tg, _ := soc.OpenSim(p, c, soc.SimOptions{})
+	tg, _ := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
 	snap, _ := soc.Take(p.Map, tg.Acc) // SBUSCFG reads 2 at reset
 	cases := map[string]struct {
 		role     string

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,7 +48,7 @@ func simTarget(t *testing.T, profile string, o soc.SimOptions) *soc.Target {
 // opens it as a file target.
 func imageTarget(t *testing.T, profile string) (*soc.Target, string) {
 	t.Helper()
-	sim := simTarget(t, profile, soc.SimOptions{})
+	sim := simTarget(t, profile, soc.SimOptions{ResetValues: true})
 	img := make([]byte, sim.Controller.Span())
 	for off := uint32(0); off < sim.Controller.Span(); off += 4 {
 		v, err := sim.Acc.Read32(off)
@@ -110,7 +109,7 @@ func newRunner(t *testing.T, tg *soc.Target, mode string, specs ...string) *setu
 	plan.Warmup = 0
 	plan.Seed = 1
 	plan.Axes = axes(t, tg.Profile.Map, specs...)
-	land := &sweeptest.Landscape{Target: tg, Rand: rand.New(rand.NewPCG(1, 2))}
+	land := &sweeptest.Landscape{Target: tg, Seed: 1}
 	log := &bytes.Buffer{}
 	r := &sweep.Runner{Target: tg, Prober: land, ProbeName: "landscape", Plan: plan, Out: sweep.NewWriter(f), Log: log,
 		Journal: filepath.Join(dir, "journal.json"), Command: []string{"citune", "sweep"}, Kernel: "test"}
@@ -127,14 +126,18 @@ func snapshot(t *testing.T, tg *soc.Target) soc.Snapshot {
 }
 
 func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
+	// The board as Linux leaves it (AHBBRST=0, 16-word bursts, streaming
+	// disabled), its bus half busy with other masters: longer RX bursts
+	// pay off.
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
 	before := snapshot(t, tg)
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,2,3", "TXPBURST=8,16", "RXPBURST=16")
+	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,2,3", "TXPBURST=16", "RXPBURST=16,32")
+	s.land.BusLoad = 0.5
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, s.log)
 	}
-	// AHBBRST=0 x TXPBURST 8,16 = 2 points; AHBBRST=2 and 3 ignore the
+	// AHBBRST=0 x RXPBURST 16,32 = 2 points; AHBBRST=2 and 3 ignore the
 	// burst sizes: one point each.
 	if got := len(s.runner.Points()); got != 4 {
 		t.Fatalf("%d points, want 4", got)
@@ -144,11 +147,11 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 		t.Errorf("grouping not explained:\n%s", notes)
 	}
 	w := out.Ranking.Winner()
-	if w == nil || w.Key != "SBUSCFG.AHBBRST=0 BURSTSIZE.TXPBURST=16 BURSTSIZE.RXPBURST=16" {
+	if w == nil || w.Key != "SBUSCFG.AHBBRST=0 BURSTSIZE.TXPBURST=16 BURSTSIZE.RXPBURST=32" {
 		t.Fatalf("winner %+v", w)
 	}
 	if w.VsBaseline == nil || !w.VsBaseline.Significant || w.VsBaseline.Pct < 5 {
-		t.Errorf("winner vs baseline %+v (baseline AHBBRST=2 is 8 %% slower)", w.VsBaseline)
+		t.Errorf("winner vs baseline %+v (16-word bursts under half load are 6 %% slower)", w.VsBaseline)
 	}
 	if after := snapshot(t, tg); !slices.Equal(before.Registers, after.Registers) {
 		t.Errorf("registers not restored:\nbefore %v\nafter  %v", before, after)
@@ -160,7 +163,7 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 	if res.Header.Profile != "imx6q" || res.Header.Controller != "usbh1" || res.Header.Kernel != "test" || len(res.Header.Snapshot.Registers) == 0 {
 		t.Errorf("header %+v", res.Header)
 	}
-	if res.Header.Originals["SBUSCFG.AHBBRST"] != "2" {
+	if res.Header.Originals["SBUSCFG.AHBBRST"] != "0" || res.Header.Originals["BURSTSIZE.RXPBURST"] != "16" {
 		t.Errorf("originals %v", res.Header.Originals)
 	}
 	// grid: baseline, 4 points, baseline; 3 runs each.
@@ -182,7 +185,7 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 }
 
 func TestDriverRevertsUSBCMD(t *testing.T) {
-	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: true})
+	tg := simTarget(t, "imx6q", soc.SimOptions{})
 	s := newRunner(t, tg, sweep.ModeGrid, "ITC=1,8,64")
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
@@ -223,7 +226,7 @@ func TestValidatedBeforeTheFirstWrite(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			tg := simTarget(t, "imx6q", soc.SimOptions{})
+			tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 			s := newRunner(t, tg, sweep.ModeGrid, c.specs...)
 			s.runner.Host = &sweep.Host{}
 			_, err := s.runner.Run(context.Background())
@@ -322,7 +325,7 @@ values = ["64", 512]
 }
 
 func TestOFATSetsTheConditionForBurstSizes(t *testing.T) {
-	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	s := newRunner(t, tg, sweep.ModeOFAT, "AHBBRST=0,3", "TXPBURST=8,16", "ITC=1,8")
 	if err := s.runner.Prepare(); err != nil {
 		t.Fatal(err)
@@ -349,7 +352,7 @@ func TestOFATSetsTheConditionForBurstSizes(t *testing.T) {
 }
 
 func TestCorruptPointIsShownAndNotRanked(t *testing.T) {
-	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=3,7")
 	s.land.Corrupt = func(n int) bool { return n == 5 }
 	out, err := s.runner.Run(context.Background())
@@ -466,7 +469,7 @@ func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	land := &sweeptest.Landscape{Target: tg, Rand: rand.New(rand.NewPCG(3, 4))}
+	land := &sweeptest.Landscape{Target: tg, Seed: 3}
 	r2 := &sweep.Runner{Target: tg, Prober: land, Plan: s.runner.Plan, Out: sweep.NewWriter(f), Resume: prev, Journal: s.journal}
 	out, err := r2.Run(context.Background())
 	if err != nil {
@@ -515,7 +518,7 @@ func TestSysfsAxisOnAFileTree(t *testing.T) {
 	file := filepath.Join(root, "sys/block/sda/queue/max_sectors_kb")
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	os.WriteFile(file, []byte("120\n"), 0o644)
-	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	s := newRunner(t, tg, sweep.ModeGrid, "sysfs:/sys/block/sda/queue/max_sectors_kb=64,512", "AHBBRST=3,7")
 	s.runner.Host = &sweep.Host{Root: root}
 	s.land.Extra = func() float64 {
@@ -566,7 +569,7 @@ func modTree(t *testing.T) (string, *sweeptest.Loader) {
 
 func TestModParamAxisReloadsTheModuleStack(t *testing.T) {
 	root, loader := modTree(t)
-	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: true})
+	tg := simTarget(t, "imx6q", soc.SimOptions{})
 	// Loading ehci_hcd resets the controller: the driver starts with
 	// ITC = 2^log2_irq_thresh.
 	loader.OnLoad = func(module string, params map[string]string) {
@@ -577,7 +580,7 @@ func TestModParamAxisReloadsTheModuleStack(t *testing.T) {
 		for _, c := range params["log2_irq_thresh"] {
 			l = l*10 + uint(c-'0')
 		}
-		nt, err := soc.OpenSim(tg.Profile, tg.Controller, soc.SimOptions{Driver: true, Log2IrqThresh: l})
+		nt, err := soc.OpenSim(tg.Profile, tg.Controller, soc.SimOptions{Log2IrqThresh: l})
 		if err != nil {
 			t.Error(err)
 			return
@@ -647,7 +650,7 @@ func TestModParamRefusedWhenBuiltIn(t *testing.T) {
 	if err := sweeptest.Modules(root, map[string]map[string]string{"usb_storage": {}}, "ehci_hcd"); err != nil {
 		t.Fatal(err)
 	}
-	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3")
 	s.runner.Host = &sweep.Host{Root: root, Loader: &sweeptest.Loader{Root: root}, Modules: tg.Profile.Reload.Modules}
 	_, err := s.runner.Run(context.Background())
@@ -661,7 +664,7 @@ func TestModParamRefusedWhenBuiltIn(t *testing.T) {
 
 func TestModParamValuesCheckedAgainstTheKnob(t *testing.T) {
 	root, loader := modTree(t)
-	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,7")
 	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
 	if _, err := s.runner.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "want an integer 0..6") {
@@ -680,8 +683,12 @@ func TestModParamValuesCheckedAgainstTheKnob(t *testing.T) {
 func TestAdaptiveFindsTheGridWinnerWithFewerRuns(t *testing.T) {
 	specs := []string{"AHBBRST=0,2,3,7", "TXPBURST=4,8,16,32", "RXPBURST=8,16,32", "ITC=1,2,8,64"}
 	run := func(mode string) *sweep.Outcome {
-		tg := simTarget(t, "imx6q", soc.SimOptions{})
+		// The board as Linux leaves it, streaming disabled, the bus half
+		// busy (the one model's scenario of close competitors: every
+		// burst length counts); no simulated driver, so ITC holds.
+		tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
 		s := newRunner(t, tg, mode, specs...)
+		s.land.BusLoad = 0.5
 		s.runner.Plan.Repeats = 5
 		out, err := s.runner.Run(context.Background())
 		if err != nil {
@@ -691,11 +698,13 @@ func TestAdaptiveFindsTheGridWinnerWithFewerRuns(t *testing.T) {
 	}
 	grid, ad := run(sweep.ModeGrid), run(sweep.ModeAdaptive)
 	gw, aw := grid.Ranking.Winner(), ad.Ranking.Winner()
-	if gw.Key != aw.Key {
-		t.Errorf("grid winner %s, adaptive %s", gw.Key, aw.Key)
+	// The same winner, or one the grid itself cannot tell from its own
+	// (TXPBURST does not matter to reads).
+	if g := grid.Ranking.Find(aw.Key); gw.Key != aw.Key && (g == nil || !g.Tied) {
+		t.Errorf("grid winner %s, adaptive %s, which the grid ranks %+v", gw.Key, aw.Key, g)
 	}
-	if ad.ProbeRuns*100 > grid.ProbeRuns*40 {
-		t.Errorf("adaptive used %d probe runs, grid %d: more than 40 %%", ad.ProbeRuns, grid.ProbeRuns)
+	if ad.ProbeRuns*100 > grid.ProbeRuns*35 {
+		t.Errorf("adaptive used %d probe runs, grid %d: more than 35 %%", ad.ProbeRuns, grid.ProbeRuns)
 	}
 	t.Logf("grid %d runs, adaptive %d (%.0f %%), winner %s", grid.ProbeRuns, ad.ProbeRuns, 100*float64(ad.ProbeRuns)/float64(grid.ProbeRuns), aw.Key)
 	if len(ad.Ranking.Excluded) == 0 || ad.Ranking.Excluded[0].Status != sweep.StatusEliminated {
@@ -785,7 +794,7 @@ func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
 }
 
 func TestProbeFailures(t *testing.T) {
-	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3,7")
 	// One failed run fails its point; the sweep goes on.
 	s.land.Fail = func(n int) error {
@@ -816,7 +825,7 @@ func TestProbeFailures(t *testing.T) {
 }
 
 func TestCancelDuringAProbeRun(t *testing.T) {
-	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	before := snapshot(t, tg)
 	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -836,19 +845,21 @@ func TestCancelDuringAProbeRun(t *testing.T) {
 }
 
 // TestAdaptiveBench compares the adaptive race with the full grid on the
-// sweeptest landscape (close competitors, 1 % and 2 % run noise) over
-// several seeds. bench/adaptive.sh runs it (CITUNE_BENCH=1).
+// model's close-competitors scenario (the board's AHB half busy, so every
+// burst length counts; 1 % and 2 % run noise) over several seeds.
+// bench/adaptive.sh runs it (CITUNE_BENCH=1).
 func TestAdaptiveBench(t *testing.T) {
 	if os.Getenv("CITUNE_BENCH") == "" {
 		t.Skip("set CITUNE_BENCH=1 (bench/adaptive.sh does)")
 	}
-	specs := []string{"AHBBRST=0,2,3,7", "TXPBURST=4,8,16,32", "RXPBURST=8,16,32", "ITC=1,2,8,64"}
+	specs := []string{"AHBBRST=0,2,3,7", "RXPBURST=4,8,16,32", "ITC=0,1,2,8"}
 	run := func(mode string, seed uint64, noise float64, warmup int) *sweep.Outcome {
-		tg := simTarget(t, "imx6q", soc.SimOptions{})
+		tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
 		s := newRunner(t, tg, mode, specs...)
+		s.land.BusLoad = 0.5
 		s.runner.Journal = ""
 		s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed = 5, warmup, int64(seed)
-		s.land.Noise, s.land.Rand = noise, rand.New(rand.NewPCG(seed, 99))
+		s.land.Noise, s.land.Seed = noise, seed
 		out, err := s.runner.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -856,7 +867,7 @@ func TestAdaptiveBench(t *testing.T) {
 		return out
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "landscape: sweeptest (AHBBRST=0,2,3,7 TXPBURST=4,8,16,32 RXPBURST=8,16,32 ITC=1,2,8,64: 60 points), repeat 5, 5 seeds\n")
+	fmt.Fprintf(&b, "scenario 2: imx6q board values, reads, bus load 0.5 (AHBBRST=0,2,3,7 RXPBURST=4,8,16,32 ITC=0,1,2,8: 28 points), repeat 5, 5 seeds\n")
 	fmt.Fprintf(&b, "%-6s %-7s %9s %9s %6s  %-5s %s\n", "noise", "warmup", "grid", "adaptive", "ratio", "same", "tied (adaptive's winner not significantly different in the grid's own ranking)")
 	for _, noise := range []float64{0.01, 0.02} {
 		for _, w := range []int{0, 1} {
@@ -871,9 +882,19 @@ func TestAdaptiveBench(t *testing.T) {
 					same++
 				case gr.Ranking.Find(aw) != nil && gr.Ranking.Find(aw).Tied:
 					tied++
+				default:
+					fmt.Fprintf(&b, "  seed %d: grid %s, adaptive %s (grid: %+v)\n", seed, gr.Ranking.Winner().Key, aw, gr.Ranking.Find(aw))
 				}
 			}
 			fmt.Fprintf(&b, "%-6s %-7d %9d %9d %5.0f%%  %d/%d   %d/%d\n", fmt.Sprintf("%.0f %%", noise*100), w, g, a, 100*float64(a)/float64(g), same, n, tied, n)
+			// The goal: at 2 % noise, the grid's winner or one it calls
+			// tied in every seed, with at most 35 % of its probe runs.
+			// With a warm-up per visit the one-run screening round alone
+			// costs 2 of the grid's 6 runs per point: that is reported,
+			// not held to the goal.
+			if noise == 0.02 && w == 0 && (same+tied < n || a*100 > g*35) {
+				t.Errorf("goal missed at 2 %% noise, warm-up %d: %d of %d seeds found the grid's winner or a tie, %d of %d runs", w, same+tied, n, a, g)
+			}
 		}
 	}
 	fmt.Print(b.String())

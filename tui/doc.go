@@ -26,8 +26,9 @@
 // pieces (prober, sweeper, journal, plan loader) are small interfaces and
 // functions declared here and supplied by cmd/citune.
 //
-// Leaving the session restores the fields it changed to their values in
-// the starting snapshot unless the user chooses to keep them; the Ledger
-// that records those fields is safe for concurrent use so that cmd/citune
-// can restore after the program was killed (SIGHUP).
+// Every write goes through the undo session (package undo) that
+// cmd/citune opens on the target: leaving restores the fields the session
+// changed to their values when it first changed them unless the user
+// chooses to keep them, and the session is safe for concurrent use so
+// that cmd/citune can halt it after the program was killed (SIGHUP).
 package tui

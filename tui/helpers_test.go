@@ -16,24 +16,36 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/citune/citune/probe"
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/sim"
+	"github.com/citune/citune/sweep"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
+// testdata is the absolute path of testdata: the tests change into a
+// temporary directory, where the sweep's results file goes.
+var testdata = func() string {
+	p, err := filepath.Abs("testdata")
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()
+
 // env is a session against the simulated i.MX6Q usbh1 controller.
 type env struct {
-	t      *testing.T
-	target *soc.Target
-	sim    *sim.Sim
-	start  soc.Snapshot
-	probe  *fakeProber
-	files  map[string]string
-	m      Model
-	quit   bool
+	t       *testing.T
+	target  *soc.Target
+	sim     *sim.Sim
+	start   soc.Snapshot
+	measure *simMeasure
+	files   map[string]string
+	m       Model
+	quit    bool
 }
 
 type envOpt func(*Config)
@@ -48,7 +60,9 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := soc.OpenSim(p, c, soc.SimOptions{Driver: driver})
+	// Without the driver: the controller at reset (no driver at all);
+	// with it: the board as Linux leaves it, ehci-hcd holding USBCMD.
+	tg, err := soc.OpenSim(p, c, soc.SimOptions{ResetValues: !driver})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,13 +71,16 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, target: tg, sim: tg.Sim, start: start, files: map[string]string{}}
-	e.probe = &fakeProber{sim: tg.Sim, driver: driver}
+	pr := simProbe(t, tg)
+	e.measure = &simMeasure{p: pr}
+	t.Chdir(t.TempDir()) // the results file's name shows on screen
 	plain := PlainStyles()
 	cfg := Config{
 		Target: tg, Start: start,
 		Ctx: context.Background(), Jobs: &sync.WaitGroup{},
-		Prober:  e.probe,
-		Sweeper: &fakeSweeper{acc: tg.Acc, probe: e.probe},
+		Prober: simProber{pr},
+		Sweeper: &SweepRunner{Target: tg, Prober: e.measure, ProbeName: pr.Name(), Out: "sweep.jsonl",
+			Adjust: func(p *sweep.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 }},
 		LoadPlan: func(path string, m *regs.Map) (SweepPlan, error) {
 			return parsePlan("AHBBRST=0,3 ITC=1,8 repeat=2", m)
 		},
@@ -262,7 +279,7 @@ func golden(t *testing.T, name, got string, w, h int) {
 			t.Errorf("%s: line %d is %d columns wide (max %d): %q", name, i+1, n, w, l)
 		}
 	}
-	path := filepath.Join("testdata", name+".golden")
+	path := filepath.Join(testdata, name+".golden")
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -278,164 +295,57 @@ func golden(t *testing.T, name, got string, w, h int) {
 	}
 }
 
-// fakeProber models a throughput that rises as ITC falls and with longer
-// AHB bursts, from the simulated controller's registers; with driver set
-// it plays ehci-hcd writing USBCMD back during the transfer.
-type fakeProber struct {
-	sim    *sim.Sim
-	driver bool
-	n      atomic.Int64
-}
+// simProber runs the sim probe (the one throughput model, package
+// simmodel) once per Run, as cmd/citune's adapter does.
+type simProber struct{ p probe.Probe }
 
-func (f *fakeProber) Name() string { return "fake read 32 MiB" }
+func (f simProber) Name() string { return f.p.Name() }
 
-func (f *fakeProber) Run(ctx context.Context, progress func(done, total int64)) (ProbeResult, error) {
-	if err := ctx.Err(); err != nil {
+func (f simProber) Run(ctx context.Context, progress func(done, total int64)) (ProbeResult, error) {
+	o := probe.Options{Repeat: 1}
+	if progress != nil {
+		o.Progress = func(p probe.Progress) { progress(p.Done, p.Total) }
+	}
+	res, err := probe.Measure(ctx, f.p, o)
+	if len(res.Runs) == 0 {
 		return ProbeResult{}, err
 	}
-	const total = 32 << 20
-	if progress != nil {
-		progress(total/2, total)
+	r := res.Runs[0]
+	out := ProbeResult{Bytes: r.Bytes, Elapsed: r.Elapsed, Rate: r.Rate, IRQsPerSec: r.IRQsPerSec, IRQsPerMiB: r.IRQsPerMiB,
+		Simulated: r.Simulated, Corrupt: r.Corrupt, Detail: r.Detail}
+	if r.CPU.Total > 0 {
+		out.CPUPercent = (r.CPU.User + r.CPU.System + r.CPU.IRQ + r.CPU.SoftIRQ) / r.CPU.Total * 100
 	}
-	itc := (f.sim.Peek(0x140) >> 16) & 0xff
-	ahb := f.sim.Peek(0x090) & 7
-	mib := 30.0 + float64(8-min(itc, 8)) + []float64{2, 0, 1, 3, 0, 1, 2, 4}[ahb]
-	n := f.n.Add(1)
-	mib *= 1 + 0.01*float64(n%3-1)
-	irqPerMiB := 64.0 / float64(max(itc, 1))
-	if f.driver {
-		f.sim.Transfer()
-	}
-	if progress != nil {
-		progress(total, total)
-	}
-	rate := mib * (1 << 20)
-	return ProbeResult{Bytes: total, Elapsed: time.Duration(float64(total) / rate * float64(time.Second)), Rate: rate,
-		IRQsPerSec: irqPerMiB * mib, IRQsPerMiB: irqPerMiB, CPUPercent: 10 + irqPerMiB/4, Simulated: true}, nil
+	return out, err
 }
 
-// fakeSweeper measures the baseline, walks the grid in order (applying
-// each point through regs, checking it held, probing), measures the
-// baseline again and restores the originals. AHBBRST=7 reports corrupt
-// data.
-type fakeSweeper struct {
-	acc   regs.Accessor
-	probe *fakeProber
-	// stopAfter stops (as if cancelled) after this many points (0: never).
-	stopAfter int
+// simMeasure is the sim probe as package sweep calls it; cancel, when
+// set, is called after stopAfter runs.
+type simMeasure struct {
+	p         probe.Probe
+	runs      atomic.Int64
+	stopAfter int64
+	cancel    context.CancelFunc
 }
 
-func (s *fakeSweeper) Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
-	var refs []regs.Ref
-	for _, a := range plan.Axes {
-		refs = append(refs, a.Ref)
+func (s *simMeasure) Measure(ctx context.Context) (probe.Run, error) {
+	res, err := probe.Measure(ctx, s.p, probe.Options{Repeat: 1})
+	if n := s.runs.Add(1); s.cancel != nil && n == s.stopAfter {
+		s.cancel()
 	}
-	orig, err := soc.Take(&regs.Map{Registers: regsOf(refs)}, s.acc)
+	if len(res.Runs) == 0 {
+		return probe.Run{}, err
+	}
+	return res.Runs[0], err
+}
+
+func simProbe(t *testing.T, tg *soc.Target) probe.Probe {
+	t.Helper()
+	p, err := probe.Parse([]string{"sim", "--size", "8M"}, probe.Deps{Sim: tg.Sim, Map: tg.Profile.Map})
 	if err != nil {
-		return err
+		t.Fatal(err)
 	}
-	defer func() {
-		for _, r := range orig.Registers {
-			s.acc.Write32(r.Offset, r.Value)
-		}
-	}()
-	grid := [][]string{{}}
-	for _, a := range plan.Axes {
-		var next [][]string
-		for _, g := range grid {
-			for _, v := range a.Values {
-				next = append(next, append(append([]string(nil), g...), v))
-			}
-		}
-		grid = next
-	}
-	var todo [][]string
-	for _, g := range grid {
-		skip := false
-		for _, d := range done {
-			skip = skip || sameValues(d.Values, g)
-		}
-		if !skip {
-			todo = append(todo, g)
-		}
-	}
-	measure := func(p *SweepPoint) error {
-		for k := 0; k < plan.Repeat && p.NotHeld == ""; k++ {
-			res, err := s.probe.Run(ctx, nil)
-			if err != nil {
-				return err
-			}
-			p.Rates = append(p.Rates, res.Rate)
-			p.IRQsPerMiB, p.CPUPerMiB = res.IRQsPerMiB, res.CPUPercent/100
-		}
-		return nil
-	}
-	report(SweepUpdate{Total: len(todo), Note: "results in memory (fake sweeper)"})
-	if len(done) == 0 {
-		b := SweepPoint{Baseline: true}
-		if err := measure(&b); err != nil {
-			return err
-		}
-		report(SweepUpdate{Point: &b, Total: len(todo)})
-	}
-	for i, g := range todo {
-		if s.stopAfter > 0 && i == s.stopAfter {
-			return fmt.Errorf("sweep interrupted: %w", context.Canceled)
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		report(SweepUpdate{Done: i, Total: len(todo), Current: strings.Join(g, " "), Elapsed: time.Duration(i) * time.Second})
-		var cs []regs.Change
-		for j, a := range plan.Axes {
-			v, _ := regs.ParseNumber(g[j])
-			cs = append(cs, regs.Change{Ref: a.Ref, Value: v})
-		}
-		ws, err := regs.Prepare(s.acc, cs)
-		if err != nil {
-			return err
-		}
-		rs, err := regs.Commit(s.acc, ws)
-		if err != nil {
-			return err
-		}
-		p := SweepPoint{Values: g}
-		for _, r := range rs {
-			for _, mm := range r.Mismatches {
-				p.NotHeld = mm.String()
-			}
-		}
-		if err := measure(&p); err != nil {
-			return err
-		}
-		for j, a := range plan.Axes {
-			v, _ := s.acc.Read32(a.Ref.Reg.Offset)
-			if want, _ := regs.ParseNumber(g[j]); p.NotHeld == "" && a.Ref.Field.Get(v) != want {
-				p.NotHeld = fmt.Sprintf("%s set %d, reads %d after the probe", a.Ref, want, a.Ref.Field.Get(v))
-			}
-		}
-		for j, a := range plan.Axes {
-			if a.Ref.Field.Name == "AHBBRST" && g[j] == "7" {
-				p.Corrupt = "read data differs at offset 0x100000"
-			}
-		}
-		report(SweepUpdate{Point: &p, Done: i + 1, Total: len(todo), Elapsed: time.Duration(i+1) * time.Second})
-	}
-	return nil
-}
-
-func regsOf(refs []regs.Ref) []regs.Register {
-	var out []regs.Register
-	for _, r := range refs {
-		dup := false
-		for _, o := range out {
-			dup = dup || o.Name == r.Reg.Name
-		}
-		if !dup {
-			out = append(out, *r.Reg)
-		}
-	}
-	return out
+	return p
 }
 
 func writeTestFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }

@@ -63,6 +63,9 @@ type SweepRunner struct {
 	Session *undo.Session
 	Command []string
 	Kernel  string
+	// Adjust, when set, changes each plan before it runs (tests and
+	// benchmarks drop the settle time).
+	Adjust func(*sweep.Plan)
 
 	mu      sync.Mutex
 	path    string // results file of the current plan
@@ -98,6 +101,9 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 		}
 		sp.Axes = append(sp.Axes, ax)
 		keyParts = append(keyParts, ax.Spec())
+	}
+	if s.Adjust != nil {
+		s.Adjust(&sp)
 	}
 	key := fmt.Sprintf("%s mode=%s repeat=%d", strings.Join(keyParts, " "), sp.Mode, sp.Repeats)
 

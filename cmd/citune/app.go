@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/citune/citune/profiles"
@@ -86,9 +87,13 @@ type globals struct {
 	controller string
 	memFile    string
 	sim        bool
-	simDriver  bool
 	json       bool
 	journal    string
+
+	// noSimDriver is --sim-driver=false: the simulated ehci-hcd is on by
+	// default for host ports, as on a board.
+	noSimDriver bool
+	resetVals   bool
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -96,7 +101,8 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.controller, "controller", g.controller, "controller `LABEL` as in the DT: usbotg, usbh1, usbdev0, ... (default usbh1)")
 	fs.StringVar(&g.memFile, "mem-file", g.memFile, "use a register image `FILE` instead of /dev/mem")
 	fs.BoolVar(&g.sim, "sim", g.sim, "use the built-in simulated controller (no board, no root)")
-	fs.BoolVar(&g.simDriver, "sim-driver", g.simDriver, "with --sim: simulate ehci-hcd writing USBCMD back after transfers")
+	fs.Var(notFlag{&g.noSimDriver}, "sim-driver", "with --sim: simulate ehci-hcd writing its cached USBCMD back after transfers\non host ports, as on a board (--sim-driver=false: ITC and park hold)")
+	fs.BoolVar(&g.resetVals, "reset-values", g.resetVals, "with --sim and mkimage: start from the controller's reset values, before\nany driver, instead of what Linux leaves on a running board")
 	fs.BoolVar(&g.json, "json", g.json, "print JSON on stdout")
 	fs.StringVar(&g.journal, "journal", g.journal, "journal `FILE` (default $CITUNE_JOURNAL, else\n/var/lib/citune/journal.json as root, else in ~/.local/state/citune)")
 }
@@ -349,7 +355,7 @@ func (a *app) openProfile(p *soc.Profile, writable bool) (*soc.Target, error) {
 	var t *soc.Target
 	switch {
 	case a.g.sim:
-		t, err = soc.OpenSim(p, c, soc.SimOptions{Driver: a.g.simDriver})
+		t, err = soc.OpenSim(p, c, a.simOptions())
 	case a.g.memFile != "":
 		t, err = soc.OpenFile(p, c, a.g.memFile, writable)
 	default:
@@ -387,3 +393,33 @@ func parseChanges(m *regs.Map, args []string) ([]regs.Change, error) {
 	}
 	return cs, nil
 }
+
+// simOptions are the simulated controller's options from the global flags.
+func (a *app) simOptions() soc.SimOptions {
+	o := soc.SimOptions{ResetValues: a.g.resetVals}
+	if a.g.noSimDriver {
+		o.Driver = soc.SimDriverOff
+	}
+	return o
+}
+
+// notFlag is a boolean flag stored inverted (a default of true).
+type notFlag struct{ p *bool }
+
+func (f notFlag) String() string {
+	if f.p == nil {
+		return "true"
+	}
+	return strconv.FormatBool(!*f.p)
+}
+
+func (f notFlag) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*f.p = !v
+	return nil
+}
+
+func (f notFlag) IsBoolFlag() bool { return true }

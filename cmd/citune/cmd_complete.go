@@ -125,7 +125,7 @@ func isFlagValue(words []string, i int) bool {
 }
 
 func globalFlagNames() []string {
-	return []string{"--profile", "--controller", "--mem-file", "--sim", "--sim-driver", "--json", "--journal"}
+	return []string{"--profile", "--controller", "--mem-file", "--sim", "--sim-driver", "--reset-values", "--json", "--journal"}
 }
 
 func profileNames() []string {

@@ -320,8 +320,10 @@ func runMkimage(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The image holds what the simulated controller reads at reset.
-	t, err := soc.OpenSim(p, c, soc.SimOptions{})
+	// The image holds what the simulated controller starts with: what
+	// Linux leaves on a running board, or with --reset-values the reset
+	// values.
+	t, err := soc.OpenSim(p, c, a.simOptions())
 	if err != nil {
 		return err
 	}
@@ -341,7 +343,11 @@ func runMkimage(a *app, args []string) error {
 	if err := writeOutput(fs.Arg(0), img, *force); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.env.stderr, "wrote %s: %#x bytes, reset values of %s %s\n", fs.Arg(0), c.Span(), p.Name, c.Label)
+	what := "board values (as Linux leaves them)"
+	if a.g.resetVals {
+		what = "reset values"
+	}
+	fmt.Fprintf(a.env.stderr, "wrote %s: %#x bytes, %s of %s %s\n", fs.Arg(0), c.Span(), what, p.Name, c.Label)
 	return nil
 }
 

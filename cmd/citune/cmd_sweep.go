@@ -518,6 +518,7 @@ func (pa *probeAdapter) Measure(ctx context.Context) (probe.Run, error) {
 type simProxy struct{ t *soc.Target }
 
 func (s simProxy) Read32(off uint32) (uint32, error) { return s.t.Acc.Read32(off) }
+func (s simProxy) SoC() string                       { return s.t.Profile.Name }
 func (s simProxy) Transfer() {
 	if s.t.Sim != nil {
 		s.t.Sim.Transfer()
@@ -525,14 +526,20 @@ func (s simProxy) Transfer() {
 }
 
 // simReload plays a driver reload on the simulated controller: the
-// controller is reset, and a simulated ehci-hcd (just loaded) starts with
-// ITC = 2^log2_irq_thresh as the (fake) module tree says.
+// controller is reset, Linux configures it again (the profile's board
+// values), and a simulated ehci-hcd (just loaded) starts with ITC =
+// 2^log2_irq_thresh and park as the (fake) module tree says.
 func simReload(t *soc.Target, h *sweep.Host) func(context.Context) error {
 	return func(context.Context) error {
-		o := soc.SimOptions{Driver: true}
+		o := soc.SimOptions{Role: "host"}
 		if v, err := h.ReadParam("ehci_hcd", "log2_irq_thresh"); err == nil {
 			if n, err := strconv.ParseUint(v, 10, 8); err == nil && n <= 6 {
 				o.Log2IrqThresh = uint(n)
+			}
+		}
+		if v, err := h.ReadParam("ehci_hcd", "park"); err == nil {
+			if n, err := strconv.ParseUint(v, 10, 8); err == nil {
+				o.Park = uint(min(n, 3))
 			}
 		}
 		nt, err := soc.OpenSim(t.Profile, t.Controller, o)

@@ -23,7 +23,8 @@ func runCitune(t *testing.T, args ...string) (string, string, int) {
 }
 
 // TestGoldenDumps: every embedded profile loads strictly and the dump of
-// the first simulated controller of each core type it has matches
+// the first simulated controller of each core type it has, at reset
+// (--reset-values), matches
 // testdata/golden/dump-NAME-CORE.txt (go test -run TestGoldenDumps -update
 // rewrites them), so a profile edit shows up as a reviewable diff. A
 // host-only core's dump has only the registers that core has.
@@ -44,7 +45,7 @@ func TestGoldenDumps(t *testing.T) {
 			done[c.Core] = true
 			name := p.Name + "-" + string(c.Core)
 			t.Run(name, func(t *testing.T) {
-				out, stderr, code := runCitune(t, "--sim", "--profile", p.Name, "--controller", c.Label, "dump")
+				out, stderr, code := runCitune(t, "--sim", "--reset-values", "--profile", p.Name, "--controller", c.Label, "dump")
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr)
 				}

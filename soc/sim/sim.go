@@ -24,12 +24,21 @@ type Config struct {
 	// ReadAsZero ranges read 0 and ignore writes (QEMU's ID and endpoint
 	// areas).
 	ReadAsZero []Range
+	// Initial holds register values (by offset) the simulation starts
+	// with instead of the reset values: what Linux leaves on a running
+	// board. A controller reset (USBCMD.RST) still restores the reset
+	// values.
+	Initial map[uint32]uint32
 	// Driver, when set, models ehci-hcd in host role: at start it stores
-	// its cached USBCMD (RS=1, ITC=2^Log2IrqThresh) and Transfer writes
-	// that copy back, as the driver does when it switches the async
-	// schedule.
+	// its cached USBCMD (RS=1, ITC=2^Log2IrqThresh, and park mode with
+	// count Park when Park is 1..3, as ehci_hcd.park does) and Transfer
+	// writes that copy back, as the driver does when it switches the
+	// async schedule.
 	Driver        bool
 	Log2IrqThresh uint
+	Park          uint
+	// SoC names the profile, for the throughput model's per-SoC terms.
+	SoC string
 }
 
 // Sim is a simulated controller window. It is safe for concurrent use.
@@ -46,19 +55,32 @@ type Sim struct {
 func New(cfg Config) *Sim {
 	s := &Sim{cfg: cfg}
 	s.reset()
+	for off, v := range cfg.Initial {
+		s.vals[off] = v
+	}
 	if cfg.Driver {
 		if r := cfg.Map.Register("USBCMD"); r != nil {
-			itc := r.Field("ITC")
-			rs := r.Field("RS")
 			v := s.vals[r.Offset]
-			v = itc.Put(v, 1<<cfg.Log2IrqThresh)
-			v = rs.Put(v, 1)
+			put := func(name string, x uint32) {
+				if f := r.Field(name); f != nil {
+					v = f.Put(v, x)
+				}
+			}
+			put("ITC", 1<<cfg.Log2IrqThresh)
+			put("RS", 1)
+			if cfg.Park >= 1 && cfg.Park <= 3 {
+				put("ASPE", 1)
+				put("ASP", uint32(cfg.Park))
+			}
 			s.cached = v
 			s.vals[r.Offset] = v
 		}
 	}
 	return s
 }
+
+// SoC names the simulated controller's profile.
+func (s *Sim) SoC() string { return s.cfg.SoC }
 
 func (s *Sim) reset() {
 	s.vals = map[uint32]uint32{}

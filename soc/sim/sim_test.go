@@ -138,3 +138,25 @@ func TestBadOffsets(t *testing.T) {
 		}
 	}
 }
+
+// A board's values at start; a controller reset still restores the reset
+// values; the driver's park parameter sets park mode in its USBCMD copy.
+func TestInitialValuesAndPark(t *testing.T) {
+	s := newSim(t, Config{Initial: map[uint32]uint32{0x090: 0, 0x160: 0x1010}, Driver: true, Park: 3})
+	if v, _ := s.Read32(0x160); v != 0x1010 {
+		t.Errorf("BURSTSIZE at start = %#x, want the board's 0x1010", v)
+	}
+	if v, _ := s.Read32(0x140); v != 0x00010b01 {
+		t.Errorf("USBCMD with ehci_hcd.park=3 = %#x, want ITC=1 ASPE=1 ASP=3 RS=1", v)
+	}
+	s.Write32(0x140, 0x00000002)
+	if v, _ := s.Read32(0x090); v != 2 {
+		t.Errorf("SBUSCFG after USBCMD.RST = %#x, want the reset value 2", v)
+	}
+	if v, _ := s.Read32(0x160); v != 0 {
+		t.Errorf("BURSTSIZE after USBCMD.RST = %#x, want the reset value 0", v)
+	}
+	if s.SoC() != "" {
+		t.Errorf("SoC %q", s.SoC())
+	}
+}

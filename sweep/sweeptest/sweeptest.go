@@ -1,14 +1,13 @@
 // Package sweeptest has fakes for testing sweeps without a board: a
-// simulated throughput landscape that reads the controller's settings
-// (and plays the driver's USBCMD write-back on the simulated
-// controller), and a module loader that edits a /proc and /sys tree.
+// workload on the simulated controller, measured by the sim probe and so
+// by the one throughput model (package simmodel), with hooks to
+// interrupt, fail or corrupt chosen runs; and a module loader that edits
+// a /proc and /sys tree.
 package sweeptest
 
 import (
 	"context"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,33 +17,26 @@ import (
 	"time"
 
 	"github.com/citune/citune/probe"
-	"github.com/citune/citune/regs"
+	"github.com/citune/citune/simmodel"
 	"github.com/citune/citune/soc"
 )
 
-// Landscape is a simulated workload. Each run reads the controller's
-// settings through Target.Acc and returns a rate:
-//
-//	Base × burst × ITC × streaming × noise
-//
-// burst: with SBUSCFG.AHBBRST = 0, f(TXPBURST)·f(RXPBURST) where f(w) =
-// 1 − 0.04·|log2(w/16)| (16 words is best; 0 words counts as 0.85);
-// otherwise by AHBBRST: 1 → 0.88, 2 → 0.92, 3 → 0.95, 5 → 0.90,
-// 6 → 0.93, 7 → 0.955.
-// ITC (micro-frames): 0 → 0.985, 1 → 1, 2 → 0.97, 4 → 0.95, 8 → 0.93,
-// 16 → 0.88, 32 → 0.78, 64 → 0.55.
-// streaming: USBMODE.SDIS = 1 → 0.9.
-// noise: log-normal with standard deviation Noise.
-//
-// Interrupts per MiB are 8000/ITC (12000 at ITC 0); busy CPU is 0.5 ms
-// per MiB plus 2 µs per interrupt. The best settings are AHBBRST=0,
-// TXPBURST=RXPBURST=16, ITC=1, SDIS=0.
+// Landscape is a simulated workload: each run is one run of the sim
+// probe (probe.SimProbe) on Target's simulated controller, which reads
+// the controller's settings before every transfer, lets the simulated
+// ehci-hcd write USBCMD back, and asks package simmodel for the time,
+// interrupts and CPU. It follows Target.Sim when a simulated module
+// reload replaces it.
 type Landscape struct {
 	Target *soc.Target
-	Base   float64 // bytes per second at the best settings (default 30e6)
-	Noise  float64 // relative run-to-run noise (default 0.01)
-	Bytes  int64   // bytes per run (default 64 MiB)
-	Rand   *rand.Rand
+	// Workload, BusLoad and Noise configure the probe (Noise 0: the
+	// model's default spread; negative: none). Bytes is the bytes per
+	// run (default 16 MiB); Seed seeds the probe's noise.
+	Workload simmodel.Workload
+	BusLoad  float64
+	Noise    float64
+	Bytes    int64
+	Seed     uint64
 	// Extra multiplies the rate (tests add factors for file axes).
 	Extra func() float64
 	// Before is called at the start of every run with its number
@@ -57,8 +49,21 @@ type Landscape struct {
 	// Block makes runs wait for ctx (to test cancellation of a run).
 	Block bool
 
-	mu   sync.Mutex
-	Runs int
+	mu    sync.Mutex
+	Runs  int
+	probe *probe.SimProbe
+}
+
+// target is the sim probe's view of the target's current simulated
+// controller.
+type target struct{ t *soc.Target }
+
+func (x target) Read32(off uint32) (uint32, error) { return x.t.Acc.Read32(off) }
+func (x target) SoC() string                       { return x.t.Profile.Name }
+func (x target) Transfer() {
+	if x.t.Sim != nil {
+		x.t.Sim.Transfer()
+	}
 }
 
 // Measure implements sweep.Prober.
@@ -66,6 +71,15 @@ func (l *Landscape) Measure(ctx context.Context) (probe.Run, error) {
 	l.mu.Lock()
 	l.Runs++
 	n := l.Runs
+	if l.probe == nil {
+		size := l.Bytes
+		if size == 0 {
+			size = 16 << 20
+		}
+		l.probe = &probe.SimProbe{Ctl: target{l.Target}, Map: l.Target.Profile.Map, Size: size, Seed: l.Seed,
+			Workload: l.Workload, BusLoad: l.BusLoad, Noise: l.Noise}
+	}
+	p := l.probe
 	l.mu.Unlock()
 	if l.Before != nil {
 		l.Before(n)
@@ -82,104 +96,19 @@ func (l *Landscape) Measure(ctx context.Context) (probe.Run, error) {
 			return probe.Run{}, err
 		}
 	}
-	base, noise, size := l.Base, l.Noise, l.Bytes
-	if base == 0 {
-		base = 30e6
-	}
-	if noise == 0 {
-		noise = 0.01
-	}
-	if size == 0 {
-		size = 64 << 20
-	}
-	acc := l.Target.Acc
-	m := l.Target.Profile.Map
-	f, itc, err := Factor(m, acc)
+	run, err := p.Run(ctx, nil)
 	if err != nil {
-		return probe.Run{}, err
+		return run, err
 	}
 	if l.Extra != nil {
-		f *= l.Extra()
+		f := l.Extra()
+		run.Rate *= f
+		run.Elapsed = time.Duration(float64(run.Elapsed) / f)
 	}
-	if l.Target.Sim != nil {
-		l.Target.Sim.Transfer()
-	}
-	z := 0.0
-	if l.Rand != nil {
-		z = l.Rand.NormFloat64()
-	}
-	rate := base * f * math.Exp(noise*z)
-	mib := float64(size) / (1 << 20)
-	ipm := 12000.0
-	if itc > 0 {
-		ipm = 8000 / float64(itc)
-	}
-	busy := mib * (0.5e-3 + ipm*2e-6)
-	run := probe.Run{Bytes: size, Elapsed: time.Duration(float64(size) / rate * 1e9), Rate: rate, Simulated: true,
-		IRQs: uint64(ipm * mib), IRQsPerMiB: ipm, CPU: probe.CPUTimes{System: busy, Total: busy}}
 	if l.Corrupt != nil && l.Corrupt(n) {
 		run.Corrupt, run.Detail = true, "block at offset 0x1200000 differs from the first run"
 	}
 	return run, nil
-}
-
-func field(m *regs.Map, acc regs.Accessor, name string) (uint32, bool, error) {
-	ref, err := m.Lookup(name)
-	if err != nil || ref.Field == nil {
-		return 0, false, nil
-	}
-	v, err := acc.Read32(ref.Reg.Offset)
-	if err != nil {
-		return 0, false, err
-	}
-	return ref.Field.Get(v), true, nil
-}
-
-// Factor is the landscape's rate factor (1 at the best settings) for the
-// controller's current settings, and its ITC.
-func Factor(m *regs.Map, acc regs.Accessor) (float64, uint32, error) {
-	get := func(n string) (uint32, bool) {
-		v, ok, err := field(m, acc, n)
-		if err != nil {
-			panic(err)
-		}
-		return v, ok
-	}
-	var f float64 = 1
-	var itc uint32
-	err := func() (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = p.(error)
-			}
-		}()
-		ahb, _ := get("SBUSCFG.AHBBRST")
-		if ahb == 0 {
-			tx, _ := get("BURSTSIZE.TXPBURST")
-			rx, _ := get("BURSTSIZE.RXPBURST")
-			f *= burst(tx) * burst(rx)
-		} else {
-			f *= map[uint32]float64{1: 0.88, 2: 0.92, 3: 0.95, 4: 0.5, 5: 0.90, 6: 0.93, 7: 0.955}[ahb]
-		}
-		itc, _ = get("USBCMD.ITC")
-		if x, ok := map[uint32]float64{0: 0.985, 1: 1, 2: 0.97, 4: 0.95, 8: 0.93, 16: 0.88, 32: 0.78, 64: 0.55}[itc]; ok {
-			f *= x
-		} else {
-			f *= 0.5
-		}
-		if sdis, ok := get("USBMODE.SDIS"); ok && sdis == 1 {
-			f *= 0.9
-		}
-		return nil
-	}()
-	return f, itc, err
-}
-
-func burst(w uint32) float64 {
-	if w == 0 {
-		return 0.85
-	}
-	return 1 - 0.04*math.Abs(math.Log2(float64(w)/16))
 }
 
 // Modules builds a fake /proc/modules and /sys/module tree under root:

@@ -1,0 +1,63 @@
+package simmodel
+
+import (
+	"fmt"
+
+	"github.com/citune/citune/regs"
+)
+
+// Reader reads controller registers (a regs.Accessor, or the sim
+// probe's read-only view of the simulated controller).
+type Reader interface {
+	Read32(off uint32) (uint32, error)
+}
+
+// ReadSettings decodes the settings from the controller's registers
+// through m. A register or field the map lacks reads as 0 (a profile
+// may leave out what its SoC does not have).
+func ReadSettings(m *regs.Map, acc Reader) (Settings, error) {
+	var s Settings
+	cache := map[uint32]uint32{}
+	get := func(reg, field string) (uint32, error) {
+		r := m.Register(reg)
+		if r == nil {
+			return 0, nil
+		}
+		f := r.Field(field)
+		if f == nil {
+			return 0, nil
+		}
+		v, ok := cache[r.Offset]
+		if !ok {
+			var err error
+			if v, err = acc.Read32(r.Offset); err != nil {
+				return 0, fmt.Errorf("simulated model: reading %s: %w", reg, err)
+			}
+			cache[r.Offset] = v
+		}
+		return f.Get(v), nil
+	}
+	var sdis, aspe uint32
+	for _, x := range []struct {
+		reg, field string
+		dst        *uint32
+	}{
+		{"USBCMD", "ITC", &s.ITC},
+		{"USBCMD", "ASPE", &aspe},
+		{"USBCMD", "ASP", &s.ParkCount},
+		{"SBUSCFG", "AHBBRST", &s.AHBBRST},
+		{"BURSTSIZE", "RXPBURST", &s.RXPBURST},
+		{"BURSTSIZE", "TXPBURST", &s.TXPBURST},
+		{"TXFILLTUNING", "TXFIFOTHRES", &s.TXFIFOTHRES},
+		{"USBMODE", "SDIS", &sdis},
+		{"USBMODE", "CM", &s.CM},
+	} {
+		v, err := get(x.reg, x.field)
+		if err != nil {
+			return s, err
+		}
+		*x.dst = v
+	}
+	s.SDIS, s.ParkEnable = sdis != 0, aspe != 0
+	return s, nil
+}

@@ -1,0 +1,85 @@
+package soc
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/citune/citune/regs"
+)
+
+// BoardValue is one value Linux leaves in a field on a running board
+// (a profile's [[board]] entry): from the device tree, a driver default
+// or the SoC's glue flags. The simulated controller and `citune mkimage`
+// start from these values rather than the reset values, because no board
+// citune tunes sits at reset.
+type BoardValue struct {
+	// Field is REG.FIELD (or a unique FIELD).
+	Field string `toml:"field"`
+	Value uint32 `toml:"value"`
+	// Roles limits the value to controllers in these roles ("host",
+	// "device"); empty means every role.
+	Roles []string `toml:"roles"`
+	// Source says where the value comes from (DT property, driver
+	// default, glue flag), or that it is assumed and why.
+	Source string `toml:"source"`
+}
+
+// BoardValues returns the profile's board values for a controller in
+// role ("host" or "device"), with their resolved fields.
+func (p *Profile) BoardValues(role string) []regs.Change {
+	var cs []regs.Change
+	for _, b := range p.Board {
+		if len(b.Roles) > 0 && !containsFold(b.Roles, role) {
+			continue
+		}
+		ref, err := p.Map.Lookup(b.Field)
+		if err != nil || ref.Field == nil {
+			continue // rejected when the profile was loaded
+		}
+		cs = append(cs, regs.Change{Ref: ref, Value: b.Value})
+	}
+	return cs
+}
+
+func containsFold(xs []string, s string) bool {
+	for _, x := range xs {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkBoard validates the [[board]] entries.
+func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
+	for i := range p.Board {
+		b := &p.Board[i]
+		at := fmt.Sprintf("board[%d]", i)
+		if b.Field == "" {
+			ps.add(l.at(at), "board #%d: missing key \"field\"", i+1)
+			continue
+		}
+		ref, err := m.Lookup(b.Field)
+		switch {
+		case err != nil:
+			ps.add(l.at(at+".field"), "board field %q: %s", b.Field, strings.TrimPrefix(err.Error(), strconv.Quote(b.Field)+": "))
+			continue
+		case ref.Field == nil:
+			ps.add(l.at(at+".field"), "board field %q: names register %s; want REG.FIELD", b.Field, ref.Reg.Name)
+			continue
+		}
+		b.Field = ref.String()
+		if b.Value > ref.Field.WidthMax() {
+			ps.add(l.at(at+".value"), "board %s: value %d does not fit the field's %d bits", b.Field, b.Value, ref.Field.Width)
+		}
+		if strings.TrimSpace(b.Source) == "" {
+			ps.add(l.at(at), "board %s: say where the value comes from (source)", b.Field)
+		}
+		for k, r := range b.Roles {
+			if r != "host" && r != "device" {
+				ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "board %s: role %q (want host or device)", b.Field, r)
+			}
+		}
+	}
+}

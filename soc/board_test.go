@@ -1,0 +1,97 @@
+package soc
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func simField(t *testing.T, tg *Target, name string) uint32 {
+	t.Helper()
+	ref, err := tg.Profile.Map.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := tg.Acc.Read32(ref.Reg.Offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref.Field.Get(v)
+}
+
+// The simulated controller starts where Linux leaves a board, per role;
+// the reset values are one option away.
+func TestSimStartsAtBoardValues(t *testing.T) {
+	cases := []struct {
+		profile, controller string
+		opts                SimOptions
+		want                map[string]uint32
+		driver              bool
+	}{
+		{"imx6q", "usbh1", SimOptions{}, map[string]uint32{"AHBBRST": 0, "TXPBURST": 16, "RXPBURST": 16, "ITC": 1, "SDIS": 1, "CM": 3}, true},
+		{"imx6q", "usbh1", SimOptions{ResetValues: true}, map[string]uint32{"AHBBRST": 2, "TXPBURST": 0, "ITC": 8, "SDIS": 0, "CM": 0}, false},
+		{"imx6q", "usbh1", SimOptions{Driver: SimDriverOff}, map[string]uint32{"ITC": 1}, false},
+		{"imx6sx", "usbotg1", SimOptions{}, map[string]uint32{"AHBBRST": 0, "SDIS": 0, "CM": 2, "ITC": 1}, false},
+		{"imx6sx", "usbotg1", SimOptions{Role: "host"}, map[string]uint32{"SDIS": 1, "CM": 3}, true},
+		{"imx6ul", "usbotg1", SimOptions{}, map[string]uint32{"SDIS": 1, "CM": 2}, false},
+		{"vf610", "usbh1", SimOptions{}, map[string]uint32{"AHBBRST": 2, "ITC": 1, "SDIS": 1, "CM": 3}, true},
+	}
+	for _, c := range cases {
+		p := profile(t, c.profile)
+		ctl, err := p.Controller(c.controller)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := OpenSim(p, ctl, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f, want := range c.want {
+			if got := simField(t, tg, f); got != want {
+				t.Errorf("%s %s %+v: %s = %d, want %d", c.profile, c.controller, c.opts, f, got, want)
+			}
+		}
+		if tg.Sim.DriverModelled() != c.driver {
+			t.Errorf("%s %s %+v: driver modelled %v, want %v", c.profile, c.controller, c.opts, tg.Sim.DriverModelled(), c.driver)
+		}
+		if err := tg.Identify(); err != nil {
+			t.Errorf("%s %s: %v", c.profile, c.controller, err)
+		}
+	}
+}
+
+// Every board value names its source.
+func TestBoardValuesHaveSources(t *testing.T) {
+	for _, name := range []string{"imx6q", "imx6sl", "imx6sx", "imx6ul", "vf610", "qemu-sabrelite"} {
+		p := profile(t, name)
+		if len(p.Board) == 0 {
+			t.Errorf("%s declares no board values", name)
+		}
+		for _, b := range p.Board {
+			if len(b.Source) < 20 {
+				t.Errorf("%s %s: source %q", name, b.Field, b.Source)
+			}
+		}
+	}
+}
+
+func TestBadBoardValues(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "profiles", "good-board.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for extra, want := range map[string]string{
+		"[[board]]\nfield = \"USBCMD.ITCC\"\nvalue = 1\nsource = \"x\"\n":                        `board field "USBCMD.ITCC"`,
+		"[[board]]\nfield = \"SBUSCFG.AHBBRST\"\nvalue = 9\nsource = \"a dtsi says so\"\n":       "value 9 does not fit the field's 3 bits",
+		"[[board]]\nfield = \"SBUSCFG.AHBBRST\"\nvalue = 0\n":                                    "say where the value comes from",
+		"[[board]]\nfield = \"USBMODE.SDIS\"\nvalue = 1\nroles = [\"otg\"]\nsource = \"glue\"\n": `role "otg"`,
+	} {
+		fsys := fstest.MapFS{"good-board.toml": {Data: append(append([]byte{}, base...), "\n"+extra...)}}
+		_, err := LoadFS(fsys, "good-board.toml")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", extra, err, want)
+		}
+	}
+}
