@@ -110,7 +110,10 @@ func runTUI(a *app, args []string) error {
 		cfg.Sweeper = sw
 	}
 
-	p := tea.NewProgram(tui.New(cfg), tea.WithContext(ctx))
+	// Keys come from standard input and the screen goes to standard
+	// output: a terminal as usual, or pipes, so that scripts (and the
+	// wiring tests) can drive a session.
+	p := tea.NewProgram(tui.New(cfg), tea.WithContext(ctx), tea.WithInput(a.env.stdin), tea.WithOutput(a.env.stdout))
 	final, runErr := p.Run()
 	cancel() // stop background jobs; a sweep restores its own values
 	jobs.Wait()
