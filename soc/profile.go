@@ -798,6 +798,10 @@ func (p *Profile) checkControllers(l *locator, ps *problems, m *regs.Map) {
 			ps.add(l.at(at), "%s: missing key \"size\"", who)
 		case c.Size == 0 || c.Size%4 != 0:
 			ps.add(l.at(at+".size"), "%s: size %#x must be a non-zero multiple of 4", who, c.Size)
+		case c.Size > maxWindow:
+			// A ChipIdea controller window is 0x200 bytes; a mistyped size
+			// would map (and let citune write) whatever lies beyond it.
+			ps.add(l.at(at+".size"), "%s: size %#x is larger than a controller window can be (at most %#x)", who, c.Size, maxWindow)
 		case c.Size < m.End():
 			// Blame added registers that lie outside the window; the
 			// size itself if the built-in map does not fit.
@@ -879,7 +883,43 @@ func (p *Profile) registerSpec(name string) (int, bool) {
 	return 0, false
 }
 
+// maxWindow bounds a controller window (the ChipIdea register file is
+// 0x200 bytes; its usbmisc word lies within 0x1000 of the base).
+const maxWindow = 0x1000
+
+// The ChipIdea ID register's identity fields (ID 5:0 and its complement
+// NID 13:8) and their value on every core citune knows.
+const (
+	idFieldsMask  = 0x00003f3f
+	idFieldsValue = 0x00003a05
+	capMask       = 0xffff00ff // CAPLENGTH and HCIVERSION
+)
+
+// identityPinned reports whether the checks prove the controller is a
+// ChipIdea core: they pin ID's identity fields to the ChipIdea value, or,
+// where the ID area reads zero (QEMU's model), pin CAPLENGTH and
+// HCIVERSION. Anything weaker would let a mistyped base address pass and
+// be written.
+func identityPinned(checks []Check) bool {
+	idPinned, idZero, capPinned := false, false, false
+	for _, ch := range checks {
+		switch strings.ToUpper(ch.Register) {
+		case "ID":
+			if ch.Mask&idFieldsMask == idFieldsMask {
+				idPinned = idPinned || ch.Value&idFieldsMask == idFieldsValue
+				idZero = idZero || ch.Value&idFieldsMask == 0
+			}
+		case "CAPLENGTH":
+			capPinned = capPinned || ch.Mask&capMask == capMask
+		}
+	}
+	return idPinned || idZero && capPinned
+}
+
 func (p *Profile) checkIdentity(l *locator, ps *problems, m *regs.Map) {
+	if len(p.Identity) > 0 && !identityPinned(p.Identity) {
+		ps.add(l.at("identity[0]"), "the identity checks do not pin the controller: check ID under a mask covering %#x (ID and NID) for %#x, or, where the ID area reads zero, CAPLENGTH under %#x (CAPLENGTH and HCIVERSION)", idFieldsMask, idFieldsValue, capMask)
+	}
 	for i, ch := range p.Identity {
 		at := fmt.Sprintf("identity[%d]", i)
 		has := func(k string) bool { return l.has(at + "." + k) }

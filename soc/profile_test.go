@@ -283,6 +283,8 @@ func fixtureLine(t *testing.T, file string, n int) string {
 }
 
 // A profile with several mistakes reports all of them, in line order.
+// A controller window larger than 0x1000 and identity checks that do not
+// pin a ChipIdea core are refused too (see TestUnpinnedIdentity).
 func TestErrorsInLineOrder(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "profiles", "good-board.toml"))
 	if err != nil {
@@ -298,8 +300,9 @@ func TestErrorsInLineOrder(t *testing.T) {
 	}
 	re := regexp.MustCompile(`^multi\.toml:(\d+): invalid profile: `)
 	msgs := strings.Split(err.Error(), "\n")
-	if len(msgs) != 4 {
-		t.Fatalf("want 4 errors, got %d:\n%v", len(msgs), err)
+	// The four mistakes, and the identity left unpinned by the mask-0 one.
+	if len(msgs) != 5 || !strings.Contains(err.Error(), "do not pin the controller") {
+		t.Fatalf("want 5 errors, got %d:\n%v", len(msgs), err)
 	}
 	prev := 0
 	for _, m := range msgs {
@@ -489,5 +492,27 @@ field = [{ name = "F", values = [{ value = 1 },   # 12
 		if got := l.at(tt.path); got != tt.line {
 			t.Errorf("at(%s) = %d, want %d", tt.path, got, tt.line)
 		}
+	}
+}
+
+func TestUnpinnedIdentityAndHugeWindow(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "profiles", "good-board.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// CAPLENGTH alone would pass any EHCI controller (or an unrelated
+	// block that happens to read 0x01000040 there).
+	only := regexp.MustCompile(`(?s)\[\[identity\]\]\nregister = "ID".*?why = "[^"]*"\n`).ReplaceAllString(string(data), "")
+	if _, err := Parse("capl.toml", []byte(only)); err == nil || !strings.Contains(err.Error(), "do not pin the controller") {
+		t.Errorf("CAPLENGTH-only identity accepted: %v", err)
+	}
+	// The emulated board's way: ID reads zero, CAPLENGTH/HCIVERSION pinned.
+	zero := strings.Replace(string(data), "value = 0x00003a05", "value = 0", 1)
+	if _, err := Parse("zero.toml", []byte(zero)); err != nil {
+		t.Errorf("ID-zero with CAPLENGTH pinned refused: %v", err)
+	}
+	huge := strings.Replace(string(data), "size = 0x200", "size = 0x2000", 1)
+	if _, err := Parse("huge.toml", []byte(huge)); err == nil || !strings.Contains(err.Error(), "larger than a controller window") {
+		t.Errorf("0x2000 window accepted: %v", err)
 	}
 }
