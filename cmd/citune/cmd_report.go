@@ -13,8 +13,8 @@ import (
 func init() {
 	register(&command{
 		name:    "report",
-		summary: "tables and charts from sweep results (--html, --csv, --markdown)",
-		usage:   "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown] RESULTS.jsonl...",
+		summary: "tables and charts from sweep results (--html, --csv, --markdown, --lava)",
+		usage:   "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown | --lava] RESULTS.jsonl...",
 		run:     runReport,
 	})
 }
@@ -33,6 +33,7 @@ func runReport(a *app, args []string) error {
 	html := fs.String("html", "", "write one self-contained HTML page with charts to FILE")
 	csvOut := fs.String("csv", "", "write every point as CSV to FILE (- for stdout, instead of the table)")
 	md := fs.Bool("markdown", false, "print Markdown (for a commit message or a mailing list) instead of the table")
+	lava := fs.Bool("lava", false, "print LAVA test-case signals (one test case per point, the winner and its gain) instead of the table")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -78,6 +79,10 @@ func runReport(a *app, args []string) error {
 	}
 	var err error
 	switch {
+	case *md && *lava:
+		return usageErr("report: --markdown or --lava, not both")
+	case *lava:
+		err = report.WriteLAVA(&table, ss)
 	case *md:
 		err = report.WriteMarkdown(&table, ss, o)
 	case *csvOut != "-":
