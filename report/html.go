@@ -86,7 +86,10 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 		files = append(files, s.File)
 	}
 	fmt.Fprintf(&b, "<p class=\"sub\">from %s</p>\n", esc(strings.Join(files, ", ")))
-	if len(ss) > 1 {
+	switch {
+	case isFleet(ss, o):
+		htmlFleet(&b, ss)
+	case len(ss) > 1:
 		if err := htmlCompare(&b, ss, o); err != nil {
 			return err
 		}

@@ -47,6 +47,8 @@ type Runner struct {
 	// Command and Kernel go into the header.
 	Command []string
 	Kernel  string
+	// Board goes into the header too (nil: not recorded).
+	Board *BoardID
 	// Resume holds the records of the sweep being continued.
 	Resume *Results
 	// Sleep waits for the settle time (default: a timer that ctx cancels).
@@ -451,7 +453,7 @@ func (r *Runner) begin() error {
 	plan := r.Plan
 	plan.Axes = r.axes
 	h := Header{Type: TypeHeader, Format: Format, Version: Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
-		Kernel: r.Kernel, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
+		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
 		Target: t.Kind, TargetPath: t.Path, Role: r.role, Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
 		h.ProfileFile = absPath(t.Profile.File)
