@@ -37,7 +37,8 @@ import (
 //     its difference to the baseline in % (pass when there is one; skip
 //     without a baseline). A gain that is not significant still passes:
 //     finding that no setting helps is a result, and the log line says so.
-//   - With several files every file is a test set named after its label.
+//   - With several files every file is a test set named after its board
+//     (when each names a different one) or else after the file.
 
 // lavaName turns a point label into a LAVA test case name: letters,
 // digits, '.', '_' and '-' only, at most 100 characters (the length LAVA's
@@ -81,9 +82,20 @@ func WriteLAVA(w io.Writer, ss []*Sweep) error {
 		return errNoResults
 	}
 	uniqueLabels(ss)
+	// A set is named after the board when every file names a different
+	// one, else after the file.
+	names := map[string]bool{}
+	for _, s := range ss {
+		names[s.BoardName] = true
+	}
+	byBoard := len(names) == len(ss) && !names[""]
 	for _, s := range ss {
 		if len(ss) > 1 {
-			fmt.Fprintf(w, "<LAVA_SIGNAL_TESTSET START %s>\n", lavaName(s.Label))
+			set := s.Label
+			if byBoard {
+				set = s.BoardName
+			}
+			fmt.Fprintf(w, "<LAVA_SIGNAL_TESTSET START %s>\n", lavaName(set))
 		}
 		writeLAVA(w, s)
 		if len(ss) > 1 {
@@ -107,6 +119,9 @@ func writeLAVA(w io.Writer, s *Sweep) {
 	}
 
 	log("%s: %s, kernel %s", s.File, s.Board(), or(s.Kernel, "unknown"))
+	if s.BoardName != "" {
+		log("board: %s", s.BoardName)
+	}
 	log("plan: %s; original settings %s", s.PlanString(), s.Originals())
 	log("state: %s", stateLine(s))
 	for _, x := range s.Warnings {
