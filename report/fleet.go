@@ -433,7 +433,7 @@ func htmlFleet(b *strings.Builder, ss []*Sweep) {
 		id := fmt.Sprintf("fleet-%d", i+1)
 		fmt.Fprintf(b, "<h3>%s</h3>\n<p class=\"foot\">plan: %s; probe: %s</p>\n", esc(g.title()), esc(g.Plan), esc(g.Probe))
 		htmlTable(b, g.boardTable(), id+"-boards", "summary", nil)
-		fmt.Fprintf(b, "<figure id=\"fig-%s\"><figcaption>Median rate per board <span>(dot: median, line: min to max of the counted runs)</span></figcaption>\n%s</figure>\n",
+		fmt.Fprintf(b, "<figure id=\"fig-%s\"><figcaption>Median rate per board <span>(dot: median, line: min to max of the counted runs, ring: the board's winner)</span></figcaption>\n%s</figure>\n",
 			id, fleetChart(g, id+"-chart", pageWidth))
 		htmlTable(b, g.table(), id+"-points", "summary", nil)
 		fmt.Fprintf(b, "<p class=\"verdict\" id=\"%s-verdict\"><strong>Verdict:</strong> %s</p>\n", id, esc(g.Verdict()))
@@ -448,12 +448,30 @@ func htmlFleet(b *strings.Builder, ss []*Sweep) {
 // the right.
 func fleetChart(g *FleetGroup, id string, width float64) string {
 	labels := append([]string{"baseline"}, g.Points...)
-	const top, bottom, right = 40.0, 50.0, 200.0
+	s0 := g.Sweeps[0]
+	names := append([]string{"baseline (" + s0.Originals() + ")"}, g.Points...)
+	const bottom, right = 50.0, 200.0
+	// The legend: an entry a board, wrapped to the chart's width.
+	type entry struct {
+		x, y float64
+		text string
+	}
+	var legend []entry
+	lx, ly := 10.0, 18.0
+	for k, name := range g.Boards {
+		l := name + " (" + or(g.Sweeps[k].Kernel, "unknown") + ")"
+		w := float64(utf8.RuneCountInString(l))*6.6 + 40
+		if lx > 10 && lx+w > width {
+			lx, ly = 10, ly+18
+		}
+		legend = append(legend, entry{lx, ly, l})
+		lx += w
+	}
+	top := ly + 22
 	n := float64(len(g.Sweeps))
 	rowH := math.Max(24, 9*(n+1))
-	left := labelWidth(labels, 140)
+	left := labelWidth(names, 140)
 	h := top + bottom + rowH*float64(len(labels))
-	s0 := g.Sweeps[0]
 	var b svgb
 	b.open(id, "fleet", width, h, "median rate per board for every point")
 	b.f("<title>Median rate per board, %s, with the range of the counted runs</title>\n", esc(s0.RateUnit()))
@@ -481,21 +499,13 @@ func fleetChart(g *FleetGroup, id string, width float64) string {
 		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
 	}
 	b.text(left+pw/2, y1+36, "middle", "axis", "median "+s0.RateUnit()+" per board")
-	lx := left
-	for k, name := range g.Boards {
-		col := fileColours[k%len(fileColours)]
-		b.f(`<circle cx="%.1f" cy="14" r="5" fill="%s"/>`+"\n", lx+5, col)
-		l := name + " (" + or(g.Sweeps[k].Kernel, "unknown") + ")"
-		b.text(lx+14, 18, "start", "small", l)
-		lx += float64(utf8.RuneCountInString(l))*6.6 + 40
+	for k, e := range legend {
+		b.f(`<circle cx="%.1f" cy="%.1f" r="5" fill="%s"/>`+"\n", e.x+5, e.y-4, fileColours[k%len(fileColours)])
+		b.text(e.x+14, e.y, "start", "small", e.text)
 	}
 	for i, l := range labels {
 		cy := top + rowH*float64(i)
-		name := l
-		if l == "baseline" {
-			name = "baseline (" + s0.Originals() + ")"
-		}
-		b.text(left-8, cy+rowH/2+4, "end", "label", name)
+		b.text(left-8, cy+rowH/2+4, "end", "label", names[i])
 		for k, s := range g.Sweeps {
 			col := fileColours[k%len(fileColours)]
 			y := cy + rowH*(float64(k)+1)/(n+1)
