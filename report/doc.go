@@ -3,7 +3,8 @@
 // CSV, Markdown for commit messages and mailing lists, and one
 // self-contained HTML page with inline SVG charts (rate per point with
 // its spread, a heat map of two axes, rate against interrupts per MiB)
-// and the device-tree fragment of the winner.
+// and the device-tree fragment of the winner, and LAVA test-case signals
+// (lava.go) for a board farm.
 //
 // Load reads and summarises one results file; every renderer takes one
 // or more of them, so that several files (two boards, two kernels) are

@@ -69,6 +69,11 @@ type fixture struct {
 	corrupt  []int
 	cancelAt int    // cancel the sweep at this run
 	resume   string // continue this results file (copied to name)
+	board    *sweep.BoardID
+	seed     uint64 // of the landscape's noise (0: 1)
+	// favour multiplies the rate at these AHBBRST values (a board whose
+	// bus prefers another burst length).
+	favour map[uint32]float64
 }
 
 func genFixture(t *testing.T, fx fixture) {
@@ -104,7 +109,24 @@ func genFixture(t *testing.T, fx fixture) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	l := &sweeptest.Landscape{Target: tg, Noise: 0.012, Seed: 1}
+	seed := fx.seed
+	if seed == 0 {
+		seed = 1
+	}
+	l := &sweeptest.Landscape{Target: tg, Noise: 0.012, Seed: seed}
+	if fx.favour != nil {
+		ref, err := tg.Profile.Map.Lookup("SBUSCFG.AHBBRST")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Extra = func() float64 {
+			v, _ := tg.Acc.Read32(ref.Reg.Offset)
+			if f, ok := fx.favour[ref.Field.Get(v)]; ok {
+				return f
+			}
+			return 1
+		}
+	}
 	corrupt := map[int]bool{}
 	for _, n := range fx.corrupt {
 		corrupt[n] = true
@@ -143,7 +165,7 @@ func genFixture(t *testing.T, fx fixture) {
 	defer f.Close()
 	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	r := &sweep.Runner{Target: tg, Prober: fp, ProbeName: "sim read 64 MiB in 120 KiB commands", Plan: plan, Out: sweep.NewWriter(f),
-		Command: append([]string{"citune", "--sim", "sweep"}, fx.axes...), Kernel: fx.kernel,
+		Command: append([]string{"citune", "--sim", "sweep"}, fx.axes...), Kernel: fx.kernel, Board: fx.board,
 		Resume: prev, Sleep: func(context.Context, time.Duration) error { return nil },
 		Now: func() time.Time { clock = clock.Add(2 * time.Second); return clock }}
 	if _, err := r.Run(ctx); err != nil && fx.cancelAt == 0 {
@@ -182,5 +204,19 @@ func TestRegenerateFixtures(t *testing.T) {
 	genFixture(t, fixture{name: "interrupted.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 3, cancelAt: 22})
 	killed(t, "interrupted.jsonl", "killed.jsonl")
 	genFixture(t, fixture{name: "adaptive.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeAdaptive, axes: grid, repeats: 5})
+	// A farm: two revisions of an i.MX6Q carrier whose bus prefers
+	// AHBBRST=3, and an i.MX6UL board that prefers AHBBRST=7; rev-c is a
+	// third i.MX6Q carrier that prefers 7 as well (the winner differs
+	// between boards of one SoC).
+	q := map[uint32]float64{3: 1.05}
+	ul := map[uint32]float64{7: 1.06}
+	genFixture(t, fixture{name: "fleet-q-a.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5,
+		board: &sweep.BoardID{Name: "sabrelite-rev-a", Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-03"}, seed: 11, favour: q})
+	genFixture(t, fixture{name: "fleet-q-b.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5,
+		board: &sweep.BoardID{Name: "sabrelite-rev-b", Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-04"}, seed: 12, favour: q, revert: []int{44}})
+	genFixture(t, fixture{name: "fleet-ul.jsonl", profile: "imx6ul", ctrl: "usbotg2", kernel: "6.12.9-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5,
+		board: &sweep.BoardID{Name: "evk-6ul", Model: "Freescale i.MX6 UltraLite 14x14 EVK Board", Host: "lab-rack2-01"}, seed: 13, favour: ul})
+	genFixture(t, fixture{name: "fleet-q-c.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5,
+		board: &sweep.BoardID{Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-07"}, seed: 14, favour: ul})
 	genFixture(t, fixture{name: "resumed.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 3, resume: "interrupted.jsonl"})
 }

@@ -24,6 +24,10 @@ func TestGolden(t *testing.T) {
 		{"markdown-grid.md", []string{"grid"}, Options{}, WriteMarkdown},
 		{"markdown-killed.md", []string{"killed"}, Options{}, WriteMarkdown},
 		{"markdown-compare.md", []string{"grid", "imx6ul"}, Options{}, WriteMarkdown},
+		{"fleet.txt", []string{"fleet-q-a", "fleet-q-b", "fleet-ul"}, Options{}, WriteText},
+		{"fleet.md", []string{"fleet-q-a", "fleet-q-b", "fleet-ul"}, Options{}, WriteMarkdown},
+		{"fleet-differs.txt", []string{"fleet-q-a", "fleet-q-b", "fleet-q-c"}, Options{}, WriteText},
+		{"fleet-unnamed.txt", []string{"grid", "imx6ul", "ofat"}, Options{Fleet: true}, WriteText},
 		{"csv-grid.csv", []string{"grid"}, Options{}, func(w io.Writer, ss []*Sweep, _ Options) error { return WriteCSV(w, ss) }},
 		{"csv-compare.csv", []string{"grid", "imx6ul", "ofat"}, Options{}, func(w io.Writer, ss []*Sweep, _ Options) error { return WriteCSV(w, ss) }},
 	}

@@ -73,7 +73,10 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	uniqueLabels(ss)
 	var b strings.Builder
 	title := "citune report: " + ss[0].Board()
-	if len(ss) > 1 {
+	switch {
+	case isFleet(ss, o):
+		title = fmt.Sprintf("citune report: %d boards compared", len(ss))
+	case len(ss) > 1:
 		title = fmt.Sprintf("citune report: %d results side by side", len(ss))
 	}
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
@@ -86,7 +89,10 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 		files = append(files, s.File)
 	}
 	fmt.Fprintf(&b, "<p class=\"sub\">from %s</p>\n", esc(strings.Join(files, ", ")))
-	if len(ss) > 1 {
+	switch {
+	case isFleet(ss, o):
+		htmlFleet(&b, ss)
+	case len(ss) > 1:
 		if err := htmlCompare(&b, ss, o); err != nil {
 			return err
 		}

@@ -27,6 +27,11 @@ func TestHTML(t *testing.T) {
 		{"compare", []string{"grid", "imx6ul"}, []string{"compare-summary", "compare-chart", "compare-points",
 			"summary-1", "rates-1", "heatmap-1", "scatter-1", "excluded-1", "effects-1", "dts-1", "header-1", "registers-1",
 			"summary-2", "rates-2", "heatmap-2", "scatter-2", "effects-2", "dts-2", "header-2", "registers-2"}, []string{"excluded-2"}},
+		// Three boards of two SoCs: the fleet section, a chart per SoC.
+		{"fleet", []string{"fleet-q-a", "fleet-q-b", "fleet-ul"}, []string{"fleet", "fleet-summary",
+			"fleet-1-boards", "fleet-1-chart", "fleet-1-points", "fleet-1-verdict",
+			"fleet-2-boards", "fleet-2-chart", "fleet-2-points", "fleet-2-verdict",
+			"summary-1", "rates-1", "summary-3", "rates-3"}, []string{"compare-chart", "fleet-3-chart"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

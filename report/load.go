@@ -187,6 +187,7 @@ func summarise(res *sweep.Results) *Sweep {
 		Started: h.Started, Mode: h.Plan.Mode, Repeats: h.Plan.Repeats, Warmup: h.Plan.Warmup, Notes: h.Notes,
 		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
 	s.Axes = axesOf(h)
+	s.BoardName = h.Board.String()
 	for _, r := range h.Snapshot.Registers {
 		s.Registers = append(s.Registers, Register{Name: r.Name, Offset: r.Offset, Value: r.Value})
 	}

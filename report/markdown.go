@@ -13,6 +13,10 @@ func WriteMarkdown(w io.Writer, ss []*Sweep, o Options) error {
 		return errNoResults
 	}
 	uniqueLabels(ss)
+	if isFleet(ss, o) {
+		writeFleetMarkdown(w, ss)
+		return nil
+	}
 	if len(ss) > 1 {
 		return writeMarkdownCompare(w, ss, o)
 	}
@@ -84,6 +88,13 @@ func writeMarkdownCompare(w io.Writer, ss []*Sweep, o Options) error {
 	st.markdown(w)
 	fmt.Fprintf(w, "\nEvery point (median, difference to the file's own baseline, rank):\n\n")
 	matrixTable(ss).markdown(w)
+	writeFileNotesMarkdown(w, ss)
+	return nil
+}
+
+// writeFileNotesMarkdown lists, per file, its warnings, what it did not
+// measure and its points that were not ranked.
+func writeFileNotesMarkdown(w io.Writer, ss []*Sweep) {
 	for _, s := range ss {
 		var lines []string
 		for _, x := range s.Warnings {
@@ -106,5 +117,4 @@ func writeMarkdownCompare(w io.Writer, ss []*Sweep, o Options) error {
 			fmt.Fprintf(w, "\n%s:\n\n%s\n", s.Label, strings.Join(lines, "\n"))
 		}
 	}
-	return nil
 }

@@ -21,6 +21,11 @@ type Sweep struct {
 	File  string
 	Label string
 
+	// BoardName names the board (sweep.BoardID.String: the name given
+	// to the sweep, else the device tree's model and the hostname); ""
+	// when the header does not say.
+	BoardName string
+
 	// From the header.
 	Profile     string
 	ProfileFile string

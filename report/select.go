@@ -16,6 +16,9 @@ type Options struct {
 	Points []string
 	// Top is how many of the best points to show (default 1).
 	Top int
+	// Fleet compares several files board by board (fleet.go) even when
+	// their headers do not name two different boards.
+	Fleet bool
 }
 
 func (o Options) top() int {

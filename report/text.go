@@ -223,6 +223,10 @@ func WriteText(w io.Writer, ss []*Sweep, o Options) error {
 		return errNoResults
 	}
 	uniqueLabels(ss)
+	if isFleet(ss, o) {
+		writeFleetText(w, ss)
+		return nil
+	}
 	if len(ss) > 1 {
 		return writeTextCompare(w, ss, o)
 	}
@@ -487,6 +491,13 @@ func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
 	st.text(w, "")
 	fmt.Fprintf(w, "\nevery point (median, difference to the file's own baseline, rank):\n")
 	matrixTable(ss).text(w, "  ")
+	writeFileNotesText(w, ss)
+	return nil
+}
+
+// writeFileNotesText lists, per file, its warnings, what it did not
+// measure and its points that were not ranked.
+func writeFileNotesText(w io.Writer, ss []*Sweep) {
 	for _, s := range ss {
 		var lines []string
 		for _, x := range s.Warnings {
@@ -506,5 +517,4 @@ func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
 			fmt.Fprintf(w, "\n%s:\n%s", s.Label, strings.Join(lines, ""))
 		}
 	}
-	return nil
 }

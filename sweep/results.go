@@ -68,6 +68,38 @@ type Header struct {
 	// controller the parameter changes (not only the target), with the
 	// settings read from each where it could be read.
 	ModParamControllers map[string][]soc.ParamUser `json:"modparam_controllers,omitempty"`
+	// Board identifies the board, so that results from a farm can be
+	// compared board by board; absent in files written before it was
+	// added (readers treat those boards as unnamed).
+	Board *BoardID `json:"board,omitempty"`
+}
+
+// BoardID names the board a sweep ran on.
+type BoardID struct {
+	// Name is what the user called it (sweep --board, $CITUNE_BOARD):
+	// a LAVA device name, a lab label.
+	Name string `json:"name,omitempty"`
+	// Model is the device tree's model string (real hardware only).
+	Model string `json:"model,omitempty"`
+	// Host is the hostname of the machine the sweep ran on.
+	Host string `json:"host,omitempty"`
+}
+
+// String is the board's name, else "MODEL (HOST)" or the model; "" when
+// neither is known (a hostname alone does not name a board: a simulated
+// controller runs on any machine).
+func (b *BoardID) String() string {
+	switch {
+	case b == nil:
+		return ""
+	case b.Name != "":
+		return b.Name
+	case b.Model != "" && b.Host != "":
+		return b.Model + " (" + b.Host + ")"
+	case b.Model != "":
+		return b.Model
+	}
+	return ""
 }
 
 // PointInfo describes a planned point.

@@ -56,6 +56,8 @@ type Runner struct {
 	// module-wide), with their settings where they were read; they go into
 	// the header and a note.
 	ParamUsers map[string][]soc.ParamUser
+	// Board goes into the header too (nil: not recorded).
+	Board *BoardID
 	// Resume holds the records of the sweep being continued.
 	Resume *Results
 	// Sleep waits for the settle time (default: a timer that ctx cancels).
@@ -460,7 +462,7 @@ func (r *Runner) begin() error {
 	plan := r.Plan
 	plan.Axes = r.axes
 	h := Header{Type: TypeHeader, Format: Format, Version: Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
-		Kernel: r.Kernel, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
+		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
 		Target: t.Kind, TargetPath: t.Path, Role: r.role, Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
 		ModParamControllers: r.ParamUsers}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {

@@ -12,8 +12,8 @@ import (
 func init() {
 	register(&command{
 		name:    "report",
-		summary: "tables and charts from sweep results (--html, --csv, --markdown)",
-		usage:   "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown] RESULTS.jsonl...",
+		summary: "tables and charts from sweep results (--html, --csv, --markdown, --lava)",
+		usage:   "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown | --lava] [--fleet] RESULTS.jsonl...",
 		run:     runReport,
 	})
 }
@@ -32,6 +32,8 @@ func runReport(a *app, args []string) error {
 	html := fs.String("html", "", "write one self-contained HTML page with charts to FILE")
 	csvOut := fs.String("csv", "", "write every point as CSV to FILE (- for stdout, instead of the table)")
 	md := fs.Bool("markdown", false, "print Markdown (for a commit message or a mailing list) instead of the table")
+	fleet := fs.Bool("fleet", false, "compare the files board by board, grouped by SoC, controller and plan (automatic when their headers name two or more boards)")
+	lava := fs.Bool("lava", false, "print LAVA test-case signals (one test case per point, the winner and its gain) instead of the table")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -61,7 +63,7 @@ func runReport(a *app, args []string) error {
 		}
 		ss = append(ss, s)
 	}
-	o := report.Options{Points: points, Top: *top}
+	o := report.Options{Points: points, Top: *top, Fleet: *fleet}
 	// Render everything before writing anything, so that a bad --point
 	// leaves no half-written files.
 	var page, table, csv bytes.Buffer
@@ -77,6 +79,10 @@ func runReport(a *app, args []string) error {
 	}
 	var err error
 	switch {
+	case *md && *lava:
+		return usageErr("report: --markdown or --lava, not both")
+	case *lava:
+		err = report.WriteLAVA(&table, ss)
 	case *md:
 		err = report.WriteMarkdown(&table, ss, o)
 	case *csvOut != "-":

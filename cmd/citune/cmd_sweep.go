@@ -59,6 +59,7 @@ type sweepOpts struct {
 	sysRoot       string
 	irq           string
 	noTrace       bool
+	board         string
 }
 
 func (o *sweepOpts) register(fs *flag.FlagSet) {
@@ -81,6 +82,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.sysRoot, "sys-root", "/", "where /sys/module, /proc/modules and the reload-wait path are (tests)")
 	fs.StringVar(&o.irq, "irq", "", "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
 	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
+	fs.StringVar(&o.board, "board", "", "name this board in the results header, for comparing a farm's boards (a LAVA device name, a lab label; default $CITUNE_BOARD)")
 }
 
 // host is the file and module side of the sweep.
@@ -287,7 +289,7 @@ func runSweep(a *app, args []string) error {
 	runner := &sweep.Runner{
 		ParamUsers: users,
 		Target:     t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: plan, Host: host,
-		Log: humanOut(a.env.stderr, a.env.errTTY), Session: u, Kernel: a.kernel(), Resume: prev,
+		Log: humanOut(a.env.stderr, a.env.errTTY), Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
 		Command: absArgs(a.args),
 	}
 	if t.Kind == soc.KindSim {

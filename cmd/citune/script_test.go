@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -29,6 +30,15 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("CITUNE_JOURNAL", e.WorkDir+"/journal.json")
+			// The report package's results files, written by the real
+			// sweep on the simulated controller (report/gen_test.go):
+			// the only way a script gets a corrupt point, since the
+			// sweep refuses the reserved setting that makes one.
+			fx, err := filepath.Abs("../../report/testdata")
+			if err != nil {
+				return err
+			}
+			e.Setenv("FIXTURES", fx)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

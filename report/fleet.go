@@ -1,0 +1,532 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/citune/citune/sweep"
+)
+
+// A fleet report compares the results of many boards (a LAVA farm, a
+// rack of carrier revisions): it groups the files by SoC, controller,
+// plan and probe (only those measure the same thing), shows each
+// point's median per board side by side with the spread between the
+// boards, and says whether one setting wins on every board of the group
+// (one value for the SoC's dtsi) or the winner differs (per-board
+// overrides in each board's dts).
+//
+// Decisions:
+//   - A board's winners are its first-ranked point and every point tied
+//     with it (not significantly slower; sweep/rank.go): a setting that
+//     is statistically as good as the winner on every board is a common
+//     winner, even where noise put another point first on one board.
+//   - Among several common winners, and when there is none, the setting
+//     recommended for all boards is the one whose worst loss against each
+//     board's own winner is smallest (maximin): a dtsi value must not
+//     hurt any board much. It is named with that loss, so the reader can
+//     weigh one dtsi value against per-board overrides.
+//   - The spread of a point is (max - min) / mean of its medians across
+//     the boards that measured it, in %; with one board there is none.
+//   - Files become a fleet report when they name at least two different
+//     boards in their headers (sweep --board, or the device tree's model
+//     and the hostname), or when Options.Fleet asks for it (older files
+//     without board names: each file is then a board, named by its file).
+
+// Fleet is the files grouped for comparison across boards.
+type Fleet struct {
+	Groups []*FleetGroup
+}
+
+// FleetGroup is the files of one SoC, controller, plan and probe.
+type FleetGroup struct {
+	Profile    string
+	Controller string
+	Plan       string
+	Probe      string
+	Sweeps     []*Sweep
+	// Boards are the column names: each file's board, or its label.
+	Boards []string
+	// Points are the point labels in the order of the first file's
+	// ranking (baseline excluded), then those only other files have.
+	Points []string
+	// Winners are each board's winner (nil: nothing ranked).
+	Winners []*Point
+	// Common are the points that win (or tie the winner) on every board.
+	Common []string
+	// Pick is the one setting recommended for every board of the group
+	// (maximin, see above); PickLoss its worst loss against a board's own
+	// winner in %, PickWorst that board. "" when no point was measured on
+	// every board.
+	Pick      string
+	PickLoss  float64
+	PickWorst string
+}
+
+// isFleet reports whether ss are a fleet (see above).
+func isFleet(ss []*Sweep, o Options) bool {
+	if len(ss) < 2 {
+		return false
+	}
+	if o.Fleet {
+		return true
+	}
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if s.BoardName != "" {
+			seen[s.BoardName] = true
+		}
+	}
+	return len(seen) >= 2
+}
+
+// NewFleet groups ss.
+func NewFleet(ss []*Sweep) *Fleet {
+	uniqueLabels(ss)
+	f := &Fleet{}
+	byKey := map[string]*FleetGroup{}
+	for _, s := range ss {
+		k := strings.Join([]string{s.Profile, s.Controller, s.PlanString(), s.Probe}, "\x00")
+		g := byKey[k]
+		if g == nil {
+			g = &FleetGroup{Profile: s.Profile, Controller: s.Controller, Plan: s.PlanString(), Probe: s.Probe}
+			byKey[k] = g
+			f.Groups = append(f.Groups, g)
+		}
+		g.Sweeps = append(g.Sweeps, s)
+	}
+	sort.SliceStable(f.Groups, func(i, j int) bool {
+		a, b := f.Groups[i], f.Groups[j]
+		if a.Profile != b.Profile {
+			return a.Profile < b.Profile
+		}
+		return a.Controller < b.Controller
+	})
+	for _, g := range f.Groups {
+		g.settle()
+	}
+	return f
+}
+
+func (g *FleetGroup) settle() {
+	count := map[string]int{}
+	for _, s := range g.Sweeps {
+		count[or(s.BoardName, s.Label)]++
+	}
+	for _, s := range g.Sweeps {
+		b := or(s.BoardName, s.Label)
+		if count[b] > 1 {
+			b += " (" + s.Label + ")"
+		}
+		g.Boards = append(g.Boards, b)
+		g.Winners = append(g.Winners, s.Winner())
+	}
+	g.Points = compareRows(g.Sweeps)
+
+	// Common winners: first or tied with the first on every board.
+	wins := func(s *Sweep, label string) bool {
+		p := byLabel(s, label)
+		return p != nil && p.Status == sweep.StatusOK && (p.Rank == 1 || p.Tied)
+	}
+	for _, l := range g.Points {
+		all := true
+		for _, s := range g.Sweeps {
+			all = all && wins(s, l)
+		}
+		if all {
+			g.Common = append(g.Common, l)
+		}
+	}
+
+	// The maximin pick: among the common winners if any, else among the
+	// points measured on every board.
+	cands := g.Common
+	if len(cands) == 0 {
+		cands = g.Points
+	}
+	best := math.Inf(-1)
+	for _, l := range cands {
+		worst, worstBoard, ok := math.Inf(1), "", true
+		for i, s := range g.Sweeps {
+			p, w := byLabel(s, l), s.Winner()
+			if p == nil || w == nil || p.Status != sweep.StatusOK || w.Median <= 0 {
+				ok = false
+				break
+			}
+			if r := p.Median / w.Median; r < worst {
+				worst, worstBoard = r, g.Boards[i]
+			}
+		}
+		if ok && worst > best {
+			best = worst
+			g.Pick, g.PickWorst = l, worstBoard
+			g.PickLoss = (1 - worst) * 100
+		}
+	}
+}
+
+// Spread is the spread of a point's medians across the boards in %, and
+// whether at least two boards measured it.
+func (g *FleetGroup) Spread(label string) (float64, bool) {
+	var xs []float64
+	for _, s := range g.Sweeps {
+		p := g.point(s, label)
+		if p != nil && (p.Status == sweep.StatusOK || p.Status == sweep.StatusEliminated) && len(p.Rates) > 0 {
+			xs = append(xs, p.Median)
+		}
+	}
+	if len(xs) < 2 {
+		return 0, false
+	}
+	lo, hi, sum := xs[0], xs[0], 0.0
+	for _, x := range xs {
+		lo, hi, sum = math.Min(lo, x), math.Max(hi, x), sum+x
+	}
+	mean := sum / float64(len(xs))
+	if mean <= 0 {
+		return 0, false
+	}
+	return (hi - lo) / mean * 100, true
+}
+
+// point is s's point with label, or its baseline for "baseline".
+func (g *FleetGroup) point(s *Sweep, label string) *Point {
+	if label == "baseline" {
+		return s.Baseline
+	}
+	return byLabel(s, label)
+}
+
+// Verdict says whether one setting wins on every board of the group.
+func (g *FleetGroup) Verdict() string {
+	soc := g.Profile
+	n := len(g.Sweeps)
+	var none []string
+	for i, w := range g.Winners {
+		if w == nil {
+			none = append(none, g.Boards[i])
+		}
+	}
+	switch {
+	case len(none) == n:
+		return "no board ranked a point: nothing to compare"
+	case len(none) > 0:
+		return fmt.Sprintf("no point was ranked on %s: no verdict for the SoC until every board has one", strings.Join(none, ", "))
+	case n == 1:
+		return fmt.Sprintf("one board only (%s): its winner is %s; sweep more boards of the %s before putting it in the SoC's dtsi", g.Boards[0], g.Winners[0].Label, soc)
+	case len(g.Common) > 0:
+		v := fmt.Sprintf("%s wins on every board of the %s (%d)", g.Pick, soc, n)
+		if len(g.Common) > 1 {
+			v += fmt.Sprintf(" (tied with %s on every board; it loses least against each board's own winner: at most %.1f %% on %s)", strings.Join(without(g.Common, g.Pick), ", "), g.PickLoss, g.PickWorst)
+		}
+		return v + ": one value for the SoC's dtsi (" + soc + "), no per-board overrides"
+	}
+	var each []string
+	for i, w := range g.Winners {
+		each = append(each, g.Boards[i]+": "+w.Label)
+	}
+	v := fmt.Sprintf("the winner differs between the boards of the %s (%s): per-board overrides in each board's dts", soc, strings.Join(each, "; "))
+	if g.Pick != "" {
+		v += fmt.Sprintf("; as one value for the SoC's dtsi, %s loses least: %.1f %% against the winner of %s", g.Pick, g.PickLoss, g.PickWorst)
+	}
+	return v
+}
+
+func without(xs []string, x string) []string {
+	var out []string
+	for _, y := range xs {
+		if y != x {
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
+// Summary says, group by group, whether one setting wins on every board,
+// and whether the SoCs agree.
+func (f *Fleet) Summary() string {
+	var parts []string
+	// The SoC-level claim needs one comparable group per SoC: the same
+	// SoC swept with two plans is two groups that measured different
+	// things.
+	picks := map[string]string{}
+	groups := map[string]int{}
+	for _, g := range f.Groups {
+		groups[g.Profile]++
+		name := g.Profile + " " + g.Controller
+		switch {
+		case len(g.Sweeps) == 1 && g.Pick != "":
+			parts = append(parts, fmt.Sprintf("%s: %s (one board)", name, g.Pick))
+		case len(g.Common) > 0:
+			parts = append(parts, fmt.Sprintf("%s: %s on every board (%d)", name, g.Pick, len(g.Sweeps)))
+		case g.Pick != "":
+			parts = append(parts, fmt.Sprintf("%s: the winner differs between its %d boards", name, len(g.Sweeps)))
+			continue
+		default:
+			parts = append(parts, fmt.Sprintf("%s: no point measured on every board", name))
+			continue
+		}
+		picks[g.Profile] = g.Pick
+	}
+	list := strings.Join(parts, "; ")
+	same, n := map[string]bool{}, 0
+	for soc, p := range picks {
+		if groups[soc] > 1 {
+			return list
+		}
+		same[p] = true
+		n++
+	}
+	switch {
+	case n > 1 && len(same) == 1:
+		return "one setting is best on every SoC: " + list
+	case n > 1:
+		return "the best setting differs between the SoCs, each SoC's dtsi gets its own: " + list
+	}
+	return list
+}
+
+func (f *Fleet) files() int {
+	n := 0
+	for _, g := range f.Groups {
+		n += len(g.Sweeps)
+	}
+	return n
+}
+
+// boards counts the distinct boards (a file without a board name is a
+// board of its own).
+func (f *Fleet) boards() int {
+	seen := map[string]bool{}
+	for _, g := range f.Groups {
+		for _, s := range g.Sweeps {
+			seen[or(s.BoardName, "file:"+s.File)] = true
+		}
+	}
+	return len(seen)
+}
+
+func (f *Fleet) socs() int {
+	seen := map[string]bool{}
+	for _, g := range f.Groups {
+		seen[g.Profile] = true
+	}
+	return len(seen)
+}
+
+// fleetCell is a board's entry for a point: "27.34 #1", "27.31 2=",
+// "not-held", "CORRUPT", "-".
+func fleetCell(s *Sweep, p *Point) string {
+	switch {
+	case p == nil:
+		return "-"
+	case p.Baseline:
+		return s.Rate(p.Median)
+	case p.Status == sweep.StatusCorrupt:
+		return "CORRUPT"
+	case p.Status == sweep.StatusEliminated && len(p.Rates) > 0:
+		return s.Rate(p.Median) + " elim."
+	case p.Status != sweep.StatusOK:
+		return p.Status
+	}
+	c := s.Rate(p.Median)
+	switch r := rankCell(p); {
+	case r == "":
+	case p.Tied:
+		c += " " + r
+	default:
+		c += " #" + r
+	}
+	return c
+}
+
+// table is the group's points by board.
+func (g *FleetGroup) table() *table {
+	unit := g.Sweeps[0].RateUnit()
+	t := &table{head: []string{"point"}}
+	t.right = []bool{false}
+	for _, b := range g.Boards {
+		t.head = append(t.head, b+" "+unit)
+		t.right = append(t.right, true)
+	}
+	t.head = append(t.head, "spread")
+	t.right = append(t.right, true)
+	for _, l := range append([]string{"baseline"}, g.Points...) {
+		r := []string{l}
+		if l == "baseline" {
+			r[0] = "baseline (" + g.Sweeps[0].Originals() + ")"
+		}
+		for _, s := range g.Sweeps {
+			r = append(r, fleetCell(s, g.point(s, l)))
+		}
+		sp := ""
+		if v, ok := g.Spread(l); ok {
+			sp = fmt.Sprintf("%.1f %%", v)
+		}
+		t.add(append(r, sp)...)
+	}
+	return t
+}
+
+// boardTable lists the group's files.
+func (g *FleetGroup) boardTable() *table {
+	t := &table{head: []string{"board", "file", "kernel", "state", "winner", "vs baseline"}}
+	for i, s := range g.Sweeps {
+		w, vs := "-", ""
+		if p := g.Winners[i]; p != nil {
+			w, vs = p.Label, p.Vs.Short()
+		}
+		t.add(g.Boards[i], s.File, or(s.Kernel, "unknown"), s.State, w, vs)
+	}
+	return t
+}
+
+func (g *FleetGroup) title() string {
+	return fmt.Sprintf("%s %s, %d board%s", g.Profile, g.Controller, len(g.Sweeps), plural(len(g.Sweeps)))
+}
+
+func (f *Fleet) heading() string {
+	return fmt.Sprintf("%d results files from %d boards, %d SoC%s", f.files(), f.boards(), f.socs(), plural(f.socs()))
+}
+
+// writeFleetText is the terminal fleet report.
+func writeFleetText(w io.Writer, ss []*Sweep) {
+	f := NewFleet(ss)
+	fmt.Fprintf(w, "fleet: %s\n", f.heading())
+	fmt.Fprint(w, wrap("", f.Summary(), width))
+	for _, g := range f.Groups {
+		fmt.Fprintf(w, "\n== %s\n", g.title())
+		fmt.Fprintf(w, "plan: %s\nprobe: %s\n", g.Plan, g.Probe)
+		g.boardTable().text(w, "  ")
+		fmt.Fprintf(w, "\n  each point's median per board (rank; = tied with the board's fastest) and the spread between the boards:\n")
+		g.table().text(w, "  ")
+		fmt.Fprint(w, wrap("verdict: ", g.Verdict(), width))
+	}
+	writeFileNotesText(w, ss)
+}
+
+// writeFleetMarkdown is the Markdown fleet report.
+func writeFleetMarkdown(w io.Writer, ss []*Sweep) {
+	f := NewFleet(ss)
+	fmt.Fprintf(w, "### USB throughput across a fleet: %s\n\n", f.heading())
+	fmt.Fprintf(w, "%s\n", f.Summary())
+	for _, g := range f.Groups {
+		fmt.Fprintf(w, "\n#### %s\n\n", g.title())
+		fmt.Fprintf(w, "- plan: %s\n- probe: %s\n\n", g.Plan, g.Probe)
+		g.boardTable().markdown(w)
+		fmt.Fprintf(w, "\nEach point's median per board (rank; = tied with the board's fastest) and the spread between the boards:\n\n")
+		g.table().markdown(w)
+		fmt.Fprintf(w, "\n**Verdict:** %s\n", g.Verdict())
+	}
+	writeFileNotesMarkdown(w, ss)
+}
+
+// htmlFleet is the HTML fleet section with a chart per group.
+func htmlFleet(b *strings.Builder, ss []*Sweep) {
+	f := NewFleet(ss)
+	b.WriteString("<section id=\"fleet\">\n<h2>Fleet: board by board</h2>\n")
+	fmt.Fprintf(b, "<p class=\"sub\">%s</p>\n<p id=\"fleet-summary\"><strong>%s</strong></p>\n", esc(f.heading()), esc(f.Summary()))
+	for i, g := range f.Groups {
+		id := fmt.Sprintf("fleet-%d", i+1)
+		fmt.Fprintf(b, "<h3>%s</h3>\n<p class=\"foot\">plan: %s; probe: %s</p>\n", esc(g.title()), esc(g.Plan), esc(g.Probe))
+		htmlTable(b, g.boardTable(), id+"-boards", "summary", nil)
+		fmt.Fprintf(b, "<figure id=\"fig-%s\"><figcaption>Median rate per board <span>(dot: median, line: min to max of the counted runs, ring: the board's winner)</span></figcaption>\n%s</figure>\n",
+			id, fleetChart(g, id+"-chart", pageWidth))
+		htmlTable(b, g.table(), id+"-points", "summary", nil)
+		fmt.Fprintf(b, "<p class=\"verdict\" id=\"%s-verdict\"><strong>Verdict:</strong> %s</p>\n", id, esc(g.Verdict()))
+	}
+	b.WriteString("</section>\n")
+}
+
+// fleetChart is the group's per-board chart: for every point (baseline
+// first) a row with a dot per board at its median rate, a line from its
+// slowest to its fastest counted run, a colour per board, and a ring
+// around each board's winner. Points a board did not trust are named at
+// the right.
+func fleetChart(g *FleetGroup, id string, width float64) string {
+	labels := append([]string{"baseline"}, g.Points...)
+	s0 := g.Sweeps[0]
+	names := append([]string{"baseline (" + s0.Originals() + ")"}, g.Points...)
+	const bottom, right = 50.0, 200.0
+	// The legend: an entry a board, wrapped to the chart's width.
+	type entry struct {
+		x, y float64
+		text string
+	}
+	var legend []entry
+	lx, ly := 10.0, 18.0
+	for k, name := range g.Boards {
+		l := name + " (" + or(g.Sweeps[k].Kernel, "unknown") + ")"
+		w := float64(utf8.RuneCountInString(l))*6.6 + 40
+		if lx > 10 && lx+w > width {
+			lx, ly = 10, ly+18
+		}
+		legend = append(legend, entry{lx, ly, l})
+		lx += w
+	}
+	top := ly + 22
+	n := float64(len(g.Sweeps))
+	rowH := math.Max(24, 9*(n+1))
+	left := labelWidth(names, 140)
+	h := top + bottom + rowH*float64(len(labels))
+	var b svgb
+	b.open(id, "fleet", width, h, "median rate per board for every point")
+	b.f("<title>Median rate per board, %s, with the range of the counted runs</title>\n", esc(s0.RateUnit()))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range g.Sweeps {
+		for _, l := range labels {
+			if p := g.point(s, l); p != nil && len(p.Rates) > 0 {
+				lo, hi = math.Min(lo, s.RateValue(p.Min)), math.Max(hi, s.RateValue(p.Max))
+			}
+		}
+	}
+	if math.IsInf(lo, 0) {
+		lo, hi = 0, 1
+	}
+	ticks := niceTicks(lo, hi, 8)
+	x0, x1 := ticks[0], ticks[len(ticks)-1]
+	if x1 <= x0 {
+		x1 = x0 + 1
+	}
+	pw := width - left - right
+	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
+	y1 := top + rowH*float64(len(labels))
+	for _, t := range ticks {
+		b.line(X(t), top, X(t), y1, colGrid, 1, "")
+		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
+	}
+	b.text(left+pw/2, y1+36, "middle", "axis", "median "+s0.RateUnit()+" per board")
+	for k, e := range legend {
+		b.f(`<circle cx="%.1f" cy="%.1f" r="5" fill="%s"/>`+"\n", e.x+5, e.y-4, fileColours[k%len(fileColours)])
+		b.text(e.x+14, e.y, "start", "small", e.text)
+	}
+	for i, l := range labels {
+		cy := top + rowH*float64(i)
+		b.text(left-8, cy+rowH/2+4, "end", "label", names[i])
+		for k, s := range g.Sweeps {
+			col := fileColours[k%len(fileColours)]
+			y := cy + rowH*(float64(k)+1)/(n+1)
+			p := g.point(s, l)
+			if p == nil {
+				continue
+			}
+			b.f("<g>\n<title>%s: %s</title>\n", esc(g.Boards[k]), esc(pointTitle(s, p)))
+			if len(p.Rates) == 0 || (p.Status != sweep.StatusOK && p.Status != sweep.StatusEliminated) {
+				b.f(`<text x="%.1f" y="%.1f" class="bad" text-anchor="start">%s</text>`+"\n", left+pw+12, y+4, esc(trim(g.Boards[k], 14)+": "+strings.ToUpper(p.Status)))
+				b.f("</g>\n")
+				continue
+			}
+			b.line(X(s.RateValue(p.Min)), y, X(s.RateValue(p.Max)), y, col, 2, "")
+			b.f(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"/>`+"\n", X(s.RateValue(p.Median)), y, col)
+			if p == g.Winners[k] {
+				b.f(`<circle cx="%.1f" cy="%.1f" r="7" fill="none" stroke="%s" stroke-width="1.5" class="winner"/>`+"\n", X(s.RateValue(p.Median)), y, colWinner)
+			}
+			b.f("</g>\n")
+		}
+	}
+	b.close()
+	return b.String()
+}

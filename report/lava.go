@@ -1,0 +1,209 @@
+package report
+
+import (
+	"fmt"
+	"hash/fnv"
+	"io"
+	"strings"
+)
+
+// LAVA's test shell turns lines of the form
+//
+//	<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=name RESULT=pass MEASUREMENT=31.20 UNITS=MiB/s>
+//
+// on the device's console into test cases (this is what its
+// lava-test-case helper prints), and <LAVA_SIGNAL_TESTSET START name> /
+// <LAVA_SIGNAL_TESTSET STOP> into test sets. The dispatcher splits the
+// fields at spaces and each at "=", so names and units carry neither;
+// results are pass, fail, skip or unknown; a measurement is a plain
+// decimal number. WriteLAVA prints these signals itself so that a test
+// definition needs no parser on the board.
+//
+// Decisions:
+//   - One test case per point, named after its settings in plan order
+//     with the axes' short names ("ITC-1_AHBBRST-3"): the same point
+//     has the same name on every board and every run, so LAVA's charts
+//     and queries follow it across a farm. The status and its reason are
+//     a log line just before the signal ("citune: ... not-held: ..."),
+//     not part of the name, which would change with the reason.
+//   - ok and eliminated points (the adaptive race dropped them; their
+//     runs are good) pass with their median; not-held, corrupt and
+//     failed points fail without a measurement: their numbers are not
+//     trusted, and a measurement would end up on LAVA's charts.
+//   - Points an interrupted sweep never finished are skip: nothing was
+//     measured, nothing failed.
+//   - "sweep" passes only when the sweep completed; "winner" passes when
+//     a point was ranked (measurement: its median), "winner-gain" carries
+//     its difference to the baseline in % (pass when there is one; skip
+//     without a baseline). A gain that is not significant still passes:
+//     finding that no setting helps is a result, and the log line says so.
+//   - With several files every file is a test set named after its board
+//     (when each names a different one) or else after the file.
+
+// lavaName turns a point label into a LAVA test case name: letters,
+// digits, '.', '_' and '-' only, at most 100 characters (the length LAVA's
+// database keeps); a longer name is cut and ends in a hash of the whole.
+func lavaName(label string) string {
+	var b strings.Builder
+	for _, r := range label {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		case r == '=':
+			b.WriteByte('-')
+		default:
+			b.WriteByte('_')
+		}
+	}
+	n := b.String()
+	if n == "" {
+		n = "point"
+	}
+	if len(n) > 100 {
+		h := fnv.New32a()
+		h.Write([]byte(label))
+		n = fmt.Sprintf("%s-%08x", n[:91], h.Sum32())
+	}
+	return n
+}
+
+// lavaUnits is the unit without spaces.
+func lavaUnits(u string) string { return strings.ReplaceAll(u, " ", "_") }
+
+// oneLine keeps a log line on one line (the console is line based).
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// WriteLAVA prints LAVA test-case signals for the points, the winner and
+// its gain of each results file.
+func WriteLAVA(w io.Writer, ss []*Sweep) error {
+	if len(ss) == 0 {
+		return errNoResults
+	}
+	uniqueLabels(ss)
+	// A set is named after the board when every file names a different
+	// one, else after the file.
+	names := map[string]bool{}
+	for _, s := range ss {
+		names[s.BoardName] = true
+	}
+	byBoard := len(names) == len(ss) && !names[""]
+	for _, s := range ss {
+		if len(ss) > 1 {
+			set := s.Label
+			if byBoard {
+				set = s.BoardName
+			}
+			fmt.Fprintf(w, "<LAVA_SIGNAL_TESTSET START %s>\n", lavaName(set))
+		}
+		writeLAVA(w, s)
+		if len(ss) > 1 {
+			fmt.Fprintf(w, "<LAVA_SIGNAL_TESTSET STOP>\n")
+		}
+	}
+	return nil
+}
+
+func writeLAVA(w io.Writer, s *Sweep) {
+	units := lavaUnits(s.RateUnit())
+	log := func(format string, a ...any) {
+		fmt.Fprintf(w, "citune: %s\n", oneLine(fmt.Sprintf(format, a...)))
+	}
+	tc := func(name, result string, p *Point) {
+		if p != nil {
+			fmt.Fprintf(w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s MEASUREMENT=%s UNITS=%s>\n", name, result, s.Rate(p.Median), units)
+			return
+		}
+		fmt.Fprintf(w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s>\n", name, result)
+	}
+
+	log("%s: %s, kernel %s", s.File, s.Board(), or(s.Kernel, "unknown"))
+	if s.BoardName != "" {
+		log("board: %s", s.BoardName)
+	}
+	log("plan: %s; original settings %s", s.PlanString(), s.Originals())
+	log("state: %s", stateLine(s))
+	for _, x := range s.Warnings {
+		log("warning: %s", x)
+	}
+
+	if s.Baseline != nil {
+		log("baseline (%s): %s %s over %d runs", s.Originals(), s.Rate(s.Baseline.Median), s.RateUnit(), s.Baseline.Runs())
+		tc("baseline", "pass", s.Baseline)
+	} else {
+		log("baseline: not measured to the end")
+		tc("baseline", "skip", nil)
+	}
+	// Names are unique per file: two labels could sanitise alike.
+	used := map[string]int{"baseline": 1, "sweep": 1, "winner": 1, "winner-gain": 1}
+	name := func(label string) string {
+		n := lavaName(label)
+		used[n]++
+		if k := used[n]; k > 1 {
+			n = fmt.Sprintf("%s-%d", n, k)
+		}
+		return n
+	}
+	for _, p := range s.Ranked {
+		rank := fmt.Sprintf("#%d", p.Rank)
+		if p.Tied {
+			rank += " (tied)"
+		}
+		log("%s: ok, %s %s over %d runs, %s, rank %s", p.Label, s.Rate(p.Median), s.RateUnit(), p.Runs(), vsText(p), rank)
+		tc(name(p.Label), "pass", p)
+	}
+	for _, p := range s.Eliminated {
+		if p.Runs() == 0 {
+			log("%s: eliminated by the adaptive race before a counted run", p.Label)
+			tc(name(p.Label), "skip", nil)
+			continue
+		}
+		log("%s: eliminated by the adaptive race (clearly slower than its leader), %s %s over %d runs, %s", p.Label, s.Rate(p.Median), s.RateUnit(), p.Runs(), vsText(p))
+		tc(name(p.Label), "pass", p)
+	}
+	for _, p := range s.Excluded {
+		st, what := excludedLine(s, p)
+		log("%s: %s: %s", p.Label, strings.ToUpper(st), or(what, "no reason recorded"))
+		tc(name(p.Label), "fail", nil)
+	}
+	for _, l := range s.Missing {
+		why := "the sweep stopped before it"
+		if s.InProgress != "" && strings.HasPrefix(s.InProgress, l+" (") {
+			why = "cut short: " + s.InProgress
+		}
+		log("%s: not measured (%s)", l, why)
+		tc(name(l), "skip", nil)
+	}
+
+	if s.State == "complete" {
+		tc("sweep", "pass", nil)
+	} else {
+		log("sweep: %s", or(s.StateDetail, s.State))
+		tc("sweep", "fail", nil)
+	}
+	win := s.Winner()
+	if win == nil {
+		log("winner: none, no point was ranked")
+		tc("winner", "fail", nil)
+		log("winner-gain: no winner")
+		tc("winner-gain", "skip", nil)
+		return
+	}
+	log("winner: %s, %s %s", win.Label, s.Rate(win.Median), s.RateUnit())
+	tc("winner", "pass", win)
+	if win.Vs == nil {
+		log("winner-gain: no baseline to compare with")
+		tc("winner-gain", "skip", nil)
+		return
+	}
+	log("winner-gain: %s against the baseline", win.Vs.String())
+	fmt.Fprintf(w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=winner-gain RESULT=pass MEASUREMENT=%.2f UNITS=%%>\n", win.Vs.Pct)
+}
+
+func vsText(p *Point) string {
+	if p.Vs == nil {
+		return "no baseline to compare with"
+	}
+	return p.Vs.String() + " against the baseline"
+}
