@@ -890,9 +890,9 @@ const maxWindow = 0x1000
 // The ChipIdea ID register's identity fields (ID 5:0 and its complement
 // NID 13:8) and their value on every core citune knows.
 const (
-	idFieldsMask  = 0x00003f3f
-	idFieldsValue = 0x00003a05
-	capMask       = 0xffff00ff // CAPLENGTH and HCIVERSION
+	idFieldsMask  uint32 = 0x00003f3f
+	idFieldsValue uint32 = 0x00003a05
+	capMask       uint32 = 0xffff00ff // CAPLENGTH and HCIVERSION
 )
 
 // identityPinned reports whether the checks prove the controller is a

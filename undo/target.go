@@ -74,7 +74,7 @@ func (t TargetID) Key() string {
 func (t TargetID) String() string {
 	switch t.Kind {
 	case TargetDevMem:
-		return fmt.Sprintf("/dev/mem %#010x", t.Base)
+		return fmt.Sprintf("/dev/mem %#08x", t.Base)
 	case TargetFile:
 		return "image " + t.Path
 	}

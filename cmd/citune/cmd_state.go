@@ -198,9 +198,10 @@ func (a *app) restoreEntry(journal string, e *undo.Entry, force bool) error {
 	fmt.Fprintf(a.env.stdout, "restoring %s (%s %s)\n", e.Target, p.Name, c.Label)
 	rs, err := u.RestoreAll(a.ctx)
 	for _, r := range rs {
-		if r.Wrote || !r.Held {
-			fmt.Fprintf(a.env.stdout, "restored %s %s\n", c.Label, r)
-		}
+		// Values already back (a module reload resets the controller)
+		// are listed too, marked "(already)": the user sees every
+		// journalled item was checked.
+		fmt.Fprintf(a.env.stdout, "restored %s %s\n", c.Label, r)
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "did not return") {

@@ -39,19 +39,20 @@ check "devmem TXFILLTUNING" rd32 "$FILL"
 expect_grep '^0x00020000$' "$E2E_OUT" "TXFILLTUNING.TXFIFOTHRES is 2"
 check "journal kept" test -s "$E2E_JOURNAL"
 expect_grep '"name": "ehci_hcd.log2_irq_thresh"' "$E2E_JOURNAL" "journal holds the module parameter"
-expect_grep '"name": "TXFILLTUNING"' "$E2E_JOURNAL" "journal holds TXFILLTUNING"
+expect_grep '"field": "TXFIFOTHRES"' "$E2E_JOURNAL" "journal holds TXFILLTUNING.TXFIFOTHRES"
 
 # A new sweep does not start over the killed one's originals.
 expect_fail 1 "a new sweep is refused" ct --controller usbh1 sweep --axis TXFIFOTHRES=1 --out /tmp/new.jsonl -- read --size 1M /dev/sda
-expect_grep 'interrupted sweep.*citune restore' "$E2E_OUT" "the refusal points at citune restore"
+expect_grep 'interrupted session, citune sweep.*citune restore' "$E2E_OUT" "the refusal names the killed sweep and points at citune restore"
 check "devmem TXFILLTUNING" rd32 "$FILL"
 expect_grep '^0x00020000$' "$E2E_OUT" "the refused sweep wrote nothing"
 
 # citune restore: driver reloaded with the original parameter, register back.
 check "citune restore" ct restore
-expect_grep 'reloaded usb_storage, ci_hdrc_imx, ci_hdrc, ehci_hcd with ehci_hcd log2_irq_thresh=0' "$E2E_OUT" \
+expect_grep 'restoring /dev/mem 0x02184200 \(qemu-sabrelite usbh1\)' "$E2E_OUT" "restore names the target it writes"
+expect_grep 'restored usbh1 ehci_hcd.log2_irq_thresh = 0$' "$E2E_OUT" \
 	"restore reloads the driver stack with log2_irq_thresh=0"
-expect_grep 'restored usbh1 TXFILLTUNING .* = 0x00000000, reads 0x00000000 +ok' "$E2E_OUT" "restore puts TXFILLTUNING back"
+expect_grep 'restored usbh1 TXFILLTUNING.TXFIFOTHRES = 0( \(already\))?$' "$E2E_OUT" "restore puts TXFILLTUNING.TXFIFOTHRES back (the reload's controller reset may have done it)"
 expect_grep 'restored and removed' "$E2E_OUT" "restore removes the journal"
 check "log2_irq_thresh after restore" cat "$PARAM"
 expect_grep '^0$' "$E2E_OUT" "ehci-hcd runs with log2_irq_thresh=0 again"
