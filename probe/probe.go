@@ -27,8 +27,20 @@ type Run struct {
 	Elapsed   time.Duration `json:"elapsed_ns"`
 	Rate      float64       `json:"rate_bps"` // bytes per second
 	Simulated bool          `json:"simulated,omitempty"`
-	// Hash of the data read (read probe), to compare repeats.
+	// Hash of the data read (read probe), to compare repeats; only when
+	// the run hashed every byte (Integrity "full").
 	Hash string `json:"hash,omitempty"`
+	// Sample is the CRC-32 of the read probe's sample (SampleBytes at
+	// every SampleStride of offsets), kept by every run that checks
+	// integrity.
+	Sample string `json:"sample,omitempty"`
+	// Integrity says what this run checked: "full" (every byte hashed),
+	// "sample", or "" (nothing).
+	Integrity string `json:"integrity,omitempty"`
+	// IntegrityCPU is the time the integrity check itself took, in
+	// seconds. It is not in CPU: the CPU times are those of the system
+	// and the I/O path, so that settings compare on what they cost.
+	IntegrityCPU float64 `json:"integrity_cpu_s,omitempty"`
 	// Corrupt is set when the integrity check failed; Detail names the
 	// offset.
 	Corrupt bool   `json:"corrupt,omitempty"`
@@ -57,6 +69,7 @@ type Run struct {
 	// probe), so that repeats can be compared block by block and a
 	// difference named by its offset.
 	marks    []uint32
+	smarks   []uint32 // the same for the sample check
 	markSize int64
 	markBase int64
 	markSpan int64 // bytes per pass of a timed run that wraps round
