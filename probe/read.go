@@ -19,7 +19,7 @@ import (
 const DefaultReadSize = 256 << 20
 
 // yieldEvery is how often the read loop yields (see run).
-const yieldEvery = 4 * time.Millisecond
+const yieldEvery = 8 * time.Millisecond
 
 // maxMarks bounds the per-block hashes kept for comparing repeats.
 const maxMarks = 1 << 20
