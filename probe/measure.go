@@ -121,7 +121,13 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 		runs := make([]Run, len(ps))
 		runErrs := make([]error, len(ps))
 		s := acc.begin()
-		var wg sync.WaitGroup
+		type out struct {
+			i   int
+			r   Run
+			err error
+		}
+		ch := make(chan out, len(ps))
+		started := 0
 		for i, p := range ps {
 			if !active[i] {
 				continue
@@ -140,13 +146,40 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 			if warm {
 				rctx = WarmupContext(ctx)
 			}
-			wg.Add(1)
+			started++
 			go func() {
-				defer wg.Done()
-				runs[i], runErrs[i] = p.Run(rctx, progress)
+				r, err := p.Run(rctx, progress)
+				ch <- out{i, r, err}
 			}()
 		}
-		wg.Wait()
+		// Wait for every run, but not past a cancellation: a probe stuck
+		// in the kernel is left behind (the package's cancellation
+		// contract).
+		got := make([]bool, len(ps))
+	wait:
+		for range started {
+			select {
+			case o := <-ch:
+				runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
+			case <-ctx.Done():
+				for {
+					select {
+					case o := <-ch:
+						runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
+						continue
+					default:
+					}
+					break
+				}
+				for i := range ps {
+					if active[i] && !got[i] {
+						runErrs[i] = fmt.Errorf("stopped: %w (the run did not return and was left to finish on its own)", ctx.Err())
+						runs[i] = Run{Err: runErrs[i].Error()}
+					}
+				}
+				break wait
+			}
+		}
 		var bytes int64
 		for i := range ps {
 			if active[i] {

@@ -5,6 +5,27 @@
 // accounts the controller's interrupts (/proc/interrupts), CPU time
 // (/proc/stat) and, where tracefs allows, interrupt handler time; it
 // checks the integrity of the data it moved.
+//
+// Integrity of the read probe (ReadProbe.Verify): by default warm-up runs
+// (Measure's, and the sweep's through WarmupContext) hash every byte and
+// timed runs check a 1/64 sample (SampleBytes at every SampleStride of
+// offsets) inline, so that the timed runs' rate and CPU are the system's;
+// VerifyFull (--full-hash) hashes every byte of every run; VerifyNone
+// (--no-hash) checks nothing. Run.IntegrityCPU is the check's own time;
+// Run.CPU leaves it out. Reference compares the runs of a sweep across
+// points.
+//
+// Cancellation contract (the undo and signal handling rely on it): Run,
+// Measure and MeasureAll return promptly once their context is
+// cancelled, also while a read or write system call is blocked in the
+// kernel (a USB device that stopped answering). The read probe's reads
+// are ordinary system calls, which the Go runtime knows to be blocking,
+// made in a goroutine of their own: a stuck read holds up neither the
+// garbage collector's stop-the-world nor signal delivery nor other
+// goroutines, and Run returns without waiting for it. Such a read then
+// leaves its goroutine (and its thread, and the open file and buffer,
+// which it frees itself if the read ever returns) behind; nothing else
+// is left. The returned error wraps ctx.Err().
 package probe
 
 import (
