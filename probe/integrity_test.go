@@ -144,7 +144,7 @@ func TestSampleIndependentOfBlockSize(t *testing.T) {
 	path, data := randomFile(t, t.TempDir(), 1<<20+3*512)
 	directOK(t, path)
 	for _, bs := range []int64{512, 4096, 20 << 10, 1 << 20} {
-		for _, off := range []int64{0, 512, SampleStride - 512} {
+		for _, off := range []int64{0, 512, 64<<10 - 512, 64 << 10} {
 			r, err := (&ReadProbe{Path: path, BS: bs, Offset: off, Size: -1}).Run(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -210,5 +210,45 @@ func TestBlockedReadDoesNotStallTheProcess(t *testing.T) {
 	o := <-done
 	if !errors.Is(o.err, context.Canceled) || o.r.Err == "" {
 		t.Errorf("Run returned %v (run error %q), want context.Canceled", o.err, o.r.Err)
+	}
+}
+
+// packetFlipReader flips the byte at offset at of every 512-byte packet,
+// like a setting that corrupts the same word of every USB packet.
+type packetFlipReader struct {
+	preader
+	at int64
+}
+
+func (f *packetFlipReader) pread(b []byte, off int64) (int, error) {
+	n, err := f.preader.pread(b, off)
+	for i := int64(0); i < int64(n); i++ {
+		if (off+i)%512 == f.at {
+			b[i] ^= 0x01
+		}
+	}
+	return n, err
+}
+
+// The sample walks through the cache lines of a packet, so that
+// corruption of the same word of every packet in one timed run is caught
+// by the default mode, wherever that word is.
+func TestSampleCatchesTheSameWordOfEveryPacket(t *testing.T) {
+	path, _ := randomFile(t, t.TempDir(), 1<<20)
+	directOK(t, path)
+	for _, at := range []int64{0, 100, 300, 511} {
+		runs := 0
+		p := &ReadProbe{Path: path, BS: 128 << 10, Size: -1, open: func(path string, buffered bool) (preader, error) {
+			runs++
+			f, err := openRead(path, buffered)
+			if err != nil || runs != 3 {
+				return f, err
+			}
+			return &packetFlipReader{preader: f, at: at}, nil
+		}}
+		res, err := Measure(context.Background(), p, Options{Warmup: 1, Repeat: 3})
+		if !errors.Is(err, ErrCorrupt) || len(res.Runs) != 3 || !res.Runs[2].Corrupt {
+			t.Errorf("byte %d of every packet: err %v, runs %d: want the third run corrupt", at, err, len(res.Runs))
+		}
 	}
 }

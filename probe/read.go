@@ -32,8 +32,8 @@ const maxMarks = 1 << 20
 // the value `crc32 FILE`, `rhash --crc32` or Python's zlib.crc32 print
 // for the same bytes) in a second goroutine on a second buffer, or only
 // checks a sample: the first SampleBytes of every SampleStride of the
-// target's offsets (1/64 of the data), hashed inline, which costs next to
-// nothing beside the I/O. Both keep their running CRC at every block
+// target's offsets (about 1/1000 of the data), hashed inline, which costs
+// next to nothing beside the I/O. Both keep their running CRC at every block
 // boundary, so that Measure can compare repeats and name the first block
 // that differs. By default (VerifyWarmup) warm-up runs hash every byte
 // and timed runs check the sample, so the timed runs' rate and CPU are
@@ -74,13 +74,22 @@ const (
 	VerifyNone Verify = "none"
 )
 
-// The sample check: SampleBytes at every SampleStride of the target's
-// byte offsets (offsets, not blocks: runs with other block sizes sample
-// the same bytes). A target shorter than SampleBytes is sampled whole,
-// so its sample CRC equals its CRC.
+// The sample check: SampleBytes (one cache line) at every SampleStride
+// of the target's byte offsets (offsets, not blocks: runs with other
+// block sizes sample the same bytes), about 1/1000 of the data.
+// Decision: what costs here is not the CRC but fetching data that DMA
+// has just written, one cache miss per line; 256 bytes in every 16 KiB
+// cost a third of dd's whole CPU time over a fast disk
+// (bench/probe-vs-dd.sh), 64 bytes in every 64 KiB a tenth of that. The
+// stride is 64 bytes more than 64 KiB, so that the sample walks through
+// every cache line of a 512-byte USB packet and of a 4 KiB page in turn:
+// a setting that corrupts the same word of every packet or page is
+// caught within a few hundred KiB, while a single flipped byte is caught
+// only when it falls into the sample (full hashing: VerifyFull). The
+// warm-up run's full hash catches what corrupts every run.
 const (
-	SampleStride = 16 << 10
-	SampleBytes  = 256
+	SampleStride = 64<<10 + 64
+	SampleBytes  = 64
 )
 
 type warmupKey struct{}

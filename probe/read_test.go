@@ -318,7 +318,7 @@ func loopDevice(t *testing.T, n int) (dev, image string, data []byte) {
 
 func TestReadLoopDevice(t *testing.T) {
 	dev, image, data := loopDevice(t, 8<<20)
-	p, err := Parse([]string{"read", "--bs", "1M", "--size", "all", dev}, Deps{})
+	p, err := Parse([]string{"read", "--bs", "1M", "--size", "all", "--full-hash", dev}, Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,8 +329,8 @@ func TestReadLoopDevice(t *testing.T) {
 		}
 	}}
 	res, err := Measure(context.Background(), hp, Options{Repeat: 2})
-	if len(res.Runs) == 0 || res.Runs[0].Bytes != 8<<20 || res.Runs[0].Sample != sampleOf(data, 0) {
-		t.Fatalf("first run %+v, want all 8MiB with sample %s", res.Runs, sampleOf(data, 0))
+	if len(res.Runs) == 0 || res.Runs[0].Bytes != 8<<20 || res.Runs[0].Hash != crcOf(data) || res.Runs[0].Sample != sampleOf(data, 0) {
+		t.Fatalf("first run %+v, want all 8MiB with hash %s and sample %s", res.Runs, crcOf(data), sampleOf(data, 0))
 	}
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "block at byte offset 6291456") {
 		t.Fatalf("error %v, want the corrupt block at 6MiB named", err)
