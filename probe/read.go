@@ -54,6 +54,9 @@ type ReadProbe struct {
 	Verify Verify
 	// NoHash is Verify = VerifyNone (kept for callers that set it).
 	NoHash bool
+	// NoRing reads with pread(2) even where io_uring is available (see
+	// ring); the benchmark and the tests compare both.
+	NoRing bool
 
 	procRoot string
 	// open opens the target; tests replace it to inject faults.
@@ -127,6 +130,12 @@ type preader interface {
 type osFile struct {
 	f  *os.File
 	fd int
+	// ring, when set, makes the reads (see ring); ctx is the run's.
+	ring *ring
+	ctx  context.Context
+	// inflight is set when a cancelled read is still going on in the
+	// kernel: its buffer must not be freed or reused.
+	inflight bool
 }
 
 // pread reads at off with an ordinary system call, which tells the Go
@@ -140,6 +149,11 @@ type osFile struct {
 // monitor thread finds no work to hand the processor to and leaves a read
 // alone for 10 ms before it looks (bench/probe-vs-dd.sh measures it).
 func (o *osFile) pread(b []byte, off int64) (int, error) {
+	if o.ring != nil {
+		n, inflight, err := o.ring.pread(o.ctx, o.fd, b, off)
+		o.inflight = inflight
+		return n, err
+	}
 	for {
 		n, err := syscall.Pread(o.fd, b, off)
 		if err == syscall.EINTR {
@@ -153,7 +167,12 @@ func (o *osFile) pread(b []byte, off int64) (int, error) {
 }
 
 func (o *osFile) file() *os.File { return o.f }
-func (o *osFile) Close() error   { return o.f.Close() }
+func (o *osFile) Close() error {
+	if o.ring != nil {
+		o.ring.Close()
+	}
+	return o.f.Close()
+}
 
 func openRead(path string, buffered bool) (preader, error) {
 	f, err := openDirect(path, os.O_RDONLY, buffered)
@@ -260,6 +279,12 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	if err := t.checkAlign(p.BS, p.Offset); err != nil {
 		return Run{}, err
 	}
+	of, _ := f.(*osFile)
+	if of != nil && !p.NoRing {
+		if rg, err := newRing(); err == nil {
+			of.ring, of.ctx = rg, ctx
+		}
+	}
 	start, end, err := p.plan(t)
 	if err != nil {
 		return Run{}, err
@@ -284,6 +309,9 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	}
 	var bufs []*alignedBuf
 	defer func() {
+		if of != nil && of.inflight {
+			return // a cancelled read still writes into a buffer: leave them
+		}
 		for _, b := range bufs {
 			b.free()
 		}
