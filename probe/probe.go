@@ -18,11 +18,12 @@
 // Cancellation contract (the undo and signal handling rely on it): Run,
 // Measure and MeasureAll return promptly once their context is
 // cancelled, also while a read or write system call is blocked in the
-// kernel (a USB device that stopped answering). The read probe's reads
-// are ordinary system calls, which the Go runtime knows to be blocking,
-// made in a goroutine of their own: a stuck read holds up neither the
-// garbage collector's stop-the-world nor signal delivery nor other
-// goroutines, and Run returns without waiting for it. Such a read then
+// kernel (a USB device that stopped answering). The read probe reads in
+// a goroutine of its own, through io_uring with waits bounded to 10 ms
+// (or, without io_uring, ordinary system calls, which the Go runtime
+// knows to be blocking): a stuck read holds up neither the garbage
+// collector's stop-the-world nor signal delivery nor other goroutines,
+// and Run returns without waiting for it. Such a read then
 // leaves its goroutine (and its thread, and the open file and buffer,
 // which it frees itself if the read ever returns) behind; nothing else
 // is left. The returned error wraps ctx.Err().
