@@ -73,8 +73,7 @@ type Runner struct {
 	store     *store
 	runs      int
 	total     int
-	planned   int // visits planned (grid, ofat), for progress
-	started   time.Time
+	planned   int           // visits planned (grid, ofat), for progress
 	elapsed   time.Duration // in visits measured this session
 	measured  int           // probe runs this session (for the estimate)
 	alive     []*Point      // adaptive: the points still racing
