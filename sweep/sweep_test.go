@@ -1031,3 +1031,37 @@ func TestSweepMarksWarmupRuns(t *testing.T) {
 		t.Errorf("warm-up marks %v, want %v", w.warm, want)
 	}
 }
+
+// An adaptive race groups every round by module-parameter value too, and
+// stays within the reloads its note announces.
+func TestAdaptiveModParamReloadsWithinItsBound(t *testing.T) {
+	root, loader := modTree(t)
+	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	s := newRunner(t, tg, sweep.ModeAdaptive, "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "AHBBRST=0,1,2,3")
+	s.runner.Plan.Repeats = 3
+	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+	s.runner.Remap = func(context.Context) error { return tg.Identify() }
+	if err := s.runner.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	// 2 values to reach in the first round, 2 more in each of the
+	// other 2 rounds, 1 back: 7.
+	if !slices.ContainsFunc(s.runner.Notes(), func(n string) bool { return strings.Contains(n, "at most 7 reloads") }) {
+		t.Errorf("notes %q lack the bound of 7 reloads", s.runner.Notes())
+	}
+	if _, err := s.runner.Run(context.Background()); err != nil {
+		t.Fatalf("%v\n%s", err, s.log)
+	}
+	loads := 0
+	for _, c := range loader.CallLog() {
+		if strings.HasPrefix(c, "modprobe ehci_hcd ") {
+			loads++
+		}
+	}
+	if loads > 7 || loads < 3 {
+		t.Errorf("ehci_hcd loaded %d times, want 3 to 7", loads)
+	}
+	if !strings.Contains(s.log.String(), "[at most ") {
+		t.Errorf("no bound on the time left in the progress:\n%s", s.log)
+	}
+}
