@@ -107,9 +107,9 @@ func TestFullHashCatchesOneFlipInOneTimedRun(t *testing.T) {
 		at      int64
 		corrupt bool
 	}{
-		"full, unsampled":    {VerifyFull, 5*SampleStride + SampleBytes + 1234, true},
-		"default, unsampled": {VerifyWarmup, 5*SampleStride + SampleBytes + 1234, false},
-		"default, sampled":   {VerifyWarmup, 7*SampleStride + 3, true},
+		"full, unsampled":    {VerifyFull, 2*SampleStride + SampleBytes + 1234, true},
+		"default, unsampled": {VerifyWarmup, 2*SampleStride + SampleBytes + 1234, false},
+		"default, sampled":   {VerifyWarmup, 3*SampleStride + 3, true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -234,7 +234,7 @@ func (f *packetFlipReader) pread(b []byte, off int64) (int, error) {
 // corruption of the same word of every packet in one timed run is caught
 // by the default mode, wherever that word is.
 func TestSampleCatchesTheSameWordOfEveryPacket(t *testing.T) {
-	path, _ := randomFile(t, t.TempDir(), 1<<20)
+	path, _ := randomFile(t, t.TempDir(), 9*SampleStride) // 9 samples: every line of a packet
 	directOK(t, path)
 	for _, at := range []int64{0, 100, 300, 511} {
 		runs := 0

@@ -179,7 +179,7 @@ func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 	off := sizeFlag(fs, "offset", 0, "start at this byte offset")
 	buffered := fs.Bool("buffered", false, "read through the page cache, dropping it first (needs root); for file systems without O_DIRECT")
 	expect := fs.String("expect-hash", "", "the data must hash to this (crc32:XXXXXXXX, as printed by an earlier run)")
-	noHash := fs.Bool("no-hash", false, "check no data at all (by default warm-up runs hash every byte and timed runs check a 1/1000 sample)")
+	noHash := fs.Bool("no-hash", false, "check no data at all (by default warm-up runs hash every byte and timed runs check a 1/4000 sample)")
 	fullHash := fs.Bool("full-hash", false, "hash every byte of every run, timed ones too (catches a single flipped byte; costs CPU in the timed runs)")
 	return func(d Deps, pos, rest []string) (Probe, error) {
 		path, err := oneTarget("read", pos, rest)

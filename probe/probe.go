@@ -9,7 +9,7 @@
 // Integrity of the read probe (ReadProbe.Verify): by default warm-up runs
 // (Measure's, and the sweep's through WarmupContext) hash every byte and
 // timed runs check a sample (SampleBytes at every SampleStride of
-// offsets, about 1/1000) inline, so that the timed runs' rate and CPU are the system's;
+// offsets, about 1/4000) inline, so that the timed runs' rate and CPU are the system's;
 // VerifyFull (--full-hash) hashes every byte of every run; VerifyNone
 // (--no-hash) checks nothing. Run.IntegrityCPU is the check's own time;
 // Run.CPU leaves it out. Reference compares the runs of a sweep across

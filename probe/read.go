@@ -32,7 +32,7 @@ const maxMarks = 1 << 20
 // the value `crc32 FILE`, `rhash --crc32` or Python's zlib.crc32 print
 // for the same bytes) in a second goroutine on a second buffer, or only
 // checks a sample: the first SampleBytes of every SampleStride of the
-// target's offsets (about 1/1000 of the data), hashed inline, which costs
+// target's offsets (about 1/4000 of the data), hashed inline, which costs
 // next to nothing beside the I/O. Both keep their running CRC at every block
 // boundary, so that Measure can compare repeats and name the first block
 // that differs. By default (VerifyWarmup) warm-up runs hash every byte
@@ -79,19 +79,19 @@ const (
 
 // The sample check: SampleBytes (one cache line) at every SampleStride
 // of the target's byte offsets (offsets, not blocks: runs with other
-// block sizes sample the same bytes), about 1/1000 of the data.
+// block sizes sample the same bytes), about 1/4000 of the data.
 // Decision: what costs here is not the CRC but fetching data that DMA
 // has just written, one cache miss per line; 256 bytes in every 16 KiB
 // cost a third of dd's whole CPU time over a fast disk
-// (bench/probe-vs-dd.sh), 64 bytes in every 64 KiB a tenth of that. The
-// stride is 64 bytes more than 64 KiB, so that the sample walks through
-// every cache line of a 512-byte USB packet and of a 4 KiB page in turn:
-// a setting that corrupts the same word of every packet or page is
-// caught within a few hundred KiB, while a single flipped byte is caught
+// (bench/probe-vs-dd.sh), 64 bytes in every 64 KiB still 2 % of the
+// process's CPU in a profile. The stride is 64 bytes more than 256 KiB,
+// so that the sample walks through every cache line of a 512-byte USB
+// packet and of a 4 KiB page in turn: a setting that corrupts the same
+// word of every packet or page is caught within a few MiB, while a single flipped byte is caught
 // only when it falls into the sample (full hashing: VerifyFull). The
 // warm-up run's full hash catches what corrupts every run.
 const (
-	SampleStride = 64<<10 + 64
+	SampleStride = 256<<10 + 64
 	SampleBytes  = 64
 )
 
@@ -385,9 +385,11 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 		// wake-ups per read. A yield every few milliseconds starts a new
 		// tick; yielding at every read would cost a wake-up of its own
 		// (bench/probe-vs-dd.sh measures both).
-		if now := time.Now(); now.Sub(lastYield) >= yieldEvery {
-			runtime.Gosched()
-			lastYield = now
+		if of == nil || of.ring == nil { // the ring's loop needs no yield
+			if now := time.Now(); now.Sub(lastYield) >= yieldEvery {
+				runtime.Gosched()
+				lastYield = now
+			}
 		}
 		m, err := f.pread(b[:n], off)
 		if err != nil {
@@ -504,6 +506,7 @@ type hasher struct {
 	crc   uint32
 	marks []uint32
 	cpu   time.Duration // time spent hashing
+	only  []byte        // the one buffer when nothing is hashed
 }
 
 type chunk struct {
@@ -517,8 +520,8 @@ func newHasher(bufs []*alignedBuf, on bool) *hasher {
 		h.free <- b.b
 	}
 	if !on {
-		// Nothing to hash: the buffer goes straight back, no goroutine.
-		h.full = nil
+		// Nothing to hash: one buffer, no goroutine, no channel.
+		h.full, h.only = nil, bufs[0].b
 		return h
 	}
 	go func() {
@@ -539,12 +542,16 @@ func newHasher(bufs []*alignedBuf, on bool) *hasher {
 }
 
 // next returns a buffer to read into.
-func (h *hasher) next() []byte { return <-h.free }
+func (h *hasher) next() []byte {
+	if h.only != nil {
+		return h.only
+	}
+	return <-h.free
+}
 
 // put hands over n bytes read into b.
 func (h *hasher) put(b []byte, n int64) {
 	if h.full == nil {
-		h.free <- b
 		return
 	}
 	h.full <- chunk{b, n}

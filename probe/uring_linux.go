@@ -187,6 +187,7 @@ func (r *ring) pread(ctx context.Context, fd int, b []byte, off int64) (n int, i
 	*(*uint32)(unsafe.Add(unsafe.Pointer(r.sqArray), 4*uintptr(idx))) = idx
 	atomic.StoreUint32(r.sqTail, tail+1)
 	submit := uint32(1)
+	waited := false // a wait ended without the read: look at ctx
 	for {
 		head := atomic.LoadUint32(r.cqHead)
 		if head != atomic.LoadUint32(r.cqTail) {
@@ -201,10 +202,13 @@ func (r *ring) pread(ctx context.Context, fd int, b []byte, off int64) (n int, i
 		if submit > 0 && atomic.LoadUint32(r.sqHead) == tail+1 {
 			submit = 0 // the kernel took it
 		}
-		if err := ctx.Err(); err != nil && submit == 0 {
-			return 0, true, err
+		if waited && submit == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, true, err
+			}
 		}
 		e := r.enter(submit, 1)
+		waited = e == syscall.ETIME || e == syscall.EINTR
 		// The wait ended (done, timed out, or a signal): let the runtime
 		// stop this goroutine here if it asked to (a stop-the-world, or
 		// the monitor's preemption every 10 ms).
