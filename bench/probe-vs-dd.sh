@@ -2,17 +2,20 @@
 # probe-vs-dd.sh: does `citune probe read` read as fast as `dd iflag=direct`,
 # and at what CPU cost?
 #
-# Builds citune, makes a test file on the local disk, then reads it with
+# Builds citune as released (stripped, -trimpath), makes a test file on the
+# local disk, then reads it with
 #   dd if=FILE of=/dev/null bs=BS iflag=direct
-#   citune probe read --bs BS --size all --repeat 1 FILE          (hashing, the default)
+#   citune probe read --bs BS --size all --repeat 1 FILE            (the default: sample check)
+#   citune probe read --bs BS --size all --repeat 1 --full-hash FILE
 #   citune probe read --bs BS --size all --repeat 1 --no-hash FILE
-# in several rounds, alternating which goes first. Throughput is each
+# in several rounds, alternating which goes first. Run it as root, as users
+# run citune (the handler trace needs tracefs). Throughput is each
 # tool's own timing of its reads (dd's "copied, N s", citune's elapsed_ns);
 # CPU is user+system time of the child process from getrusage (bash's
 # `time`), start-up included. Prints per-round figures and the ratios
-# against dd: throughput (goal >= 0.98; over all rounds, and of the
-# median rounds, which a busy machine disturbs less) and CPU seconds per
-# GiB (goal <= 1.10).
+# against dd: throughput (goal >= 0.98) and CPU seconds per GiB (goal
+# <= 1.10), over all rounds and of the median rounds (which a busy machine
+# disturbs less).
 #
 # Environment: SIZE_MIB (default 512), BS (1M), ROUNDS (7),
 # DIR (where the test file goes; default /var/tmp/citune-bench).
@@ -29,7 +32,7 @@ citune="$DIR/citune"
 file="$DIR/test-${SIZE_MIB}M.bin"
 
 echo "building citune"
-(cd "$top" && go build -o "$citune" ./cmd/citune)
+(cd "$top" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$citune" ./cmd/citune)
 
 want=$((SIZE_MIB * 1024 * 1024))
 if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -ne "$want" ]; then
@@ -71,6 +74,7 @@ run() {
 
 dd_cmd=(dd if="$file" of=/dev/null bs="$BS" iflag=direct)
 hash_cmd=("$citune" probe read --bs "$BS" --size all --repeat 1 --json "$file")
+full_cmd=("$citune" probe read --bs "$BS" --size all --repeat 1 --full-hash --json "$file")
 nohash_cmd=("$citune" probe read --bs "$BS" --size all --repeat 1 --no-hash --json "$file")
 
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(uname -sr)"
@@ -80,30 +84,40 @@ for r in $(seq 1 "$ROUNDS"); do
 	if [ $((r % 2)) -eq 1 ]; then
 		run dd "${dd_cmd[@]}"
 		run citune "${hash_cmd[@]}"
+		run citune-full "${full_cmd[@]}"
 		run citune-nohash "${nohash_cmd[@]}"
 	else
 		run citune-nohash "${nohash_cmd[@]}"
+		run citune-full "${full_cmd[@]}"
 		run citune "${hash_cmd[@]}"
 		run dd "${dd_cmd[@]}"
 	fi
 done
 
-# totals NAME: MiB/s over all rounds, median MiB/s, CPU s per GiB
-totals() {
-	local med
-	med=$(awk '{print $1 / $2 / 1048576}' "$tmp/$1" | sort -g | awk '{a[NR] = $1} END {print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}')
-	awk -v med="$med" '{b += $1; s += $2; c += $3} END {printf "%.6f %.6f %.6f\n", b / s / 1048576, med, c / (b / 1073741824)}' "$tmp/$1"
+# median: the median of a column of numbers on stdin
+median() {
+	sort -g | awk '{a[NR] = $1} END {print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'
 }
-read -r dd_rate dd_med dd_cpu < <(totals dd)
+# totals NAME: MiB/s over all rounds, median MiB/s, CPU s per GiB over all
+# rounds, median CPU s per GiB (a busy machine disturbs medians less)
+totals() {
+	local med cmed
+	med=$(awk '{print $1 / $2 / 1048576}' "$tmp/$1" | median)
+	cmed=$(awk '{print $3 / ($1 / 1073741824)}' "$tmp/$1" | median)
+	awk -v med="$med" -v cmed="$cmed" '{b += $1; s += $2; c += $3} END {printf "%.6f %.6f %.6f %.6f\n", b / s / 1048576, med, c / (b / 1073741824), cmed}' "$tmp/$1"
+}
+read -r dd_rate dd_med dd_cpu dd_cmed < <(totals dd)
 echo
-printf "%-28s %9s %9s %10s %9s %9s %9s\n" "" "MiB/s" "median" "CPU s/GiB" "rate/dd" "median/dd" "cpu/dd"
-printf "%-28s %9.1f %9.1f %10.4f %9s %9s %9s\n" "dd iflag=direct" "$dd_rate" "$dd_med" "$dd_cpu" 1 1 1
-for name in citune citune-nohash; do
-	read -r rate med cpu < <(totals "$name")
+printf "%-30s %8s %8s %9s %9s %8s %8s %8s %8s\n" "" "MiB/s" "median" "CPU s/GiB" "median" "rate/dd" "median" "cpu/dd" "median"
+printf "%-30s %8.1f %8.1f %9.4f %9.4f %8s %8s %8s %8s\n" "dd iflag=direct" "$dd_rate" "$dd_med" "$dd_cpu" "$dd_cmed" 1 1 1 1
+for name in citune citune-full citune-nohash; do
+	read -r rate med cpu cmed < <(totals "$name")
 	label="citune probe read"
+	[ "$name" = citune-full ] && label="citune probe read --full-hash"
 	[ "$name" = citune-nohash ] && label="citune probe read --no-hash"
-	awk -v l="$label" -v r="$rate" -v m="$med" -v c="$cpu" -v dr="$dd_rate" -v dm="$dd_med" -v dc="$dd_cpu" 'BEGIN {
-		printf "%-28s %9.1f %9.1f %10.4f %9.3f %9.3f %9.3f   throughput %s, cpu %s\n", l, r, m, c, r / dr, m / dm, c / dc,
+	awk -v l="$label" -v r="$rate" -v m="$med" -v c="$cpu" -v cm="$cmed" -v dr="$dd_rate" -v dm="$dd_med" -v dc="$dd_cpu" -v dcm="$dd_cmed" 'BEGIN {
+		printf "%-30s %8.1f %8.1f %9.4f %9.4f %8.3f %8.3f %8.3f %8.3f   throughput %s, cpu %s\n", l, r, m, c, cm, r / dr, m / dm, c / dc, cm / dcm,
 			(r / dr >= 0.98 ? "meets >= 0.98" : "MISSES >= 0.98"), (c / dc <= 1.10 ? "meets <= 1.10" : "MISSES <= 1.10")
 	}'
 done
+echo "(goals on the totals over all rounds; the medians are for a busy machine)"

@@ -40,8 +40,10 @@ type Result struct {
 	// failed runs (Err set) included.
 	Runs  []Run `json:"runs"`
 	Stats Stats `json:"stats"`
-	// Hash is the data hash all successful runs agreed on (read probe).
+	// Hash is the data hash all successful runs that hashed every byte
+	// agreed on (read probe); Sample the same for the sample check.
 	Hash    string   `json:"hash,omitempty"`
+	Sample  string   `json:"sample,omitempty"`
 	Corrupt bool     `json:"corrupt,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
 	Err     string   `json:"error,omitempty"`
@@ -68,6 +70,9 @@ type Stats struct {
 	CPUPerGiB    float64 `json:"cpu_s_per_gib,omitempty"`
 	HandlerAvgUS float64 `json:"handler_avg_us,omitempty"`
 	HandlerMaxUS float64 `json:"handler_max_us,omitempty"`
+	// IntegrityCPU is the mean time of the integrity check per run, in
+	// seconds (not included in CPU).
+	IntegrityCPU float64 `json:"integrity_cpu_s,omitempty"`
 }
 
 // ErrCorrupt is wrapped when an integrity check fails.
@@ -97,7 +102,10 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 
 	results := make([]Result, len(ps))
 	active := make([]bool, len(ps))
+	// The first good run of each probe is the reference of the later
+	// runs: one for full hashes, one for samples.
 	refs := make([]*Run, len(ps))
+	srefs := make([]*Run, len(ps))
 	for i, p := range ps {
 		results[i].Probe = p.Name()
 		active[i] = true
@@ -113,7 +121,13 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 		runs := make([]Run, len(ps))
 		runErrs := make([]error, len(ps))
 		s := acc.begin()
-		var wg sync.WaitGroup
+		type out struct {
+			i   int
+			r   Run
+			err error
+		}
+		ch := make(chan out, len(ps))
+		started := 0
 		for i, p := range ps {
 			if !active[i] {
 				continue
@@ -128,13 +142,44 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 					o.Progress(pr)
 				}
 			}
-			wg.Add(1)
+			rctx := ctx
+			if warm {
+				rctx = WarmupContext(ctx)
+			}
+			started++
 			go func() {
-				defer wg.Done()
-				runs[i], runErrs[i] = p.Run(ctx, progress)
+				r, err := p.Run(rctx, progress)
+				ch <- out{i, r, err}
 			}()
 		}
-		wg.Wait()
+		// Wait for every run, but not past a cancellation: a probe stuck
+		// in the kernel is left behind (the package's cancellation
+		// contract).
+		got := make([]bool, len(ps))
+	wait:
+		for range started {
+			select {
+			case o := <-ch:
+				runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
+			case <-ctx.Done():
+				for {
+					select {
+					case o := <-ch:
+						runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
+						continue
+					default:
+					}
+					break
+				}
+				for i := range ps {
+					if active[i] && !got[i] {
+						runErrs[i] = fmt.Errorf("stopped: %w (the run did not return and was left to finish on its own)", ctx.Err())
+						runs[i] = Run{Err: runErrs[i].Error()}
+					}
+				}
+				break wait
+			}
+		}
 		var bytes int64
 		for i := range ps {
 			if active[i] {
@@ -149,6 +194,8 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 			r := runs[i]
 			r.Warmup = warm
 			w.apply(&r)
+			// The integrity check's time is citune's, not the system's.
+			r.CPU.User = max(0, r.CPU.User-r.IntegrityCPU)
 			res := &results[i]
 			res.Simulated = res.Simulated || r.Simulated
 			n := len(res.Runs) + 1
@@ -163,17 +210,29 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 				continue
 			}
 			if !r.Corrupt && refs[i] != nil {
-				if off, differ := firstDiff(refs[i], &r); differ {
+				if off, differ := firstDiff(refs[i], &r, refs[i].marks, r.marks); differ {
 					r.Corrupt = true
 					r.Detail = fmt.Sprintf("run %d read different data than run %d: the first difference is in the %s block at byte offset %d", n, refs[i].seq, fmtSize(r.markSize), off)
+				}
+			}
+			if !r.Corrupt && srefs[i] != nil {
+				if off, differ := firstDiff(srefs[i], &r, srefs[i].smarks, r.smarks); differ {
+					r.Corrupt = true
+					r.Detail = fmt.Sprintf("run %d read different data than run %d in the sampled bytes: the first difference is in the %s block at byte offset %d", n, srefs[i].seq, fmtSize(r.markSize), off)
 				}
 			}
 			r.seq = n
 			if refs[i] == nil && !r.Corrupt && len(r.marks) > 0 {
 				ref := r
+				ref.smarks = nil
 				refs[i] = &ref
 			}
-			r.marks = nil // keep memory down; the reference has its own
+			if srefs[i] == nil && !r.Corrupt && len(r.smarks) > 0 {
+				ref := r
+				ref.marks = nil
+				srefs[i] = &ref
+			}
+			r.marks, r.smarks = nil, nil // keep memory down; the references have their own
 			res.Runs = append(res.Runs, r)
 			if r.Corrupt {
 				res.Corrupt = true
@@ -185,7 +244,8 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 	}
 	for i := range results {
 		results[i].Stats = summarise(results[i].Runs)
-		results[i].Hash = commonHash(results[i].Runs)
+		results[i].Hash = commonHash(results[i].Runs, func(r Run) string { return r.Hash })
+		results[i].Sample = commonHash(results[i].Runs, func(r Run) string { return r.Sample })
 		if !allSimulated(results[i].Runs) {
 			// Simulated runs model their own interrupts: the machine's
 			// accounting does not concern them.
@@ -198,16 +258,16 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 	return results, errors.Join(errs...)
 }
 
-// firstDiff compares the block hashes of two read runs over the blocks
-// both read, and returns the byte offset of the first block that
-// differs.
-func firstDiff(a, b *Run) (int64, bool) {
+// firstDiff compares the block hashes of two read runs (am of a, bm of
+// b: both full or both sample marks) over the blocks both read, and
+// returns the byte offset of the first block that differs.
+func firstDiff(a, b *Run, am, bm []uint32) (int64, bool) {
 	if a.markSize != b.markSize || a.markBase != b.markBase || a.markSize == 0 {
 		return 0, false
 	}
-	n := min(len(a.marks), len(b.marks))
+	n := min(len(am), len(bm))
 	for i := 0; i < n; i++ {
-		if a.marks[i] != b.marks[i] {
+		if am[i] != bm[i] {
 			j := int64(i)
 			if a.markSpan > 0 { // a timed run wraps round
 				perPass := (a.markSpan + a.markSize - 1) / a.markSize
@@ -219,15 +279,15 @@ func firstDiff(a, b *Run) (int64, bool) {
 	return 0, false
 }
 
-func commonHash(runs []Run) string {
+func commonHash(runs []Run, of func(Run) string) string {
 	h := ""
 	for _, r := range runs {
-		if r.Err != "" || r.Hash == "" {
+		if r.Err != "" || of(r) == "" {
 			continue
 		}
 		if h == "" {
-			h = r.Hash
-		} else if h != r.Hash {
+			h = of(r)
+		} else if h != of(r) {
 			return ""
 		}
 	}
@@ -257,6 +317,7 @@ func summarise(runs []Run) Stats {
 		s.CPU.SoftIRQ += r.CPU.SoftIRQ
 		s.CPU.Idle += r.CPU.Idle
 		s.CPU.Total += r.CPU.Total
+		s.IntegrityCPU += r.IntegrityCPU
 		hEvents += r.HandlerEvents
 		hSum += r.HandlerAvgUS * float64(r.HandlerEvents)
 		s.HandlerMaxUS = max(s.HandlerMaxUS, r.HandlerMaxUS)
@@ -271,6 +332,7 @@ func summarise(runs []Run) Stats {
 	}
 	n := float64(s.N)
 	s.IRQsPerSec /= n
+	s.IntegrityCPU /= n
 	s.IRQsPerMiB /= n
 	s.CPU = CPUTimes{User: s.CPU.User / n, System: s.CPU.System / n, IRQ: s.CPU.IRQ / n, SoftIRQ: s.CPU.SoftIRQ / n, Idle: s.CPU.Idle / n, Total: s.CPU.Total / n}
 	if hEvents > 0 {

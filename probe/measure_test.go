@@ -180,3 +180,37 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// stuckProbe's run never returns by itself (it ignores its context),
+// like a write stuck in the kernel.
+type stuckProbe struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (s *stuckProbe) Name() string { return "stuck" }
+func (s *stuckProbe) Run(ctx context.Context, _ func(done, total int64)) (Run, error) {
+	close(s.started)
+	<-s.release
+	return Run{}, nil
+}
+
+// Measure returns once its context is cancelled, also when a probe's run
+// does not: the test hangs (and the test binary's -timeout ends it) if it
+// waited.
+func TestMeasureReturnsOnCancelWhileARunIsStuck(t *testing.T) {
+	sp := &stuckProbe{started: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(func() { close(sp.release) })
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-sp.started
+		cancel()
+	}()
+	res, err := MeasureAll(ctx, []Probe{sp, &fakeProbe{name: "ok", rates: []float64{1e6, 1e6, 1e6}}}, Options{Repeat: 3})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if len(res[0].Runs) != 1 || !strings.Contains(res[0].Runs[0].Err, "left to finish on its own") {
+		t.Errorf("stuck probe's runs %+v", res[0].Runs)
+	}
+}

@@ -114,7 +114,7 @@ type kind struct {
 }
 
 var kinds = map[string]*kind{
-	"read":  {name: "read", synopsis: "read [--bs 1M] [--size N|all | --duration D] [--offset N] [--buffered] [--expect-hash H | --no-hash] FILE|DEVICE", summary: "sequential O_DIRECT reads, like dd iflag=direct; hashes the data to compare repeats", flags: readFlags},
+	"read":  {name: "read", synopsis: "read [--bs 1M] [--size N|all | --duration D] [--offset N] [--buffered] [--expect-hash H | --full-hash | --no-hash] FILE|DEVICE", summary: "sequential O_DIRECT reads, like dd iflag=direct; hashes warm-up runs and samples timed ones to compare repeats", flags: readFlags},
 	"write": {name: "write", synopsis: "write [--bs 1M] [--size 64M] [--offset N] [--destructive] [--buffered] NEWFILE|DIR|DEVICE", summary: "O_DIRECT pattern writes, fsync, read back and compare, remove", flags: writeFlags},
 	"cmd":   {name: "cmd", synopsis: "cmd [--timeout 10m] (--parse iperf3 [--sender] | --regex RE --unit U | --json-path a.b.c --unit U) [--] COMMAND [ARGS]", summary: "run a workload and take its rate from its output", command: true, flags: cmdFlags},
 	"sim":   {name: "sim", synopsis: "sim [--size 64M] [--xfer 120K] [--seed 1] [--write]", summary: "model a mass-storage transfer on the simulated controller (needs --sim)", flags: simFlags},
@@ -180,7 +180,8 @@ func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 	off := sizeFlag(fs, "offset", 0, "start at this byte offset")
 	buffered := fs.Bool("buffered", false, "read through the page cache, dropping it first (needs root); for file systems without O_DIRECT")
 	expect := fs.String("expect-hash", "", "the data must hash to this (crc32:XXXXXXXX, as printed by an earlier run)")
-	noHash := fs.Bool("no-hash", false, "do not hash the data (no integrity check between repeats), for CPUs too slow to hash at the device's rate")
+	noHash := fs.Bool("no-hash", false, "check no data at all (by default warm-up runs hash every byte and timed runs check a 1/4000 sample)")
+	fullHash := fs.Bool("full-hash", false, "hash every byte of every run, timed ones too (catches a single flipped byte; costs CPU in the timed runs)")
 	return func(d Deps, pos, rest []string) (Probe, error) {
 		path, err := oneTarget("read", pos, rest)
 		if err != nil {
@@ -195,6 +196,16 @@ func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		if *expect != "" && *noHash {
 			return nil, usagef("probe read: --expect-hash needs hashing: drop --no-hash")
 		}
+		if *fullHash && *noHash {
+			return nil, usagef("probe read: give --full-hash or --no-hash, not both")
+		}
+		verify := VerifyWarmup
+		switch {
+		case *noHash:
+			verify = VerifyNone
+		case *fullHash:
+			verify = VerifyFull
+		}
 		if *expect != "" && *dur > 0 {
 			return nil, usagef("probe read: --expect-hash needs a fixed --size, not --duration")
 		}
@@ -204,7 +215,7 @@ func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		if _, err := statTarget(path); err != nil {
 			return nil, err
 		}
-		return &ReadProbe{Path: path, BS: *bs, Size: *size, Dur: *dur, Offset: *off, Buffered: *buffered, ExpectHash: *expect, NoHash: *noHash, procRoot: d.ProcRoot}, nil
+		return &ReadProbe{Path: path, BS: *bs, Size: *size, Dur: *dur, Offset: *off, Buffered: *buffered, ExpectHash: *expect, Verify: verify, procRoot: d.ProcRoot}, nil
 	}
 }
 

@@ -45,6 +45,19 @@ func directOK(t *testing.T, path string) {
 
 func crcOf(b []byte) string { return fmt.Sprintf("crc32:%08x", crc32.ChecksumIEEE(b)) }
 
+// sampleOf is the sample check's CRC of data read from offset base,
+// computed the slow way: byte by byte, keeping those whose offset is
+// within SampleBytes of a multiple of SampleStride.
+func sampleOf(data []byte, base int64) string {
+	var s []byte
+	for i, c := range data {
+		if (base+int64(i))%SampleStride < SampleBytes {
+			s = append(s, c)
+		}
+	}
+	return crcOf(s)
+}
+
 func TestReadFile(t *testing.T) {
 	path, data := randomFile(t, t.TempDir(), 3<<20+10000) // ends in a partial block
 	directOK(t, path)
@@ -62,6 +75,7 @@ func TestReadFile(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := tc.p
 			p.Path = path
+			p.Verify = VerifyFull
 			if p.Buffered && os.Geteuid() != 0 {
 				t.Skip("dropping the page cache needs root")
 			}
@@ -75,6 +89,9 @@ func TestReadFile(t *testing.T) {
 			}
 			if want := crcOf(tc.want); r.Hash != want {
 				t.Errorf("hash %s, want %s", r.Hash, want)
+			}
+			if want := sampleOf(tc.want, p.Offset); r.Sample != want {
+				t.Errorf("sample %s, want %s", r.Sample, want)
 			}
 			if r.Rate <= 0 || r.Elapsed <= 0 {
 				t.Errorf("rate %v over %v", r.Rate, r.Elapsed)
@@ -153,7 +170,7 @@ func TestReadRepeatsCatchCorruptByte(t *testing.T) {
 	directOK(t, path)
 	const bs = 256 << 10
 	const at = 5*bs + 1234
-	p := &hookProbe{Probe: &ReadProbe{Path: path, BS: bs, Size: -1}, before: func(n int) {
+	p := &hookProbe{Probe: &ReadProbe{Path: path, BS: bs, Size: -1, Verify: VerifyFull}, before: func(n int) {
 		if n == 3 {
 			flipByte(t, path, at)
 		}
@@ -214,7 +231,7 @@ func TestReadDeviceDisappears(t *testing.T) {
 	if len(res.Runs) != 3 || res.Runs[2].Bytes != 2<<20 || res.Runs[2].Err == "" {
 		t.Fatalf("runs %+v: want two good runs and the failed one with 2MiB done", res.Runs)
 	}
-	if res.Stats.N != 2 || res.Stats.Mean <= 0 || res.Hash == "" {
+	if res.Stats.N != 2 || res.Stats.Mean <= 0 || res.Sample == "" {
 		t.Errorf("what was measured before the failure is lost: %+v", res)
 	}
 }
@@ -301,7 +318,7 @@ func loopDevice(t *testing.T, n int) (dev, image string, data []byte) {
 
 func TestReadLoopDevice(t *testing.T) {
 	dev, image, data := loopDevice(t, 8<<20)
-	p, err := Parse([]string{"read", "--bs", "1M", "--size", "all", dev}, Deps{})
+	p, err := Parse([]string{"read", "--bs", "1M", "--size", "all", "--full-hash", dev}, Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,8 +329,8 @@ func TestReadLoopDevice(t *testing.T) {
 		}
 	}}
 	res, err := Measure(context.Background(), hp, Options{Repeat: 2})
-	if len(res.Runs) == 0 || res.Runs[0].Bytes != 8<<20 || res.Runs[0].Hash != crcOf(data) {
-		t.Fatalf("first run %+v, want all 8MiB with hash %s", res.Runs, crcOf(data))
+	if len(res.Runs) == 0 || res.Runs[0].Bytes != 8<<20 || res.Runs[0].Hash != crcOf(data) || res.Runs[0].Sample != sampleOf(data, 0) {
+		t.Fatalf("first run %+v, want all 8MiB with hash %s and sample %s", res.Runs, crcOf(data), sampleOf(data, 0))
 	}
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "block at byte offset 6291456") {
 		t.Fatalf("error %v, want the corrupt block at 6MiB named", err)

@@ -35,8 +35,12 @@ func (r *Runner) adaptive(ctx context.Context) error {
 		return err
 	}
 	target := 0
-	for len(alive) > 0 {
+	for round := 0; len(alive) > 0; round++ {
 		target = nextTarget(target, r.Plan.Repeats)
+		// Grouped by module-parameter value, every other round in the
+		// opposite order: one reload per value and round at most.
+		alive = r.byReload(alive, round%2 == 1)
+		r.alive, r.target = alive, target
 		var next []*Point
 		for _, p := range alive {
 			if have := r.store.runs(p.Key); have < target {

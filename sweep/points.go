@@ -165,6 +165,79 @@ func (r *Runner) groupingNotes(pts []*Point) []string {
 	return notes
 }
 
+// modKey is a point's module-parameter values, "" without such axes.
+func (r *Runner) modKey(vals []string) string {
+	var ks []string
+	for i, a := range r.axes {
+		if a.Kind == KindModParam {
+			ks = append(ks, vals[i])
+		}
+	}
+	return strings.Join(ks, "\x00")
+}
+
+// byReload orders pts so that a module-parameter value is loaded once:
+// the points at the original values first, then the other values one
+// group after the other in the order their first point has in pts;
+// within a group pts' (shuffled) order is kept. reverse puts the groups
+// in the opposite order (an adaptive sweep alternates, so that a round
+// starts with the values the last one ended with). Without
+// module-parameter axes pts is returned as it is.
+func (r *Runner) byReload(pts []*Point, reverse bool) []*Point {
+	if !slices.ContainsFunc(r.axes, func(a Axis) bool { return a.Kind == KindModParam }) {
+		return pts
+	}
+	// The groups' order comes from the plan's points once they exist, so
+	// that it stays the same from round to round.
+	order := pts
+	if r.points != nil {
+		order = r.points
+	}
+	rank := map[string]int{r.modKey(r.orig): 0}
+	for _, p := range order {
+		if _, ok := rank[r.modKey(p.Values)]; !ok {
+			rank[r.modKey(p.Values)] = len(rank)
+		}
+	}
+	out := slices.Clone(pts)
+	slices.SortStableFunc(out, func(a, b *Point) int {
+		ra, rb := rank[r.modKey(a.Values)], rank[r.modKey(b.Values)]
+		if reverse {
+			ra, rb = rb, ra
+		}
+		return ra - rb
+	})
+	return out
+}
+
+// schedule is the order of a grid or one-factor sweep's visits:
+// the baseline, the points, the baseline again after every
+// BaselineEvery points and at the end; and the module reloads that
+// order needs. A baseline between points is left out where it would
+// need a reload (the points at other module-parameter values): two
+// reloads for one baseline visit cost more than the drift it watches.
+func (r *Runner) schedule() (visits []*Point, reloads int) {
+	cur := r.modKey(r.orig)
+	add := func(p *Point) {
+		if k := r.modKey(p.Values); k != cur {
+			reloads++
+			cur = k
+		}
+		visits = append(visits, p)
+	}
+	base := r.baselinePoint()
+	every := r.Plan.BaselineEvery
+	add(base)
+	for i, p := range r.points {
+		add(p)
+		if every > 0 && (i+1)%every == 0 && i+1 < len(r.points) && r.modKey(base.Values) == cur {
+			add(base)
+		}
+	}
+	add(base)
+	return visits, reloads
+}
+
 // shuffled returns pts in an order drawn from seed.
 func shuffled(pts []*Point, seed int64) []*Point {
 	out := slices.Clone(pts)

@@ -84,7 +84,11 @@ type Runner struct {
 	store    *store
 	runs     int
 	total    int
-	planned  int // visits planned (grid, ofat), for progress
+	planned  int           // visits planned (grid, ofat), for progress
+	elapsed  time.Duration // in visits measured this session
+	measured int           // probe runs this session (for the estimate)
+	alive    []*Point      // adaptive: the points still racing
+	target   int           // adaptive: runs every alive point has after this round
 	failures int
 	notHeld  int
 	corrupt  int
@@ -220,18 +224,24 @@ func (r *Runner) Prepare() error {
 			return err
 		}
 	}
+	// Points at one module-parameter value are measured one after the
+	// other (byReload): the driver stack is reloaded only when the value
+	// changes.
 	switch r.Plan.Mode {
 	case ModeOFAT:
-		r.points = r.ofatPoints()
+		r.points = r.byReload(r.ofatPoints(), false)
 	case ModeAdaptive:
-		r.points = shuffled(r.gridPoints(), r.Plan.Seed)
+		r.points = r.byReload(shuffled(r.gridPoints(), r.Plan.Seed), false)
 	default:
-		r.points = shuffled(r.gridPoints(), r.Plan.Seed)
+		r.points = r.byReload(shuffled(r.gridPoints(), r.Plan.Seed), false)
 	}
 	if len(r.points) == 0 {
 		return fmt.Errorf("%w: no point differs from the original settings", ErrPlan)
 	}
 	r.notes = append(r.notes, r.groupingNotes(r.points)...)
+	if needReload {
+		r.notes = append(r.notes, r.reloadNote())
+	}
 	r.store = newStore()
 	return nil
 }
@@ -485,27 +495,40 @@ func (r *Runner) execute(ctx context.Context) error {
 	case ModeAdaptive:
 		return r.adaptive(ctx)
 	}
-	sched := r.points
-	every := r.Plan.BaselineEvery
-	r.planned = len(sched) + 2
-	if every > 0 && len(sched) > 0 {
-		r.planned += (len(sched) - 1) / every
-	}
-	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats); err != nil {
-		return err
-	}
-	for i, p := range sched {
+	sched, _ := r.schedule()
+	r.planned = len(sched)
+	for _, p := range sched {
 		if _, err := r.visit(ctx, p, r.Plan.Repeats); err != nil {
 			return err
 		}
-		if every > 0 && (i+1)%every == 0 && i+1 < len(sched) {
-			if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats); err != nil {
-				return err
-			}
-		}
 	}
-	_, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats)
-	return err
+	return nil
+}
+
+// reloadNote says how many module reloads the plan needs.
+func (r *Runner) reloadNote() string {
+	groups := map[string]bool{}
+	for _, p := range r.points {
+		groups[r.modKey(p.Values)] = true
+	}
+	if r.Plan.Mode == ModeAdaptive {
+		// Rounds alternate the order of the values, so a round after
+		// the first needs one reload fewer than it has values.
+		rounds := 0
+		for t := 0; t < r.Plan.Repeats; rounds++ {
+			t = nextTarget(t, r.Plan.Repeats)
+		}
+		n := len(groups)
+		if groups[r.modKey(r.orig)] {
+			n--
+		}
+		most := n + (rounds-1)*max(len(groups)-1, 0) + 1
+		return fmt.Sprintf("module parameters: %d value(s) to load, points grouped by value: at most %d reloads of %s over %d rounds (and back to the original values)",
+			len(groups), most, strings.Join(r.Host.Modules, ", "), rounds)
+	}
+	_, n := r.schedule()
+	return fmt.Sprintf("module parameters: %d value(s), points grouped by value: the plan reloads %s %d time(s), the last back to the original values",
+		len(groups), strings.Join(r.Host.Modules, ", "), n)
 }
 
 // visit applies a point, lets it settle, probes it n times (after the
@@ -526,6 +549,8 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (string, error) {
 		r.count(cv.Point.Status)
 		return cv.Point.Status, nil
 	}
+	t0 := time.Now()
+	defer func() { r.elapsed += time.Since(t0) }()
 	settings := r.settings(p)
 	label := SettingsString(settings)
 	if p.Baseline {
@@ -574,6 +599,8 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (string, error) {
 		return "", err
 	}
 	r.count(rec.Status)
+	r.elapsed += time.Since(t0)
+	t0 = time.Now()
 	r.progress(seq, &rec)
 	if rec.Status == StatusFailed {
 		r.failures++
@@ -603,12 +630,19 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 	var runs []RunRecord
 	total := r.Plan.Warmup + n
 	for i := 0; i < total; i++ {
-		run, perr := r.Prober.Measure(ctx)
+		mctx := ctx
+		if i < r.Plan.Warmup {
+			// A read probe hashes every byte of a warm-up run (untimed)
+			// and only samples the timed ones.
+			mctx = probe.WarmupContext(ctx)
+		}
+		run, perr := r.Prober.Measure(mctx)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		r.runs++
 		r.total++
+		r.measured++
 		rr := RunRecord{Type: TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
 			Warmup: i < r.Plan.Warmup, Time: r.Now().UTC(), Run: run, Held: true}
 		if perr != nil {
@@ -669,11 +703,45 @@ func (r *Runner) summarise(rec *PointRecord) {
 	}
 }
 
+// left estimates the time the rest of the sweep takes from the time per
+// probe run so far (apply, settle, reloads and warm-ups included): the
+// visits still planned for a grid or one-factor sweep, an upper bound
+// for an adaptive one (every point still racing measured up to the
+// plan's runs). It is "" before the first run.
+func (r *Runner) left(seq int) string {
+	if r.measured == 0 {
+		return ""
+	}
+	per := r.elapsed / time.Duration(r.measured)
+	visit := r.Plan.Warmup + r.Plan.Repeats
+	runs := 0
+	bound := ""
+	switch {
+	case r.Plan.Mode == ModeAdaptive:
+		bound = "at most "
+		rounds := 0
+		for t := r.target; t < r.Plan.Repeats; rounds++ {
+			t = nextTarget(t, r.Plan.Repeats)
+		}
+		for _, p := range r.alive {
+			runs += max(r.Plan.Repeats-r.store.runs(p.Key), 0) + r.Plan.Warmup*(rounds+1)
+		}
+		runs += visit // the last baseline
+	case r.planned > 0:
+		runs = (r.planned - seq) * visit
+	default:
+		return ""
+	}
+	d := (per * time.Duration(runs)).Round(time.Second)
+	return fmt.Sprintf(" [%sabout %s left]", bound, d)
+}
+
 func (r *Runner) progress(seq int, rec *PointRecord) {
 	pos := fmt.Sprintf("[%d]", seq)
 	if r.planned > 0 {
 		pos = fmt.Sprintf("[%d/%d]", seq, r.planned)
 	}
+	eta := r.left(seq)
 	name := SettingsString(rec.Settings)
 	if rec.Baseline {
 		name = "baseline"
@@ -684,13 +752,13 @@ func (r *Runner) progress(seq int, rec *PointRecord) {
 		if rec.VsBaseline != nil {
 			s += ", " + rec.VsBaseline.String()
 		}
-		r.logf("%s\n", s)
+		r.logf("%s%s\n", s, eta)
 	case StatusNotHeld:
-		r.logf("%s %s: NOT HELD (%s): %s\n", pos, name, rec.Reason, strings.Join(rec.Changed, "; "))
+		r.logf("%s %s: NOT HELD (%s): %s%s\n", pos, name, rec.Reason, strings.Join(rec.Changed, "; "), eta)
 	case StatusCorrupt:
-		r.logf("%s %s: CORRUPT: %s\n", pos, name, rec.Reason)
+		r.logf("%s %s: CORRUPT: %s%s\n", pos, name, rec.Reason, eta)
 	default:
-		r.logf("%s %s: %s: %s\n", pos, name, rec.Status, rec.Reason)
+		r.logf("%s %s: %s: %s%s\n", pos, name, rec.Status, rec.Reason, eta)
 	}
 }
 

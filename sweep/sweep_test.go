@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/citune/citune/probe"
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
@@ -914,5 +915,126 @@ func TestRankTiePrefersOriginalSettings(t *testing.T) {
 	}
 	if rk = sweep.Rank(pts, rates(30), nil, nil); rk.Ranked[0].Key != "a" {
 		t.Errorf("without originals the higher median should lead: %+v", rk.Ranked)
+	}
+}
+
+// A module-parameter axis of 3 values and a register axis of 4 values
+// reload the driver stack once per value (points are grouped by value),
+// not once per point: with the current value among the three, two
+// reloads reach the others and one returns for the last baseline.
+func TestModParamSweepReloadsOncePerValue(t *testing.T) {
+	for _, tc := range []struct {
+		values  string
+		reloads int
+	}{
+		{"0,3,6", 3}, // 0 is the current value
+		{"2,3,6", 4},
+	} {
+		t.Run(tc.values, func(t *testing.T) {
+			root, loader := modTree(t)
+			tg := simTarget(t, "imx6q", soc.SimOptions{})
+			s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh="+tc.values, "AHBBRST=0,1,2,3")
+			s.runner.Plan.Repeats = 1
+			s.runner.Plan.BaselineEvery = 2
+			s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+			s.runner.Remap = func(context.Context) error { return tg.Identify() }
+			if err := s.runner.Prepare(); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("the plan reloads %s %d time(s)", strings.Join(tg.Profile.Reload.Modules, ", "), tc.reloads)
+			if !slices.ContainsFunc(s.runner.Notes(), func(n string) bool { return strings.Contains(n, want) }) {
+				t.Errorf("notes %q lack %q", s.runner.Notes(), want)
+			}
+			if _, err := s.runner.Run(context.Background()); err != nil {
+				t.Fatalf("%v\n%s", err, s.log)
+			}
+			loads := 0
+			for _, c := range loader.CallLog() {
+				if strings.HasPrefix(c, "modprobe ehci_hcd ") {
+					loads++
+				}
+			}
+			if loads != tc.reloads {
+				t.Errorf("ehci_hcd loaded %d times, want %d: %q", loads, tc.reloads, loader.CallLog())
+			}
+			res, err := sweep.Load(s.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			visited := map[string]bool{}
+			for _, p := range res.Points {
+				visited[p.Point] = true
+			}
+			if len(visited) != 13 { // 12 points and the baseline
+				t.Errorf("%d points visited, want 13", len(visited))
+			}
+			if !strings.Contains(s.log.String(), "left]") {
+				t.Errorf("no estimate of the time left in the progress:\n%s", s.log)
+			}
+		})
+	}
+}
+
+// warmRecorder records which runs the sweep marked as warm-ups.
+type warmRecorder struct {
+	sweep.Prober
+	warm []bool
+}
+
+func (w *warmRecorder) Measure(ctx context.Context) (probe.Run, error) {
+	w.warm = append(w.warm, probe.IsWarmup(ctx))
+	return w.Prober.Measure(ctx)
+}
+
+// The sweep marks its warm-up runs, so that a read probe hashes every
+// byte of those and only samples the timed runs.
+func TestSweepMarksWarmupRuns(t *testing.T) {
+	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0")
+	s.runner.Plan.Warmup = 1
+	s.runner.Plan.Repeats = 2
+	w := &warmRecorder{Prober: s.land}
+	s.runner.Prober = w
+	if _, err := s.runner.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// baseline, the point, baseline: one warm-up and two runs each.
+	want := []bool{true, false, false, true, false, false, true, false, false}
+	if !slices.Equal(w.warm, want) {
+		t.Errorf("warm-up marks %v, want %v", w.warm, want)
+	}
+}
+
+// An adaptive race groups every round by module-parameter value too, and
+// stays within the reloads its note announces.
+func TestAdaptiveModParamReloadsWithinItsBound(t *testing.T) {
+	root, loader := modTree(t)
+	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	s := newRunner(t, tg, sweep.ModeAdaptive, "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "AHBBRST=0,1,2,3")
+	s.runner.Plan.Repeats = 3
+	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+	s.runner.Remap = func(context.Context) error { return tg.Identify() }
+	if err := s.runner.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	// 2 values to reach in the first round, 2 more in each of the
+	// other 2 rounds, 1 back: 7.
+	if !slices.ContainsFunc(s.runner.Notes(), func(n string) bool { return strings.Contains(n, "at most 7 reloads") }) {
+		t.Errorf("notes %q lack the bound of 7 reloads", s.runner.Notes())
+	}
+	if _, err := s.runner.Run(context.Background()); err != nil {
+		t.Fatalf("%v\n%s", err, s.log)
+	}
+	loads := 0
+	for _, c := range loader.CallLog() {
+		if strings.HasPrefix(c, "modprobe ehci_hcd ") {
+			loads++
+		}
+	}
+	if loads > 7 || loads < 3 {
+		t.Errorf("ehci_hcd loaded %d times, want 3 to 7", loads)
+	}
+	if !strings.Contains(s.log.String(), "[at most ") {
+		t.Errorf("no bound on the time left in the progress:\n%s", s.log)
 	}
 }

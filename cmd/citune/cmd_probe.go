@@ -281,6 +281,12 @@ func printResults(w io.Writer, results []probe.Result) {
 		if res.Hash != "" {
 			fmt.Fprintf(w, "  data %s (every run read the same)\n", res.Hash)
 		}
+		if res.Sample != "" && res.Sample != res.Hash {
+			fmt.Fprintf(w, "  data sample %s (64 bytes in every 256 KiB; every run read the same; --full-hash hashes all)\n", res.Sample)
+		}
+		if s.IntegrityCPU > 0.0005 {
+			fmt.Fprintf(w, "  integrity check %.3f s CPU per run (not in the CPU figures)\n", s.IntegrityCPU)
+		}
 		if res.Simulated {
 			fmt.Fprintln(w, "  simulated: these figures come from the sim probe's model, not from hardware")
 		}

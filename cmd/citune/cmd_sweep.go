@@ -478,16 +478,16 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 // probeAdapter runs one probe run per Measure call with the probe
 // package's accounting (probe.Measure with Repeat 1), and checks that
 // every run that read as many bytes read the same data as the first run
-// of the sweep (a read probe's hash): across points, so that a setting
-// that corrupts transfers shows. The probe's own checks (write probe
+// of the sweep (probe.Reference: the full hash of warm-up runs, the
+// sample of every run): across points, so that a setting that corrupts
+// transfers shows. The sweep marks its warm-up runs' context
+// (probe.WarmupContext). The probe's own checks (write probe
 // verification, the sim probe's model) set Corrupt themselves.
 type probeAdapter struct {
-	p        probe.Probe
-	env      probe.Env
-	ref      string
-	refRun   int
-	refBytes int64
-	n        int
+	p   probe.Probe
+	env probe.Env
+	ref probe.Reference
+	n   int
 }
 
 func (pa *probeAdapter) Measure(ctx context.Context) (probe.Run, error) {
@@ -503,15 +503,7 @@ func (pa *probeAdapter) Measure(ctx context.Context) (probe.Run, error) {
 	if err != nil && !r.Corrupt {
 		return r, err
 	}
-	if r.Hash != "" && !r.Corrupt {
-		switch {
-		case pa.ref == "":
-			pa.ref, pa.refRun, pa.refBytes = r.Hash, pa.n, r.Bytes
-		case r.Bytes == pa.refBytes && r.Hash != pa.ref:
-			r.Corrupt = true
-			r.Detail = fmt.Sprintf("the data read hash to %s; the sweep's probe run %d read %s", r.Hash, pa.refRun, pa.ref)
-		}
-	}
+	pa.ref.Check(&r, pa.n)
 	return r, nil
 }
 
