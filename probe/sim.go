@@ -125,7 +125,9 @@ func (p *SimProbe) settings() (simmodel.Settings, error) {
 		return s, err
 	}
 	s.NonBurst = p.NonBurst
-	if nb, ok := p.Ctl.(NonBurstReader); ok {
+	// An explicit --non-burst wins; otherwise the controller's usbmisc
+	// word says, where it is mapped; else the SoC's Linux default.
+	if nb, ok := p.Ctl.(NonBurstReader); ok && p.NonBurst == simmodel.NonBurstSoCDefault {
 		if on, known := nb.NonBurst(); known {
 			s.NonBurst = simmodel.NonBurstOff
 			if on {

@@ -80,9 +80,13 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("controller %s's map ends at %#x past its span %#x", c.Label, c.Map.End(), c.Span())
 			}
 		}
-		// Every accepted board value names a field it fits.
+		// Every accepted board value names a field it fits, in the
+		// profile's map or (the usbmisc word) a controller's.
 		for _, b := range p.Board {
 			ref, err := p.Map.Lookup(b.Field)
+			for i := 0; err != nil && i < len(p.Controllers); i++ {
+				ref, err = p.Controllers[i].Map.Lookup(b.Field)
+			}
 			if err != nil || ref.Field == nil || b.Value > ref.Field.WidthMax() {
 				t.Fatalf("accepted board value %+v: %v", b, err)
 			}

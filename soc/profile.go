@@ -391,7 +391,7 @@ func (p *Profile) build(l *locator, ps *problems) {
 		km.Registers = append(km.Registers, r)
 	}
 	p.checkKnobs(l, ps, km)
-	p.checkBoard(l, ps, m)
+	p.checkBoard(l, ps, km) // board values may name the usbmisc word
 	for k, s := range p.Sim.ReadAsZero {
 		if _, _, err := ParseRange(s); err != nil {
 			ps.add(l.at(fmt.Sprintf("sim.read_as_zero[%d]", k)), "sim.read_as_zero: %v", err)

@@ -513,6 +513,21 @@ type simProxy struct{ t *soc.Target }
 
 func (s simProxy) Read32(off uint32) (uint32, error) { return s.t.Acc.Read32(off) }
 func (s simProxy) SoC() string                       { return s.t.Profile.Name }
+
+// NonBurst reads the usbmisc non-burst bit where the profile maps the
+// port's usbmisc word (probe.NonBurstReader): the simulated board then
+// models the bit the registers say, not only the SoC's Linux default.
+func (s simProxy) NonBurst() (on, ok bool) {
+	ref, err := s.t.Profile.Map.Lookup("USBMISC_CTRL.NON_BURST")
+	if err != nil || ref.Field == nil {
+		return false, false
+	}
+	v, err := s.t.Acc.Read32(ref.Reg.Offset)
+	if err != nil {
+		return false, false
+	}
+	return ref.Field.Get(v) == 1, true
+}
 func (s simProxy) Transfer() {
 	if s.t.Sim != nil {
 		s.t.Sim.Transfer()
