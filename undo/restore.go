@@ -151,31 +151,14 @@ func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	defer cancel()
 	var out []Restored
 	var errs []error
-	if len(e.ModParams) > 0 {
-		params := map[string]string{}
-		var names []string
-		for _, p := range e.ModParams {
-			mod, param, _ := strings.Cut(p.Name, ".")
-			if cur, err := s.readParam(mod, param); err == nil && cur == p.Original {
-				out = append(out, Restored{Name: p.Name, Want: p.Original, Got: cur, Held: true})
-				continue
-			}
-			params[p.Name] = p.Original
-			names = append(names, p.Name)
-		}
-		if len(params) > 0 {
-			if s.o.Host == nil {
-				errs = append(errs, errors.New("module parameters to restore but no module loader"))
-			} else if err := s.o.Host.RestoreParams(ctx, params); err != nil {
-				errs = append(errs, err)
-			} else {
-				for _, n := range names {
-					mod, param, _ := strings.Cut(n, ".")
-					got, _ := s.readParam(mod, param)
-					out = append(out, Restored{Name: n, Want: params[n], Got: got, Held: got == params[n], Wrote: true})
-				}
-			}
-		}
+	var ps []paramTarget
+	for _, p := range e.ModParams {
+		ps = append(ps, paramTarget{p.Name, p.Original})
+	}
+	rs, err := s.restoreParams(ctx, ps)
+	out = append(out, rs...)
+	if err != nil {
+		errs = append(errs, err)
 	}
 	files := slices.Clone(e.Files)
 	slices.SortStableFunc(files, func(a, b FileRec) int { return b.Time.Compare(a.Time) })
@@ -217,6 +200,47 @@ func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	return out, summarise(out, errs)
+}
+
+// paramTarget is a module parameter ("module.param") and the value to
+// put back.
+type paramTarget struct{ name, want string }
+
+// restoreParams reloads the module stack once with every parameter that
+// is not at its value already, and reads each back.
+func (s *Session) restoreParams(ctx context.Context, ps []paramTarget) ([]Restored, error) {
+	var out []Restored
+	params := map[string]string{}
+	var names []string
+	for _, p := range ps {
+		mod, param, _ := strings.Cut(p.name, ".")
+		if cur, err := s.readParam(mod, param); err == nil && cur == p.want {
+			out = append(out, Restored{Name: p.name, Want: p.want, Got: cur, Held: true})
+			continue
+		}
+		params[p.name] = p.want
+		names = append(names, p.name)
+	}
+	if len(params) == 0 {
+		return out, nil
+	}
+	if s.o.Host == nil {
+		return out, errors.New("module parameters to restore but no module loader")
+	}
+	if err := s.o.Host.RestoreParams(ctx, params); err != nil {
+		return out, err
+	}
+	for _, n := range names {
+		mod, param, _ := strings.Cut(n, ".")
+		got, _ := s.readParam(mod, param)
+		out = append(out, Restored{Name: n, Want: params[n], Got: got, Held: got == params[n], Wrote: true})
+	}
+	return out, nil
+}
+
+// summarise joins the errors of a restore and names what did not return.
+func summarise(out []Restored, errs []error) error {
 	var bad []string
 	for _, r := range out {
 		if !r.Held {
@@ -226,5 +250,5 @@ func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	if len(bad) > 0 {
 		errs = append(errs, fmt.Errorf("some values did not return: %s", strings.Join(bad, "; ")))
 	}
-	return out, errors.Join(errs...)
+	return errors.Join(errs...)
 }

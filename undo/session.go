@@ -488,34 +488,17 @@ func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, err
 	var out []Restored
 	var errs []error
 	// Module parameters first: a reload resets the controller.
-	params := map[string]string{}
-	var pnames []string
+	var ps []paramTarget
 	for _, t := range todo {
-		if t.kind != 'p' {
-			continue
+		if t.kind == 'p' {
+			_, v := target(t)
+			ps = append(ps, paramTarget{t.name, v})
 		}
-		_, v := target(t)
-		mod, param, _ := strings.Cut(t.name, ".")
-		cur, err := s.readParam(mod, param)
-		if err == nil && cur == v {
-			out = append(out, Restored{Name: t.name, Want: v, Got: cur, Held: true})
-			continue
-		}
-		params[t.name] = v
-		pnames = append(pnames, t.name)
 	}
-	if len(params) > 0 {
-		if s.o.Host == nil {
-			errs = append(errs, errors.New("module parameters to restore but no host"))
-		} else if err := s.o.Host.RestoreParams(ctx, params); err != nil {
-			errs = append(errs, err)
-		} else {
-			for _, n := range pnames {
-				mod, param, _ := strings.Cut(n, ".")
-				got, _ := s.readParam(mod, param)
-				out = append(out, Restored{Name: n, Want: params[n], Got: got, Held: got == params[n], Wrote: true})
-			}
-		}
+	rs, err := s.restoreParams(ctx, ps)
+	out = append(out, rs...)
+	if err != nil {
+		errs = append(errs, err)
 	}
 	for _, t := range todo {
 		if t.kind != 'f' {
@@ -536,7 +519,7 @@ func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, err
 			fields = append(fields, fieldTarget{off: t.off, mask: t.mask, want: v, name: t.label})
 		}
 	}
-	rs, err := restoreFields(s.o.Map, s.o.Acc, fields)
+	rs, err = restoreFields(s.o.Map, s.o.Acc, fields)
 	out = append(out, rs...)
 	if err != nil {
 		errs = append(errs, err)
@@ -550,16 +533,7 @@ func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, err
 	if err := s.dropRestored(); err != nil {
 		errs = append(errs, err)
 	}
-	var bad []string
-	for _, r := range out {
-		if !r.Held {
-			bad = append(bad, r.String())
-		}
-	}
-	if len(bad) > 0 {
-		errs = append(errs, fmt.Errorf("some values did not return: %s", strings.Join(bad, "; ")))
-	}
-	return out, errors.Join(errs...)
+	return out, summarise(out, errs)
 }
 
 func (s *Session) readParam(mod, param string) (string, error) {

@@ -277,11 +277,7 @@ func runSweep(a *app, args []string) error {
 		scopeRoot = os.DirFS(o.sysRoot)
 	}
 	users := paramUsers(scopeRoot, p, t, plan)
-	uo := undoOpts{adopt: prev != nil, reload: host.ReloadSpec()}
-	if host != nil {
-		uo.host = host
-	}
-	u, closeUndo, err := a.openUndo(t, undo.KindSweep, uo)
+	u, closeUndo, err := a.openUndo(t, undo.KindSweep, undoOpts{adopt: prev != nil}.withHost(host))
 	if err != nil {
 		return err
 	}

@@ -57,11 +57,7 @@ func runTUI(a *app, args []string) error {
 		host = &sweep.Host{Root: "/", Loader: sweep.ExecLoader{}, Modules: t.Profile.Reload.Modules,
 			Wait: t.Profile.Reload.Wait, WaitTimeout: defaultReloadTimeout}
 	}
-	uo := undoOpts{reload: host.ReloadSpec()}
-	if host != nil {
-		uo.host = host
-	}
-	u, closeUndo, err := a.openUndo(t, undo.KindTUI, uo)
+	u, closeUndo, err := a.openUndo(t, undo.KindTUI, undoOpts{}.withHost(host))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"periph.io/x/conn/v3"
 
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/undo"
 )
 
@@ -104,4 +105,13 @@ func explainUndo(err error, k undo.Kind) error {
 		return withCode(exitUsage, fmt.Errorf("%w (--allow-live writes it anyway)", err))
 	}
 	return err
+}
+
+// withHost adds a sweep host (files, module reloads) to the options; a
+// nil host stays a nil interface.
+func (o undoOpts) withHost(h *sweep.Host) undoOpts {
+	if h != nil {
+		o.host, o.reload = h, h.ReloadSpec()
+	}
+	return o
 }
