@@ -177,8 +177,15 @@ func (s *Session) Owner() Owner { return s.o.Owner }
 // Target is the session's target.
 func (s *Session) Target() TargetID { return s.o.Target }
 
-// Journal is the journal file ("" when none is kept).
-func (s *Session) Journal() string { return s.o.Journal }
+// Journal is the journal file that keeps this target's register
+// originals ("" when none is kept: none given, or a simulated
+// controller, whose registers die with the process).
+func (s *Session) Journal() string {
+	if s.o.Target.Kind == TargetSim {
+		return ""
+	}
+	return s.o.Journal
+}
 
 // String describes the session's target (conn.Resource).
 func (s *Session) String() string { return s.o.Target.String() }
