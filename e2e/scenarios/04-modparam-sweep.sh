@@ -16,6 +16,9 @@ check "sweep log2_irq_thresh=0,3,6" ct --controller usbh1 sweep \
 	--axis modparam:ehci_hcd.log2_irq_thresh=0,3,6 --repeat 2 --warmup 0 --settle 0 --seed 1 \
 	--out "$R" -- read --size 8M /dev/sda
 cp "$E2E_OUT" /tmp/sweep.out
+# How long a reload of the stack takes here (the simulator's modelled
+# reload time cites it): each reload event and the record after it.
+run sh -c "grep -A1 '\"event\":\"reload\"' $R | sed -n 's/.*\"time\":\"[^T]*T\([^\"]*\)\".*/\1/p'"
 expect_grep 'grid sweep of 3 points' /tmp/sweep.out "the sweep plans 3 points"
 expect_grep 'reloading usb_storage, ci_hdrc_imx, ci_hdrc, ehci_hcd with ehci_hcd log2_irq_thresh=6' /tmp/sweep.out \
 	"the driver stack is reloaded with log2_irq_thresh=6"
