@@ -1,0 +1,286 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/citune/citune/soc"
+)
+
+// This file holds Prepare: everything a sweep checks and computes before
+// its first write.
+
+// Prepare validates the plan against the target and the system and
+// computes the points. It writes nothing. Run calls it when it has not
+// been called.
+func (r *Runner) Prepare() error {
+	if r.axes != nil {
+		return nil
+	}
+	if err := r.Plan.Check(); err != nil {
+		return err
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.MaxFailures <= 0 {
+		r.MaxFailures = 3
+	}
+	t := r.Target
+	m := t.Profile.Map
+	axes := slices.Clone(r.Plan.Axes)
+	var errs []error
+	for i := range axes {
+		if axes[i].Kind != KindRegister {
+			continue
+		}
+		ref, err := m.Lookup(axes[i].Name)
+		if err != nil || ref.Field == nil {
+			errs = append(errs, fmt.Errorf("%w: axis %s: not a field of %s's map", ErrPlan, axes[i].Name, t.Profile.Name))
+			continue
+		}
+		axes[i].Ref = ref
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	snap, err := soc.Take(m, t.Acc)
+	if err != nil {
+		return err
+	}
+	r.snapshot = snap
+	r.role = t.Role(snap)
+	r.axes = axes
+	r.live = make([]string, len(axes))
+	needReload := false
+	for i, a := range axes {
+		switch a.Kind {
+		case KindRegister:
+			v, _ := snap.Value(a.Ref.Reg.Name)
+			r.live[i] = strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
+			if k := t.Profile.Knob(a.Ref); k != nil && k.Param != "" && k.Driver != "" && slices.Contains(k.ParamRoles, r.role) {
+				if t.Sim != nil && !t.Sim.DriverModelled() {
+					r.notes = append(r.notes, fmt.Sprintf("note: %s in %s role: on a board ehci-hcd rewrites it and the points would not hold (sweep modparam:%s there); the simulated driver is off (--sim-driver=false or --reset-values), so they hold here.", a.Name, r.role, k.Param))
+				} else {
+					r.notes = append(r.notes, fmt.Sprintf("warning: %s in %s role: %s Points will probably not hold; sweep modparam:%s instead.", a.Name, r.role, k.Driver, k.Param))
+				}
+			}
+		case KindFile:
+			if r.Host == nil {
+				errs = append(errs, fmt.Errorf("%w: axis %s: no host access configured for file axes", ErrPlan, a.Name))
+				continue
+			}
+			v, err := r.Host.ReadFile(a.Name)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%w: axis %s: %v", ErrPlan, a.Name, err))
+				continue
+			}
+			if f, err := os.OpenFile(r.Host.path(a.Name), os.O_WRONLY, 0); err != nil {
+				errs = append(errs, fmt.Errorf("%w: axis %s: not writable: %v", ErrPlan, a.Name, err))
+				continue
+			} else {
+				f.Close()
+			}
+			r.live[i] = v
+		case KindModParam:
+			needReload = true
+			if us, ok := r.ParamUsers[a.Name]; ok {
+				r.notes = append(r.notes, fmt.Sprintf("modparam:%s is module-wide: every point changes %s", a.Name, soc.ParamUsersString(us)))
+			}
+			v, err := r.checkModParam(a)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			r.live[i] = v
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	r.orig = slices.Clone(r.live)
+	r.session = 1
+	if r.Resume != nil {
+		if err := r.checkResume(); err != nil {
+			return err
+		}
+	}
+	r.cur = slices.Clone(r.live)
+	if err := r.findDeps(); err != nil {
+		return err
+	}
+	if needReload {
+		if err := r.Host.snapshotLoaded(); err != nil {
+			return err
+		}
+	}
+	// Points at one module-parameter value are measured one after the
+	// other (byReload): the driver stack is reloaded only when the value
+	// changes.
+	switch r.Plan.Mode {
+	case ModeOFAT:
+		r.points = r.byReload(r.ofatPoints(), false)
+	case ModeAdaptive:
+		r.points = r.byReload(shuffled(r.gridPoints(), r.Plan.Seed), false)
+	default:
+		r.points = r.byReload(shuffled(r.gridPoints(), r.Plan.Seed), false)
+	}
+	if len(r.points) == 0 {
+		return fmt.Errorf("%w: no point differs from the original settings", ErrPlan)
+	}
+	r.notes = append(r.notes, r.groupingNotes(r.points)...)
+	if needReload {
+		r.notes = append(r.notes, r.reloadNote())
+	}
+	r.store = newStore()
+	return nil
+}
+
+// checkModParam refuses a module parameter that cannot be swept and
+// returns its current value.
+func (r *Runner) checkModParam(a Axis) (string, error) {
+	h := r.Host
+	if h == nil || h.Loader == nil {
+		return "", fmt.Errorf("%w: axis modparam:%s: no module loader configured", ErrPlan, a.Name)
+	}
+	st, err := h.ModuleState(a.Module)
+	if err != nil {
+		return "", fmt.Errorf("%w: axis modparam:%s: %v", ErrPlan, a.Name, err)
+	}
+	switch st {
+	case ModBuiltIn:
+		return "", fmt.Errorf("%w: axis modparam:%s: %s is built into the kernel (/sys/module/%s has no initstate and it is not in /proc/modules), so it cannot be reloaded with another %s; set it on the kernel command line (%s=V) and measure each value after a reboot",
+			ErrPlan, a.Name, a.Module, a.Module, a.Param, a.Name)
+	case ModAbsent:
+		return "", fmt.Errorf("%w: axis modparam:%s: module %s is not loaded (load it and make the probe's device work first)", ErrPlan, a.Name, a.Module)
+	}
+	inStack := false
+	for _, m := range h.Modules {
+		if ModuleName(m) == a.Module {
+			inStack = true
+		}
+	}
+	if !inStack {
+		return "", fmt.Errorf("%w: axis modparam:%s: %s is not in the reload sequence (%s); give the modules to reload, top first, with --reload", ErrPlan, a.Name, a.Module, strings.Join(h.Modules, ", "))
+	}
+	v, err := h.ReadParam(a.Module, a.Param)
+	if err != nil {
+		return "", fmt.Errorf("%w: axis modparam:%s: cannot read the current value (%v): does %s have a parameter %s?", ErrPlan, a.Name, err, a.Module, a.Param)
+	}
+	for i := range r.Target.Profile.Knobs {
+		k := &r.Target.Profile.Knobs[i]
+		if !strings.EqualFold(k.Param, a.Name) {
+			continue
+		}
+		lim := uint64(math.MaxInt32)
+		switch k.ParamEncoding {
+		case "log2":
+			lim = 6 // ITC up to 64 micro-frames
+		case "park":
+			lim = 3
+		}
+		for _, v := range a.Values {
+			n, err := strconv.ParseUint(v, 10, 32)
+			if err != nil || n > lim {
+				return "", fmt.Errorf("%w: axis modparam:%s: value %s: want an integer 0..%d", ErrPlan, a.Name, v, lim)
+			}
+		}
+		break
+	}
+	return v, nil
+}
+
+// findDeps finds the swept fields that only take effect while another
+// field has a value, and checks the condition can be met.
+func (r *Runner) findDeps() error {
+	p := r.Target.Profile
+	var errs []error
+	for i, a := range r.axes {
+		if a.Kind != KindRegister {
+			continue
+		}
+		k := p.Knob(a.Ref)
+		if k == nil || k.Requires == "" {
+			continue
+		}
+		cond, err := p.Map.ParseChange(k.Requires)
+		if err != nil || cond.Ref.Field == nil {
+			continue
+		}
+		d := dep{axis: i, cond: cond, condAxis: -1}
+		for j, b := range r.axes {
+			if b.Kind == KindRegister && b.Ref.Reg == cond.Ref.Reg && b.Ref.Field == cond.Ref.Field {
+				d.condAxis = j
+			}
+		}
+		if d.condAxis < 0 {
+			v, _ := r.snapshot.Value(cond.Ref.Reg.Name)
+			d.live = cond.Ref.Field.Get(v)
+			if d.live != cond.Value {
+				errs = append(errs, fmt.Errorf("%w: %s takes effect only with %s, which reads %d: sweep it too (--axis %s=%d,%d) or set it first",
+					ErrPlan, a.Name, cond, d.live, cond.Ref.Field.Name, cond.Value, d.live))
+				continue
+			}
+		}
+		r.deps = append(r.deps, d)
+	}
+	return errors.Join(errs...)
+}
+
+// checkResume checks that the results file is for this target and plan,
+// takes its originals as the baseline and its closed visits for reuse.
+func (r *Runner) checkResume() error {
+	h := r.Resume.Header
+	t := r.Target
+	if h.Profile != t.Profile.Name || !strings.EqualFold(h.Controller, t.Controller.Label) || h.Target != t.Kind {
+		return fmt.Errorf("%w: the results file is for %s %s (%s), this is %s %s (%s)", ErrPlan, h.Profile, h.Controller, h.Target, t.Profile.Name, t.Controller.Label, t.Kind)
+	}
+	if a, b := planKey(h.Plan), planKey(r.Plan); a != b {
+		return fmt.Errorf("%w: the plan differs from the results file's:\n  file: %s\n  now:  %s\nresume with the same axes, mode, repeat, warmup, seed and baseline-every (or leave them out to take the file's)", ErrPlan, a, b)
+	}
+	if n := len(r.Resume.Ends); n > 0 && r.Resume.Ends[n-1].Status == EndComplete {
+		r.notes = append(r.notes, "the sweep in the results file is complete; nothing is measured again")
+	}
+	for i, a := range r.axes {
+		v, ok := h.Originals[a.Name]
+		if !ok {
+			return fmt.Errorf("%w: the results file has no original value of %s", ErrPlan, a.Name)
+		}
+		if v != r.live[i] {
+			r.notes = append(r.notes, fmt.Sprintf("%s is %s now but was %s when the sweep started: the baseline stays %s, and %s is put back at the end", a.Name, r.live[i], v, v, v))
+		}
+		r.orig[i] = v
+	}
+	r.session = r.Resume.Sessions() + 1
+	r.resumed = r.Resume.Visits()
+	r.elimDone = r.Resume.Eliminated()
+	r.total = r.Resume.ProbeRuns()
+	return nil
+}
+
+// planKey renders what must match for a resume.
+func planKey(p Plan) string {
+	type ax struct {
+		Kind   Kind
+		Name   string
+		Values []string
+	}
+	var as []ax
+	for _, a := range p.Axes {
+		as = append(as, ax{a.Kind, a.Name, a.Values})
+	}
+	b, _ := json.Marshal(struct {
+		Axes                           []ax
+		Mode                           string
+		Repeats, Warmup, BaselineEvery int
+		Seed                           int64
+	}{as, p.Mode, p.Repeats, p.Warmup, p.BaselineEvery, p.Seed})
+	return string(b)
+}

@@ -1,0 +1,262 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/citune/citune/probe"
+)
+
+// This file holds one visit of a point: apply, verify, probe, record,
+// and the progress line with its estimate of the time left.
+
+// visit applies a point, lets it settle, probes it n times (after the
+// warm-ups) and checks after every run that its settings held. It
+// returns the point's status. An error ends the sweep (cancelled, or a
+// failure the next points would share).
+func (r *Runner) visit(ctx context.Context, p *Point, n int) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	r.visitSeq++
+	seq := r.visitSeq
+	if cv, ok := r.resumed[seq]; ok {
+		if cv.Point.Point != p.Key {
+			return "", fmt.Errorf("the results file does not match the plan: its visit %d measured %q where the plan now measures %q", seq, cv.Point.Point, p.Key)
+		}
+		r.store.addVisit(cv.Point, cv.Runs)
+		r.count(cv.Point.Status)
+		return cv.Point.Status, nil
+	}
+	t0 := time.Now()
+	defer func() { r.elapsed += time.Since(t0) }()
+	settings := r.settings(p)
+	label := SettingsString(settings)
+	if p.Baseline {
+		label = "baseline (original settings)"
+	}
+	if err := r.event(EventApply, p.Key, "applying "+label); err != nil {
+		return "", err
+	}
+	rec := PointRecord{Type: TypePoint, Session: r.session, Visit: seq, Point: p.Key, Baseline: p.Baseline, Settings: settings,
+		Ignored: r.ignored(p), Note: p.Note, Status: StatusOK}
+	applied, mism, reloaded, err := r.apply(ctx, p)
+	rec.Applied, rec.Reloaded = applied, reloaded
+	var runs []RunRecord
+	switch {
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	case err != nil:
+		var fatal *fatalError
+		if errors.As(err, &fatal) {
+			return "", err
+		}
+		rec.Status, rec.Reason = StatusFailed, err.Error()
+	case len(mism) > 0:
+		rec.Status, rec.Reason, rec.Changed = StatusNotHeld, "did not stick when written", mism
+	default:
+		if err := r.sleep(ctx, r.Plan.Settle); err != nil {
+			return "", err
+		}
+		runs, err = r.probe(ctx, p, n, &rec)
+		if err != nil {
+			return "", err
+		}
+	}
+	for _, rr := range runs {
+		if !rr.Warmup && rr.Held && rr.Error == "" && !rr.Run.Corrupt {
+			rec.Runs++
+			rec.Rates = append(rec.Rates, rr.Run.Rate)
+		}
+	}
+	if rec.Rates == nil {
+		rec.Rates = []float64{}
+	}
+	r.store.addVisit(rec, runs)
+	r.summarise(&rec)
+	if err := r.Out.Write(rec); err != nil {
+		return "", err
+	}
+	r.count(rec.Status)
+	r.elapsed += time.Since(t0)
+	t0 = time.Now()
+	r.progress(seq, &rec)
+	if rec.Status == StatusFailed {
+		r.failures++
+		if r.failures >= r.MaxFailures {
+			return rec.Status, fmt.Errorf("%d points in a row failed; the last: %s", r.failures, rec.Reason)
+		}
+	} else {
+		r.failures = 0
+	}
+	return rec.Status, nil
+}
+
+func (r *Runner) count(status string) {
+	switch status {
+	case StatusNotHeld:
+		r.notHeld++
+	case StatusCorrupt:
+		r.corrupt++
+	}
+}
+
+// probe measures the warm-ups and n runs, checking the settings after
+// each. It stops at the first run that did not hold, was corrupt or
+// failed. An error means the sweep must stop (ctx cancelled, results
+// file).
+func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) ([]RunRecord, error) {
+	var runs []RunRecord
+	total := r.Plan.Warmup + n
+	for i := 0; i < total; i++ {
+		mctx := ctx
+		if i < r.Plan.Warmup {
+			// A read probe hashes every byte of a warm-up run (untimed)
+			// and only samples the timed ones.
+			mctx = probe.WarmupContext(ctx)
+		}
+		run, perr := r.Prober.Measure(mctx)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r.runs++
+		r.total++
+		r.measured++
+		rr := RunRecord{Type: TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
+			Warmup: i < r.Plan.Warmup, Time: r.Now().UTC(), Run: run, Held: true}
+		if perr != nil {
+			rr.Error = perr.Error()
+		}
+		changed, cerr := r.check(p)
+		if len(changed) > 0 {
+			rr.Held, rr.Changed = false, changed
+		}
+		if err := r.Out.Write(rr); err != nil {
+			return nil, err
+		}
+		runs = append(runs, rr)
+		kind := "run"
+		if rr.Warmup {
+			kind = "warm-up run"
+		}
+		switch {
+		case cerr != nil:
+			rec.Status, rec.Reason = StatusFailed, fmt.Sprintf("reading the settings back after %s %d: %v", kind, i+1, cerr)
+		case !rr.Held:
+			rec.Status, rec.Reason, rec.Changed = StatusNotHeld, fmt.Sprintf("changed during %s %d", kind, i+1), changed
+		case run.Corrupt:
+			rec.Status, rec.Reason = StatusCorrupt, fmt.Sprintf("%s %d failed its integrity check: %s", kind, i+1, or(run.Detail, "data differ"))
+			r.logf("!!! CORRUPT DATA at %s: %s\n", SettingsString(rec.Settings), rec.Reason)
+		case perr != nil:
+			rec.Status, rec.Reason = StatusFailed, fmt.Sprintf("probe %s %d: %v", kind, i+1, perr)
+		default:
+			continue
+		}
+		break
+	}
+	return runs, nil
+}
+
+// summarise fills a point record's statistics over all its visits.
+func (r *Runner) summarise(rec *PointRecord) {
+	if rec.Baseline {
+		rec.Total = len(r.store.baseline)
+		rec.Median = Median(r.store.baseline)
+		if rec.Total == 0 {
+			rec.Median = 0
+		}
+		return
+	}
+	ps := r.store.pts[rec.Point]
+	rec.Total = len(ps.Rates)
+	rec.Unit = ps.Unit
+	if len(ps.Rates) == 0 {
+		return
+	}
+	rec.Median = Median(ps.Rates)
+	rec.IRQsPerMiB = medianOf(ps.IRQsPerMiB)
+	rec.CPUPerMiB = medianOf(ps.CPUPerMiB)
+	if len(r.store.baseline) > 0 && rec.Status == StatusOK {
+		c := Compare(ps.Rates, r.store.baseline, Confidence, rec.Point+"|baseline")
+		rec.VsBaseline = &c
+	}
+}
+
+// left estimates the time the rest of the sweep takes from the time per
+// probe run so far (apply, settle, reloads and warm-ups included): the
+// visits still planned for a grid or one-factor sweep, an upper bound
+// for an adaptive one (every point still racing measured up to the
+// plan's runs). It is "" before the first run.
+func (r *Runner) left(seq int) string {
+	if r.measured == 0 {
+		return ""
+	}
+	per := r.elapsed / time.Duration(r.measured)
+	visit := r.Plan.Warmup + r.Plan.Repeats
+	runs := 0
+	bound := ""
+	switch {
+	case r.Plan.Mode == ModeAdaptive:
+		bound = "at most "
+		rounds := 0
+		for t := r.target; t < r.Plan.Repeats; rounds++ {
+			t = nextTarget(t, r.Plan.Repeats)
+		}
+		for _, p := range r.alive {
+			runs += max(r.Plan.Repeats-r.store.runs(p.Key), 0) + r.Plan.Warmup*(rounds+1)
+		}
+		runs += visit // the last baseline
+	case r.planned > 0:
+		runs = (r.planned - seq) * visit
+	default:
+		return ""
+	}
+	d := (per * time.Duration(runs)).Round(time.Second)
+	return fmt.Sprintf(" [%sabout %s left]", bound, d)
+}
+
+func (r *Runner) progress(seq int, rec *PointRecord) {
+	pos := fmt.Sprintf("[%d]", seq)
+	if r.planned > 0 {
+		pos = fmt.Sprintf("[%d/%d]", seq, r.planned)
+	}
+	eta := r.left(seq)
+	name := SettingsString(rec.Settings)
+	if rec.Baseline {
+		name = "baseline"
+	}
+	switch rec.Status {
+	case StatusOK:
+		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, FormatRate(rec.Median, rec.Unit), rec.Total)
+		if rec.VsBaseline != nil {
+			s += ", " + rec.VsBaseline.String()
+		}
+		r.logf("%s%s\n", s, eta)
+	case StatusNotHeld:
+		r.logf("%s %s: NOT HELD (%s): %s%s\n", pos, name, rec.Reason, strings.Join(rec.Changed, "; "), eta)
+	case StatusCorrupt:
+		r.logf("%s %s: CORRUPT: %s%s\n", pos, name, rec.Reason, eta)
+	default:
+		r.logf("%s %s: %s: %s%s\n", pos, name, rec.Status, rec.Reason, eta)
+	}
+}
+
+func (r *Runner) sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	if r.Sleep != nil {
+		return r.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
