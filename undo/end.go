@@ -1,0 +1,279 @@
+package undo
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/citune/citune/regs"
+)
+
+// This file holds how a session ends: restoring what it changed,
+// settling the journal, keeping values, halting, closing.
+
+// Restored is one item put back.
+type Restored struct {
+	Name  string // REG.FIELD, file path or module.param
+	Want  string
+	Got   string
+	Held  bool
+	Wrote bool // false: it was back already
+}
+
+// Restore returns everything the session changed to its value when the
+// session first changed it (for adopted records of an interrupted
+// session, to the original), newest change first: module parameters (a
+// reload resets the controller), files, then register fields by
+// read-modify-write of those fields only. Journal records whose item is
+// back at its original are dropped. It runs even when ctx is cancelled.
+func (s *Session) Restore(ctx context.Context) ([]Restored, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.restore(ctx, nil)
+}
+
+// Revert restores the given fields only (the TUI's revert).
+func (s *Session) Revert(refs []regs.Ref) ([]Restored, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.restore(context.Background(), refs)
+}
+
+func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	todo := slices.Clone(s.touched)
+	if only != nil {
+		todo = slices.DeleteFunc(todo, func(t *touch) bool {
+			return t.kind != 'r' || !slices.ContainsFunc(only, func(r regs.Ref) bool {
+				return r.Reg.Offset == t.off && (r.Field == nil || r.Field.Mask() == t.mask)
+			})
+		})
+	}
+	slices.SortStableFunc(todo, func(a, b *touch) int { return b.seq - a.seq })
+	var origs map[key]FieldRec
+	var forigs map[key]string
+	if len(s.adopted) > 0 || s.o.Journal != "" {
+		origs, forigs = s.originals()
+	}
+	target := func(t *touch) (uint32, string) {
+		if s.adopted[t.key] {
+			if fr, ok := origs[t.key]; ok {
+				return fr.Original, ""
+			}
+			if v, ok := forigs[t.key]; ok {
+				return 0, v
+			}
+		}
+		return t.start, t.str
+	}
+	var out []Restored
+	var errs []error
+	// Module parameters first: a reload resets the controller.
+	var ps []paramTarget
+	for _, t := range todo {
+		if t.kind == 'p' {
+			_, v := target(t)
+			ps = append(ps, paramTarget{t.name, v})
+		}
+	}
+	rs, err := s.restoreParams(ctx, ps)
+	out = append(out, rs...)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, t := range todo {
+		if t.kind != 'f' {
+			continue
+		}
+		_, v := target(t)
+		r, err := restoreFile(s.o.Host, t.name, v)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	var fields []fieldTarget
+	for _, t := range todo {
+		if t.kind == 'r' {
+			v, _ := target(t)
+			fields = append(fields, fieldTarget{off: t.off, mask: t.mask, want: v, name: t.label})
+		}
+	}
+	rs, err = restoreFields(s.o.Map, s.o.Acc, fields)
+	out = append(out, rs...)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	// Forget what is back at its session-start value.
+	for _, r := range out {
+		if r.Held {
+			s.touched = slices.DeleteFunc(s.touched, func(t *touch) bool { return t.label == r.Name || t.name == r.Name && t.kind != 'r' })
+		}
+	}
+	if err := s.dropRestored(); err != nil {
+		errs = append(errs, err)
+	}
+	return out, summarise(out, errs)
+}
+
+func (s *Session) readParam(mod, param string) (string, error) {
+	if s.o.Host == nil {
+		return "", errors.New("no host")
+	}
+	return s.o.Host.ReadParam(mod, param)
+}
+
+// originals reads the journal's originals of this target.
+func (s *Session) originals() (map[key]FieldRec, map[key]string) {
+	fr := map[key]FieldRec{}
+	fs := map[key]string{}
+	if s.o.Journal == "" {
+		return fr, fs
+	}
+	j, err := Load(s.o.Journal)
+	if err != nil {
+		return fr, fs
+	}
+	e := j.Find(s.o.Target.Key())
+	if e == nil {
+		return fr, fs
+	}
+	for _, f := range e.Fields {
+		fr[key{off: f.Offset, mask: f.Mask, kind: 'r'}] = f
+	}
+	for _, f := range e.Files {
+		fs[key{name: f.Path, kind: 'f'}] = f.Original
+	}
+	for _, p := range e.ModParams {
+		fs[key{name: p.Name, kind: 'p'}] = p.Original
+	}
+	return fr, fs
+}
+
+// dropRestored removes the journal records of this target whose item is
+// back at its original value, and, for a long session with nothing of its
+// own left changed, its registration.
+func (s *Session) dropRestored() error {
+	if s.o.Journal == "" {
+		return nil
+	}
+	return Update(s.o.Journal, func(j *Journal) error {
+		e := j.Find(s.o.Target.Key())
+		if e == nil {
+			return nil
+		}
+		e.prune(s.o.Acc, s.o.Host)
+		if len(s.touched) == 0 || s.kept {
+			e.Sessions = slices.DeleteFunc(e.Sessions, s.o.Owner.Same)
+		}
+		return nil
+	})
+}
+
+// prune drops the records of items that are at their original value now.
+func (e *Entry) prune(acc regs.Accessor, h Host) {
+	e.Fields = slices.DeleteFunc(e.Fields, func(f FieldRec) bool {
+		v, err := acc.Read32(f.Offset)
+		return err == nil && v&f.Mask == f.Original
+	})
+	if h == nil {
+		return
+	}
+	e.Files = slices.DeleteFunc(e.Files, func(f FileRec) bool {
+		v, err := h.ReadFile(f.Path)
+		return err == nil && FileHolds(f.Original, v)
+	})
+	e.ModParams = slices.DeleteFunc(e.ModParams, func(p ParamRec) bool {
+		mod, param, _ := strings.Cut(p.Name, ".")
+		v, err := h.ReadParam(mod, param)
+		return err == nil && v == p.Original
+	})
+	if len(e.ModParams) == 0 && len(e.Files) == 0 {
+		e.Reload = nil
+	}
+}
+
+// Settle brings the journal and the session's own bookkeeping up to date
+// after the caller put values back itself (a sweep returning to its
+// starting point through Apply): records at their original are dropped,
+// items back at their session-start value (or at their original) are no
+// longer the session's changes, and a long session with none left is
+// deregistered.
+func (s *Session) Settle() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	origs, forigs := s.originals()
+	s.touched = slices.DeleteFunc(s.touched, func(t *touch) bool {
+		switch t.kind {
+		case 'r':
+			v, err := s.o.Acc.Read32(t.off)
+			if err != nil {
+				return false
+			}
+			fr, ok := origs[t.key]
+			return v&t.mask == t.start || ok && v&t.mask == fr.Original
+		case 'f':
+			if s.o.Host == nil {
+				return false
+			}
+			v, err := s.o.Host.ReadFile(t.name)
+			return err == nil && (FileHolds(t.str, v) || FileHolds(forigs[t.key], v))
+		default:
+			mod, param, _ := strings.Cut(t.name, ".")
+			v, err := s.readParam(mod, param)
+			return err == nil && (v == t.str || v == forigs[t.key])
+		}
+	})
+	return s.dropRestored()
+}
+
+// Keep ends a long session's ownership without restoring: its changes
+// stay (as after `citune set`) until `citune restore`.
+func (s *Session) Keep() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kept = true
+	s.touched = nil
+	return s.dropRestored()
+}
+
+// Halt undoes this process's changes (periph's conn.Resource): the quit
+// and signal paths call it; it is safe to call more than once and from
+// another goroutine than the one writing.
+func (s *Session) Halt() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.halted || s.kept {
+		return nil
+	}
+	s.halted = true
+	if s.o.Owner.Kind == KindSet {
+		// A set's change is meant to last until `citune restore`.
+		return nil
+	}
+	_, err := s.restore(context.Background(), nil)
+	return err
+}
+
+// Close releases the target's lock. A long session that still has
+// changes of its own (its restore failed, or it was never called) stays
+// registered, so the next session sees it as interrupted and `citune
+// restore` puts the originals back.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.o.Owner.Kind.Long() && len(s.touched) == 0 && s.o.Journal != "" {
+		err = s.dropRestored()
+	}
+	s.lk.release()
+	return err
+}
