@@ -141,8 +141,9 @@ func (in *injector) inject(t *testing.T, dir, name string, dtsErr bool) *Sweep {
 
 // TestHTMLInjection feeds markup into every string a results file can
 // carry and checks that none of it reaches the page as markup: the page
-// parses (as XML, stricter than a browser: markup that a browser would
-// take as text in a title is an element here), has no element or
+// parses (as XML with encoding/xml, which needs no new module and is
+// stricter than a browser's HTML parser: markup that a browser would take
+// as text in a title is an element here), has no element or
 // attribute the report does not write, no script, no event handler, no
 // URL attribute, its style element is the report's own, and every
 // payload that reached the page is there as text.
