@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"io"
 	"math"
 	"sort"
@@ -425,20 +426,20 @@ func writeFleetMarkdown(w io.Writer, ss []*Sweep) {
 }
 
 // htmlFleet is the HTML fleet section with a chart per group.
-func htmlFleet(b *strings.Builder, ss []*Sweep) {
+func htmlFleet(ss []*Sweep) *fleetView {
 	f := NewFleet(ss)
-	b.WriteString("<section id=\"fleet\">\n<h2>Fleet: board by board</h2>\n")
-	fmt.Fprintf(b, "<p class=\"sub\">%s</p>\n<p id=\"fleet-summary\"><strong>%s</strong></p>\n", esc(f.heading()), esc(f.Summary()))
+	v := &fleetView{Heading: f.heading(), Summary: f.Summary()}
 	for i, g := range f.Groups {
 		id := fmt.Sprintf("fleet-%d", i+1)
-		fmt.Fprintf(b, "<h3>%s</h3>\n<p class=\"foot\">plan: %s; probe: %s</p>\n", esc(g.title()), esc(g.Plan), esc(g.Probe))
-		htmlTable(b, g.boardTable(), id+"-boards", "summary", nil)
-		fmt.Fprintf(b, "<figure id=\"fig-%s\"><figcaption>Median rate per board <span>(dot: median, line: min to max of the counted runs, ring: the board's winner)</span></figcaption>\n%s</figure>\n",
-			id, fleetChart(g, id+"-chart", pageWidth))
-		htmlTable(b, g.table(), id+"-points", "summary", nil)
-		fmt.Fprintf(b, "<p class=\"verdict\" id=\"%s-verdict\"><strong>Verdict:</strong> %s</p>\n", id, esc(g.Verdict()))
+		v.Groups = append(v.Groups, fleetGroupView{
+			ID: id, Title: g.title(), Plan: g.Plan, Probe: g.Probe,
+			Boards:  htmlTable(g.boardTable(), id+"-boards", "summary", nil),
+			Chart:   fleetChart(g, id+"-chart", pageWidth),
+			Points:  htmlTable(g.table(), id+"-points", "summary", nil),
+			Verdict: g.Verdict(),
+		})
 	}
-	b.WriteString("</section>\n")
+	return v
 }
 
 // fleetChart is the group's per-board chart: for every point (baseline
@@ -446,7 +447,7 @@ func htmlFleet(b *strings.Builder, ss []*Sweep) {
 // slowest to its fastest counted run, a colour per board, and a ring
 // around each board's winner. Points a board did not trust are named at
 // the right.
-func fleetChart(g *FleetGroup, id string, width float64) string {
+func fleetChart(g *FleetGroup, id string, width float64) template.HTML {
 	labels := append([]string{"baseline"}, g.Points...)
 	s0 := g.Sweeps[0]
 	names := append([]string{"baseline (" + s0.Originals() + ")"}, g.Points...)
@@ -474,7 +475,7 @@ func fleetChart(g *FleetGroup, id string, width float64) string {
 	h := top + bottom + rowH*float64(len(labels))
 	var b svgb
 	b.open(id, "fleet", width, h, "median rate per board for every point")
-	b.f("<title>Median rate per board, %s, with the range of the counted runs</title>\n", esc(s0.RateUnit()))
+	b.title(fmt.Sprintf("Median rate per board, %s, with the range of the counted runs", s0.RateUnit()))
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range g.Sweeps {
 		for _, l := range labels {
@@ -495,12 +496,12 @@ func fleetChart(g *FleetGroup, id string, width float64) string {
 	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
 	y1 := top + rowH*float64(len(labels))
 	for _, t := range ticks {
-		b.line(X(t), top, X(t), y1, colGrid, 1, "")
+		b.line(X(t), top, X(t), y1, colGrid, 1)
 		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
 	}
 	b.text(left+pw/2, y1+36, "middle", "axis", "median "+s0.RateUnit()+" per board")
 	for k, e := range legend {
-		b.f(`<circle cx="%.1f" cy="%.1f" r="5" fill="%s"/>`+"\n", e.x+5, e.y-4, fileColours[k%len(fileColours)])
+		b.elem("circle", "cx", px(e.x+5), "cy", px(e.y-4), "r", "5", "fill", fileColours[k%len(fileColours)])
 		b.text(e.x+14, e.y, "start", "small", e.text)
 	}
 	for i, l := range labels {
@@ -513,20 +514,21 @@ func fleetChart(g *FleetGroup, id string, width float64) string {
 			if p == nil {
 				continue
 			}
-			b.f("<g>\n<title>%s: %s</title>\n", esc(g.Boards[k]), esc(pointTitle(s, p)))
+			b.start("g")
+			b.title(g.Boards[k] + ": " + pointTitle(s, p))
 			if len(p.Rates) == 0 || (p.Status != sweep.StatusOK && p.Status != sweep.StatusEliminated) {
-				b.f(`<text x="%.1f" y="%.1f" class="bad" text-anchor="start">%s</text>`+"\n", left+pw+12, y+4, esc(trim(g.Boards[k], 14)+": "+strings.ToUpper(p.Status)))
-				b.f("</g>\n")
+				b.textElem("text", trim(g.Boards[k], 14)+": "+strings.ToUpper(p.Status), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
+				b.end("g")
 				continue
 			}
-			b.line(X(s.RateValue(p.Min)), y, X(s.RateValue(p.Max)), y, col, 2, "")
-			b.f(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"/>`+"\n", X(s.RateValue(p.Median)), y, col)
+			b.line(X(s.RateValue(p.Min)), y, X(s.RateValue(p.Max)), y, col, 2)
+			b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "4", "fill", col)
 			if p == g.Winners[k] {
-				b.f(`<circle cx="%.1f" cy="%.1f" r="7" fill="none" stroke="%s" stroke-width="1.5" class="winner"/>`+"\n", X(s.RateValue(p.Median)), y, colWinner)
+				b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "7", "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "class", "winner")
 			}
-			b.f("</g>\n")
+			b.end("g")
 		}
 	}
 	b.close()
-	return b.String()
+	return b.html()
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"io"
 	"strconv"
 	"strings"
@@ -63,6 +64,184 @@ svg text.cellsmall { font-size: 11px; }
 @media print { h2 { break-before: page; } }
 `
 
+// The page is html/template: every string from a results file (names,
+// notes, errors, units, the file names themselves) is escaped for the
+// context it lands in, whatever it holds. The style sheet is the
+// constant above; the charts are template.HTML only because svgb built
+// them (svgbuild.go), escaping every value it was given. The views below
+// hold plain strings and are filled by Go code; the template holds the
+// markup.
+
+// cellView is one cell of a table; Num right-aligns it.
+type cellView struct {
+	Text string
+	Num  bool
+}
+
+type rowView struct {
+	Class string
+	Cells []cellView
+}
+
+type tableView struct {
+	ID, Class string
+	Head      []cellView
+	Rows      []rowView
+}
+
+type pageView struct {
+	Title   string
+	CSS     template.CSS
+	Files   string
+	Fleet   *fleetView
+	Compare *compareView
+	Sweeps  []*sweepView
+	Legend  []legendView
+}
+
+type legendView struct {
+	Colour template.CSS
+	What   string
+}
+
+type compareView struct {
+	Summary, Points *tableView
+	Chart           template.HTML
+}
+
+type fleetView struct {
+	Heading, Summary string
+	Groups           []fleetGroupView
+}
+
+type fleetGroupView struct {
+	ID, Title, Plan, Probe string
+	Boards, Points         *tableView
+	Chart                  template.HTML
+	Verdict                string
+}
+
+type sweepView struct {
+	Sfx, Board, Kernel, Label string
+	Plan, State               string
+	Corrupt                   string
+	Warnings                  []string
+	Summary                   *tableView
+	Footnotes                 []string
+	Unit                      string
+	Rates, Heatmap, Scatter   template.HTML
+	HeatCaption               string
+	Excluded, Eliminated      *tableView
+	Effects                   *tableView
+	EffectsHow                string
+	DTS, KernelParams, DTSErr string
+	Header                    [][2]string
+	Notes                     []string
+	Registers                 [][]regView
+}
+
+type regView struct{ Name, Offset, Value string }
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8"/>
+<meta name="viewport" content="width=device-width, initial-scale=1"/>
+<meta name="generator" content="citune report"/>
+<title>{{.Title}}</title>
+<style>{{.CSS}}</style>
+</head>
+<body>
+<main>
+<h1>{{.Title}}</h1>
+<p class="sub">from {{.Files}}</p>
+{{with .Fleet}}{{template "fleet" .}}{{end -}}
+{{with .Compare}}{{template "compare" .}}{{end -}}
+{{range .Sweeps}}{{template "sweep" .}}{{end -}}
+<p class="legend" id="legend">{{range .Legend}}<span><i style="background:{{.Colour}}"></i>{{.What}}</span>{{end}}</p>
+</main>
+</body>
+</html>
+{{define "table"}}<table id="{{.ID}}" class="{{.Class}}">
+<thead><tr>{{range .Head}}<th{{if .Num}} class="n"{{end}}>{{.Text}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr{{with .Class}} class="{{.}}"{{end}}>{{range .Cells}}<td{{if .Num}} class="n"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{end}}
+{{- define "fleet"}}<section id="fleet">
+<h2>Fleet: board by board</h2>
+<p class="sub">{{.Heading}}</p>
+<p id="fleet-summary"><strong>{{.Summary}}</strong></p>
+{{range .Groups}}<h3>{{.Title}}</h3>
+<p class="foot">plan: {{.Plan}}; probe: {{.Probe}}</p>
+{{template "table" .Boards}}<figure id="fig-{{.ID}}"><figcaption>Median rate per board <span>(dot: median, line: min to max of the counted runs, ring: the board's winner)</span></figcaption>
+{{.Chart}}</figure>
+{{template "table" .Points}}<p class="verdict" id="{{.ID}}-verdict"><strong>Verdict:</strong> {{.Verdict}}</p>
+{{end}}</section>
+{{end}}
+{{- define "compare"}}<section id="compare">
+<h2>Side by side</h2>
+{{template "table" .Summary}}<figure id="fig-compare"><figcaption>Difference to each file's own baseline <span>(dot: median, line: 95 % interval)</span></figcaption>
+{{.Chart}}</figure>
+<h3>Every point</h3>
+<p class="foot">Median, difference to the file's own baseline, rank.</p>
+{{template "table" .Points}}</section>
+{{end}}
+{{- define "sweep"}}<section class="sweep" id="sweep{{.Sfx}}">
+<h2>{{.Board}}, kernel {{.Kernel}} <span class="mono">({{.Label}})</span></h2>
+<p class="sub">{{.Plan}}. {{.State}}.</p>
+{{with .Corrupt}}<div class="alert">{{.}}</div>
+{{end}}{{range .Warnings}}<div class="warn">{{.}}</div>
+{{end -}}
+<h3>Baseline against the best point</h3>
+{{with .Summary}}<div class="scroll">
+{{template "table" .}}</div>
+{{else}}<p>Nothing was measured to the end.</p>
+{{end}}{{range .Footnotes}}<p class="foot">{{.}}</p>
+{{end -}}
+<figure id="fig-rates{{.Sfx}}"><figcaption>Rate per point <span>({{.Unit}}; dots: runs, line: min to max, diamond: median; grey band: the baseline's range)</span></figcaption>
+{{.Rates}}</figure>
+{{with .Heatmap}}<figure id="fig-heatmap{{$.Sfx}}"><figcaption>Heat map of the median rate <span>({{$.HeatCaption}})</span></figcaption>
+{{.}}</figure>
+{{end -}}
+<figure id="fig-scatter{{.Sfx}}"><figcaption>Rate against interrupts per MiB <span>(the dashed line joins the points no other point beats on both)</span></figcaption>
+{{.Scatter}}</figure>
+{{with .Excluded}}<h3>Not ranked</h3>
+<p class="foot">These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.</p>
+{{template "table" .}}{{end -}}
+{{with .Eliminated}}<h3>Dropped by the adaptive race</h3>
+<p class="foot">Clearly slower than the race's leader after fewer runs; not ranked.</p>
+{{template "table" .}}{{end -}}
+{{with .Effects}}<h3>Effect of each axis on its own</h3>
+<p class="foot">{{$.EffectsHow}}; spread in points of the baseline.</p>
+{{template "table" .}}{{end -}}
+<h3>The winner as a device-tree fragment and kernel parameters</h3>
+{{if .DTS}}<pre id="dts{{.Sfx}}">{{.DTS}}</pre>
+{{with .KernelParams}}<p>Kernel command line: <code>{{.}}</code></p>
+{{end}}{{else}}<p id="dts{{.Sfx}}">No fragment: {{.DTSErr}}.</p>
+{{end -}}
+<h3>The run</h3>
+<table id="header{{.Sfx}}" class="kv">
+<tbody>
+{{range .Header}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
+{{end}}</tbody>
+</table>
+{{range .Notes}}<p class="foot">Note from the sweep: {{.}}</p>
+{{end -}}
+<h3>Original registers</h3>
+{{if .Registers}}<div class="regs-wrap" id="registers{{.Sfx}}">
+{{range .Registers}}<table class="regs mono">
+<thead><tr><th>register</th><th class="n">offset</th><th class="n">value</th></tr></thead>
+<tbody>
+{{range .}}<tr><td>{{.Name}}</td><td class="n">{{.Offset}}</td><td class="n">{{.Value}}</td></tr>
+{{end}}</tbody>
+</table>
+{{end}}</div>
+{{else}}<p id="registers{{.Sfx}}">The results file has no register snapshot.</p>
+{{end}}</section>
+{{end}}`))
+
 // WriteHTML writes one self-contained page: no scripts, no fonts or
 // images from elsewhere; the charts are inline SVG. With several files
 // the page starts with their comparison.
@@ -71,124 +250,108 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 		return errNoResults
 	}
 	uniqueLabels(ss)
-	var b strings.Builder
-	title := "citune report: " + ss[0].Board()
+	v := &pageView{Title: "citune report: " + ss[0].Board(), CSS: template.CSS(css), Legend: legend()}
 	switch {
 	case isFleet(ss, o):
-		title = fmt.Sprintf("citune report: %d boards compared", len(ss))
+		v.Title = fmt.Sprintf("citune report: %d boards compared", len(ss))
 	case len(ss) > 1:
-		title = fmt.Sprintf("citune report: %d results side by side", len(ss))
+		v.Title = fmt.Sprintf("citune report: %d results side by side", len(ss))
 	}
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
-	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-	b.WriteString("<meta name=\"generator\" content=\"citune report\"/>\n")
-	fmt.Fprintf(&b, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", esc(title), css)
-	fmt.Fprintf(&b, "<h1>%s</h1>\n", esc(title))
 	var files []string
 	for _, s := range ss {
 		files = append(files, s.File)
 	}
-	fmt.Fprintf(&b, "<p class=\"sub\">from %s</p>\n", esc(strings.Join(files, ", ")))
+	v.Files = strings.Join(files, ", ")
 	switch {
 	case isFleet(ss, o):
-		htmlFleet(&b, ss)
+		v.Fleet = htmlFleet(ss)
 	case len(ss) > 1:
-		if err := htmlCompare(&b, ss, o); err != nil {
+		c, err := htmlCompare(ss, o)
+		if err != nil {
 			return err
 		}
+		v.Compare = c
 	}
 	for i, s := range ss {
-		if err := htmlSweep(&b, s, o, i+1, len(ss) > 1); err != nil {
+		sv, err := htmlSweep(s, o, i+1, len(ss) > 1)
+		if err != nil {
 			return err
 		}
+		v.Sweeps = append(v.Sweeps, sv)
 	}
-	b.WriteString(legend())
-	b.WriteString("</main>\n</body>\n</html>\n")
+	// Rendered whole before anything is written: a template error
+	// leaves no half page.
+	var b strings.Builder
+	if err := pageTemplate.Execute(&b, v); err != nil {
+		return err
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func legend() string {
+func legend() []legendView {
 	items := []struct{ col, what string }{
 		{colBaseline, "baseline (original settings)"}, {colWinner, "winner"}, {colBetter, "significantly faster than the baseline"},
 		{colSame, "no significant difference"}, {colWorse, "significantly slower"}, {colBad, "not held or corrupt: not ranked"},
 	}
-	var b strings.Builder
-	b.WriteString("<p class=\"legend\" id=\"legend\">")
+	var out []legendView
 	for _, it := range items {
-		fmt.Fprintf(&b, "<span><i style=\"background:%s\"></i>%s</span>", it.col, esc(it.what))
+		// The colours are the constants of svg.go.
+		out = append(out, legendView{template.CSS(it.col), it.what})
 	}
-	b.WriteString("</p>\n")
-	return b.String()
+	return out
 }
 
-// htmlTable writes t with the given id; rowClass gives each row's class.
-func htmlTable(b *strings.Builder, t *table, id, class string, rowClass func(i int) string) {
-	fmt.Fprintf(b, "<table id=\"%s\" class=\"%s\">\n<thead><tr>", esc(id), esc(class))
+// htmlTable is t for the page with the given id; rowClass gives each
+// row's class.
+func htmlTable(t *table, id, class string, rowClass func(i int) string) *tableView {
+	v := &tableView{ID: id, Class: class}
+	num := func(i int) bool { return i < len(t.right) && t.right[i] }
 	for i, h := range t.head {
-		c := ""
-		if i < len(t.right) && t.right[i] {
-			c = " class=\"n\""
-		}
-		fmt.Fprintf(b, "<th%s>%s</th>", c, esc(h))
+		v.Head = append(v.Head, cellView{h, num(i)})
 	}
-	b.WriteString("</tr></thead>\n<tbody>\n")
 	for r, row := range t.rows {
-		rc := ""
+		rv := rowView{}
 		if rowClass != nil {
-			if c := rowClass(r); c != "" {
-				rc = " class=\"" + c + "\""
-			}
+			rv.Class = rowClass(r)
 		}
-		fmt.Fprintf(b, "<tr%s>", rc)
 		for i, c := range row {
-			cls := ""
-			if i < len(t.right) && t.right[i] {
-				cls = " class=\"n\""
-			}
-			fmt.Fprintf(b, "<td%s>%s</td>", cls, esc(c))
+			rv.Cells = append(rv.Cells, cellView{c, num(i)})
 		}
-		b.WriteString("</tr>\n")
+		v.Rows = append(v.Rows, rv)
 	}
-	b.WriteString("</tbody>\n</table>\n")
+	return v
 }
 
-func htmlSweep(b *strings.Builder, s *Sweep, o Options, n int, many bool) error {
+func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 	pts, err := rows(s, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	sfx := ""
+	v := &sweepView{Board: s.Board(), Kernel: or(s.Kernel, "unknown"), Label: s.Label,
+		Plan: s.PlanString(), State: stateLine(s), Unit: s.RateUnit()}
 	if many {
-		sfx = "-" + strconv.Itoa(n)
+		v.Sfx = "-" + strconv.Itoa(n)
 	}
-	fmt.Fprintf(b, "<section class=\"sweep\" id=\"sweep%s\">\n", sfx)
-	fmt.Fprintf(b, "<h2>%s, kernel %s <span class=\"mono\">(%s)</span></h2>\n", esc(s.Board()), esc(or(s.Kernel, "unknown")), esc(s.Label))
-	fmt.Fprintf(b, "<p class=\"sub\">%s. %s.</p>\n", esc(s.PlanString()), esc(stateLine(s)))
+	sfx := v.Sfx
 	if _, cor, _ := s.Counts(); cor > 0 {
-		fmt.Fprintf(b, "<div class=\"alert\">CORRUPT DATA at %d point%s: a probe run's data failed its integrity check (listed below, never ranked).</div>\n", cor, plural(cor))
+		v.Corrupt = fmt.Sprintf("CORRUPT DATA at %d point%s: a probe run's data failed its integrity check (listed below, never ranked).", cor, plural(cor))
 	}
-	for _, x := range s.Warnings {
-		fmt.Fprintf(b, "<div class=\"warn\">%s</div>\n", esc(x))
-	}
+	v.Warnings = append(v.Warnings, s.Warnings...)
 	if s.InProgress != "" {
-		fmt.Fprintf(b, "<div class=\"warn\">Cut short: %s.</div>\n", esc(s.InProgress))
+		v.Warnings = append(v.Warnings, "Cut short: "+s.InProgress+".")
 	}
 	if len(s.Missing) > 0 {
-		fmt.Fprintf(b, "<div class=\"warn\">Not measured (%d of %d planned points): %s.</div>\n", len(s.Missing), s.Planned, esc(strings.Join(s.Missing, "; ")))
+		v.Warnings = append(v.Warnings, fmt.Sprintf("Not measured (%d of %d planned points): %s.", len(s.Missing), s.Planned, strings.Join(s.Missing, "; ")))
 	}
 
 	// The table: baseline, best, named points.
-	b.WriteString("<h3>Baseline against the best point</h3>\n")
-	if s.Baseline == nil && len(pts) == 0 {
-		b.WriteString("<p>Nothing was measured to the end.</p>\n")
-	} else {
+	if s.Baseline != nil || len(pts) > 0 {
 		all := pts
 		if s.Baseline != nil {
 			all = append([]*Point{s.Baseline}, pts...)
 		}
-		b.WriteString("<div class=\"scroll\">\n")
-		htmlTable(b, pointTable(s, pts), "summary"+sfx, "summary", func(i int) string {
+		v.Summary = htmlTable(pointTable(s, pts), "summary"+sfx, "summary", func(i int) string {
 			p := all[i]
 			switch {
 			case p.Baseline:
@@ -200,62 +363,49 @@ func htmlSweep(b *strings.Builder, s *Sweep, o Options, n int, many bool) error 
 			}
 			return ""
 		})
-		b.WriteString("</div>\n")
-		for _, f := range footnotes(s, pts) {
-			fmt.Fprintf(b, "<p class=\"foot\">%s</p>\n", esc(f))
-		}
+		v.Footnotes = footnotes(s, pts)
 	}
 
 	// Charts.
-	fmt.Fprintf(b, "<figure id=\"fig-rates%s\"><figcaption>Rate per point <span>(%s; dots: runs, line: min to max, diamond: median; grey band: the baseline's range)</span></figcaption>\n%s</figure>\n",
-		sfx, esc(s.RateUnit()), ratesChart(s, "rates"+sfx, pageWidth))
+	v.Rates = ratesChart(s, "rates"+sfx, pageWidth)
 	if hm := heatmap(s, "heatmap"+sfx); hm != "" {
 		ax, ay, others, _ := heatAxes(s)
-		cap := fmt.Sprintf("%s against %s", ax.Label, ay.Label)
+		v.HeatCaption = fmt.Sprintf("%s against %s", ax.Label, ay.Label)
 		if others {
-			cap += ", best point over the other axes"
+			v.HeatCaption += ", best point over the other axes"
 		}
-		fmt.Fprintf(b, "<figure id=\"fig-heatmap%s\"><figcaption>Heat map of the median rate <span>(%s)</span></figcaption>\n%s</figure>\n", sfx, esc(cap), hm)
+		v.Heatmap = hm
 	}
-	fmt.Fprintf(b, "<figure id=\"fig-scatter%s\"><figcaption>Rate against interrupts per MiB <span>(the dashed line joins the points no other point beats on both)</span></figcaption>\n%s</figure>\n",
-		sfx, scatter(s, "scatter"+sfx, pageWidth))
+	v.Scatter = scatter(s, "scatter"+sfx, pageWidth)
 
 	if len(s.Excluded) > 0 {
-		b.WriteString("<h3>Not ranked</h3>\n<p class=\"foot\">These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.</p>\n")
 		t := &table{head: []string{"status", "point", "why"}}
 		for _, p := range s.Excluded {
 			st, what := excludedLine(s, p)
 			t.add(strings.TrimPrefix(st, "!!! "), p.Label, what)
 		}
-		htmlTable(b, t, "excluded"+sfx, "excluded", func(int) string { return "bad" })
+		v.Excluded = htmlTable(t, "excluded"+sfx, "excluded", func(int) string { return "bad" })
 	}
 	if len(s.Eliminated) > 0 {
-		b.WriteString("<h3>Dropped by the adaptive race</h3>\n<p class=\"foot\">Clearly slower than the race's leader after fewer runs; not ranked.</p>\n")
-		htmlTable(b, eliminatedTable(s), "eliminated"+sfx, "eliminated", nil)
+		v.Eliminated = htmlTable(eliminatedTable(s), "eliminated"+sfx, "eliminated", nil)
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
-		fmt.Fprintf(b, "<h3>Effect of each axis on its own</h3>\n<p class=\"foot\">%s; spread in points of the baseline.</p>\n", esc(effs[0].How))
-		htmlTable(b, effectTable(s, effs), "effects"+sfx, "effects", nil)
+		v.EffectsHow = effs[0].How
+		v.Effects = htmlTable(effectTable(s, effs), "effects"+sfx, "effects", nil)
 	}
 
-	b.WriteString("<h3>The winner as a device-tree fragment and kernel parameters</h3>\n")
-	if s.DTS != "" {
-		fmt.Fprintf(b, "<pre id=\"dts%s\">%s</pre>\n", sfx, esc(s.DTS))
-		if s.KernelParams != "" {
-			fmt.Fprintf(b, "<p>Kernel command line: <code>%s</code></p>\n", esc(s.KernelParams))
-		}
-	} else {
-		fmt.Fprintf(b, "<p id=\"dts%s\">No fragment: %s.</p>\n", sfx, esc(s.DTSErr))
-	}
+	v.DTS, v.KernelParams, v.DTSErr = s.DTS, s.KernelParams, s.DTSErr
 
-	b.WriteString("<h3>The run</h3>\n")
-	kv := &table{head: []string{"", ""}}
-	add := func(k, v string) {
-		if v != "" {
-			kv.add(k, v)
+	add := func(k, val string) {
+		if val != "" {
+			v.Header = append(v.Header, [2]string{k, val})
 		}
 	}
-	add("board", s.Profile+(map[bool]string{true: " (" + s.ProfileFile + ")", false: ""}[s.ProfileFile != ""]))
+	board := s.Profile
+	if s.ProfileFile != "" {
+		board += " (" + s.ProfileFile + ")"
+	}
+	add("board", board)
 	add("controller", fmt.Sprintf("%s, %s at %#x", s.Controller, s.Node, s.Base))
 	add("role", s.Role)
 	add("kernel", s.Kernel)
@@ -273,45 +423,29 @@ func htmlSweep(b *strings.Builder, s *Sweep, o Options, n int, many bool) error 
 	add("axes", strings.Join(ax, "; "))
 	add("state", stateLine(s))
 	add("sessions", strconv.Itoa(s.Sessions))
-	fmt.Fprintf(b, "<table id=\"header%s\" class=\"kv\">\n<tbody>\n", sfx)
-	for _, r := range kv.rows {
-		fmt.Fprintf(b, "<tr><th>%s</th><td>%s</td></tr>\n", esc(r[0]), esc(r[1]))
-	}
-	b.WriteString("</tbody>\n</table>\n")
-	for _, n := range s.Notes {
-		fmt.Fprintf(b, "<p class=\"foot\">Note from the sweep: %s</p>\n", esc(n))
-	}
+	v.Notes = s.Notes
 
-	b.WriteString("<h3>Original registers</h3>\n")
-	if len(s.Registers) == 0 {
-		fmt.Fprintf(b, "<p id=\"registers%s\">The results file has no register snapshot.</p>\n", sfx)
-	} else {
-		fmt.Fprintf(b, "<div class=\"regs-wrap\" id=\"registers%s\">\n", sfx)
+	if len(s.Registers) > 0 {
 		per := (len(s.Registers) + 2) / 3
 		for c := 0; c*per < len(s.Registers); c++ {
-			b.WriteString("<table class=\"regs mono\">\n<thead><tr><th>register</th><th class=\"n\">offset</th><th class=\"n\">value</th></tr></thead>\n<tbody>\n")
+			var col []regView
 			for _, r := range s.Registers[c*per : min(len(s.Registers), (c+1)*per)] {
-				fmt.Fprintf(b, "<tr><td>%s</td><td class=\"n\">0x%03x</td><td class=\"n\">%s</td></tr>\n", esc(r.Name), r.Offset, regs.Hex(r.Value))
+				col = append(col, regView{r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value)})
 			}
-			b.WriteString("</tbody>\n</table>\n")
+			v.Registers = append(v.Registers, col)
 		}
-		b.WriteString("</div>\n")
 	}
-	b.WriteString("</section>\n")
-	return nil
+	return v, nil
 }
 
-func htmlCompare(b *strings.Builder, ss []*Sweep, o Options) error {
-	b.WriteString("<section id=\"compare\">\n<h2>Side by side</h2>\n")
+func htmlCompare(ss []*Sweep, o Options) (*compareView, error) {
 	st, err := summaryTable(ss, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	htmlTable(b, st, "compare-summary", "summary", nil)
-	fmt.Fprintf(b, "<figure id=\"fig-compare\"><figcaption>Difference to each file's own baseline <span>(dot: median, line: 95 %% interval)</span></figcaption>\n%s</figure>\n",
-		compareChart(ss, "compare-chart", pageWidth))
-	b.WriteString("<h3>Every point</h3>\n<p class=\"foot\">Median, difference to the file's own baseline, rank.</p>\n")
-	htmlTable(b, matrixTable(ss), "compare-points", "summary", nil)
-	b.WriteString("</section>\n")
-	return nil
+	return &compareView{
+		Summary: htmlTable(st, "compare-summary", "summary", nil),
+		Chart:   compareChart(ss, "compare-chart", pageWidth),
+		Points:  htmlTable(matrixTable(ss), "compare-points", "summary", nil),
+	}, nil
 }

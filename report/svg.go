@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"math"
 	"sort"
 	"strings"
@@ -31,51 +32,6 @@ var fileColours = []string{"#2463b5", "#c4661f", "#1a7f37", "#8250df", "#cf222e"
 // charW is the width of a character of the charts' 12 px monospace
 // labels.
 const charW = 7.3
-
-type svgb struct{ strings.Builder }
-
-func (b *svgb) f(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-
-func (b *svgb) open(id, class string, w, h float64, label string) {
-	b.f(`<svg xmlns="http://www.w3.org/2000/svg" id="%s" class="chart %s" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s">`,
-		esc(id), esc(class), w, h, w, h, esc(label))
-	b.f("\n")
-}
-
-func (b *svgb) close() { b.f("</svg>\n") }
-
-func (b *svgb) text(x, y float64, anchor, class, s string) {
-	b.f(`<text x="%.1f" y="%.1f" text-anchor="%s" class="%s">%s</text>`+"\n", x, y, anchor, class, esc(s))
-}
-
-func (b *svgb) line(x1, y1, x2, y2 float64, stroke string, width float64, extra string) {
-	b.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="%.1f"%s/>`+"\n", x1, y1, x2, y2, stroke, width, extra)
-}
-
-// esc escapes text for XML and HTML.
-func esc(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
-		case '"':
-			b.WriteString("&quot;")
-		case '\'':
-			b.WriteString("&#39;")
-		default:
-			if r < 0x20 && r != '\n' && r != '\t' {
-				continue
-			}
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
 
 // niceTicks returns round tick values covering [lo, hi].
 func niceTicks(lo, hi float64, n int) []float64 {
@@ -141,7 +97,7 @@ func labelWidth(labels []string, min float64) float64 {
 // then the points that are not ranked), every counted run as a small
 // dot, the range min-max as a whisker and the median as a diamond; the
 // baseline's median and range run down the chart.
-func ratesChart(s *Sweep, id string, width float64) string {
+func ratesChart(s *Sweep, id string, width float64) template.HTML {
 	var pts []*Point
 	if s.Baseline != nil {
 		pts = append(pts, s.Baseline)
@@ -156,7 +112,7 @@ func ratesChart(s *Sweep, id string, width float64) string {
 	h := top + bottom + rowH*float64(len(pts))
 	var b svgb
 	b.open(id, "rates", width, h, "rate per point with its spread")
-	b.f("<title>Rate per point (%s): runs, range and median</title>\n", s.RateUnit())
+	b.title(fmt.Sprintf("Rate per point (%s): runs, range and median", s.RateUnit()))
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range pts {
 		for _, r := range p.Rates {
@@ -166,7 +122,7 @@ func ratesChart(s *Sweep, id string, width float64) string {
 	if math.IsInf(lo, 1) {
 		b.text(width/2, h/2, "middle", "note", "no point was measured to the end")
 		b.close()
-		return b.String()
+		return b.html()
 	}
 	pad := (hi - lo) * 0.05
 	ticks := niceTicks(lo-pad, hi+pad, 8)
@@ -176,14 +132,13 @@ func ratesChart(s *Sweep, id string, width float64) string {
 	y0 := top
 	y1 := top + rowH*float64(len(pts))
 	for _, t := range ticks {
-		b.line(X(t), y0, X(t), y1, colGrid, 1, "")
+		b.line(X(t), y0, X(t), y1, colGrid, 1)
 		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
 	}
 	b.text(left+pw/2, y1+36, "middle", "axis", s.RateUnit())
 	if bl := s.Baseline; bl != nil && len(bl.Rates) > 0 {
-		b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" opacity="0.08"/>`+"\n",
-			X(s.RateValue(bl.Min)), y0, math.Max(1, X(s.RateValue(bl.Max))-X(s.RateValue(bl.Min))), y1-y0, colBaseline)
-		b.line(X(s.RateValue(bl.Median)), y0-6, X(s.RateValue(bl.Median)), y1, colBaseline, 1, ` stroke-dasharray="4 3"`)
+		b.elem("rect", "x", px(X(s.RateValue(bl.Min))), "y", px(y0), "width", px(math.Max(1, X(s.RateValue(bl.Max))-X(s.RateValue(bl.Min)))), "height", px(y1-y0), "fill", colBaseline, "opacity", "0.08")
+		b.line(X(s.RateValue(bl.Median)), y0-6, X(s.RateValue(bl.Median)), y1, colBaseline, 1, "stroke-dasharray", "4 3")
 		b.text(X(s.RateValue(bl.Median)), y0-10, "middle", "small", "baseline "+s.Rate(bl.Median))
 	}
 	for i, p := range pts {
@@ -194,36 +149,38 @@ func ratesChart(s *Sweep, id string, width float64) string {
 			cls = "label win"
 		}
 		b.text(left-8, cy+4, "end", cls, labels[i])
-		b.f("<g>\n<title>%s</title>\n", esc(pointTitle(s, p)))
+		b.start("g")
+		b.title(pointTitle(s, p))
 		if len(p.Rates) == 0 {
 			why := p.Reason
 			if len(p.Changed) > 0 {
 				why += ": " + strings.Join(p.Changed, "; ")
 			}
 			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(p.Status)+": "+trim(why, int(pw/7.5)-12))
-			b.f("</g>\n")
+			b.end("g")
 			continue
 		}
-		b.line(X(s.RateValue(p.Min)), cy, X(s.RateValue(p.Max)), cy, col, 2, "")
-		b.line(X(s.RateValue(p.Min)), cy-5, X(s.RateValue(p.Min)), cy+5, col, 1.5, "")
-		b.line(X(s.RateValue(p.Max)), cy-5, X(s.RateValue(p.Max)), cy+5, col, 1.5, "")
+		b.line(X(s.RateValue(p.Min)), cy, X(s.RateValue(p.Max)), cy, col, 2)
+		b.line(X(s.RateValue(p.Min)), cy-5, X(s.RateValue(p.Min)), cy+5, col, 1.5)
+		b.line(X(s.RateValue(p.Max)), cy-5, X(s.RateValue(p.Max)), cy+5, col, 1.5)
 		for _, r := range p.Rates {
-			b.f(`<circle cx="%.1f" cy="%.1f" r="2.2" fill="%s" opacity="0.55"/>`+"\n", X(s.RateValue(r)), cy-5, col)
+			b.elem("circle", "cx", px(X(s.RateValue(r))), "cy", px(cy-5), "r", "2.2", "fill", col, "opacity", "0.55")
 		}
 		mx := X(s.RateValue(p.Median))
-		b.f(`<path d="M%.1f %.1f l6 6 l-6 6 l-6 -6 z" fill="%s" stroke="#fff" stroke-width="1"/>`+"\n", mx, cy-6, col)
+		b.elem("path", "d", fmt.Sprintf("M%.1f %.1f l6 6 l-6 6 l-6 -6 z", mx, cy-6), "fill", col, "stroke", "#fff", "stroke-width", "1")
 		val := s.Rate(p.Median)
 		if p.Vs != nil {
 			val += "  " + p.Vs.Short()
 		}
 		b.text(left+pw+8, cy+4, "start", "value", val)
-		b.f("</g>\n")
+		b.end("g")
 	}
 	b.close()
-	return b.String()
+	return b.html()
 }
 
 func trim(s string, n int) string {
+	n = max(n, 1) // a chart narrower than its labels still renders
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -252,198 +209,10 @@ func pointTitle(s *Sweep, p *Point) string {
 	return t
 }
 
-// heatAxes picks the two axes a heat map shows: the two of a two-axis
-// plan, or, for a grid of more, the two with the largest effect (each
-// cell then shows the best point over the other axes). ok is false when
-// there is no sensible pair.
-func heatAxes(s *Sweep) (ax, ay Axis, others bool, ok bool) {
-	switch {
-	case len(s.Axes) == 2:
-		return s.Axes[0], s.Axes[1], false, true
-	case len(s.Axes) > 2 && s.Mode != sweep.ModeOFAT:
-		effs := s.Effects()
-		return effs[0].Axis, effs[1].Axis, true, true
-	}
-	return Axis{}, Axis{}, false, false
-}
-
-// matches reports whether point p is at value v of axis a (an axis the
-// hardware ignores at p matches every value).
-func matches(p *Point, a Axis, v string) bool {
-	got, ok := p.Settings[a.Name]
-	if !ok {
-		for _, ig := range p.Ignored {
-			if ig == a.Name {
-				return true
-			}
-		}
-		return false
-	}
-	return got == v
-}
-
-// viridis maps t in [0,1] to a colour of the viridis scale.
-func viridis(t float64) (string, bool) {
-	stops := [][3]float64{{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}
-	t = math.Max(0, math.Min(1, t))
-	x := t * float64(len(stops)-1)
-	i := int(math.Floor(x))
-	if i >= len(stops)-1 {
-		i = len(stops) - 2
-	}
-	f := x - float64(i)
-	var c [3]int
-	for k := 0; k < 3; k++ {
-		c[k] = int(math.Round(stops[i][k] + (stops[i+1][k]-stops[i][k])*f))
-	}
-	return fmt.Sprintf("#%02x%02x%02x", c[0], c[1], c[2]), t > 0.6
-}
-
-// heatmap shows the median rate of each combination of two axes.
-func heatmap(s *Sweep, id string) string {
-	ax, ay, others, ok := heatAxes(s)
-	if !ok {
-		return ""
-	}
-	type cellT struct {
-		p, elim, bad *Point
-	}
-	cells := make([][]cellT, len(ay.Values))
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for j, vy := range ay.Values {
-		cells[j] = make([]cellT, len(ax.Values))
-		for i, vx := range ax.Values {
-			var c cellT
-			for _, p := range s.Ranked {
-				if matches(p, ax, vx) && matches(p, ay, vy) && (c.p == nil || p.Median > c.p.Median) {
-					c.p = p
-				}
-			}
-			for _, p := range s.Eliminated {
-				if len(p.Rates) > 0 && matches(p, ax, vx) && matches(p, ay, vy) && (c.elim == nil || p.Median > c.elim.Median) {
-					c.elim = p
-				}
-			}
-			for _, p := range s.Excluded {
-				if matches(p, ax, vx) && matches(p, ay, vy) && c.bad == nil {
-					c.bad = p
-				}
-			}
-			for _, p := range []*Point{c.p, c.elim} {
-				if p != nil {
-					lo, hi = math.Min(lo, p.Median), math.Max(hi, p.Median)
-				}
-			}
-			cells[j][i] = c
-		}
-	}
-	const cw, ch, top = 118.0, 52.0, 44.0
-	left := math.Max(90, labelWidth([]string{ay.Label}, 0)+40)
-	w := math.Max(left+cw*float64(len(ax.Values))+150, left+470)
-	h := top + ch*float64(len(ay.Values)) + 50
-	var b svgb
-	b.open(id, "heatmap", w, h, "heat map of "+ax.Label+" against "+ay.Label)
-	title := fmt.Sprintf("Median rate (%s) by %s and %s", s.RateUnit(), ax.Label, ay.Label)
-	if others {
-		title += "; best point over the other axes"
-	}
-	b.f("<title>%s</title>\n", esc(title))
-	b.text(left+cw*float64(len(ax.Values))/2, 16, "middle", "axis", ax.Label)
-	for i, v := range ax.Values {
-		l := v
-		if v == ax.Original {
-			l += " (orig)"
-		}
-		b.text(left+cw*(float64(i)+0.5), top-8, "middle", "tick", l)
-	}
-	b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="axis" transform="rotate(-90 %.1f %.1f)">%s</text>`+"\n",
-		14.0, top+ch*float64(len(ay.Values))/2, 14.0, top+ch*float64(len(ay.Values))/2, esc(ay.Label))
-	for j, v := range ay.Values {
-		l := v
-		if v == ay.Original {
-			l += " (orig)"
-		}
-		b.text(left-8, top+ch*(float64(j)+0.5)+4, "end", "tick", l)
-	}
-	win := s.Winner()
-	for j := range ay.Values {
-		for i := range ax.Values {
-			c := cells[j][i]
-			x, y := left+cw*float64(i), top+ch*float64(j)
-			b.f("<g>\n")
-			switch {
-			case c.p != nil:
-				t := 0.5
-				if hi > lo {
-					t = (c.p.Median - lo) / (hi - lo)
-				}
-				fill, light := viridis(t)
-				fg := "#ffffff"
-				if light {
-					fg = "#111111"
-				}
-				b.f("<title>%s</title>\n", esc(pointTitle(s, c.p)))
-				b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#ffffff" stroke-width="2"/>`+"\n", x, y, cw, ch, fill)
-				b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="cell" style="fill:%s">%s</text>`+"\n", x+cw/2, y+ch/2-2, fg, esc(s.Rate(c.p.Median)))
-				if c.p.Vs != nil {
-					b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="cellsmall" style="fill:%s">%s</text>`+"\n", x+cw/2, y+ch/2+14, fg, esc(c.p.Vs.Short()))
-				}
-				if c.p == win {
-					b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s" stroke-width="3"/>`+"\n", x+2.5, y+2.5, cw-5, ch-5, colWinner)
-				}
-			case c.elim != nil:
-				// Faded: fewer runs, dropped by the adaptive race.
-				t := 0.5
-				if hi > lo {
-					t = (c.elim.Median - lo) / (hi - lo)
-				}
-				fill, _ := viridis(t)
-				b.f("<title>%s</title>\n", esc(pointTitle(s, c.elim)))
-				b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.35" stroke="#ffffff" stroke-width="2"/>`+"\n", x, y, cw, ch, fill)
-				b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="cell" style="fill:#424a53">%s</text>`+"\n", x+cw/2, y+ch/2-2, esc(s.Rate(c.elim.Median)))
-				b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="cellsmall" style="fill:#424a53">eliminated</text>`+"\n", x+cw/2, y+ch/2+14)
-			case c.bad != nil:
-				b.f("<title>%s</title>\n", esc(pointTitle(s, c.bad)))
-				b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="url(#%s-hatch)" stroke="#ffffff" stroke-width="2"/>`+"\n", x, y, cw, ch, esc(id))
-				b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="cellbad">%s</text>`+"\n", x+cw/2, y+ch/2+4, esc(strings.ToUpper(c.bad.Status)))
-			case !others && s.Baseline != nil && ax.Values[i] == ax.Original && ay.Values[j] == ay.Original:
-				b.f("<title>%s</title>\n", esc(pointTitle(s, s.Baseline)))
-				b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#f6f8fa" stroke="#ffffff" stroke-width="2"/>`+"\n", x, y, cw, ch)
-				b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="cell">%s</text>`+"\n", x+cw/2, y+ch/2-2, esc(s.Rate(s.Baseline.Median)))
-				b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" class="cellsmall">baseline</text>`+"\n", x+cw/2, y+ch/2+14)
-			default:
-				b.f("<title>not measured</title>\n")
-				b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#f6f8fa" stroke="#ffffff" stroke-width="2"/>`+"\n", x, y, cw, ch)
-				b.text(x+cw/2, y+ch/2+4, "middle", "tick", "not measured")
-			}
-			b.f("</g>\n")
-		}
-	}
-	b.f(`<defs><pattern id="%s-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#ffebe9"/><line x1="0" y1="0" x2="0" y2="8" stroke="%s" stroke-width="2" opacity="0.35"/></pattern></defs>`+"\n", esc(id), colBad)
-	// Colour scale.
-	if hi >= lo && !math.IsInf(lo, 1) {
-		sx := left + cw*float64(len(ax.Values)) + 30
-		sh := ch * float64(len(ay.Values))
-		for k := 0; k < 20; k++ {
-			fill, _ := viridis(1 - float64(k)/19)
-			b.f(`<rect x="%.1f" y="%.1f" width="14" height="%.2f" fill="%s"/>`+"\n", sx, top+sh*float64(k)/20, sh/20+0.5, fill)
-		}
-		b.text(sx+20, top+10, "start", "tick", s.Rate(hi))
-		b.text(sx+20, top+sh, "start", "tick", s.Rate(lo))
-		b.text(sx+20, top+sh/2+4, "start", "tick", s.RateUnit())
-	}
-	b.text(left, h-24, "start", "small", "green frame: the winner; hatched: not ranked (not held or corrupt)")
-	if len(s.Eliminated) > 0 {
-		b.text(left, h-8, "start", "small", "faded: dropped by the adaptive race after fewer runs")
-	}
-	b.close()
-	return b.String()
-}
-
 // scatter plots each point's median rate against its interrupts per MiB
 // (log scale when they span more than a factor of ten), with the
 // points no other point beats on both (the Pareto front) joined.
-func scatter(s *Sweep, id string, width float64) string {
+func scatter(s *Sweep, id string, width float64) template.HTML {
 	var pts []*Point
 	if s.Baseline != nil && s.Baseline.IRQsPerMiB.OK {
 		pts = append(pts, s.Baseline)
@@ -456,11 +225,11 @@ func scatter(s *Sweep, id string, width float64) string {
 	const h, left, right, top, bottom = 420.0, 70.0, 40.0, 24.0, 56.0
 	var b svgb
 	b.open(id, "scatter", width, h, "rate against interrupts per MiB")
-	b.f("<title>Median rate (%s) against interrupts per MiB</title>\n", s.RateUnit())
+	b.title(fmt.Sprintf("Median rate (%s) against interrupts per MiB", s.RateUnit()))
 	if len(pts) == 0 {
 		b.text(width/2, h/2, "middle", "note", "the probe did not count interrupts: no scatter")
 		b.close()
-		return b.String()
+		return b.html()
 	}
 	xl, xh, yl, yh := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, p := range pts {
@@ -499,15 +268,15 @@ func scatter(s *Sweep, id string, width float64) string {
 	ya, yz := yticks[0], yticks[len(yticks)-1]
 	Y := func(v float64) float64 { return top + ph - (v-ya)/(yz-ya)*ph }
 	for _, t := range xticks {
-		b.line(X(t), top, X(t), top+ph, colGrid, 1, "")
+		b.line(X(t), top, X(t), top+ph, colGrid, 1)
 		b.text(X(t), top+ph+16, "middle", "tick", tickLabel(t))
 	}
 	for _, t := range yticks {
-		b.line(left, Y(t), left+pw, Y(t), colGrid, 1, "")
+		b.line(left, Y(t), left+pw, Y(t), colGrid, 1)
 		b.text(left-6, Y(t)+4, "end", "tick", tickLabel(t))
 	}
-	b.line(left, top+ph, left+pw, top+ph, colAxis, 1, "")
-	b.line(left, top, left, top+ph, colAxis, 1, "")
+	b.line(left, top+ph, left+pw, top+ph, colAxis, 1)
+	b.line(left, top, left, top+ph, colAxis, 1)
 	xlab := "interrupts per MiB"
 	switch {
 	case logX:
@@ -516,7 +285,7 @@ func scatter(s *Sweep, id string, width float64) string {
 		xlab += fmt.Sprintf(" (%s at every point: the settings did not change the count)", fn(num(xl, true)))
 	}
 	b.text(left+pw/2, h-14, "middle", "axis", xlab)
-	b.f(`<text x="14" y="%.1f" text-anchor="middle" class="axis" transform="rotate(-90 14 %.1f)">%s</text>`+"\n", top+ph/2, top+ph/2, esc(s.RateUnit()))
+	b.textElem("text", s.RateUnit(), "x", "14", "y", px(top+ph/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 14 %.1f)", top+ph/2))
 
 	// Pareto front: no other point has a higher rate with fewer
 	// interrupts.
@@ -546,7 +315,7 @@ func scatter(s *Sweep, id string, width float64) string {
 			}
 			d = append(d, fmt.Sprintf("%s%.1f %.1f", cmd, X(p.IRQsPerMiB.V), Y(s.RateValue(p.Median))))
 		}
-		b.f(`<path d="%s" fill="none" stroke="%s" stroke-width="1.5" stroke-dasharray="5 4" opacity="0.7"/>`+"\n", strings.Join(d, " "), colWinner)
+		b.elem("path", "d", strings.Join(d, " "), "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "stroke-dasharray", "5 4", "opacity", "0.7")
 	}
 	onFront := map[*Point]bool{}
 	for _, p := range front {
@@ -580,16 +349,17 @@ func scatter(s *Sweep, id string, width float64) string {
 	for _, p := range pts {
 		cx, cy := X(p.IRQsPerMiB.V), Y(s.RateValue(p.Median))
 		col := pointColour(s, p)
-		b.f("<g>\n<title>%s</title>\n", esc(pointTitle(s, p)))
+		b.start("g")
+		b.title(pointTitle(s, p))
 		switch {
 		case p.Baseline:
-			b.f(`<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/>`+"\n", cx-5, cy-5, col)
+			b.elem("rect", "x", px(cx-5), "y", px(cy-5), "width", "10", "height", "10", "fill", col)
 		case p == win:
-			b.f(`<circle cx="%.1f" cy="%.1f" r="7" fill="%s" stroke="#fff" stroke-width="1.5"/>`+"\n", cx, cy, col)
+			b.elem("circle", "cx", px(cx), "cy", px(cy), "r", "7", "fill", col, "stroke", "#fff", "stroke-width", "1.5")
 		case p.Status != sweep.StatusOK:
-			b.f(`<circle cx="%.1f" cy="%.1f" r="4.5" fill="#ffffff" stroke="%s" stroke-width="1.5"/>`+"\n", cx, cy, col)
+			b.elem("circle", "cx", px(cx), "cy", px(cy), "r", "4.5", "fill", "#ffffff", "stroke", col, "stroke-width", "1.5")
 		default:
-			b.f(`<circle cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="#fff" stroke-width="1" opacity="0.9"/>`+"\n", cx, cy, col)
+			b.elem("circle", "cx", px(cx), "cy", px(cy), "r", "5", "fill", col, "stroke", "#fff", "stroke-width", "1", "opacity", "0.9")
 		}
 		if p.Baseline || p == win || onFront[p] {
 			l := p.Label
@@ -602,23 +372,23 @@ func scatter(s *Sweep, id string, width float64) string {
 			}
 			b.text(cx+dx, place(cx+dx, cy, anchor, float64(utf8.RuneCountInString(l))*6.7), anchor, "small", l)
 		}
-		b.f("</g>\n")
+		b.end("g")
 	}
 	b.close()
-	return b.String()
+	return b.html()
 }
 
 // compareChart shows, for every point of several files, the difference
 // to each file's own baseline with its confidence interval, a colour
 // per file.
-func compareChart(ss []*Sweep, id string, width float64) string {
+func compareChart(ss []*Sweep, id string, width float64) template.HTML {
 	labels := compareRows(ss)
 	const rowH, top, bottom, right = 26.0, 40.0, 50.0, 190.0
 	left := labelWidth(labels, 140)
 	h := top + bottom + rowH*float64(len(labels))
 	var b svgb
 	b.open(id, "compare", width, h, "difference to each file's baseline per point")
-	b.f("<title>Difference to each file's own baseline, %%, with the 95 %% interval</title>\n")
+	b.title("Difference to each file's own baseline, %, with the 95 % interval")
 	lo, hi := 0.0, 0.0
 	for _, s := range ss {
 		for _, p := range s.measured() {
@@ -637,16 +407,16 @@ func compareChart(ss []*Sweep, id string, width float64) string {
 	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
 	y1 := top + rowH*float64(len(labels))
 	for _, t := range ticks {
-		b.line(X(t), top, X(t), y1, colGrid, 1, "")
+		b.line(X(t), top, X(t), y1, colGrid, 1)
 		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
 	}
-	b.line(X(0), top-4, X(0), y1, colBaseline, 1, ` stroke-dasharray="4 3"`)
+	b.line(X(0), top-4, X(0), y1, colBaseline, 1, "stroke-dasharray", "4 3")
 	b.text(left+pw/2, y1+36, "middle", "axis", "% against the file's own baseline")
 	// Legend.
 	lx := left
 	for k, s := range ss {
 		col := fileColours[k%len(fileColours)]
-		b.f(`<circle cx="%.1f" cy="14" r="5" fill="%s"/>`+"\n", lx+5, col)
+		b.elem("circle", "cx", px(lx+5), "cy", "14", "r", "5", "fill", col)
 		l := s.Label + ": " + s.Profile + ", " + s.Kernel
 		b.text(lx+14, 18, "start", "small", l)
 		lx += float64(utf8.RuneCountInString(l))*6.6 + 40
@@ -662,24 +432,25 @@ func compareChart(ss []*Sweep, id string, width float64) string {
 			if p == nil {
 				continue
 			}
-			b.f("<g>\n<title>%s: %s</title>\n", esc(s.Label), esc(pointTitle(s, p)))
+			b.start("g")
+			b.title(s.Label + ": " + pointTitle(s, p))
 			if p.Status == sweep.StatusEliminated && p.Vs != nil {
-				b.f(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="#ffffff" stroke="%s" stroke-width="1.5"/>`+"\n", X(p.Vs.Pct), y, col)
-				b.f("</g>\n")
+				b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "3.5", "fill", "#ffffff", "stroke", col, "stroke-width", "1.5")
+				b.end("g")
 				continue
 			}
 			if p.Status != sweep.StatusOK || p.Vs == nil {
-				b.f(`<text x="%.1f" y="%.1f" class="bad" text-anchor="start">%s</text>`+"\n", left+pw+12, y+4, esc(trim(s.Label, 14)+": "+strings.ToUpper(p.Status)))
-				b.f("</g>\n")
+				b.textElem("text", trim(s.Label, 14)+": "+strings.ToUpper(p.Status), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
+				b.end("g")
 				continue
 			}
 			if p.Vs.HasCI() {
-				b.line(X(p.Vs.Lo), y, X(p.Vs.Hi), y, col, 2, "")
+				b.line(X(p.Vs.Lo), y, X(p.Vs.Hi), y, col, 2)
 			}
-			b.f(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"/>`+"\n", X(p.Vs.Pct), y, col)
-			b.f("</g>\n")
+			b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "4", "fill", col)
+			b.end("g")
 		}
 	}
 	b.close()
-	return b.String()
+	return b.html()
 }

@@ -1,7 +1,27 @@
 package soc
 
-// The locator: where each key of a profile's text is, so that errors
-// found after decoding can name the line.
+// The locator: where a key of a profile's text is, so that errors found
+// after decoding can name the line. It has no TOML scanner of its own:
+// every position comes from BurntSushi/toml.
+//
+// Decisions:
+//   - Problems are recorded with the indexed key path they are about
+//     ("controller[1].base", "register[0].field[2].values[1].value"),
+//     a pos; lines are worked out only when an error is written, so a
+//     valid profile costs one decode.
+//   - The decoder knows the position of a syntax error, and of the last
+//     occurrence of a key (ParseError), but not where each element of an
+//     array of tables came from. So the line of a path is the first line
+//     L such that the text's first L lines, decoded by the same decoder,
+//     hold the path, found by binary search (a dozen decodes a path,
+//     paid only for a profile with errors). A prefix cut inside a
+//     multi-line array or string is closed by trying the few closing
+//     sequences TOML allows there ("]", "}]", `"""`, ...); a prefix none
+//     of them closes counts as not holding the path, which can only move
+//     a line later, never earlier (a prefix that holds the path does
+//     hold it). None of the shipped profiles has such a prefix.
+//   - Which keys a path has (has) comes from the whole text decoded into
+//     a generic map, so it is exact and case-sensitive like TOML.
 
 import (
 	"bytes"
@@ -19,73 +39,339 @@ import (
 	"github.com/citune/citune/regs"
 )
 
-// ---- Locating keys -------------------------------------------------------
-//
-// BurntSushi/toml reports positions only for syntax errors and, for type
-// errors, the position of the last occurrence of a key; it does not say
-// where a decoded value came from. The locator scans the (already
-// syntax-checked) text once and records every key, table header and array
-// element with its line, under an indexed path such as
-// "controller[1].base" or "register[0].field[2].values[1].value".
-
-// keyPos is one key, table header or array element of the text.
-type keyPos struct {
-	path   string   // indexed path: register[0].field[2].bits
-	plain  string   // TOML key without indices: register.field.bits
-	segs   []string // plain key segments
-	line   int
-	vstart int  // byte span of the value; vstart < 0 for a table header
-	vend   int  //
-	elem   bool // an array element, not a key
+// pos is where a problem is: an indexed key path ("" is the top of the
+// file, line 1), or a line the decoder gave.
+type pos struct {
+	path string
+	line int
 }
 
 type locator struct {
-	name   string
-	data   []byte
-	nl     []int // offsets of '\n'
-	keys   []keyPos
-	byPath map[string]int
+	name     string
+	data     []byte
+	nl       []int          // offsets of '\n'
+	generic  map[string]any // the whole text, decoded
+	paths    map[string]bool
+	lines    map[string]int          // first line of each path, once worked out
+	prefixes map[int]map[string]bool // paths of the first n lines, once decoded
 }
 
-func newLocator(name string, data []byte) *locator {
-	l := &locator{name: name, data: data, byPath: map[string]int{}}
+// newLocator indexes the paths of generic, the text decoded into a
+// generic map (nil: decode it here; text that does not decode has no
+// paths).
+func newLocator(name string, data []byte, generic map[string]any) *locator {
+	l := &locator{name: name, data: data, generic: generic, paths: map[string]bool{},
+		lines: map[string]int{}, prefixes: map[int]map[string]bool{}}
 	for i, c := range data {
 		if c == '\n' {
 			l.nl = append(l.nl, i)
 		}
 	}
-	sc := &scanner{l: l, s: data, arrays: map[string]int{}}
-	sc.run()
+	if l.generic == nil {
+		if _, err := toml.Decode(string(data), &l.generic); err != nil {
+			l.generic = nil
+		}
+	}
+	collectPaths("", l.generic, l.paths)
 	return l
+}
+
+// collectPaths adds the indexed path of every table, key and array
+// element of v below path to out.
+func collectPaths(path string, v any, out map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			p := joinPath(path, keySeg(k))
+			out[p] = true
+			collectPaths(p, x, out)
+		}
+	case []map[string]any:
+		for i, x := range v {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			out[p] = true
+			collectPaths(p, x, out)
+		}
+	case []any:
+		for i, x := range v {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			out[p] = true
+			collectPaths(p, x, out)
+		}
+	}
 }
 
 // lineAt is the 1-based line of byte offset off.
 func (l *locator) lineAt(off int) int { return sort.SearchInts(l.nl, off) + 1 }
 
-func (l *locator) add(kp keyPos) int {
-	l.keys = append(l.keys, kp)
-	if _, ok := l.byPath[kp.path]; !ok {
-		l.byPath[kp.path] = len(l.keys) - 1
-	}
-	return len(l.keys) - 1
-}
-
 // has reports whether the indexed path occurs in the text.
-func (l *locator) has(path string) bool {
-	_, ok := l.byPath[path]
-	return ok
+func (l *locator) has(path string) bool { return l.paths[path] }
+
+// at is the position of the indexed path.
+func (l *locator) at(path string) pos { return pos{path: path} }
+
+// line resolves p: the line of its path, or of its nearest enclosing
+// table or key that occurs in the text, or 1.
+func (l *locator) line(p pos) int {
+	if p.line > 0 {
+		return p.line
+	}
+	path := p.path
+	for ; path != ""; path = parentPath(path) {
+		if l.paths[path] {
+			break
+		}
+	}
+	if path == "" {
+		return 1
+	}
+	return l.firstLine(path)
 }
 
-// at returns the line of the indexed path, or of its nearest enclosing
-// table or key that occurs in the text, or 1.
-func (l *locator) at(path string) int {
-	for path != "" {
-		if i, ok := l.byPath[path]; ok {
-			return l.keys[i].line
-		}
-		path = parentPath(path)
+// closers are the endings tried on a prefix of the text that stops
+// inside a multi-line array, inline table or string.
+var closers = []string{"]", "}]", "]}]", "]]", "}", "]}", "]]]", "}]}]", `"""`, `'''`, `"""]`, `''']`}
+
+// firstLine is the first line n such that the text's first n lines
+// hold path, which the whole text holds: a binary search over prefixes,
+// each decoded once and remembered.
+func (l *locator) firstLine(path string) int {
+	if n, ok := l.lines[path]; ok {
+		return n
 	}
-	return 1
+	lo, hi := 1, len(l.nl)+1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if l.prefix(mid)[path] {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	l.lines[path] = lo
+	return lo
+}
+
+// prefix returns the paths of the text's first n lines.
+func (l *locator) prefix(n int) map[string]bool {
+	if ps, ok := l.prefixes[n]; ok {
+		return ps
+	}
+	end := len(l.data)
+	if n <= len(l.nl) {
+		end = l.nl[n-1] + 1
+	}
+	ps := map[string]bool{}
+	if v, ok := decodePrefix(l.data[:end]); ok {
+		collectPaths("", v, ps)
+	}
+	l.prefixes[n] = ps
+	return ps
+}
+
+// decodePrefix decodes a prefix of the text, closing what it leaves
+// open if it must.
+func decodePrefix(b []byte) (map[string]any, bool) {
+	var v map[string]any
+	if _, err := toml.Decode(string(b), &v); err == nil {
+		return v, true
+	}
+	for _, c := range closers {
+		v = nil
+		if _, err := toml.Decode(string(b)+c+"\n", &v); err == nil {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// decodeError turns a toml decoding error into "NAME:LINE: invalid
+// profile: KEY: MESSAGE". For a type error (typed is set) of a key that
+// occurs several times, it finds the occurrence whose value is at fault by
+// decoding each occurrence's value on its own.
+func (l *locator) decodeError(err error, typed bool) error {
+	line, key, msg := 0, "", err.Error()
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		line, key, msg = pe.Position.Line, pe.LastKey, pe.Message
+		// The parser counts a '\n' it trips over as part of the next
+		// line; the byte offset gives the line it ends. The parser skips
+		// a byte order mark before counting offsets.
+		if start := pe.Position.Start + bomLen(l.data); !typed && pe.Position.Len > 0 && start < len(l.data) {
+			line = l.lineAt(start)
+		}
+	} else if m := tomlErrRE.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		if k, err := strconv.Unquote(m[2]); err == nil {
+			key = k
+		}
+		msg = m[3]
+	}
+	switch {
+	case !typed:
+		msg = "TOML syntax error: " + msg
+		if src := l.lineText(line); src != "" {
+			msg += fmt.Sprintf(" (in %q)", src)
+		}
+	case key != "":
+		if p, m, ok := l.badValue(key); ok {
+			line, msg = l.line(p), m
+		}
+		msg = key + ": " + msg
+	}
+	if line < 1 {
+		line = 1
+	}
+	return fmt.Errorf("%s:%d: %w: %s", l.name, line, ErrProfile, msg)
+}
+
+// lineText returns line n of the text, trimmed and shortened.
+func (l *locator) lineText(n int) string {
+	if n < 1 || n > len(l.nl)+1 {
+		return ""
+	}
+	start, end := 0, len(l.data)
+	if n > 1 {
+		start = l.nl[n-2] + 1
+	}
+	if n <= len(l.nl) {
+		end = l.nl[n-1]
+	}
+	t := []rune(strings.TrimSpace(string(l.data[start:end])))
+	if len(t) > 60 {
+		t = append(t[:57], '.', '.', '.')
+	}
+	return string(t)
+}
+
+// badValue finds the first occurrence (in the order of the text) of the
+// key whose value does not decode into the key's Go type, and returns
+// where it is and the error. Each value is encoded again on its own and
+// decoded into that type.
+func (l *locator) badValue(key string) (pos, string, bool) {
+	segs := toml.Key(strings.Split(key, "."))
+	if strings.ContainsAny(key, `"'`) {
+		return pos{}, "", false // a quoted key: no path to follow
+	}
+	t, ok := schemaType(profileType, segs)
+	if !ok {
+		return pos{}, "", false
+	}
+	var found pos
+	var msg string
+	walkKey(l.generic, "", segs, func(path string, v any) bool {
+		var b bytes.Buffer
+		var err error
+		if err = toml.NewEncoder(&b).Encode(map[string]any{"v": v}); err != nil {
+			return true
+		}
+		dst := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: t, Tag: `toml:"v"`}}))
+		if _, err = toml.Decode(b.String(), dst.Interface()); err == nil {
+			return true
+		}
+		msg = err.Error()
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			msg = pe.Message
+		} else if m := tomlErrRE.FindStringSubmatch(msg); m != nil {
+			msg = m[3]
+		}
+		found = l.at(path)
+		return false
+	})
+	return found, msg, msg != ""
+}
+
+// walkKey calls f with the indexed path and value of every occurrence of
+// the plain key segs below v, in the order of the text (array elements
+// in order), until f returns false.
+func walkKey(v any, path string, segs []string, f func(string, any) bool) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if len(segs) == 0 {
+			return f(path, v)
+		}
+		x, ok := v[segs[0]]
+		if !ok {
+			return true
+		}
+		return walkKey(x, joinPath(path, keySeg(segs[0])), segs[1:], f)
+	case []map[string]any:
+		if len(segs) == 0 {
+			return f(path, v)
+		}
+		for i, x := range v {
+			if !walkKey(x, fmt.Sprintf("%s[%d]", path, i), segs, f) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		if len(segs) == 0 {
+			return f(path, v)
+		}
+		for i, x := range v {
+			if !walkKey(x, fmt.Sprintf("%s[%d]", path, i), segs, f) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(segs) == 0 {
+		return f(path, v)
+	}
+	return true
+}
+
+// unknownKeys reports every key of the text that the profile format does
+// not define. Unlike the decoder's Undecoded, it is case-sensitive and
+// also sees keys inside inline tables in arrays. A misspelt table is
+// reported once, not with every key below it.
+func (l *locator) unknownKeys(ps *problems, md toml.MetaData) {
+	l.unknownBelow(ps, profileType, l.generic, "", nil)
+	if ps.failed() {
+		return
+	}
+	// Backstop: the decoder's own list (normally a subset of the above).
+	for _, k := range md.Undecoded() {
+		ps.add(l.at(k.String()), "unknown key %q", k.String())
+	}
+}
+
+func (l *locator) unknownBelow(ps *problems, t reflect.Type, v any, path string, segs []string) {
+	switch v := v.(type) {
+	case map[string]any:
+		if !isTable(t) {
+			return
+		}
+		t = elemType(t)
+		for _, k := range sortedKeys(v) {
+			p, s := joinPath(path, keySeg(k)), append(append([]string(nil), segs...), k)
+			if t.Kind() == reflect.Map {
+				l.unknownBelow(ps, t.Elem(), v[k], p, s)
+				continue
+			}
+			fs := tomlFields(t)
+			ft, ok := fs[k]
+			if !ok {
+				msg := fmt.Sprintf("unknown key %q", toml.Key(s).String())
+				if hint := suggest(k, fs); hint != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", hint)
+				}
+				ps.add(l.at(p), "%s", msg)
+				continue
+			}
+			l.unknownBelow(ps, ft, v[k], p, s)
+		}
+	case []map[string]any:
+		for i, x := range v {
+			l.unknownBelow(ps, t, x, fmt.Sprintf("%s[%d]", path, i), segs)
+		}
+	case []any:
+		for i, x := range v {
+			l.unknownBelow(ps, t, x, fmt.Sprintf("%s[%d]", path, i), segs)
+		}
+	}
 }
 
 // parentPath strips the last segment ("a.b[2]" -> "a.b", "a.b" -> "a").
@@ -127,46 +413,6 @@ func joinPath(a, b string) string {
 	return a + "." + b
 }
 
-// decodeError turns a toml decoding error into "NAME:LINE: invalid
-// profile: KEY: MESSAGE". For a type error (typed is set) of a key that
-// occurs several times, it finds the occurrence whose value is at fault by
-// decoding each occurrence's value on its own.
-func (l *locator) decodeError(err error, typed bool) error {
-	line, key, msg := 0, "", err.Error()
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		line, key, msg = pe.Position.Line, pe.LastKey, pe.Message
-		// The parser counts a '\n' it trips over as part of the next
-		// line; the byte offset gives the line it ends. The parser skips
-		// a byte order mark before counting offsets.
-		if start := pe.Position.Start + bomLen(l.data); !typed && pe.Position.Len > 0 && start < len(l.data) {
-			line = l.lineAt(start)
-		}
-	} else if m := tomlErrRE.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		if k, err := strconv.Unquote(m[2]); err == nil {
-			key = k
-		}
-		msg = m[3]
-	}
-	switch {
-	case !typed:
-		msg = "TOML syntax error: " + msg
-		if src := l.lineText(line); src != "" {
-			msg += fmt.Sprintf(" (in %q)", src)
-		}
-	case key != "":
-		if ln, m, ok := l.badValue(key); ok {
-			line, msg = ln, m
-		}
-		msg = key + ": " + msg
-	}
-	if line < 1 {
-		line = 1
-	}
-	return fmt.Errorf("%s:%d: %w: %s", l.name, line, ErrProfile, msg)
-}
-
 // bomLen is the length of the byte order mark the TOML parser skips.
 func bomLen(data []byte) int {
 	switch {
@@ -178,56 +424,9 @@ func bomLen(data []byte) int {
 	return 0
 }
 
-// lineText returns line n of the text, trimmed and shortened.
-func (l *locator) lineText(n int) string {
-	if n < 1 || n > len(l.nl)+1 {
-		return ""
-	}
-	start, end := 0, len(l.data)
-	if n > 1 {
-		start = l.nl[n-2] + 1
-	}
-	if n <= len(l.nl) {
-		end = l.nl[n-1]
-	}
-	t := []rune(strings.TrimSpace(string(l.data[start:end])))
-	if len(t) > 60 {
-		t = append(t[:57], '.', '.', '.')
-	}
-	return string(t)
-}
-
 var tomlErrRE = regexp.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
 
 var profileType = reflect.TypeOf(Profile{})
-
-// badValue finds the first occurrence of the key whose value does not
-// decode into the key's Go type, and returns its line and the error.
-func (l *locator) badValue(key string) (int, string, bool) {
-	for _, kp := range l.keys {
-		if kp.elem || kp.vstart < 0 || kp.vend < kp.vstart || kp.plain != key {
-			continue
-		}
-		t, ok := schemaType(profileType, kp.segs)
-		if !ok {
-			return 0, "", false
-		}
-		v := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: t, Tag: `toml:"v"`}}))
-		_, err := toml.Decode("v = "+string(l.data[kp.vstart:kp.vend])+"\n", v.Interface())
-		if err == nil {
-			continue
-		}
-		msg := err.Error()
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			msg = pe.Message
-		} else if m := tomlErrRE.FindStringSubmatch(msg); m != nil {
-			msg = m[3]
-		}
-		return kp.line, msg, true
-	}
-	return 0, "", false
-}
 
 var textUnmarshaler = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
 
@@ -299,90 +498,6 @@ func schemaType(t reflect.Type, segs []string) (reflect.Type, bool) {
 	return t, true
 }
 
-// unknownKeys reports every key of the text that the profile format does
-// not define. Unlike the decoder's Undecoded, it is case-sensitive and
-// also sees keys inside inline tables in arrays.
-func (l *locator) unknownKeys(ps *problems, md toml.MetaData) {
-	reported := map[string]bool{}
-	for _, kp := range l.keys {
-		if kp.elem {
-			continue
-		}
-		t := reflect.Type(profileType)
-		for n, s := range kp.segs {
-			if !isTable(t) {
-				break
-			}
-			t = elemType(t)
-			if t.Kind() == reflect.Map {
-				t = t.Elem()
-				continue
-			}
-			fs := tomlFields(t)
-			if ft, ok := fs[s]; ok {
-				t = ft
-				continue
-			}
-			// One report per table or key occurrence: a misspelt table
-			// reports its header, not every key below it.
-			if id := prefixID(kp, n); !reported[id] {
-				reported[id] = true
-				msg := fmt.Sprintf("unknown key %q", toml.Key(kp.segs[:n+1]).String())
-				if hint := suggest(s, fs); hint != "" {
-					msg += fmt.Sprintf(" (did you mean %q?)", hint)
-				}
-				ps.add(kp.line, "%s", msg)
-			}
-			break
-		}
-	}
-	if ps.failed() {
-		return
-	}
-	// Backstop: the decoder's own list (normally a subset of the above).
-	count := map[string]int{}
-	for _, k := range md.Undecoded() {
-		ks := k.String()
-		n := count[ks]
-		count[ks]++
-		line := 1
-		for _, kp := range l.keys {
-			if !kp.elem && kp.plain == ks {
-				if n == 0 {
-					line = kp.line
-					break
-				}
-				n--
-			}
-		}
-		ps.add(line, "unknown key %q", ks)
-	}
-}
-
-// prefixID identifies the indexed table path of kp's first n+1 segments,
-// so that an unknown table is reported once.
-func prefixID(kp keyPos, n int) string {
-	// The indexed path has the same segments, each perhaps with indices;
-	// cut it after segment n by counting unquoted dots.
-	p := kp.path
-	seg := 0 // segments passed
-	inq := false
-	for i := 0; i < len(p); i++ {
-		switch c := p[i]; {
-		case c == '\\' && inq:
-			i++
-		case c == '"':
-			inq = !inq
-		case c == '.' && !inq:
-			if seg == n {
-				return "@" + p[:i]
-			}
-			seg++
-		}
-	}
-	return "@" + p
-}
-
 // suggest returns the key of fs closest to s, or "".
 func suggest(s string, fs map[string]reflect.Type) string {
 	best, bestD := "", 3
@@ -398,302 +513,4 @@ func suggest(s string, fs map[string]reflect.Type) string {
 		return ""
 	}
 	return best
-}
-
-// scanner walks TOML text and records keys in its locator. It assumes the
-// text is valid TOML (Parse runs it only for errors found after a
-// successful syntax check) but never panics or loops on any input.
-type scanner struct {
-	l      *locator
-	s      []byte
-	i      int
-	arrays map[string]int // indexed path of an array of tables -> elements so far
-	table  string         // indexed path of the current table
-	tsegs  []string       // its plain segments
-}
-
-func (sc *scanner) eof() bool { return sc.i >= len(sc.s) }
-
-func (sc *scanner) peek(s string) bool { return !sc.eof() && bytes.HasPrefix(sc.s[sc.i:], []byte(s)) }
-
-func (sc *scanner) adv(n int) { sc.i = min(sc.i+n, len(sc.s)) }
-
-func (sc *scanner) run() {
-	if sc.peek("\xef\xbb\xbf") {
-		sc.adv(3)
-	}
-	for !sc.eof() {
-		start := sc.i
-		sc.skipBlank(true)
-		if sc.eof() {
-			break
-		}
-		if sc.s[sc.i] == '[' {
-			sc.header()
-		} else {
-			sc.keyValue(sc.table, sc.tsegs)
-		}
-		sc.skipLine()
-		if sc.i == start {
-			sc.adv(1)
-		}
-	}
-}
-
-// skipBlank skips spaces, tabs, comments and, with nl, line ends.
-func (sc *scanner) skipBlank(nl bool) {
-	for !sc.eof() {
-		switch c := sc.s[sc.i]; {
-		case c == ' ' || c == '\t':
-			sc.i++
-		case nl && (c == '\n' || c == '\r'):
-			sc.i++
-		case c == '#':
-			sc.skipLine()
-		default:
-			return
-		}
-	}
-}
-
-func (sc *scanner) skipLine() {
-	for !sc.eof() && sc.s[sc.i] != '\n' && sc.s[sc.i] != '\r' {
-		sc.i++
-	}
-}
-
-// header reads "[a.b]" or "[[a.b]]".
-func (sc *scanner) header() {
-	off := sc.i
-	double := sc.peek("[[")
-	if double {
-		sc.adv(2)
-	} else {
-		sc.adv(1)
-	}
-	segs := sc.key()
-	if len(segs) == 0 {
-		return
-	}
-	path := ""
-	for k, s := range segs {
-		path = joinPath(path, keySeg(s))
-		if n := sc.arrays[path]; k < len(segs)-1 && n > 0 {
-			path += "[" + strconv.Itoa(n-1) + "]"
-		}
-	}
-	if double {
-		n := sc.arrays[path]
-		sc.arrays[path] = n + 1
-		path += "[" + strconv.Itoa(n) + "]"
-	}
-	sc.table, sc.tsegs = path, segs
-	sc.l.add(keyPos{path: path, plain: toml.Key(segs).String(), segs: segs, line: sc.l.lineAt(off), vstart: -1, vend: -1})
-}
-
-// keyValue reads "key = value" below the table at path table.
-func (sc *scanner) keyValue(table string, tsegs []string) {
-	off := sc.i
-	segs := sc.key()
-	if len(segs) == 0 {
-		return
-	}
-	sc.skipBlank(false)
-	if sc.eof() || sc.s[sc.i] != '=' {
-		return
-	}
-	sc.adv(1)
-	sc.skipBlank(false)
-	path := table
-	for _, s := range segs {
-		path = joinPath(path, keySeg(s))
-	}
-	all := append(append([]string(nil), tsegs...), segs...)
-	idx := sc.l.add(keyPos{path: path, plain: toml.Key(all).String(), segs: all, line: sc.l.lineAt(off), vstart: sc.i})
-	sc.value(path, all)
-	sc.l.keys[idx].vend = sc.i
-}
-
-// value skips one value, recording array elements and inline-table keys.
-func (sc *scanner) value(path string, segs []string) {
-	if sc.eof() {
-		return
-	}
-	switch sc.s[sc.i] {
-	case '"', '\'':
-		sc.str()
-	case '[':
-		sc.adv(1)
-		for n := 0; ; {
-			sc.skipBlank(true)
-			if sc.eof() {
-				return
-			}
-			switch sc.s[sc.i] {
-			case ']':
-				sc.adv(1)
-				return
-			case ',':
-				sc.adv(1)
-				continue
-			}
-			before := sc.i
-			ep := path + "[" + strconv.Itoa(n) + "]"
-			idx := sc.l.add(keyPos{path: ep, plain: toml.Key(segs).String(), segs: segs, line: sc.l.lineAt(sc.i), vstart: sc.i, elem: true})
-			sc.value(ep, segs)
-			sc.l.keys[idx].vend = sc.i
-			n++
-			if sc.i == before {
-				sc.adv(1)
-			}
-		}
-	case '{':
-		sc.adv(1)
-		for {
-			sc.skipBlank(true)
-			if sc.eof() {
-				return
-			}
-			switch sc.s[sc.i] {
-			case '}':
-				sc.adv(1)
-				return
-			case ',':
-				sc.adv(1)
-				continue
-			}
-			before := sc.i
-			sc.keyValue(path, segs)
-			if sc.i == before {
-				sc.adv(1)
-			}
-		}
-	default:
-		for !sc.eof() {
-			switch sc.s[sc.i] {
-			case ',', ']', '}', '#', '\n', '\r':
-				return
-			}
-			sc.i++
-		}
-	}
-}
-
-// key reads a possibly dotted key and returns its segments.
-func (sc *scanner) key() []string {
-	var segs []string
-	for {
-		sc.skipBlank(false)
-		if sc.eof() {
-			return segs
-		}
-		switch c := sc.s[sc.i]; {
-		case c == '"' || c == '\'':
-			if sc.peek(`"""`) || sc.peek(`'''`) {
-				return segs
-			}
-			segs = append(segs, sc.str())
-		case isBareKeyChar(c):
-			j := sc.i
-			for !sc.eof() && isBareKeyChar(sc.s[sc.i]) {
-				sc.i++
-			}
-			segs = append(segs, string(sc.s[j:sc.i]))
-		default:
-			return segs
-		}
-		sc.skipBlank(false)
-		if sc.eof() || sc.s[sc.i] != '.' {
-			return segs
-		}
-		sc.adv(1)
-	}
-}
-
-func isBareKeyChar(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
-
-// str reads a string at the cursor and returns its content (escapes
-// decoded; multi-line strings return "", they cannot be keys).
-func (sc *scanner) str() string {
-	q := sc.s[sc.i]
-	triple := string([]byte{q, q, q})
-	if sc.peek(triple) {
-		sc.adv(3)
-		for !sc.eof() {
-			c := sc.s[sc.i]
-			switch {
-			case q == '"' && c == '\\':
-				sc.adv(2)
-			case sc.peek(triple):
-				// The string ends with the last three quotes of the run.
-				for !sc.eof() && sc.s[sc.i] == q {
-					sc.i++
-				}
-				return ""
-			default:
-				sc.i++
-			}
-		}
-		return ""
-	}
-	sc.adv(1)
-	var b strings.Builder
-	for !sc.eof() {
-		c := sc.s[sc.i]
-		switch {
-		case c == q:
-			sc.adv(1)
-			return b.String()
-		case c == '\n' || c == '\r':
-			return b.String()
-		case q == '"' && c == '\\':
-			sc.escape(&b)
-		default:
-			b.WriteByte(c)
-			sc.i++
-		}
-	}
-	return b.String()
-}
-
-// escape decodes the escape sequence at the cursor (a backslash).
-func (sc *scanner) escape(b *strings.Builder) {
-	sc.adv(1)
-	if sc.eof() {
-		return
-	}
-	c := sc.s[sc.i]
-	sc.adv(1)
-	hex := 0
-	switch c {
-	case 'b':
-		b.WriteByte('\b')
-	case 't':
-		b.WriteByte('\t')
-	case 'n':
-		b.WriteByte('\n')
-	case 'f':
-		b.WriteByte('\f')
-	case 'r':
-		b.WriteByte('\r')
-	case 'e':
-		b.WriteByte(0x1b)
-	case 'x':
-		hex = 2
-	case 'u':
-		hex = 4
-	case 'U':
-		hex = 8
-	default:
-		b.WriteByte(c)
-	}
-	if hex > 0 {
-		end := min(sc.i+hex, len(sc.s))
-		if r, err := strconv.ParseUint(string(sc.s[sc.i:end]), 16, 32); err == nil {
-			b.WriteRune(rune(r))
-		}
-		sc.i = end
-	}
 }

@@ -63,7 +63,7 @@ type Profile struct {
 	File string    `toml:"-"`
 	Map  *regs.Map `toml:"-"`
 
-	nameLine int // line of the name key, for LoadAll's error
+	src []byte // the text, for the line of LoadAll's error
 }
 
 // Check is one identity test: Register & Mask must equal Value.
@@ -287,28 +287,28 @@ var ErrProfile = errors.New("invalid profile")
 // type or outside their Go type, and every semantic problem of the merged
 // register map are errors.
 func Parse(name string, data []byte) (*Profile, error) {
-	loc := newLocator(name, data)
 	// A first, untyped decode separates TOML syntax errors (whose position
 	// the parser knows) from type errors of the typed decode below (whose
 	// position the decoder reports for the last occurrence of the key
-	// only).
+	// only); the locator (locate.go) reads its paths.
 	var generic map[string]any
 	if _, err := toml.Decode(string(data), &generic); err != nil {
-		return nil, loc.decodeError(err, false)
+		return nil, newLocator(name, data, nil).decodeError(err, false)
 	}
+	loc := newLocator(name, data, generic)
 	var p Profile
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&p)
 	if err != nil {
 		return nil, loc.decodeError(err, true)
 	}
-	ps := &problems{name: name}
+	ps := &problems{name: name, loc: loc}
 	loc.unknownKeys(ps, md)
 	if ps.failed() {
 		// Further checks would mostly report consequences of the typos.
 		return nil, ps.err()
 	}
 	p.File = name
-	p.nameLine = loc.at("name")
+	p.src = data
 	p.build(loc, ps)
 	if ps.failed() {
 		return nil, ps.err()
@@ -319,19 +319,18 @@ func Parse(name string, data []byte) (*Profile, error) {
 // problems collects validation errors with their lines.
 type problems struct {
 	name string
+	loc  *locator
 	list []problem
 }
 
 type problem struct {
-	line int
+	at   pos
+	line int // resolved by err
 	msg  string
 }
 
-func (ps *problems) add(line int, format string, a ...any) {
-	if line < 1 {
-		line = 1
-	}
-	ps.list = append(ps.list, problem{line, fmt.Sprintf(format, a...)})
+func (ps *problems) add(at pos, format string, a ...any) {
+	ps.list = append(ps.list, problem{at: at, msg: fmt.Sprintf(format, a...)})
 }
 
 func (ps *problems) failed() bool { return len(ps.list) > 0 }
@@ -342,14 +341,21 @@ func (ps *problems) err() error {
 	if len(ps.list) == 0 {
 		return nil
 	}
+	for i := range ps.list {
+		ps.list[i].line = max(ps.loc.line(ps.list[i].at), 1)
+	}
 	sort.SliceStable(ps.list, func(i, j int) bool { return ps.list[i].line < ps.list[j].line })
 	var errs []error
-	seen := map[problem]bool{}
+	type key struct {
+		line int
+		msg  string
+	}
+	seen := map[key]bool{}
 	for _, p := range ps.list {
-		if seen[p] {
+		if seen[key{p.line, p.msg}] {
 			continue
 		}
-		seen[p] = true
+		seen[key{p.line, p.msg}] = true
 		errs = append(errs, fmt.Errorf("%s:%d: %w: %s", ps.name, p.line, ErrProfile, p.msg))
 	}
 	return errors.Join(errs...)
@@ -359,7 +365,7 @@ func (ps *problems) err() error {
 // the whole profile, adding every problem to ps.
 func (p *Profile) build(l *locator, ps *problems) {
 	if p.Name == "" {
-		ps.add(1, "missing key \"name\"")
+		ps.add(pos{}, "missing key \"name\"")
 	} else if !validProfileName(p.Name) {
 		ps.add(l.at("name"), "name %q: use lower-case letters, digits and '-'", p.Name)
 	}
@@ -369,10 +375,10 @@ func (p *Profile) build(l *locator, ps *problems) {
 		}
 	}
 	if len(p.Controllers) == 0 {
-		ps.add(1, "no [[controller]] entries")
+		ps.add(pos{}, "no [[controller]] entries")
 	}
 	if len(p.Identity) == 0 {
-		ps.add(1, "no [[identity]] checks: a profile must say how to recognise its controller")
+		ps.add(pos{}, "no [[identity]] checks: a profile must say how to recognise its controller")
 	}
 	m := p.buildMap(l, ps)
 	p.Map = m
@@ -421,7 +427,7 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 		old := m.Register(spec.Name)
 		if old != nil {
 			if j, dup := origin[strings.ToUpper(spec.Name)]; dup {
-				ps.add(l.at(at+".name"), "register %s: already defined by the [[register]] at line %d", spec.Name, l.at(fmt.Sprintf("register[%d]", j)))
+				ps.add(l.at(at+".name"), "register %s: already defined by the [[register]] at line %d", spec.Name, l.line(l.at(fmt.Sprintf("register[%d]", j))))
 				continue
 			}
 		}
@@ -515,13 +521,13 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 	// Safety net: whatever the checks above missed, the map must validate.
 	if err := m.Validate(); err != nil && len(ps.list) == n0 {
 		for _, e := range unjoin(err) {
-			line := 1
+			var at pos
 			if name := registerInError(e.Error()); name != "" {
 				if i, ok := origin[strings.ToUpper(name)]; ok {
-					line = l.at(fmt.Sprintf("register[%d]", i))
+					at = l.at(fmt.Sprintf("register[%d]", i))
 				}
 			}
-			ps.add(line, "%v", e)
+			ps.add(at, "%v", e)
 		}
 	}
 	return m
@@ -687,7 +693,7 @@ func (s *RegisterSpec) merge(l *locator, ps *problems, at string, old *regs.Regi
 			}
 			fat := fmt.Sprintf("%s.field[%d]", at, j)
 			if k, dup := names[strings.ToUpper(f.Name)]; dup {
-				ps.add(l.at(fat+".name"), "field %s.%s: defined twice (also at line %d)", s.Name, f.Name, l.at(fmt.Sprintf("%s.field[%d]", at, k)))
+				ps.add(l.at(fat+".name"), "field %s.%s: defined twice (also at line %d)", s.Name, f.Name, l.line(l.at(fmt.Sprintf("%s.field[%d]", at, k))))
 			}
 			names[strings.ToUpper(f.Name)] = j
 			if used&f.Mask() != 0 {
@@ -753,7 +759,7 @@ func (fs *FieldSpec) field(l *locator, ps *problems, at, reg string) (f regs.Fie
 			ps.add(l.at(vat+".value"), "field %s: value %s = %d does not fit in %d bit(s) (max %d)", where, e.Name, e.Value, f.Width, f.WidthMax())
 		}
 		if prev, dup := seen[e.Value]; dup {
-			ps.add(l.at(vat+".value"), "field %s: value %d named twice (also at line %d)", where, e.Value, l.at(fmt.Sprintf("%s.values[%d]", at, prev)))
+			ps.add(l.at(vat+".value"), "field %s: value %d named twice (also at line %d)", where, e.Value, l.line(l.at(fmt.Sprintf("%s.values[%d]", at, prev))))
 		}
 		seen[e.Value] = k
 		if e.Name != "" && !regs.ValidName(e.Name) {
@@ -781,7 +787,7 @@ func (p *Profile) checkControllers(l *locator, ps *problems, m *regs.Map) {
 		if c.Label == "" {
 			ps.add(l.at(at), "%s: missing key \"label\"", who)
 		} else if j, dup := seen[strings.ToLower(c.Label)]; dup {
-			ps.add(l.at(at+".label"), "%s: duplicate label (also at line %d)", who, l.at(fmt.Sprintf("controller[%d].label", j)))
+			ps.add(l.at(at+".label"), "%s: duplicate label (also at line %d)", who, l.line(l.at(fmt.Sprintf("controller[%d].label", j))))
 		} else {
 			seen[strings.ToLower(c.Label)] = i
 		}
@@ -965,7 +971,7 @@ func (p *Profile) checkKnobs(l *locator, ps *problems, m *regs.Map) {
 		}
 		k.Field = ref.String()
 		if j, dup := seen[k.Field]; dup {
-			ps.add(l.at(at+".field"), "knob %s: listed twice (also at line %d)", k.Field, l.at(fmt.Sprintf("knob[%d]", j)))
+			ps.add(l.at(at+".field"), "knob %s: listed twice (also at line %d)", k.Field, l.line(l.at(fmt.Sprintf("knob[%d]", j))))
 		}
 		seen[k.Field] = i
 		if k.DT == "" && k.Param == "" && k.None == "" {
@@ -1091,7 +1097,7 @@ func LoadAll(fsys fs.FS) ([]*Profile, error) {
 			continue
 		}
 		if path.Base(n) != p.Name+".toml" {
-			errs = append(errs, fmt.Errorf("%s:%d: %w: name %q does not match the file name (want name = %q)", n, max(p.nameLine, 1), ErrProfile, p.Name, strings.TrimSuffix(path.Base(n), ".toml")))
+			errs = append(errs, fmt.Errorf("%s:%d: %w: name %q does not match the file name (want name = %q)", n, newLocator(n, p.src, nil).line(pos{path: "name"}), ErrProfile, p.Name, strings.TrimSuffix(path.Base(n), ".toml")))
 			continue
 		}
 		ps = append(ps, p)

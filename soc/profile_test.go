@@ -471,8 +471,16 @@ field = [{ name = "F", values = [{ value = 1 },   # 12
    { value = 2 }] }]         # 13
 [reset]                      # 14
 "odd.name" = 1               # 15
+[[knob]]                     # 16
+field = "A"                  # 17
+desc = """                   # 18
+[[knob]]
+field = "C"
+"""                          # 21
+[[knob]]                     # 22
+field = "B"                  # 23
 `
-	l := newLocator("t.toml", []byte(src))
+	l := newLocator("t.toml", []byte(src), nil)
 	tests := []struct {
 		path string
 		line int
@@ -487,9 +495,13 @@ field = [{ name = "F", values = [{ value = 1 },   # 12
 		{`reset."odd.name"`, 15},
 		{`reset."nope"`, 14},
 		{"nothing.at.all", 1},
+		// A multi-line string that looks like tables.
+		{"knob[0].desc", 18},
+		{"knob[1]", 22},
+		{"knob[1].field", 23},
 	}
 	for _, tt := range tests {
-		if got := l.at(tt.path); got != tt.line {
+		if got := l.line(l.at(tt.path)); got != tt.line {
 			t.Errorf("at(%s) = %d, want %d", tt.path, got, tt.line)
 		}
 	}

@@ -1,0 +1,202 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"strings"
+
+	"github.com/citune/citune/sweep"
+)
+
+// heatAxes picks the two axes a heat map shows: the two of a two-axis
+// plan, or, for a grid of more, the two with the largest effect (each
+// cell then shows the best point over the other axes). ok is false when
+// there is no sensible pair.
+func heatAxes(s *Sweep) (ax, ay Axis, others bool, ok bool) {
+	switch {
+	case len(s.Axes) == 2:
+		return s.Axes[0], s.Axes[1], false, true
+	case len(s.Axes) > 2 && s.Mode != sweep.ModeOFAT:
+		effs := s.Effects()
+		return effs[0].Axis, effs[1].Axis, true, true
+	}
+	return Axis{}, Axis{}, false, false
+}
+
+// matches reports whether point p is at value v of axis a (an axis the
+// hardware ignores at p matches every value).
+func matches(p *Point, a Axis, v string) bool {
+	got, ok := p.Settings[a.Name]
+	if !ok {
+		for _, ig := range p.Ignored {
+			if ig == a.Name {
+				return true
+			}
+		}
+		return false
+	}
+	return got == v
+}
+
+// viridis maps t in [0,1] to a colour of the viridis scale.
+func viridis(t float64) (string, bool) {
+	stops := [][3]float64{{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}
+	t = math.Max(0, math.Min(1, t))
+	x := t * float64(len(stops)-1)
+	i := int(math.Floor(x))
+	if i >= len(stops)-1 {
+		i = len(stops) - 2
+	}
+	f := x - float64(i)
+	var c [3]int
+	for k := 0; k < 3; k++ {
+		c[k] = int(math.Round(stops[i][k] + (stops[i+1][k]-stops[i][k])*f))
+	}
+	return fmt.Sprintf("#%02x%02x%02x", c[0], c[1], c[2]), t > 0.6
+}
+
+// heatmap shows the median rate of each combination of two axes.
+func heatmap(s *Sweep, id string) template.HTML {
+	ax, ay, others, ok := heatAxes(s)
+	if !ok {
+		return ""
+	}
+	type cellT struct {
+		p, elim, bad *Point
+	}
+	cells := make([][]cellT, len(ay.Values))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for j, vy := range ay.Values {
+		cells[j] = make([]cellT, len(ax.Values))
+		for i, vx := range ax.Values {
+			var c cellT
+			for _, p := range s.Ranked {
+				if matches(p, ax, vx) && matches(p, ay, vy) && (c.p == nil || p.Median > c.p.Median) {
+					c.p = p
+				}
+			}
+			for _, p := range s.Eliminated {
+				if len(p.Rates) > 0 && matches(p, ax, vx) && matches(p, ay, vy) && (c.elim == nil || p.Median > c.elim.Median) {
+					c.elim = p
+				}
+			}
+			for _, p := range s.Excluded {
+				if matches(p, ax, vx) && matches(p, ay, vy) && c.bad == nil {
+					c.bad = p
+				}
+			}
+			for _, p := range []*Point{c.p, c.elim} {
+				if p != nil {
+					lo, hi = math.Min(lo, p.Median), math.Max(hi, p.Median)
+				}
+			}
+			cells[j][i] = c
+		}
+	}
+	const cw, ch, top = 118.0, 52.0, 44.0
+	left := math.Max(90, labelWidth([]string{ay.Label}, 0)+40)
+	w := math.Max(left+cw*float64(len(ax.Values))+150, left+470)
+	h := top + ch*float64(len(ay.Values)) + 50
+	var b svgb
+	b.open(id, "heatmap", w, h, "heat map of "+ax.Label+" against "+ay.Label)
+	title := fmt.Sprintf("Median rate (%s) by %s and %s", s.RateUnit(), ax.Label, ay.Label)
+	if others {
+		title += "; best point over the other axes"
+	}
+	b.title(title)
+	b.text(left+cw*float64(len(ax.Values))/2, 16, "middle", "axis", ax.Label)
+	for i, v := range ax.Values {
+		l := v
+		if v == ax.Original {
+			l += " (orig)"
+		}
+		b.text(left+cw*(float64(i)+0.5), top-8, "middle", "tick", l)
+	}
+	b.textElem("text", ay.Label, "x", px(14.0), "y", px(top+ch*float64(len(ay.Values))/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 %.1f %.1f)", 14.0, top+ch*float64(len(ay.Values))/2))
+	for j, v := range ay.Values {
+		l := v
+		if v == ay.Original {
+			l += " (orig)"
+		}
+		b.text(left-8, top+ch*(float64(j)+0.5)+4, "end", "tick", l)
+	}
+	win := s.Winner()
+	for j := range ay.Values {
+		for i := range ax.Values {
+			c := cells[j][i]
+			x, y := left+cw*float64(i), top+ch*float64(j)
+			b.start("g")
+			switch {
+			case c.p != nil:
+				t := 0.5
+				if hi > lo {
+					t = (c.p.Median - lo) / (hi - lo)
+				}
+				fill, light := viridis(t)
+				fg := "#ffffff"
+				if light {
+					fg = "#111111"
+				}
+				b.title(pointTitle(s, c.p))
+				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill, "stroke", "#ffffff", "stroke-width", "2")
+				b.textElem("text", s.Rate(c.p.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell", "style", fmt.Sprintf("fill:%s", fg))
+				if c.p.Vs != nil {
+					b.textElem("text", c.p.Vs.Short(), "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall", "style", fmt.Sprintf("fill:%s", fg))
+				}
+				if c.p == win {
+					b.elem("rect", "x", px(x+2.5), "y", px(y+2.5), "width", px(cw-5), "height", px(ch-5), "fill", "none", "stroke", colWinner, "stroke-width", "3")
+				}
+			case c.elim != nil:
+				// Faded: fewer runs, dropped by the adaptive race.
+				t := 0.5
+				if hi > lo {
+					t = (c.elim.Median - lo) / (hi - lo)
+				}
+				fill, _ := viridis(t)
+				b.title(pointTitle(s, c.elim))
+				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill, "fill-opacity", "0.35", "stroke", "#ffffff", "stroke-width", "2")
+				b.textElem("text", s.Rate(c.elim.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell", "style", "fill:#424a53")
+				b.textElem("text", "eliminated", "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall", "style", "fill:#424a53")
+			case c.bad != nil:
+				b.title(pointTitle(s, c.bad))
+				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fmt.Sprintf("url(#%s-hatch)", id), "stroke", "#ffffff", "stroke-width", "2")
+				b.textElem("text", strings.ToUpper(c.bad.Status), "x", px(x+cw/2), "y", px(y+ch/2+4), "text-anchor", "middle", "class", "cellbad")
+			case !others && s.Baseline != nil && ax.Values[i] == ax.Original && ay.Values[j] == ay.Original:
+				b.title(pointTitle(s, s.Baseline))
+				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")
+				b.textElem("text", s.Rate(s.Baseline.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell")
+				b.textElem("text", "baseline", "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall")
+			default:
+				b.title("not measured")
+				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")
+				b.text(x+cw/2, y+ch/2+4, "middle", "tick", "not measured")
+			}
+			b.end("g")
+		}
+	}
+	b.start("defs")
+	b.start("pattern", "id", id+"-hatch", "width", "8", "height", "8", "patternUnits", "userSpaceOnUse", "patternTransform", "rotate(45)")
+	b.elem("rect", "width", "8", "height", "8", "fill", "#ffebe9")
+	b.elem("line", "x1", "0", "y1", "0", "x2", "0", "y2", "8", "stroke", colBad, "stroke-width", "2", "opacity", "0.35")
+	b.end("pattern")
+	b.end("defs")
+	// Colour scale.
+	if hi >= lo && !math.IsInf(lo, 1) {
+		sx := left + cw*float64(len(ax.Values)) + 30
+		sh := ch * float64(len(ay.Values))
+		for k := 0; k < 20; k++ {
+			fill, _ := viridis(1 - float64(k)/19)
+			b.elem("rect", "x", px(sx), "y", px(top+sh*float64(k)/20), "width", "14", "height", fmt.Sprintf("%.2f", sh/20+0.5), "fill", fill)
+		}
+		b.text(sx+20, top+10, "start", "tick", s.Rate(hi))
+		b.text(sx+20, top+sh, "start", "tick", s.Rate(lo))
+		b.text(sx+20, top+sh/2+4, "start", "tick", s.RateUnit())
+	}
+	b.text(left, h-24, "start", "small", "green frame: the winner; hatched: not ranked (not held or corrupt)")
+	if len(s.Eliminated) > 0 {
+		b.text(left, h-8, "start", "small", "faded: dropped by the adaptive race after fewer runs")
+	}
+	b.close()
+	return b.html()
+}

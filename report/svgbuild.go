@@ -1,0 +1,133 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
+)
+
+// svgb builds one inline SVG chart. It is typed so that nothing a
+// results file carries can become markup: element and attribute names
+// come only from the chart code and must be in the lists below (no
+// script, no event handler, no href; anything else panics, a bug in the
+// chart code), and every attribute value and every text is escaped
+// here. The charts never concatenate markup themselves.
+//
+// Decision: a builder rather than html/template for the SVG. The charts
+// are computed geometry, a few hundred elements with numeric
+// attributes; a template would hold as much Go as the builder, and
+// html/template gives SVG attributes no context of their own beyond
+// HTML's. The page around the charts is html/template (html.go).
+type svgb struct{ b strings.Builder }
+
+// svgElements are the elements a chart may have.
+var svgElements = map[string]bool{
+	"svg": true, "g": true, "title": true, "text": true, "line": true, "rect": true,
+	"circle": true, "path": true, "defs": true, "pattern": true,
+}
+
+// svgAttrs are the attributes a chart may set.
+var svgAttrs = map[string]bool{
+	"xmlns": true, "id": true, "class": true, "width": true, "height": true, "viewBox": true,
+	"role": true, "aria-label": true, "x": true, "y": true, "x1": true, "y1": true, "x2": true,
+	"y2": true, "cx": true, "cy": true, "r": true, "d": true, "fill": true, "fill-opacity": true,
+	"stroke": true, "stroke-width": true, "stroke-dasharray": true, "opacity": true,
+	"text-anchor": true, "transform": true, "style": true, "patternUnits": true,
+	"patternTransform": true,
+}
+
+// px formats a coordinate or length as the charts always have: one
+// decimal.
+func px(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+func (b *svgb) tag(name string, attrs []string) {
+	if !svgElements[name] {
+		panic("report: svg element " + strconv.Quote(name) + " not allowed")
+	}
+	if len(attrs)%2 != 0 {
+		panic("report: svg attributes of <" + name + "> not in pairs")
+	}
+	b.b.WriteString("<" + name)
+	for i := 0; i < len(attrs); i += 2 {
+		if !svgAttrs[attrs[i]] {
+			panic("report: svg attribute " + strconv.Quote(attrs[i]) + " not allowed")
+		}
+		b.b.WriteString(" " + attrs[i] + `="` + esc(attrs[i+1]) + `"`)
+	}
+}
+
+// elem writes an empty element; attrs are name, value pairs.
+func (b *svgb) elem(name string, attrs ...string) {
+	b.tag(name, attrs)
+	b.b.WriteString("/>\n")
+}
+
+// start opens an element that holds others; end closes it.
+func (b *svgb) start(name string, attrs ...string) {
+	b.tag(name, attrs)
+	b.b.WriteString(">\n")
+}
+
+func (b *svgb) end(name string) {
+	if !svgElements[name] {
+		panic("report: svg element " + strconv.Quote(name) + " not allowed")
+	}
+	b.b.WriteString("</" + name + ">\n")
+}
+
+// textElem writes an element holding only the text s.
+func (b *svgb) textElem(name, s string, attrs ...string) {
+	b.tag(name, attrs)
+	b.b.WriteString(">" + esc(s) + "</" + name + ">\n")
+}
+
+func (b *svgb) open(id, class string, w, h float64, label string) {
+	ws, hs := fmt.Sprintf("%.0f", w), fmt.Sprintf("%.0f", h)
+	b.start("svg", "xmlns", "http://www.w3.org/2000/svg", "id", id, "class", "chart "+class,
+		"width", ws, "height", hs, "viewBox", "0 0 "+ws+" "+hs, "role", "img", "aria-label", label)
+}
+
+func (b *svgb) close() { b.end("svg") }
+
+func (b *svgb) title(s string) { b.textElem("title", s) }
+
+func (b *svgb) text(x, y float64, anchor, class, s string) {
+	b.textElem("text", s, "x", px(x), "y", px(y), "text-anchor", anchor, "class", class)
+}
+
+// line draws a line; extra are more attribute pairs.
+func (b *svgb) line(x1, y1, x2, y2 float64, stroke string, width float64, extra ...string) {
+	b.elem("line", append([]string{"x1", px(x1), "y1", px(y1), "x2", px(x2), "y2", px(y2),
+		"stroke", stroke, "stroke-width", px(width)}, extra...)...)
+}
+
+// html is the finished chart for the page's template: safe HTML, since
+// everything in it went through the builder.
+func (b *svgb) html() template.HTML { return template.HTML(b.b.String()) }
+
+// esc escapes text for XML and HTML (text and quoted attribute values)
+// and drops the control characters XML does not allow.
+func esc(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\'':
+			b.WriteString("&#39;")
+		default:
+			if r < 0x20 && r != '\n' && r != '\t' || r == 0xfffe || r == 0xffff {
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
