@@ -197,7 +197,7 @@ type Knob struct {
 	// or "park" (ASPE=1 and ASP=param when param > 0).
 	Param         string   `toml:"param"`
 	ParamRoles    []string `toml:"param_roles"`
-	ParamEncoding string   `toml:"param_encoding"`
+	ParamEncoding Encoding `toml:"param_encoding"`
 	// None explains why the knob has no persistent mechanism.
 	None string `toml:"none"`
 	// Warn is a caution that set and dts repeat whenever the field is
@@ -997,14 +997,11 @@ func (p *Profile) checkKnobs(l *locator, ps *problems, m *regs.Map) {
 				ps.add(l.at(at+".dt_max"), "knob %s: dt_max %#x does not fit the %d-bit field", k.Field, *k.DTMax, ref.Field.Width)
 			}
 		}
-		switch k.ParamEncoding {
-		case "":
-		case "value", "log2", "park":
-			if k.Param == "" {
-				ps.add(l.at(at+".param_encoding"), "knob %s: param_encoding given without param", k.Field)
-			}
-		default:
+		switch {
+		case !k.ParamEncoding.Known():
 			ps.add(l.at(at+".param_encoding"), "knob %s: param_encoding %q (want value, log2 or park)", k.Field, k.ParamEncoding)
+		case k.ParamEncoding != "" && k.Param == "":
+			ps.add(l.at(at+".param_encoding"), "knob %s: param_encoding given without param", k.Field)
 		}
 		if mod, par, ok := strings.Cut(k.Param, "."); k.Param != "" && (!ok || mod == "" || par == "") {
 			ps.add(l.at(at+".param"), "knob %s: param %q: want module.parameter", k.Field, k.Param)

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,14 +160,15 @@ func BuildDTS(in DTSInput) DTS {
 		if k.Param != "" && roleOK(k.ParamRoles) {
 			handled = true
 			switch k.ParamEncoding {
-			case "log2":
-				if v == 0 || bits.OnesCount32(v) != 1 || bits.TrailingZeros32(v) > 6 {
+			case soc.EncodingLog2:
+				n, ok := k.ParamEncoding.ParamFor(v)
+				if !ok {
 					d.Notes = append(d.Notes, fmt.Sprintf("%s = %d cannot be set through %s, which gives %s = 2^N for N = 0..6", ref, v, k.Param, ref.Field.Name))
 					break
 				}
-				d.Params = append(d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, bits.TrailingZeros32(v)),
+				d.Params = append(d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, n),
 					Comment: joinComment(fmt.Sprintf("%s=%d", ref.Field.Name, v)+roleNote(k.ParamRoles), s.Comment)})
-			case "park":
+			case soc.EncodingPark:
 				if parkDone {
 					break
 				}

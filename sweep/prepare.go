@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -179,13 +178,7 @@ func (r *Runner) checkModParam(a Axis) (string, error) {
 		if !strings.EqualFold(k.Param, a.Name) {
 			continue
 		}
-		lim := uint64(math.MaxInt32)
-		switch k.ParamEncoding {
-		case "log2":
-			lim = 6 // ITC up to 64 micro-frames
-		case "park":
-			lim = 3
-		}
+		lim := k.ParamEncoding.MaxParam()
 		for _, v := range a.Values {
 			n, err := strconv.ParseUint(v, 10, 32)
 			if err != nil || n > lim {

@@ -108,7 +108,7 @@ func showProfile(a *app, p *soc.Profile) {
 			fmt.Fprintln(w)
 		}
 		if k.Param != "" {
-			fmt.Fprintf(w, "    kernel: %s (roles: %s, %s)\n", k.Param, strings.Join(k.ParamRoles, ","), encodingText(k.ParamEncoding))
+			fmt.Fprintf(w, "    kernel: %s (roles: %s, %s)\n", k.Param, strings.Join(k.ParamRoles, ","), k.ParamEncoding.Describe())
 		}
 		if k.None != "" {
 			fmt.Fprint(w, wrap(k.None, "    none:   ", 78))
@@ -170,14 +170,4 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 		}
 		fmt.Fprint(w, wrap(fmt.Sprintf("host-only cores (%s) have no %s (i.MX6 SDK USB_UHx register sets)", strings.Join(labels, ", "), strings.Join(names, ", ")), "  ", 78))
 	}
-}
-
-func encodingText(e string) string {
-	switch e {
-	case "log2":
-		return "field = 2^param"
-	case "park":
-		return "param 1-3 sets ASPE=1, ASP=param; 0 disables park"
-	}
-	return "field = param"
 }
