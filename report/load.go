@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/citune/citune/probe"
 	"github.com/citune/citune/sweep"
 )
 
@@ -120,21 +119,19 @@ type acc struct {
 	hAny                    bool
 }
 
-func (a *acc) add(r probe.Run) {
+func (a *acc) add(r sweep.Measurement) {
 	a.rates = append(a.rates, r.Rate)
 	if r.IRQsPerSec > 0 {
 		a.ips = append(a.ips, r.IRQsPerSec)
 	} else if r.IRQs > 0 && r.Elapsed > 0 {
 		a.ips = append(a.ips, float64(r.IRQs)/r.Elapsed.Seconds())
 	}
-	if r.IRQsPerMiB > 0 {
-		a.ipm = append(a.ipm, r.IRQsPerMiB)
-	} else if r.IRQs > 0 && r.Bytes > 0 {
-		a.ipm = append(a.ipm, float64(r.IRQs)/(float64(r.Bytes)/(1<<20)))
+	if x, ok := r.PerMiBIRQs(); ok && x > 0 {
+		a.ipm = append(a.ipm, x)
 	}
-	busy := r.CPU.User + r.CPU.System + r.CPU.IRQ + r.CPU.SoftIRQ
-	if busy > 0 && r.Bytes > 0 {
-		a.cpuMiB = append(a.cpuMiB, busy*1000/(float64(r.Bytes)/(1<<20)))
+	busy := r.CPU.Busy()
+	if x, ok := r.PerMiBCPU(); ok {
+		a.cpuMiB = append(a.cpuMiB, x)
 	}
 	if r.CPU.Total > 0 {
 		a.busy += busy

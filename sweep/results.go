@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
 )
 
@@ -127,15 +126,15 @@ type ResumeRecord struct {
 
 // RunRecord is one probe run.
 type RunRecord struct {
-	Type     string    `json:"type"`
-	Session  int       `json:"session"`
-	Visit    int       `json:"visit"`
-	Point    string    `json:"point"`
-	Baseline bool      `json:"baseline,omitempty"`
-	Seq      int       `json:"seq"`
-	Warmup   bool      `json:"warmup,omitempty"`
-	Time     time.Time `json:"time"`
-	Run      probe.Run `json:"run"`
+	Type     string      `json:"type"`
+	Session  int         `json:"session"`
+	Visit    int         `json:"visit"`
+	Point    string      `json:"point"`
+	Baseline bool        `json:"baseline,omitempty"`
+	Seq      int         `json:"seq"`
+	Warmup   bool        `json:"warmup,omitempty"`
+	Time     time.Time   `json:"time"`
+	Run      Measurement `json:"run"`
 	// Held is false when a swept setting changed during the run;
 	// Changed says what.
 	Held    bool     `json:"held"`

@@ -2,8 +2,6 @@ package sweep
 
 import (
 	"math"
-
-	"github.com/citune/citune/probe"
 )
 
 // store accumulates what the closed visits measured, per point. The
@@ -31,10 +29,10 @@ func (s *store) addVisit(p PointRecord, runs []RunRecord) {
 			continue
 		}
 		rates = append(rates, r.Run.Rate)
-		if x, ok := irqsPerMiB(r.Run); ok {
+		if x, ok := r.Run.PerMiBIRQs(); ok {
 			irqs = append(irqs, x)
 		}
-		if x, ok := cpuPerMiB(r.Run); ok {
+		if x, ok := r.Run.PerMiBCPU(); ok {
 			cpu = append(cpu, x)
 		}
 		if s.unit == "" {
@@ -122,24 +120,6 @@ func (s *store) pooledLogSD() (float64, int) {
 		return math.NaN(), 0
 	}
 	return math.Sqrt(ss / float64(dof)), dof
-}
-
-func irqsPerMiB(r probe.Run) (float64, bool) {
-	if r.IRQs == 0 && r.IRQsPerMiB == 0 {
-		return 0, false
-	}
-	if r.IRQsPerMiB != 0 || r.Bytes == 0 {
-		return r.IRQsPerMiB, true
-	}
-	return float64(r.IRQs) / (float64(r.Bytes) / (1 << 20)), true
-}
-
-func cpuPerMiB(r probe.Run) (float64, bool) {
-	busy := r.CPU.User + r.CPU.System + r.CPU.IRQ + r.CPU.SoftIRQ
-	if busy <= 0 || r.Bytes <= 0 {
-		return 0, false
-	}
-	return busy * 1000 / (float64(r.Bytes) / (1 << 20)), true
 }
 
 // medianOf is Median that ignores an empty slice (NaN -> nil pointer).

@@ -126,7 +126,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 		r.total++
 		r.measured++
 		rr := RunRecord{Type: TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
-			Warmup: i < r.Plan.Warmup, Time: r.Now().UTC(), Run: run, Held: true}
+			Warmup: i < r.Plan.Warmup, Time: r.Now().UTC(), Run: MeasurementOf(run), Held: true}
 		if perr != nil {
 			rr.Error = perr.Error()
 		}
