@@ -66,6 +66,10 @@ type SweepRunner struct {
 	// Adjust, when set, changes each plan before it runs (tests and
 	// benchmarks drop the settle time).
 	Adjust func(*sweep.Plan)
+	// Since measures the time a sweep has run (default time.Since; tests
+	// give a fixed clock so that screens do not depend on the machine's
+	// speed).
+	Since func(time.Time) time.Duration
 
 	mu      sync.Mutex
 	path    string // results file of the current plan
@@ -127,7 +131,11 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 	}
 	defer f.Close()
 
-	st := &streamer{axes: sp.Axes, report: report, started: time.Now(), points: map[string]*SweepPoint{}}
+	since := s.Since
+	if since == nil {
+		since = time.Since
+	}
+	st := &streamer{axes: sp.Axes, report: report, started: time.Now(), since: since, points: map[string]*SweepPoint{}}
 	if res != nil {
 		st.resume(res)
 	}
@@ -150,7 +158,7 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 			for i, a := range sp.Axes {
 				best[i] = w.Settings[a.Name]
 			}
-			report(SweepUpdate{Best: best, Done: st.done, Total: st.total, Elapsed: time.Since(st.started)})
+			report(SweepUpdate{Best: best, Done: st.done, Total: st.total, Elapsed: st.since(st.started)})
 		}
 		if outcome.RestoreErr != nil {
 			report(SweepUpdate{Note: "RESTORE FAILED: " + outcome.RestoreErr.Error()})
@@ -195,6 +203,7 @@ type streamer struct {
 	axes    []sweep.Axis
 	report  func(SweepUpdate)
 	started time.Time
+	since   func(time.Time) time.Duration
 	points  map[string]*SweepPoint // by point key, over all visits
 	closed  map[string]bool
 	done    int
@@ -220,7 +229,7 @@ func (s *streamer) resume(res *sweep.Results) {
 }
 
 func (s *streamer) update(u SweepUpdate) {
-	u.Done, u.Total, u.Elapsed = s.done, s.total, time.Since(s.started)
+	u.Done, u.Total, u.Elapsed = s.done, s.total, s.since(s.started)
 	s.report(u)
 }
 
