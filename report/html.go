@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/citune/citune/regs"
@@ -142,7 +143,13 @@ type sweepView struct {
 
 type regView struct{ Name, Offset, Value string }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageTemplate is parsed on first use, not at start-up: every citune
+// command (a probe on a one-core board among them) would pay for it.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageSource))
+})
+
+const pageSource = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8"/>
@@ -240,7 +247,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{end}}</div>
 {{else}}<p id="registers{{.Sfx}}">The results file has no register snapshot.</p>
 {{end}}</section>
-{{end}}`))
+{{end}}`
 
 // WriteHTML writes one self-contained page: no scripts, no fonts or
 // images from elsewhere; the charts are inline SVG. With several files
@@ -282,7 +289,7 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	// Rendered whole before anything is written: a template error
 	// leaves no half page.
 	var b strings.Builder
-	if err := pageTemplate.Execute(&b, v); err != nil {
+	if err := pageTemplate().Execute(&b, v); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, b.String())
