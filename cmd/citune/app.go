@@ -113,6 +113,9 @@ type app struct {
 	env  *env
 	g    globals
 	args []string // the whole command line, for journals and results
+	cmd  *command // the command running
+
+	helpToStdout bool // `citune help CMD`: help goes to stdout
 }
 
 type command struct {
@@ -120,6 +123,9 @@ type command struct {
 	summary string
 	usage   string
 	run     func(a *app, args []string) error
+	// noJSON says why the command has no machine form; --json is
+	// refused with it. Empty: the command prints JSON with --json.
+	noJSON string
 }
 
 var commands = map[string]*command{}
@@ -149,11 +155,17 @@ func (a *app) main(args []string) error {
 	fs := flag.NewFlagSet("citune", flag.ContinueOnError)
 	fs.SetOutput(a.env.stderr)
 	a.g.register(fs)
+	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() { a.usage(a.env.stderr) }
+	// Global flags before the command; the command parses the rest with
+	// the shared grammar (its flags and the global ones, anywhere).
 	if err := fs.Parse(args); err != nil {
 		return withCode(exitUsage, err)
 	}
 	rest := fs.Args()
+	if *version {
+		rest = append([]string{"version"}, rest...)
+	}
 	if len(rest) == 0 {
 		a.usage(a.env.stderr)
 		return usageErr("no command given")
@@ -168,9 +180,11 @@ func (a *app) main(args []string) error {
 	if name == "help" || name == "-h" {
 		if len(rest) > 1 {
 			if c := commands[rest[1]]; c != nil {
-				fmt.Fprintf(a.env.stdout, "usage: citune [global flags] %s\n\n%s\n", c.usage, c.summary)
-				return nil
+				// The command's own -h, on stdout.
+				a.helpToStdout, a.cmd = true, c
+				return c.run(a, []string{"--help"})
 			}
+			return usageErr("unknown command %q (run `citune help`)", rest[1])
 		}
 		a.usage(a.env.stdout)
 		return nil
@@ -179,6 +193,7 @@ func (a *app) main(args []string) error {
 	if c == nil {
 		return usageErr("unknown command %q (run `citune help`)", name)
 	}
+	a.cmd = c
 	return c.run(a, rest[1:])
 }
 
@@ -192,37 +207,25 @@ func (a *app) usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintf(w, "\nglobal flags (also accepted after the command):\n")
+	fmt.Fprintf(w, "\nglobal flags (anywhere on the line; -- ends the flags):\n")
 	fs := flag.NewFlagSet("citune", flag.ContinueOnError)
-	fs.SetOutput(w)
 	var g globals
 	g.register(fs)
-	fs.PrintDefaults()
+	fs.Bool("version", false, "print the version and exit (also: citune version)")
+	printFlags(w, fs, func(string) bool { return true })
+	fmt.Fprintf(w, "\nrun `citune help COMMAND` (or COMMAND --help) for a command's own flags\n")
 	fmt.Fprintf(w, "\nexit codes: 0 ok, 1 error, 2 usage, 3 a value did not stick or no longer\nholds, 4 the controller identity check failed (nothing written)\n")
 }
 
 // flags returns a FlagSet for a command that also accepts the globals.
 func (a *app) flags(c string) *flag.FlagSet {
 	fs := flag.NewFlagSet("citune "+c, flag.ContinueOnError)
-	fs.SetOutput(a.env.stderr)
+	fs.SetOutput(a.helpOut())
 	a.g.register(fs)
 	if cmd := commands[c]; cmd != nil {
-		fs.Usage = func() {
-			fmt.Fprintf(a.env.stderr, "usage: citune [global flags] %s\n\n%s\n\nflags:\n", cmd.usage, cmd.summary)
-			fs.PrintDefaults()
-		}
+		fs.Usage = func() { a.commandUsage(a.helpOut(), cmd, fs) }
 	}
 	return fs
-}
-
-func (a *app) parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return withCode(exitUsage, err)
-	}
-	return nil
 }
 
 // journalPath is where the journal lives.

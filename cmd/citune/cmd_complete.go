@@ -10,7 +10,8 @@ import (
 )
 
 func init() {
-	register(&command{name: "completion", summary: "print a bash completion script", usage: "completion bash", run: runCompletion})
+	register(&command{name: "completion", summary: "print a bash completion script", usage: "completion bash", run: runCompletion,
+		noJSON: "it prints a shell script"})
 }
 
 // bashCompletion asks the binary itself for candidates, so field names and
@@ -29,7 +30,11 @@ complete -o default -F _citune citune
 `
 
 func runCompletion(a *app, args []string) error {
-	if len(args) != 1 || args[0] != "bash" {
+	fs := a.flags("completion")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if args = fs.Args(); len(args) != 1 || args[0] != "bash" {
 		return usageErr("usage: citune completion bash")
 	}
 	fmt.Fprint(a.env.stdout, bashCompletion)

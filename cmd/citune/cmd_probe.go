@@ -47,15 +47,15 @@ func runProbe(a *app, args []string) error {
 	o := probeOpts{repeat: 3}
 	extra := a.probeFlags(&o)
 	lead := flag.NewFlagSet("citune probe", flag.ContinueOnError)
-	lead.SetOutput(a.env.stderr)
+	lead.SetOutput(a.helpOut())
 	extra(lead)
-	lead.Usage = func() { a.probeUsage(a.env.stderr, lead) }
-	if err := a.parse(lead, args); err != nil {
+	lead.Usage = func() { a.probeUsage(a.helpOut(), lead) }
+	if err := a.parseHead(lead, args); err != nil {
 		return err
 	}
 	words := lead.Args()
 	if len(words) == 0 {
-		a.probeUsage(a.env.stderr, lead)
+		a.probeUsage(a.helpOut(), lead)
 		return usageErr("probe: no probe kind given")
 	}
 
@@ -158,18 +158,18 @@ func (a *app) probeParseErr(err error, lead *flag.FlagSet) error {
 }
 
 func (a *app) probeUsage(w io.Writer, lead *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: citune [global flags] %s\n\n%s\n\n", commands["probe"].usage, commands["probe"].summary)
+	fmt.Fprintf(w, "usage: citune %s\n\n%s\n\n", commands["probe"].usage, commands["probe"].summary)
 	fmt.Fprintln(w, "probe kinds:")
-	probe.PrintUsage(w)
-	fmt.Fprintln(w, "flags of every kind (also the global ones):")
-	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
-	fs.SetOutput(w)
-	var o probeOpts
-	fs.IntVar(&o.repeat, "repeat", 3, "measured runs per probe")
-	fs.IntVar(&o.warmup, "warmup", 0, "warm-up runs before them (reported, not counted)")
-	fs.StringVar(&o.irq, "irq", "", "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
-	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
-	fs.PrintDefaults()
+	// The probe package prints Go's -flag style; this command's help
+	// shows --flag like every other.
+	var kb strings.Builder
+	probe.PrintUsage(&kb)
+	fmt.Fprint(w, dashDash(kb.String()))
+	fmt.Fprintln(w, "flags of every kind (before or after the kind):")
+	g := globalNames()
+	printFlags(w, lead, func(n string) bool { return !g[n] })
+	fmt.Fprintln(w, "\nglobal flags:")
+	printFlags(w, lead, func(n string) bool { return g[n] })
 	fmt.Fprintln(w, "\nexamples:\n  citune probe read --bs 1M --size 256M --repeat 5 /dev/sda\n  citune probe read /dev/sda --also read /dev/sdb\n  citune probe write --size 64M /mnt/usb\n  citune probe cmd --parse iperf3 -- iperf3 -c 10.0.0.1 -J\n  citune probe cmd --regex '= *([0-9.]+) MB/sec' --unit MiB/s -- hdparm -t --direct /dev/sda\n  citune --sim probe sim")
 }
 

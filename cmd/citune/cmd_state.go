@@ -16,7 +16,8 @@ import (
 
 func init() {
 	register(&command{name: "snapshot", summary: "save every register of the controller to a file", usage: "snapshot [--force] FILE", run: runSnapshot})
-	register(&command{name: "restore", summary: "undo citune's changes (journal), or restore a snapshot", usage: "restore [--force] [JOURNAL | SNAPSHOT [--config]]", run: runRestore})
+	register(&command{name: "restore", summary: "undo citune's changes (journal), or restore a snapshot", usage: "restore [--force] [JOURNAL | SNAPSHOT [--config]]", run: runRestore,
+		noJSON: "its outcome is its exit code; `citune get --json` or `citune dump --json` show the values afterwards"})
 	register(&command{name: "mkimage", summary: "write a register image of reset values for --mem-file", usage: "mkimage [--force] --profile P [--controller C] FILE", run: runMkimage})
 	register(&command{name: "detect", summary: "detect the SoC and check the controller's identity", usage: "detect", run: runDetect})
 }

@@ -24,6 +24,7 @@ func init() {
 		summary: "interactive tuning session (works on an 80x24 serial console)",
 		usage:   "tui [--interval D] [--sweep-out FILE] [-- PROBE-KIND [flags] [TARGET]]",
 		run:     runTUI,
+		noJSON:  "it is interactive; its sweeps' results files are JSON, and `citune dts --json` and `citune report --json` read them",
 	})
 }
 

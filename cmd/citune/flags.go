@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// One grammar for every command (issue 13): flags may stand anywhere on
+// the line, before or after positional arguments; `--` ends the flags
+// (everything after it is positional: a sweep's probe words, say). Help
+// shows flags as `--flag`, the command's own first and the global ones
+// once, apart. Every command goes through a.parse; only `probe`, whose
+// probe words carry flags of their own, stops at its first positional
+// word (parseHead).
+
+// interleave parses args with fs, taking flags wherever they stand and
+// collecting the positional arguments in order. After it, fs.Args() is
+// the positional arguments.
+func interleave(fs *flag.FlagSet, args []string) error {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		used := len(args) - len(rest)
+		if used > 0 && args[used-1] == "--" {
+			// The flag package consumed the terminator: the rest is
+			// positional, whatever it looks like.
+			pos = append(pos, rest...)
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	// Leave the positional arguments where fs.Args() finds them.
+	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// parse parses a command's flags with the shared grammar and refuses
+// --json for a command without a machine form.
+func (a *app) parse(fs *flag.FlagSet, args []string) error {
+	if err := interleave(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return withCode(exitUsage, err)
+	}
+	return a.checkJSON()
+}
+
+// parseHead parses flags up to the first positional argument and leaves
+// the rest as it is (probe: the probe words after the kind hold the
+// kinds' own flags, parsed by the probe package).
+func (a *app) parseHead(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return withCode(exitUsage, err)
+	}
+	return a.checkJSON()
+}
+
+// checkJSON refuses --json on a command that has no machine form, saying
+// why, instead of ignoring it.
+func (a *app) checkJSON() error {
+	if a.g.json && a.cmd != nil && a.cmd.noJSON != "" {
+		return usageErr("%s has no --json: %s", a.cmd.name, a.cmd.noJSON)
+	}
+	return nil
+}
+
+// globalNames are the names of the global flags.
+func globalNames() map[string]bool {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	var g globals
+	g.register(fs)
+	names := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { names[f.Name] = true })
+	return names
+}
+
+// printFlags lists the flags of fs that keep says to, as `--name TYPE`
+// with the usage indented below (the default when it is not the zero
+// value).
+func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if !keep(f.Name) {
+			return
+		}
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintln(w, line)
+		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" && !strings.Contains(usage, "(default") {
+			usage += fmt.Sprintf(" (default %s)", d)
+		}
+		for _, l := range strings.Split(usage, "\n") {
+			fmt.Fprintln(w, "      "+l)
+		}
+	})
+}
+
+// commandUsage prints a command's help: usage line, summary, its own
+// flags, then the global flags once.
+func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: citune %s\n\n%s\n", c.usage, c.summary)
+	g := globalNames()
+	own := false
+	fs.VisitAll(func(f *flag.Flag) { own = own || !g[f.Name] })
+	if own {
+		fmt.Fprintf(w, "\nflags (anywhere on the line; -- ends them):\n")
+		printFlags(w, fs, func(n string) bool { return !g[n] })
+	}
+	fmt.Fprintf(w, "\nglobal flags:\n")
+	printFlags(w, fs, func(n string) bool { return g[n] })
+	if c.noJSON != "" {
+		fmt.Fprintf(w, "\nno --json: %s\n", c.noJSON)
+	}
+}
+
+// helpOut is where help goes: stdout for `citune help CMD`, stderr for
+// `-h` and usage errors.
+func (a *app) helpOut() io.Writer {
+	if a.helpToStdout {
+		return a.env.stdout
+	}
+	return a.env.stderr
+}
+
+// dashDash turns the `  -flag` lines of Go's flag.PrintDefaults into
+// `  --flag`.
+func dashDash(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  -") && !strings.HasPrefix(l, "  --") {
+			lines[i] = "  --" + l[3:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
