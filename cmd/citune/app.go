@@ -116,6 +116,11 @@ type app struct {
 	cmd  *command // the command running
 
 	helpToStdout bool // `citune help CMD`: help goes to stdout
+	sidecarDone  bool // the --mem-file image's sidecar was read
+
+	// profileFrom and controllerFrom say where --profile and
+	// --controller came from when not from the command line.
+	profileFrom, controllerFrom string
 }
 
 type command struct {
@@ -255,6 +260,8 @@ func loadProfile(spec string) (*soc.Profile, error) {
 		}
 		return soc.Parse(spec, data)
 	}
+	// Built-in names are lower case; --profile IMX6Q means imx6q.
+	spec = strings.ToLower(spec)
 	// Parse only the named file: every command starts here.
 	if p, err := soc.LoadFS(profiles.FS, spec+".toml"); err == nil {
 		p.File = "embedded:" + p.File

@@ -42,9 +42,6 @@ func runReport(a *app, args []string) error {
 	if *top < 1 {
 		return usageErr("report: --top must be at least 1")
 	}
-	if a.g.json {
-		return usageErr("report: no --json; the results file is JSON already, and --csv gives every point")
-	}
 	opt := report.LoadOptions{DTS: func(path string) (string, string, error) {
 		in, err := a.dtsFromResults(path)
 		if err != nil {
@@ -60,6 +57,9 @@ func runReport(a *app, args []string) error {
 			return err
 		}
 		ss = append(ss, s)
+	}
+	if a.g.json {
+		return writeJSON(a.env.stdout, reportJSON(ss))
 	}
 	o := report.Options{Points: points, Top: *top}
 	// Render everything before writing anything, so that a bad --point

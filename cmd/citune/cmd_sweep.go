@@ -24,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "sweep",
 		summary: "measure settings that held, record them, restore, rank",
-		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive] [--repeat N] --out RESULTS.jsonl [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
+		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
 		run:     runSweep,
 	})
 }
@@ -59,6 +59,7 @@ type sweepOpts struct {
 	sysRoot       string
 	irq           string
 	noTrace       bool
+	force         bool
 }
 
 func (o *sweepOpts) register(fs *flag.FlagSet) {
@@ -71,7 +72,8 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.DurationVar(&o.settle, "settle", d.Settle, "pause after applying a point, before probing it")
 	fs.Int64Var(&o.seed, "seed", 0, "seed of the shuffled order (default: from the clock; recorded in the results)")
 	fs.IntVar(&o.baselineEvery, "baseline-every", d.BaselineEvery, "measure the baseline again after this many points (0: first and last only)")
-	fs.StringVar(&o.out, "out", "", "the results file to create (JSON Lines)")
+	fs.StringVar(&o.out, "out", "", "the results file to create (JSON Lines; default: a new citune-sweep-DATE-TIME.jsonl)")
+	fs.BoolVar(&o.force, "force", false, "replace an existing --out file (its results are lost)")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep of this results file (appends to it)")
 	fs.StringVar(&o.reload, "reload", "", "modules to reload for modparam axes, top first, comma-separated (default: the profile's [reload])")
 	fs.StringVar(&o.reloadWait, "reload-wait", "", "path that must exist again after a reload, e.g. /dev/sda (default: the profile's)")
@@ -203,7 +205,14 @@ func runSweep(a *app, args []string) error {
 		}
 	}
 	if o.out == "" {
-		return usageErr("sweep: --out RESULTS.jsonl is required (or --resume RESULTS.jsonl)")
+		// A name that does not collide, so the same command runs again.
+		o.out = freshName("citune-sweep-"+time.Now().Format("20060102-150405"), ".jsonl")
+	} else if o.force && prev == nil {
+		if fi, err := os.Lstat(o.out); err == nil && fi.Mode().IsRegular() {
+			if err := os.Remove(o.out); err != nil {
+				return err
+			}
+		}
 	}
 	if len(words) == 0 {
 		return usageErr("sweep: no probe given: add -- PROBE-KIND [probe flags] [TARGET] (see `citune probe -h`), e.g. -- read --size 64M /dev/sda, or -- sim with --sim")
@@ -318,6 +327,18 @@ func runSweep(a *app, args []string) error {
 		return err
 	}
 	return a.reportSweep(t, o.out, out, err)
+}
+
+// freshName is base+ext, or base-2+ext, base-3+ext... whichever does not
+// exist yet.
+func freshName(base, ext string) string {
+	name := base + ext
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+		name = fmt.Sprintf("%s-%d%s", base, i, ext)
+	}
 }
 
 // buildPlan assembles the plan: defaults, the --plan file, then the

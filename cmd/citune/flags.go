@@ -52,7 +52,10 @@ func (a *app) parse(fs *flag.FlagSet, args []string) error {
 		}
 		return withCode(exitUsage, err)
 	}
-	return a.checkJSON()
+	if err := a.checkJSON(); err != nil {
+		return err
+	}
+	return a.applySidecar()
 }
 
 // parseHead parses flags up to the first positional argument and leaves
@@ -65,7 +68,10 @@ func (a *app) parseHead(fs *flag.FlagSet, args []string) error {
 		}
 		return withCode(exitUsage, err)
 	}
-	return a.checkJSON()
+	if err := a.checkJSON(); err != nil {
+		return err
+	}
+	return a.applySidecar()
 }
 
 // checkJSON refuses --json on a command that has no machine form, saying
