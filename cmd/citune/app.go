@@ -383,19 +383,36 @@ func (a *app) openProfile(p *soc.Profile, writable bool) (*soc.Target, error) {
 	return t, nil
 }
 
-// parseChanges validates every NAME=VALUE against the map.
+// parseChanges validates every NAME=VALUE against the map, and refuses
+// two changes of the same bits (AHBBRST=0 AHBBRST=3, or AHBBRST=0
+// SBUSCFG=0x7): the last would silently win.
 func parseChanges(m *regs.Map, args []string) ([]regs.Change, error) {
 	if len(args) == 0 {
 		return nil, usageErr("no FIELD=VALUE given")
 	}
 	var cs []regs.Change
 	var errs []error
+	type claim struct {
+		mask uint32
+		arg  string
+	}
+	claims := map[uint32][]claim{}
 	for _, s := range args {
 		c, err := m.ParseChange(s)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		mask := ^uint32(0)
+		if c.Ref.Field != nil {
+			mask = c.Ref.Field.Mask()
+		}
+		for _, o := range claims[c.Ref.Reg.Offset] {
+			if o.mask&mask != 0 {
+				errs = append(errs, fmt.Errorf("%s and %s both set %s bits %s: give each field once", o.arg, s, c.Ref.Reg.Name, regs.Hex(o.mask&mask)))
+			}
+		}
+		claims[c.Ref.Reg.Offset] = append(claims[c.Ref.Reg.Offset], claim{mask, s})
 		cs = append(cs, c)
 	}
 	if len(errs) > 0 {
