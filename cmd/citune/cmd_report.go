@@ -56,6 +56,9 @@ func runReport(a *app, args []string) error {
 		if err != nil {
 			return err
 		}
+		if err := a.reportFlags(s); err != nil {
+			return err
+		}
 		ss = append(ss, s)
 	}
 	if a.g.json {

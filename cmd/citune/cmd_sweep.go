@@ -195,6 +195,13 @@ func runSweep(a *app, args []string) error {
 		if a.g.controller == "" {
 			a.g.controller = h.Controller
 		}
+		if len(words) == 0 {
+			// --resume FILE alone: the probe the sweep ran with.
+			words = probeWordsFromCommand(h.Command)
+			if len(words) > 0 {
+				fmt.Fprintf(a.env.stderr, "citune: resuming with the recorded probe: %s\n", strings.Join(words, " "))
+			}
+		}
 		if !a.g.sim && a.g.memFile == "" {
 			switch h.Target {
 			case soc.KindSim:
@@ -278,6 +285,11 @@ func runSweep(a *app, args []string) error {
 	if len(ps) != 1 {
 		return usageErr("sweep: give one probe (a sweep measures one workload; --also is for `citune probe`)")
 	}
+	if prev != nil && prev.Header.Probe != "" && ps[0].Name() != prev.Header.Probe {
+		// Another workload's rates cannot be ranked against the
+		// recorded ones.
+		return usageErr("sweep: %s was measured with probe %s; this probe is %s: leave the probe out to continue with the recorded one, or start a new sweep", o.out, prev.Header.Probe, ps[0].Name())
+	}
 	host := o.host(t.Profile)
 	scopeRoot := a.env.root
 	if set["sys-root"] {
@@ -339,6 +351,27 @@ func freshName(base, ext string) string {
 		}
 		name = fmt.Sprintf("%s-%d%s", base, i, ext)
 	}
+}
+
+// probeWordsFromCommand recovers the probe words (the positional
+// arguments) of a sweep's command line as its results header records it.
+func probeWordsFromCommand(cmd []string) []string {
+	for i, w := range cmd {
+		if w != "sweep" {
+			continue
+		}
+		fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var o sweepOpts
+		o.register(fs)
+		var g globals
+		g.register(fs)
+		if interleave(fs, cmd[i+1:]) != nil {
+			return nil
+		}
+		return fs.Args()
+	}
+	return nil
 }
 
 // buildPlan assembles the plan: defaults, the --plan file, then the
