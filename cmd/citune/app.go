@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
@@ -57,6 +59,9 @@ type env struct {
 	root           fs.FS // the root file system, for detection
 	isTTY          bool  // stdout is a terminal
 	errTTY         bool  // stderr is a terminal
+	// cols is the width of the terminal on stdout (0: not a terminal,
+	// or its size is unknown).
+	cols int
 }
 
 func newEnv() *env {
@@ -64,7 +69,34 @@ func newEnv() *env {
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, uid: os.Getuid(), root: os.DirFS(sysroot()),
 		isTTY: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr),
+		cols: terminalCols(os.Stdout),
 	}
+}
+
+// terminalCols is the width of the terminal f is, from x/term (0 when f
+// is no terminal).
+func terminalCols(f *os.File) int {
+	if !term.IsTerminal(f.Fd()) {
+		return 0
+	}
+	w, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return w
+}
+
+// utf8Locale reports whether the locale (LC_ALL, else LC_CTYPE, else
+// LANG, as setlocale decides) uses UTF-8. The C locale, or none, is
+// ASCII: what a vt100 on a serial line shows.
+func utf8Locale(getenv func(string) string) bool {
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := getenv(k); v != "" {
+			v = strings.ToLower(v)
+			return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
+		}
+	}
+	return false
 }
 
 // sysroot is where detection reads proc/device-tree and sys/devices/soc0:

@@ -28,7 +28,9 @@ func runReport(a *app, args []string) error {
 	fs := a.flags("report")
 	var points pointFlags
 	fs.Var(&points, "point", "also show this point: its settings (\"ITC=1 AHBBRST=0\") or #N, the point ranked N (repeatable)")
-	top := fs.Int("top", 1, "show the N best points")
+	top := fs.Int("top", 0, "show the N best points (default: every point)")
+	units := fs.String("units", "", "byte rates in MiB/s, or in SI MB/s or Mbit/s as dd, hdparm and iperf3 print them\n(default $CITUNE_UNITS, else MiB/s; --json gives all three)")
+	width := fs.Int("width", 0, "fit the table to N columns (default: the terminal's width, else 80)")
 	html := fs.String("html", "", "write one self-contained HTML page with charts to FILE")
 	csvOut := fs.String("csv", "", "write every point as CSV to FILE (- for stdout, instead of the table)")
 	md := fs.Bool("markdown", false, "print Markdown (for a commit message or a mailing list) instead of the table")
@@ -39,8 +41,12 @@ func runReport(a *app, args []string) error {
 	if len(files) == 0 {
 		return usageErr("usage: citune %s", commands["report"].usage)
 	}
-	if *top < 1 {
+	if *top < 0 {
 		return usageErr("report: --top must be at least 1")
+	}
+	unit, err := byteUnit(*units, a.env.getenv)
+	if err != nil {
+		return err
 	}
 	opt := report.LoadOptions{DTS: func(path string) (string, string, error) {
 		in, err := a.dtsFromResults(path)
@@ -51,6 +57,7 @@ func runReport(a *app, args []string) error {
 		return d.String(), d.KernelParams(), nil
 	}}
 	var ss []*report.Sweep
+	ranked := 0
 	for _, f := range files {
 		s, err := report.Load(f, opt)
 		if err != nil {
@@ -59,12 +66,27 @@ func runReport(a *app, args []string) error {
 		if err := a.reportFlags(s); err != nil {
 			return err
 		}
+		s.ByteUnit = unit
+		ranked = max(ranked, len(s.Ranked))
 		ss = append(ss, s)
 	}
 	if a.g.json {
 		return writeJSON(a.env.stdout, reportJSON(ss))
 	}
-	o := report.Options{Points: points, Top: *top}
+	if *top == 0 {
+		// Every point.
+		*top = max(ranked, 1)
+	}
+	// A terminal's own width; a file or pipe gets 80 columns (a serial
+	// console's).
+	cols := *width
+	if cols <= 0 {
+		cols = a.env.cols
+	}
+	if cols <= 0 {
+		cols = 80
+	}
+	o := report.Options{Points: points, Top: *top, Width: cols, ASCII: !utf8Locale(a.env.getenv)}
 	// Render everything before writing anything, so that a bad --point
 	// leaves no half-written files.
 	var page, table, csv bytes.Buffer
@@ -78,7 +100,6 @@ func runReport(a *app, args []string) error {
 			return err
 		}
 	}
-	var err error
 	switch {
 	case *md:
 		err = report.WriteMarkdown(&table, ss, o)
@@ -108,4 +129,22 @@ func runReport(a *app, args []string) error {
 	}
 	_, err = a.env.stdout.Write(table.Bytes())
 	return err
+}
+
+// byteUnit resolves --units (or $CITUNE_UNITS): mib, mb, mbit or the unit
+// itself, case ignored.
+func byteUnit(flagVal string, getenv func(string) string) (string, error) {
+	v := flagVal
+	if v == "" {
+		v = getenv("CITUNE_UNITS")
+	}
+	switch strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(v, "/s"), "ps")) {
+	case "", "mib":
+		return "MiB/s", nil
+	case "mb":
+		return "MB/s", nil
+	case "mbit":
+		return "Mbit/s", nil
+	}
+	return "", usageErr("--units %q: want MiB/s, MB/s or Mbit/s", v)
 }
