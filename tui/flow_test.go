@@ -3,8 +3,12 @@ package tui
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	"charm.land/bubbles/v2/key"
 
 	"github.com/citune/citune/sweep"
 )
@@ -149,6 +153,38 @@ func TestQuitRestores(t *testing.T) {
 	out := e.m.Outcome()
 	if !out.Quit || out.Kept || !out.Restored || out.Err != nil || len(out.Report) != 2 {
 		t.Errorf("outcome = %+v", out)
+	}
+}
+
+// q quits at once when every value is at its start (nothing changed, or
+// changed and changed back); the dialog lists only what differs.
+func TestQuitAtOnce(t *testing.T) {
+	e := newEnv(t, false)
+	e.keys("q")
+	if !e.quit || e.m.mode == modeQuit {
+		t.Fatalf("q with nothing changed did not quit at once:\n%s", e.screen())
+	}
+	if out := e.m.Outcome(); !out.Quit || out.Kept || out.Err != nil {
+		t.Errorf("outcome = %+v", out)
+	}
+
+	e = newEnv(t, false)
+	start := e.startField("USBCMD.ITC")
+	e.setEdit("USBCMD.ITC", 0)
+	e.setEdit("USBCMD.ITC", start)
+	e.keys("q")
+	if !e.quit {
+		t.Fatalf("q after changing a value back did not quit at once:\n%s", e.screen())
+	}
+
+	e = newEnv(t, false)
+	e.setEdit("USBCMD.ITC", 0)
+	e.setEdit("SBUSCFG.AHBBRST", 3)
+	e.setEdit("USBCMD.ITC", start)
+	e.keys("q")
+	scr := e.screen()
+	if e.quit || !strings.Contains(scr, "1 value(s) differ from their start:") || !strings.Contains(scr, "SBUSCFG.AHBBRST") || strings.Contains(scr, "USBCMD.ITC ") {
+		t.Errorf("quit dialog should list only AHBBRST:\n%s", scr)
 	}
 }
 
@@ -399,5 +435,36 @@ func TestZeroWindowSize(t *testing.T) {
 	}
 	if n := len(strings.Split(e.screen(), "\n")); n != 24 {
 		t.Errorf("%d lines drawn, want 24", n)
+	}
+}
+
+// The ? screen shows every key of the session at 80x24, nothing cut.
+func TestHelpShowsEveryKey(t *testing.T) {
+	e := newEnv(t, false)
+	e.resize(80, 24)
+	e.keys("?")
+	scr := e.screen()
+	for _, l := range strings.Split(scr, "\n") {
+		if n := len([]rune(strings.TrimRight(l, " "))); n > 80 {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	if strings.Contains(scr, "~") {
+		t.Errorf("the help screen marks something as cut (~):\n%s", scr)
+	}
+	// Labels that only sum up other bindings in the help line, and the
+	// quit dialog's own keys (shown by the dialog), are not listed.
+	skip := map[string]bool{"Move": true, "Rate": true, "Runs": true, "RestoreQuit": true, "KeepQuit": true, "Apply": true, "Switch": true}
+	v := reflect.ValueOf(e.m.keys)
+	for i := 0; i < v.NumField(); i++ {
+		name := v.Type().Field(i).Name
+		b, ok := v.Field(i).Interface().(key.Binding)
+		if !ok || skip[name] {
+			continue
+		}
+		h := b.Help()
+		if !regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(h.Key) + ` +` + regexp.QuoteMeta(h.Desc) + `(\s|$)`).MatchString(scr) {
+			t.Errorf("%s (%s %s) is not on the help screen:\n%s", name, h.Key, h.Desc, scr)
+		}
 	}
 }
