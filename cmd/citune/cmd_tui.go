@@ -111,7 +111,16 @@ func runTUI(a *app, args []string) error {
 		cfg.Sweeper = sw
 	}
 
-	p := tea.NewProgram(tui.New(cfg), tea.WithContext(ctx))
+	// Keys from stdin and the screen on stdout (a script or a test can
+	// drive the session through pipes: then the screen is 80x24, a
+	// serial console's). A TERM without xterm extensions (vt100, linux)
+	// gets none of them: see plainterm.go.
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(a.env.stdin),
+		tea.WithOutput(tuiOutput(a.env.stdout, a.env.getenv("TERM")))}
+	if !a.env.isTTY {
+		opts = append(opts, tea.WithWindowSize(80, 24))
+	}
+	p := tea.NewProgram(tui.New(cfg), opts...)
 	final, runErr := p.Run()
 	cancel() // stop background jobs; a sweep restores its own values
 	jobs.Wait()
