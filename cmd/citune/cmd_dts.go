@@ -43,17 +43,7 @@ func runDTS(a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		in = sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: t.Role(snap), Snapshot: snap,
-			Settings: sweep.LiveSettings(t.Profile, snap), ParamUsers: map[string][]soc.ParamUser{}}
-		for _, k := range t.Profile.Knobs {
-			if k.Param != "" {
-				in.ParamUsers[k.Param] = soc.ParamScope(a.env.root, t.Profile, k.Param)
-			}
-		}
-		in.Header = []string{
-			fmt.Sprintf("citune dts: %s, live values (not measured)", header(t)),
-			placeAfter(in.Controller),
-		}
+		in = a.liveDTSInput(t, snap)
 	}
 	d := sweep.BuildDTS(in)
 	if a.g.json {
@@ -69,6 +59,37 @@ func runDTS(a *app, args []string) error {
 	}
 	fmt.Fprint(a.env.stdout, d.String())
 	return nil
+}
+
+// liveDTSInput is what `citune dts` makes of the controller's live
+// values (snap).
+func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) sweep.DTSInput {
+	in := sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: t.Role(snap), Snapshot: snap,
+		Settings: sweep.LiveSettings(t.Profile, snap), ParamUsers: map[string][]soc.ParamUser{}}
+	for _, k := range t.Profile.Knobs {
+		if k.Param != "" {
+			in.ParamUsers[k.Param] = soc.ParamScope(a.env.root, t.Profile, k.Param)
+		}
+	}
+	in.Header = []string{
+		fmt.Sprintf("citune dts: %s, live values (not measured)", header(t)),
+		placeAfter(in.Controller),
+	}
+	return in
+}
+
+// dtsText is the text `citune dts` prints: for a results file's winner,
+// or (results "") for the live values in snap. The TUI's export uses it,
+// so the two agree byte for byte.
+func (a *app) dtsText(t *soc.Target, results string, snap soc.Snapshot) (string, error) {
+	if results != "" {
+		in, err := a.dtsFromResults(results)
+		if err != nil {
+			return "", err
+		}
+		return sweep.BuildDTS(in).String(), nil
+	}
+	return sweep.BuildDTS(a.liveDTSInput(t, snap)).String(), nil
 }
 
 func placeAfter(c *soc.Controller) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -31,13 +32,22 @@ func init() {
 func runTUI(a *app, args []string) error {
 	fs := a.flags("tui")
 	interval := fs.Duration("interval", time.Second, "refresh interval of the register view (changed in the TUI with < and >)")
-	sweepOut := fs.String("sweep-out", "", "results file (JSONL) of the first sweep; later plans add -2, -3... (default: a new file in the temporary directory)")
+	sweepOut := fs.String("sweep-out", "", "results file (JSONL) of the first sweep; later plans add -2, -3... (default: a new\ntui-sweep-DATE-TIME.jsonl in the state directory, beside the journal)")
 	role := fs.String("role", "", "the controller's role, host or device (default: from USBMODE.CM)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	if *role != "" && *role != "host" && *role != "device" {
 		return usageErr("--role %q: want host or device", *role)
+	}
+	if *sweepOut == "" {
+		// Results are worth keeping (citune dts and report read them):
+		// the state directory, not /tmp.
+		out, err := tuiSweepOut(a.journalPath(), time.Now())
+		if err != nil {
+			return err
+		}
+		*sweepOut = out
 	}
 	words := fs.Args()
 	if len(words) == 0 && a.g.sim {
@@ -77,6 +87,7 @@ func runTUI(a *app, args []string) error {
 		Role:      *role,
 		Mono:      monochrome(a.env.getenv),
 		WriteFile: func(path string, b []byte) error { return writeOutput(path, b, true) },
+		DTS:       func(results string, snap soc.Snapshot) (string, error) { return a.dtsText(t, results, snap) },
 		LoadPlan:  tui.LoadPlanFile,
 	}
 
@@ -181,6 +192,17 @@ func runTUI(a *app, args []string) error {
 		return fmt.Errorf("%v; the starting values were restored", reason)
 	}
 	return reason
+}
+
+// tuiSweepOut is the default results file of the TUI's first sweep: a
+// new tui-sweep-DATE-TIME.jsonl in the state directory, beside the
+// journal (created when missing).
+func tuiSweepOut(journal string, now time.Time) (string, error) {
+	dir := filepath.Dir(journal)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("state directory for the TUI's sweep results: %w (give --sweep-out)", err)
+	}
+	return freshName(filepath.Join(dir, "tui-sweep-"+now.Format("20060102-150405")), ".jsonl"), nil
 }
 
 // tuiProber runs one measured run of a probe with its accounting.
