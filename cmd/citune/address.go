@@ -58,6 +58,9 @@ func parseAddress(p *soc.Profile, s string) (ref addrRef, ok bool, err error) {
 	// Small values are offsets in the controller's window (no controller
 	// of any profile sits below 0x10000).
 	if a < 0x10000 {
+		if a%4 != 0 {
+			return addrRef{off: a}, true, fmt.Errorf("%s: not 32-bit aligned (citune reads whole words only)", s)
+		}
 		return addrRef{off: a}, true, nil
 	}
 	var spans []string

@@ -18,29 +18,49 @@ import (
 
 // interleave parses args with fs, taking flags wherever they stand and
 // collecting the positional arguments in order. After it, fs.Args() is
-// the positional arguments.
+// the positional arguments. The words are sorted first (a flag that
+// takes a value takes the next word, whatever it is: `--out --` names a
+// file "--"), then the flags are parsed by the flag package.
 func interleave(fs *flag.FlagSet, args []string) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		used := len(args) - len(rest)
-		if used > 0 && args[used-1] == "--" {
-			// The flag package consumed the terminator: the rest is
-			// positional, whatever it looks like.
-			pos = append(pos, rest...)
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
 			break
 		}
-		if len(rest) == 0 {
-			break
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
 		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+		flags = append(flags, a)
+		if takesValue(fs, a) && i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	if err := fs.Parse(flags); err != nil {
+		return err
 	}
 	// Leave the positional arguments where fs.Args() finds them.
 	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// takesValue reports whether the flag word arg (-name or --name, no
+// =value) names a flag of fs that takes the next word as its value.
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return false
+	}
+	return true
 }
 
 // parse parses a command's flags with the shared grammar and refuses
