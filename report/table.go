@@ -132,6 +132,62 @@ func (t *table) markdown(w io.Writer) {
 	}
 }
 
+// textFit writes the table like text, within width columns when width
+// is set: the widest columns narrow (to no less than 10) and their cells
+// wrap onto more lines.
+func (t *table) textFit(w io.Writer, indent string, width int) {
+	ws := t.widths()
+	if width <= 0 || t.width(len(indent)) <= width {
+		t.text(w, indent)
+		return
+	}
+	total := t.width(len(indent))
+	for total > width {
+		wi := -1
+		for i := range ws {
+			if ws[i] > 10 && (wi < 0 || ws[i] > ws[wi]) {
+				wi = i
+			}
+		}
+		if wi < 0 {
+			break
+		}
+		ws[wi]--
+		total--
+	}
+	line := func(cells []string) {
+		parts := make([][]string, len(ws))
+		n := 1
+		for i := range ws {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			parts[i] = strings.Split(ansi.Wrap(c, ws[i], ""), "\n")
+			n = max(n, len(parts[i]))
+		}
+		for l := 0; l < n; l++ {
+			var b strings.Builder
+			b.WriteString(indent)
+			for i := range ws {
+				if i > 0 {
+					b.WriteString("  ")
+				}
+				c := ""
+				if l < len(parts[i]) {
+					c = parts[i][l]
+				}
+				b.WriteString(pad(c, ws[i], i < len(t.right) && t.right[i]))
+			}
+			fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+		}
+	}
+	line(t.head)
+	for _, r := range t.rows {
+		line(r)
+	}
+}
+
 // width is the width of the table as text after indent columns.
 func (t *table) width(indent int) int {
 	n := indent

@@ -321,11 +321,11 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 			st, what := excludedLine(s, p)
 			t.add(st, p.Label, what)
 		}
-		t.text(w, "  ")
+		t.textFit(w, "  ", o.Width)
 	}
 	if len(s.Eliminated) > 0 {
 		fmt.Fprintf(w, "\ndropped by the adaptive race (clearly slower than its leader; fewer runs, not ranked):\n")
-		eliminatedTable(s).text(w, "  ")
+		eliminatedTable(s).textFit(w, "  ", o.Width)
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
 		line := fmt.Sprintf("effect of each axis on its own (%s; spread in points of the baseline):", effs[0].How)
@@ -333,7 +333,7 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 			line = strings.TrimSuffix(wrap("", line, width), "\n")
 		}
 		fmt.Fprintf(w, "\n%s\n", line)
-		effectTable(s, effs).text(w, "  ")
+		effectTable(s, effs).textFit(w, "  ", o.Width)
 	}
 	if len(s.Notes) > 0 {
 		fmt.Fprintf(w, "\nnotes from the sweep:\n")
@@ -557,14 +557,15 @@ func matrixTable(ss []*Sweep) *table {
 }
 
 func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
+	width := o.textWidth()
 	fmt.Fprintf(w, "%d results files side by side\n\n", len(ss))
 	st, err := summaryTable(ss, o)
 	if err != nil {
 		return err
 	}
-	st.text(w, "")
+	st.textFit(w, "", o.Width)
 	fmt.Fprintf(w, "\nevery point (median, difference to the file's own baseline, rank):\n")
-	matrixTable(ss).text(w, "  ")
+	matrixTable(ss).textFit(w, "  ", o.Width)
 	for _, s := range ss {
 		var lines []string
 		for _, x := range s.Warnings {
