@@ -165,7 +165,7 @@ func TestQuitAtOnce(t *testing.T) {
 	if !e.quit || e.m.mode == modeQuit {
 		t.Fatalf("q with nothing changed did not quit at once:\n%s", e.screen())
 	}
-	if out := e.m.Outcome(); !out.Quit || out.Kept || out.Err != nil {
+	if out := e.m.Outcome(); !out.Quit || out.Kept || out.Err != nil || !out.Unchanged {
 		t.Errorf("outcome = %+v", out)
 	}
 

@@ -63,6 +63,9 @@ type Outcome struct {
 	Restored bool
 	Report   []string
 	Err      error
+	// Unchanged is set when the session quit with every value it ever
+	// changed at its start (nothing to restore or keep).
+	Unchanged bool
 }
 
 // drift is a value that changed behind the user's back.
@@ -518,6 +521,7 @@ func (m Model) startClose(c closing) (tea.Model, tea.Cmd) {
 	m.mode = modeClosing
 	m.out.Quit = true
 	m.out.Kept = c == closeKeep
+	m.out.Unchanged = len(m.differing()) == 0
 	if m.probe.cancel != nil {
 		m.probe.cancel()
 	}

@@ -157,7 +157,7 @@ func runTUI(a *app, args []string) error {
 		for _, l := range out.Report {
 			fmt.Fprintf(a.env.stdout, "restored %s\n", l)
 		}
-		if len(out.Report) == 0 && out.Err == nil {
+		if len(out.Report) == 0 && out.Err == nil && !out.Unchanged {
 			fmt.Fprintln(a.env.stdout, "every value the session changed was already back at its starting value")
 		}
 		if out.Err != nil {
