@@ -130,12 +130,12 @@ type globals struct {
 
 func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.profile, "profile", g.profile, "SoC `NAME|FILE`: a built-in profile (see citune profiles) or a TOML file")
-	fs.StringVar(&g.controller, "controller", g.controller, "controller `LABEL` as in the DT: usbotg, usbh1, usbdev0, ... (default usbh1)")
+	fs.StringVar(&g.controller, "controller", g.controller, "controller `LABEL` as in the DT (usbotg, usbh1, usbdev0, ...) or its node name\n(usb@2184200) (default usbh1)")
 	fs.StringVar(&g.memFile, "mem-file", g.memFile, "use a register image `FILE` instead of /dev/mem")
 	fs.BoolVar(&g.sim, "sim", g.sim, "use the built-in simulated controller (no board, no root)")
 	fs.Var(notFlag{&g.noSimDriver}, "sim-driver", "with --sim: simulate ehci-hcd writing its cached USBCMD back after transfers\non host ports, as on a board (--sim-driver=false: ITC and park hold)")
 	fs.BoolVar(&g.resetVals, "reset-values", g.resetVals, "with --sim and mkimage: start from the controller's reset values, before\nany driver, instead of what Linux leaves on a running board")
-	fs.BoolVar(&g.json, "json", g.json, "print JSON on stdout")
+	fs.BoolVar(&g.json, "json", g.json, "print JSON on stdout (lower-case snake_case keys)")
 	fs.StringVar(&g.journal, "journal", g.journal, "journal `FILE` (default $CITUNE_JOURNAL, else\n/var/lib/citune/journal.json as root, else in ~/.local/state/citune)")
 }
 
@@ -242,7 +242,7 @@ func (a *app) usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintf(w, "\nglobal flags (anywhere on the line; -- ends the flags):\n")
 	fs := flag.NewFlagSet("citune", flag.ContinueOnError)

@@ -27,12 +27,12 @@ func (p *pointFlags) Set(s string) error { *p = append(*p, s); return nil }
 func runReport(a *app, args []string) error {
 	fs := a.flags("report")
 	var points pointFlags
-	fs.Var(&points, "point", "also show this point: its settings (\"ITC=1 AHBBRST=0\") or #N, the point ranked N (repeatable)")
-	top := fs.Int("top", 0, "show the N best points (default: every point)")
-	units := fs.String("units", "", "byte rates in MiB/s, or in SI MB/s or Mbit/s as dd, hdparm and iperf3 print them\n(default $CITUNE_UNITS, else MiB/s; --json gives all three)")
-	width := fs.Int("width", 0, "fit the table to N columns (default: the terminal's width, else 80)")
-	html := fs.String("html", "", "write one self-contained HTML page with charts to FILE")
-	csvOut := fs.String("csv", "", "write every point as CSV to FILE (- for stdout, instead of the table)")
+	fs.Var(&points, "point", "also show this point: its `SETTINGS` (\"ITC=1 AHBBRST=0\") or #N, the point ranked N (repeatable)")
+	top := fs.Int("top", 0, "show the `N` best points (default: every point)")
+	units := fs.String("units", "", "`UNIT` of byte rates: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and iperf3\nprint (default $CITUNE_UNITS, else MiB/s; --json gives all three)")
+	width := fs.Int("width", 0, "fit the table to `N` columns (default: the terminal's width, else 80)")
+	html := fs.String("html", "", "write one self-contained HTML page with charts to `FILE`")
+	csvOut := fs.String("csv", "", "write every point as CSV to `FILE` (- for stdout, instead of the table)")
 	md := fs.Bool("markdown", false, "print Markdown (for a commit message or a mailing list) instead of the table")
 	if err := a.parse(fs, args); err != nil {
 		return err
