@@ -158,7 +158,7 @@ func (a *app) probeParseErr(err error, lead *flag.FlagSet) error {
 }
 
 func (a *app) probeUsage(w io.Writer, lead *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: citune %s\n\n%s\n\n", commands["probe"].usage, commands["probe"].summary)
+	fmt.Fprintf(w, "%s\n\n%s\n\n", usageLine(commands["probe"].usage), commands["probe"].summary)
 	fmt.Fprintln(w, "probe kinds:")
 	// The probe package prints Go's -flag style; this command's help
 	// shows --flag like every other.

@@ -25,15 +25,15 @@ func init() {
 		summary: "interactive tuning session (works on an 80x24 serial console)",
 		usage:   "tui [--interval D] [--sweep-out FILE] [-- PROBE-KIND [flags] [TARGET]]",
 		run:     runTUI,
-		noJSON:  "it is interactive; its sweeps' results files are JSON, and `citune dts --json` and `citune report --json` read them",
+		noJSON:  "it is interactive; its sweeps' results files are JSON (citune dts --json and citune report --json read them)",
 	})
 }
 
 func runTUI(a *app, args []string) error {
 	fs := a.flags("tui")
-	interval := fs.Duration("interval", time.Second, "refresh interval of the register view (changed in the TUI with < and >)")
-	sweepOut := fs.String("sweep-out", "", "results file (JSONL) of the first sweep; later plans add -2, -3... (default: a new\ntui-sweep-DATE-TIME.jsonl in the state directory, beside the journal)")
-	role := fs.String("role", "", "the controller's role, host or device (default: from USBMODE.CM)")
+	interval := fs.Duration("interval", time.Second, "refresh `INTERVAL` of the register view (changed in the TUI with < and >)")
+	sweepOut := fs.String("sweep-out", "", "results `FILE` (JSONL) of the first sweep; later plans add -2, -3... (default: a new\ntui-sweep-DATE-TIME.jsonl in the state directory, beside the journal)")
+	role := fs.String("role", "", "the controller's `ROLE`, host or device (default: from USBMODE.CM)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}

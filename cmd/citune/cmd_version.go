@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "version", summary: "module version, VCS revision, build time, Go version and profile set", usage: "version", run: runVersion})
+	register(&command{name: "version", summary: "version, VCS revision and time, Go, profiles: for bug reports", usage: "version", run: runVersion})
 }
 
 // versionInfo is what a bug report from a board needs: which build, from

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // One grammar for every command (issue 13): flags may stand anywhere on
@@ -130,7 +132,8 @@ func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" && !strings.Contains(usage, "(default") {
 			usage += fmt.Sprintf(" (default %s)", d)
 		}
-		for _, l := range strings.Split(usage, "\n") {
+		// At most 80 columns (a serial console).
+		for _, l := range strings.Split(wordWrap(strings.Join(strings.Fields(usage), " "), 74), "\n") {
 			fmt.Fprintln(w, "      "+l)
 		}
 	})
@@ -139,7 +142,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 // commandUsage prints a command's help: usage line, summary, its own
 // flags, then the global flags once.
 func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: citune %s\n\n%s\n", c.usage, c.summary)
+	fmt.Fprintf(w, "%s\n\n%s\n", usageLine(c.usage), c.summary)
 	g := globalNames()
 	own := false
 	fs.VisitAll(func(f *flag.Flag) { own = own || !g[f.Name] })
@@ -150,7 +153,7 @@ func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "\nglobal flags:\n")
 	printFlags(w, fs, func(n string) bool { return g[n] })
 	if c.noJSON != "" {
-		fmt.Fprintf(w, "\nno --json: %s\n", c.noJSON)
+		fmt.Fprintf(w, "\n%s\n", wordWrap("no --json: "+c.noJSON, 80))
 	}
 }
 
@@ -173,4 +176,36 @@ func dashDash(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// usageLine is "usage: citune USAGE" wrapped at 80 columns, continuation
+// lines indented under the command.
+func usageLine(usage string) string {
+	const lead = "usage: citune "
+	body := wordWrap(usage, 80-len(lead))
+	return lead + strings.ReplaceAll(body, "\n", "\n"+strings.Repeat(" ", len(lead)))
+}
+
+// wordWrap breaks each line of s at spaces so that it fits width columns
+// (measured by x/ansi); a word longer than that stands alone.
+func wordWrap(s string, width int) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		cur, n := "", 0
+		for _, word := range strings.Fields(line) {
+			wl := ansi.StringWidth(word)
+			if n > 0 && n+1+wl > width {
+				out = append(out, cur)
+				cur, n = "", 0
+			}
+			if n > 0 {
+				cur += " "
+				n++
+			}
+			cur += word
+			n += wl
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }
