@@ -160,6 +160,10 @@ func runSweep(a *app, args []string) error {
 	fs := a.flags("sweep")
 	o.register(fs)
 	if err := a.parse(fs, args); err != nil {
+		if strings.Contains(err.Error(), "flag provided but not defined") {
+			// Flags go anywhere, so a probe's own flags need the --.
+			return usageErr("%v (the probe and its flags go after --: citune sweep ... -- KIND [flags] [TARGET])", err)
+		}
 		return err
 	}
 	words := fs.Args()
