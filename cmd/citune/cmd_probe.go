@@ -12,6 +12,7 @@ import (
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/sim"
 )
@@ -31,6 +32,7 @@ type probeOpts struct {
 	repeat, warmup int
 	irq            string
 	noTrace        bool
+	units          string
 }
 
 func (a *app) probeFlags(o *probeOpts) func(fs *flag.FlagSet) {
@@ -40,6 +42,7 @@ func (a *app) probeFlags(o *probeOpts) func(fs *flag.FlagSet) {
 		fs.IntVar(&o.warmup, "warmup", o.warmup, "warm-up runs before them (reported, not counted)")
 		fs.StringVar(&o.irq, "irq", o.irq, "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
 		fs.BoolVar(&o.noTrace, "no-trace", o.noTrace, "do not time the interrupt handler through tracefs")
+		fs.StringVar(&o.units, "units", o.units, "`UNIT` of byte rates: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and iperf3 print (default $CITUNE_UNITS, else MiB/s; --json gives all three)")
 	}
 }
 
@@ -66,6 +69,10 @@ func runProbe(a *app, args []string) error {
 	}
 	if o.repeat < 1 || o.warmup < 0 {
 		return usageErr("probe: --repeat must be at least 1 and --warmup at least 0")
+	}
+	display, err := byteUnit(o.units, a.env.getenv)
+	if err != nil {
+		return err
 	}
 	deps := probe.Deps{Flags: extra}
 	var notes []string
@@ -136,12 +143,17 @@ func runProbe(a *app, args []string) error {
 			Target *targetInfo    `json:"target,omitempty"`
 			IRQ    string         `json:"irq,omitempty"`
 			Probes []probe.Result `json:"probes"`
+			// Medians in the units dd, hdparm and iperf3 print.
+			Medians []medianRates `json:"medians"`
 		}{Target: tinfo, IRQ: deps.IRQ, Probes: results}
+		for _, r := range results {
+			out.Medians = append(out.Medians, medianOf(r))
+		}
 		if err := writeJSON(a.env.stdout, out); err != nil {
 			return err
 		}
 	} else {
-		printResults(a.env.stdout, results)
+		printResults(a.env.stdout, results, display)
 	}
 	return merr
 }
@@ -200,11 +212,37 @@ func firstLine(err error) string {
 }
 
 // fmtRate renders a rate in MiB/s, or in the probe's own unit.
-func fmtRate(v float64, unit string) string {
+// fmtRateIn renders a byte rate in display (MiB/s, MB/s or Mbit/s); other
+// units as they are.
+func fmtRateIn(v float64, unit, display string) string {
 	if unit != "" && unit != "B/s" {
 		return fmt.Sprintf("%.2f %s", v, unit)
 	}
-	return fmt.Sprintf("%.2f MiB/s", v/(1<<20))
+	div, ok := report.ByteUnits[display]
+	if !ok {
+		display, div = "MiB/s", 1<<20
+	}
+	return fmt.Sprintf("%.2f %s", v/div, display)
+}
+
+// medianRates is a probe's median in every unit (byte rates only).
+type medianRates struct {
+	Probe  string   `json:"probe"`
+	Value  float64  `json:"value"`
+	Unit   string   `json:"unit"`
+	MiBps  *float64 `json:"mib_s,omitempty"`
+	MBps   *float64 `json:"mb_s,omitempty"`
+	Mbitps *float64 `json:"mbit_s,omitempty"`
+}
+
+func medianOf(r probe.Result) medianRates {
+	m := medianRates{Probe: r.Probe, Value: r.Stats.Median, Unit: r.Stats.Unit}
+	if m.Unit == "" || m.Unit == "B/s" {
+		m.Unit = "B/s"
+		mib, mb, mbit := m.Value/(1<<20), m.Value/1e6, m.Value*8/1e6
+		m.MiBps, m.MBps, m.Mbitps = &mib, &mb, &mbit
+	}
+	return m
 }
 
 func fmtBytes(n int64) string {
@@ -220,7 +258,8 @@ func fmtBytes(n int64) string {
 }
 
 // printResults writes the human table.
-func printResults(w io.Writer, results []probe.Result) {
+func printResults(w io.Writer, results []probe.Result, display string) {
+	fmtRate := func(v float64, unit string) string { return fmtRateIn(v, unit, display) }
 	for i, res := range results {
 		if i > 0 {
 			fmt.Fprintln(w)

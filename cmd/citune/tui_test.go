@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/citune/citune/probe"
 )
 
 // The TUI's sweep results go to the state directory beside the journal
@@ -36,5 +38,23 @@ func TestTUISweepOut(t *testing.T) {
 	}
 	if strings.HasPrefix(p1, os.TempDir()+"/citune-tui") {
 		t.Errorf("results in the temporary directory: %s", p1)
+	}
+}
+
+// The SI units are the same rate: MB/s is 10^6 bytes per second, Mbit/s
+// eight times that, MiB/s 2^20 bytes.
+func TestMedianUnits(t *testing.T) {
+	m := medianOf(probe.Result{Probe: "x", Stats: probe.Stats{Unit: "B/s", Median: 31_250_000}})
+	if m.MBps == nil || *m.MBps != 31.25 || *m.Mbitps != 250 || *m.MiBps != 31_250_000.0/(1<<20) {
+		t.Errorf("medianOf = %+v", m)
+	}
+	if got := fmtRateIn(31_250_000, "B/s", "Mbit/s"); got != "250.00 Mbit/s" {
+		t.Errorf("fmtRateIn = %q", got)
+	}
+	if got := fmtRateIn(12, "fps", "MB/s"); got != "12.00 fps" {
+		t.Errorf("a probe's own unit changed: %q", got)
+	}
+	if m := medianOf(probe.Result{Stats: probe.Stats{Unit: "fps", Median: 12}}); m.MBps != nil {
+		t.Errorf("fps rate converted to bytes: %+v", m)
 	}
 }
