@@ -30,9 +30,15 @@ type versionInfo struct {
 // buildInfo reads the binary's build information; a test binary or a
 // build without module support reports "(devel)".
 func buildInfo() versionInfo {
+	bi, _ := debug.ReadBuildInfo()
+	return versionFrom(bi)
+}
+
+// versionFrom reads a build's information (nil: none).
+func versionFrom(bi *debug.BuildInfo) versionInfo {
 	v := versionInfo{Module: "github.com/citune/citune", Version: "(devel)", Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if bi != nil {
 		if bi.Main.Path != "" {
 			v.Module = bi.Main.Path
 		}

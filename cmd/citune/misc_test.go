@@ -1,8 +1,11 @@
 package main
 
+// Tests of small helpers: the TUI's results path, rate units, version.
+
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -56,5 +59,22 @@ func TestMedianUnits(t *testing.T) {
 	}
 	if m := medianOf(probe.Result{Stats: probe.Stats{Unit: "fps", Median: 12}}); m.MBps != nil {
 		t.Errorf("fps rate converted to bytes: %+v", m)
+	}
+}
+
+// version reports what the release build stamps: module version, VCS
+// revision, time and dirtiness, Go version.
+func TestVersionFrom(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/citune/citune", Version: "v0.3.0"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123abcd"}, {Key: "vcs.time", Value: "2026-12-01T05:00:00Z"}, {Key: "vcs.modified", Value: "true"}, {Key: "-trimpath", Value: "true"}}}
+	v := versionFrom(bi)
+	if v.Version != "v0.3.0" || v.Revision != "0123abcd" || v.Time != "2026-12-01T05:00:00Z" || !v.Modified || v.Go != "go1.26.8" {
+		t.Errorf("versionFrom = %+v", v)
+	}
+	if len(v.Profiles) == 0 {
+		t.Error("no profiles listed")
+	}
+	if v := versionFrom(nil); v.Version != "(devel)" || v.Revision != "" {
+		t.Errorf("without build info: %+v", v)
 	}
 }
