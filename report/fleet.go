@@ -394,19 +394,20 @@ func (f *Fleet) heading() string {
 }
 
 // writeFleetText is the terminal fleet report.
-func writeFleetText(w io.Writer, ss []*Sweep) {
+func writeFleetText(w io.Writer, ss []*Sweep, o Options) {
+	width := o.textWidth()
 	f := NewFleet(ss)
 	fmt.Fprintf(w, "fleet: %s\n", f.heading())
 	fmt.Fprint(w, wrap("", f.Summary(), width))
 	for _, g := range f.Groups {
 		fmt.Fprintf(w, "\n== %s\n", g.title())
 		fmt.Fprintf(w, "plan: %s\nprobe: %s\n", g.Plan, g.Probe)
-		g.boardTable().text(w, "  ")
+		g.boardTable().textFit(w, "  ", o.Width)
 		fmt.Fprintf(w, "\n  each point's median per board (rank; = tied with the board's fastest) and the spread between the boards:\n")
-		g.table().text(w, "  ")
+		g.table().textFit(w, "  ", o.Width)
 		fmt.Fprint(w, wrap("verdict: ", g.Verdict(), width))
 	}
-	writeFileNotesText(w, ss)
+	writeFileNotesText(w, ss, width)
 }
 
 // writeFleetMarkdown is the Markdown fleet report.

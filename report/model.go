@@ -83,7 +83,16 @@ type Sweep struct {
 	DTS          string
 	KernelParams string
 	DTSErr       string
+
+	// ByteUnit is the unit byte rates are shown in: "MiB/s" (the
+	// default, as the sweep prints them), or the SI "MB/s" and "Mbit/s"
+	// that dd, hdparm and iperf3 print.
+	ByteUnit string
 }
+
+// ByteUnits are the units byte rates can be shown in, with their size in
+// bytes per second.
+var ByteUnits = map[string]float64{"MiB/s": 1 << 20, "MB/s": 1e6, "Mbit/s": 1e6 / 8}
 
 // Axis is one swept setting.
 type Axis struct {
@@ -239,6 +248,9 @@ func (s *Sweep) bytes() bool { return s.Unit == "" || s.Unit == "B/s" }
 // RateUnit is the unit rates are shown in.
 func (s *Sweep) RateUnit() string {
 	if s.bytes() {
+		if _, ok := ByteUnits[s.ByteUnit]; ok {
+			return s.ByteUnit
+		}
 		return "MiB/s"
 	}
 	return s.Unit
@@ -252,7 +264,7 @@ func (s *Sweep) Rate(r float64) string {
 // RateValue converts a rate to RateUnit.
 func (s *Sweep) RateValue(r float64) float64 {
 	if s.bytes() {
-		return r / (1 << 20)
+		return r / ByteUnits[s.RateUnit()]
 	}
 	return r
 }

@@ -19,6 +19,14 @@ type Options struct {
 	// Fleet compares several files board by board (fleet.go) even when
 	// their headers do not name two different boards.
 	Fleet bool
+	// Width, when set, is the terminal width the text report fits: the
+	// point table drops its least needed columns (95 % CI, min, max,
+	// irq/s, handler time, CPU %) until it fits, and text wraps there.
+	// 0 keeps every column and wraps notes at 100 columns.
+	Width int
+	// ASCII replaces what a terminal without UTF-8 (a vt100, the C
+	// locale) cannot show: × becomes x, µ u, other non-ASCII ?.
+	ASCII bool
 }
 
 func (o Options) top() int {

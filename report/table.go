@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // table is a grid of cells rendered as aligned text or Markdown.
@@ -54,7 +55,7 @@ func (t *table) widths() []int {
 	for _, r := range append([][]string{t.head}, t.rows...) {
 		for i, c := range r {
 			if i < len(w) {
-				w[i] = max(w[i], utf8.RuneCountInString(c))
+				w[i] = max(w[i], ansi.StringWidth(c))
 			}
 		}
 	}
@@ -62,7 +63,7 @@ func (t *table) widths() []int {
 }
 
 func pad(s string, w int, right bool) string {
-	n := w - utf8.RuneCountInString(s)
+	n := w - ansi.StringWidth(s)
 	if n <= 0 {
 		return s
 	}
@@ -131,28 +132,113 @@ func (t *table) markdown(w io.Writer) {
 	}
 }
 
-// wrap breaks text into lines of at most width runes after the first
-// line's prefix, indenting the continuation lines.
-func wrap(prefix, text string, width int) string {
-	ind := strings.Repeat(" ", utf8.RuneCountInString(prefix))
-	var b strings.Builder
-	line := prefix
-	n := utf8.RuneCountInString(prefix)
-	first := true
-	for _, word := range strings.Fields(text) {
-		wl := utf8.RuneCountInString(word)
-		if !first && n+1+wl > width {
-			b.WriteString(line + "\n")
-			line, n, first = ind, len(ind), true
-		}
-		if !first {
-			line += " "
-			n++
-		}
-		line += word
-		n += wl
-		first = false
+// textFit writes the table like text, within width columns when width
+// is set: the widest columns narrow (to no less than 10) and their cells
+// wrap onto more lines.
+func (t *table) textFit(w io.Writer, indent string, width int) {
+	ws := t.widths()
+	if width <= 0 || t.width(len(indent)) <= width {
+		t.text(w, indent)
+		return
 	}
-	b.WriteString(line + "\n")
-	return b.String()
+	total := t.width(len(indent))
+	for total > width {
+		wi := -1
+		for i := range ws {
+			if ws[i] > 10 && (wi < 0 || ws[i] > ws[wi]) {
+				wi = i
+			}
+		}
+		if wi < 0 {
+			break
+		}
+		ws[wi]--
+		total--
+	}
+	line := func(cells []string) {
+		parts := make([][]string, len(ws))
+		n := 1
+		for i := range ws {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			parts[i] = strings.Split(ansi.Wrap(c, ws[i], ""), "\n")
+			n = max(n, len(parts[i]))
+		}
+		for l := 0; l < n; l++ {
+			var b strings.Builder
+			b.WriteString(indent)
+			for i := range ws {
+				if i > 0 {
+					b.WriteString("  ")
+				}
+				c := ""
+				if l < len(parts[i]) {
+					c = parts[i][l]
+				}
+				b.WriteString(pad(c, ws[i], i < len(t.right) && t.right[i]))
+			}
+			fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+		}
+	}
+	line(t.head)
+	for _, r := range t.rows {
+		line(r)
+	}
+}
+
+// width is the width of the table as text after indent columns.
+func (t *table) width(indent int) int {
+	n := indent
+	for i, w := range t.widths() {
+		if i > 0 {
+			n += 2
+		}
+		n += w
+	}
+	return n
+}
+
+// fit drops the columns named in order (by heading) until the table fits
+// width columns, as far as they go.
+func (t *table) fit(width, indent int, order ...string) {
+	for _, name := range order {
+		if t.width(indent) <= width {
+			return
+		}
+		for i, h := range t.head {
+			if h == name {
+				t.remove(i)
+				break
+			}
+		}
+	}
+}
+
+// remove drops column i.
+func (t *table) remove(i int) {
+	cut := func(cells []string) []string {
+		if i >= len(cells) {
+			return cells
+		}
+		return append(append([]string(nil), cells[:i]...), cells[i+1:]...)
+	}
+	t.head = cut(t.head)
+	for j := range t.rows {
+		t.rows[j] = cut(t.rows[j])
+	}
+	if i < len(t.right) {
+		t.right = append(append([]bool(nil), t.right[:i]...), t.right[i+1:]...)
+	}
+}
+
+// wrap breaks text into lines of at most width columns after the first
+// line's prefix, indenting the continuation lines (x/ansi measures and
+// breaks the words).
+func wrap(prefix, text string, width int) string {
+	n := ansi.StringWidth(prefix)
+	ind := strings.Repeat(" ", n)
+	body := ansi.Wordwrap(strings.Join(strings.Fields(text), " "), max(width-n, 10), "")
+	return prefix + strings.ReplaceAll(body, "\n", "\n"+ind) + "\n"
 }

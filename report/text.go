@@ -219,25 +219,70 @@ func excludedLine(s *Sweep, p *Point) (status, what string) {
 // WriteText writes the terminal report of one results file, or the
 // side-by-side comparison of several.
 func WriteText(w io.Writer, ss []*Sweep, o Options) error {
+	if !o.ASCII {
+		return writeText(w, ss, o)
+	}
+	var b strings.Builder
+	err := writeText(&b, ss, o)
+	if _, werr := io.WriteString(w, asciiOnly(b.String())); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// asciiOnly replaces what a terminal without UTF-8 cannot show.
+func asciiOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r < 0x80:
+			return r
+		case r == '×':
+			return 'x'
+		case r == 'µ' || r == 'μ':
+			return 'u'
+		case r == '–' || r == '—' || r == '−':
+			return '-'
+		case r == '±':
+			return '~'
+		}
+		return '?'
+	}, s)
+}
+
+// textWidth is where the text report wraps.
+func (o Options) textWidth() int {
+	if o.Width > 0 {
+		return o.Width
+	}
+	return width
+}
+
+func writeText(w io.Writer, ss []*Sweep, o Options) error {
 	if len(ss) == 0 {
 		return errNoResults
 	}
 	uniqueLabels(ss)
 	if isFleet(ss, o) {
-		writeFleetText(w, ss)
+		writeFleetText(w, ss, o)
 		return nil
 	}
 	if len(ss) > 1 {
 		return writeTextCompare(w, ss, o)
 	}
+	width := o.textWidth()
 	s := ss[0]
 	pts, err := rows(s, o)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s: %s, kernel %s\n", s.File, s.Board(), or(s.Kernel, "unknown"))
-	fmt.Fprintf(w, "probe: %s\n", s.Probe)
-	fmt.Fprintf(w, "plan: %s; original settings %s\n", s.PlanString(), s.Originals())
+	if o.Width > 0 {
+		fmt.Fprint(w, wrap("probe: ", s.Probe, width))
+		fmt.Fprint(w, wrap("plan: ", s.PlanString()+"; original settings "+s.Originals(), width))
+	} else {
+		fmt.Fprintf(w, "probe: %s\n", s.Probe)
+		fmt.Fprintf(w, "plan: %s; original settings %s\n", s.PlanString(), s.Originals())
+	}
 	fmt.Fprintf(w, "%s", wrap("state: ", stateLine(s), width))
 	if st := started(s); st != "" {
 		fmt.Fprintf(w, "started: %s\n", st)
@@ -258,7 +303,11 @@ func WriteText(w io.Writer, ss []*Sweep, o Options) error {
 	if s.Baseline == nil && len(pts) == 0 {
 		fmt.Fprintln(w, "nothing was measured to the end: no baseline and no point")
 	} else {
-		pointTable(s, pts).text(w, "")
+		t := pointTable(s, pts)
+		if o.Width > 0 {
+			fitPointTable(s, t, o.Width)
+		}
+		t.text(w, "")
 		if s.Baseline == nil {
 			fmt.Fprintln(w, "no baseline was measured: no differences")
 		}
@@ -276,15 +325,19 @@ func WriteText(w io.Writer, ss []*Sweep, o Options) error {
 			st, what := excludedLine(s, p)
 			t.add(st, p.Label, what)
 		}
-		t.text(w, "  ")
+		t.textFit(w, "  ", o.Width)
 	}
 	if len(s.Eliminated) > 0 {
 		fmt.Fprintf(w, "\ndropped by the adaptive race (clearly slower than its leader; fewer runs, not ranked):\n")
-		eliminatedTable(s).text(w, "  ")
+		eliminatedTable(s).textFit(w, "  ", o.Width)
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
-		fmt.Fprintf(w, "\neffect of each axis on its own (%s; spread in points of the baseline):\n", effs[0].How)
-		effectTable(s, effs).text(w, "  ")
+		line := fmt.Sprintf("effect of each axis on its own (%s; spread in points of the baseline):", effs[0].How)
+		if o.Width > 0 {
+			line = strings.TrimSuffix(wrap("", line, width), "\n")
+		}
+		fmt.Fprintf(w, "\n%s\n", line)
+		effectTable(s, effs).textFit(w, "  ", o.Width)
 	}
 	if len(s.Notes) > 0 {
 		fmt.Fprintf(w, "\nnotes from the sweep:\n")
@@ -293,13 +346,38 @@ func WriteText(w io.Writer, ss []*Sweep, o Options) error {
 		}
 	}
 	if s.Winner() != nil {
-		fmt.Fprintf(w, "\nmake the winner permanent: citune dts --results %s", s.File)
+		line := "citune dts --results " + s.File
 		if s.KernelParams != "" {
-			fmt.Fprintf(w, " (kernel parameters: %s)", s.KernelParams)
+			line += " (kernel parameters: " + s.KernelParams + ")"
 		}
-		fmt.Fprintln(w)
+		if o.Width > 0 {
+			fmt.Fprint(w, "\n"+wrap("make the winner permanent: ", line, width))
+		} else {
+			fmt.Fprintf(w, "\nmake the winner permanent: %s\n", line)
+		}
 	}
 	return nil
+}
+
+// fitPointTable makes the point table fit width columns: the baseline row
+// loses its settings (the plan line lists them), then the least needed
+// columns go, then the rate heading loses "median".
+func fitPointTable(s *Sweep, t *table, width int) {
+	if t.width(0) <= width {
+		return
+	}
+	if s.Baseline != nil && len(t.rows) > 0 && len(t.rows[0]) > 1 {
+		t.rows[0][1] = "baseline"
+	}
+	t.fit(width, 0, "95 % CI", "min", "max", "irq/s", "handler avg/max µs", "CPU %")
+	if t.width(0) > width {
+		for i, h := range t.head {
+			if h == "median "+s.RateUnit() {
+				t.head[i] = s.RateUnit()
+			}
+		}
+	}
+	t.fit(width, 0, "runs", "CPU ms/MiB")
 }
 
 // eliminatedTable lists the points the adaptive race dropped.
@@ -488,16 +566,16 @@ func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
 	if err != nil {
 		return err
 	}
-	st.text(w, "")
+	st.textFit(w, "", o.Width)
 	fmt.Fprintf(w, "\nevery point (median, difference to the file's own baseline, rank):\n")
-	matrixTable(ss).text(w, "  ")
-	writeFileNotesText(w, ss)
+	matrixTable(ss).textFit(w, "  ", o.Width)
+	writeFileNotesText(w, ss, o.textWidth())
 	return nil
 }
 
 // writeFileNotesText lists, per file, its warnings, what it did not
 // measure and its points that were not ranked.
-func writeFileNotesText(w io.Writer, ss []*Sweep) {
+func writeFileNotesText(w io.Writer, ss []*Sweep, width int) {
 	for _, s := range ss {
 		var lines []string
 		for _, x := range s.Warnings {

@@ -226,16 +226,22 @@ type Reload struct {
 	Wait string `toml:"wait"`
 }
 
-// Controller returns the controller with label l (case ignored).
+// Controller returns the controller with label l, or with the DT node
+// name l (usb@2184200, as /proc/device-tree shows it), case ignored.
 func (p *Profile) Controller(l string) (*Controller, error) {
 	for i := range p.Controllers {
 		if strings.EqualFold(p.Controllers[i].Label, l) {
 			return &p.Controllers[i], nil
 		}
 	}
+	for i := range p.Controllers {
+		if n := p.Controllers[i].Node; n != "" && strings.EqualFold(n, l) {
+			return &p.Controllers[i], nil
+		}
+	}
 	var ls []string
 	for _, c := range p.Controllers {
-		ls = append(ls, c.Label)
+		ls = append(ls, c.Label+" ("+c.Node+")")
 	}
 	return nil, fmt.Errorf("profile %s has no controller %q (controllers: %s)", p.Name, l, strings.Join(ls, ", "))
 }
@@ -1065,13 +1071,13 @@ func LoadFS(fsys fs.FS, name string) (*Profile, error) {
 // Lookup returns the profile of ps named name or having it as an alias.
 func Lookup(ps []*Profile, name string) *Profile {
 	for _, p := range ps {
-		if p.Name == name {
+		if strings.EqualFold(p.Name, name) {
 			return p
 		}
 	}
 	for _, p := range ps {
 		for _, a := range p.Aliases {
-			if a == name {
+			if strings.EqualFold(a, name) {
 				return p
 			}
 		}

@@ -35,7 +35,7 @@ type DTSInput struct {
 type Setting struct {
 	Name    string
 	Value   string
-	Comment string
+	Comment string `json:"comment,omitempty"`
 }
 
 // DTS is a device-tree fragment for the controller's node, the kernel
@@ -51,8 +51,8 @@ type DTS struct {
 // DTSLine is a property ("ahb-burst-config = <0x0>") or a kernel
 // parameter ("ehci_hcd.log2_irq_thresh=3") with its comment.
 type DTSLine struct {
-	Text    string
-	Comment string
+	Text    string `json:"text"`
+	Comment string `json:"comment,omitempty"`
 }
 
 // boolProps are DT properties that are booleans: present means the

@@ -170,6 +170,11 @@ type Config struct {
 	LoadPlan PlanLoader
 	// WriteFile writes exports (os.WriteFile in cmd/citune).
 	WriteFile func(path string, data []byte) error
+	// DTS, when set, makes the export's text as `citune dts` prints it:
+	// for the sweep winner from its results file, or (results "") for
+	// the live values in snap; the export then matches the command byte
+	// for byte. nil, or an error: the TUI builds the fragment itself.
+	DTS func(results string, snap soc.Snapshot) (string, error)
 	// Role is the controller's current role ("host" or "device"); empty
 	// means: decide from USBMODE.CM and the controller's roles.
 	Role string

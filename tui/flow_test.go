@@ -3,9 +3,14 @@ package tui
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
+
+	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 )
 
@@ -152,6 +157,38 @@ func TestQuitRestores(t *testing.T) {
 	}
 }
 
+// q quits at once when every value is at its start (nothing changed, or
+// changed and changed back); the dialog lists only what differs.
+func TestQuitAtOnce(t *testing.T) {
+	e := newEnv(t, false)
+	e.keys("q")
+	if !e.quit || e.m.mode == modeQuit {
+		t.Fatalf("q with nothing changed did not quit at once:\n%s", e.screen())
+	}
+	if out := e.m.Outcome(); !out.Quit || out.Kept || out.Err != nil || !out.Unchanged {
+		t.Errorf("outcome = %+v", out)
+	}
+
+	e = newEnv(t, false)
+	start := e.startField("USBCMD.ITC")
+	e.setEdit("USBCMD.ITC", 0)
+	e.setEdit("USBCMD.ITC", start)
+	e.keys("q")
+	if !e.quit {
+		t.Fatalf("q after changing a value back did not quit at once:\n%s", e.screen())
+	}
+
+	e = newEnv(t, false)
+	e.setEdit("USBCMD.ITC", 0)
+	e.setEdit("SBUSCFG.AHBBRST", 3)
+	e.setEdit("USBCMD.ITC", start)
+	e.keys("q")
+	scr := e.screen()
+	if e.quit || !strings.Contains(scr, "1 value(s) differ from their start:") || !strings.Contains(scr, "SBUSCFG.AHBBRST") || strings.Contains(scr, "USBCMD.ITC ") {
+		t.Errorf("quit dialog should list only AHBBRST:\n%s", scr)
+	}
+}
+
 func TestQuitKeep(t *testing.T) {
 	e := newEnv(t, false)
 	e.setEdit("USBCMD.ITC", 0)
@@ -228,7 +265,7 @@ func TestSweepToCompletion(t *testing.T) {
 	e := newEnv(t, false)
 	e.keys("3", "e")
 	e.clearInput()
-	e.typeText("AHBBRST=0,3,7 ITC=1,8 repeat=2")
+	e.typeText("AHBBRST=0,3,7 ITC=1,8 repeat=3")
 	e.keys("enter")
 	if e.m.sweep.planErr != "" || e.m.sweep.plan.Points() != 6 {
 		t.Fatalf("plan: %q, %d points", e.m.sweep.planErr, e.m.sweep.plan.Points())
@@ -281,7 +318,7 @@ func (s *stopper) Run(ctx context.Context, plan SweepPlan, done []SweepPoint, re
 
 // Stop and resume: the second run skips the points already done.
 func TestSweepStopResume(t *testing.T) {
-	st := &stopper{after: 3} // baseline, two points
+	st := &stopper{after: 9} // baseline, two points (3 runs each)
 	e := newEnv(t, false, func(c *Config) { st.SweepRunner = c.Sweeper.(*SweepRunner); c.Sweeper = st })
 	st.m = e.measure
 	e.keys("1")
@@ -289,12 +326,14 @@ func TestSweepStopResume(t *testing.T) {
 	e.keys("x")
 	e.selectRow("USBCMD.ITC")
 	e.keys("x", "3")
-	if e.m.sweep.plan.Points() != 7*8 {
-		t.Fatalf("plan from screen: %q", e.m.sweep.planText)
+	// x proposes a few values: the extremes, the start, the mainline
+	// (the board's: AHBBRST 0, ITC 1).
+	if got := e.m.sweep.planText; got != "AHBBRST=0,2,7 ITC=0,1,8,64 repeat=3" {
+		t.Fatalf("plan from screen: %q", got)
 	}
 	e.keys("e")
 	e.clearInput()
-	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=1")
+	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=3")
 	e.keys("enter", "r")
 	measured := func() (n int) {
 		for _, p := range e.m.sweep.points {
@@ -338,7 +377,7 @@ func TestExportWinner(t *testing.T) {
 	e := newEnv(t, false)
 	e.keys("3", "e")
 	e.clearInput()
-	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=2")
+	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=3")
 	e.keys("enter", "r", "w")
 	if !e.m.expW {
 		t.Fatal("export after a sweep should start with the winner")
@@ -362,7 +401,8 @@ func TestParsePlanErrors(t *testing.T) {
 		"AHBBRST=4":      "reserved",
 		"USBCMD=1":       "is a register",
 		"NOPE=1":         "no such register or field",
-		"ITC=1 repeat=0": "want 1..100",
+		"ITC=1 repeat=0": "want 3..100",
+		"ITC=1 repeat=2": "repeat=2: want 3..100 (with fewer runs per point no difference can be told from noise",
 		"ITC":            "want FIELD=",
 		"ID.ID=1":        "write refused",
 	} {
@@ -399,5 +439,108 @@ func TestZeroWindowSize(t *testing.T) {
 	}
 	if n := len(strings.Split(e.screen(), "\n")); n != 24 {
 		t.Errorf("%d lines drawn, want 24", n)
+	}
+}
+
+// The ? screen shows every key of the session at 80x24, nothing cut.
+func TestHelpShowsEveryKey(t *testing.T) {
+	e := newEnv(t, false)
+	e.resize(80, 24)
+	e.keys("?")
+	scr := e.screen()
+	for _, l := range strings.Split(scr, "\n") {
+		if n := len([]rune(strings.TrimRight(l, " "))); n > 80 {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	if strings.Contains(scr, "~") {
+		t.Errorf("the help screen marks something as cut (~):\n%s", scr)
+	}
+	// Labels that only sum up other bindings in the help line, and the
+	// quit dialog's own keys (shown by the dialog), are not listed.
+	skip := map[string]bool{"Move": true, "Rate": true, "Runs": true, "RestoreQuit": true, "KeepQuit": true, "Apply": true, "Switch": true}
+	v := reflect.ValueOf(e.m.keys)
+	for i := 0; i < v.NumField(); i++ {
+		name := v.Type().Field(i).Name
+		b, ok := v.Field(i).Interface().(key.Binding)
+		if !ok || skip[name] {
+			continue
+		}
+		h := b.Help()
+		if !regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(h.Key) + ` +` + regexp.QuoteMeta(h.Desc) + `(\s|$)`).MatchString(scr) {
+			t.Errorf("%s (%s %s) is not on the help screen:\n%s", name, h.Key, h.Desc, scr)
+		}
+	}
+}
+
+// Plan errors are shown whole at 80 columns, every one of them, and
+// repeat below 3 is refused up front.
+func TestPlanErrorsWhole(t *testing.T) {
+	e := newEnv(t, false)
+	e.resize(80, 24)
+	text := "ITC=3 AHBBRST=4 NOPE=1 repeat=2"
+	_, err := parsePlan(text, e.target.Profile.Map)
+	if err == nil {
+		t.Fatal("the plan should have errors")
+	}
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText(text)
+	e.keys("enter")
+	scr := e.screen()
+	flat := strings.Join(strings.Fields(scr), " ")
+	msgs := strings.Split(err.Error(), "\n")
+	if len(msgs) != 4 {
+		t.Fatalf("want 4 errors, got %q", msgs)
+	}
+	for _, msg := range msgs {
+		if !strings.Contains(flat, strings.Join(strings.Fields(msg), " ")) {
+			t.Errorf("error %q is not on the screen whole:\n%s", msg, scr)
+		}
+	}
+	for _, l := range strings.Split(scr, "\n") {
+		if n := len([]rune(strings.TrimRight(l, " "))); n > 80 {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	if e.m.sweep.plan.Points() != 0 {
+		t.Errorf("a plan with errors was taken")
+	}
+}
+
+// With Config.DTS (cmd/citune's `citune dts`), the export of the sweep
+// winner is that command's text for the sweep's results file, and of the
+// current settings its text for the live values: byte for byte.
+func TestExportThroughDTS(t *testing.T) {
+	var gotResults []string
+	e := newEnv(t, false, func(c *Config) {
+		c.DTS = func(results string, snap soc.Snapshot) (string, error) {
+			gotResults = append(gotResults, results)
+			if results == "" {
+				return fmt.Sprintf("live %d registers\n", len(snap.Registers)), nil
+			}
+			return "winner of " + results + "\n", nil
+		}
+	})
+	e.keys("w")
+	e.clearInput()
+	e.typeText("live.dtsi")
+	e.keys("enter")
+	if got := e.files["live.dtsi"]; !strings.HasPrefix(got, "live ") {
+		t.Errorf("live export = %q, want the DTS hook's text", got)
+	}
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=3")
+	e.keys("enter", "r", "w")
+	e.clearInput()
+	e.typeText("win.dtsi")
+	e.keys("enter")
+	res := e.m.sweep.results
+	if res == "" {
+		t.Fatal("the sweep reported no results file")
+	}
+	if got, want := e.files["win.dtsi"], "winner of "+res+"\n"; got != want {
+		t.Errorf("winner export = %q, want %q", got, want)
 	}
 }

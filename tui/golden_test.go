@@ -72,6 +72,20 @@ func TestViews(t *testing.T) {
 			e.setEdit("USBCMD.ITC", 0)
 			e.keys("q")
 		}},
+		// Only the values that differ from their start: ITC went back.
+		{"quit_changed_back", func(e *env) {
+			e.setEdit("USBCMD.ITC", 0)
+			e.setEdit("SBUSCFG.AHBBRST", 3)
+			e.setEdit("USBCMD.ITC", e.startField("USBCMD.ITC"))
+			e.keys("q")
+		}},
+		// Nothing changed: q quits at once (the last screen, no dialog).
+		{"quit_unchanged", func(e *env) {
+			e.keys("q")
+			if !e.quit {
+				e.t.Fatal("q with nothing changed did not quit at once")
+			}
+		}},
 		{"export", func(e *env) {
 			e.setEdit("SBUSCFG.AHBBRST", 0)
 			e.keys("w")

@@ -83,7 +83,7 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 			Adjust: func(p *sweep.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
 			Since:  func(time.Time) time.Duration { return 0 }},
 		LoadPlan: func(path string, m *regs.Map) (SweepPlan, error) {
-			return parsePlan("AHBBRST=0,3 ITC=1,8 repeat=2", m)
+			return parsePlan("AHBBRST=0,3 ITC=1,8 repeat=3", m)
 		},
 		WriteFile: func(path string, b []byte) error { e.files[path] = string(b); return nil },
 		Interval:  time.Second,

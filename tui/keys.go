@@ -91,9 +91,9 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.NextTab, k.Registers, k.Probe, k.Sweep, k.Pause, k.Slower, k.Faster},
-		{k.Edit, k.Revert, k.RevertAll, k.Axis, k.Export},
+		{k.NextTab, k.PrevTab, k.Registers, k.Probe, k.Sweep, k.Pause, k.Slower, k.Faster},
+		{k.Edit, k.Revert, k.RevertAll, k.Axis, k.Export, k.Cancel},
 		{k.Run, k.Stop, k.More, k.Fewer, k.Mark},
-		{k.Plan, k.Load, k.Chart, k.Help, k.Quit},
+		{k.Plan, k.Load, k.Chart, k.Help, k.Quit, k.ForceQuit},
 	}
 }

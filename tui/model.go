@@ -63,6 +63,9 @@ type Outcome struct {
 	Restored bool
 	Report   []string
 	Err      error
+	// Unchanged is set when the session quit with every value it ever
+	// changed at its start (nothing to restore or keep).
+	Unchanged bool
 }
 
 // drift is a value that changed behind the user's back.
@@ -448,6 +451,10 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
+		if len(m.differing()) == 0 && !m.probe.running && !m.sweep.running {
+			// Nothing to decide: every value is at its start.
+			return m.startClose(closeRestore)
+		}
 		m.mode = modeQuit
 		return m, nil
 	case key.Matches(msg, k.Help):
@@ -514,6 +521,7 @@ func (m Model) startClose(c closing) (tea.Model, tea.Cmd) {
 	m.mode = modeClosing
 	m.out.Quit = true
 	m.out.Kept = c == closeKeep
+	m.out.Unchanged = len(m.differing()) == 0
 	if m.probe.cancel != nil {
 		m.probe.cancel()
 	}
@@ -687,18 +695,13 @@ func (m Model) shortHelp() []key.Binding {
 func (m Model) quitView(h int) []string {
 	var out []string
 	out = append(out, m.st.Title.Render("Quit citune tui"), "")
-	touched := m.cfg.Undo.Touched()
-	if len(touched) == 0 {
-		out = append(out, "This session changed nothing.")
+	diff := m.differing()
+	if len(diff) == 0 {
+		out = append(out, "Every value is at its start.")
 	} else {
-		out = append(out, fmt.Sprintf("This session changed %d value(s):", len(touched)))
-		for _, ref := range touched {
-			sv := m.startValue(ref)
-			now := m.cur[ref.Reg.Offset]
-			if ref.Field != nil {
-				now = ref.Field.Get(now)
-			}
-			out = append(out, cut(fmt.Sprintf("  %-26s start %-10d now %d", ref.String(), sv, now), m.w))
+		out = append(out, fmt.Sprintf("%d value(s) differ from their start:", len(diff)))
+		for _, ref := range diff {
+			out = append(out, cut(fmt.Sprintf("  %-26s start %-10d now %d", ref.String(), m.startValue(ref), m.nowValue(ref)), m.w))
 		}
 	}
 	out = append(out, "")
@@ -721,8 +724,7 @@ func (m Model) quitView(h int) []string {
 
 func (m Model) helpView(h int) []string {
 	out := []string{m.st.Title.Render("Keys"), ""}
-	hm := m.help
-	out = append(out, strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n")...)
+	out = append(out, m.keyColumns(m.keys.FullHelp())...)
 	out = append(out, "",
 		"Flags in the Registers tab (the column headed *RS!x):",
 		"  *  tuning knob            R  differs from the reset value",
@@ -735,6 +737,68 @@ func (m Model) helpView(h int) []string {
 		out[i] = cut(out[i], m.w)
 	}
 	return out
+}
+
+// keyColumns lays the bindings out in columns, two spaces apart, without
+// the help bubble's truncation: every key of the session fits 80 columns
+// (the help screen test checks it).
+func (m Model) keyColumns(cols [][]key.Binding) []string {
+	type cell struct{ k, d string }
+	var grid [][]cell
+	rows := 0
+	var kw, dw []int
+	for _, col := range cols {
+		var cs []cell
+		w1, w2 := 0, 0
+		for _, b := range col {
+			if !b.Enabled() {
+				continue
+			}
+			h := b.Help()
+			cs = append(cs, cell{h.Key, h.Desc})
+			w1, w2 = max(w1, len(h.Key)), max(w2, len(h.Desc))
+		}
+		grid = append(grid, cs)
+		kw, dw = append(kw, w1), append(dw, w2)
+		rows = max(rows, len(cs))
+	}
+	var out []string
+	for r := 0; r < rows; r++ {
+		var b strings.Builder
+		for c, cs := range grid {
+			if c > 0 {
+				b.WriteString("  ")
+			}
+			k, d := "", ""
+			if r < len(cs) {
+				k, d = cs[r].k, cs[r].d
+			}
+			b.WriteString(m.st.Help.FullKey.Render(fmt.Sprintf("%-*s", kw[c], k)) + " " + m.st.Help.FullDesc.Render(fmt.Sprintf("%-*s", dw[c], d)))
+		}
+		out = append(out, strings.TrimRight(b.String(), " "))
+	}
+	return out
+}
+
+// differing lists the values the session changed that differ from their
+// start now (a value changed and changed back is not listed).
+func (m Model) differing() []regs.Ref {
+	var out []regs.Ref
+	for _, ref := range m.cfg.Undo.Touched() {
+		if m.nowValue(ref) != m.startValue(ref) {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// nowValue is ref's value as last read.
+func (m Model) nowValue(ref regs.Ref) uint32 {
+	now := m.cur[ref.Reg.Offset]
+	if ref.Field != nil {
+		now = ref.Field.Get(now)
+	}
+	return now
 }
 
 // startValue is ref's value when the session first changed it, or, for a

@@ -27,6 +27,17 @@ func (m Model) openExport() (tea.Model, tea.Cmd) {
 // exportText is the fragment for the chosen source, made by package
 // sweep's BuildDTS (only what the kernel honours becomes a property).
 func (m Model) exportText() string {
+	if m.cfg.DTS != nil {
+		results := ""
+		if m.expW {
+			results = m.sweep.results
+		}
+		if results != "" || !m.expW {
+			if text, err := m.cfg.DTS(results, snapshotOf(m.m, m.cur)); err == nil {
+				return text
+			}
+		}
+	}
 	t := m.cfg.Target
 	role, assumed := m.cfg.Role, false
 	if role == "" {
@@ -114,7 +125,8 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case modePlan:
 			m.sweep.setPlanText(val, m.m)
 			if m.sweep.planErr != "" {
-				m.setErr("plan: %s", m.sweep.planErr)
+				n := strings.Count(m.sweep.planErr, "\n") + 1
+				m.setErr("the plan has %d error(s), listed above: fix and press enter, or esc", n)
 				return m, nil
 			}
 			m.mode = modeNormal

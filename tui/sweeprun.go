@@ -29,6 +29,9 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	}
 	sp := sweep.DefaultPlan()
 	pf.Apply(&sp)
+	if sp.Repeats < sweep.MinRunsForCI {
+		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, sweep.MinRunsForCI)
+	}
 	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), Extra: pf}
 	for _, a := range axes {
 		ta := SweepAxis{Name: a.Name, Ref: a.Ref, Values: a.Values}

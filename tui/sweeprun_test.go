@@ -29,7 +29,7 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 	ahb, itc := e.field("SBUSCFG.AHBBRST"), e.field("USBCMD.ITC")
 	e.keys("3", "e")
 	e.clearInput()
-	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=2")
+	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=3")
 	e.keys("enter", "r")
 	s := e.m.sweep
 	if !s.finished {
@@ -73,7 +73,7 @@ func TestSweepRunnerResume(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.jsonl")
 	sm := newSimMeasure(t, e)
 	sr := &SweepRunner{Target: e.target, Prober: sm, ProbeName: "sim", Out: out}
-	plan, err := parsePlan("AHBBRST=0,2,3 repeat=1", e.target.Profile.Map)
+	plan, err := parsePlan("AHBBRST=0,2,3 repeat=3", e.target.Profile.Map)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,14 +135,21 @@ func TestLoadPlanFile(t *testing.T) {
 	e := newEnv(t, false)
 	path := filepath.Join(t.TempDir(), "plan.toml")
 	e.files = nil
-	if err := writeTestFile(path, "mode = \"grid\"\nrepeat = 2\nsettle = \"0s\"\naxis = [\"AHBBRST=0,3\"]\n[[axes]]\nname = \"ITC\"\nvalues = [1, 8]\n"); err != nil {
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	if err := writeTestFile(bad, "repeat = 2\naxis = [\"AHBBRST=0,3\"]\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPlanFile(bad, e.target.Profile.Map); err == nil || !strings.Contains(err.Error(), "repeat = 2: want at least 3") {
+		t.Errorf("a plan file with repeat 2: %v, want it refused", err)
+	}
+	if err := writeTestFile(path, "mode = \"grid\"\nrepeat = 3\nsettle = \"0s\"\naxis = [\"AHBBRST=0,3\"]\n[[axes]]\nname = \"ITC\"\nvalues = [1, 8]\n"); err != nil {
 		t.Fatal(err)
 	}
 	p, err := LoadPlanFile(path, e.target.Profile.Map)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := planString(p, e.target.Profile.Map); got != "AHBBRST=0,3 ITC=1,8 repeat=2 mode=grid" {
+	if got := planString(p, e.target.Profile.Map); got != "AHBBRST=0,3 ITC=1,8 repeat=3 mode=grid" {
 		t.Errorf("plan = %q", got)
 	}
 	if _, ok := p.Extra.(sweep.PlanFile); !ok {

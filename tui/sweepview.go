@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep"
 )
 
 // Sweep tab views.
@@ -101,8 +102,8 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 		switch {
 		case strings.EqualFold(name, "repeat"):
 			n, err := strconv.Atoi(vals)
-			if err != nil || n < 1 || n > 100 {
-				errs = append(errs, fmt.Errorf("repeat=%s: want 1..100", vals))
+			if err != nil || n < sweep.MinRunsForCI || n > 100 {
+				errs = append(errs, fmt.Errorf("repeat=%s: want %d..100 (with fewer runs per point no difference can be told from noise: no confidence interval)", vals, sweep.MinRunsForCI))
 				continue
 			}
 			p.Repeat = n
@@ -206,9 +207,39 @@ func (s *sweepState) resetResults() {
 	s.note, s.bestVals = "", nil
 }
 
-// defaultValues proposes values to sweep for f: every legal named value,
-// both values of a bit, a small range in full, otherwise powers of two up
-// to the binding's maximum (or 64), plus the starting value.
+// proposeValues proposes a few values to sweep for f: the extremes of its
+// legal values (up to the binding's maximum), the starting value and the
+// mainline value (what Linux leaves on a board: nil when no source says),
+// in order, each once.
+func proposeValues(f *regs.Field, start uint32, mainline *uint32, limit uint32) []uint32 {
+	legal := defaultValues(f, start, limit)
+	if len(legal) == 0 {
+		return nil
+	}
+	pick := []uint32{legal[0], legal[len(legal)-1]}
+	ok := func(v uint32) bool {
+		return regs.CheckValue(f, v) == nil && (limit == 0 || v <= limit)
+	}
+	if ok(start) {
+		pick = append(pick, start)
+	}
+	if mainline != nil && ok(*mainline) {
+		pick = append(pick, *mainline)
+	}
+	sort.Slice(pick, func(i, j int) bool { return pick[i] < pick[j] })
+	out := pick[:0]
+	for i, v := range pick {
+		if i == 0 || v != pick[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// defaultValues lists the legal values to choose from for f: every legal
+// named value, both values of a bit, a small range in full, otherwise
+// powers of two up to the binding's maximum (or 64), plus the starting
+// value.
 func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
 	cs, _ := choicesOf(f)
 	var vs []uint32
@@ -242,6 +273,22 @@ func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
 	return vs
 }
 
+// mainline is the value Linux leaves in ref on a board in the
+// controller's role (the profile's board values), or nil.
+func (m Model) mainline(ref regs.Ref) *uint32 {
+	role := m.cfg.Role
+	if role == "" {
+		role, _ = roleOf(m.cfg.Target.Controller, m.m, m.cur)
+	}
+	for _, c := range m.cfg.Target.Profile.BoardValues(role) {
+		if c.Ref.Reg.Offset == ref.Reg.Offset && c.Ref.Field != nil && ref.Field != nil && c.Ref.Field.Name == ref.Field.Name {
+			v := c.Value
+			return &v
+		}
+	}
+	return nil
+}
+
 // planFromAxes builds the plan text from the fields marked on screen.
 func (m Model) planFromAxes() string {
 	if len(m.axes) == 0 {
@@ -257,7 +304,7 @@ func (m Model) planFromAxes() string {
 		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.DTMax != nil {
 			limit = *k.DTMax
 		}
-		p.Axes = append(p.Axes, SweepAxis{Name: ref.String(), Ref: ref, Values: strs(defaultValues(ref.Field, sv, limit))})
+		p.Axes = append(p.Axes, SweepAxis{Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
 	}
 	return planString(p, m.m)
 }
@@ -324,7 +371,7 @@ func (m Model) startSweep() (tea.Model, tea.Cmd) {
 		m.setErr("the sweep is already running (s stops it)")
 		return m, nil
 	case s.planErr != "":
-		m.setErr("the plan has errors: %s", s.planErr)
+		m.setErr("the plan has errors (listed above): e fixes it")
 		return m, nil
 	case len(s.plan.Axes) == 0:
 		m.setErr("no plan: mark fields with x on the Registers tab, e writes a plan, l loads a file")
@@ -592,8 +639,17 @@ func (m Model) sweepView(h int) []string {
 	}
 	switch {
 	case s.planErr != "":
-		out = append(out, m.st.Error.Render(cut("plan error: "+s.planErr, w)))
-		out = append(out, cut("plan text: "+s.planText, w))
+		// Every error, whole: wrapped, never cut.
+		for i, e := range strings.Split(s.planErr, "\n") {
+			prefix := "  "
+			if i == 0 {
+				out = append(out, m.st.Error.Render("plan errors:"))
+			}
+			for _, l := range wrap(e, w-len(prefix), "  ") {
+				out = append(out, m.st.Error.Render(prefix+l))
+			}
+		}
+		out = append(out, wrap("plan text: "+s.planText, w, "  ")...)
 	case len(s.plan.Axes) == 0:
 		out = append(out, cut("No plan yet: x marks fields on the Registers tab, e writes a plan, l loads a file.", w))
 	default:

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
@@ -57,6 +59,9 @@ type env struct {
 	root           fs.FS // the root file system, for detection
 	isTTY          bool  // stdout is a terminal
 	errTTY         bool  // stderr is a terminal
+	// cols is the width of the terminal on stdout (0: not a terminal,
+	// or its size is unknown).
+	cols int
 }
 
 func newEnv() *env {
@@ -64,7 +69,34 @@ func newEnv() *env {
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, uid: os.Getuid(), root: os.DirFS(sysroot()),
 		isTTY: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr),
+		cols: terminalCols(os.Stdout),
 	}
+}
+
+// terminalCols is the width of the terminal f is, from x/term (0 when f
+// is no terminal).
+func terminalCols(f *os.File) int {
+	if !term.IsTerminal(f.Fd()) {
+		return 0
+	}
+	w, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return w
+}
+
+// utf8Locale reports whether the locale (LC_ALL, else LC_CTYPE, else
+// LANG, as setlocale decides) uses UTF-8. The C locale, or none, is
+// ASCII: what a vt100 on a serial line shows.
+func utf8Locale(getenv func(string) string) bool {
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := getenv(k); v != "" {
+			v = strings.ToLower(v)
+			return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
+		}
+	}
+	return false
 }
 
 // sysroot is where detection reads proc/device-tree and sys/devices/soc0:
@@ -98,12 +130,12 @@ type globals struct {
 
 func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.profile, "profile", g.profile, "SoC `NAME|FILE`: a built-in profile (see citune profiles) or a TOML file")
-	fs.StringVar(&g.controller, "controller", g.controller, "controller `LABEL` as in the DT: usbotg, usbh1, usbdev0, ... (default usbh1)")
+	fs.StringVar(&g.controller, "controller", g.controller, "controller `LABEL` as in the DT (usbotg, usbh1, usbdev0, ...) or its node name\n(usb@2184200) (default usbh1)")
 	fs.StringVar(&g.memFile, "mem-file", g.memFile, "use a register image `FILE` instead of /dev/mem")
 	fs.BoolVar(&g.sim, "sim", g.sim, "use the built-in simulated controller (no board, no root)")
 	fs.Var(notFlag{&g.noSimDriver}, "sim-driver", "with --sim: simulate ehci-hcd writing its cached USBCMD back after transfers\non host ports, as on a board (--sim-driver=false: ITC and park hold)")
 	fs.BoolVar(&g.resetVals, "reset-values", g.resetVals, "with --sim and mkimage: start from the controller's reset values, before\nany driver, instead of what Linux leaves on a running board")
-	fs.BoolVar(&g.json, "json", g.json, "print JSON on stdout")
+	fs.BoolVar(&g.json, "json", g.json, "print JSON on stdout (lower-case snake_case keys)")
 	fs.StringVar(&g.journal, "journal", g.journal, "journal `FILE` (default $CITUNE_JOURNAL, else\n/var/lib/citune/journal.json as root, else in ~/.local/state/citune)")
 }
 
@@ -113,6 +145,14 @@ type app struct {
 	env  *env
 	g    globals
 	args []string // the whole command line, for journals and results
+	cmd  *command // the command running
+
+	helpToStdout bool // `citune help CMD`: help goes to stdout
+	sidecarDone  bool // the --mem-file image's sidecar was read
+
+	// profileFrom and controllerFrom say where --profile and
+	// --controller came from when not from the command line.
+	profileFrom, controllerFrom string
 }
 
 type command struct {
@@ -120,6 +160,9 @@ type command struct {
 	summary string
 	usage   string
 	run     func(a *app, args []string) error
+	// noJSON says why the command has no machine form; --json is
+	// refused with it. Empty: the command prints JSON with --json.
+	noJSON string
 }
 
 var commands = map[string]*command{}
@@ -149,11 +192,17 @@ func (a *app) main(args []string) error {
 	fs := flag.NewFlagSet("citune", flag.ContinueOnError)
 	fs.SetOutput(a.env.stderr)
 	a.g.register(fs)
+	version := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() { a.usage(a.env.stderr) }
+	// Global flags before the command; the command parses the rest with
+	// the shared grammar (its flags and the global ones, anywhere).
 	if err := fs.Parse(args); err != nil {
 		return withCode(exitUsage, err)
 	}
 	rest := fs.Args()
+	if *version {
+		rest = append([]string{"version"}, rest...)
+	}
 	if len(rest) == 0 {
 		a.usage(a.env.stderr)
 		return usageErr("no command given")
@@ -168,9 +217,11 @@ func (a *app) main(args []string) error {
 	if name == "help" || name == "-h" {
 		if len(rest) > 1 {
 			if c := commands[rest[1]]; c != nil {
-				fmt.Fprintf(a.env.stdout, "usage: citune [global flags] %s\n\n%s\n", c.usage, c.summary)
-				return nil
+				// The command's own -h, on stdout.
+				a.helpToStdout, a.cmd = true, c
+				return c.run(a, []string{"--help"})
 			}
+			return usageErr("unknown command %q (run `citune help`)", rest[1])
 		}
 		a.usage(a.env.stdout)
 		return nil
@@ -179,6 +230,7 @@ func (a *app) main(args []string) error {
 	if c == nil {
 		return usageErr("unknown command %q (run `citune help`)", name)
 	}
+	a.cmd = c
 	return c.run(a, rest[1:])
 }
 
@@ -190,39 +242,27 @@ func (a *app) usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintf(w, "\nglobal flags (also accepted after the command):\n")
+	fmt.Fprintf(w, "\nglobal flags (anywhere on the line; -- ends the flags):\n")
 	fs := flag.NewFlagSet("citune", flag.ContinueOnError)
-	fs.SetOutput(w)
 	var g globals
 	g.register(fs)
-	fs.PrintDefaults()
+	fs.Bool("version", false, "print the version and exit (also: citune version)")
+	printFlags(w, fs, func(string) bool { return true })
+	fmt.Fprintf(w, "\nrun `citune help COMMAND` (or COMMAND --help) for a command's own flags\n")
 	fmt.Fprintf(w, "\nexit codes: 0 ok, 1 error, 2 usage, 3 a value did not stick or no longer\nholds, 4 the controller identity check failed (nothing written)\n")
 }
 
 // flags returns a FlagSet for a command that also accepts the globals.
 func (a *app) flags(c string) *flag.FlagSet {
 	fs := flag.NewFlagSet("citune "+c, flag.ContinueOnError)
-	fs.SetOutput(a.env.stderr)
+	fs.SetOutput(a.helpOut())
 	a.g.register(fs)
 	if cmd := commands[c]; cmd != nil {
-		fs.Usage = func() {
-			fmt.Fprintf(a.env.stderr, "usage: citune [global flags] %s\n\n%s\n\nflags:\n", cmd.usage, cmd.summary)
-			fs.PrintDefaults()
-		}
+		fs.Usage = func() { a.commandUsage(a.helpOut(), cmd, fs) }
 	}
 	return fs
-}
-
-func (a *app) parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return withCode(exitUsage, err)
-	}
-	return nil
 }
 
 // journalPath is where the journal lives.
@@ -252,6 +292,8 @@ func loadProfile(spec string) (*soc.Profile, error) {
 		}
 		return soc.Parse(spec, data)
 	}
+	// Built-in names are lower case; --profile IMX6Q means imx6q.
+	spec = strings.ToLower(spec)
 	// Parse only the named file: every command starts here.
 	if p, err := soc.LoadFS(profiles.FS, spec+".toml"); err == nil {
 		p.File = "embedded:" + p.File
@@ -373,19 +415,36 @@ func (a *app) openProfile(p *soc.Profile, writable bool) (*soc.Target, error) {
 	return t, nil
 }
 
-// parseChanges validates every NAME=VALUE against the map.
+// parseChanges validates every NAME=VALUE against the map, and refuses
+// two changes of the same bits (AHBBRST=0 AHBBRST=3, or AHBBRST=0
+// SBUSCFG=0x7): the last would silently win.
 func parseChanges(m *regs.Map, args []string) ([]regs.Change, error) {
 	if len(args) == 0 {
 		return nil, usageErr("no FIELD=VALUE given")
 	}
 	var cs []regs.Change
 	var errs []error
+	type claim struct {
+		mask uint32
+		arg  string
+	}
+	claims := map[uint32][]claim{}
 	for _, s := range args {
 		c, err := m.ParseChange(s)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		mask := ^uint32(0)
+		if c.Ref.Field != nil {
+			mask = c.Ref.Field.Mask()
+		}
+		for _, o := range claims[c.Ref.Reg.Offset] {
+			if o.mask&mask != 0 {
+				errs = append(errs, fmt.Errorf("%s and %s both set %s bits %s: give each field once", o.arg, s, c.Ref.Reg.Name, regs.Hex(o.mask&mask)))
+			}
+		}
+		claims[c.Ref.Reg.Offset] = append(claims[c.Ref.Reg.Offset], claim{mask, s})
 		cs = append(cs, c)
 	}
 	if len(errs) > 0 {

@@ -10,26 +10,49 @@ import (
 )
 
 func init() {
-	register(&command{name: "completion", summary: "print a bash completion script", usage: "completion bash", run: runCompletion})
+	register(&command{name: "completion", summary: "print a bash completion script", usage: "completion bash", run: runCompletion,
+		noJSON: "it prints a shell script"})
 }
 
 // bashCompletion asks the binary itself for candidates, so field names and
-// values always match its profiles.
+// values always match its profiles.//
+// It leaves COMP_WORDBREAKS alone (changing it would break other
+// commands' completion for the whole shell, `dd if=<Tab>` say): it takes
+// the words from the line up to the cursor itself, so FIELD=VALUE stays
+// one word for citune, and then drops from each reply the part of the
+// word that readline, which splits at '=' and ':' (when they are in
+// COMP_WORDBREAKS), keeps before the text it completes.
 const bashCompletion = `# bash completion for citune: source it, or put it in /etc/bash_completion.d.
-# FIELD=VALUE words must stay whole, so '=' is no word break (as npm does).
-COMP_WORDBREAKS=${COMP_WORDBREAKS//=/}
 _citune() {
-	local cur=${COMP_WORDS[COMP_CWORD]}
-	local IFS=$'\n'
-	COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)" -- "$cur"))
-	[[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
+	local line=${COMP_LINE:0:COMP_POINT} IFS=$' \t\n'
+	local -a words
+	read -r -a words <<<"$line"
+	[[ -z $line || $line == *[[:space:]] ]] && words+=("")
+	local cur=${words[${#words[@]}-1]}
+	# readline completes the text after the last word-break character:
+	# replies lose what comes before it.
+	local wb= pre=
+	[[ $COMP_WORDBREAKS == *=* ]] && wb+="="
+	[[ $COMP_WORDBREAKS == *:* ]] && wb+=":"
+	[[ -n $wb ]] && pre=${cur%"${cur##*[$wb]}"}
+	IFS=$'\n'
+	COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete "${words[@]:1}" 2>/dev/null)" -- "$cur"))
+	[[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *[=:,] ]] && compopt -o nospace 2>/dev/null
+	if [[ -n $pre ]]; then
+		local i
+		for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=${COMPREPLY[i]#"$pre"}; done
+	fi
 	return 0
 }
 complete -o default -F _citune citune
 `
 
 func runCompletion(a *app, args []string) error {
-	if len(args) != 1 || args[0] != "bash" {
+	fs := a.flags("completion")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if args = fs.Args(); len(args) != 1 || args[0] != "bash" {
 		return usageErr("usage: citune completion bash")
 	}
 	fmt.Fprint(a.env.stdout, bashCompletion)
@@ -69,6 +92,15 @@ func complete(a *app, words []string) []string {
 		return profileNames()
 	case "--controller", "-controller":
 		return controllerLabels(profile)
+	case "--axis", "-axis":
+		p := completionMap(profile, ctl)
+		if p == nil {
+			return nil
+		}
+		if strings.Contains(cur, "=") {
+			return axisValueCandidates(p.Map, cur, p)
+		}
+		return append(fieldCandidates(p.Map, "set"), "sysfs:", "modparam:")
 	}
 	if strings.HasPrefix(cur, "-") {
 		return globalFlagNames()
@@ -83,21 +115,12 @@ func complete(a *app, words []string) []string {
 	}
 	switch cmd {
 	case "get", "set", "dump":
-		p := completionProfile(profile)
+		p := completionMap(profile, ctl)
 		if p == nil {
 			return nil
 		}
-		// The controller's own map: no device registers on a host-only
-		// core, its usbmisc word.
-		if c, err := p.Controller(ctl); err == nil {
-			p = p.ForController(c)
-		} else if c, err := p.Controller("usbh1"); err == nil && ctl == "" {
-			p = p.ForController(c)
-		} else if ctl == "" {
-			p = p.ForController(&p.Controllers[0])
-		}
 		if cmd == "set" && strings.Contains(cur, "=") {
-			return valueCandidates(p.Map, cur)
+			return valueCandidates(p.Map, cur, p)
 		}
 		return fieldCandidates(p.Map, cmd)
 	case "profiles":
@@ -152,6 +175,23 @@ func completionProfile(spec string) *soc.Profile {
 	return p
 }
 
+// completionMap is the profile as the named (or default) controller sees
+// it: no device registers on a host-only core, its usbmisc word.
+func completionMap(profile, ctl string) *soc.Profile {
+	p := completionProfile(profile)
+	if p == nil {
+		return nil
+	}
+	if c, err := p.Controller(ctl); err == nil {
+		return p.ForController(c)
+	} else if c, err := p.Controller("usbh1"); err == nil && ctl == "" {
+		return p.ForController(c)
+	} else if ctl == "" {
+		return p.ForController(&p.Controllers[0])
+	}
+	return p
+}
+
 func controllerLabels(profile string) []string {
 	var ls []string
 	if p := completionProfile(profile); p != nil {
@@ -178,7 +218,11 @@ func fieldCandidates(m *regs.Map, cmd string) []string {
 		}
 		for j := range r.Fields {
 			f := &r.Fields[j]
-			if cmd == "set" && (r.ReadOnly || f.Access == regs.RO || f.Never) {
+			// set is not offered what it refuses or what would stop
+			// transfers: read-only, never-set, live state (list
+			// addresses, run/stop, port control) and write-1-to-clear
+			// status bits.
+			if cmd == "set" && (r.ReadOnly || f.Access == regs.RO || f.Never || f.Access == regs.W1C || regs.ClassOf(r, f) == regs.ClassLive) {
 				continue
 			}
 			out = append(out, r.Name+"."+f.Name+suffix)
@@ -192,23 +236,75 @@ func fieldCandidates(m *regs.Map, cmd string) []string {
 	return out
 }
 
-// valueCandidates completes "FIELD=" with the field's named values.
-func valueCandidates(m *regs.Map, cur string) []string {
+// valueCandidates completes "FIELD=" with the field's values.
+func valueCandidates(m *regs.Map, cur string, p *soc.Profile) []string {
 	name, _, _ := strings.Cut(cur, "=")
+	var out []string
+	for _, v := range fieldValues(m, name, p) {
+		out = append(out, name+"="+v)
+	}
+	return out
+}
+
+// axisValueCandidates completes "FIELD=V1,V2,..." value by value.
+func axisValueCandidates(m *regs.Map, cur string, p *soc.Profile) []string {
+	name, vals, _ := strings.Cut(cur, "=")
+	prefix := name + "="
+	if i := strings.LastIndexByte(vals, ','); i >= 0 {
+		prefix += vals[:i+1]
+	}
+	var out []string
+	for _, v := range fieldValues(m, name, p) {
+		out = append(out, prefix+v)
+	}
+	return out
+}
+
+// fieldValues are the values completion offers for a field: its named
+// values (not reserved), else its legal range (capped at what the DT
+// binding allows): every value when there are few, else the ends and the
+// powers of two between them.
+func fieldValues(m *regs.Map, name string, p *soc.Profile) []string {
 	ref, err := m.Lookup(name)
 	if err != nil || ref.Field == nil {
 		return nil
 	}
+	f := ref.Field
 	var out []string
-	for _, e := range ref.Field.Values {
+	for _, e := range f.Values {
 		if e.Reserved {
 			continue
 		}
-		v := fmt.Sprint(e.Value)
 		if e.Name != "" {
-			v = e.Name
+			out = append(out, e.Name)
+		} else {
+			out = append(out, fmt.Sprint(e.Value))
 		}
-		out = append(out, name+"="+v)
 	}
-	return out
+	if f.Strict || len(out) > 0 {
+		return out
+	}
+	lo, hi := uint32(0), f.WidthMax()
+	if f.HasRange {
+		lo, hi = f.Min, f.Max
+	}
+	if k := p.Knob(ref); k != nil && k.DTMax != nil && *k.DTMax < hi {
+		hi = *k.DTMax
+	}
+	if hi < lo {
+		return nil
+	}
+	if hi-lo < 16 {
+		for v := lo; v <= hi; v++ {
+			out = append(out, fmt.Sprint(v))
+		}
+		return out
+	}
+	out = append(out, fmt.Sprint(lo))
+	for v := uint32(1); v < hi && v != 0; v <<= 1 {
+		if v > lo {
+			out = append(out, fmt.Sprint(v))
+		}
+	}
+	return append(out, fmt.Sprint(hi))
 }

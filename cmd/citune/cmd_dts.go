@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 )
@@ -42,17 +43,7 @@ func runDTS(a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		in = sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: t.Role(snap), Snapshot: snap,
-			Settings: sweep.LiveSettings(t.Profile, snap), ParamUsers: map[string][]soc.ParamUser{}}
-		for _, k := range t.Profile.Knobs {
-			if k.Param != "" {
-				in.ParamUsers[k.Param] = soc.ParamScope(a.env.root, t.Profile, k.Param)
-			}
-		}
-		in.Header = []string{
-			fmt.Sprintf("citune dts: %s, live values (not measured)", header(t)),
-			placeAfter(in.Controller),
-		}
+		in = a.liveDTSInput(t, snap)
 	}
 	d := sweep.BuildDTS(in)
 	if a.g.json {
@@ -70,37 +61,64 @@ func runDTS(a *app, args []string) error {
 	return nil
 }
 
+// liveDTSInput is what `citune dts` makes of the controller's live
+// values (snap).
+func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) sweep.DTSInput {
+	in := sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: t.Role(snap), Snapshot: snap,
+		Settings: sweep.LiveSettings(t.Profile, snap), ParamUsers: map[string][]soc.ParamUser{}}
+	for _, k := range t.Profile.Knobs {
+		if k.Param != "" {
+			in.ParamUsers[k.Param] = soc.ParamScope(a.env.root, t.Profile, k.Param)
+		}
+	}
+	in.Header = []string{
+		fmt.Sprintf("citune dts: %s, live values (not measured)", header(t)),
+		placeAfter(in.Controller),
+	}
+	return in
+}
+
+// dtsText is the text `citune dts` prints: for a results file's winner,
+// or (results "") for the live values in snap. The TUI's export uses it,
+// so the two agree byte for byte.
+func (a *app) dtsText(t *soc.Target, results string, snap soc.Snapshot) (string, error) {
+	if results != "" {
+		in, err := a.dtsFromResults(results)
+		if err != nil {
+			return "", err
+		}
+		return sweep.BuildDTS(in).String(), nil
+	}
+	return sweep.BuildDTS(a.liveDTSInput(t, snap)).String(), nil
+}
+
 func placeAfter(c *soc.Controller) string {
 	return fmt.Sprintf("Place after the SoC's .dtsi (the tree that defines &%s, %s); kernel parameters and notes are comments.", c.Label, c.Node)
 }
 
 // dtsFromResults takes the winner of a results file, with the profile and
-// controller the sweep ran on (unless --profile/--controller say
-// otherwise).
+// controller the sweep ran on; --profile and --controller naming others
+// are refused.
 func (a *app) dtsFromResults(path string) (sweep.DTSInput, error) {
 	res, err := sweep.Load(path)
 	if err != nil {
 		return sweep.DTSInput{}, err
 	}
 	h := res.Header
-	spec := a.g.profile
-	if spec == "" {
-		spec = h.Profile
-		if h.ProfileFile != "" {
-			spec = h.ProfileFile
-		}
+	spec := h.Profile
+	if h.ProfileFile != "" {
+		spec = h.ProfileFile
 	}
 	p, err := loadProfile(spec)
 	if err != nil {
 		return sweep.DTSInput{}, err
 	}
-	label := a.g.controller
-	if label == "" {
-		label = h.Controller
-	}
-	c, err := p.Controller(label)
+	c, err := p.Controller(h.Controller)
 	if err != nil {
-		return sweep.DTSInput{}, usageErr("%v", err)
+		return sweep.DTSInput{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := a.conflictsWithResults(path, p, c); err != nil {
+		return sweep.DTSInput{}, err
 	}
 	rk := res.Rank()
 	set, err := sweep.WinnerSettings(res, rk)
@@ -135,6 +153,49 @@ func (a *app) dtsFromResults(path string) (sweep.DTSInput, error) {
 	// The controllers a module parameter changes, as the sweep recorded
 	// them; the profile's otherwise.
 	return sweep.DTSInput{Profile: p, Controller: c, Role: h.Role, Settings: set, Snapshot: h.Snapshot, Header: lines, ParamUsers: h.ModParamControllers}, nil
+}
+
+// conflictsWithResults refuses --profile and --controller that name
+// another SoC or controller than the one a results file was measured
+// on: the fragment would be relabelled as another node.
+func (a *app) conflictsWithResults(path string, p *soc.Profile, c *soc.Controller) error {
+	if a.g.profile != "" && a.profileFrom == "" {
+		fp, err := loadProfile(a.g.profile)
+		if err != nil {
+			return err
+		}
+		if fp.Name != p.Name {
+			return usageErr("--profile %s: %s was measured on %s; leave --profile out (the results file says which)", a.g.profile, path, p.Name)
+		}
+	}
+	if a.g.controller != "" && a.controllerFrom == "" {
+		fc, err := p.Controller(a.g.controller)
+		if err != nil || fc.Label != c.Label {
+			return usageErr("--controller %s: %s was measured on %s (%s); leave --controller out (the results file says which)", a.g.controller, path, c.Label, c.Node)
+		}
+	}
+	return nil
+}
+
+// reportFlags refuses --profile/--controller that contradict a results
+// file given to report (the profile and controller come from the file).
+func (a *app) reportFlags(s *report.Sweep) error {
+	if a.g.profile == "" && a.g.controller == "" || s.Profile == "" {
+		return nil
+	}
+	spec := s.Profile
+	if s.ProfileFile != "" {
+		spec = s.ProfileFile
+	}
+	p, err := loadProfile(spec)
+	if err != nil {
+		return err
+	}
+	c, err := p.Controller(s.Controller)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.File, err)
+	}
+	return a.conflictsWithResults(s.File, p, c)
 }
 
 func orUnknown(s string) string {

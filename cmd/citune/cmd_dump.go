@@ -19,10 +19,19 @@ func runDump(a *app, args []string) error {
 	fs := a.flags("dump")
 	raw := fs.Bool("raw", false, "one line per register: offset, name, raw value")
 	explain := fs.Bool("explain", false, "cite where each reset value and each knob's rule comes from (\"unknown\" where no source gives it)")
+	strict := fs.Bool("strict", false, "exit 4 when the controller's identity check fails (default: a warning)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
-	t, err := a.open(false)
+	p, err := a.resolveProfile()
+	if err != nil {
+		return err
+	}
+	offs, err := a.resolveAddresses(p, fs.Args())
+	if err != nil {
+		return err
+	}
+	t, err := a.openRead(p, *strict)
 	if err != nil {
 		return err
 	}
@@ -31,7 +40,15 @@ func runDump(a *app, args []string) error {
 	regsToShow := m.Registers
 	if names := fs.Args(); len(names) > 0 {
 		regsToShow = nil
-		for _, n := range names {
+		for i, n := range names {
+			if off, ok := offs[i]; ok {
+				r, err := registerAt(t, n, off)
+				if err != nil {
+					return err
+				}
+				regsToShow = append(regsToShow, *r)
+				continue
+			}
 			r := m.Register(n)
 			if r == nil {
 				if _, err := m.Lookup(n); errors.Is(err, regs.ErrAbsent) {
@@ -64,7 +81,7 @@ func runDump(a *app, args []string) error {
 	w := a.env.stdout
 	if *raw {
 		for _, d := range ds {
-			fmt.Fprintf(w, "0x%03x %-14s %s\n", d.Reg.Offset, d.Reg.Name, regs.Hex(d.Raw))
+			fmt.Fprintf(w, "0x%03x %s %-14s %s\n", d.Reg.Offset, phys(t, d.Reg.Offset), d.Reg.Name, regs.Hex(d.Raw))
 		}
 		return nil
 	}
@@ -73,9 +90,9 @@ func runDump(a *app, args []string) error {
 		printKnobs(w, t, ds)
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "Registers (* knob, ! differs from reset, ? reset unknown):")
+	fmt.Fprintln(w, "Registers (* knob, ! differs from reset, ? reset unknown; offset, physical address):")
 	for _, d := range ds {
-		printDecoded(w, d)
+		printDecoded(w, d, phys(t, d.Reg.Offset))
 		if *explain {
 			printSources(w, t.Profile, d.Reg)
 		}
@@ -159,7 +176,22 @@ func truncate(s string, n int) string {
 	return s[:n-3] + "..."
 }
 
-func printDecoded(w io.Writer, d regs.Decoded) {
+// phys is the physical address of a register of the target's controller
+// (the profile's address also for a simulator or an image).
+func phys(t *soc.Target, off uint32) string {
+	return fmt.Sprintf("%#08x", t.Controller.Base+uint64(off))
+}
+
+// registerAt is the register at an offset the user gave as an address.
+func registerAt(t *soc.Target, name string, off uint32) (*regs.Register, error) {
+	r := t.Profile.Map.At(off)
+	if r == nil {
+		return nil, usageErr("%s: no register of %s at offset %#x (%s): citune reads only registers it knows", name, t.Controller.Label, off, phys(t, off))
+	}
+	return r, nil
+}
+
+func printDecoded(w io.Writer, d regs.Decoded, addr string) {
 	r := d.Reg
 	mark := " "
 	switch {
@@ -176,7 +208,7 @@ func printDecoded(w io.Writer, d regs.Decoded) {
 	if r.ResetKnown {
 		reset = "reset " + regs.Hex(r.Reset)
 	}
-	fmt.Fprintf(w, "%s%s0x%03x %-14s %s  %s\n", knob, mark, r.Offset, r.Name, regs.Hex(d.Raw), reset)
+	fmt.Fprintf(w, "%s%s0x%03x %s %-14s %s  %s\n", knob, mark, r.Offset, addr, r.Name, regs.Hex(d.Raw), reset)
 	for _, fv := range d.Fields {
 		f := fv.Field
 		fm := " "
@@ -203,19 +235,36 @@ func printDecoded(w io.Writer, d regs.Decoded) {
 
 func runGet(a *app, args []string) error {
 	fs := a.flags("get")
+	strict := fs.Bool("strict", false, "exit 4 when the controller's identity check fails (default: a warning)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	if len(fs.Args()) == 0 {
 		return usageErr("usage: citune get FIELD|REGISTER...")
 	}
-	t, err := a.open(false)
+	p, err := a.resolveProfile()
+	if err != nil {
+		return err
+	}
+	offs, err := a.resolveAddresses(p, fs.Args())
+	if err != nil {
+		return err
+	}
+	t, err := a.openRead(p, *strict)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
 	var refs []regs.Ref
-	for _, n := range fs.Args() {
+	for i, n := range fs.Args() {
+		if off, ok := offs[i]; ok {
+			r, err := registerAt(t, n, off)
+			if err != nil {
+				return err
+			}
+			refs = append(refs, regs.Ref{Reg: r})
+			continue
+		}
 		ref, err := t.Profile.Map.Lookup(n)
 		if err != nil {
 			return withCode(exitUsage, err)
@@ -224,6 +273,7 @@ func runGet(a *app, args []string) error {
 	}
 	type item struct {
 		Name    string `json:"name"`
+		Address string `json:"address"`
 		Value   uint32 `json:"value"`
 		Raw     string `json:"raw"`
 		Meaning string `json:"meaning,omitempty"`
@@ -234,7 +284,7 @@ func runGet(a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		it := item{Name: ref.String(), Value: v, Raw: regs.Hex(v)}
+		it := item{Name: ref.String(), Address: phys(t, ref.Reg.Offset), Value: v, Raw: regs.Hex(v)}
 		if ref.Field != nil {
 			it.Value = ref.Field.Get(v)
 			it.Meaning = regs.Meaning(ref.Field, it.Value)
@@ -256,4 +306,22 @@ func runGet(a *app, args []string) error {
 		}
 	}
 	return nil
+}
+
+// openRead opens the target for a read-only command and runs the
+// identity check: a failure is a loud warning (the values may be
+// another SoC's or nonsense), or with strict exit 4.
+func (a *app) openRead(p *soc.Profile, strict bool) (*soc.Target, error) {
+	t, err := a.openProfile(p, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Identify(); err != nil {
+		if strict {
+			t.Close()
+			return nil, withCode(exitIdentity, fmt.Errorf("%w\nIs this the right --profile/--controller?", err))
+		}
+		fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "citune: WARNING: the identity check failed, what follows may be nonsense: %v\nIs this the right --profile/--controller? (--strict makes this an error)\n", err)
+	}
+	return t, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/sim"
 )
@@ -31,6 +32,7 @@ type probeOpts struct {
 	repeat, warmup int
 	irq            string
 	noTrace        bool
+	units          string
 }
 
 func (a *app) probeFlags(o *probeOpts) func(fs *flag.FlagSet) {
@@ -40,6 +42,7 @@ func (a *app) probeFlags(o *probeOpts) func(fs *flag.FlagSet) {
 		fs.IntVar(&o.warmup, "warmup", o.warmup, "warm-up runs before them (reported, not counted)")
 		fs.StringVar(&o.irq, "irq", o.irq, "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
 		fs.BoolVar(&o.noTrace, "no-trace", o.noTrace, "do not time the interrupt handler through tracefs")
+		fs.StringVar(&o.units, "units", o.units, "`UNIT` of byte rates: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and iperf3 print (default $CITUNE_UNITS, else MiB/s; --json gives all three)")
 	}
 }
 
@@ -47,15 +50,15 @@ func runProbe(a *app, args []string) error {
 	o := probeOpts{repeat: 3}
 	extra := a.probeFlags(&o)
 	lead := flag.NewFlagSet("citune probe", flag.ContinueOnError)
-	lead.SetOutput(a.env.stderr)
+	lead.SetOutput(a.helpOut())
 	extra(lead)
-	lead.Usage = func() { a.probeUsage(a.env.stderr, lead) }
-	if err := a.parse(lead, args); err != nil {
+	lead.Usage = func() { a.probeUsage(a.helpOut(), lead) }
+	if err := a.parseHead(lead, args); err != nil {
 		return err
 	}
 	words := lead.Args()
 	if len(words) == 0 {
-		a.probeUsage(a.env.stderr, lead)
+		a.probeUsage(a.helpOut(), lead)
 		return usageErr("probe: no probe kind given")
 	}
 
@@ -66,6 +69,10 @@ func runProbe(a *app, args []string) error {
 	}
 	if o.repeat < 1 || o.warmup < 0 {
 		return usageErr("probe: --repeat must be at least 1 and --warmup at least 0")
+	}
+	display, err := byteUnit(o.units, a.env.getenv)
+	if err != nil {
+		return err
 	}
 	deps := probe.Deps{Flags: extra}
 	var notes []string
@@ -136,12 +143,17 @@ func runProbe(a *app, args []string) error {
 			Target *targetInfo    `json:"target,omitempty"`
 			IRQ    string         `json:"irq,omitempty"`
 			Probes []probe.Result `json:"probes"`
+			// Medians in the units dd, hdparm and iperf3 print.
+			Medians []medianRates `json:"medians"`
 		}{Target: tinfo, IRQ: deps.IRQ, Probes: results}
+		for _, r := range results {
+			out.Medians = append(out.Medians, medianOf(r))
+		}
 		if err := writeJSON(a.env.stdout, out); err != nil {
 			return err
 		}
 	} else {
-		printResults(a.env.stdout, results)
+		printResults(a.env.stdout, results, display)
 	}
 	return merr
 }
@@ -158,18 +170,18 @@ func (a *app) probeParseErr(err error, lead *flag.FlagSet) error {
 }
 
 func (a *app) probeUsage(w io.Writer, lead *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: citune [global flags] %s\n\n%s\n\n", commands["probe"].usage, commands["probe"].summary)
+	fmt.Fprintf(w, "%s\n\n%s\n\n", usageLine(commands["probe"].usage), commands["probe"].summary)
 	fmt.Fprintln(w, "probe kinds:")
-	probe.PrintUsage(w)
-	fmt.Fprintln(w, "flags of every kind (also the global ones):")
-	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
-	fs.SetOutput(w)
-	var o probeOpts
-	fs.IntVar(&o.repeat, "repeat", 3, "measured runs per probe")
-	fs.IntVar(&o.warmup, "warmup", 0, "warm-up runs before them (reported, not counted)")
-	fs.StringVar(&o.irq, "irq", "", "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
-	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
-	fs.PrintDefaults()
+	// The probe package prints Go's -flag style; this command's help
+	// shows --flag like every other.
+	var kb strings.Builder
+	probe.PrintUsage(&kb)
+	fmt.Fprint(w, dashDash(kb.String()))
+	fmt.Fprintln(w, "flags of every kind (before or after the kind):")
+	g := globalNames()
+	printFlags(w, lead, func(n string) bool { return !g[n] })
+	fmt.Fprintln(w, "\nglobal flags:")
+	printFlags(w, lead, func(n string) bool { return g[n] })
 	fmt.Fprintln(w, "\nexamples:\n  citune probe read --bs 1M --size 256M --repeat 5 /dev/sda\n  citune probe read /dev/sda --also read /dev/sdb\n  citune probe write --size 64M /mnt/usb\n  citune probe cmd --parse iperf3 -- iperf3 -c 10.0.0.1 -J\n  citune probe cmd --regex '= *([0-9.]+) MB/sec' --unit MiB/s -- hdparm -t --direct /dev/sda\n  citune --sim probe sim")
 }
 
@@ -200,11 +212,37 @@ func firstLine(err error) string {
 }
 
 // fmtRate renders a rate in MiB/s, or in the probe's own unit.
-func fmtRate(v float64, unit string) string {
+// fmtRateIn renders a byte rate in display (MiB/s, MB/s or Mbit/s); other
+// units as they are.
+func fmtRateIn(v float64, unit, display string) string {
 	if unit != "" && unit != "B/s" {
 		return fmt.Sprintf("%.2f %s", v, unit)
 	}
-	return fmt.Sprintf("%.2f MiB/s", v/(1<<20))
+	div, ok := report.ByteUnits[display]
+	if !ok {
+		display, div = "MiB/s", 1<<20
+	}
+	return fmt.Sprintf("%.2f %s", v/div, display)
+}
+
+// medianRates is a probe's median in every unit (byte rates only).
+type medianRates struct {
+	Probe  string   `json:"probe"`
+	Value  float64  `json:"value"`
+	Unit   string   `json:"unit"`
+	MiBps  *float64 `json:"mib_s,omitempty"`
+	MBps   *float64 `json:"mb_s,omitempty"`
+	Mbitps *float64 `json:"mbit_s,omitempty"`
+}
+
+func medianOf(r probe.Result) medianRates {
+	m := medianRates{Probe: r.Probe, Value: r.Stats.Median, Unit: r.Stats.Unit}
+	if m.Unit == "" || m.Unit == "B/s" {
+		m.Unit = "B/s"
+		mib, mb, mbit := m.Value/(1<<20), m.Value/1e6, m.Value*8/1e6
+		m.MiBps, m.MBps, m.Mbitps = &mib, &mb, &mbit
+	}
+	return m
 }
 
 func fmtBytes(n int64) string {
@@ -220,7 +258,8 @@ func fmtBytes(n int64) string {
 }
 
 // printResults writes the human table.
-func printResults(w io.Writer, results []probe.Result) {
+func printResults(w io.Writer, results []probe.Result, display string) {
+	fmtRate := func(v float64, unit string) string { return fmtRateIn(v, unit, display) }
 	for i, res := range results {
 		if i > 0 {
 			fmt.Fprintln(w)

@@ -66,7 +66,7 @@ func runProfiles(a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		return writeJSON(a.env.stdout, p)
+		return writeJSON(a.env.stdout, profileJSON(p))
 	}
 	showProfile(a, p)
 	return nil
@@ -170,4 +170,76 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 		}
 		fmt.Fprint(w, wrap(fmt.Sprintf("host-only cores (%s) have no %s (i.MX6 SDK USB_UHx register sets)", strings.Join(labels, ", "), strings.Join(names, ", ")), "  ", 78))
 	}
+}
+
+
+// profileJSON is `profiles show --json`: what the human form shows, with
+// lower-case keys like every --json.
+func profileJSON(p *soc.Profile) any {
+	type ctl struct {
+		Label string   `json:"label"`
+		Node  string   `json:"node"`
+		Base  string   `json:"base"`
+		Size  string   `json:"size"`
+		IRQ   string   `json:"irq,omitempty"`
+		Roles []string `json:"roles"`
+		Core  string   `json:"core"`
+	}
+	type check struct {
+		Register string `json:"register"`
+		Mask     string `json:"mask"`
+		Value    string `json:"value"`
+		Why      string `json:"why"`
+	}
+	type knob struct {
+		Field         string   `json:"field"`
+		DT            string   `json:"dt,omitempty"`
+		DTRoles       []string `json:"dt_roles,omitempty"`
+		DTMax         *uint32  `json:"dt_max,omitempty"`
+		Requires      string   `json:"requires,omitempty"`
+		Param         string   `json:"param,omitempty"`
+		ParamRoles    []string `json:"param_roles,omitempty"`
+		ParamEncoding string   `json:"param_encoding,omitempty"`
+		None          string   `json:"none,omitempty"`
+		Warn          string   `json:"warn,omitempty"`
+		Driver        string   `json:"driver,omitempty"`
+		Source        string   `json:"source,omitempty"`
+	}
+	type reg struct {
+		Name   string `json:"name"`
+		Offset string `json:"offset"`
+		Reset  string `json:"reset,omitempty"`
+		Source string `json:"source,omitempty"`
+	}
+	out := struct {
+		Name        string   `json:"name"`
+		Title       string   `json:"title"`
+		File        string   `json:"file"`
+		Aliases     []string `json:"aliases,omitempty"`
+		Compatible  []string `json:"compatible"`
+		SocID       []string `json:"soc_id,omitempty"`
+		Notes       string   `json:"notes,omitempty"`
+		Emulated    bool     `json:"emulated,omitempty"`
+		Controllers []ctl    `json:"controllers"`
+		Identity    []check  `json:"identity"`
+		Knobs       []knob   `json:"knobs"`
+		Registers   []reg    `json:"registers"`
+	}{Name: p.Name, Title: p.Title, File: p.File, Aliases: p.Aliases, Compatible: p.Compatible, SocID: p.SocID, Notes: p.Notes, Emulated: p.Emulated}
+	for _, c := range p.Controllers {
+		out.Controllers = append(out.Controllers, ctl{c.Label, c.Node, fmt.Sprintf("%#08x", c.Base), fmt.Sprintf("%#x", c.Size), c.IRQ, c.Roles, string(c.Core)})
+	}
+	for _, ch := range p.Identity {
+		out.Identity = append(out.Identity, check{ch.Register, fmt.Sprintf("%#08x", ch.Mask), fmt.Sprintf("%#08x", ch.Value), ch.Why})
+	}
+	for _, k := range p.Knobs {
+		out.Knobs = append(out.Knobs, knob{k.Field, k.DT, k.DTRoles, k.DTMax, k.Requires, k.Param, k.ParamRoles, string(k.ParamEncoding), k.None, k.Warn, k.Driver, k.Source})
+	}
+	for _, r := range p.Map.Registers {
+		j := reg{Name: r.Name, Offset: fmt.Sprintf("0x%03x", r.Offset), Source: r.Source}
+		if r.ResetKnown {
+			j.Reset = regs.Hex(r.Reset)
+		}
+		out.Registers = append(out.Registers, j)
+	}
+	return out
 }

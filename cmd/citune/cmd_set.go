@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -52,6 +53,9 @@ func runSet(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := dtLimits(p, changes); err != nil {
+		return err
+	}
 	t, err := a.openProfile(p, !*dry)
 	if err != nil {
 		return err
@@ -80,6 +84,14 @@ func runSet(a *app, args []string) error {
 	}
 	for _, c := range live {
 		fmt.Fprintf(a.env.stderr, "citune: warning: writing live state %s: %s\n", c.Ref, regs.LiveRisk(c.Ref))
+	}
+	// Values the hardware will ignore (TXPBURST while AHBBRST != 0):
+	// a dry run says so on stderr, a set with its other warnings.
+	inert := inertChanges(t, changes, ws)
+	for _, s := range inert {
+		if *dry {
+			fmt.Fprintf(a.env.stderr, "citune: warning: %s\n", s)
+		}
 	}
 	var out []setResult
 	for _, w := range ws {
@@ -125,7 +137,7 @@ func runSet(a *app, args []string) error {
 			notHeld = append(notHeld, explainMismatch(t, m))
 		}
 	}
-	warnings := a.driverWarnings(t, changes)
+	warnings := append(inert, a.driverWarnings(t, changes)...)
 	if a.g.json {
 		if err := writeJSON(a.env.stdout, struct {
 			Target   targetInfo  `json:"target"`
@@ -158,6 +170,55 @@ func runSet(a *app, args []string) error {
 		return withCode(exitNotHeld, fmt.Errorf("%d value(s) did not stick:\n  %s", len(notHeld), strings.Join(notHeld, "\n  ")))
 	}
 	return nil
+}
+
+// dtLimits refuses values above what the device-tree binding allows
+// (tx-burst-size-dword and rx-burst-size-dword: at most 0x20): such a
+// value could never be made permanent, and the binding's limit is all
+// any source says is safe.
+func dtLimits(p *soc.Profile, changes []regs.Change) error {
+	var errs []error
+	for _, c := range changes {
+		if k := p.Knob(c.Ref); c.Ref.Field != nil && k != nil && k.DTMax != nil && c.Value > *k.DTMax {
+			errs = append(errs, fmt.Errorf("%s=%d: the DT binding allows %s up to %#x (%d): refused, it could never be made permanent", c.Ref, c.Value, k.DT, *k.DTMax, *k.DTMax))
+		}
+	}
+	if len(errs) > 0 {
+		return withCode(exitUsage, errors.Join(errs...))
+	}
+	return nil
+}
+
+// inertChanges names the changes the hardware ignores as things will
+// stand after the write: a knob whose profile says it requires another
+// field's value (burst sizes need SBUSCFG.AHBBRST=0) when that field,
+// as set by this command or as it reads now, has another value.
+func inertChanges(t *soc.Target, changes []regs.Change, ws []regs.Write) []string {
+	after := map[uint32]uint32{}
+	for _, w := range ws {
+		after[w.Reg.Offset] = w.New
+	}
+	var out []string
+	for _, c := range changes {
+		k := t.Profile.Knob(c.Ref)
+		if c.Ref.Field == nil || k == nil || k.Requires == "" {
+			continue
+		}
+		cond, err := t.Profile.Map.ParseChange(k.Requires)
+		if err != nil || cond.Ref.Field == nil {
+			continue
+		}
+		v, ok := after[cond.Ref.Reg.Offset]
+		if !ok {
+			if v, err = t.Acc.Read32(cond.Ref.Reg.Offset); err != nil {
+				continue
+			}
+		}
+		if got := cond.Ref.Field.Get(v); got != cond.Value {
+			out = append(out, fmt.Sprintf("%s=%d is written but the controller ignores it while %s=%d: it takes effect only with %s", c.Ref, c.Value, cond.Ref, got, k.Requires))
+		}
+	}
+	return out
 }
 
 func changeStrings(cs []regs.Change) []string {

@@ -16,7 +16,8 @@ import (
 
 func init() {
 	register(&command{name: "snapshot", summary: "save every register of the controller to a file", usage: "snapshot [--force] FILE", run: runSnapshot})
-	register(&command{name: "restore", summary: "undo citune's changes (journal), or restore a snapshot", usage: "restore [--force] [JOURNAL | SNAPSHOT [--config]]", run: runRestore})
+	register(&command{name: "restore", summary: "undo citune's changes (journal), or restore a snapshot", usage: "restore [--force] [JOURNAL | SNAPSHOT [--config]]", run: runRestore,
+		noJSON: "its outcome is its exit code; `citune get --json` or `citune dump --json` show the values afterwards"})
 	register(&command{name: "mkimage", summary: "write a register image of reset values for --mem-file", usage: "mkimage [--force] --profile P [--controller C] FILE", run: runMkimage})
 	register(&command{name: "detect", summary: "detect the SoC and check the controller's identity", usage: "detect", run: runDetect})
 }
@@ -57,6 +58,13 @@ func runSnapshot(a *app, args []string) error {
 	}
 	if err := writeOutput(fs.Arg(0), append(b, '\n'), *force); err != nil {
 		return err
+	}
+	if a.g.json {
+		return writeJSON(a.env.stdout, struct {
+			File      string     `json:"file"`
+			Target    targetInfo `json:"target"`
+			Registers int        `json:"registers"`
+		}{fs.Arg(0), infoOf(t), len(s.Registers)})
 	}
 	fmt.Fprintf(a.env.stderr, "saved %d registers of %s to %s\n", len(s.Registers), t, fs.Arg(0))
 	return nil
@@ -344,11 +352,26 @@ func runMkimage(a *app, args []string) error {
 	if err := writeOutput(fs.Arg(0), img, *force); err != nil {
 		return err
 	}
+	// The sidecar names profile and controller: --mem-file FILE alone
+	// is enough afterwards.
+	if err := writeSidecar(fs.Arg(0), a.g.profile, p.Name, c.Label, a.g.resetVals, *force); err != nil {
+		return err
+	}
 	what := "board values (as Linux leaves them)"
 	if a.g.resetVals {
 		what = "reset values"
 	}
-	fmt.Fprintf(a.env.stderr, "wrote %s: %#x bytes, %s of %s %s\n", fs.Arg(0), c.Span(), what, p.Name, c.Label)
+	if a.g.json {
+		return writeJSON(a.env.stdout, struct {
+			File       string `json:"file"`
+			Sidecar    string `json:"sidecar"`
+			Profile    string `json:"profile"`
+			Controller string `json:"controller"`
+			Bytes      uint32 `json:"bytes"`
+			Values     string `json:"values"`
+		}{fs.Arg(0), sidecarPath(fs.Arg(0)), p.Name, c.Label, c.Span(), map[bool]string{true: "reset", false: "board"}[a.g.resetVals]})
+	}
+	fmt.Fprintf(a.env.stderr, "wrote %s: %#x bytes, %s of %s %s (described in %s)\n", fs.Arg(0), c.Span(), what, p.Name, c.Label, sidecarPath(fs.Arg(0)))
 	return nil
 }
 
@@ -357,11 +380,14 @@ func runDetect(a *app, args []string) error {
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
+	if a.g.sim || a.g.memFile != "" && !a.mayDetect() {
+		return a.detectOffline()
+	}
 	ps, err := builtinProfiles()
 	if err != nil {
 		return err
 	}
-	if a.g.profile != "" {
+	if a.g.profile != "" && a.profileFrom == "" {
 		p, err := loadProfile(a.g.profile)
 		if err != nil {
 			return err
@@ -402,5 +428,70 @@ func runDetect(a *app, args []string) error {
 		return derr
 	}
 	fmt.Fprintf(w, "profile: %s (%s)\n", d.Chosen.Name, d.Chosen.Title)
+	return nil
+}
+
+// detectOffline is detect without a board: the simulator, or an image on
+// a machine without the board's device tree. It says which profile and
+// controller the other commands would use and why, and runs the identity
+// checks on the target.
+func (a *app) detectOffline() error {
+	pWhy, cWhy := "--profile", "--controller"
+	switch {
+	case a.profileFrom != "":
+		pWhy = a.profileFrom
+	case a.g.profile == "" && a.g.sim:
+		pWhy = "the default for --sim"
+	case a.g.profile == "":
+		return usageErr("detect: no device tree to detect from (%s), and the image %s has no %s: give --profile (mkimage records it)", "/"+soc.CompatiblePath, a.g.memFile, sidecarPath(a.g.memFile))
+	}
+	p, err := a.resolveProfile()
+	if err != nil {
+		return err
+	}
+	c, err := a.pickController(p)
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.controllerFrom != "":
+		cWhy = a.controllerFrom
+	case a.g.controller == "" && c.Label == "usbh1":
+		cWhy = "the default: usbh1, the first host port"
+	case a.g.controller == "":
+		cWhy = "the default: the profile's first controller"
+	}
+	t, err := a.openProfile(p, false)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	idErr := t.Identify()
+	if a.g.json {
+		out := struct {
+			Target         targetInfo `json:"target"`
+			ProfileFrom    string     `json:"profile_from"`
+			ControllerFrom string     `json:"controller_from"`
+			Identity       bool       `json:"identity"`
+			Error          string     `json:"error,omitempty"`
+		}{infoOf(t), pWhy, cWhy, idErr == nil, ""}
+		if idErr != nil {
+			out.Error = idErr.Error()
+		}
+		if err := writeJSON(a.env.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		w := humanOut(a.env.stdout, a.env.isTTY)
+		fmt.Fprintf(w, "target: %s\n", header(t))
+		fmt.Fprintf(w, "profile: %s (%s), from %s\n", p.Name, p.Title, pWhy)
+		fmt.Fprintf(w, "controller: %s (%s @ %#08x, %s core), from %s\n", c.Label, c.Node, c.Base, orUnknown(string(c.Core)), cWhy)
+		if idErr == nil {
+			fmt.Fprintln(w, "identity checks: pass")
+		}
+	}
+	if idErr != nil {
+		return withCode(exitIdentity, fmt.Errorf("identity checks: %w", idErr))
+	}
 	return nil
 }

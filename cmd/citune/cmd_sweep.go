@@ -24,7 +24,7 @@ func init() {
 	register(&command{
 		name:    "sweep",
 		summary: "measure settings that held, record them, restore, rank",
-		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive] [--repeat N] --out RESULTS.jsonl [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
+		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
 		run:     runSweep,
 	})
 }
@@ -60,27 +60,29 @@ type sweepOpts struct {
 	irq           string
 	noTrace       bool
 	board         string
+	force         bool
 }
 
 func (o *sweepOpts) register(fs *flag.FlagSet) {
 	d := sweep.DefaultPlan()
-	fs.Var(&o.axes, "axis", "an axis: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack); repeat for more")
-	fs.StringVar(&o.plan, "plan", "", "a TOML plan file (axes, mode, repeat, ...); flags win over it")
-	fs.StringVar(&o.mode, "mode", d.Mode, "grid (every combination, shuffled), ofat (one factor at a time) or adaptive (race the grid's points)")
-	fs.IntVar(&o.repeat, "repeat", d.Repeats, "measured probe runs per point")
-	fs.IntVar(&o.warmup, "warmup", d.Warmup, "warm-up runs per visit of a point (recorded, not counted)")
-	fs.DurationVar(&o.settle, "settle", d.Settle, "pause after applying a point, before probing it")
-	fs.Int64Var(&o.seed, "seed", 0, "seed of the shuffled order (default: from the clock; recorded in the results)")
-	fs.IntVar(&o.baselineEvery, "baseline-every", d.BaselineEvery, "measure the baseline again after this many points (0: first and last only)")
-	fs.StringVar(&o.out, "out", "", "the results file to create (JSON Lines)")
-	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep of this results file (appends to it)")
-	fs.StringVar(&o.reload, "reload", "", "modules to reload for modparam axes, top first, comma-separated (default: the profile's [reload])")
-	fs.StringVar(&o.reloadWait, "reload-wait", "", "path that must exist again after a reload, e.g. /dev/sda (default: the profile's)")
-	fs.DurationVar(&o.reloadTimeout, "reload-timeout", defaultReloadTimeout, "how long to wait for it")
-	fs.StringVar(&o.modprobe, "modprobe", "modprobe", "the command that loads a module")
-	fs.StringVar(&o.rmmod, "rmmod", "rmmod", "the command that removes a module")
-	fs.StringVar(&o.sysRoot, "sys-root", "/", "where /sys/module, /proc/modules and the reload-wait path are (tests)")
-	fs.StringVar(&o.irq, "irq", "", "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
+	fs.Var(&o.axes, "axis", "an axis `SPEC`: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack); repeat for more")
+	fs.StringVar(&o.plan, "plan", "", "a TOML plan `FILE` (axes, mode, repeat, ...); flags win over it")
+	fs.StringVar(&o.mode, "mode", d.Mode, "`MODE`: grid (every combination, shuffled), ofat (one factor at a time) or adaptive (race the grid's points)")
+	fs.IntVar(&o.repeat, "repeat", d.Repeats, "`N` measured probe runs per point")
+	fs.IntVar(&o.warmup, "warmup", d.Warmup, "`N` warm-up runs per visit of a point (recorded, not counted)")
+	fs.DurationVar(&o.settle, "settle", d.Settle, "`DURATION` to pause after applying a point, before probing it")
+	fs.Int64Var(&o.seed, "seed", 0, "`SEED` of the shuffled order (default: from the clock; recorded in the results)")
+	fs.IntVar(&o.baselineEvery, "baseline-every", d.BaselineEvery, "measure the baseline again after `N` points (0: first and last only)")
+	fs.StringVar(&o.out, "out", "", "the results `FILE` to create (JSON Lines; default: a new citune-sweep-DATE-TIME.jsonl)")
+	fs.BoolVar(&o.force, "force", false, "replace an existing --out file (its results are lost)")
+	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep of this results `FILE` (appends to it)")
+	fs.StringVar(&o.reload, "reload", "", "`MODULES` to reload for modparam axes, top first, comma-separated (default: the profile's [reload])")
+	fs.StringVar(&o.reloadWait, "reload-wait", "", "`PATH` that must exist again after a reload, e.g. /dev/sda (default: the profile's)")
+	fs.DurationVar(&o.reloadTimeout, "reload-timeout", defaultReloadTimeout, "how long (`DURATION`) to wait for it")
+	fs.StringVar(&o.modprobe, "modprobe", "modprobe", "the `COMMAND` that loads a module")
+	fs.StringVar(&o.rmmod, "rmmod", "rmmod", "the `COMMAND` that removes a module")
+	fs.StringVar(&o.sysRoot, "sys-root", "/", "`DIR` where /sys/module, /proc/modules and the reload-wait path are (tests)")
+	fs.StringVar(&o.irq, "irq", "", "interrupt `LINE` to count, as /proc/interrupts names it (default: the profile's controller)")
 	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
 	fs.StringVar(&o.board, "board", "", "name this board in the results header, for comparing a farm's boards (a LAVA device name, a lab label; default $CITUNE_BOARD)")
 }
@@ -160,6 +162,10 @@ func runSweep(a *app, args []string) error {
 	fs := a.flags("sweep")
 	o.register(fs)
 	if err := a.parse(fs, args); err != nil {
+		if strings.Contains(err.Error(), "flag provided but not defined") {
+			// Flags go anywhere, so a probe's own flags need the --.
+			return usageErr("%v (the probe and its flags go after --: citune sweep ... -- KIND [flags] [TARGET])", err)
+		}
 		return err
 	}
 	words := fs.Args()
@@ -195,6 +201,13 @@ func runSweep(a *app, args []string) error {
 		if a.g.controller == "" {
 			a.g.controller = h.Controller
 		}
+		if len(words) == 0 {
+			// --resume FILE alone: the probe the sweep ran with.
+			words = probeWordsFromCommand(h.Command)
+			if len(words) > 0 {
+				fmt.Fprintf(a.env.stderr, "citune: resuming with the recorded probe: %s\n", strings.Join(words, " "))
+			}
+		}
 		if !a.g.sim && a.g.memFile == "" {
 			switch h.Target {
 			case soc.KindSim:
@@ -205,7 +218,14 @@ func runSweep(a *app, args []string) error {
 		}
 	}
 	if o.out == "" {
-		return usageErr("sweep: --out RESULTS.jsonl is required (or --resume RESULTS.jsonl)")
+		// A name that does not collide, so the same command runs again.
+		o.out = freshName("citune-sweep-"+time.Now().Format("20060102-150405"), ".jsonl")
+	} else if o.force && prev == nil {
+		if fi, err := os.Lstat(o.out); err == nil && fi.Mode().IsRegular() {
+			if err := os.Remove(o.out); err != nil {
+				return err
+			}
+		}
 	}
 	if len(words) == 0 {
 		return usageErr("sweep: no probe given: add -- PROBE-KIND [probe flags] [TARGET] (see `citune probe -h`), e.g. -- read --size 64M /dev/sda, or -- sim with --sim")
@@ -271,6 +291,11 @@ func runSweep(a *app, args []string) error {
 	if len(ps) != 1 {
 		return usageErr("sweep: give one probe (a sweep measures one workload; --also is for `citune probe`)")
 	}
+	if prev != nil && prev.Header.Probe != "" && ps[0].Name() != prev.Header.Probe {
+		// Another workload's rates cannot be ranked against the
+		// recorded ones.
+		return usageErr("sweep: %s was measured with probe %s; this probe is %s: leave the probe out to continue with the recorded one, or start a new sweep", o.out, prev.Header.Probe, ps[0].Name())
+	}
 	host := o.host(t.Profile)
 	scopeRoot := a.env.root
 	if set["sys-root"] {
@@ -316,6 +341,39 @@ func runSweep(a *app, args []string) error {
 		return err
 	}
 	return a.reportSweep(t, o.out, out, err)
+}
+
+// freshName is base+ext, or base-2+ext, base-3+ext... whichever does not
+// exist yet.
+func freshName(base, ext string) string {
+	name := base + ext
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+		name = fmt.Sprintf("%s-%d%s", base, i, ext)
+	}
+}
+
+// probeWordsFromCommand recovers the probe words (the positional
+// arguments) of a sweep's command line as its results header records it.
+func probeWordsFromCommand(cmd []string) []string {
+	for i, w := range cmd {
+		if w != "sweep" {
+			continue
+		}
+		fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var o sweepOpts
+		o.register(fs)
+		var g globals
+		g.register(fs)
+		if interleave(fs, cmd[i+1:]) != nil {
+			return nil
+		}
+		return fs.Args()
+	}
+	return nil
 }
 
 // buildPlan assembles the plan: defaults, the --plan file, then the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -24,19 +25,29 @@ func init() {
 		summary: "interactive tuning session (works on an 80x24 serial console)",
 		usage:   "tui [--interval D] [--sweep-out FILE] [-- PROBE-KIND [flags] [TARGET]]",
 		run:     runTUI,
+		noJSON:  "it is interactive; its sweeps' results files are JSON (citune dts --json and citune report --json read them)",
 	})
 }
 
 func runTUI(a *app, args []string) error {
 	fs := a.flags("tui")
-	interval := fs.Duration("interval", time.Second, "refresh interval of the register view (changed in the TUI with < and >)")
-	sweepOut := fs.String("sweep-out", "", "results file (JSONL) of the first sweep; later plans add -2, -3... (default: a new file in the temporary directory)")
-	role := fs.String("role", "", "the controller's role, host or device (default: from USBMODE.CM)")
+	interval := fs.Duration("interval", time.Second, "refresh `INTERVAL` of the register view (changed in the TUI with < and >)")
+	sweepOut := fs.String("sweep-out", "", "results `FILE` (JSONL) of the first sweep; later plans add -2, -3... (default: a new\ntui-sweep-DATE-TIME.jsonl in the state directory, beside the journal)")
+	role := fs.String("role", "", "the controller's `ROLE`, host or device (default: from USBMODE.CM)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	if *role != "" && *role != "host" && *role != "device" {
 		return usageErr("--role %q: want host or device", *role)
+	}
+	if *sweepOut == "" {
+		// Results are worth keeping (citune dts and report read them):
+		// the state directory, not /tmp.
+		out, err := tuiSweepOut(a.journalPath(), time.Now())
+		if err != nil {
+			return err
+		}
+		*sweepOut = out
 	}
 	words := fs.Args()
 	if len(words) == 0 && a.g.sim {
@@ -72,6 +83,7 @@ func runTUI(a *app, args []string) error {
 		Role:      *role,
 		Mono:      monochrome(a.env.getenv),
 		WriteFile: func(path string, b []byte) error { return writeOutput(path, b, true) },
+		DTS:       func(results string, snap soc.Snapshot) (string, error) { return a.dtsText(t, results, snap) },
 		LoadPlan:  tui.LoadPlanFile,
 	}
 
@@ -106,10 +118,16 @@ func runTUI(a *app, args []string) error {
 		cfg.Sweeper = sw
 	}
 
-	// Keys come from standard input and the screen goes to standard
-	// output: a terminal as usual, or pipes, so that scripts (and the
-	// wiring tests) can drive a session.
-	p := tea.NewProgram(tui.New(cfg), tea.WithContext(ctx), tea.WithInput(a.env.stdin), tea.WithOutput(a.env.stdout))
+	// Keys from stdin and the screen on stdout (a script or a test can
+	// drive the session through pipes: then the screen is 80x24, a
+	// serial console's). A TERM without xterm extensions (vt100, linux)
+	// gets none of them: see plainterm.go.
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(a.env.stdin),
+		tea.WithOutput(tuiOutput(a.env.stdout, a.env.getenv("TERM")))}
+	if !a.env.isTTY {
+		opts = append(opts, tea.WithWindowSize(80, 24))
+	}
+	p := tea.NewProgram(tui.New(cfg), opts...)
 	final, runErr := p.Run()
 	cancel() // stop background jobs; a sweep restores its own values
 	jobs.Wait()
@@ -135,7 +153,7 @@ func runTUI(a *app, args []string) error {
 		for _, l := range out.Report {
 			fmt.Fprintf(a.env.stdout, "restored %s\n", l)
 		}
-		if len(out.Report) == 0 && out.Err == nil {
+		if len(out.Report) == 0 && out.Err == nil && !out.Unchanged {
 			fmt.Fprintln(a.env.stdout, "every value the session changed was already back at its starting value")
 		}
 		if out.Err != nil {
@@ -170,6 +188,17 @@ func runTUI(a *app, args []string) error {
 		return fmt.Errorf("%v; the starting values were restored", reason)
 	}
 	return reason
+}
+
+// tuiSweepOut is the default results file of the TUI's first sweep: a
+// new tui-sweep-DATE-TIME.jsonl in the state directory, beside the
+// journal (created when missing).
+func tuiSweepOut(journal string, now time.Time) (string, error) {
+	dir := filepath.Dir(journal)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("state directory for the TUI's sweep results: %w (give --sweep-out)", err)
+	}
+	return freshName(filepath.Join(dir, "tui-sweep-"+now.Format("20060102-150405")), ".jsonl"), nil
 }
 
 // tuiProber runs one measured run of a probe with its accounting.

@@ -86,7 +86,7 @@ func TestDumpJSONIsPureJSON(t *testing.T) {
 
 func TestLineWrapper(t *testing.T) {
 	var b strings.Builder
-	w := &lineWrapper{w: &b}
+	w := &lineWrapper{w: &b, width: termWidth}
 	long := "  1= AHBBRST=2 ITC=1  45.09 MiB/s    26 irq/MiB  no significant difference (+0.7 %, 95 % CI -1.0 to 1.0)"
 	w.Write([]byte("short line\n" + long[:30]))
 	w.Write([]byte(long[30:] + "\n"))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -116,15 +117,16 @@ func wrap(text, prefix string, width int) string {
 	return b.String()
 }
 
-// termWidth is the width human output is wrapped to on a terminal: a
-// serial console is 80 columns.
+// termWidth is the width human output is wrapped to on a terminal whose
+// size is unknown: a serial console is 80 columns.
 const termWidth = 80
 
-// lineWrapper wraps each line longer than termWidth at spaces, indenting
+// lineWrapper wraps each line longer than width at spaces, indenting
 // the continuation lines. Lines are passed on when complete.
 type lineWrapper struct {
-	w   io.Writer
-	buf []byte
+	w     io.Writer
+	width int
+	buf   []byte
 }
 
 func (l *lineWrapper) Write(p []byte) (int, error) {
@@ -134,7 +136,7 @@ func (l *lineWrapper) Write(p []byte) (int, error) {
 		if i < 0 {
 			return len(p), nil
 		}
-		line := wrapLine(string(l.buf[:i]), termWidth)
+		line := wrapLine(string(l.buf[:i]), l.width)
 		l.buf = l.buf[i+1:]
 		if _, err := io.WriteString(l.w, line); err != nil {
 			return len(p), err
@@ -142,13 +144,19 @@ func (l *lineWrapper) Write(p []byte) (int, error) {
 	}
 }
 
-// humanOut wraps w to the terminal width when it is a terminal; files and
-// pipes get whole lines.
+// humanOut wraps w to the terminal's width (from x/term; 80 columns
+// when unknown) when it is a terminal; files and pipes get whole lines.
 func humanOut(w io.Writer, tty bool) io.Writer {
 	if !tty {
 		return w
 	}
-	return &lineWrapper{w: w}
+	width := termWidth
+	if f, ok := w.(*os.File); ok {
+		if c := terminalCols(f); c > 20 {
+			width = c
+		}
+	}
+	return &lineWrapper{w: w, width: width}
 }
 
 // wrapLine breaks a line longer than width at its last space before the

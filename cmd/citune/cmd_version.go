@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/citune/citune/profiles"
+)
+
+func init() {
+	register(&command{name: "version", summary: "version, VCS revision and time, Go, profiles: for bug reports", usage: "version", run: runVersion})
+}
+
+// versionInfo is what a bug report from a board needs: which build, from
+// which commit, with which profiles.
+type versionInfo struct {
+	Module   string   `json:"module"`
+	Version  string   `json:"version"`
+	Revision string   `json:"revision,omitempty"`
+	Time     string   `json:"time,omitempty"`
+	Modified bool     `json:"modified,omitempty"`
+	Go       string   `json:"go"`
+	Platform string   `json:"platform"`
+	Profiles []string `json:"profiles"`
+}
+
+// buildInfo reads the binary's build information; a test binary or a
+// build without module support reports "(devel)".
+func buildInfo() versionInfo {
+	bi, _ := debug.ReadBuildInfo()
+	return versionFrom(bi)
+}
+
+// versionFrom reads a build's information (nil: none).
+func versionFrom(bi *debug.BuildInfo) versionInfo {
+	v := versionInfo{Module: "github.com/citune/citune", Version: "(devel)", Go: runtime.Version(),
+		Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if bi != nil {
+		if bi.Main.Path != "" {
+			v.Module = bi.Main.Path
+		}
+		if bi.Main.Version != "" {
+			v.Version = bi.Main.Version
+		}
+		if bi.GoVersion != "" {
+			v.Go = bi.GoVersion
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				v.Revision = s.Value
+			case "vcs.time":
+				v.Time = s.Value
+			case "vcs.modified":
+				v.Modified = s.Value == "true"
+			}
+		}
+	}
+	names, _ := fs.Glob(profiles.FS, "*.toml")
+	for _, n := range names {
+		v.Profiles = append(v.Profiles, strings.TrimSuffix(n, ".toml"))
+	}
+	return v
+}
+
+func runVersion(a *app, args []string) error {
+	fs := a.flags("version")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if len(fs.Args()) > 0 {
+		return usageErr("usage: citune version")
+	}
+	v := buildInfo()
+	if a.g.json {
+		return writeJSON(a.env.stdout, v)
+	}
+	w := a.env.stdout
+	fmt.Fprintf(w, "citune %s (%s)\n", v.Version, v.Module)
+	rev := v.Revision
+	if rev == "" {
+		rev = "unknown (not built from a git checkout)"
+	} else if v.Modified {
+		rev += " (with uncommitted changes)"
+	}
+	fmt.Fprintf(w, "revision: %s\n", rev)
+	if v.Time != "" {
+		fmt.Fprintf(w, "commit time: %s\n", v.Time)
+	}
+	fmt.Fprintf(w, "go: %s %s\n", v.Go, v.Platform)
+	fmt.Fprintf(w, "profiles: %s\n", strings.Join(v.Profiles, ", "))
+	return nil
+}

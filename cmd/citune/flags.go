@@ -1,0 +1,211 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// One grammar for every command (issue 13): flags may stand anywhere on
+// the line, before or after positional arguments; `--` ends the flags
+// (everything after it is positional: a sweep's probe words, say). Help
+// shows flags as `--flag`, the command's own first and the global ones
+// once, apart. Every command goes through a.parse; only `probe`, whose
+// probe words carry flags of their own, stops at its first positional
+// word (parseHead).
+
+// interleave parses args with fs, taking flags wherever they stand and
+// collecting the positional arguments in order. After it, fs.Args() is
+// the positional arguments. The words are sorted first (a flag that
+// takes a value takes the next word, whatever it is: `--out --` names a
+// file "--"), then the flags are parsed by the flag package.
+func interleave(fs *flag.FlagSet, args []string) error {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		if takesValue(fs, a) && i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	if err := fs.Parse(flags); err != nil {
+		return err
+	}
+	// Leave the positional arguments where fs.Args() finds them.
+	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// takesValue reports whether the flag word arg (-name or --name, no
+// =value) names a flag of fs that takes the next word as its value.
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return false
+	}
+	return true
+}
+
+// parse parses a command's flags with the shared grammar and refuses
+// --json for a command without a machine form.
+func (a *app) parse(fs *flag.FlagSet, args []string) error {
+	if err := interleave(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return withCode(exitUsage, err)
+	}
+	if err := a.checkJSON(); err != nil {
+		return err
+	}
+	return a.applySidecar()
+}
+
+// parseHead parses flags up to the first positional argument and leaves
+// the rest as it is (probe: the probe words after the kind hold the
+// kinds' own flags, parsed by the probe package).
+func (a *app) parseHead(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return withCode(exitUsage, err)
+	}
+	if err := a.checkJSON(); err != nil {
+		return err
+	}
+	return a.applySidecar()
+}
+
+// checkJSON refuses --json on a command that has no machine form, saying
+// why, instead of ignoring it.
+func (a *app) checkJSON() error {
+	if a.g.json && a.cmd != nil && a.cmd.noJSON != "" {
+		return usageErr("%s has no --json: %s", a.cmd.name, a.cmd.noJSON)
+	}
+	return nil
+}
+
+// globalNames are the names of the global flags.
+func globalNames() map[string]bool {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	var g globals
+	g.register(fs)
+	names := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { names[f.Name] = true })
+	return names
+}
+
+// printFlags lists the flags of fs that keep says to, as `--name TYPE`
+// with the usage indented below (the default when it is not the zero
+// value).
+func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if !keep(f.Name) {
+			return
+		}
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintln(w, line)
+		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" && !strings.Contains(usage, "(default") {
+			usage += fmt.Sprintf(" (default %s)", d)
+		}
+		// At most 80 columns (a serial console).
+		for _, l := range strings.Split(wordWrap(strings.Join(strings.Fields(usage), " "), 74), "\n") {
+			fmt.Fprintln(w, "      "+l)
+		}
+	})
+}
+
+// commandUsage prints a command's help: usage line, summary, its own
+// flags, then the global flags once.
+func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "%s\n\n%s\n", usageLine(c.usage), c.summary)
+	g := globalNames()
+	own := false
+	fs.VisitAll(func(f *flag.Flag) { own = own || !g[f.Name] })
+	if own {
+		fmt.Fprintf(w, "\nflags (anywhere on the line; -- ends them):\n")
+		printFlags(w, fs, func(n string) bool { return !g[n] })
+	}
+	fmt.Fprintf(w, "\nglobal flags:\n")
+	printFlags(w, fs, func(n string) bool { return g[n] })
+	if c.noJSON != "" {
+		fmt.Fprintf(w, "\n%s\n", wordWrap("no --json: "+c.noJSON, 80))
+	}
+}
+
+// helpOut is where help goes: stdout for `citune help CMD`, stderr for
+// `-h` and usage errors.
+func (a *app) helpOut() io.Writer {
+	if a.helpToStdout {
+		return a.env.stdout
+	}
+	return a.env.stderr
+}
+
+// dashDash turns the `  -flag` lines of Go's flag.PrintDefaults into
+// `  --flag`.
+func dashDash(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  -") && !strings.HasPrefix(l, "  --") {
+			lines[i] = "  --" + l[3:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// usageLine is "usage: citune USAGE" wrapped at 80 columns, continuation
+// lines indented under the command.
+func usageLine(usage string) string {
+	const lead = "usage: citune "
+	body := wordWrap(usage, 80-len(lead))
+	return lead + strings.ReplaceAll(body, "\n", "\n"+strings.Repeat(" ", len(lead)))
+}
+
+// wordWrap breaks each line of s at spaces so that it fits width columns
+// (measured by x/ansi); a word longer than that stands alone.
+func wordWrap(s string, width int) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		cur, n := "", 0
+		for _, word := range strings.Fields(line) {
+			wl := ansi.StringWidth(word)
+			if n > 0 && n+1+wl > width {
+				out = append(out, cur)
+				cur, n = "", 0
+			}
+			if n > 0 {
+				cur += " "
+				n++
+			}
+			cur += word
+			n += wl
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// An image's sidecar (IMAGE.citune.json, written by mkimage) records the
+// profile and controller the image was made for, so that `--mem-file
+// IMAGE` alone is enough afterwards. It only supplies labels: the journal
+// still keys the image by its device and inode (undo.File), so a renamed
+// or copied sidecar cannot make restore write another file.
+
+const sidecarKind = "citune-image"
+
+type sidecar struct {
+	Kind        string `json:"kind"`
+	Profile     string `json:"profile"`
+	ProfileFile string `json:"profile_file,omitempty"`
+	Controller  string `json:"controller"`
+	Values      string `json:"values"` // "board" or "reset"
+}
+
+func sidecarPath(image string) string { return image + ".citune.json" }
+
+// readSidecar reads an image's sidecar; ok is false when there is none.
+func readSidecar(image string) (sidecar, bool, error) {
+	var s sidecar
+	b, err := os.ReadFile(sidecarPath(image))
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, false, nil
+	}
+	if err != nil {
+		return s, false, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil || s.Kind != sidecarKind {
+		return s, false, fmt.Errorf("%s is not a citune image description", sidecarPath(image))
+	}
+	return s, true, nil
+}
+
+// applySidecar fills --profile and --controller from the image's sidecar
+// when they were not given. Flags that contradict it win (the identity
+// check before any write is the arbiter, and a foreign profile is how
+// that check is tested) with a note on stderr.
+func (a *app) applySidecar() error {
+	if a.g.memFile == "" || a.sidecarDone {
+		return nil
+	}
+	a.sidecarDone = true
+	s, ok, err := readSidecar(a.g.memFile)
+	if err != nil || !ok {
+		return err
+	}
+	spec := s.Profile
+	if s.ProfileFile != "" {
+		spec = s.ProfileFile
+	}
+	same := true
+	if a.g.profile == "" {
+		a.g.profile = spec
+		a.profileFrom = "the image's " + sidecarPath(a.g.memFile)
+	} else if p, err := loadProfile(a.g.profile); err == nil && p.Name != s.Profile {
+		// Another SoC's profile: the sidecar's controller label means
+		// nothing there.
+		same = false
+		fmt.Fprintf(a.env.stderr, "citune: note: --profile %s, but the image %s was made for %s (see %s)\n", a.g.profile, a.g.memFile, s.Profile, sidecarPath(a.g.memFile))
+	}
+	if !same {
+		return nil
+	}
+	if a.g.controller == "" {
+		a.g.controller = s.Controller
+		a.controllerFrom = "the image's " + sidecarPath(a.g.memFile)
+	} else if p, err := loadProfile(a.g.profile); err == nil {
+		if c, err := p.Controller(a.g.controller); err == nil && c.Label != s.Controller {
+			fmt.Fprintf(a.env.stderr, "citune: note: --controller %s, but the image %s holds %s's registers (see %s)\n", a.g.controller, a.g.memFile, s.Controller, sidecarPath(a.g.memFile))
+		}
+	}
+	return nil
+}
+
+// writeSidecar records what mkimage wrote.
+func writeSidecar(image, profileSpec, profileName, controller string, reset bool, force bool) error {
+	s := sidecar{Kind: sidecarKind, Profile: profileName, Controller: controller, Values: "board"}
+	if reset {
+		s.Values = "reset"
+	}
+	if strings.ContainsRune(profileSpec, os.PathSeparator) || strings.HasSuffix(profileSpec, ".toml") {
+		if abs, err := filepath.Abs(profileSpec); err == nil {
+			s.ProfileFile = abs
+		}
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeOutput(sidecarPath(image), append(b, '\n'), force)
+}
