@@ -172,7 +172,6 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 	}
 }
 
-
 // profileJSON is `profiles show --json`: what the human form shows, with
 // lower-case keys like every --json.
 func profileJSON(p *soc.Profile) any {
