@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"html/template"
 	"io"
 	"math"
 	"sort"
@@ -448,7 +447,7 @@ func htmlFleet(ss []*Sweep) *fleetView {
 // slowest to its fastest counted run, a colour per board, and a ring
 // around each board's winner. Points a board did not trust are named at
 // the right.
-func fleetChart(g *FleetGroup, id string, width float64) template.HTML {
+func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
 	labels := append([]string{"baseline"}, g.Points...)
 	s0 := g.Sweeps[0]
 	names := append([]string{"baseline (" + s0.Originals() + ")"}, g.Points...)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"html/template"
 	"math"
 	"strings"
 
@@ -57,7 +56,7 @@ func viridis(t float64) (string, bool) {
 }
 
 // heatmap shows the median rate of each combination of two axes.
-func heatmap(s *Sweep, id string) template.HTML {
+func heatmap(s *Sweep, id string) trustedHTML {
 	ax, ay, others, ok := heatAxes(s)
 	if !ok {
 		return ""

@@ -2,11 +2,9 @@ package report
 
 import (
 	"fmt"
-	"html/template"
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/citune/citune/regs"
@@ -65,13 +63,12 @@ svg text.cellsmall { font-size: 11px; }
 @media print { h2 { break-before: page; } }
 `
 
-// The page is html/template: every string from a results file (names,
-// notes, errors, units, the file names themselves) is escaped for the
-// context it lands in, whatever it holds. The style sheet is the
-// constant above; the charts are template.HTML only because svgb built
-// them (svgbuild.go), escaping every value it was given. The views below
-// hold plain strings and are filled by Go code; the template holds the
-// markup.
+// The page is written by the escaping builder hb (htmlbuild.go,
+// htmlpage.go): every string from a results file (names, notes, errors,
+// units, the file names themselves) is escaped, whatever it holds. The
+// style sheet is the constant above; the charts are trustedHTML only
+// because svgb built them (svgbuild.go), escaping every value it was
+// given. The views below hold plain strings and are filled by Go code.
 
 // cellView is one cell of a table; Num right-aligns it.
 type cellView struct {
@@ -92,7 +89,7 @@ type tableView struct {
 
 type pageView struct {
 	Title   string
-	CSS     template.CSS
+	CSS     string
 	Files   string
 	Fleet   *fleetView
 	Compare *compareView
@@ -101,13 +98,13 @@ type pageView struct {
 }
 
 type legendView struct {
-	Colour template.CSS
+	Colour string
 	What   string
 }
 
 type compareView struct {
 	Summary, Points *tableView
-	Chart           template.HTML
+	Chart           trustedHTML
 }
 
 type fleetView struct {
@@ -118,7 +115,7 @@ type fleetView struct {
 type fleetGroupView struct {
 	ID, Title, Plan, Probe string
 	Boards, Points         *tableView
-	Chart                  template.HTML
+	Chart                  trustedHTML
 	Verdict                string
 }
 
@@ -130,7 +127,7 @@ type sweepView struct {
 	Summary                   *tableView
 	Footnotes                 []string
 	Unit                      string
-	Rates, Heatmap, Scatter   template.HTML
+	Rates, Heatmap, Scatter   trustedHTML
 	HeatCaption               string
 	Excluded, Eliminated      *tableView
 	Effects                   *tableView
@@ -143,112 +140,6 @@ type sweepView struct {
 
 type regView struct{ Name, Offset, Value string }
 
-// pageTemplate is parsed on first use, not at start-up: every citune
-// command (a probe on a one-core board among them) would pay for it.
-var pageTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("page").Parse(pageSource))
-})
-
-const pageSource = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8"/>
-<meta name="viewport" content="width=device-width, initial-scale=1"/>
-<meta name="generator" content="citune report"/>
-<title>{{.Title}}</title>
-<style>{{.CSS}}</style>
-</head>
-<body>
-<main>
-<h1>{{.Title}}</h1>
-<p class="sub">from {{.Files}}</p>
-{{with .Fleet}}{{template "fleet" .}}{{end -}}
-{{with .Compare}}{{template "compare" .}}{{end -}}
-{{range .Sweeps}}{{template "sweep" .}}{{end -}}
-<p class="legend" id="legend">{{range .Legend}}<span><i style="background:{{.Colour}}"></i>{{.What}}</span>{{end}}</p>
-</main>
-</body>
-</html>
-{{define "table"}}<table id="{{.ID}}" class="{{.Class}}">
-<thead><tr>{{range .Head}}<th{{if .Num}} class="n"{{end}}>{{.Text}}</th>{{end}}</tr></thead>
-<tbody>
-{{range .Rows}}<tr{{with .Class}} class="{{.}}"{{end}}>{{range .Cells}}<td{{if .Num}} class="n"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table>
-{{end}}
-{{- define "fleet"}}<section id="fleet">
-<h2>Fleet: board by board</h2>
-<p class="sub">{{.Heading}}</p>
-<p id="fleet-summary"><strong>{{.Summary}}</strong></p>
-{{range .Groups}}<h3>{{.Title}}</h3>
-<p class="foot">plan: {{.Plan}}; probe: {{.Probe}}</p>
-{{template "table" .Boards}}<figure id="fig-{{.ID}}"><figcaption>Median rate per board <span>(dot: median, line: min to max of the counted runs, ring: the board's winner)</span></figcaption>
-{{.Chart}}</figure>
-{{template "table" .Points}}<p class="verdict" id="{{.ID}}-verdict"><strong>Verdict:</strong> {{.Verdict}}</p>
-{{end}}</section>
-{{end}}
-{{- define "compare"}}<section id="compare">
-<h2>Side by side</h2>
-{{template "table" .Summary}}<figure id="fig-compare"><figcaption>Difference to each file's own baseline <span>(dot: median, line: 95 % interval)</span></figcaption>
-{{.Chart}}</figure>
-<h3>Every point</h3>
-<p class="foot">Median, difference to the file's own baseline, rank.</p>
-{{template "table" .Points}}</section>
-{{end}}
-{{- define "sweep"}}<section class="sweep" id="sweep{{.Sfx}}">
-<h2>{{.Board}}, kernel {{.Kernel}} <span class="mono">({{.Label}})</span></h2>
-<p class="sub">{{.Plan}}. {{.State}}.</p>
-{{with .Corrupt}}<div class="alert">{{.}}</div>
-{{end}}{{range .Warnings}}<div class="warn">{{.}}</div>
-{{end -}}
-<h3>Baseline against the best point</h3>
-{{with .Summary}}<div class="scroll">
-{{template "table" .}}</div>
-{{else}}<p>Nothing was measured to the end.</p>
-{{end}}{{range .Footnotes}}<p class="foot">{{.}}</p>
-{{end -}}
-<figure id="fig-rates{{.Sfx}}"><figcaption>Rate per point <span>({{.Unit}}; dots: runs, line: min to max, diamond: median; grey band: the baseline's range)</span></figcaption>
-{{.Rates}}</figure>
-{{with .Heatmap}}<figure id="fig-heatmap{{$.Sfx}}"><figcaption>Heat map of the median rate <span>({{$.HeatCaption}})</span></figcaption>
-{{.}}</figure>
-{{end -}}
-<figure id="fig-scatter{{.Sfx}}"><figcaption>Rate against interrupts per MiB <span>(the dashed line joins the points no other point beats on both)</span></figcaption>
-{{.Scatter}}</figure>
-{{with .Excluded}}<h3>Not ranked</h3>
-<p class="foot">These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.</p>
-{{template "table" .}}{{end -}}
-{{with .Eliminated}}<h3>Dropped by the adaptive race</h3>
-<p class="foot">Clearly slower than the race's leader after fewer runs; not ranked.</p>
-{{template "table" .}}{{end -}}
-{{with .Effects}}<h3>Effect of each axis on its own</h3>
-<p class="foot">{{$.EffectsHow}}; spread in points of the baseline.</p>
-{{template "table" .}}{{end -}}
-<h3>The winner as a device-tree fragment and kernel parameters</h3>
-{{if .DTS}}<pre id="dts{{.Sfx}}">{{.DTS}}</pre>
-{{with .KernelParams}}<p>Kernel command line: <code>{{.}}</code></p>
-{{end}}{{else}}<p id="dts{{.Sfx}}">No fragment: {{.DTSErr}}.</p>
-{{end -}}
-<h3>The run</h3>
-<table id="header{{.Sfx}}" class="kv">
-<tbody>
-{{range .Header}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
-{{end}}</tbody>
-</table>
-{{range .Notes}}<p class="foot">Note from the sweep: {{.}}</p>
-{{end -}}
-<h3>Original registers</h3>
-{{if .Registers}}<div class="regs-wrap" id="registers{{.Sfx}}">
-{{range .Registers}}<table class="regs mono">
-<thead><tr><th>register</th><th class="n">offset</th><th class="n">value</th></tr></thead>
-<tbody>
-{{range .}}<tr><td>{{.Name}}</td><td class="n">{{.Offset}}</td><td class="n">{{.Value}}</td></tr>
-{{end}}</tbody>
-</table>
-{{end}}</div>
-{{else}}<p id="registers{{.Sfx}}">The results file has no register snapshot.</p>
-{{end}}</section>
-{{end}}`
-
 // WriteHTML writes one self-contained page: no scripts, no fonts or
 // images from elsewhere; the charts are inline SVG. With several files
 // the page starts with their comparison.
@@ -257,7 +148,7 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 		return errNoResults
 	}
 	uniqueLabels(ss)
-	v := &pageView{Title: "citune report: " + ss[0].Board(), CSS: template.CSS(css), Legend: legend()}
+	v := &pageView{Title: "citune report: " + ss[0].Board(), CSS: css, Legend: legend()}
 	switch {
 	case isFleet(ss, o):
 		v.Title = fmt.Sprintf("citune report: %d boards compared", len(ss))
@@ -286,13 +177,8 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 		}
 		v.Sweeps = append(v.Sweeps, sv)
 	}
-	// Rendered whole before anything is written: a template error
-	// leaves no half page.
-	var b strings.Builder
-	if err := pageTemplate().Execute(&b, v); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, b.String())
+	// Rendered whole before anything is written: no half page.
+	_, err := io.WriteString(w, v.render())
 	return err
 }
 
@@ -304,7 +190,7 @@ func legend() []legendView {
 	var out []legendView
 	for _, it := range items {
 		// The colours are the constants of svg.go.
-		out = append(out, legendView{template.CSS(it.col), it.what})
+		out = append(out, legendView{it.col, it.what})
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"html/template"
 	"math"
 	"sort"
 	"strings"
@@ -97,7 +96,7 @@ func labelWidth(labels []string, min float64) float64 {
 // then the points that are not ranked), every counted run as a small
 // dot, the range min-max as a whisker and the median as a diamond; the
 // baseline's median and range run down the chart.
-func ratesChart(s *Sweep, id string, width float64) template.HTML {
+func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 	var pts []*Point
 	if s.Baseline != nil {
 		pts = append(pts, s.Baseline)
@@ -212,7 +211,7 @@ func pointTitle(s *Sweep, p *Point) string {
 // scatter plots each point's median rate against its interrupts per MiB
 // (log scale when they span more than a factor of ten), with the
 // points no other point beats on both (the Pareto front) joined.
-func scatter(s *Sweep, id string, width float64) template.HTML {
+func scatter(s *Sweep, id string, width float64) trustedHTML {
 	var pts []*Point
 	if s.Baseline != nil && s.Baseline.IRQsPerMiB.OK {
 		pts = append(pts, s.Baseline)
@@ -381,7 +380,7 @@ func scatter(s *Sweep, id string, width float64) template.HTML {
 // compareChart shows, for every point of several files, the difference
 // to each file's own baseline with its confidence interval, a colour
 // per file.
-func compareChart(ss []*Sweep, id string, width float64) template.HTML {
+func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 	labels := compareRows(ss)
 	const rowH, top, bottom, right = 26.0, 40.0, 50.0, 190.0
 	left := labelWidth(labels, 140)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"html/template"
 	"strconv"
 	"strings"
 )
@@ -18,7 +17,7 @@ import (
 // are computed geometry, a few hundred elements with numeric
 // attributes; a template would hold as much Go as the builder, and
 // html/template gives SVG attributes no context of their own beyond
-// HTML's. The page around the charts is html/template (html.go).
+// HTML's. The page around the charts is written by hb (htmlbuild.go).
 type svgb struct{ b strings.Builder }
 
 // svgElements are the elements a chart may have.
@@ -104,7 +103,7 @@ func (b *svgb) line(x1, y1, x2, y2 float64, stroke string, width float64, extra 
 
 // html is the finished chart for the page's template: safe HTML, since
 // everything in it went through the builder.
-func (b *svgb) html() template.HTML { return template.HTML(b.b.String()) }
+func (b *svgb) html() trustedHTML { return trustedHTML(b.b.String()) }
 
 // esc escapes text for XML and HTML (text and quoted attribute values)
 // and drops the control characters XML does not allow.

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+)
+
+// trustedHTML is markup this package built itself with escaping builders
+// (svgb, hb): the only kind of markup that may enter a page unescaped.
+type trustedHTML string
+
+// hb builds the HTML page the way svgb builds a chart: element and
+// attribute names come only from the page code and must be in the lists
+// below (no script, no event handler, no href or src; anything else
+// panics, a bug in the page code), every attribute value and every text
+// is escaped here, and only trustedHTML (charts from svgb, the constant
+// style sheet) goes in as it is.
+//
+// Decision: a typed builder, not html/template. html/template escaped
+// as well, but text/template reaches reflect's method lookup, which
+// stops the linker from dropping unused methods: it added 1.5 MiB to the
+// ARMv7 board binary and broke its 7 MiB budget (bench and .ci/run). The
+// page is a fixed structure filled from view structs, which this builder
+// writes in as many lines as the template had.
+type hb struct{ b strings.Builder }
+
+// htmlElements are the elements a page may have.
+var htmlElements = map[string]bool{
+	"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "main": true,
+	"h1": true, "h2": true, "h3": true, "p": true, "section": true, "figure": true, "figcaption": true,
+	"span": true, "strong": true, "div": true, "table": true, "thead": true, "tbody": true, "tr": true,
+	"th": true, "td": true, "pre": true, "code": true, "i": true,
+}
+
+// htmlAttrs are the attributes a page may set.
+var htmlAttrs = map[string]bool{
+	"lang": true, "charset": true, "name": true, "content": true, "id": true, "class": true, "style": true,
+}
+
+func (b *hb) tag(name string, attrs []string) {
+	if !htmlElements[name] {
+		panic("report: html element " + strconv.Quote(name) + " not allowed")
+	}
+	if len(attrs)%2 != 0 {
+		panic("report: html attributes of <" + name + "> not in pairs")
+	}
+	b.b.WriteString("<" + name)
+	for i := 0; i < len(attrs); i += 2 {
+		if !htmlAttrs[attrs[i]] {
+			panic("report: html attribute " + strconv.Quote(attrs[i]) + " not allowed")
+		}
+		if attrs[i+1] == "" && (attrs[i] == "class" || attrs[i] == "id") {
+			continue
+		}
+		b.b.WriteString(" " + attrs[i] + `="` + esc(attrs[i+1]) + `"`)
+	}
+}
+
+// open writes a start tag; attrs are name, value pairs (an empty class or
+// id is left out).
+func (b *hb) open(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString(">") }
+
+// void writes an element without content (<meta/>).
+func (b *hb) void(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString("/>") }
+
+func (b *hb) close(name string) {
+	if !htmlElements[name] {
+		panic("report: html element " + strconv.Quote(name) + " not allowed")
+	}
+	b.b.WriteString("</" + name + ">")
+}
+
+// el writes an element holding escaped text.
+func (b *hb) el(name, text string, attrs ...string) {
+	b.open(name, attrs...)
+	b.text(text)
+	b.close(name)
+}
+
+// text writes escaped text.
+func (b *hb) text(s string) { b.b.WriteString(esc(s)) }
+
+// raw writes markup this package built.
+func (b *hb) raw(h trustedHTML) { b.b.WriteString(string(h)) }
+
+// nl writes a line break between elements (for people reading the
+// source).
+func (b *hb) nl() { b.b.WriteString("\n") }
+
+func (b *hb) String() string { return b.b.String() }
