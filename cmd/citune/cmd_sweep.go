@@ -314,7 +314,7 @@ func runSweep(a *app, args []string) error {
 		Command: absArgs(a.args),
 	}
 	if t.Kind == soc.KindSim {
-		runner.Remap = simReload(t, host)
+		runner.Remap = func(context.Context) error { return t.ReloadSim(host.ReadParam) }
 	}
 	if err := runner.Prepare(); err != nil {
 		if errors.Is(err, sweep.ErrPlan) {
@@ -585,32 +585,6 @@ func (s simProxy) NonBurst() (on, ok bool) {
 func (s simProxy) Transfer() {
 	if s.t.Sim != nil {
 		s.t.Sim.Transfer()
-	}
-}
-
-// simReload plays a driver reload on the simulated controller: the
-// controller is reset, Linux configures it again (the profile's board
-// values), and a simulated ehci-hcd (just loaded) starts with ITC =
-// 2^log2_irq_thresh and park as the (fake) module tree says.
-func simReload(t *soc.Target, h *sweep.Host) func(context.Context) error {
-	return func(context.Context) error {
-		o := soc.SimOptions{Role: "host"}
-		if v, err := h.ReadParam("ehci_hcd", "log2_irq_thresh"); err == nil {
-			if n, err := strconv.ParseUint(v, 10, 8); err == nil && n <= 6 {
-				o.Log2IrqThresh = uint(n)
-			}
-		}
-		if v, err := h.ReadParam("ehci_hcd", "park"); err == nil {
-			if n, err := strconv.ParseUint(v, 10, 8); err == nil {
-				o.Park = uint(min(n, 3))
-			}
-		}
-		nt, err := soc.OpenSim(t.Profile, t.Controller, o)
-		if err != nil {
-			return err
-		}
-		t.Acc, t.Sim = nt.Acc, nt.Sim
-		return t.Identify()
 	}
 }
 

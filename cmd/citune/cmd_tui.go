@@ -113,7 +113,7 @@ func runTUI(a *app, args []string) error {
 		// same data as the sweep's first (a setting that corrupts
 		// transfers shows).
 		sw := &tui.SweepRunner{Target: t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Out: *sweepOut,
-			Command: a.args, Kernel: kernelRelease()}
+			Command: a.args, Kernel: a.kernel()}
 		sw.Host, sw.Session = host, u
 		cfg.Sweeper = sw
 	}
@@ -231,15 +231,6 @@ func (t tuiProber) Run(ctx context.Context, progress func(done, total int64)) (t
 		err = nil // shown as a corrupt run
 	}
 	return out, err
-}
-
-// kernelRelease is uname -r, for the results header.
-func kernelRelease() string {
-	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
 }
 
 // monochrome reports a terminal without colour: NO_COLOR set, or a

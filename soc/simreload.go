@@ -1,0 +1,47 @@
+package soc
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// ReloadSim plays a driver reload on a simulated target: the controller
+// is reset, Linux configures it again (the profile's board values), and
+// the simulated ehci-hcd, just loaded, starts from the module parameters
+// readParam returns for the profile's knobs (a log2-encoded parameter
+// sets the driver's ITC, a park-encoded one its park mode), as on a
+// board. The target's accessor is replaced and its identity checked.
+func (t *Target) ReloadSim(readParam func(module, param string) (string, error)) error {
+	if t.Kind != KindSim {
+		return errors.New("ReloadSim: not a simulated target")
+	}
+	o := SimOptions{Role: "host"}
+	for _, k := range t.Profile.Knobs {
+		mod, param, ok := strings.Cut(k.Param, ".")
+		if !ok || k.ParamEncoding != EncodingLog2 && k.ParamEncoding != EncodingPark {
+			continue
+		}
+		v, err := readParam(mod, param)
+		if err != nil {
+			continue // not loaded with it: the driver's default
+		}
+		n, err := strconv.ParseUint(v, 10, 8)
+		if err != nil {
+			continue
+		}
+		n = min(n, k.ParamEncoding.MaxParam())
+		switch k.ParamEncoding {
+		case EncodingLog2:
+			o.Log2IrqThresh = uint(n)
+		case EncodingPark:
+			o.Park = uint(n)
+		}
+	}
+	nt, err := OpenSim(t.Profile, t.Controller, o)
+	if err != nil {
+		return err
+	}
+	t.Acc, t.Sim = nt.Acc, nt.Sim
+	return t.Identify()
+}
