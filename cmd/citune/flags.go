@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // One grammar for every command (issue 13): flags may stand anywhere on
@@ -187,25 +185,11 @@ func usageLine(usage string) string {
 }
 
 // wordWrap breaks each line of s at spaces so that it fits width columns
-// (measured by x/ansi); a word longer than that stands alone.
+// (wrap, line by line).
 func wordWrap(s string, width int) string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
-		cur, n := "", 0
-		for _, word := range strings.Fields(line) {
-			wl := ansi.StringWidth(word)
-			if n > 0 && n+1+wl > width {
-				out = append(out, cur)
-				cur, n = "", 0
-			}
-			if n > 0 {
-				cur += " "
-				n++
-			}
-			cur += word
-			n += wl
-		}
-		out = append(out, cur)
+		out = append(out, strings.TrimSuffix(wrap(line, "", width), "\n"))
 	}
 	return strings.Join(out, "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 )
@@ -95,23 +96,31 @@ func header(t *soc.Target) string {
 	return s
 }
 
-// wrap breaks text into lines of at most width columns; the first is
-// prefixed, the others indented as deep.
+// wrap breaks text (its spaces collapsed) into lines of at most width
+// columns, measured by x/ansi (so × and µ count one column each); the
+// first line starts with prefix, the others are indented as deep. A word
+// longer than the width stands alone. It is the one word-wrapper of the
+// command's own text. (Not ansi.Wordwrap: it also breaks at hyphens,
+// which would split flags like --mode.)
 func wrap(text, prefix string, width int) string {
+	pw := ansi.StringWidth(prefix)
+	indent := strings.Repeat(" ", pw)
 	var b strings.Builder
-	line := prefix
-	indent := strings.Repeat(" ", len(prefix))
+	line, n := prefix, pw
 	for _, w := range strings.Fields(text) {
-		if len(line) > len(prefix) && len(line)+1+len(w) > width {
+		wl := ansi.StringWidth(w)
+		if n > pw && n+1+wl > width {
 			b.WriteString(line + "\n")
-			line, prefix = indent, indent
+			line, n = indent, pw
 		}
-		if len(line) > len(prefix) {
+		if n > pw {
 			line += " "
+			n++
 		}
 		line += w
+		n += wl
 	}
-	if len(line) > len(prefix) {
+	if n > pw {
 		b.WriteString(line + "\n")
 	}
 	return b.String()
@@ -159,17 +168,19 @@ func humanOut(w io.Writer, tty bool) io.Writer {
 	return &lineWrapper{w: w, width: width}
 }
 
-// wrapLine breaks a line longer than width at its last space before the
+// wrapLine breaks a line wider than width at its last space before the
 // limit, keeping the spacing inside each piece (tables stay aligned) and
-// indenting continuation lines four columns deeper than the line.
+// indenting continuation lines four columns deeper than the line. Widths
+// are x/ansi's, as in wrap.
 func wrapLine(line string, width int) string {
 	lead := len(line) - len(strings.TrimLeft(line, " "))
 	indent := strings.Repeat(" ", min(lead+4, width/2))
 	var b strings.Builder
-	for len(line) > width {
-		cut := strings.LastIndexByte(line[:width+1], ' ')
+	for ansi.StringWidth(line) > width {
+		head := ansi.Truncate(line, width+1, "")
+		cut := strings.LastIndexByte(head, ' ')
 		if cut <= len(indent) {
-			cut = width // one long word: cut it
+			cut = len(ansi.Truncate(line, width, "")) // one long word: cut it
 		}
 		b.WriteString(strings.TrimRight(line[:cut], " ") + "\n")
 		line = indent + strings.TrimLeft(line[cut:], " ")
