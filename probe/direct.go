@@ -126,7 +126,7 @@ func explainOpen(path string, err error, direct bool) error {
 		}
 		return fmt.Errorf("permission denied opening %s: check the permissions of the file and its directories", path)
 	case errno == syscall.EINVAL && direct:
-		return fmt.Errorf("%w: the file system or device of %s refused O_DIRECT (%v); use --buffered, which drops the page cache before each run instead", ErrNoDirect, path, err)
+		return fmt.Errorf("%w: the file system or device of %s refused O_DIRECT (%v)", ErrNoDirect, path, err)
 	case errno == syscall.EBUSY:
 		return fmt.Errorf("%s is in use (mounted, or held by LVM, RAID or another driver): refused", path)
 	case errno == syscall.EROFS:
@@ -144,12 +144,12 @@ func explainIO(op, path string, off, done int64, n int, err error, direct bool, 
 	switch errno {
 	case syscall.EINVAL:
 		if direct {
-			return fmt.Errorf("%w: %s: invalid argument: O_DIRECT transfers must be multiples of the logical block size (%d bytes) at aligned offsets, and some file systems refuse O_DIRECT altogether; try another --bs or --buffered", ErrNoDirect, where, lbs)
+			return fmt.Errorf("%w: %s: invalid argument: O_DIRECT transfers must be multiples of the logical block size (%d bytes) at aligned offsets, and some file systems refuse O_DIRECT altogether", ErrNoDirect, where, lbs)
 		}
 	case syscall.EIO, syscall.ENODEV, syscall.ENXIO:
 		return fmt.Errorf("%s: %v: did the device disappear or fail? (see `dmesg`)", where, err)
 	case syscall.ENOSPC:
-		return fmt.Errorf("%s: no space left on the device: use a smaller --size", where)
+		return fmt.Errorf("%s: no space left on the device for the probe's size", where)
 	}
 	return fmt.Errorf("%s: %w", where, err)
 }

@@ -509,7 +509,7 @@ func dropCaches(procRoot string) error {
 	syscall.Sync()
 	path := filepath.Join(procRootOr(procRoot), "sys/vm/drop_caches")
 	if err := os.WriteFile(path, []byte("3\n"), 0o200); err != nil {
-		return fmt.Errorf("--buffered: dropping the page cache before the run needs root (writing %s: %w)", path, err)
+		return fmt.Errorf("buffered reads: dropping the page cache before the run needs root (writing %s: %w)", path, err)
 	}
 	return nil
 }

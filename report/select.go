@@ -69,7 +69,7 @@ func (s *Sweep) Find(name string) (*Point, error) {
 	if n, ok := strings.CutPrefix(name, "#"); ok {
 		r, err := strconv.Atoi(n)
 		if err != nil || r < 1 || r > len(s.Ranked) {
-			return nil, fmt.Errorf("%s: --point %s: no such rank (%d points ranked)", s.File, name, len(s.Ranked))
+			return nil, fmt.Errorf("%s: point %s: no such rank (%d points ranked)", s.File, name, len(s.Ranked))
 		}
 		return s.Ranked[r-1], nil
 	}
@@ -80,7 +80,7 @@ func (s *Sweep) Find(name string) (*Point, error) {
 	}
 	want, err := s.parseSettings(name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: --point %q: %v", s.File, name, err)
+		return nil, fmt.Errorf("%s: point %q: %v", s.File, name, err)
 	}
 	var exact, partial []*Point
 	for _, p := range all {
@@ -105,9 +105,9 @@ func (s *Sweep) Find(name string) (*Point, error) {
 	case len(exact) == 0 && len(partial) == 1:
 		return partial[0], nil
 	case len(exact)+len(partial) == 0:
-		return nil, fmt.Errorf("%s: --point %q: no such point; the points are: %s", s.File, name, pointList(all))
+		return nil, fmt.Errorf("%s: point %q: no such point; the points are: %s", s.File, name, pointList(all))
 	}
-	return nil, fmt.Errorf("%s: --point %q matches %d points (%s): name more settings", s.File, name, len(exact)+len(partial), pointList(append(exact, partial...)))
+	return nil, fmt.Errorf("%s: point %q matches %d points (%s): name more settings", s.File, name, len(exact)+len(partial), pointList(append(exact, partial...)))
 }
 
 func pointList(ps []*Point) string {

@@ -45,7 +45,7 @@ func Detect(root fs.FS, ps []*Profile, identify func(*Profile) error) (*Detectio
 		d.SocID = strings.TrimSpace(string(b))
 	}
 	if len(d.Compatible) == 0 && d.SocID == "" {
-		return d, fmt.Errorf("%w: neither /%s nor /%s is readable (not an i.MX/Vybrid Linux system?); choose one with --profile, or use --sim", ErrNoProfile, CompatiblePath, SocIDPath)
+		return d, fmt.Errorf("%w: neither /%s nor /%s is readable (not an i.MX/Vybrid Linux system?)", ErrNoProfile, CompatiblePath, SocIDPath)
 	}
 	for _, p := range ps {
 		if p.matches(d.Compatible, d.SocID) {
@@ -53,7 +53,7 @@ func Detect(root fs.FS, ps []*Profile, identify func(*Profile) error) (*Detectio
 		}
 	}
 	if len(d.Candidates) == 0 {
-		return d, fmt.Errorf("%w: compatible %q, soc_id %q; choose one with --profile (see `citune profiles`)", ErrNoProfile, d.Compatible, d.SocID)
+		return d, fmt.Errorf("%w: compatible %q, soc_id %q", ErrNoProfile, d.Compatible, d.SocID)
 	}
 	var passed []*Profile
 	for _, p := range d.Candidates {
@@ -75,7 +75,7 @@ func Detect(root fs.FS, ps []*Profile, identify func(*Profile) error) (*Detectio
 	case 0:
 		return d, fmt.Errorf("%w: the device tree matches %s, but no controller passed the identity checks:\n  %s", ErrNoProfile, names(d.Candidates), strings.Join(d.Notes, "\n  "))
 	}
-	return d, fmt.Errorf("%w: several profiles fit (%s); choose one with --profile", ErrNoProfile, names(passed))
+	return d, fmt.Errorf("%w: several profiles fit (%s)", ErrNoProfile, names(passed))
 }
 
 func (p *Profile) matches(compat []string, socID string) bool {

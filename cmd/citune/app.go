@@ -181,7 +181,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		code = ee.code
 	}
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %v\n", err)
+		fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %v%s\n", err, advice(err))
 	} else {
 		code = exitOK
 	}

@@ -30,9 +30,9 @@ func MapPhys(base uint64, size uint32) (*Window, error) {
 	if err != nil {
 		switch {
 		case errors.Is(err, os.ErrPermission):
-			return nil, fmt.Errorf("%w: %v: run citune as root (or give it CAP_SYS_RAWIO); to try it without a board use --sim", ErrNotRoot, err)
+			return nil, fmt.Errorf("%w: %v: run citune as root (or give it CAP_SYS_RAWIO)", ErrNotRoot, err)
 		case errors.Is(err, os.ErrNotExist):
-			return nil, fmt.Errorf("%w: %v: this kernel has no /dev/mem (CONFIG_DEVMEM=n); use --mem-file with a saved image or --sim", ErrNotRoot, err)
+			return nil, fmt.Errorf("%w: %v: this kernel has no /dev/mem (CONFIG_DEVMEM=n)", ErrNotRoot, err)
 		}
 		return nil, fmt.Errorf("%w: %v", ErrNotRoot, err)
 	}

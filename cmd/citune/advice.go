@@ -1,0 +1,24 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/soc/mmio"
+)
+
+// advice is what a user can do about err, in this command line's terms:
+// the library packages say what is wrong in domain words (a TUI user has
+// no flags), and the CLI adds the flags here, in one place.
+func advice(err error) string {
+	switch {
+	case errors.Is(err, soc.ErrNoProfile):
+		return "; choose a profile with --profile (see `citune profiles`), or use --sim"
+	case errors.Is(err, mmio.ErrNotRoot):
+		return "; without a board, use --sim, or --mem-file with a saved image"
+	case errors.Is(err, probe.ErrNoDirect):
+		return "; try another --bs, or --buffered (it drops the page cache before each run instead)"
+	}
+	return ""
+}

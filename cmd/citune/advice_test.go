@@ -1,0 +1,30 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/soc/mmio"
+)
+
+// Library errors say what is wrong; the CLI adds its flags.
+func TestAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("%w: compatible x", soc.ErrNoProfile), "--profile"},
+		{fmt.Errorf("mapping: %w", mmio.ErrNotRoot), "--sim"},
+		{fmt.Errorf("read: %w", probe.ErrNoDirect), "--buffered"},
+		{errors.New("something else"), ""},
+	} {
+		got := advice(tc.err)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("advice(%v) = %q, want it to name %q", tc.err, got, tc.want)
+		}
+	}
+}
