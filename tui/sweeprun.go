@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -47,9 +46,9 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 }
 
 // SweepRunner is the Sweeper of package sweep: it runs plans with
-// sweep.Runner (journal, held checks, restore on every exit path), writes
-// the results to a JSONL file and streams its records to the TUI as they
-// are written. Stopping and starting the same plan again resumes it from
+// sweep.Runner (journal, held checks, restore on every exit path), which
+// writes the results to a JSONL file, and turns the runner's events
+// (sweep.Event) into the TUI's updates as they happen. Stopping and starting the same plan again resumes it from
 // that file.
 type SweepRunner struct {
 	Target    *soc.Target
@@ -153,7 +152,7 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 		}
 	}
 	r := &sweep.Runner{ParamUsers: users, Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
-		Out: sweep.NewWriter(&teeFile{f: f, line: st.record}), Command: s.Command, Kernel: s.Kernel, Resume: res}
+		Out: sweep.NewWriter(f), OnEvent: st.event, Command: s.Command, Kernel: s.Kernel, Resume: res}
 	outcome, err := r.Run(ctx)
 	if outcome != nil {
 		if w := outcome.Ranking.Winner(); w != nil {
@@ -185,23 +184,7 @@ func (s *SweepRunner) newPath() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("citune-tui-%s-%d-%d.jsonl", time.Now().Format("20060102-150405"), os.Getpid(), s.n))
 }
 
-// teeFile writes results records to the file and hands each line to line.
-type teeFile struct {
-	f    *os.File
-	line func([]byte)
-}
-
-func (t *teeFile) Write(b []byte) (int, error) {
-	n, err := t.f.Write(b)
-	if err == nil {
-		t.line(b)
-	}
-	return n, err
-}
-
-func (t *teeFile) Sync() error { return t.f.Sync() }
-
-// streamer turns results records into TUI updates.
+// streamer turns the runner's events into TUI updates.
 type streamer struct {
 	axes    []sweep.Axis
 	report  func(SweepUpdate)
@@ -236,65 +219,48 @@ func (s *streamer) update(u SweepUpdate) {
 	s.report(u)
 }
 
-func (s *streamer) record(line []byte) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(line, &head) != nil {
-		return
-	}
-	switch head.Type {
-	case sweep.TypeHeader:
-		var h sweep.Header
-		if json.Unmarshal(line, &h) != nil {
-			return
+// event is the runner's OnEvent: it runs on the sweep's goroutine, as
+// report may.
+func (s *streamer) event(e sweep.Event) {
+	switch e.Kind {
+	case sweep.SweepStarted:
+		if e.Header == nil {
+			return // a resume: resume counted the points
 		}
-		for _, p := range h.Points {
+		for _, p := range e.Header.Points {
 			if p.Key != sweep.BaselineKey {
 				s.total++
 			}
 		}
 		note := ""
-		if len(h.Notes) > 0 {
-			note = h.Notes[0]
+		if len(e.Notes) > 0 {
+			note = e.Notes[0]
 		}
 		s.update(SweepUpdate{Note: note})
-	case sweep.TypeEvent:
-		var e sweep.EventRecord
-		if json.Unmarshal(line, &e) != nil {
-			return
-		}
-		switch e.Event {
-		case sweep.EventApply:
-			s.current = strings.TrimPrefix(e.Message, "applying ")
-			s.update(SweepUpdate{Current: s.current})
-		case sweep.EventEliminated:
-			if p := s.points[e.Point]; p != nil {
-				p.Eliminated = e.Message
-				cp := *p
-				s.update(SweepUpdate{Point: &cp})
-				return
-			}
-			fallthrough
-		default:
-			s.update(SweepUpdate{Note: e.Event + ": " + e.Message})
-		}
-	case sweep.TypeRun:
-		var r sweep.RunRecord
-		if json.Unmarshal(line, &r) != nil {
-			return
-		}
+	case sweep.PointStarted:
+		s.current = e.Label
+		s.update(SweepUpdate{Current: s.current})
+	case sweep.RunFinished:
 		what := "run"
-		if r.Warmup {
+		if e.Run.Warmup {
 			what = "warm-up run"
 		}
-		s.update(SweepUpdate{Current: fmt.Sprintf("%s, %s %d", s.current, what, r.Seq)})
-	case sweep.TypePoint:
-		var r sweep.PointRecord
-		if json.Unmarshal(line, &r) != nil {
+		s.update(SweepUpdate{Current: fmt.Sprintf("%s, %s %d", s.current, what, e.Run.Seq)})
+	case sweep.PointClosed:
+		s.update(SweepUpdate{Point: s.point(*e.Closed)})
+	case sweep.PointEliminated:
+		if e.Replayed {
+			return // already in the results being resumed
+		}
+		if p := s.points[e.Point]; p != nil {
+			p.Eliminated = e.Message
+			cp := *p
+			s.update(SweepUpdate{Point: &cp})
 			return
 		}
-		s.update(SweepUpdate{Point: s.point(r)})
+		s.update(SweepUpdate{Note: e.Kind.String() + ": " + e.Message})
+	case sweep.ModuleReload, sweep.SettingsRestored:
+		s.update(SweepUpdate{Note: e.Kind.String() + ": " + e.Message})
 	}
 }
 
