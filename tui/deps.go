@@ -10,6 +10,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/undo"
 )
 
@@ -66,9 +67,11 @@ type SweepPlan struct {
 	Mode string
 	// Source says where the plan came from ("screen" or a file name).
 	Source string
-	// Extra carries sweeper settings read from a plan file (settle time,
-	// warm-ups); the TUI passes it back untouched.
-	Extra any
+	// File holds the settings a plan file gave (settle time, warm-ups),
+	// nil for a plan typed on the screen; the TUI passes it back
+	// untouched and the sweep applies it before the screen's axes,
+	// repeat and mode.
+	File *sweep.PlanFile
 }
 
 // Points is the number of points of the full grid.

@@ -31,7 +31,7 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	if sp.Repeats < sweep.MinRunsForCI {
 		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, sweep.MinRunsForCI)
 	}
-	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), Extra: pf}
+	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), File: &pf}
 	for _, a := range axes {
 		ta := SweepAxis{Name: a.Name, Ref: a.Ref, Values: a.Values}
 		switch a.Kind {
@@ -92,8 +92,8 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 	defer s.mu.Unlock()
 	m := s.Target.Profile.Map
 	sp := sweep.DefaultPlan()
-	if pf, ok := plan.Extra.(sweep.PlanFile); ok {
-		pf.Apply(&sp)
+	if plan.File != nil {
+		plan.File.Apply(&sp)
 	}
 	if plan.Mode != "" {
 		sp.Mode = plan.Mode

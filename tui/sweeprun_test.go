@@ -152,7 +152,7 @@ func TestLoadPlanFile(t *testing.T) {
 	if got := planString(p, e.target.Profile.Map); got != "AHBBRST=0,3 ITC=1,8 repeat=3 mode=grid" {
 		t.Errorf("plan = %q", got)
 	}
-	if _, ok := p.Extra.(sweep.PlanFile); !ok {
-		t.Errorf("Extra = %T, want the plan file's settings", p.Extra)
+	if p.File == nil || p.File.Settle == nil || *p.File.Settle != "0s" {
+		t.Errorf("File = %+v, want the plan file's settings (settle 0s)", p.File)
 	}
 }

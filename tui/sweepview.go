@@ -188,7 +188,7 @@ func (s *sweepState) setPlanText(text string, m *regs.Map) {
 		s.resetResults()
 	}
 	p.Source = "screen"
-	p.Extra = s.plan.Extra // settings a loaded plan file gave (settle, warm-ups)
+	p.File = s.plan.File // settings a loaded plan file gave (settle, warm-ups)
 	s.plan = p
 }
 
@@ -509,7 +509,7 @@ func (m Model) onPlan(msg planMsg) Model {
 		m.setErr("plan %s: %v", msg.path, err)
 		return m
 	}
-	m.sweep.plan.Extra = msg.plan.Extra
+	m.sweep.plan.File = msg.plan.File
 	m.sweep.setPlanText(text, m.m)
 	m.sweep.plan.Source = msg.plan.Source
 	m.axes = nil
