@@ -92,7 +92,7 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 	// Runs and the close of a visit belong to the point it started.
 	open := ""
 	count := map[sweep.EventKind]int{}
-	statuses := map[string]int{}
+	statuses := map[sweep.Status]int{}
 	for _, e := range evs {
 		count[e.Kind]++
 		switch e.Kind {

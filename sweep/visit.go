@@ -17,7 +17,7 @@ import (
 // warm-ups) and checks after every run that its settings held. It
 // returns the point's status. An error ends the sweep (cancelled, or a
 // failure the next points would share).
-func (r *Runner) visit(ctx context.Context, p *Point, n int) (string, error) {
+func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -94,7 +94,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (string, error) {
 	return rec.Status, nil
 }
 
-func (r *Runner) count(status string) {
+func (r *Runner) count(status Status) {
 	switch status {
 	case StatusNotHeld:
 		r.notHeld++
