@@ -100,11 +100,12 @@ type SweepPoint struct {
 	CPUPerMiB  float64
 	// Baseline marks a measurement of the original settings.
 	Baseline bool
-	// Why a point is not ranked: NotHeld says what did not hold ("ITC
-	// wrote 0, read 1"), Corrupt what the integrity check found, Failed
-	// why the apply or probe failed, Eliminated why an adaptive race
-	// dropped it.
-	NotHeld, Corrupt, Failed, Eliminated string
+	// Status is how the point's measurement ended: sweep.StatusOK ("" is
+	// ok too), or why it is not ranked. Reason says what did not hold
+	// ("ITC wrote 0, read 1"), what the integrity check found, why the
+	// apply or probe failed, or why an adaptive race dropped it.
+	Status sweep.Status
+	Reason string
 	// Versus is the sweeper's own comparison with the baseline ("+4.1 %
 	// (95 % CI 3.2-5.0)"); empty when it has none.
 	Versus string
@@ -112,8 +113,11 @@ type SweepPoint struct {
 
 // Ranked reports whether the point may be ranked.
 func (p SweepPoint) Ranked() bool {
-	return !p.Baseline && p.NotHeld == "" && p.Corrupt == "" && p.Failed == "" && p.Eliminated == "" && len(p.Rates) > 0
+	return !p.Baseline && p.ok() && len(p.Rates) > 0
 }
+
+// ok reports whether nothing excludes the point from the ranking.
+func (p SweepPoint) ok() bool { return p.Status == "" || p.Status == sweep.StatusOK }
 
 // SweepUpdate reports progress of a running sweep.
 type SweepUpdate struct {

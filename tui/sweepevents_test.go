@@ -71,7 +71,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 		if !slices.Equal(p.Rates, fileRates[k]) {
 			t.Errorf("point %s: rates %v on screen, %v in the file", k, p.Rates, fileRates[k])
 		}
-		if p.Eliminated != "" {
+		if p.Status == sweep.StatusEliminated {
 			nElim++
 		}
 	}

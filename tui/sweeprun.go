@@ -252,8 +252,8 @@ func (s *streamer) event(e sweep.Event) {
 		if e.Replayed {
 			return // already in the results being resumed
 		}
-		if p := s.points[e.Point]; p != nil {
-			p.Eliminated = e.Message
+		if p := s.points[e.Point]; p != nil && p.ok() {
+			p.Status, p.Reason = sweep.StatusEliminated, e.Message
 			cp := *p
 			s.update(SweepUpdate{Point: &cp})
 			return
@@ -291,15 +291,10 @@ func (s *streamer) point(r sweep.PointRecord) *SweepPoint {
 	if len(r.Changed) > 0 {
 		why = strings.Join(r.Changed, "; ") + " (" + r.Reason + ")"
 	}
-	switch r.Status {
-	case sweep.StatusNotHeld:
-		p.NotHeld = why
-	case sweep.StatusCorrupt:
-		p.Corrupt = why
-	case sweep.StatusFailed:
-		p.Failed = why
-	case sweep.StatusEliminated:
-		p.Eliminated = why
+	// The first reason a point is excluded sticks, as in the sweep's
+	// own ranking; an elimination gives way to a later failure.
+	if r.Status != sweep.StatusOK && (p.ok() || p.Status == sweep.StatusEliminated) {
+		p.Status, p.Reason = r.Status, why
 	}
 	if s.closed == nil {
 		s.closed = map[string]bool{}

@@ -40,7 +40,7 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 		t.Fatalf("%d ranked, %d not; want 2 and 2 (ITC=8 not held)", len(good), len(bad))
 	}
 	for _, p := range bad {
-		if p.Values[1] != "8" || !strings.Contains(p.NotHeld, "ITC") {
+		if p.Values[1] != "8" || (p.Status != sweep.StatusNotHeld || !strings.Contains(p.Reason, "ITC")) {
 			t.Errorf("unranked point %v: %+v, want ITC=8 not held", p.Values, p)
 		}
 	}

@@ -436,8 +436,8 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if u.Point != nil {
 			s.addPoint(*u.Point)
-			if u.Point.Corrupt != "" {
-				m.setErr("CORRUPT data at %s: %s", s.label(*u.Point, m.m), u.Point.Corrupt)
+			if u.Point.Status == sweep.StatusCorrupt {
+				m.setErr("CORRUPT data at %s: %s", s.label(*u.Point, m.m), u.Point.Reason)
 			}
 		}
 	case sweepDoneMsg:
@@ -779,7 +779,7 @@ func (m Model) tableView(h int) []string {
 	}
 	for _, p := range bad {
 		l := row("-", p)
-		if p.Corrupt != "" {
+		if p.Status == sweep.StatusCorrupt {
 			l = m.st.Error.Render(l)
 		} else {
 			l = m.st.Drift.Render(l)
@@ -798,15 +798,11 @@ func (m Model) tableView(h int) []string {
 
 // pointStatus says in words why a point is or is not ranked.
 func pointStatus(p SweepPoint) string {
-	switch {
-	case p.Corrupt != "":
-		return "CORRUPT: " + p.Corrupt
-	case p.NotHeld != "":
-		return "not-held: " + p.NotHeld
-	case p.Failed != "":
-		return "failed: " + p.Failed
-	case p.Eliminated != "":
-		return "eliminated: " + p.Eliminated
+	switch p.Status {
+	case sweep.StatusCorrupt:
+		return "CORRUPT: " + p.Reason
+	case sweep.StatusNotHeld, sweep.StatusFailed, sweep.StatusEliminated:
+		return string(p.Status) + ": " + p.Reason
 	}
 	return "ok"
 }
@@ -902,13 +898,13 @@ func (m Model) heatView(h int) []string {
 			switch {
 			case !ok:
 				cell = "."
-			case p.Corrupt != "":
+			case p.Status == sweep.StatusCorrupt:
 				cell = "CORRUPT"
-			case p.NotHeld != "":
+			case p.Status == sweep.StatusNotHeld:
 				cell = "n/h"
-			case p.Failed != "":
+			case p.Status == sweep.StatusFailed:
 				cell = "failed"
-			case p.Eliminated != "":
+			case p.Status == sweep.StatusEliminated:
 				cell = "elim"
 			case len(p.Rates) == 0:
 				cell = "--"
