@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"strings"
 	"sync"
 	"time"
 
@@ -36,31 +37,22 @@ type Prober interface {
 	Run(ctx context.Context, progress func(done, total int64)) (ProbeResult, error)
 }
 
-// SweepAxis is one swept setting and its values.
-type SweepAxis struct {
-	// Name is REG.FIELD for a register field, or a sweeper's own name for
-	// other settings ("sysfs:/sys/block/sda/queue/max_sectors_kb",
-	// "modparam:ehci_hcd.log2_irq_thresh").
-	Name string
-	// Ref is the register field; Ref.Reg is nil for other settings.
-	Ref regs.Ref
-	// Values in sweep order; register values in decimal.
-	Values []string
-}
-
-// Label is the short name shown in tables: the field name when it is
-// unique in the map, else the full name.
-func (a SweepAxis) Label(m *regs.Map) string {
-	if a.Ref.Reg != nil {
+// axisLabel is the short name of a sweep axis shown in tables: the
+// field name when it is unique in the map, else REG.FIELD; a file or
+// module parameter as the plan spells it (sysfs:PATH, modparam:M.P).
+func axisLabel(m *regs.Map, a sweep.Axis) string {
+	if a.Kind == sweep.KindRegister {
 		return shortName(m, a.Ref)
 	}
-	return a.Name
+	return strings.TrimSuffix(a.Spec(), "="+strings.Join(a.Values, ","))
 }
 
 // SweepPlan is what a sweep runs: the grid of its axes, each point probed
 // Repeat times.
 type SweepPlan struct {
-	Axes   []SweepAxis
+	// Axes are the sweep's own (sweep.ParseAxis checked them): register
+	// values in decimal.
+	Axes   []sweep.Axis
 	Repeat int
 	// Mode is the sweeper's mode ("grid", "ofat", "adaptive"; "" for its
 	// default).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,16 +33,7 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, sweep.MinRunsForCI)
 	}
 	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), File: &pf}
-	for _, a := range axes {
-		ta := SweepAxis{Name: a.Name, Ref: a.Ref, Values: a.Values}
-		switch a.Kind {
-		case sweep.KindFile:
-			ta.Name = "file:" + a.Name
-		case sweep.KindModParam:
-			ta.Name = "modparam:" + a.Name
-		}
-		p.Axes = append(p.Axes, ta)
-	}
+	p.Axes = axes
 	return p, nil
 }
 
@@ -90,7 +82,6 @@ func (s *SweepRunner) Path() string {
 func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.Target.Profile.Map
 	sp := sweep.DefaultPlan()
 	if plan.File != nil {
 		plan.File.Apply(&sp)
@@ -100,12 +91,8 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 	}
 	sp.Repeats = plan.Repeat
 	var keyParts []string
-	for _, a := range plan.Axes {
-		ax, err := sweep.NewAxis(m, a.Name, a.Values)
-		if err != nil {
-			return err
-		}
-		sp.Axes = append(sp.Axes, ax)
+	sp.Axes = slices.Clone(plan.Axes)
+	for _, ax := range sp.Axes {
 		keyParts = append(keyParts, ax.Spec())
 	}
 	if s.Adjust != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,5 +155,30 @@ func TestLoadPlanFile(t *testing.T) {
 	}
 	if p.File == nil || p.File.Settle == nil || *p.File.Settle != "0s" {
 		t.Errorf("File = %+v, want the plan file's settings (settle 0s)", p.File)
+	}
+}
+
+// The screen's plan and the sweep's axes are one grammar: the axes are
+// what sweep.ParseAxis makes of each word, and the plan prints back as
+// the words it was read from.
+func TestPlanIsTheSweepsGrammar(t *testing.T) {
+	e := newEnv(t, false)
+	m := e.target.Profile.Map
+	words := []string{"AHBBRST=0,3", "sysfs:/sys/block/sda/queue/max_sectors_kb=128,512", "modparam:ehci_hcd.log2_irq_thresh=0,3"}
+	p, err := parsePlan(strings.Join(words, " ")+" repeat=5 mode=ofat", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range words {
+		want, err := sweep.ParseAxis(m, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Axes[i]; got.Kind != want.Kind || got.Name != want.Name || !slices.Equal(got.Values, want.Values) {
+			t.Errorf("axis %d: %+v, want %+v", i, got, want)
+		}
+	}
+	if got, want := planString(p, m), strings.Join(words, " ")+" repeat=5 mode=ofat"; got != want {
+		t.Errorf("plan prints as %q, want %q", got, want)
 	}
 }
