@@ -167,3 +167,77 @@ func TestEventKindNames(t *testing.T) {
 		}
 	}
 }
+
+// A resumed adaptive race decides its eliminations again from the
+// replayed visits: those the file already records come as Replayed events
+// and are not written twice; the resumed session starts with its resume
+// record, not a header.
+func TestResumedEliminationsAreReplayed(t *testing.T) {
+	tg, _ := imageTarget(t, "imx6q")
+	s := newRunner(t, tg, sweep.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
+	s.runner.Plan.Repeats = 5
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first := map[string]bool{}
+	s.runner.OnEvent = func(e sweep.Event) {
+		if e.Kind == sweep.PointEliminated {
+			first[e.Point] = true
+		}
+		if e.Kind == sweep.PointClosed && len(first) > 0 {
+			cancel() // the visit after the first elimination
+		}
+	}
+	if _, err := s.runner.Run(ctx); !errors.Is(err, sweep.ErrInterrupted) {
+		t.Fatalf("first session: %v", err)
+	}
+	if len(first) == 0 {
+		t.Fatal("nothing eliminated before the stop")
+	}
+	prev, err := sweep.Load(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := sweep.OpenAppend(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var evs []sweep.Event
+	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: sweep.NewWriter(f), Resume: prev, Journal: s.journal,
+		OnEvent: func(e sweep.Event) { evs = append(evs, e) }}
+	if _, err := r2.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if evs[0].Kind != sweep.SweepStarted || evs[0].Resume == nil || evs[0].Header != nil {
+		t.Errorf("resumed session starts with %+v", evs[0])
+	}
+	replayed := map[string]bool{}
+	for _, e := range evs {
+		if e.Kind == sweep.PointEliminated {
+			if e.Replayed != first[e.Point] {
+				t.Errorf("%s eliminated again with Replayed %v; the first session eliminated it: %v", e.Point, e.Replayed, first[e.Point])
+			}
+			if e.Replayed {
+				replayed[e.Point] = true
+			}
+		}
+	}
+	if len(replayed) != len(first) {
+		t.Errorf("replayed %v, first session %v", replayed, first)
+	}
+	res, err := sweep.Load(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := map[string]int{}
+	for _, e := range res.Events {
+		if e.Event == sweep.EventEliminated {
+			written[e.Point]++
+		}
+	}
+	for p, n := range written {
+		if n != 1 {
+			t.Errorf("%s eliminated %d times in the file", p, n)
+		}
+	}
+}
