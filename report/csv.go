@@ -69,7 +69,7 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 				reason += ": " + strings.Join(p.Changed, "; ")
 			}
 			rec := []string{s.File, s.Profile, s.Controller, s.Kernel, s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
-				strconv.FormatBool(p.Tied), p.Status, reason}
+				strconv.FormatBool(p.Tied), string(p.Status), reason}
 			for _, name := range names {
 				rec = append(rec, p.Settings[name])
 			}

@@ -330,7 +330,7 @@ func fleetCell(s *Sweep, p *Point) string {
 	case p.Status == sweep.StatusEliminated && len(p.Rates) > 0:
 		return s.Rate(p.Median) + " elim."
 	case p.Status != sweep.StatusOK:
-		return p.Status
+		return string(p.Status)
 	}
 	c := s.Rate(p.Median)
 	switch r := rankCell(p); {
@@ -517,7 +517,7 @@ func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
 			b.start("g")
 			b.title(g.Boards[k] + ": " + pointTitle(s, p))
 			if len(p.Rates) == 0 || (p.Status != sweep.StatusOK && p.Status != sweep.StatusEliminated) {
-				b.textElem("text", trim(g.Boards[k], 14)+": "+strings.ToUpper(p.Status), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
+				b.textElem("text", trim(g.Boards[k], 14)+": "+strings.ToUpper(string(p.Status)), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
 				b.end("g")
 				continue
 			}

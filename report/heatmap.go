@@ -160,7 +160,7 @@ func heatmap(s *Sweep, id string) trustedHTML {
 			case c.bad != nil:
 				b.title(pointTitle(s, c.bad))
 				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fmt.Sprintf("url(#%s-hatch)", id), "stroke", "#ffffff", "stroke-width", "2")
-				b.textElem("text", strings.ToUpper(c.bad.Status), "x", px(x+cw/2), "y", px(y+ch/2+4), "text-anchor", "middle", "class", "cellbad")
+				b.textElem("text", strings.ToUpper(string(c.bad.Status)), "x", px(x+cw/2), "y", px(y+ch/2+4), "text-anchor", "middle", "class", "cellbad")
 			case !others && s.Baseline != nil && ax.Values[i] == ax.Original && ay.Values[j] == ay.Original:
 				b.title(pointTitle(s, s.Baseline))
 				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")

@@ -282,7 +282,7 @@ func summarise(res *sweep.Results) *Sweep {
 		}
 		s.Eliminated = append(s.Eliminated, p)
 	}
-	order := map[string]int{sweep.StatusCorrupt: 0, sweep.StatusNotHeld: 1, sweep.StatusFailed: 2}
+	order := map[sweep.Status]int{sweep.StatusCorrupt: 0, sweep.StatusNotHeld: 1, sweep.StatusFailed: 2}
 	sort.SliceStable(s.Excluded, func(i, j int) bool {
 		oi, oj := order[s.Excluded[i].Status], order[s.Excluded[j].Status]
 		if oi != oj {

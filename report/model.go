@@ -120,7 +120,7 @@ type Point struct {
 	Baseline bool
 	Rank     int
 	Tied     bool
-	Status   string
+	Status   sweep.Status
 	Reason   string
 	Changed  []string
 
@@ -306,9 +306,9 @@ func (s *Sweep) measured() []*Point {
 func (s *Sweep) Counts() (notHeld, corrupt, other int) {
 	for _, p := range s.Excluded {
 		switch p.Status {
-		case "not-held":
+		case sweep.StatusNotHeld:
 			notHeld++
-		case "corrupt":
+		case sweep.StatusCorrupt:
 			corrupt++
 		default:
 			other++

@@ -155,7 +155,7 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 			if len(p.Changed) > 0 {
 				why += ": " + strings.Join(p.Changed, "; ")
 			}
-			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(p.Status)+": "+trim(why, int(pw/7.5)-12))
+			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(string(p.Status))+": "+trim(why, int(pw/7.5)-12))
 			b.end("g")
 			continue
 		}
@@ -200,7 +200,7 @@ func pointTitle(s *Sweep, p *Point) string {
 		t += fmt.Sprintf("; %.0f irq/MiB", p.IRQsPerMiB.V)
 	}
 	if p.Status != sweep.StatusOK {
-		t += "; " + p.Status + ": " + p.Reason
+		t += "; " + string(p.Status) + ": " + p.Reason
 		if len(p.Changed) > 0 {
 			t += ": " + strings.Join(p.Changed, "; ")
 		}
@@ -439,7 +439,7 @@ func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 				continue
 			}
 			if p.Status != sweep.StatusOK || p.Vs == nil {
-				b.textElem("text", trim(s.Label, 14)+": "+strings.ToUpper(p.Status), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
+				b.textElem("text", trim(s.Label, 14)+": "+strings.ToUpper(string(p.Status)), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
 				b.end("g")
 				continue
 			}

@@ -73,7 +73,7 @@ func pointTable(s *Sweep, pts []*Point) *table {
 	}
 	for _, p := range all {
 		if p.Status != sweep.StatusOK {
-			t.add(rankCell(p), pointName(s, p), "", "", "", "", strings.ToUpper(p.Status)+" (below)")
+			t.add(rankCell(p), pointName(s, p), "", "", "", "", strings.ToUpper(string(p.Status))+" (below)")
 			continue
 		}
 		t.add(rankCell(p), pointName(s, p), strconv.Itoa(p.Runs()), s.Rate(p.Median), s.Rate(p.Min), s.Rate(p.Max),
@@ -209,7 +209,7 @@ func excludedLine(s *Sweep, p *Point) (status, what string) {
 	if len(p.Changed) > 0 {
 		what += ": " + strings.Join(p.Changed, "; ")
 	}
-	status = p.Status
+	status = string(p.Status)
 	if p.Status == sweep.StatusCorrupt {
 		status = "!!! CORRUPT"
 	}
@@ -433,7 +433,7 @@ func cell(s *Sweep, p *Point) string {
 	case p.Status == sweep.StatusEliminated && len(p.Rates) > 0:
 		return s.Rate(p.Median) + " " + p.Vs.Short() + " elim."
 	case p.Status != sweep.StatusOK:
-		return p.Status
+		return string(p.Status)
 	}
 	c := s.Rate(p.Median)
 	if p.Vs != nil {

@@ -113,10 +113,8 @@ func (r *Runner) race(alive []*Point, halve bool) []*Point {
 	z := normalQuantile(1 - raceAlpha/float64(len(cs)-1))
 	drop := func(c cand, msg string) {
 		r.store.eliminate(c.p.Key, msg)
-		if _, done := r.elimDone[c.p.Key]; !done {
-			r.event(EventEliminated, c.p.Key, msg)
-		}
-		r.logf("    dropped %s: %s\n", SettingsString(r.settings(c.p)), msg)
+		_, replayed := r.elimDone[c.p.Key]
+		r.emit(Event{Kind: PointEliminated, Point: c.p.Key, Settings: r.settings(c.p), Message: msg, Replayed: replayed})
 	}
 	out := []*Point{L.p}
 	var rest []cand

@@ -95,8 +95,7 @@ func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]A
 	}
 	ps := r.modParams(vals)
 	msg := fmt.Sprintf("reloading %s with %s", strings.Join(r.Host.Modules, ", "), paramString(ps))
-	r.logf("%s\n", msg)
-	if err := r.event(EventReload, "", msg); err != nil {
+	if err := r.emit(Event{Kind: ModuleReload, Message: msg}); err != nil {
 		return &fatalError{err}
 	}
 	*reloaded = true

@@ -22,6 +22,9 @@
 // finished points. The original values of everything a sweep may change
 // are journalled (soc.Journal) before the first change and restored on
 // every exit path; after a kill -9, `citune restore` uses the journal.
+// What happens is one stream of typed events (Event, events.go): the
+// results file, the progress printed to Runner.Log and Runner.OnEvent (the
+// TUI) are its consumers, so they cannot tell different stories.
 //
 // Modes: a full grid in shuffled order with the baseline (the original
 // settings) measured again at intervals so that drift shows;

@@ -8,13 +8,17 @@ import (
 	"strings"
 )
 
-// Point statuses. Only ok points are ranked.
+// Status is how a point's measurement ended; the results file records it
+// as its string. Only ok points are ranked.
+type Status string
+
+// Point statuses.
 const (
-	StatusOK         = "ok"
-	StatusNotHeld    = "not-held"   // a setting did not stick or changed during a probe run
-	StatusCorrupt    = "corrupt"    // a probe run failed its integrity check
-	StatusFailed     = "failed"     // the probe or the apply step failed
-	StatusEliminated = "eliminated" // adaptive: significantly worse than the leader, not measured further
+	StatusOK         Status = "ok"
+	StatusNotHeld    Status = "not-held"   // a setting did not stick or changed during a probe run
+	StatusCorrupt    Status = "corrupt"    // a probe run failed its integrity check
+	StatusFailed     Status = "failed"     // the probe or the apply step failed
+	StatusEliminated Status = "eliminated" // adaptive: significantly worse than the leader, not measured further
 )
 
 // Confidence is the level of every interval citune reports.
@@ -26,7 +30,7 @@ type PointStats struct {
 	Settings map[string]string
 	Ignored  []string
 	Note     string
-	Status   string
+	Status   Status
 	Reason   string
 	Changed  []string
 	Rates    []float64
@@ -60,7 +64,7 @@ type Ranked struct {
 type Excluded struct {
 	Key      string            `json:"point"`
 	Settings map[string]string `json:"settings"`
-	Status   string            `json:"status"`
+	Status   Status            `json:"status"`
 	Reason   string            `json:"reason,omitempty"`
 	Changed  []string          `json:"changed,omitempty"`
 	Runs     int               `json:"runs"`

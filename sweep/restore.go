@@ -79,7 +79,6 @@ func (r *Runner) restore(ctx context.Context) error {
 		}
 		err = fmt.Errorf("%s", msg)
 	}
-	r.logf("%s\n", msg)
-	r.event(EventRestore, "", msg)
+	r.emit(Event{Kind: SettingsRestored, Message: msg, RestoreFailed: err != nil})
 	return err
 }

@@ -163,7 +163,7 @@ type PointRecord struct {
 	Settings map[string]string `json:"settings"`
 	Ignored  []string          `json:"ignored,omitempty"`
 	Note     string            `json:"note,omitempty"`
-	Status   string            `json:"status"`
+	Status   Status            `json:"status"`
 	Reason   string            `json:"reason,omitempty"`
 	Changed  []string          `json:"changed,omitempty"`
 	Applied  []Applied         `json:"applied,omitempty"`

@@ -39,6 +39,9 @@ type Runner struct {
 	Out *Writer
 	// Log receives progress for people (may be nil).
 	Log io.Writer
+	// OnEvent, when set, receives every event of the sweep (events.go),
+	// after the results file and Log got theirs, on Run's goroutine.
+	OnEvent func(Event)
 	// Session records and undoes every change (its journal keeps the
 	// originals across a crash). When nil, Run opens one itself with
 	// Journal as its journal ("" keeps none).
@@ -130,9 +133,6 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	if err := r.Prepare(); err != nil {
 		return nil, err
 	}
-	for _, n := range r.notes {
-		r.logf("%s\n", n)
-	}
 	if err := r.begin(); err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	}()
 	runErr := r.execute(ctx)
 	if ctx.Err() != nil {
-		r.logf("interrupted: restoring the original settings\n")
+		r.emit(Event{Kind: SweepInterrupted})
 		runErr = fmt.Errorf("%w: %v (resume with --resume)", ErrInterrupted, context.Cause(ctx))
 	}
 	restoreErr := r.restore(ctx)
@@ -174,7 +174,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	if restoreErr != nil {
 		end.RestoreError = restoreErr.Error()
 	}
-	werr := r.Out.Write(end)
+	werr := r.emit(Event{Kind: SweepEnded, End: &end})
 	return out, errors.Join(runErr, restoreErr, werr)
 }
 
@@ -195,7 +195,8 @@ func (r *Runner) begin() error {
 	}
 	r.store.original = origs
 	if r.Resume != nil {
-		return r.Out.Write(ResumeRecord{Type: TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live})
+		rec := ResumeRecord{Type: TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live}
+		return r.emit(Event{Kind: SweepStarted, Notes: r.notes, Resume: &rec})
 	}
 	plan := r.Plan
 	plan.Axes = r.axes
@@ -210,11 +211,7 @@ func (r *Runner) begin() error {
 	for _, p := range r.points {
 		h.Points = append(h.Points, r.info(p))
 	}
-	return r.Out.Write(h)
-}
-
-func (r *Runner) event(kind, point, msg string) error {
-	return r.Out.Write(EventRecord{Type: TypeEvent, Session: r.session, Time: r.Now().UTC(), Event: kind, Point: point, Message: msg})
+	return r.emit(Event{Kind: SweepStarted, Notes: r.notes, Header: &h})
 }
 
 // execute measures the points in the plan's mode.

@@ -17,7 +17,7 @@ import (
 // warm-ups) and checks after every run that its settings held. It
 // returns the point's status. An error ends the sweep (cancelled, or a
 // failure the next points would share).
-func (r *Runner) visit(ctx context.Context, p *Point, n int) (string, error) {
+func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -38,7 +38,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (string, error) {
 	if p.Baseline {
 		label = "baseline (original settings)"
 	}
-	if err := r.event(EventApply, p.Key, "applying "+label); err != nil {
+	if err := r.emit(Event{Kind: PointStarted, Point: p.Key, Settings: settings, Label: label, Message: "applying " + label}); err != nil {
 		return "", err
 	}
 	rec := PointRecord{Type: TypePoint, Session: r.session, Visit: seq, Point: p.Key, Baseline: p.Baseline, Settings: settings,
@@ -77,13 +77,12 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (string, error) {
 	}
 	r.store.addVisit(rec, runs)
 	r.summarise(&rec)
-	if err := r.Out.Write(rec); err != nil {
-		return "", err
-	}
 	r.count(rec.Status)
 	r.elapsed += time.Since(t0)
 	t0 = time.Now()
-	r.progress(seq, &rec)
+	if err := r.emit(Event{Kind: PointClosed, Point: p.Key, Closed: &rec}); err != nil {
+		return "", err
+	}
 	if rec.Status == StatusFailed {
 		r.failures++
 		if r.failures >= r.MaxFailures {
@@ -95,7 +94,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (string, error) {
 	return rec.Status, nil
 }
 
-func (r *Runner) count(status string) {
+func (r *Runner) count(status Status) {
 	switch status {
 	case StatusNotHeld:
 		r.notHeld++
@@ -134,7 +133,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 		if len(changed) > 0 {
 			rr.Held, rr.Changed = false, changed
 		}
-		if err := r.Out.Write(rr); err != nil {
+		if err := r.emit(Event{Kind: RunFinished, Point: p.Key, Run: &rr}); err != nil {
 			return nil, err
 		}
 		runs = append(runs, rr)
@@ -149,7 +148,6 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 			rec.Status, rec.Reason, rec.Changed = StatusNotHeld, fmt.Sprintf("changed during %s %d", kind, i+1), changed
 		case run.Corrupt:
 			rec.Status, rec.Reason = StatusCorrupt, fmt.Sprintf("%s %d failed its integrity check: %s", kind, i+1, or(run.Detail, "data differ"))
-			r.logf("!!! CORRUPT DATA at %s: %s\n", SettingsString(rec.Settings), rec.Reason)
 		case perr != nil:
 			rec.Status, rec.Reason = StatusFailed, fmt.Sprintf("probe %s %d: %v", kind, i+1, perr)
 		default:

@@ -5,11 +5,13 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/undo"
 )
 
@@ -35,40 +37,33 @@ type Prober interface {
 	Run(ctx context.Context, progress func(done, total int64)) (ProbeResult, error)
 }
 
-// SweepAxis is one swept setting and its values.
-type SweepAxis struct {
-	// Name is REG.FIELD for a register field, or a sweeper's own name for
-	// other settings ("sysfs:/sys/block/sda/queue/max_sectors_kb",
-	// "modparam:ehci_hcd.log2_irq_thresh").
-	Name string
-	// Ref is the register field; Ref.Reg is nil for other settings.
-	Ref regs.Ref
-	// Values in sweep order; register values in decimal.
-	Values []string
-}
-
-// Label is the short name shown in tables: the field name when it is
-// unique in the map, else the full name.
-func (a SweepAxis) Label(m *regs.Map) string {
-	if a.Ref.Reg != nil {
+// axisLabel is the short name of a sweep axis shown in tables: the
+// field name when it is unique in the map, else REG.FIELD; a file or
+// module parameter as the plan spells it (sysfs:PATH, modparam:M.P).
+func axisLabel(m *regs.Map, a sweep.Axis) string {
+	if a.Kind == sweep.KindRegister {
 		return shortName(m, a.Ref)
 	}
-	return a.Name
+	return strings.TrimSuffix(a.Spec(), "="+strings.Join(a.Values, ","))
 }
 
 // SweepPlan is what a sweep runs: the grid of its axes, each point probed
 // Repeat times.
 type SweepPlan struct {
-	Axes   []SweepAxis
+	// Axes are the sweep's own (sweep.ParseAxis checked them): register
+	// values in decimal.
+	Axes   []sweep.Axis
 	Repeat int
 	// Mode is the sweeper's mode ("grid", "ofat", "adaptive"; "" for its
 	// default).
 	Mode string
 	// Source says where the plan came from ("screen" or a file name).
 	Source string
-	// Extra carries sweeper settings read from a plan file (settle time,
-	// warm-ups); the TUI passes it back untouched.
-	Extra any
+	// File holds the settings a plan file gave (settle time, warm-ups),
+	// nil for a plan typed on the screen; the TUI passes it back
+	// untouched and the sweep applies it before the screen's axes,
+	// repeat and mode.
+	File *sweep.PlanFile
 }
 
 // Points is the number of points of the full grid.
@@ -97,11 +92,12 @@ type SweepPoint struct {
 	CPUPerMiB  float64
 	// Baseline marks a measurement of the original settings.
 	Baseline bool
-	// Why a point is not ranked: NotHeld says what did not hold ("ITC
-	// wrote 0, read 1"), Corrupt what the integrity check found, Failed
-	// why the apply or probe failed, Eliminated why an adaptive race
-	// dropped it.
-	NotHeld, Corrupt, Failed, Eliminated string
+	// Status is how the point's measurement ended: sweep.StatusOK ("" is
+	// ok too), or why it is not ranked. Reason says what did not hold
+	// ("ITC wrote 0, read 1"), what the integrity check found, why the
+	// apply or probe failed, or why an adaptive race dropped it.
+	Status sweep.Status
+	Reason string
 	// Versus is the sweeper's own comparison with the baseline ("+4.1 %
 	// (95 % CI 3.2-5.0)"); empty when it has none.
 	Versus string
@@ -109,8 +105,11 @@ type SweepPoint struct {
 
 // Ranked reports whether the point may be ranked.
 func (p SweepPoint) Ranked() bool {
-	return !p.Baseline && p.NotHeld == "" && p.Corrupt == "" && p.Failed == "" && p.Eliminated == "" && len(p.Rates) > 0
+	return !p.Baseline && p.ok() && len(p.Rates) > 0
 }
+
+// ok reports whether nothing excludes the point from the ranking.
+func (p SweepPoint) ok() bool { return p.Status == "" || p.Status == sweep.StatusOK }
 
 // SweepUpdate reports progress of a running sweep.
 type SweepUpdate struct {

@@ -20,18 +20,6 @@ func snapshotOf(m *regs.Map, raw map[uint32]uint32) soc.Snapshot {
 	return s
 }
 
-// dtsName is the name package sweep gives a setting: REG.FIELD, a file's
-// absolute path, or module.param.
-func dtsName(a SweepAxis) string {
-	if a.Ref.Reg != nil {
-		return a.Ref.String()
-	}
-	if _, rest, ok := strings.Cut(a.Name, ":"); ok {
-		return rest
-	}
-	return a.Name
-}
-
 // liveSettings lists every knob with its value in raw.
 func liveSettings(p *soc.Profile, raw map[uint32]uint32) []sweep.Setting {
 	return sweep.LiveSettings(p, snapshotOf(p.Map, raw))
@@ -48,7 +36,7 @@ func (m Model) winnerSettings() ([]sweep.Setting, string, bool) {
 	var out []sweep.Setting
 	for i, a := range m.sweep.plan.Axes {
 		if i < len(b.Values) && b.Values[i] != "" {
-			out = append(out, sweep.Setting{Name: dtsName(a), Value: b.Values[i], Comment: "sweep winner " + versusOf(b)})
+			out = append(out, sweep.Setting{Name: a.Name, Value: b.Values[i], Comment: "sweep winner " + versusOf(b)})
 		}
 	}
 	return out, why, true

@@ -399,12 +399,18 @@ func TestParsePlanErrors(t *testing.T) {
 	for text, want := range map[string]string{
 		"ITC=3":          "not a legal value",
 		"AHBBRST=4":      "reserved",
-		"USBCMD=1":       "is a register",
+		"USBCMD=1":       "a sweep changes fields, not whole registers",
 		"NOPE=1":         "no such register or field",
 		"ITC=1 repeat=0": "want 3..100",
 		"ITC=1 repeat=2": "repeat=2: want 3..100 (with fewer runs per point no difference can be told from noise",
 		"ITC":            "want FIELD=",
 		"ID.ID=1":        "write refused",
+		// The sweep's own axis grammar: files and module parameters are
+		// checked on the screen too.
+		"sysfs:/etc/passwd=1":         "a file axis takes a path under /sys or /proc",
+		"modparam:ehci_hcd=1":         "want modparam:MODULE.PARAM",
+		"AHBBRST=0 SBUSCFG.AHBBRST=3": "AHBBRST is listed twice",
+		"AHBBRST=0,0":                 "value 0 given twice",
 	} {
 		if _, err := parsePlan(text, m); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parsePlan(%q) = %v, want %q", text, err, want)

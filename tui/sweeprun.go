@@ -2,11 +2,11 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,24 +32,15 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	if sp.Repeats < sweep.MinRunsForCI {
 		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, sweep.MinRunsForCI)
 	}
-	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), Extra: pf}
-	for _, a := range axes {
-		ta := SweepAxis{Name: a.Name, Ref: a.Ref, Values: a.Values}
-		switch a.Kind {
-		case sweep.KindFile:
-			ta.Name = "file:" + a.Name
-		case sweep.KindModParam:
-			ta.Name = "modparam:" + a.Name
-		}
-		p.Axes = append(p.Axes, ta)
-	}
+	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), File: &pf}
+	p.Axes = axes
 	return p, nil
 }
 
 // SweepRunner is the Sweeper of package sweep: it runs plans with
-// sweep.Runner (journal, held checks, restore on every exit path), writes
-// the results to a JSONL file and streams its records to the TUI as they
-// are written. Stopping and starting the same plan again resumes it from
+// sweep.Runner (journal, held checks, restore on every exit path), which
+// writes the results to a JSONL file, and turns the runner's events
+// (sweep.Event) into the TUI's updates as they happen. Stopping and starting the same plan again resumes it from
 // that file.
 type SweepRunner struct {
 	Target    *soc.Target
@@ -91,22 +82,17 @@ func (s *SweepRunner) Path() string {
 func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.Target.Profile.Map
 	sp := sweep.DefaultPlan()
-	if pf, ok := plan.Extra.(sweep.PlanFile); ok {
-		pf.Apply(&sp)
+	if plan.File != nil {
+		plan.File.Apply(&sp)
 	}
 	if plan.Mode != "" {
 		sp.Mode = plan.Mode
 	}
 	sp.Repeats = plan.Repeat
 	var keyParts []string
-	for _, a := range plan.Axes {
-		ax, err := sweep.NewAxis(m, a.Name, a.Values)
-		if err != nil {
-			return err
-		}
-		sp.Axes = append(sp.Axes, ax)
+	sp.Axes = slices.Clone(plan.Axes)
+	for _, ax := range sp.Axes {
 		keyParts = append(keyParts, ax.Spec())
 	}
 	if s.Adjust != nil {
@@ -153,7 +139,7 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 		}
 	}
 	r := &sweep.Runner{ParamUsers: users, Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
-		Out: sweep.NewWriter(&teeFile{f: f, line: st.record}), Command: s.Command, Kernel: s.Kernel, Resume: res}
+		Out: sweep.NewWriter(f), OnEvent: st.event, Command: s.Command, Kernel: s.Kernel, Resume: res}
 	outcome, err := r.Run(ctx)
 	if outcome != nil {
 		if w := outcome.Ranking.Winner(); w != nil {
@@ -185,23 +171,7 @@ func (s *SweepRunner) newPath() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("citune-tui-%s-%d-%d.jsonl", time.Now().Format("20060102-150405"), os.Getpid(), s.n))
 }
 
-// teeFile writes results records to the file and hands each line to line.
-type teeFile struct {
-	f    *os.File
-	line func([]byte)
-}
-
-func (t *teeFile) Write(b []byte) (int, error) {
-	n, err := t.f.Write(b)
-	if err == nil {
-		t.line(b)
-	}
-	return n, err
-}
-
-func (t *teeFile) Sync() error { return t.f.Sync() }
-
-// streamer turns results records into TUI updates.
+// streamer turns the runner's events into TUI updates.
 type streamer struct {
 	axes    []sweep.Axis
 	report  func(SweepUpdate)
@@ -236,65 +206,48 @@ func (s *streamer) update(u SweepUpdate) {
 	s.report(u)
 }
 
-func (s *streamer) record(line []byte) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(line, &head) != nil {
-		return
-	}
-	switch head.Type {
-	case sweep.TypeHeader:
-		var h sweep.Header
-		if json.Unmarshal(line, &h) != nil {
-			return
+// event is the runner's OnEvent: it runs on the sweep's goroutine, as
+// report may.
+func (s *streamer) event(e sweep.Event) {
+	switch e.Kind {
+	case sweep.SweepStarted:
+		if e.Header == nil {
+			return // a resume: resume counted the points
 		}
-		for _, p := range h.Points {
+		for _, p := range e.Header.Points {
 			if p.Key != sweep.BaselineKey {
 				s.total++
 			}
 		}
 		note := ""
-		if len(h.Notes) > 0 {
-			note = h.Notes[0]
+		if len(e.Notes) > 0 {
+			note = e.Notes[0]
 		}
 		s.update(SweepUpdate{Note: note})
-	case sweep.TypeEvent:
-		var e sweep.EventRecord
-		if json.Unmarshal(line, &e) != nil {
-			return
-		}
-		switch e.Event {
-		case sweep.EventApply:
-			s.current = strings.TrimPrefix(e.Message, "applying ")
-			s.update(SweepUpdate{Current: s.current})
-		case sweep.EventEliminated:
-			if p := s.points[e.Point]; p != nil {
-				p.Eliminated = e.Message
-				cp := *p
-				s.update(SweepUpdate{Point: &cp})
-				return
-			}
-			fallthrough
-		default:
-			s.update(SweepUpdate{Note: e.Event + ": " + e.Message})
-		}
-	case sweep.TypeRun:
-		var r sweep.RunRecord
-		if json.Unmarshal(line, &r) != nil {
-			return
-		}
+	case sweep.PointStarted:
+		s.current = e.Label
+		s.update(SweepUpdate{Current: s.current})
+	case sweep.RunFinished:
 		what := "run"
-		if r.Warmup {
+		if e.Run.Warmup {
 			what = "warm-up run"
 		}
-		s.update(SweepUpdate{Current: fmt.Sprintf("%s, %s %d", s.current, what, r.Seq)})
-	case sweep.TypePoint:
-		var r sweep.PointRecord
-		if json.Unmarshal(line, &r) != nil {
+		s.update(SweepUpdate{Current: fmt.Sprintf("%s, %s %d", s.current, what, e.Run.Seq)})
+	case sweep.PointClosed:
+		s.update(SweepUpdate{Point: s.point(*e.Closed)})
+	case sweep.PointEliminated:
+		if e.Replayed {
+			return // already in the results being resumed
+		}
+		if p := s.points[e.Point]; p != nil && p.ok() {
+			p.Status, p.Reason = sweep.StatusEliminated, e.Message
+			cp := *p
+			s.update(SweepUpdate{Point: &cp})
 			return
 		}
-		s.update(SweepUpdate{Point: s.point(r)})
+		s.update(SweepUpdate{Note: e.Kind.String() + ": " + e.Message})
+	case sweep.ModuleReload, sweep.SettingsRestored:
+		s.update(SweepUpdate{Note: e.Kind.String() + ": " + e.Message})
 	}
 }
 
@@ -325,15 +278,10 @@ func (s *streamer) point(r sweep.PointRecord) *SweepPoint {
 	if len(r.Changed) > 0 {
 		why = strings.Join(r.Changed, "; ") + " (" + r.Reason + ")"
 	}
-	switch r.Status {
-	case sweep.StatusNotHeld:
-		p.NotHeld = why
-	case sweep.StatusCorrupt:
-		p.Corrupt = why
-	case sweep.StatusFailed:
-		p.Failed = why
-	case sweep.StatusEliminated:
-		p.Eliminated = why
+	// The first reason a point is excluded sticks, as in the sweep's
+	// own ranking; an elimination gives way to a later failure.
+	if r.Status != sweep.StatusOK && (p.ok() || p.Status == sweep.StatusEliminated) {
+		p.Status, p.Reason = r.Status, why
 	}
 	if s.closed == nil {
 		s.closed = map[string]bool{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 		t.Fatalf("%d ranked, %d not; want 2 and 2 (ITC=8 not held)", len(good), len(bad))
 	}
 	for _, p := range bad {
-		if p.Values[1] != "8" || !strings.Contains(p.NotHeld, "ITC") {
+		if p.Values[1] != "8" || (p.Status != sweep.StatusNotHeld || !strings.Contains(p.Reason, "ITC")) {
 			t.Errorf("unranked point %v: %+v, want ITC=8 not held", p.Values, p)
 		}
 	}
@@ -152,7 +153,32 @@ func TestLoadPlanFile(t *testing.T) {
 	if got := planString(p, e.target.Profile.Map); got != "AHBBRST=0,3 ITC=1,8 repeat=3 mode=grid" {
 		t.Errorf("plan = %q", got)
 	}
-	if _, ok := p.Extra.(sweep.PlanFile); !ok {
-		t.Errorf("Extra = %T, want the plan file's settings", p.Extra)
+	if p.File == nil || p.File.Settle == nil || *p.File.Settle != "0s" {
+		t.Errorf("File = %+v, want the plan file's settings (settle 0s)", p.File)
+	}
+}
+
+// The screen's plan and the sweep's axes are one grammar: the axes are
+// what sweep.ParseAxis makes of each word, and the plan prints back as
+// the words it was read from.
+func TestPlanIsTheSweepsGrammar(t *testing.T) {
+	e := newEnv(t, false)
+	m := e.target.Profile.Map
+	words := []string{"AHBBRST=0,3", "sysfs:/sys/block/sda/queue/max_sectors_kb=128,512", "modparam:ehci_hcd.log2_irq_thresh=0,3"}
+	p, err := parsePlan(strings.Join(words, " ")+" repeat=5 mode=ofat", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range words {
+		want, err := sweep.ParseAxis(m, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Axes[i]; got.Kind != want.Kind || got.Name != want.Name || !slices.Equal(got.Values, want.Values) {
+			t.Errorf("axis %d: %+v, want %+v", i, got, want)
+		}
+	}
+	if got, want := planString(p, m), strings.Join(words, " ")+" repeat=5 mode=ofat"; got != want {
+		t.Errorf("plan prints as %q, want %q", got, want)
 	}
 }

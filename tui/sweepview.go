@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,41 +55,16 @@ type sweepState struct {
 // has reports whether ref is an axis of the plan.
 func (p SweepPlan) has(ref regs.Ref) bool {
 	for _, a := range p.Axes {
-		if a.Ref.Reg != nil && sameRef(a.Ref, ref) {
+		if a.Kind == sweep.KindRegister && sameRef(a.Ref, ref) {
 			return true
 		}
 	}
 	return false
 }
 
-// hasName reports whether an axis of the plan is called name.
-func (p SweepPlan) hasName(name string) bool {
-	for _, a := range p.Axes {
-		if strings.EqualFold(a.Name, name) {
-			return true
-		}
-	}
-	return false
-}
-
-// otherAxis reports whether name is a sweeper axis that is not a register
-// field (files, module parameters); the sweeper validates those.
-func otherAxis(name string) bool {
-	prefix, _, ok := strings.Cut(name, ":")
-	if !ok {
-		return false
-	}
-	switch strings.ToLower(prefix) {
-	case "sysfs", "procfs", "file", "modparam":
-		return true
-	}
-	return false
-}
-
-// parsePlan reads the on-screen plan syntax: FIELD=v1,v2,... per axis,
-// optional repeat=N and mode=grid|ofat|adaptive. Register values are
-// checked like `citune set` values; sysfs:, procfs: and modparam: axes
-// are passed to the sweeper, which checks them before its first write.
+// parsePlan reads the on-screen plan syntax: an axis per word as
+// sweep.ParseAxis reads it (FIELD=v1,v2,..., sysfs:PATH=..., modparam:M.P=...),
+// optional repeat=N and mode=grid|ofat|adaptive.
 func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 	p := SweepPlan{Repeat: 3, Source: "screen"}
 	var errs []error
@@ -116,35 +92,19 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 				errs = append(errs, fmt.Errorf("mode=%s: want grid, ofat or adaptive", vals))
 			}
 			continue
-		case otherAxis(name):
-			if p.hasName(name) {
-				errs = append(errs, fmt.Errorf("%s is listed twice", name))
-				continue
-			}
-			p.Axes = append(p.Axes, SweepAxis{Name: name, Values: strings.Split(vals, ",")})
-			continue
 		}
-		ref, err := m.Lookup(name)
+		// An axis, in the sweep's own grammar (as --axis and plan
+		// files): register values are checked like `citune set` values;
+		// files and module parameters are checked again before the
+		// first write.
+		ax, err := sweep.ParseAxis(m, tok)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if ref.Field == nil {
-			errs = append(errs, fmt.Errorf("%s is a register: sweep one of its fields", ref))
+		if slices.ContainsFunc(p.Axes, func(b sweep.Axis) bool { return b.Kind == ax.Kind && b.Name == ax.Name }) {
+			errs = append(errs, fmt.Errorf("%s is listed twice", axisLabel(m, ax)))
 			continue
-		}
-		if p.has(ref) {
-			errs = append(errs, fmt.Errorf("%s is listed twice", ref))
-			continue
-		}
-		ax := SweepAxis{Name: ref.String(), Ref: ref}
-		for _, v := range strings.Split(vals, ",") {
-			c, err := m.ParseChange(ref.String() + "=" + v)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			ax.Values = append(ax.Values, strconv.FormatUint(uint64(c.Value), 10))
 		}
 		p.Axes = append(p.Axes, ax)
 	}
@@ -158,7 +118,7 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 func planString(p SweepPlan, m *regs.Map) string {
 	var parts []string
 	for _, a := range p.Axes {
-		parts = append(parts, a.Label(m)+"="+strings.Join(a.Values, ","))
+		parts = append(parts, axisLabel(m, a)+"="+strings.Join(a.Values, ","))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -188,7 +148,7 @@ func (s *sweepState) setPlanText(text string, m *regs.Map) {
 		s.resetResults()
 	}
 	p.Source = "screen"
-	p.Extra = s.plan.Extra // settings a loaded plan file gave (settle, warm-ups)
+	p.File = s.plan.File // settings a loaded plan file gave (settle, warm-ups)
 	s.plan = p
 }
 
@@ -304,7 +264,7 @@ func (m Model) planFromAxes() string {
 		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.DTMax != nil {
 			limit = *k.DTMax
 		}
-		p.Axes = append(p.Axes, SweepAxis{Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
+		p.Axes = append(p.Axes, sweep.Axis{Kind: sweep.KindRegister, Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
 	}
 	return planString(p, m.m)
 }
@@ -436,8 +396,8 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if u.Point != nil {
 			s.addPoint(*u.Point)
-			if u.Point.Corrupt != "" {
-				m.setErr("CORRUPT data at %s: %s", s.label(*u.Point, m.m), u.Point.Corrupt)
+			if u.Point.Status == sweep.StatusCorrupt {
+				m.setErr("CORRUPT data at %s: %s", s.label(*u.Point, m.m), u.Point.Reason)
 			}
 		}
 	case sweepDoneMsg:
@@ -509,7 +469,7 @@ func (m Model) onPlan(msg planMsg) Model {
 		m.setErr("plan %s: %v", msg.path, err)
 		return m
 	}
-	m.sweep.plan.Extra = msg.plan.Extra
+	m.sweep.plan.File = msg.plan.File
 	m.sweep.setPlanText(text, m.m)
 	m.sweep.plan.Source = msg.plan.Source
 	m.axes = nil
@@ -528,7 +488,7 @@ func (s sweepState) label(p SweepPoint, m *regs.Map) string {
 	var parts []string
 	for i, a := range s.plan.Axes {
 		if i < len(p.Values) && p.Values[i] != "" {
-			parts = append(parts, a.Label(m)+"="+p.Values[i])
+			parts = append(parts, axisLabel(m, a)+"="+p.Values[i])
 		}
 	}
 	return strings.Join(parts, " ")
@@ -734,7 +694,7 @@ func (m Model) tableView(h int) []string {
 	var cols []string
 	var widths []int
 	for _, a := range s.plan.Axes {
-		n := a.Label(m.m)
+		n := axisLabel(m.m, a)
 		w := max(len(n), 4)
 		for _, v := range a.Values {
 			w = max(w, len(v))
@@ -779,7 +739,7 @@ func (m Model) tableView(h int) []string {
 	}
 	for _, p := range bad {
 		l := row("-", p)
-		if p.Corrupt != "" {
+		if p.Status == sweep.StatusCorrupt {
 			l = m.st.Error.Render(l)
 		} else {
 			l = m.st.Drift.Render(l)
@@ -798,15 +758,11 @@ func (m Model) tableView(h int) []string {
 
 // pointStatus says in words why a point is or is not ranked.
 func pointStatus(p SweepPoint) string {
-	switch {
-	case p.Corrupt != "":
-		return "CORRUPT: " + p.Corrupt
-	case p.NotHeld != "":
-		return "not-held: " + p.NotHeld
-	case p.Failed != "":
-		return "failed: " + p.Failed
-	case p.Eliminated != "":
-		return "eliminated: " + p.Eliminated
+	switch p.Status {
+	case sweep.StatusCorrupt:
+		return "CORRUPT: " + p.Reason
+	case sweep.StatusNotHeld, sweep.StatusFailed, sweep.StatusEliminated:
+		return string(p.Status) + ": " + p.Reason
 	}
 	return "ok"
 }
@@ -878,7 +834,7 @@ func (m Model) heatView(h int) []string {
 		}
 		return SweepPoint{}, false
 	}
-	nx, ny := ax.Label(m.m), ay.Label(m.m)
+	nx, ny := axisLabel(m.m, ax), axisLabel(m.m, ay)
 	rowW := max(len(nx)+1+len(ny), 6) + 1
 	cellW := 9
 	ncol := min(len(ay.Values), max(1, (m.w-rowW)/cellW))
@@ -902,13 +858,13 @@ func (m Model) heatView(h int) []string {
 			switch {
 			case !ok:
 				cell = "."
-			case p.Corrupt != "":
+			case p.Status == sweep.StatusCorrupt:
 				cell = "CORRUPT"
-			case p.NotHeld != "":
+			case p.Status == sweep.StatusNotHeld:
 				cell = "n/h"
-			case p.Failed != "":
+			case p.Status == sweep.StatusFailed:
 				cell = "failed"
-			case p.Eliminated != "":
+			case p.Status == sweep.StatusEliminated:
 				cell = "elim"
 			case len(p.Rates) == 0:
 				cell = "--"

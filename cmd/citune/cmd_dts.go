@@ -140,7 +140,7 @@ func (a *app) dtsFromResults(path string) (sweep.DTSInput, error) {
 	var bad []string
 	for _, x := range rk.Excluded {
 		if x.Status == sweep.StatusNotHeld || x.Status == sweep.StatusCorrupt {
-			bad = append(bad, x.Status)
+			bad = append(bad, string(x.Status))
 		}
 	}
 	if len(bad) > 0 {

@@ -82,7 +82,7 @@ func numPtr(n report.Num) *float64 {
 
 func pointJSON(s *report.Sweep, p *report.Point) jsonPoint {
 	j := jsonPoint{Label: p.Label, Settings: p.Settings, Baseline: p.Baseline, Rank: p.Rank, Tied: p.Tied,
-		Status: p.Status, Reason: p.Reason, Runs: p.Runs(), IRQsPerSec: numPtr(p.IRQsPerSec),
+		Status: string(p.Status), Reason: p.Reason, Runs: p.Runs(), IRQsPerSec: numPtr(p.IRQsPerSec),
 		IRQsPerMiB: numPtr(p.IRQsPerMiB), HandlerAvg: numPtr(p.HandlerAvgUS), CPUPct: numPtr(p.CPUPct)}
 	if p.Runs() > 0 {
 		md, lo, hi := rateJSON(s, p.Median), rateJSON(s, p.Min), rateJSON(s, p.Max)
