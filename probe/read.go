@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -120,91 +119,9 @@ func (p *ReadProbe) verify() Verify {
 	return p.Verify
 }
 
-// preader is the part of a file the read probe uses.
-type preader interface {
-	pread(b []byte, off int64) (int, error)
-	file() *os.File // nil for fakes
-	Close() error
-}
-
-type osFile struct {
-	f  *os.File
-	fd int
-	// ring, when set, makes the reads (see ring); ctx is the run's.
-	ring *ring
-	ctx  context.Context
-	// inflight is set when a cancelled read is still going on in the
-	// kernel: its buffer must not be freed or reused.
-	inflight bool
-}
-
-// pread reads at off with an ordinary system call, which tells the Go
-// scheduler that the thread is blocked in the kernel. Decision: no raw
-// system call (one that keeps its processor): a read stuck in the kernel
-// (a USB device that stopped answering) would then hold up every
-// stop-the-world of the garbage collector, and with it the whole process
-// and its signal handling (Ctrl-C could not restore). The runtime's cost
-// of an ordinary system call is small here because nothing else is
-// runnable while the loop reads: the sample check runs inline, so the
-// monitor thread finds no work to hand the processor to and leaves a read
-// alone for 10 ms before it looks (bench/probe-vs-dd.sh measures it).
-func (o *osFile) pread(b []byte, off int64) (int, error) {
-	if o.ring != nil {
-		n, inflight, err := o.ring.pread(o.ctx, o.fd, b, off)
-		o.inflight = inflight
-		if !ringFailed(err) {
-			return n, err
-		}
-		// The ring itself failed (not the device): Linux 6.1 on ARM
-		// cancels block-device reads it hands to its workers
-		// (ECANCELED; seen in e2e/scenarios/04). Read with pread from
-		// now on, in this process too.
-		ringBroken.Store(true)
-		o.ring.Close()
-		o.ring = nil
-	}
-	for {
-		n, err := syscall.Pread(o.fd, b, off)
-		if err == syscall.EINTR {
-			continue
-		}
-		if n < 0 {
-			n = 0
-		}
-		return n, err
-	}
-}
-
 // ringBroken is set once the ring failed in a way pread does not, so
 // that later runs do not try it again.
 var ringBroken atomic.Bool
-
-// ringFailed tells errors of the ring itself from errors of the read:
-// those the kernel gives for a request it would not or could not run.
-// pread repeats a real error (EINVAL for a misaligned O_DIRECT read).
-func ringFailed(err error) bool {
-	switch err {
-	case syscall.ECANCELED, syscall.EOPNOTSUPP, syscall.ENOSYS, syscall.EINVAL, syscall.EAGAIN:
-		return true
-	}
-	return false
-}
-
-func (o *osFile) file() *os.File { return o.f }
-func (o *osFile) Close() error {
-	if o.ring != nil {
-		o.ring.Close()
-	}
-	return o.f.Close()
-}
-
-func openRead(path string, buffered bool) (preader, error) {
-	f, err := openDirect(path, os.O_RDONLY, buffered)
-	if err != nil {
-		return nil, err
-	}
-	return &osFile{f: f, fd: int(f.Fd())}, nil
-}
 
 // Name implements Probe.
 func (p *ReadProbe) Name() string {
@@ -457,50 +374,12 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	return r, nil
 }
 
-// sampler keeps the sample check's running CRC: over the bytes at
-// offsets [k*SampleStride, k*SampleStride+SampleBytes), with a mark at
-// every block.
-type sampler struct {
-	crc   uint32
-	marks []uint32
-	cpu   time.Duration
-}
-
-// add takes the block b read at offset off.
-func (s *sampler) add(b []byte, off int64) {
-	t0 := time.Now()
-	end := off + int64(len(b))
-	k := (off + SampleStride - 1) / SampleStride * SampleStride
-	// A sample window that began before this block: its rest.
-	if prev := k - SampleStride; prev >= 0 && prev+SampleBytes > off {
-		s.crc = crc32.Update(s.crc, crc32.IEEETable, b[:min(prev+SampleBytes, end)-off])
-	}
-	for ; k < end; k += SampleStride {
-		s.crc = crc32.Update(s.crc, crc32.IEEETable, b[k-off:min(k+SampleBytes, end)-off])
-	}
-	if len(s.marks) < maxMarks {
-		s.marks = append(s.marks, s.crc)
-	}
-	s.cpu += time.Since(t0)
-}
-
 func (r *Run) fill(done int64, el time.Duration, crc uint32) {
 	r.Bytes, r.Elapsed = done, el
 	if el > 0 {
 		r.Rate = float64(done) / el.Seconds()
 	}
 	r.Hash = fmt.Sprintf("crc32:%08x", crc)
-}
-
-// normHash accepts "crc32:1A2B3C4D", "1a2b3c4d" or "0x1a2b3c4d".
-func normHash(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.TrimPrefix(s, "crc32:")
-	s = strings.TrimPrefix(s, "0x")
-	for len(s) < 8 {
-		s = "0" + s
-	}
-	return "crc32:" + s
 }
 
 // dropCaches empties the page cache before a buffered run, as
@@ -519,75 +398,4 @@ func procRootOr(s string) string {
 		return "/proc"
 	}
 	return s
-}
-
-// hasher hashes filled buffers in a goroutine of its own while the next
-// buffer is read into, and keeps the running CRC at every block.
-type hasher struct {
-	free  chan []byte
-	full  chan chunk
-	done  chan struct{}
-	crc   uint32
-	marks []uint32
-	cpu   time.Duration // time spent hashing
-	only  []byte        // the one buffer when nothing is hashed
-}
-
-type chunk struct {
-	b []byte
-	n int64 // bytes to hash; 0 only returns the buffer
-}
-
-func newHasher(bufs []*alignedBuf, on bool) *hasher {
-	h := &hasher{free: make(chan []byte, len(bufs)), full: make(chan chunk, len(bufs)), done: make(chan struct{})}
-	for _, b := range bufs {
-		h.free <- b.b
-	}
-	if !on {
-		// Nothing to hash: one buffer, no goroutine, no channel.
-		h.full, h.only = nil, bufs[0].b
-		return h
-	}
-	go func() {
-		defer close(h.done)
-		for c := range h.full {
-			if c.n > 0 {
-				t0 := time.Now()
-				h.crc = crc32.Update(h.crc, crc32.IEEETable, c.b[:c.n])
-				h.cpu += time.Since(t0)
-				if len(h.marks) < maxMarks {
-					h.marks = append(h.marks, h.crc)
-				}
-			}
-			h.free <- c.b
-		}
-	}()
-	return h
-}
-
-// next returns a buffer to read into.
-func (h *hasher) next() []byte {
-	if h.only != nil {
-		return h.only
-	}
-	return <-h.free
-}
-
-// put hands over n bytes read into b.
-func (h *hasher) put(b []byte, n int64) {
-	if h.full == nil {
-		return
-	}
-	h.full <- chunk{b, n}
-}
-
-// wait hashes what is left and returns the CRC, the block marks and the
-// time spent hashing.
-func (h *hasher) wait() (uint32, []uint32, time.Duration) {
-	if h.full == nil {
-		return 0, nil, 0
-	}
-	close(h.full)
-	<-h.done
-	return h.crc, h.marks, h.cpu
 }

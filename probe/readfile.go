@@ -1,0 +1,92 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"syscall"
+)
+
+// This file holds how the read probe reaches its target: an open file
+// read through io_uring, or pread where the ring is missing or fails.
+
+// preader is the part of a file the read probe uses.
+type preader interface {
+	pread(b []byte, off int64) (int, error)
+	file() *os.File // nil for fakes
+	Close() error
+}
+
+type osFile struct {
+	f  *os.File
+	fd int
+	// ring, when set, makes the reads (see ring); ctx is the run's.
+	ring *ring
+	ctx  context.Context
+	// inflight is set when a cancelled read is still going on in the
+	// kernel: its buffer must not be freed or reused.
+	inflight bool
+}
+
+// pread reads at off with an ordinary system call, which tells the Go
+// scheduler that the thread is blocked in the kernel. Decision: no raw
+// system call (one that keeps its processor): a read stuck in the kernel
+// (a USB device that stopped answering) would then hold up every
+// stop-the-world of the garbage collector, and with it the whole process
+// and its signal handling (Ctrl-C could not restore). The runtime's cost
+// of an ordinary system call is small here because nothing else is
+// runnable while the loop reads: the sample check runs inline, so the
+// monitor thread finds no work to hand the processor to and leaves a read
+// alone for 10 ms before it looks (bench/probe-vs-dd.sh measures it).
+func (o *osFile) pread(b []byte, off int64) (int, error) {
+	if o.ring != nil {
+		n, inflight, err := o.ring.pread(o.ctx, o.fd, b, off)
+		o.inflight = inflight
+		if !ringFailed(err) {
+			return n, err
+		}
+		// The ring itself failed (not the device): Linux 6.1 on ARM
+		// cancels block-device reads it hands to its workers
+		// (ECANCELED; seen in e2e/scenarios/04). Read with pread from
+		// now on, in this process too.
+		ringBroken.Store(true)
+		o.ring.Close()
+		o.ring = nil
+	}
+	for {
+		n, err := syscall.Pread(o.fd, b, off)
+		if err == syscall.EINTR {
+			continue
+		}
+		if n < 0 {
+			n = 0
+		}
+		return n, err
+	}
+}
+
+// ringFailed tells errors of the ring itself from errors of the read:
+// those the kernel gives for a request it would not or could not run.
+// pread repeats a real error (EINVAL for a misaligned O_DIRECT read).
+func ringFailed(err error) bool {
+	switch err {
+	case syscall.ECANCELED, syscall.EOPNOTSUPP, syscall.ENOSYS, syscall.EINVAL, syscall.EAGAIN:
+		return true
+	}
+	return false
+}
+
+func (o *osFile) file() *os.File { return o.f }
+func (o *osFile) Close() error {
+	if o.ring != nil {
+		o.ring.Close()
+	}
+	return o.f.Close()
+}
+
+func openRead(path string, buffered bool) (preader, error) {
+	f, err := openDirect(path, os.O_RDONLY, buffered)
+	if err != nil {
+		return nil, err
+	}
+	return &osFile{f: f, fd: int(f.Fd())}, nil
+}
