@@ -36,24 +36,8 @@ func runSet(a *app, args []string) error {
 	if len(fs.Args()) == 0 {
 		return usageErr("usage: citune set [--dry-run] FIELD=VALUE...")
 	}
-	// Validate names and values against the profile before touching
-	// anything (the profile is resolved without opening the target when
-	// given; detection opens it read-only).
-	p, err := a.resolveProfile()
+	p, changes, err := a.setChanges(fs.Args())
 	if err != nil {
-		return err
-	}
-	// Against the controller's map: a host-only core refuses device
-	// registers here, before anything is opened.
-	c, err := a.pickController(p)
-	if err != nil {
-		return err
-	}
-	changes, err := parseChanges(p.ForController(c).Map, fs.Args())
-	if err != nil {
-		return err
-	}
-	if err := dtLimits(p, changes); err != nil {
 		return err
 	}
 	t, err := a.openProfile(p, !*dry)
@@ -70,12 +54,61 @@ func runSet(a *app, args []string) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	if err := a.checkLive(changes, ws, *allowLive); err != nil {
+		return err
+	}
+	// Values the hardware will ignore (TXPBURST while AHBBRST != 0):
+	// a dry run says so on stderr, a set with its other warnings.
+	inert := inertChanges(t, changes, ws)
+	if *dry {
+		for _, s := range inert {
+			fmt.Fprintf(a.env.stderr, "citune: warning: %s\n", s)
+		}
+		return a.printDrySet(t, ws)
+	}
+	u, closeUndo, err := a.openUndo(t, undo.KindSet, undoOpts{force: *force, allowLive: *allowLive})
+	if err != nil {
+		return err
+	}
+	defer closeUndo()
+	results, err := u.Apply(changes)
+	if err != nil {
+		return err
+	}
+	return a.printSet(t, results, append(inert, a.driverWarnings(t, changes)...))
+}
+
+// setChanges resolves the profile and parses FIELD=VALUE arguments
+// against the controller's map (a host-only core refuses device registers
+// here) and the DT limits, before anything is opened for writing.
+func (a *app) setChanges(args []string) (*soc.Profile, []regs.Change, error) {
+	p, err := a.resolveProfile()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := a.pickController(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	changes, err := parseChanges(p.ForController(c).Map, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := dtLimits(p, changes); err != nil {
+		return nil, nil, err
+	}
+	return p, changes, nil
+}
+
+// checkLive refuses changes that write live state unless allowed, and
+// warns about each one that is.
+func (a *app) checkLive(changes []regs.Change, ws []regs.Write, allow bool) error {
 	cur := map[uint32]uint32{}
 	for _, w := range ws {
 		cur[w.Reg.Offset] = w.Old
 	}
 	live := regs.LiveChanges(changes, cur)
-	if len(live) > 0 && !*allowLive {
+	if len(live) > 0 && !allow {
 		var why []string
 		for _, c := range live {
 			why = append(why, fmt.Sprintf("%s: %s", c.Ref, regs.LiveRisk(c.Ref)))
@@ -85,59 +118,48 @@ func runSet(a *app, args []string) error {
 	for _, c := range live {
 		fmt.Fprintf(a.env.stderr, "citune: warning: writing live state %s: %s\n", c.Ref, regs.LiveRisk(c.Ref))
 	}
-	// Values the hardware will ignore (TXPBURST while AHBBRST != 0):
-	// a dry run says so on stderr, a set with its other warnings.
-	inert := inertChanges(t, changes, ws)
-	for _, s := range inert {
-		if *dry {
-			fmt.Fprintf(a.env.stderr, "citune: warning: %s\n", s)
-		}
-	}
+	return nil
+}
+
+func setResultOf(w regs.Write) setResult {
+	return setResult{Register: w.Reg.Name, Offset: fmt.Sprintf("0x%03x", w.Reg.Offset), Old: regs.Hex(w.Old), New: regs.Hex(w.New), Changes: changeStrings(w.Changes)}
+}
+
+// printDrySet shows what a set would write.
+func (a *app) printDrySet(t *soc.Target, ws []regs.Write) error {
 	var out []setResult
 	for _, w := range ws {
-		out = append(out, setResult{Register: w.Reg.Name, Offset: fmt.Sprintf("0x%03x", w.Reg.Offset), Old: regs.Hex(w.Old), New: regs.Hex(w.New), Changes: changeStrings(w.Changes)})
+		out = append(out, setResultOf(w))
 	}
-	if *dry {
-		if a.g.json {
-			return writeJSON(a.env.stdout, struct {
-				Target targetInfo  `json:"target"`
-				DryRun bool        `json:"dry_run"`
-				Writes []setResult `json:"writes"`
-			}{infoOf(t), true, out})
-		}
-		fmt.Fprintln(a.env.stdout, header(t))
-		for _, r := range out {
-			fmt.Fprintf(a.env.stdout, "would write %s (%s): %s -> %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, strings.Join(r.Changes, " "))
-		}
-		fmt.Fprintln(a.env.stdout, "dry run: nothing written")
-		return nil
+	if a.g.json {
+		return writeJSON(a.env.stdout, struct {
+			Target targetInfo  `json:"target"`
+			DryRun bool        `json:"dry_run"`
+			Writes []setResult `json:"writes"`
+		}{infoOf(t), true, out})
 	}
-	u, closeUndo, err := a.openUndo(t, undo.KindSet, undoOpts{force: *force, allowLive: *allowLive})
-	if err != nil {
-		return err
+	fmt.Fprintln(a.env.stdout, header(t))
+	for _, r := range out {
+		fmt.Fprintf(a.env.stdout, "would write %s (%s): %s -> %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, strings.Join(r.Changes, " "))
 	}
-	defer closeUndo()
-	results, err := u.Apply(changes)
-	out = out[:0]
-	for _, r := range results {
-		out = append(out, setResult{Register: r.Reg.Name, Offset: fmt.Sprintf("0x%03x", r.Reg.Offset), Old: regs.Hex(r.Old), New: regs.Hex(r.New), Changes: changeStrings(r.Changes)})
-	}
-	for i, r := range results {
-		out[i].Readback = regs.Hex(r.Readback)
-		for _, m := range r.Mismatches {
-			out[i].NotHeld = append(out[i].NotHeld, m.String())
-		}
-	}
-	if err != nil {
-		return err
-	}
+	fmt.Fprintln(a.env.stdout, "dry run: nothing written")
+	return nil
+}
+
+// printSet reports what a set wrote and read back; a value that did not
+// stick is exit 3.
+func (a *app) printSet(t *soc.Target, results []regs.Result, warnings []string) error {
+	var out []setResult
 	var notHeld []string
 	for _, r := range results {
+		sr := setResultOf(r.Write)
+		sr.Readback = regs.Hex(r.Readback)
 		for _, m := range r.Mismatches {
+			sr.NotHeld = append(sr.NotHeld, m.String())
 			notHeld = append(notHeld, explainMismatch(t, m))
 		}
+		out = append(out, sr)
 	}
-	warnings := append(inert, a.driverWarnings(t, changes)...)
 	if a.g.json {
 		if err := writeJSON(a.env.stdout, struct {
 			Target   targetInfo  `json:"target"`
