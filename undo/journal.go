@@ -15,6 +15,11 @@ import (
 // registers with original and last written value) is read and converted.
 const Version = 2
 
+// ErrStore is wrapped when the journal or a lock file cannot be read or
+// written (a read-only root file system, say): nothing is changed, as
+// without a journal a change could not be undone after a crash.
+var ErrStore = errors.New("the journal's place is not usable")
+
 // Journal holds one entry per target citune has changed and not yet
 // restored.
 type Journal struct {
@@ -180,7 +185,7 @@ func load(path string) (*Journal, error) {
 		return &Journal{Version: Version}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
+		return nil, fmt.Errorf("journal: %w: %w", ErrStore, err)
 	}
 	var head struct{ Version int }
 	if err := json.Unmarshal(b, &head); err != nil {
@@ -208,7 +213,7 @@ func (j *Journal) save(path string) error {
 	if len(j.Entries) == 0 {
 		os.Remove(tmp)
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("journal: %w", err)
+			return fmt.Errorf("journal: %w: %w", ErrStore, err)
 		}
 		return nil
 	}
@@ -219,12 +224,12 @@ func (j *Journal) save(path string) error {
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("journal: %w", err)
+		return fmt.Errorf("journal: %w: %w", ErrStore, err)
 	}
 	// O_NOFOLLOW: the temporary file is never written through a symlink.
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
-		return fmt.Errorf("journal: %w", err)
+		return fmt.Errorf("journal: %w: %w", ErrStore, err)
 	}
 	_, err = f.Write(append(b, '\n'))
 	if err == nil {
@@ -238,7 +243,7 @@ func (j *Journal) save(path string) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("journal: %w", err)
+		return fmt.Errorf("journal: %w: %w", ErrStore, err)
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
@@ -251,11 +256,11 @@ func (j *Journal) save(path string) error {
 // returns its release.
 func lockFile(path string, how int) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("journal lock: %w", err)
+		return nil, fmt.Errorf("journal lock: %w: %w", ErrStore, err)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("journal lock: %w", err)
+		return nil, fmt.Errorf("journal lock: %w: %w", ErrStore, err)
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), how)
@@ -265,7 +270,7 @@ func lockFile(path string, how int) (func(), error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("journal lock %s: %w", path, err)
+		return nil, fmt.Errorf("journal lock %s: %w: %w", path, ErrStore, err)
 	}
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)

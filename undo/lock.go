@@ -47,11 +47,11 @@ const holderWait = 2 * time.Second
 func acquire(journal string, id TargetID, o Owner, force bool) (*lock, error) {
 	p := lockPath(journal, id)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("target lock: %w", err)
+		return nil, fmt.Errorf("target lock: %w: %w", ErrStore, err)
 	}
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("target lock: %w", err)
+		return nil, fmt.Errorf("target lock: %w: %w", ErrStore, err)
 	}
 	deadline := time.Now().Add(holderWait)
 	for {
@@ -61,7 +61,7 @@ func acquire(journal string, id TargetID, o Owner, force bool) (*lock, error) {
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
-			return nil, fmt.Errorf("target lock %s: %w", p, err)
+			return nil, fmt.Errorf("target lock %s: %w: %w", p, ErrStore, err)
 		}
 		h, ok := readHolder(f)
 		if !ok || !h.Alive() {
@@ -85,7 +85,7 @@ func acquire(journal string, id TargetID, o Owner, force bool) (*lock, error) {
 		// Another set or restore: they are short; wait for it.
 		if err := flock(f, syscall.LOCK_EX); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("target lock %s: %w", p, err)
+			return nil, fmt.Errorf("target lock %s: %w: %w", p, ErrStore, err)
 		}
 		break
 	}
@@ -98,7 +98,7 @@ func acquire(journal string, id TargetID, o Owner, force bool) (*lock, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("target lock %s: %w", p, err)
+		return nil, fmt.Errorf("target lock %s: %w: %w", p, ErrStore, err)
 	}
 	return &lock{f: f}, nil
 }

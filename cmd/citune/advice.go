@@ -6,6 +6,7 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/mmio"
+	"github.com/citune/citune/undo"
 )
 
 // advice is what a user can do about err, in this command line's terms:
@@ -17,6 +18,8 @@ func advice(err error) string {
 		return "; choose a profile with --profile (see `citune profiles`), or use --sim"
 	case errors.Is(err, mmio.ErrNotRoot):
 		return "; without a board, use --sim, or --mem-file with a saved image"
+	case errors.Is(err, undo.ErrStore):
+		return "; give a writable place with --journal FILE (or $CITUNE_JOURNAL), e.g. on a tmpfs; it must survive until `citune restore`"
 	case errors.Is(err, probe.ErrNoDirect):
 		return "; try another --bs, or --buffered (it drops the page cache before each run instead)"
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/mmio"
+	"github.com/citune/citune/undo"
 )
 
 // Library errors say what is wrong; the CLI adds its flags.
@@ -20,6 +21,7 @@ func TestAdvice(t *testing.T) {
 		{fmt.Errorf("%w: compatible x", soc.ErrNoProfile), "--profile"},
 		{fmt.Errorf("mapping: %w", mmio.ErrNotRoot), "--sim"},
 		{fmt.Errorf("read: %w", probe.ErrNoDirect), "--buffered"},
+		{fmt.Errorf("journal: %w: read-only file system", undo.ErrStore), "--journal"},
 		{errors.New("something else"), ""},
 	} {
 		got := advice(tc.err)
