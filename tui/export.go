@@ -42,26 +42,18 @@ func (m Model) winnerSettings() ([]sweep.Setting, string, bool) {
 	return out, why, true
 }
 
-// roleOf decides the controller's role: USBMODE.CM when it says host or
-// device, else the controller's only role, else host (assumed).
-func roleOf(c *soc.Controller, m *regs.Map, raw map[uint32]uint32) (role string, assumed bool) {
+// roleOf decides the controller's role the way every citune command
+// does (soc.Target.Role: USBMODE.CM, else the controller's only role or
+// its dr_mode); where none of them says, host is assumed.
+func roleOf(t *soc.Target, m *regs.Map, raw map[uint32]uint32) (role string, assumed bool) {
+	var snap soc.Snapshot
 	if r := m.Register("USBMODE"); r != nil {
-		if f := r.Field("CM"); f != nil {
-			if v, ok := raw[r.Offset]; ok {
-				switch f.Get(v) {
-				case 3:
-					return "host", false
-				case 2:
-					return "device", false
-				}
-			}
+		if v, ok := raw[r.Offset]; ok {
+			snap.Registers = []soc.RegValue{{Name: r.Name, Offset: r.Offset, Value: v}}
 		}
 	}
-	if len(c.Roles) == 1 {
-		return c.Roles[0], false
-	}
-	if c.DRMode == "peripheral" {
-		return "device", false
+	if role := t.Role(snap); role != "" {
+		return role, false
 	}
 	return "host", true
 }

@@ -550,3 +550,26 @@ func TestExportThroughDTS(t *testing.T) {
 		t.Errorf("winner export = %q, want %q", got, want)
 	}
 }
+
+// The TUI decides the role as soc.Target.Role does: a controller whose
+// dr_mode is host is a host even while USBMODE.CM reads idle.
+func TestRoleIsTheTargets(t *testing.T) {
+	e := newEnv(t, false)
+	tg := e.m.cfg.Target
+	c := *tg.Controller
+	c.Roles, c.DRMode = []string{"host", "device"}, "host"
+	t2 := *tg
+	t2.Controller = &c
+	idle := map[uint32]uint32{tg.Profile.Map.Register("USBMODE").Offset: 0}
+	if role, assumed := roleOf(&t2, tg.Profile.Map, idle); role != "host" || assumed {
+		t.Errorf("dr_mode host: %s (assumed %v), want host", role, assumed)
+	}
+	c.DRMode = "otg"
+	if role, assumed := roleOf(&t2, tg.Profile.Map, idle); role != "host" || !assumed {
+		t.Errorf("otg, idle: %s (assumed %v), want host assumed", role, assumed)
+	}
+	dev := map[uint32]uint32{tg.Profile.Map.Register("USBMODE").Offset: 2}
+	if role, _ := roleOf(&t2, tg.Profile.Map, dev); role != "device" {
+		t.Errorf("CM=2: %s, want device", role)
+	}
+}

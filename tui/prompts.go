@@ -41,7 +41,7 @@ func (m Model) exportText() string {
 	t := m.cfg.Target
 	role, assumed := m.cfg.Role, false
 	if role == "" {
-		role, assumed = roleOf(t.Controller, m.m, m.cur)
+		role, assumed = roleOf(t, m.m, m.cur)
 	}
 	header := []string{"citune: " + t.String() + ", " + role + " role"}
 	if assumed {

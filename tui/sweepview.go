@@ -238,7 +238,7 @@ func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
 func (m Model) mainline(ref regs.Ref) *uint32 {
 	role := m.cfg.Role
 	if role == "" {
-		role, _ = roleOf(m.cfg.Target.Controller, m.m, m.cur)
+		role, _ = roleOf(m.cfg.Target, m.m, m.cur)
 	}
 	for _, c := range m.cfg.Target.Profile.BoardValues(role) {
 		if c.Ref.Reg.Offset == ref.Reg.Offset && c.Ref.Field != nil && ref.Field != nil && c.Ref.Field.Name == ref.Field.Name {
