@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/host"
 )
 
 // This file holds Prepare: everything a sweep checks and computes before
@@ -81,7 +82,7 @@ func (r *Runner) Prepare() error {
 				errs = append(errs, fmt.Errorf("%w: axis %s: %v", ErrPlan, a.Name, err))
 				continue
 			}
-			if f, err := os.OpenFile(r.Host.path(a.Name), os.O_WRONLY, 0); err != nil {
+			if f, err := os.OpenFile(r.Host.Path(a.Name), os.O_WRONLY, 0); err != nil {
 				errs = append(errs, fmt.Errorf("%w: axis %s: not writable: %v", ErrPlan, a.Name, err))
 				continue
 			} else {
@@ -116,7 +117,7 @@ func (r *Runner) Prepare() error {
 		return err
 	}
 	if needReload {
-		if err := r.Host.snapshotLoaded(); err != nil {
+		if err := r.Host.SnapshotLoaded(); err != nil {
 			return err
 		}
 	}
@@ -154,15 +155,15 @@ func (r *Runner) checkModParam(a Axis) (string, error) {
 		return "", fmt.Errorf("%w: axis modparam:%s: %v", ErrPlan, a.Name, err)
 	}
 	switch st {
-	case ModBuiltIn:
+	case host.ModBuiltIn:
 		return "", fmt.Errorf("%w: axis modparam:%s: %s is built into the kernel (/sys/module/%s has no initstate and it is not in /proc/modules), so it cannot be reloaded with another %s; set it on the kernel command line (%s=V) and measure each value after a reboot",
 			ErrPlan, a.Name, a.Module, a.Module, a.Param, a.Name)
-	case ModAbsent:
+	case host.ModAbsent:
 		return "", fmt.Errorf("%w: axis modparam:%s: module %s is not loaded (load it and make the probe's device work first)", ErrPlan, a.Name, a.Module)
 	}
 	inStack := false
 	for _, m := range h.Modules {
-		if ModuleName(m) == a.Module {
+		if host.ModuleName(m) == a.Module {
 			inStack = true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/undo"
 )
 
@@ -30,7 +31,7 @@ type Runner struct {
 	Plan      Plan
 	// Host applies file and module-parameter axes; it may be nil when the
 	// plan has only register axes.
-	Host *Host
+	Host *host.Host
 	// Remap re-opens the register window after a module reload; the
 	// default maps Target again (Target.Remap) and runs its identity
 	// checks.

@@ -17,6 +17,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/sweeptest"
 	"github.com/citune/citune/undo"
 )
@@ -229,7 +230,7 @@ func TestValidatedBeforeTheFirstWrite(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 			s := newRunner(t, tg, sweep.ModeGrid, c.specs...)
-			s.runner.Host = &sweep.Host{}
+			s.runner.Host = &host.Host{}
 			_, err := s.runner.Run(context.Background())
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want %q", err, c.want)
@@ -521,7 +522,7 @@ func TestSysfsAxisOnAFileTree(t *testing.T) {
 	os.WriteFile(file, []byte("120\n"), 0o644)
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	s := newRunner(t, tg, sweep.ModeGrid, "sysfs:/sys/block/sda/queue/max_sectors_kb=64,512", "AHBBRST=3,7")
-	s.runner.Host = &sweep.Host{Root: root}
+	s.runner.Host = &host.Host{Root: root}
 	s.land.Extra = func() float64 {
 		b, _ := os.ReadFile(file)
 		if strings.TrimSpace(string(b)) == "512" {
@@ -590,7 +591,7 @@ func TestModParamAxisReloadsTheModuleStack(t *testing.T) {
 	}
 	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3,6")
 	remaps := 0
-	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 	s.runner.Remap = func(context.Context) error { remaps++; return tg.Identify() }
 	s.land.Before = func(n int) {
 		if n != 1 {
@@ -653,7 +654,7 @@ func TestModParamRefusedWhenBuiltIn(t *testing.T) {
 	}
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3")
-	s.runner.Host = &sweep.Host{Root: root, Loader: &sweeptest.Loader{Root: root}, Modules: tg.Profile.Reload.Modules}
+	s.runner.Host = &host.Host{Root: root, Loader: &sweeptest.Loader{Root: root}, Modules: tg.Profile.Reload.Modules}
 	_, err := s.runner.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "ehci_hcd is built into the kernel") || !strings.Contains(err.Error(), "kernel command line (ehci_hcd.log2_irq_thresh=V)") {
 		t.Fatalf("error %v", err)
@@ -667,12 +668,12 @@ func TestModParamValuesCheckedAgainstTheKnob(t *testing.T) {
 	root, loader := modTree(t)
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,7")
-	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
 	if _, err := s.runner.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "want an integer 0..6") {
 		t.Fatalf("error %v", err)
 	}
 	s = newRunner(t, tg, sweep.ModeGrid, "modparam:usbcore.autosuspend=1,2")
-	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
 	if _, err := s.runner.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "usbcore is not loaded") {
 		t.Fatalf("error %v", err)
 	}
@@ -936,7 +937,7 @@ func TestModParamSweepReloadsOncePerValue(t *testing.T) {
 			s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh="+tc.values, "AHBBRST=0,1,2,3")
 			s.runner.Plan.Repeats = 1
 			s.runner.Plan.BaselineEvery = 2
-			s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+			s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 			s.runner.Remap = func(context.Context) error { return tg.Identify() }
 			if err := s.runner.Prepare(); err != nil {
 				t.Fatal(err)
@@ -1012,7 +1013,7 @@ func TestAdaptiveModParamReloadsWithinItsBound(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
 	s := newRunner(t, tg, sweep.ModeAdaptive, "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "AHBBRST=0,1,2,3")
 	s.runner.Plan.Repeats = 3
-	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 	s.runner.Remap = func(context.Context) error { return tg.Identify() }
 	if err := s.runner.Prepare(); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -147,7 +148,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 		case !rr.Held:
 			rec.Status, rec.Reason, rec.Changed = StatusNotHeld, fmt.Sprintf("changed during %s %d", kind, i+1), changed
 		case run.Corrupt:
-			rec.Status, rec.Reason = StatusCorrupt, fmt.Sprintf("%s %d failed its integrity check: %s", kind, i+1, or(run.Detail, "data differ"))
+			rec.Status, rec.Reason = StatusCorrupt, fmt.Sprintf("%s %d failed its integrity check: %s", kind, i+1, cmp.Or(run.Detail, "data differ"))
 		case perr != nil:
 			rec.Status, rec.Reason = StatusFailed, fmt.Sprintf("probe %s %d: %v", kind, i+1, perr)
 		default:

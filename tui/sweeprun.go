@@ -14,6 +14,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/undo"
 )
 
@@ -53,7 +54,7 @@ type SweepRunner struct {
 	// only); Session is the TUI's undo session, through which the sweep
 	// writes (nil: a session that keeps no journal); Command and Kernel go
 	// into the header.
-	Host    *sweep.Host
+	Host    *host.Host
 	Session *undo.Session
 	Command []string
 	Kernel  string

@@ -17,6 +17,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/undo"
 )
 
@@ -88,8 +89,8 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 }
 
 // host is the file and module side of the sweep.
-func (o *sweepOpts) host(p *soc.Profile) *sweep.Host {
-	h := &sweep.Host{Root: o.sysRoot, Loader: sweep.ExecLoader{Modprobe: o.modprobe, Rmmod: o.rmmod},
+func (o *sweepOpts) host(p *soc.Profile) *host.Host {
+	h := &host.Host{Root: o.sysRoot, Loader: host.ExecLoader{Modprobe: o.modprobe, Rmmod: o.rmmod},
 		Modules: p.Reload.Modules, Wait: p.Reload.Wait, WaitTimeout: o.reloadTimeout}
 	if o.reload != "" {
 		h.Modules = nil
@@ -296,25 +297,25 @@ func runSweep(a *app, args []string) error {
 		// recorded ones.
 		return usageErr("sweep: %s was measured with probe %s; this probe is %s: leave the probe out to continue with the recorded one, or start a new sweep", o.out, prev.Header.Probe, ps[0].Name())
 	}
-	host := o.host(t.Profile)
+	sysHost := o.host(t.Profile)
 	scopeRoot := a.env.root
 	if set["sys-root"] {
 		scopeRoot = os.DirFS(o.sysRoot)
 	}
 	users := paramUsers(scopeRoot, p, t, plan)
-	u, closeUndo, err := a.openUndo(t, undo.KindSweep, undoOpts{adopt: prev != nil}.withHost(host))
+	u, closeUndo, err := a.openUndo(t, undo.KindSweep, undoOpts{adopt: prev != nil}.withHost(sysHost))
 	if err != nil {
 		return err
 	}
 	defer closeUndo()
 	runner := &sweep.Runner{
 		ParamUsers: users,
-		Target:     t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: plan, Host: host,
+		Target:     t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: plan, Host: sysHost,
 		Log: humanOut(a.env.stderr, a.env.errTTY), Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
 		Command: absArgs(a.args),
 	}
 	if t.Kind == soc.KindSim {
-		runner.Remap = func(context.Context) error { return t.ReloadSim(host.ReadParam) }
+		runner.Remap = func(context.Context) error { return t.ReloadSim(sysHost.ReadParam) }
 	}
 	if err := runner.Prepare(); err != nil {
 		if errors.Is(err, sweep.ErrPlan) {
