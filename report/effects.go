@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // Effect is one axis on its own: the rate at each of its values.
@@ -68,7 +69,7 @@ func (s *Sweep) Effects() []Effect {
 			switch {
 			case len(meds) > 0:
 				ev.Points = len(meds)
-				ev.Median = sweep.Median(meds)
+				ev.Median = rank.Median(meds)
 			case s.Mode == sweep.ModeOFAT && ev.Original && s.Baseline != nil:
 				ev.Baseline = true
 				ev.Median = s.Baseline.Median

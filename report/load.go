@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // LoadOptions say how to make what a results file does not hold.
@@ -152,14 +153,14 @@ func (a *acc) add(r sweep.Measurement) {
 func (a *acc) fill(p *Point) {
 	p.Rates = a.rates
 	if len(a.rates) > 0 {
-		p.Median = sweep.Median(a.rates)
+		p.Median = rank.Median(a.rates)
 		p.Min, p.Max = slices.Min(a.rates), slices.Max(a.rates)
 	}
 	med := func(xs []float64) Num {
 		if len(xs) == 0 {
 			return Num{}
 		}
-		return num(sweep.Median(xs), true)
+		return num(rank.Median(xs), true)
 	}
 	p.IRQsPerSec, p.IRQsPerMiB, p.CPUPerMiB = med(a.ips), med(a.ipm), med(a.cpuMiB)
 	if a.total > 0 {
@@ -213,7 +214,7 @@ func summarise(res *sweep.Results) *Sweep {
 			if bad[v.Point.Point] {
 				continue
 			}
-			if v.Point.Status != sweep.StatusOK {
+			if v.Point.Status != rank.StatusOK {
 				bad[v.Point.Point] = true
 				continue
 			}
@@ -222,7 +223,7 @@ func summarise(res *sweep.Results) *Sweep {
 				a = &acc{}
 				accs[v.Point.Point] = a
 			}
-		} else if v.Point.Status != sweep.StatusOK {
+		} else if v.Point.Status != rank.StatusOK {
 			continue
 		}
 		for _, r := range v.Runs {
@@ -236,7 +237,7 @@ func summarise(res *sweep.Results) *Sweep {
 	s.DriftPct = rk.Baseline.DriftPct
 	s.BaselineVisits = rk.Baseline.Visits
 	if rk.Baseline.Runs > 0 {
-		b := &Point{Key: sweep.BaselineKey, Label: "baseline", Settings: h.Originals, Baseline: true, Status: sweep.StatusOK}
+		b := &Point{Key: sweep.BaselineKey, Label: "baseline", Settings: h.Originals, Baseline: true, Status: rank.StatusOK}
 		base.fill(b)
 		s.Baseline = b
 		if len(rk.Baseline.Visits) >= 2 && math.Abs(rk.Baseline.DriftPct) >= 2 {
@@ -244,7 +245,7 @@ func summarise(res *sweep.Results) *Sweep {
 		}
 	}
 	for _, r := range rk.Ranked {
-		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Status: sweep.StatusOK}
+		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Status: rank.StatusOK}
 		p.Label = s.label(r.Settings)
 		if a := accs[r.Key]; a != nil {
 			a.fill(p)
@@ -265,7 +266,7 @@ func summarise(res *sweep.Results) *Sweep {
 	for _, x := range rk.Excluded {
 		p := &Point{Key: x.Key, Settings: x.Settings, Status: x.Status, Reason: x.Reason, Changed: x.Changed, Note: notes[x.Key]}
 		p.Label = s.label(x.Settings)
-		if x.Status != sweep.StatusEliminated {
+		if x.Status != rank.StatusEliminated {
 			s.Excluded = append(s.Excluded, p)
 			continue
 		}
@@ -274,7 +275,7 @@ func summarise(res *sweep.Results) *Sweep {
 		if a := accs[x.Key]; a != nil {
 			a.fill(p)
 			if len(base.rates) > 0 && len(p.Rates) > 0 {
-				c := sweep.Compare(p.Rates, base.rates, sweep.Confidence, p.Key+"|baseline")
+				c := rank.Compare(p.Rates, base.rates, rank.Confidence, p.Key+"|baseline")
 				if c.Valid() {
 					p.Vs = &Diff{Pct: c.Pct, Lo: c.Lo, Hi: c.Hi, Level: c.Level, Significant: c.Significant, N: c.N, RefN: c.RefN}
 				}
@@ -282,7 +283,7 @@ func summarise(res *sweep.Results) *Sweep {
 		}
 		s.Eliminated = append(s.Eliminated, p)
 	}
-	order := map[sweep.Status]int{sweep.StatusCorrupt: 0, sweep.StatusNotHeld: 1, sweep.StatusFailed: 2}
+	order := map[rank.Status]int{rank.StatusCorrupt: 0, rank.StatusNotHeld: 1, rank.StatusFailed: 2}
 	sort.SliceStable(s.Excluded, func(i, j int) bool {
 		oi, oj := order[s.Excluded[i].Status], order[s.Excluded[j].Status]
 		if oi != oj {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/citune/citune/sweep/rank"
 )
 
 // raceAlpha is the family-wise error rate of one elimination round: the
@@ -48,7 +50,7 @@ func (r *Runner) adaptive(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				if st != StatusOK {
+				if st != rank.StatusOK {
 					continue
 				}
 			}
@@ -103,14 +105,14 @@ func (r *Runner) race(alive []*Point, halve bool) []*Point {
 	cs := make([]cand, 0, len(alive))
 	for _, p := range alive {
 		rates := r.store.pts[p.Key].Rates
-		m, _ := logStats(rates)
+		m, _ := rank.LogStats(rates)
 		cs = append(cs, cand{p, m, len(rates)})
 	}
 	// Leader first; ties keep the shuffled order.
 	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.mean, a.mean) })
 	L := cs[0]
-	leader := SettingsString(r.settings(L.p))
-	z := normalQuantile(1 - raceAlpha/float64(len(cs)-1))
+	leader := rank.SettingsString(r.settings(L.p))
+	z := rank.NormalQuantile(1 - raceAlpha/float64(len(cs)-1))
 	drop := func(c cand, msg string) {
 		r.store.eliminate(c.p.Key, msg)
 		_, replayed := r.elimDone[c.p.Key]

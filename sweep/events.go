@@ -1,6 +1,10 @@
 package sweep
 
-import "time"
+import (
+	"time"
+
+	"github.com/citune/citune/sweep/rank"
+)
 
 // This file holds the sweep's events: everything the runner tells the
 // world goes out as one Event to its consumers, in this order:
@@ -150,12 +154,12 @@ func (r *Runner) print(e Event) {
 			r.logf("%s\n", n)
 		}
 	case PointClosed:
-		if e.Closed.Status == StatusCorrupt {
-			r.logf("!!! CORRUPT DATA at %s: %s\n", SettingsString(e.Closed.Settings), e.Closed.Reason)
+		if e.Closed.Status == rank.StatusCorrupt {
+			r.logf("!!! CORRUPT DATA at %s: %s\n", rank.SettingsString(e.Closed.Settings), e.Closed.Reason)
 		}
 		r.progress(e.Closed.Visit, e.Closed)
 	case PointEliminated:
-		r.logf("    dropped %s: %s\n", SettingsString(e.Settings), e.Message)
+		r.logf("    dropped %s: %s\n", rank.SettingsString(e.Settings), e.Message)
 	case ModuleReload, SettingsRestored:
 		r.logf("%s\n", e.Message)
 	case SweepInterrupted:

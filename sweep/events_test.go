@@ -12,6 +12,7 @@ import (
 
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // fileRecords reads a results file's records as "type" or
@@ -92,7 +93,7 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 	// Runs and the close of a visit belong to the point it started.
 	open := ""
 	count := map[sweep.EventKind]int{}
-	statuses := map[sweep.Status]int{}
+	statuses := map[rank.Status]int{}
 	for _, e := range evs {
 		count[e.Kind]++
 		switch e.Kind {
@@ -120,14 +121,14 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 			}
 		}
 	}
-	if count[sweep.RunFinished] != out.ProbeRuns || statuses[sweep.StatusCorrupt] != 1 || count[sweep.PointEliminated] == 0 {
+	if count[sweep.RunFinished] != out.ProbeRuns || statuses[rank.StatusCorrupt] != 1 || count[sweep.PointEliminated] == 0 {
 		t.Errorf("events %v, statuses %v; %d probe runs", count, statuses, out.ProbeRuns)
 	}
 	// The printer is a consumer of the same events: a progress line per
 	// closed visit, one line per elimination.
 	log := s.log.String()
-	if n := strings.Count(log, "(median of "); n != statuses[sweep.StatusOK] {
-		t.Errorf("%d progress lines for %d good visits:\n%s", n, statuses[sweep.StatusOK], log)
+	if n := strings.Count(log, "(median of "); n != statuses[rank.StatusOK] {
+		t.Errorf("%d progress lines for %d good visits:\n%s", n, statuses[rank.StatusOK], log)
 	}
 	if n := strings.Count(log, "    dropped "); n != count[sweep.PointEliminated] {
 		t.Errorf("%d dropped lines for %d eliminations:\n%s", n, count[sweep.PointEliminated], log)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // The results file is JSON Lines: one record per line, each with a
@@ -163,7 +164,7 @@ type PointRecord struct {
 	Settings map[string]string `json:"settings"`
 	Ignored  []string          `json:"ignored,omitempty"`
 	Note     string            `json:"note,omitempty"`
-	Status   Status            `json:"status"`
+	Status   rank.Status       `json:"status"`
 	Reason   string            `json:"reason,omitempty"`
 	Changed  []string          `json:"changed,omitempty"`
 	Applied  []Applied         `json:"applied,omitempty"`
@@ -176,9 +177,9 @@ type PointRecord struct {
 	Median float64   `json:"median_rate"`
 	Unit   string    `json:"unit,omitempty"`
 	// Compared with the baseline runs so far (absent for the baseline).
-	VsBaseline *Comparison `json:"vs_baseline,omitempty"`
-	IRQsPerMiB *float64    `json:"irqs_per_mib,omitempty"`
-	CPUPerMiB  *float64    `json:"cpu_ms_per_mib,omitempty"`
+	VsBaseline *rank.Comparison `json:"vs_baseline,omitempty"`
+	IRQsPerMiB *float64         `json:"irqs_per_mib,omitempty"`
+	CPUPerMiB  *float64         `json:"cpu_ms_per_mib,omitempty"`
 }
 
 // EventRecord notes something that happened: a module reload, a
@@ -213,9 +214,9 @@ type EndRecord struct {
 	RestoreError string `json:"restore_error,omitempty"`
 	// ProbeRuns counts this session's probe runs (warm-ups included);
 	// TotalProbeRuns all sessions'.
-	ProbeRuns      int     `json:"probe_runs"`
-	TotalProbeRuns int     `json:"total_probe_runs"`
-	Ranking        Ranking `json:"ranking"`
+	ProbeRuns      int          `json:"probe_runs"`
+	TotalProbeRuns int          `json:"total_probe_runs"`
+	Ranking        rank.Ranking `json:"ranking"`
 }
 
 // Writer appends records to a results file, one JSON line each, flushed
@@ -449,7 +450,7 @@ func (res *Results) Eliminated() map[string]string {
 func (res *Results) ProbeRuns() int { return len(res.Runs) }
 
 // Rank ranks the points from the recorded runs, as the sweep did.
-func (res *Results) Rank() Ranking {
+func (res *Results) Rank() rank.Ranking {
 	st := newStore()
 	st.original = res.Header.Originals
 	vs := res.Visits()

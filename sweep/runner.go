@@ -12,6 +12,7 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/undo"
 )
 
@@ -96,7 +97,7 @@ type Runner struct {
 
 // Outcome is what a session found.
 type Outcome struct {
-	Ranking Ranking
+	Ranking rank.Ranking
 	// Status is "complete", "interrupted" or "failed".
 	Status string
 	// ProbeRuns counts this session's probe runs, TotalProbeRuns all

@@ -2,6 +2,8 @@ package sweep
 
 import (
 	"math"
+
+	"github.com/citune/citune/sweep/rank"
 )
 
 // store accumulates what the closed visits measured, per point. The
@@ -9,7 +11,7 @@ import (
 // so both rank alike.
 type store struct {
 	order      []string
-	pts        map[string]*PointStats
+	pts        map[string]*rank.PointStats
 	baseline   []float64
 	baseVisits []float64
 	unit       string
@@ -18,7 +20,7 @@ type store struct {
 	original map[string]string
 }
 
-func newStore() *store { return &store{pts: map[string]*PointStats{}} }
+func newStore() *store { return &store{pts: map[string]*rank.PointStats{}} }
 
 // addVisit adds one closed visit. A point that once failed to hold, was
 // corrupt or failed keeps that status: its other numbers are not trusted.
@@ -40,23 +42,23 @@ func (s *store) addVisit(p PointRecord, runs []RunRecord) {
 		}
 	}
 	if p.Baseline {
-		if p.Status == StatusOK && len(rates) > 0 {
+		if p.Status == rank.StatusOK && len(rates) > 0 {
 			s.baseline = append(s.baseline, rates...)
-			s.baseVisits = append(s.baseVisits, Median(rates))
+			s.baseVisits = append(s.baseVisits, rank.Median(rates))
 		}
 		return
 	}
 	ps := s.pts[p.Point]
 	if ps == nil {
-		ps = &PointStats{Key: p.Point, Settings: p.Settings, Ignored: p.Ignored, Note: p.Note, Status: StatusOK}
+		ps = &rank.PointStats{Key: p.Point, Settings: p.Settings, Ignored: p.Ignored, Note: p.Note, Status: rank.StatusOK}
 		s.pts[p.Point] = ps
 		s.order = append(s.order, p.Point)
 	}
 	ps.Unit = s.unit
-	if ps.Status != StatusOK && ps.Status != StatusEliminated {
+	if ps.Status != rank.StatusOK && ps.Status != rank.StatusEliminated {
 		return
 	}
-	if p.Status != StatusOK {
+	if p.Status != rank.StatusOK {
 		ps.Status, ps.Reason, ps.Changed = p.Status, p.Reason, p.Changed
 		return
 	}
@@ -66,8 +68,8 @@ func (s *store) addVisit(p PointRecord, runs []RunRecord) {
 }
 
 func (s *store) eliminate(key, why string) {
-	if ps := s.pts[key]; ps != nil && ps.Status == StatusOK {
-		ps.Status, ps.Reason = StatusEliminated, why
+	if ps := s.pts[key]; ps != nil && ps.Status == rank.StatusOK {
+		ps.Status, ps.Reason = rank.StatusEliminated, why
 	}
 }
 
@@ -79,12 +81,12 @@ func (s *store) runs(key string) int {
 	return 0
 }
 
-func (s *store) rank() Ranking {
-	var pts []PointStats
+func (s *store) rank() rank.Ranking {
+	var pts []rank.PointStats
 	for _, k := range s.order {
 		pts = append(pts, *s.pts[k])
 	}
-	rk := Rank(pts, s.baseline, s.baseVisits, s.original)
+	rk := rank.Rank(pts, s.baseline, s.baseVisits, s.original)
 	if rk.Baseline.Unit == "" {
 		rk.Baseline.Unit = s.unit
 	}
@@ -106,13 +108,13 @@ func (s *store) pooledLogSD() (float64, int) {
 				return
 			}
 		}
-		_, d := logStats(xs)
+		_, d := rank.LogStats(xs)
 		ss += d
 		dof += len(xs) - 1
 	}
 	add(s.baseline)
 	for _, k := range s.order {
-		if ps := s.pts[k]; ps.Status == StatusOK || ps.Status == StatusEliminated {
+		if ps := s.pts[k]; ps.Status == rank.StatusOK || ps.Status == rank.StatusEliminated {
 			add(ps.Rates)
 		}
 	}
@@ -127,5 +129,5 @@ func medianOf(xs []float64) *float64 {
 	if len(xs) == 0 {
 		return nil
 	}
-	return ptr(Median(xs))
+	return rank.Ptr(rank.Median(xs))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/sweeptest"
 	"github.com/citune/citune/undo"
 )
@@ -203,7 +204,7 @@ func TestDriverRevertsUSBCMD(t *testing.T) {
 		t.Fatalf("ranked %+v: only ITC=1 (the driver's own value) holds", out.Ranking.Ranked)
 	}
 	for _, x := range out.Ranking.Excluded {
-		if x.Status != sweep.StatusNotHeld || len(x.Changed) != 1 || !strings.HasPrefix(x.Changed[0], "USBCMD.ITC: ") || !strings.HasSuffix(x.Changed[0], " -> 1") {
+		if x.Status != rank.StatusNotHeld || len(x.Changed) != 1 || !strings.HasPrefix(x.Changed[0], "USBCMD.ITC: ") || !strings.HasSuffix(x.Changed[0], " -> 1") {
 			t.Errorf("excluded %+v", x)
 		}
 	}
@@ -709,7 +710,7 @@ func TestAdaptiveFindsTheGridWinnerWithFewerRuns(t *testing.T) {
 		t.Errorf("adaptive used %d probe runs, grid %d: more than 35 %%", ad.ProbeRuns, grid.ProbeRuns)
 	}
 	t.Logf("grid %d runs, adaptive %d (%.0f %%), winner %s", grid.ProbeRuns, ad.ProbeRuns, 100*float64(ad.ProbeRuns)/float64(grid.ProbeRuns), aw.Key)
-	if len(ad.Ranking.Excluded) == 0 || ad.Ranking.Excluded[0].Status != sweep.StatusEliminated {
+	if len(ad.Ranking.Excluded) == 0 || ad.Ranking.Excluded[0].Status != rank.StatusEliminated {
 		t.Errorf("excluded %+v", ad.Ranking.Excluded)
 	}
 }
@@ -717,34 +718,34 @@ func TestAdaptiveFindsTheGridWinnerWithFewerRuns(t *testing.T) {
 func TestCompare(t *testing.T) {
 	base := []float64{100, 101, 99, 100, 100.5}
 	up := []float64{104, 105, 104.5, 103.8, 104.2}
-	c := sweep.Compare(up, base, 0.95, "x")
+	c := rank.Compare(up, base, 0.95, "x")
 	if !c.Significant || c.Pct < 3.5 || c.Pct > 4.5 || c.Lo <= 0 {
 		t.Errorf("%+v", c)
 	}
 	if s := c.String(); !strings.HasPrefix(s, "+4.") || !strings.Contains(s, "(95 % CI ") {
 		t.Errorf("%q", s)
 	}
-	same := sweep.Compare([]float64{100.2, 99.8, 100.9, 99.1, 100}, base, 0.95, "y")
+	same := rank.Compare([]float64{100.2, 99.8, 100.9, 99.1, 100}, base, 0.95, "y")
 	if same.Significant || !strings.HasPrefix(same.String(), "no significant difference") {
 		t.Errorf("%+v %q", same, same.String())
 	}
-	down := sweep.Compare([]float64{90, 91, 89}, base, 0.95, "z")
+	down := rank.Compare([]float64{90, 91, 89}, base, 0.95, "z")
 	if !down.Significant || !strings.Contains(down.String(), " to ") {
 		t.Errorf("%q", down.String())
 	}
-	if sweep.Median([]float64{3, 1, 2, 10}) != 2.5 {
+	if rank.Median([]float64{3, 1, 2, 10}) != 2.5 {
 		t.Error("median")
 	}
 }
 
 func TestRankTieBreakByInterrupts(t *testing.T) {
-	pts := []sweep.PointStats{
-		{Key: "a", Status: sweep.StatusOK, Rates: []float64{100, 101, 99}, IRQsPerMiB: []float64{8000, 8000, 8000}},
-		{Key: "b", Status: sweep.StatusOK, Rates: []float64{100.5, 99.5, 100}, IRQsPerMiB: []float64{1000, 1000, 1000}},
-		{Key: "c", Status: sweep.StatusOK, Rates: []float64{90, 91, 89}, IRQsPerMiB: []float64{100, 100, 100}},
-		{Key: "d", Status: sweep.StatusNotHeld, Rates: []float64{200}, Changed: []string{"ITC: 8 -> 1"}},
+	pts := []rank.PointStats{
+		{Key: "a", Status: rank.StatusOK, Rates: []float64{100, 101, 99}, IRQsPerMiB: []float64{8000, 8000, 8000}},
+		{Key: "b", Status: rank.StatusOK, Rates: []float64{100.5, 99.5, 100}, IRQsPerMiB: []float64{1000, 1000, 1000}},
+		{Key: "c", Status: rank.StatusOK, Rates: []float64{90, 91, 89}, IRQsPerMiB: []float64{100, 100, 100}},
+		{Key: "d", Status: rank.StatusNotHeld, Rates: []float64{200}, Changed: []string{"ITC: 8 -> 1"}},
 	}
-	rk := sweep.Rank(pts, []float64{95, 96, 94}, nil, nil)
+	rk := rank.Rank(pts, []float64{95, 96, 94}, nil, nil)
 	var keys []string
 	for _, r := range rk.Ranked {
 		keys = append(keys, r.Key)
@@ -809,7 +810,7 @@ func TestProbeFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Ranking.Excluded) != 1 || out.Ranking.Excluded[0].Status != sweep.StatusFailed || !strings.Contains(out.Ranking.Excluded[0].Reason, "device vanished") {
+	if len(out.Ranking.Excluded) != 1 || out.Ranking.Excluded[0].Status != rank.StatusFailed || !strings.Contains(out.Ranking.Excluded[0].Reason, "device vanished") {
 		t.Errorf("excluded %+v", out.Ranking.Excluded)
 	}
 	// Three failed points in a row end the sweep, restored.
@@ -906,15 +907,15 @@ func TestAdaptiveBench(t *testing.T) {
 // originals wins: a setting that does not help is left alone.
 func TestRankTiePrefersOriginalSettings(t *testing.T) {
 	rates := func(x float64) []float64 { return []float64{x, x + 0.1, x - 0.1, x + 0.05, x - 0.05} }
-	pts := []sweep.PointStats{
-		{Key: "a", Settings: map[string]string{"AHBBRST": "7", "ITC": "1"}, Status: sweep.StatusOK, Rates: rates(45.1)},
-		{Key: "b", Settings: map[string]string{"AHBBRST": "2", "ITC": "1"}, Status: sweep.StatusOK, Rates: rates(45.0)},
+	pts := []rank.PointStats{
+		{Key: "a", Settings: map[string]string{"AHBBRST": "7", "ITC": "1"}, Status: rank.StatusOK, Rates: rates(45.1)},
+		{Key: "b", Settings: map[string]string{"AHBBRST": "2", "ITC": "1"}, Status: rank.StatusOK, Rates: rates(45.0)},
 	}
-	rk := sweep.Rank(pts, rates(30), nil, map[string]string{"AHBBRST": "2", "ITC": "8"})
+	rk := rank.Rank(pts, rates(30), nil, map[string]string{"AHBBRST": "2", "ITC": "8"})
 	if !rk.Ranked[0].Tied || rk.Ranked[0].Key != "b" {
 		t.Fatalf("ranked %+v, want the tied point that keeps AHBBRST first", rk.Ranked)
 	}
-	if rk = sweep.Rank(pts, rates(30), nil, nil); rk.Ranked[0].Key != "a" {
+	if rk = rank.Rank(pts, rates(30), nil, nil); rk.Ranked[0].Key != "a" {
 		t.Errorf("without originals the higher median should lead: %+v", rk.Ranked)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/probe"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // This file holds one visit of a point: apply, verify, probe, record,
@@ -18,7 +19,7 @@ import (
 // warm-ups) and checks after every run that its settings held. It
 // returns the point's status. An error ends the sweep (cancelled, or a
 // failure the next points would share).
-func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
+func (r *Runner) visit(ctx context.Context, p *Point, n int) (rank.Status, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -35,7 +36,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 	t0 := time.Now()
 	defer func() { r.elapsed += time.Since(t0) }()
 	settings := r.settings(p)
-	label := SettingsString(settings)
+	label := rank.SettingsString(settings)
 	if p.Baseline {
 		label = "baseline (original settings)"
 	}
@@ -43,7 +44,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 		return "", err
 	}
 	rec := PointRecord{Type: TypePoint, Session: r.session, Visit: seq, Point: p.Key, Baseline: p.Baseline, Settings: settings,
-		Ignored: r.ignored(p), Note: p.Note, Status: StatusOK}
+		Ignored: r.ignored(p), Note: p.Note, Status: rank.StatusOK}
 	applied, mism, reloaded, err := r.apply(ctx, p)
 	rec.Applied, rec.Reloaded = applied, reloaded
 	var runs []RunRecord
@@ -55,9 +56,9 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 		if errors.As(err, &fatal) {
 			return "", err
 		}
-		rec.Status, rec.Reason = StatusFailed, err.Error()
+		rec.Status, rec.Reason = rank.StatusFailed, err.Error()
 	case len(mism) > 0:
-		rec.Status, rec.Reason, rec.Changed = StatusNotHeld, "did not stick when written", mism
+		rec.Status, rec.Reason, rec.Changed = rank.StatusNotHeld, "did not stick when written", mism
 	default:
 		if err := r.sleep(ctx, r.Plan.Settle); err != nil {
 			return "", err
@@ -84,7 +85,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 	if err := r.emit(Event{Kind: PointClosed, Point: p.Key, Closed: &rec}); err != nil {
 		return "", err
 	}
-	if rec.Status == StatusFailed {
+	if rec.Status == rank.StatusFailed {
 		r.failures++
 		if r.failures >= r.MaxFailures {
 			return rec.Status, fmt.Errorf("%d points in a row failed; the last: %s", r.failures, rec.Reason)
@@ -95,11 +96,11 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 	return rec.Status, nil
 }
 
-func (r *Runner) count(status Status) {
+func (r *Runner) count(status rank.Status) {
 	switch status {
-	case StatusNotHeld:
+	case rank.StatusNotHeld:
 		r.notHeld++
-	case StatusCorrupt:
+	case rank.StatusCorrupt:
 		r.corrupt++
 	}
 }
@@ -144,13 +145,13 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 		}
 		switch {
 		case cerr != nil:
-			rec.Status, rec.Reason = StatusFailed, fmt.Sprintf("reading the settings back after %s %d: %v", kind, i+1, cerr)
+			rec.Status, rec.Reason = rank.StatusFailed, fmt.Sprintf("reading the settings back after %s %d: %v", kind, i+1, cerr)
 		case !rr.Held:
-			rec.Status, rec.Reason, rec.Changed = StatusNotHeld, fmt.Sprintf("changed during %s %d", kind, i+1), changed
+			rec.Status, rec.Reason, rec.Changed = rank.StatusNotHeld, fmt.Sprintf("changed during %s %d", kind, i+1), changed
 		case run.Corrupt:
-			rec.Status, rec.Reason = StatusCorrupt, fmt.Sprintf("%s %d failed its integrity check: %s", kind, i+1, cmp.Or(run.Detail, "data differ"))
+			rec.Status, rec.Reason = rank.StatusCorrupt, fmt.Sprintf("%s %d failed its integrity check: %s", kind, i+1, cmp.Or(run.Detail, "data differ"))
 		case perr != nil:
-			rec.Status, rec.Reason = StatusFailed, fmt.Sprintf("probe %s %d: %v", kind, i+1, perr)
+			rec.Status, rec.Reason = rank.StatusFailed, fmt.Sprintf("probe %s %d: %v", kind, i+1, perr)
 		default:
 			continue
 		}
@@ -163,7 +164,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 func (r *Runner) summarise(rec *PointRecord) {
 	if rec.Baseline {
 		rec.Total = len(r.store.baseline)
-		rec.Median = Median(r.store.baseline)
+		rec.Median = rank.Median(r.store.baseline)
 		if rec.Total == 0 {
 			rec.Median = 0
 		}
@@ -175,11 +176,11 @@ func (r *Runner) summarise(rec *PointRecord) {
 	if len(ps.Rates) == 0 {
 		return
 	}
-	rec.Median = Median(ps.Rates)
+	rec.Median = rank.Median(ps.Rates)
 	rec.IRQsPerMiB = medianOf(ps.IRQsPerMiB)
 	rec.CPUPerMiB = medianOf(ps.CPUPerMiB)
-	if len(r.store.baseline) > 0 && rec.Status == StatusOK {
-		c := Compare(ps.Rates, r.store.baseline, Confidence, rec.Point+"|baseline")
+	if len(r.store.baseline) > 0 && rec.Status == rank.StatusOK {
+		c := rank.Compare(ps.Rates, r.store.baseline, rank.Confidence, rec.Point+"|baseline")
 		rec.VsBaseline = &c
 	}
 }
@@ -223,20 +224,20 @@ func (r *Runner) progress(seq int, rec *PointRecord) {
 		pos = fmt.Sprintf("[%d/%d]", seq, r.planned)
 	}
 	eta := r.left(seq)
-	name := SettingsString(rec.Settings)
+	name := rank.SettingsString(rec.Settings)
 	if rec.Baseline {
 		name = "baseline"
 	}
 	switch rec.Status {
-	case StatusOK:
-		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, FormatRate(rec.Median, rec.Unit), rec.Total)
+	case rank.StatusOK:
+		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, rank.FormatRate(rec.Median, rec.Unit), rec.Total)
 		if rec.VsBaseline != nil {
 			s += ", " + rec.VsBaseline.String()
 		}
 		r.logf("%s%s\n", s, eta)
-	case StatusNotHeld:
+	case rank.StatusNotHeld:
 		r.logf("%s %s: NOT HELD (%s): %s%s\n", pos, name, rec.Reason, strings.Join(rec.Changed, "; "), eta)
-	case StatusCorrupt:
+	case rank.StatusCorrupt:
 		r.logf("%s %s: CORRUPT: %s%s\n", pos, name, rec.Reason, eta)
 	default:
 		r.logf("%s %s: %s: %s%s\n", pos, name, rec.Status, rec.Reason, eta)

@@ -12,6 +12,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/undo"
 )
 
@@ -92,11 +93,11 @@ type SweepPoint struct {
 	CPUPerMiB  float64
 	// Baseline marks a measurement of the original settings.
 	Baseline bool
-	// Status is how the point's measurement ended: sweep.StatusOK ("" is
+	// Status is how the point's measurement ended: rank.StatusOK ("" is
 	// ok too), or why it is not ranked. Reason says what did not hold
 	// ("ITC wrote 0, read 1"), what the integrity check found, why the
 	// apply or probe failed, or why an adaptive race dropped it.
-	Status sweep.Status
+	Status rank.Status
 	Reason string
 	// Versus is the sweeper's own comparison with the baseline ("+4.1 %
 	// (95 % CI 3.2-5.0)"); empty when it has none.
@@ -109,7 +110,7 @@ func (p SweepPoint) Ranked() bool {
 }
 
 // ok reports whether nothing excludes the point from the ranking.
-func (p SweepPoint) ok() bool { return p.Status == "" || p.Status == sweep.StatusOK }
+func (p SweepPoint) ok() bool { return p.Status == "" || p.Status == rank.StatusOK }
 
 // SweepUpdate reports progress of a running sweep.
 type SweepUpdate struct {

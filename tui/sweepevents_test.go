@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // The TUI follows a sweep through the runner's events, not its results
@@ -71,7 +72,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 		if !slices.Equal(p.Rates, fileRates[k]) {
 			t.Errorf("point %s: rates %v on screen, %v in the file", k, p.Rates, fileRates[k])
 		}
-		if p.Status == sweep.StatusEliminated {
+		if p.Status == rank.StatusEliminated {
 			nElim++
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/undo"
 )
 
@@ -30,8 +31,8 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	}
 	sp := sweep.DefaultPlan()
 	pf.Apply(&sp)
-	if sp.Repeats < sweep.MinRunsForCI {
-		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, sweep.MinRunsForCI)
+	if sp.Repeats < rank.MinRunsForCI {
+		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, rank.MinRunsForCI)
 	}
 	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), File: &pf}
 	p.Axes = axes
@@ -241,7 +242,7 @@ func (s *streamer) event(e sweep.Event) {
 			return // already in the results being resumed
 		}
 		if p := s.points[e.Point]; p != nil && p.ok() {
-			p.Status, p.Reason = sweep.StatusEliminated, e.Message
+			p.Status, p.Reason = rank.StatusEliminated, e.Message
 			cp := *p
 			s.update(SweepUpdate{Point: &cp})
 			return
@@ -281,7 +282,7 @@ func (s *streamer) point(r sweep.PointRecord) *SweepPoint {
 	}
 	// The first reason a point is excluded sticks, as in the sweep's
 	// own ranking; an elimination gives way to a later failure.
-	if r.Status != sweep.StatusOK && (p.ok() || p.Status == sweep.StatusEliminated) {
+	if r.Status != rank.StatusOK && (p.ok() || p.Status == rank.StatusEliminated) {
 		p.Status, p.Reason = r.Status, why
 	}
 	if s.closed == nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 func newSimMeasure(t *testing.T, e *env) *simMeasure {
@@ -41,7 +42,7 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 		t.Fatalf("%d ranked, %d not; want 2 and 2 (ITC=8 not held)", len(good), len(bad))
 	}
 	for _, p := range bad {
-		if p.Values[1] != "8" || (p.Status != sweep.StatusNotHeld || !strings.Contains(p.Reason, "ITC")) {
+		if p.Values[1] != "8" || (p.Status != rank.StatusNotHeld || !strings.Contains(p.Reason, "ITC")) {
 			t.Errorf("unranked point %v: %+v, want ITC=8 not held", p.Values, p)
 		}
 	}

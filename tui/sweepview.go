@@ -15,6 +15,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // Sweep tab views.
@@ -78,8 +79,8 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 		switch {
 		case strings.EqualFold(name, "repeat"):
 			n, err := strconv.Atoi(vals)
-			if err != nil || n < sweep.MinRunsForCI || n > 100 {
-				errs = append(errs, fmt.Errorf("repeat=%s: want %d..100 (with fewer runs per point no difference can be told from noise: no confidence interval)", vals, sweep.MinRunsForCI))
+			if err != nil || n < rank.MinRunsForCI || n > 100 {
+				errs = append(errs, fmt.Errorf("repeat=%s: want %d..100 (with fewer runs per point no difference can be told from noise: no confidence interval)", vals, rank.MinRunsForCI))
 				continue
 			}
 			p.Repeat = n
@@ -396,7 +397,7 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if u.Point != nil {
 			s.addPoint(*u.Point)
-			if u.Point.Status == sweep.StatusCorrupt {
+			if u.Point.Status == rank.StatusCorrupt {
 				m.setErr("CORRUPT data at %s: %s", s.label(*u.Point, m.m), u.Point.Reason)
 			}
 		}
@@ -739,7 +740,7 @@ func (m Model) tableView(h int) []string {
 	}
 	for _, p := range bad {
 		l := row("-", p)
-		if p.Status == sweep.StatusCorrupt {
+		if p.Status == rank.StatusCorrupt {
 			l = m.st.Error.Render(l)
 		} else {
 			l = m.st.Drift.Render(l)
@@ -759,9 +760,9 @@ func (m Model) tableView(h int) []string {
 // pointStatus says in words why a point is or is not ranked.
 func pointStatus(p SweepPoint) string {
 	switch p.Status {
-	case sweep.StatusCorrupt:
+	case rank.StatusCorrupt:
 		return "CORRUPT: " + p.Reason
-	case sweep.StatusNotHeld, sweep.StatusFailed, sweep.StatusEliminated:
+	case rank.StatusNotHeld, rank.StatusFailed, rank.StatusEliminated:
 		return string(p.Status) + ": " + p.Reason
 	}
 	return "ok"
@@ -858,13 +859,13 @@ func (m Model) heatView(h int) []string {
 			switch {
 			case !ok:
 				cell = "."
-			case p.Status == sweep.StatusCorrupt:
+			case p.Status == rank.StatusCorrupt:
 				cell = "CORRUPT"
-			case p.Status == sweep.StatusNotHeld:
+			case p.Status == rank.StatusNotHeld:
 				cell = "n/h"
-			case p.Status == sweep.StatusFailed:
+			case p.Status == rank.StatusFailed:
 				cell = "failed"
-			case p.Status == sweep.StatusEliminated:
+			case p.Status == rank.StatusEliminated:
 				cell = "elim"
 			case len(p.Rates) == 0:
 				cell = "--"

@@ -7,6 +7,7 @@ import (
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 func init() {
@@ -129,17 +130,17 @@ func (a *app) dtsFromResults(path string) (sweep.DTSInput, error) {
 	lines := []string{
 		fmt.Sprintf("citune dts: %s %s (%s), role %s, from %s", p.Name, c.Label, c.Node, orUnknown(h.Role), path),
 		fmt.Sprintf("%s sweep, probe %s, kernel %s, started %s", h.Plan.Mode, h.Probe, orUnknown(h.Kernel), h.Started.Format("2006-01-02 15:04 MST")),
-		fmt.Sprintf("winner: %s, %s", sweep.SettingsString(w.Settings), sweep.FormatRate(w.Median, w.Unit)),
+		fmt.Sprintf("winner: %s, %s", rank.SettingsString(w.Settings), rank.FormatRate(w.Median, w.Unit)),
 	}
 	if w.VsBaseline != nil {
-		lines = append(lines, fmt.Sprintf("against the original settings (%s): %s", sweep.FormatRate(rk.Baseline.Median, rk.Baseline.Unit), w.VsBaseline))
+		lines = append(lines, fmt.Sprintf("against the original settings (%s): %s", rank.FormatRate(rk.Baseline.Median, rk.Baseline.Unit), w.VsBaseline))
 		if !w.VsBaseline.Significant {
 			lines = append(lines, "the winner is not significantly faster than the original settings: keeping them is as good")
 		}
 	}
 	var bad []string
 	for _, x := range rk.Excluded {
-		if x.Status == sweep.StatusNotHeld || x.Status == sweep.StatusCorrupt {
+		if x.Status == rank.StatusNotHeld || x.Status == rank.StatusCorrupt {
 			bad = append(bad, string(x.Status))
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/undo"
 )
 
@@ -481,16 +482,16 @@ func (a *app) kernel() string {
 func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error) error {
 	if a.g.json {
 		if jerr := writeJSON(a.env.stdout, struct {
-			Target    targetInfo    `json:"target"`
-			Results   string        `json:"results"`
-			Status    string        `json:"status"`
-			ProbeRuns int           `json:"probe_runs"`
-			Total     int           `json:"total_probe_runs"`
-			NotHeld   int           `json:"not_held"`
-			Corrupt   int           `json:"corrupt"`
-			Restored  bool          `json:"restored"`
-			Notes     []string      `json:"notes,omitempty"`
-			Ranking   sweep.Ranking `json:"ranking"`
+			Target    targetInfo   `json:"target"`
+			Results   string       `json:"results"`
+			Status    string       `json:"status"`
+			ProbeRuns int          `json:"probe_runs"`
+			Total     int          `json:"total_probe_runs"`
+			NotHeld   int          `json:"not_held"`
+			Corrupt   int          `json:"corrupt"`
+			Restored  bool         `json:"restored"`
+			Notes     []string     `json:"notes,omitempty"`
+			Ranking   rank.Ranking `json:"ranking"`
 		}{infoOf(t), path, out.Status, out.ProbeRuns, out.TotalProbeRuns, out.NotHeld, out.Corrupt, out.Restored, out.Notes, out.Ranking}); jerr != nil {
 			return jerr
 		}
@@ -500,7 +501,7 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		w := humanOut(a.env.stdout, a.env.isTTY)
 		fmt.Fprint(w, b.String())
 		if win := out.Ranking.Winner(); win != nil {
-			fmt.Fprintf(w, "winner: %s: %s", sweep.SettingsString(win.Settings), sweep.FormatRate(win.Median, win.Unit))
+			fmt.Fprintf(w, "winner: %s: %s", rank.SettingsString(win.Settings), rank.FormatRate(win.Median, win.Unit))
 			if win.VsBaseline != nil {
 				fmt.Fprintf(w, ", %s against the original settings", win.VsBaseline)
 			}
