@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
 
@@ -366,13 +367,13 @@ func axesOf(h sweep.Header) []Axis {
 	for _, a := range h.Plan.Axes {
 		ax := Axis{Kind: string(a.Kind), Name: a.Name, Values: a.Values, Original: h.Originals[a.Name]}
 		switch a.Kind {
-		case sweep.KindRegister:
+		case plan.KindRegister:
 			_, f, ok := strings.Cut(a.Name, ".")
 			if !ok {
 				f = a.Name
 			}
 			ax.Label = f
-		case sweep.KindFile:
+		case plan.KindFile:
 			ax.Label = filepath.Base(a.Name)
 		default:
 			ax.Label = a.Name

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/undo"
 )
 
@@ -27,7 +28,7 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism [
 		return applied, mism, reloaded, err
 	}
 	for i, a := range r.axes {
-		if a.Kind != KindFile {
+		if a.Kind != plan.KindFile {
 			continue
 		}
 		want := p.Values[i]
@@ -46,8 +47,8 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism [
 	}
 	var changes []regs.Change
 	for i, a := range r.axes {
-		if a.Kind == KindRegister {
-			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(p.Values[i])})
+		if a.Kind == plan.KindRegister {
+			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.Number(p.Values[i])})
 		}
 	}
 	if len(changes) == 0 {
@@ -73,7 +74,7 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism [
 func (r *Runner) modParams(vals []string) map[string][]string {
 	ps := map[string][]string{}
 	for i, a := range r.axes {
-		if a.Kind == KindModParam {
+		if a.Kind == plan.KindModParam {
 			ps[a.Module] = append(ps[a.Module], a.Param+"="+vals[i])
 		}
 	}
@@ -86,7 +87,7 @@ func (r *Runner) modParams(vals []string) map[string][]string {
 func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]Applied, mism *[]string, reloaded *bool) error {
 	change := false
 	for i, a := range r.axes {
-		if a.Kind == KindModParam && vals[i] != r.cur[i] {
+		if a.Kind == plan.KindModParam && vals[i] != r.cur[i] {
 			change = true
 		}
 	}
@@ -102,7 +103,7 @@ func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]A
 	// Until the reload is known to have worked, the parameters are
 	// unknown: mark them so that the next point reloads again.
 	for i, a := range r.axes {
-		if a.Kind == KindModParam {
+		if a.Kind == plan.KindModParam {
 			r.cur[i] = "?"
 		}
 	}
@@ -113,7 +114,7 @@ func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]A
 		return &fatalError{fmt.Errorf("after reloading the modules: %w", err)}
 	}
 	for i, a := range r.axes {
-		if a.Kind != KindModParam {
+		if a.Kind != plan.KindModParam {
 			continue
 		}
 		got, err := r.Host.ReadParam(a.Module, a.Param)
@@ -156,7 +157,7 @@ func (r *Runner) check(p *Point) ([]string, error) {
 	for i, a := range r.axes {
 		want := p.Values[i]
 		switch a.Kind {
-		case KindRegister:
+		case plan.KindRegister:
 			v, ok := vals[a.Ref.Reg.Offset]
 			if !ok {
 				x, err := r.Target.Acc.Read32(a.Ref.Reg.Offset)
@@ -168,7 +169,7 @@ func (r *Runner) check(p *Point) ([]string, error) {
 			if got := strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10); got != want {
 				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
 			}
-		case KindFile:
+		case plan.KindFile:
 			got, err := r.Host.ReadFile(a.Name)
 			if err != nil {
 				return changed, err
@@ -176,7 +177,7 @@ func (r *Runner) check(p *Point) ([]string, error) {
 			if !undo.FileHolds(want, got) {
 				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
 			}
-		case KindModParam:
+		case plan.KindModParam:
 			got, err := r.Host.ReadParam(a.Module, a.Param)
 			if err != nil {
 				return changed, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
 
@@ -62,7 +63,7 @@ func recordOf(e sweep.Event) string {
 
 func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
-	s := newRunner(t, tg, sweep.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
+	s := newRunner(t, tg, plan.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
 	s.land.BusLoad = 0.5
 	s.land.Corrupt = func(n int) bool { return n == 7 }
 	s.runner.Plan.Repeats = 5
@@ -137,7 +138,7 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 
 func TestCancelFromAnEventEndsWithRestore(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=3,7")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=3,7")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var kinds []sweep.EventKind
@@ -175,7 +176,7 @@ func TestEventKindNames(t *testing.T) {
 // record, not a header.
 func TestResumedEliminationsAreReplayed(t *testing.T) {
 	tg, _ := imageTarget(t, "imx6q")
-	s := newRunner(t, tg, sweep.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
+	s := newRunner(t, tg, plan.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
 	s.runner.Plan.Repeats = 5
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

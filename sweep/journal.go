@@ -3,6 +3,7 @@ package sweep
 import (
 	"path/filepath"
 
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/undo"
 )
 
@@ -45,11 +46,11 @@ func (r *Runner) journalBegin() error {
 	}
 	for i, a := range r.axes {
 		switch a.Kind {
-		case KindFile:
+		case plan.KindFile:
 			if err := s.RecordFile(a.Name, r.live[i]); err != nil {
 				return err
 			}
-		case KindModParam:
+		case plan.KindModParam:
 			if err := s.RecordModParam(a.Name, r.live[i]); err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/undo"
 )
 
@@ -29,7 +30,7 @@ func (r *Runner) restore(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	for i, a := range r.axes {
-		if a.Kind != KindFile {
+		if a.Kind != plan.KindFile {
 			continue
 		}
 		got, err := r.Host.ReadFile(a.Name)
@@ -49,8 +50,8 @@ func (r *Runner) restore(ctx context.Context) error {
 	}
 	var changes []regs.Change
 	for i, a := range r.axes {
-		if a.Kind == KindRegister {
-			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(r.orig[i])})
+		if a.Kind == plan.KindRegister {
+			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.Number(r.orig[i])})
 		}
 	}
 	if len(changes) > 0 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
 
@@ -53,9 +54,9 @@ type Header struct {
 	TargetPath  string    `json:"target_path,omitempty"`
 	// Role is the controller's role when the sweep started: "host",
 	// "device", or "" when the registers do not tell (QEMU).
-	Role  string `json:"role"`
-	Probe string `json:"probe"`
-	Plan  Plan   `json:"plan"`
+	Role  string    `json:"role"`
+	Probe string    `json:"probe"`
+	Plan  plan.Plan `json:"plan"`
 	// Originals are the axes' values when the sweep started (the
 	// baseline), by axis name.
 	Originals map[string]string `json:"originals"`

@@ -12,6 +12,7 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/undo"
 )
@@ -29,7 +30,7 @@ type Runner struct {
 	Prober Prober
 	// ProbeName describes the probe in the results header.
 	ProbeName string
-	Plan      Plan
+	Plan      plan.Plan
 	// Host applies file and module-parameter axes; it may be nil when the
 	// plan has only register axes.
 	Host *host.Host
@@ -70,7 +71,7 @@ type Runner struct {
 	MaxFailures int
 
 	session  int
-	axes     []Axis
+	axes     []plan.Axis
 	orig     []string // the baseline: original values (the header's when resuming)
 	live     []string // values when this session started: restored at its end
 	cur      []string // last applied values of file and modparam axes
@@ -219,7 +220,7 @@ func (r *Runner) begin() error {
 // execute measures the points in the plan's mode.
 func (r *Runner) execute(ctx context.Context) error {
 	switch r.Plan.Mode {
-	case ModeAdaptive:
+	case plan.ModeAdaptive:
 		return r.adaptive(ctx)
 	}
 	sched, _ := r.schedule()
@@ -238,7 +239,7 @@ func (r *Runner) reloadNote() string {
 	for _, p := range r.points {
 		groups[r.modKey(p.Values)] = true
 	}
-	if r.Plan.Mode == ModeAdaptive {
+	if r.Plan.Mode == plan.ModeAdaptive {
 		// Rounds alternate the order of the values, so a round after
 		// the first needs one reload fewer than it has values.
 		rounds := 0

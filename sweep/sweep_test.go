@@ -18,6 +18,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/sweeptest"
 	"github.com/citune/citune/undo"
@@ -75,11 +76,11 @@ func imageTarget(t *testing.T, profile string) (*soc.Target, string) {
 	return tg, path
 }
 
-func axes(t *testing.T, m *regs.Map, specs ...string) []sweep.Axis {
+func axes(t *testing.T, m *regs.Map, specs ...string) []plan.Axis {
 	t.Helper()
-	var as []sweep.Axis
+	var as []plan.Axis
 	for _, s := range specs {
-		a, err := sweep.ParseAxis(m, s)
+		a, err := plan.ParseAxis(m, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func newRunner(t *testing.T, tg *soc.Target, mode string, specs ...string) *setu
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	plan := sweep.DefaultPlan()
+	plan := plan.DefaultPlan()
 	plan.Mode = mode
 	plan.Settle = 0
 	plan.Repeats = 3
@@ -134,7 +135,7 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 	// pay off.
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
 	before := snapshot(t, tg)
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,2,3", "TXPBURST=16", "RXPBURST=16,32")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,2,3", "TXPBURST=16", "RXPBURST=16,32")
 	s.land.BusLoad = 0.5
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
@@ -189,7 +190,7 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 
 func TestDriverRevertsUSBCMD(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
-	s := newRunner(t, tg, sweep.ModeGrid, "ITC=1,8,64")
+	s := newRunner(t, tg, plan.ModeGrid, "ITC=1,8,64")
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, s.log)
@@ -230,7 +231,7 @@ func TestValidatedBeforeTheFirstWrite(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-			s := newRunner(t, tg, sweep.ModeGrid, c.specs...)
+			s := newRunner(t, tg, plan.ModeGrid, c.specs...)
 			s.runner.Host = &host.Host{}
 			_, err := s.runner.Run(context.Background())
 			if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -247,14 +248,14 @@ func TestParseAxis(t *testing.T) {
 	m := regs.ChipIdea()
 	cases := map[string]struct {
 		spec, name string
-		kind       sweep.Kind
+		kind       plan.Kind
 		vals       []string
 		err        string
 	}{
-		"field":           {spec: "AHBBRST=0,INCR16,7", name: "SBUSCFG.AHBBRST", kind: sweep.KindRegister, vals: []string{"0", "3", "7"}},
-		"all":             {spec: "ITC=all", name: "USBCMD.ITC", kind: sweep.KindRegister, vals: []string{"0", "1", "2", "4", "8", "16", "32", "64"}},
-		"sysfs":           {spec: "sysfs:/sys/block/sda/queue/max_sectors_kb=64,120,512", name: "/sys/block/sda/queue/max_sectors_kb", kind: sweep.KindFile, vals: []string{"64", "120", "512"}},
-		"modparam":        {spec: "modparam:ehci-hcd.log2_irq_thresh=0,3,6", name: "ehci_hcd.log2_irq_thresh", kind: sweep.KindModParam, vals: []string{"0", "3", "6"}},
+		"field":           {spec: "AHBBRST=0,INCR16,7", name: "SBUSCFG.AHBBRST", kind: plan.KindRegister, vals: []string{"0", "3", "7"}},
+		"all":             {spec: "ITC=all", name: "USBCMD.ITC", kind: plan.KindRegister, vals: []string{"0", "1", "2", "4", "8", "16", "32", "64"}},
+		"sysfs":           {spec: "sysfs:/sys/block/sda/queue/max_sectors_kb=64,120,512", name: "/sys/block/sda/queue/max_sectors_kb", kind: plan.KindFile, vals: []string{"64", "120", "512"}},
+		"modparam":        {spec: "modparam:ehci-hcd.log2_irq_thresh=0,3,6", name: "ehci_hcd.log2_irq_thresh", kind: plan.KindModParam, vals: []string{"0", "3", "6"}},
 		"reserved":        {spec: "AHBBRST=4", err: "reserved"},
 		"illegal ITC":     {spec: "ITC=3", err: "not a legal value"},
 		"whole register":  {spec: "USBCMD=1", err: "a sweep changes fields"},
@@ -270,9 +271,9 @@ func TestParseAxis(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			a, err := sweep.ParseAxis(m, c.spec)
+			a, err := plan.ParseAxis(m, c.spec)
 			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.Is(err, sweep.ErrPlan) {
+				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.Is(err, plan.ErrPlan) {
 					t.Fatalf("error %v, want %q", err, c.err)
 				}
 				return
@@ -289,7 +290,7 @@ func TestParseAxis(t *testing.T) {
 
 func TestPlanFile(t *testing.T) {
 	m := regs.ChipIdea()
-	pf, as, err := sweep.ParsePlanFile(m, "plan.toml", []byte(`
+	pf, as, err := plan.ParsePlanFile(m, "plan.toml", []byte(`
 mode = "ofat"
 repeat = 4
 settle = "50ms"
@@ -307,7 +308,7 @@ values = ["64", 512]
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := sweep.DefaultPlan()
+	p := plan.DefaultPlan()
 	pf.Apply(&p)
 	if p.Mode != "ofat" || p.Repeats != 4 || p.Settle != 50*time.Millisecond || p.Seed != 9 || p.Warmup != 1 {
 		t.Errorf("plan %+v", p)
@@ -321,7 +322,7 @@ values = ["64", 512]
 		"bad settle":  "settle = \"soon\"\n",
 		"bad toml":    "mode = \n",
 	} {
-		if _, _, err := sweep.ParsePlanFile(m, "p.toml", []byte(text)); err == nil || !errors.Is(err, sweep.ErrPlan) {
+		if _, _, err := plan.ParsePlanFile(m, "p.toml", []byte(text)); err == nil || !errors.Is(err, plan.ErrPlan) {
 			t.Errorf("%s: error %v", name, err)
 		}
 	}
@@ -329,7 +330,7 @@ values = ["64", 512]
 
 func TestOFATSetsTheConditionForBurstSizes(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeOFAT, "AHBBRST=0,3", "TXPBURST=8,16", "ITC=1,8")
+	s := newRunner(t, tg, plan.ModeOFAT, "AHBBRST=0,3", "TXPBURST=8,16", "ITC=1,8")
 	if err := s.runner.Prepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +357,7 @@ func TestOFATSetsTheConditionForBurstSizes(t *testing.T) {
 
 func TestCorruptPointIsShownAndNotRanked(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=3,7")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=3,7")
 	s.land.Corrupt = func(n int) bool { return n == 5 }
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
@@ -401,7 +402,7 @@ func TestCancelInTheMiddleOfAPointRestoresTheImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3", "TXPBURST=8,32", "RXPBURST=8,32")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3", "TXPBURST=8,32", "RXPBURST=8,32")
 	tg.Acc = &journalWatch{Accessor: tg.Acc, t: t, path: s.journal}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -438,7 +439,7 @@ func TestCancelInTheMiddleOfAPointRestoresTheImage(t *testing.T) {
 
 func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 	tg, _ := imageTarget(t, "imx6q")
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3,7", "TXPBURST=8,16")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3,7", "TXPBURST=8,16")
 	s.runner.Plan.BaselineEvery = 2
 	ctx, cancel := context.WithCancel(context.Background())
 	s.land.Before = func(n int) {
@@ -522,7 +523,7 @@ func TestSysfsAxisOnAFileTree(t *testing.T) {
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	os.WriteFile(file, []byte("120\n"), 0o644)
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "sysfs:/sys/block/sda/queue/max_sectors_kb=64,512", "AHBBRST=3,7")
+	s := newRunner(t, tg, plan.ModeGrid, "sysfs:/sys/block/sda/queue/max_sectors_kb=64,512", "AHBBRST=3,7")
 	s.runner.Host = &host.Host{Root: root}
 	s.land.Extra = func() float64 {
 		b, _ := os.ReadFile(file)
@@ -590,7 +591,7 @@ func TestModParamAxisReloadsTheModuleStack(t *testing.T) {
 		}
 		tg.Acc, tg.Sim = nt.Acc, nt.Sim
 	}
-	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3,6")
+	s := newRunner(t, tg, plan.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3,6")
 	remaps := 0
 	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 	s.runner.Remap = func(context.Context) error { remaps++; return tg.Identify() }
@@ -654,7 +655,7 @@ func TestModParamRefusedWhenBuiltIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3")
+	s := newRunner(t, tg, plan.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3")
 	s.runner.Host = &host.Host{Root: root, Loader: &sweeptest.Loader{Root: root}, Modules: tg.Profile.Reload.Modules}
 	_, err := s.runner.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "ehci_hcd is built into the kernel") || !strings.Contains(err.Error(), "kernel command line (ehci_hcd.log2_irq_thresh=V)") {
@@ -668,12 +669,12 @@ func TestModParamRefusedWhenBuiltIn(t *testing.T) {
 func TestModParamValuesCheckedAgainstTheKnob(t *testing.T) {
 	root, loader := modTree(t)
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,7")
+	s := newRunner(t, tg, plan.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,7")
 	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
 	if _, err := s.runner.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "want an integer 0..6") {
 		t.Fatalf("error %v", err)
 	}
-	s = newRunner(t, tg, sweep.ModeGrid, "modparam:usbcore.autosuspend=1,2")
+	s = newRunner(t, tg, plan.ModeGrid, "modparam:usbcore.autosuspend=1,2")
 	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
 	if _, err := s.runner.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "usbcore is not loaded") {
 		t.Fatalf("error %v", err)
@@ -699,7 +700,7 @@ func TestAdaptiveFindsTheGridWinnerWithFewerRuns(t *testing.T) {
 		}
 		return out
 	}
-	grid, ad := run(sweep.ModeGrid), run(sweep.ModeAdaptive)
+	grid, ad := run(plan.ModeGrid), run(plan.ModeAdaptive)
 	gw, aw := grid.Ranking.Winner(), ad.Ranking.Winner()
 	// The same winner, or one the grid itself cannot tell from its own
 	// (TXPBURST does not matter to reads).
@@ -775,7 +776,7 @@ func (f *failingWrites) Write32(off, v uint32) error {
 func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
 	tg, img := imageTarget(t, "imx6q")
 	before, _ := os.ReadFile(img)
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3", "ITC=1,8")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3", "ITC=1,8")
 	tg.Acc = &failingWrites{Accessor: tg.Acc, n: 4}
 	out, err := s.runner.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "bus error") || errors.Is(err, sweep.ErrInterrupted) {
@@ -798,7 +799,7 @@ func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
 
 func TestProbeFailures(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3,7")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3,7")
 	// One failed run fails its point; the sweep goes on.
 	s.land.Fail = func(n int) error {
 		if n == 4 {
@@ -814,7 +815,7 @@ func TestProbeFailures(t *testing.T) {
 		t.Errorf("excluded %+v", out.Ranking.Excluded)
 	}
 	// Three failed points in a row end the sweep, restored.
-	s = newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3,7")
+	s = newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3,7")
 	s.land.Fail = func(n int) error {
 		if n > 3 {
 			return errors.New("device vanished")
@@ -830,7 +831,7 @@ func TestProbeFailures(t *testing.T) {
 func TestCancelDuringAProbeRun(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	before := snapshot(t, tg)
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3")
 	ctx, cancel := context.WithCancel(context.Background())
 	s.land.Before = func(n int) {
 		if n == 5 {
@@ -876,7 +877,7 @@ func TestAdaptiveBench(t *testing.T) {
 		for _, w := range []int{0, 1} {
 			g, a, same, tied, n := 0, 0, 0, 0, 0
 			for seed := uint64(1); seed <= 5; seed++ {
-				gr, ad := run(sweep.ModeGrid, seed, noise, w), run(sweep.ModeAdaptive, seed, noise, w)
+				gr, ad := run(plan.ModeGrid, seed, noise, w), run(plan.ModeAdaptive, seed, noise, w)
 				g += gr.ProbeRuns
 				a += ad.ProbeRuns
 				n++
@@ -935,7 +936,7 @@ func TestModParamSweepReloadsOncePerValue(t *testing.T) {
 		t.Run(tc.values, func(t *testing.T) {
 			root, loader := modTree(t)
 			tg := simTarget(t, "imx6q", soc.SimOptions{})
-			s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh="+tc.values, "AHBBRST=0,1,2,3")
+			s := newRunner(t, tg, plan.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh="+tc.values, "AHBBRST=0,1,2,3")
 			s.runner.Plan.Repeats = 1
 			s.runner.Plan.BaselineEvery = 2
 			s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
@@ -992,7 +993,7 @@ func (w *warmRecorder) Measure(ctx context.Context) (probe.Run, error) {
 // byte of those and only samples the timed runs.
 func TestSweepMarksWarmupRuns(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0")
 	s.runner.Plan.Warmup = 1
 	s.runner.Plan.Repeats = 2
 	w := &warmRecorder{Prober: s.land}
@@ -1012,7 +1013,7 @@ func TestSweepMarksWarmupRuns(t *testing.T) {
 func TestAdaptiveModParamReloadsWithinItsBound(t *testing.T) {
 	root, loader := modTree(t)
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
-	s := newRunner(t, tg, sweep.ModeAdaptive, "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "AHBBRST=0,1,2,3")
+	s := newRunner(t, tg, plan.ModeAdaptive, "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "AHBBRST=0,1,2,3")
 	s.runner.Plan.Repeats = 3
 	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 	s.runner.Remap = func(context.Context) error { return tg.Identify() }

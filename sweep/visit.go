@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/probe"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
 
@@ -199,7 +200,7 @@ func (r *Runner) left(seq int) string {
 	runs := 0
 	bound := ""
 	switch {
-	case r.Plan.Mode == ModeAdaptive:
+	case r.Plan.Mode == plan.ModeAdaptive:
 		bound = "at most "
 		rounds := 0
 		for t := r.target; t < r.Plan.Repeats; rounds++ {

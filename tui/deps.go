@@ -11,7 +11,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/undo"
 )
@@ -41,8 +41,8 @@ type Prober interface {
 // axisLabel is the short name of a sweep axis shown in tables: the
 // field name when it is unique in the map, else REG.FIELD; a file or
 // module parameter as the plan spells it (sysfs:PATH, modparam:M.P).
-func axisLabel(m *regs.Map, a sweep.Axis) string {
-	if a.Kind == sweep.KindRegister {
+func axisLabel(m *regs.Map, a plan.Axis) string {
+	if a.Kind == plan.KindRegister {
 		return shortName(m, a.Ref)
 	}
 	return strings.TrimSuffix(a.Spec(), "="+strings.Join(a.Values, ","))
@@ -51,9 +51,9 @@ func axisLabel(m *regs.Map, a sweep.Axis) string {
 // SweepPlan is what a sweep runs: the grid of its axes, each point probed
 // Repeat times.
 type SweepPlan struct {
-	// Axes are the sweep's own (sweep.ParseAxis checked them): register
+	// Axes are the sweep's own (plan.ParseAxis checked them): register
 	// values in decimal.
-	Axes   []sweep.Axis
+	Axes   []plan.Axis
 	Repeat int
 	// Mode is the sweeper's mode ("grid", "ofat", "adaptive"; "" for its
 	// default).
@@ -64,7 +64,7 @@ type SweepPlan struct {
 	// nil for a plan typed on the screen; the TUI passes it back
 	// untouched and the sweep applies it before the screen's axes,
 	// repeat and mode.
-	File *sweep.PlanFile
+	File *plan.PlanFile
 }
 
 // Points is the number of points of the full grid.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
 
@@ -20,7 +21,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	e := newEnv(t, false)
 	out := filepath.Join(t.TempDir(), "r.jsonl")
 	sr := &SweepRunner{Target: e.target, Prober: newSimMeasure(t, e), ProbeName: "sim", Out: out,
-		Adjust: func(p *sweep.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
+		Adjust: func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
 		Since:  func(time.Time) time.Duration { return 0 }}
 	plan, err := parsePlan("AHBBRST=0,2,3,7 RXPBURST=8,16,32 mode=adaptive repeat=5", e.target.Profile.Map)
 	if err != nil {

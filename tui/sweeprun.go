@@ -15,6 +15,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/undo"
 )
@@ -25,11 +26,11 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	if err != nil {
 		return SweepPlan{}, err
 	}
-	pf, axes, err := sweep.ParsePlanFile(m, path, data)
+	pf, axes, err := plan.ParsePlanFile(m, path, data)
 	if err != nil {
 		return SweepPlan{}, err
 	}
-	sp := sweep.DefaultPlan()
+	sp := plan.DefaultPlan()
 	pf.Apply(&sp)
 	if sp.Repeats < rank.MinRunsForCI {
 		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, rank.MinRunsForCI)
@@ -61,7 +62,7 @@ type SweepRunner struct {
 	Kernel  string
 	// Adjust, when set, changes each plan before it runs (tests and
 	// benchmarks drop the settle time).
-	Adjust func(*sweep.Plan)
+	Adjust func(*plan.Plan)
 	// Since measures the time a sweep has run (default time.Since; tests
 	// give a fixed clock so that screens do not depend on the machine's
 	// speed).
@@ -81,19 +82,19 @@ func (s *SweepRunner) Path() string {
 }
 
 // Run implements Sweeper.
-func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
+func (s *SweepRunner) Run(ctx context.Context, in SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sp := sweep.DefaultPlan()
-	if plan.File != nil {
-		plan.File.Apply(&sp)
+	sp := plan.DefaultPlan()
+	if in.File != nil {
+		in.File.Apply(&sp)
 	}
-	if plan.Mode != "" {
-		sp.Mode = plan.Mode
+	if in.Mode != "" {
+		sp.Mode = in.Mode
 	}
-	sp.Repeats = plan.Repeat
+	sp.Repeats = in.Repeat
 	var keyParts []string
-	sp.Axes = slices.Clone(plan.Axes)
+	sp.Axes = slices.Clone(in.Axes)
 	for _, ax := range sp.Axes {
 		keyParts = append(keyParts, ax.Spec())
 	}
@@ -136,7 +137,7 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 	// reads no device tree).
 	users := map[string][]soc.ParamUser{}
 	for _, ax := range sp.Axes {
-		if ax.Kind == sweep.KindModParam {
+		if ax.Kind == plan.KindModParam {
 			users[ax.Name] = soc.ParamScope(nil, s.Target.Profile, ax.Name)
 		}
 	}
@@ -175,7 +176,7 @@ func (s *SweepRunner) newPath() string {
 
 // streamer turns the runner's events into TUI updates.
 type streamer struct {
-	axes    []sweep.Axis
+	axes    []plan.Axis
 	report  func(SweepUpdate)
 	started time.Time
 	since   func(time.Time) time.Duration

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
 
@@ -160,7 +161,7 @@ func TestLoadPlanFile(t *testing.T) {
 }
 
 // The screen's plan and the sweep's axes are one grammar: the axes are
-// what sweep.ParseAxis makes of each word, and the plan prints back as
+// what plan.ParseAxis makes of each word, and the plan prints back as
 // the words it was read from.
 func TestPlanIsTheSweepsGrammar(t *testing.T) {
 	e := newEnv(t, false)
@@ -171,7 +172,7 @@ func TestPlanIsTheSweepsGrammar(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, w := range words {
-		want, err := sweep.ParseAxis(m, w)
+		want, err := plan.ParseAxis(m, w)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/regs"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
 
@@ -56,7 +56,7 @@ type sweepState struct {
 // has reports whether ref is an axis of the plan.
 func (p SweepPlan) has(ref regs.Ref) bool {
 	for _, a := range p.Axes {
-		if a.Kind == sweep.KindRegister && sameRef(a.Ref, ref) {
+		if a.Kind == plan.KindRegister && sameRef(a.Ref, ref) {
 			return true
 		}
 	}
@@ -64,7 +64,7 @@ func (p SweepPlan) has(ref regs.Ref) bool {
 }
 
 // parsePlan reads the on-screen plan syntax: an axis per word as
-// sweep.ParseAxis reads it (FIELD=v1,v2,..., sysfs:PATH=..., modparam:M.P=...),
+// plan.ParseAxis reads it (FIELD=v1,v2,..., sysfs:PATH=..., modparam:M.P=...),
 // optional repeat=N and mode=grid|ofat|adaptive.
 func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 	p := SweepPlan{Repeat: 3, Source: "screen"}
@@ -98,12 +98,12 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 		// files): register values are checked like `citune set` values;
 		// files and module parameters are checked again before the
 		// first write.
-		ax, err := sweep.ParseAxis(m, tok)
+		ax, err := plan.ParseAxis(m, tok)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if slices.ContainsFunc(p.Axes, func(b sweep.Axis) bool { return b.Kind == ax.Kind && b.Name == ax.Name }) {
+		if slices.ContainsFunc(p.Axes, func(b plan.Axis) bool { return b.Kind == ax.Kind && b.Name == ax.Name }) {
 			errs = append(errs, fmt.Errorf("%s is listed twice", axisLabel(m, ax)))
 			continue
 		}
@@ -265,7 +265,7 @@ func (m Model) planFromAxes() string {
 		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.DTMax != nil {
 			limit = *k.DTMax
 		}
-		p.Axes = append(p.Axes, sweep.Axis{Kind: sweep.KindRegister, Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
+		p.Axes = append(p.Axes, plan.Axis{Kind: plan.KindRegister, Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
 	}
 	return planString(p, m.m)
 }

@@ -1,4 +1,4 @@
-package sweep
+package plan
 
 import (
 	"errors"
@@ -64,8 +64,8 @@ func (a *Axis) Spec() string {
 	return a.Name + "=" + strings.Join(a.Values, ",")
 }
 
-// number returns a register axis value as a number.
-func (a *Axis) number(v string) uint32 {
+// Number returns a register axis value as a number.
+func (a *Axis) Number(v string) uint32 {
 	n, _ := strconv.ParseUint(v, 10, 32)
 	return uint32(n)
 }
