@@ -21,7 +21,7 @@ import (
 //
 // Decisions:
 //   - A board's winners are its first-ranked point and every point tied
-//     with it (not significantly slower; sweep/rank.go): a setting that
+//     with it (not significantly slower; sweep/rank): a setting that
 //     is statistically as good as the winner on every board is a common
 //     winner, even where noise put another point first on one board.
 //   - Among several common winners, and when there is none, the setting

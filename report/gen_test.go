@@ -16,6 +16,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/sweep/sweeptest"
 )
 
@@ -70,7 +71,7 @@ type fixture struct {
 	corrupt  []int
 	cancelAt int    // cancel the sweep at this run
 	resume   string // continue this results file (copied to name)
-	board    *sweep.BoardID
+	board    *results.BoardID
 	seed     uint64 // of the landscape's noise (0: 1)
 	// favour multiplies the rate at these AHBBRST values (a board whose
 	// bus prefers another burst length).
@@ -144,7 +145,7 @@ func genFixture(t *testing.T, fx fixture) {
 	}
 	path := filepath.Join("testdata", fx.name)
 	os.Remove(path)
-	var prev *sweep.Results
+	var prev *results.Results
 	var f *os.File
 	if fx.resume != "" {
 		b, err := os.ReadFile(filepath.Join("testdata", fx.resume))
@@ -154,18 +155,18 @@ func genFixture(t *testing.T, fx fixture) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if f, err = sweep.OpenAppend(path); err != nil {
+		if f, err = results.OpenAppend(path); err != nil {
 			t.Fatal(err)
 		}
-		if prev, err = sweep.Load(path); err != nil {
+		if prev, err = results.Load(path); err != nil {
 			t.Fatal(err)
 		}
-	} else if f, err = sweep.CreateFile(path); err != nil {
+	} else if f, err = results.CreateFile(path); err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	r := &sweep.Runner{Target: tg, Prober: fp, ProbeName: "sim read 64 MiB in 120 KiB commands", Plan: pl, Out: sweep.NewWriter(f),
+	r := &sweep.Runner{Target: tg, Prober: fp, ProbeName: "sim read 64 MiB in 120 KiB commands", Plan: pl, Out: results.NewWriter(f),
 		Command: append([]string{"citune", "--sim", "sweep"}, fx.axes...), Kernel: fx.kernel, Board: fx.board,
 		Resume: prev, Sleep: func(context.Context, time.Duration) error { return nil },
 		Now: func() time.Time { clock = clock.Add(2 * time.Second); return clock }}
@@ -212,12 +213,12 @@ func TestRegenerateFixtures(t *testing.T) {
 	q := map[uint32]float64{3: 1.05}
 	ul := map[uint32]float64{7: 1.06}
 	genFixture(t, fixture{name: "fleet-q-a.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeGrid, axes: grid, repeats: 5,
-		board: &sweep.BoardID{Name: "sabrelite-rev-a", Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-03"}, seed: 11, favour: q})
+		board: &results.BoardID{Name: "sabrelite-rev-a", Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-03"}, seed: 11, favour: q})
 	genFixture(t, fixture{name: "fleet-q-b.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeGrid, axes: grid, repeats: 5,
-		board: &sweep.BoardID{Name: "sabrelite-rev-b", Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-04"}, seed: 12, favour: q, revert: []int{44}})
+		board: &results.BoardID{Name: "sabrelite-rev-b", Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-04"}, seed: 12, favour: q, revert: []int{44}})
 	genFixture(t, fixture{name: "fleet-ul.jsonl", profile: "imx6ul", ctrl: "usbotg2", kernel: "6.12.9-armmp", mode: plan.ModeGrid, axes: grid, repeats: 5,
-		board: &sweep.BoardID{Name: "evk-6ul", Model: "Freescale i.MX6 UltraLite 14x14 EVK Board", Host: "lab-rack2-01"}, seed: 13, favour: ul})
+		board: &results.BoardID{Name: "evk-6ul", Model: "Freescale i.MX6 UltraLite 14x14 EVK Board", Host: "lab-rack2-01"}, seed: 13, favour: ul})
 	genFixture(t, fixture{name: "fleet-q-c.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeGrid, axes: grid, repeats: 5,
-		board: &sweep.BoardID{Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-07"}, seed: 14, favour: ul})
+		board: &results.BoardID{Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-07"}, seed: 14, favour: ul})
 	genFixture(t, fixture{name: "resumed.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeGrid, axes: grid, repeats: 3, resume: "interrupted.jsonl"})
 }

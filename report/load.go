@@ -14,6 +14,7 @@ import (
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // LoadOptions say how to make what a results file does not hold.
@@ -40,7 +41,7 @@ func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	res, err := sweep.Read(bytes.NewReader(data))
+	res, err := results.Read(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -52,7 +53,7 @@ func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
 	return s, nil
 }
 
-// check finds what sweep.Read would report obscurely or not at all: an
+// check finds what results.Read would report obscurely or not at all: an
 // empty file, a file of another kind, a damaged line, a header cut off,
 // and a last line left incomplete (reported, not an error).
 func check(data []byte) (warnings []string, err error) {
@@ -80,12 +81,12 @@ func check(data []byte) (warnings []string, err error) {
 		return nil, fmt.Errorf("not a citune sweep results file: line 1 is not a JSON record (it starts %q)", preview(first))
 	}
 	switch {
-	case head.Type != sweep.TypeHeader && head.Format != sweep.Format:
-		return nil, fmt.Errorf("not a citune sweep results file: line 1 is JSON but not a sweep header (no \"format\": %q; `citune sweep --out` writes them)", sweep.Format)
-	case head.Format != sweep.Format:
-		return nil, fmt.Errorf("not a citune sweep results file: its header says format %q, not %q", head.Format, sweep.Format)
-	case head.Version != sweep.Version:
-		return nil, fmt.Errorf("results file version %d: this citune reads version %d", head.Version, sweep.Version)
+	case head.Type != results.TypeHeader && head.Format != results.Format:
+		return nil, fmt.Errorf("not a citune sweep results file: line 1 is JSON but not a sweep header (no \"format\": %q; `citune sweep --out` writes them)", results.Format)
+	case head.Format != results.Format:
+		return nil, fmt.Errorf("not a citune sweep results file: its header says format %q, not %q", head.Format, results.Format)
+	case head.Version != results.Version:
+		return nil, fmt.Errorf("results file version %d: this citune reads version %d", head.Version, results.Version)
 	}
 	for i, l := range lines {
 		last := i == len(lines)-1
@@ -121,7 +122,7 @@ type acc struct {
 	hAny                    bool
 }
 
-func (a *acc) add(r sweep.Measurement) {
+func (a *acc) add(r results.Measurement) {
 	a.rates = append(a.rates, r.Rate)
 	if r.IRQsPerSec > 0 {
 		a.ips = append(a.ips, r.IRQsPerSec)
@@ -173,13 +174,13 @@ func (a *acc) fill(p *Point) {
 	}
 }
 
-func counted(r sweep.RunRecord) bool {
+func counted(r results.RunRecord) bool {
 	return !r.Warmup && r.Error == "" && r.Held && !r.Run.Corrupt
 }
 
 // summarise ranks the points as the sweep does and adds what the runs
 // say beyond the ranking (spread, interrupts, handler time, CPU).
-func summarise(res *sweep.Results) *Sweep {
+func summarise(res *results.Results) *Sweep {
 	h := res.Header
 	s := &Sweep{Profile: h.Profile, ProfileFile: h.ProfileFile, Controller: h.Controller, Node: h.Node, Base: h.Base,
 		Kernel: h.Kernel, Target: h.Target, TargetPath: h.TargetPath, Role: h.Role, Probe: h.Probe, Command: h.Command,
@@ -361,7 +362,7 @@ func plural(n int) string {
 }
 
 // axesOf lists the plan's axes with short labels (unique among them).
-func axesOf(h sweep.Header) []Axis {
+func axesOf(h results.Header) []Axis {
 	var axes []Axis
 	count := map[string]int{}
 	for _, a := range h.Plan.Axes {

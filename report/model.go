@@ -21,7 +21,7 @@ type Sweep struct {
 	File  string
 	Label string
 
-	// BoardName names the board (sweep.BoardID.String: the name given
+	// BoardName names the board (results.BoardID.String: the name given
 	// to the sweep, else the device tree's model and the hostname); ""
 	// when the header does not say.
 	BoardName string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -23,7 +24,7 @@ func (e *fatalError) Unwrap() error { return e.err }
 // apply writes a point's settings: module parameters (by reloading the
 // module stack when one changes), files, then register fields, each read
 // back. mism lists what did not stick.
-func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism []string, reloaded bool, err error) {
+func (r *Runner) apply(ctx context.Context, p *Point) (applied []results.Applied, mism []string, reloaded bool, err error) {
 	if err := r.applyModParams(ctx, p.Values, &applied, &mism, &reloaded); err != nil {
 		return applied, mism, reloaded, err
 	}
@@ -40,7 +41,7 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism [
 		if err != nil {
 			return applied, mism, reloaded, err
 		}
-		applied = append(applied, Applied{Name: a.Name, Want: want, Readback: got})
+		applied = append(applied, results.Applied{Name: a.Name, Want: want, Readback: got})
 		if !undo.FileHolds(want, got) {
 			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, want, got))
 		}
@@ -60,7 +61,7 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism [
 	}
 	for _, w := range res {
 		for _, c := range w.Changes {
-			applied = append(applied, Applied{Name: c.Ref.String(), Want: strconv.FormatUint(uint64(c.Value), 10),
+			applied = append(applied, results.Applied{Name: c.Ref.String(), Want: strconv.FormatUint(uint64(c.Value), 10),
 				Readback: strconv.FormatUint(uint64(c.Ref.Field.Get(w.Readback)), 10), Old: regs.Hex(w.Old), New: regs.Hex(w.New)})
 		}
 		for _, m := range w.Mismatches {
@@ -84,7 +85,7 @@ func (r *Runner) modParams(vals []string) map[string][]string {
 // applyModParams reloads the module stack when a module parameter of the
 // point differs from the current one, maps the window again and reads
 // the parameters back.
-func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]Applied, mism *[]string, reloaded *bool) error {
+func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]results.Applied, mism *[]string, reloaded *bool) error {
 	change := false
 	for i, a := range r.axes {
 		if a.Kind == plan.KindModParam && vals[i] != r.cur[i] {
@@ -122,7 +123,7 @@ func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]A
 			return &fatalError{err}
 		}
 		r.cur[i] = got
-		*applied = append(*applied, Applied{Name: a.Name, Want: vals[i], Readback: got})
+		*applied = append(*applied, results.Applied{Name: a.Name, Want: vals[i], Readback: got})
 		if got != vals[i] {
 			*mism = append(*mism, fmt.Sprintf("%s: loaded with %s, reads %s", a.Name, vals[i], got))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // fileRecords reads a results file's records as "type" or
@@ -33,7 +34,7 @@ func fileRecords(t *testing.T, path string) (kinds, points []string) {
 			t.Fatal(err)
 		}
 		k := r.Type
-		if r.Type == sweep.TypeEvent {
+		if r.Type == results.TypeEvent {
 			k += ":" + r.Event
 		}
 		kinds, points = append(kinds, k), append(points, r.Point)
@@ -47,9 +48,9 @@ func recordOf(e sweep.Event) string {
 	switch e.Kind {
 	case sweep.SweepStarted:
 		if e.Resume != nil {
-			return sweep.TypeResume
+			return results.TypeResume
 		}
-		return sweep.TypeHeader
+		return results.TypeHeader
 	case sweep.RunFinished, sweep.PointClosed, sweep.SweepEnded:
 		return e.Kind.String()
 	case sweep.SweepInterrupted:
@@ -58,7 +59,7 @@ func recordOf(e sweep.Event) string {
 	if e.Replayed {
 		return ""
 	}
-	return sweep.TypeEvent + ":" + e.Kind.String()
+	return results.TypeEvent + ":" + e.Kind.String()
 }
 
 func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
@@ -162,8 +163,8 @@ func TestCancelFromAnEventEndsWithRestore(t *testing.T) {
 }
 
 func TestEventKindNames(t *testing.T) {
-	for k, want := range map[sweep.EventKind]string{sweep.PointStarted: sweep.EventApply, sweep.ModuleReload: sweep.EventReload,
-		sweep.SettingsRestored: sweep.EventRestore, sweep.PointEliminated: sweep.EventEliminated, 0: "unknown", sweep.SweepEnded + 1: "unknown"} {
+	for k, want := range map[sweep.EventKind]string{sweep.PointStarted: results.EventApply, sweep.ModuleReload: results.EventReload,
+		sweep.SettingsRestored: results.EventRestore, sweep.PointEliminated: results.EventEliminated, 0: "unknown", sweep.SweepEnded + 1: "unknown"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d: %q, want %q", k, got, want)
 		}
@@ -195,17 +196,17 @@ func TestResumedEliminationsAreReplayed(t *testing.T) {
 	if len(first) == 0 {
 		t.Fatal("nothing eliminated before the stop")
 	}
-	prev, err := sweep.Load(s.out)
+	prev, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := sweep.OpenAppend(s.out)
+	f, err := results.OpenAppend(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var evs []sweep.Event
-	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: sweep.NewWriter(f), Resume: prev, Journal: s.journal,
+	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal,
 		OnEvent: func(e sweep.Event) { evs = append(evs, e) }}
 	if _, err := r2.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -227,13 +228,13 @@ func TestResumedEliminationsAreReplayed(t *testing.T) {
 	if len(replayed) != len(first) {
 		t.Errorf("replayed %v, first session %v", replayed, first)
 	}
-	res, err := sweep.Load(s.out)
+	res, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	written := map[string]int{}
 	for _, e := range res.Events {
-		if e.Event == sweep.EventEliminated {
+		if e.Event == results.EventEliminated {
 			written[e.Point]++
 		}
 	}

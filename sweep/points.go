@@ -9,6 +9,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 )
 
 // BaselineKey is the key of the baseline point (the original settings).
@@ -267,10 +268,10 @@ func (r *Runner) ignored(p *Point) []string {
 	return s
 }
 
-func (r *Runner) info(p *Point) PointInfo {
+func (r *Runner) info(p *Point) results.PointInfo {
 	g := p.Group
 	if g == 1 {
 		g = 0
 	}
-	return PointInfo{Key: p.Key, Settings: r.settings(p), Ignored: r.ignored(p), Note: p.Note, Group: g}
+	return results.PointInfo{Key: p.Key, Settings: r.settings(p), Ignored: r.ignored(p), Note: p.Note, Group: g}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 )
 
 // This file holds Prepare: everything a sweep checks and computes before
@@ -140,7 +141,7 @@ func (r *Runner) Prepare() error {
 	if needReload {
 		r.notes = append(r.notes, r.reloadNote())
 	}
-	r.store = newStore()
+	r.store = results.NewStore()
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -23,7 +24,7 @@ func (r *Runner) restore(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
 	var errs []error
-	var applied []Applied
+	var applied []results.Applied
 	var mism []string
 	reloaded := false
 	if err := r.applyModParams(rctx, r.orig, &applied, &mism, &reloaded); err != nil {

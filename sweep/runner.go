@@ -14,6 +14,7 @@ import (
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -39,7 +40,7 @@ type Runner struct {
 	// checks.
 	Remap func(ctx context.Context) error
 	// Out receives the results records.
-	Out *Writer
+	Out *results.Writer
 	// Log receives progress for people (may be nil).
 	Log io.Writer
 	// OnEvent, when set, receives every event of the sweep (events.go),
@@ -59,9 +60,9 @@ type Runner struct {
 	// the header and a note.
 	ParamUsers map[string][]soc.ParamUser
 	// Board goes into the header too (nil: not recorded).
-	Board *BoardID
+	Board *results.BoardID
 	// Resume holds the records of the sweep being continued.
-	Resume *Results
+	Resume *results.Results
 	// Sleep waits for the settle time (default: a timer that ctx cancels).
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the clock for record times (default time.Now).
@@ -80,10 +81,10 @@ type Runner struct {
 	role     string
 	notes    []string
 	snapshot soc.Snapshot
-	resumed  map[int]ClosedVisit
+	resumed  map[int]results.ClosedVisit
 	elimDone map[string]string
 	visitSeq int
-	store    *store
+	store    *results.Store
 	runs     int
 	total    int
 	planned  int           // visits planned (grid, ofat), for progress
@@ -161,9 +162,9 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 		runErr = fmt.Errorf("%w: %v (resume with --resume)", ErrInterrupted, context.Cause(ctx))
 	}
 	restoreErr := r.restore(ctx)
-	out = &Outcome{Ranking: r.store.rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
+	out = &Outcome{Ranking: r.store.Rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr}
-	end := EndRecord{Type: TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
+	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
 		ProbeRuns: r.runs, TotalProbeRuns: r.total, Ranking: out.Ranking}
 	switch {
 	case errors.Is(runErr, ErrInterrupted):
@@ -196,14 +197,14 @@ func (r *Runner) begin() error {
 		origs[a.Name] = r.orig[i]
 		live[a.Name] = r.live[i]
 	}
-	r.store.original = origs
+	r.store.SetOriginal(origs)
 	if r.Resume != nil {
-		rec := ResumeRecord{Type: TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live}
+		rec := results.ResumeRecord{Type: results.TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live}
 		return r.emit(Event{Kind: SweepStarted, Notes: r.notes, Resume: &rec})
 	}
 	plan := r.Plan
 	plan.Axes = r.axes
-	h := Header{Type: TypeHeader, Format: Format, Version: Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
+	h := results.Header{Type: results.TypeHeader, Format: results.Format, Version: results.Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
 		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
 		Target: t.Kind, TargetPath: t.Path, Role: r.role, Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
 		ModParamControllers: r.ParamUsers}

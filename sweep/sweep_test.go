@@ -20,6 +20,7 @@ import (
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/sweep/sweeptest"
 	"github.com/citune/citune/undo"
 )
@@ -101,7 +102,7 @@ func newRunner(t *testing.T, tg *soc.Target, mode string, specs ...string) *setu
 	t.Helper()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.jsonl")
-	f, err := sweep.CreateFile(out)
+	f, err := results.CreateFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func newRunner(t *testing.T, tg *soc.Target, mode string, specs ...string) *setu
 	plan.Axes = axes(t, tg.Profile.Map, specs...)
 	land := &sweeptest.Landscape{Target: tg, Seed: 1}
 	log := &bytes.Buffer{}
-	r := &sweep.Runner{Target: tg, Prober: land, ProbeName: "landscape", Plan: plan, Out: sweep.NewWriter(f), Log: log,
+	r := &sweep.Runner{Target: tg, Prober: land, ProbeName: "landscape", Plan: plan, Out: results.NewWriter(f), Log: log,
 		Journal: filepath.Join(dir, "journal.json"), Command: []string{"citune", "sweep"}, Kernel: "test"}
 	return &setup{runner: r, out: out, log: log, land: land, journal: r.Journal}
 }
@@ -160,7 +161,7 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 	if after := snapshot(t, tg); !slices.Equal(before.Registers, after.Registers) {
 		t.Errorf("registers not restored:\nbefore %v\nafter  %v", before, after)
 	}
-	res, err := sweep.Load(s.out)
+	res, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +426,7 @@ func TestCancelInTheMiddleOfAPointRestoresTheImage(t *testing.T) {
 	if _, err := os.Stat(s.journal); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal left after a restore: %v", err)
 	}
-	res, err := sweep.Load(s.out)
+	res, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +451,7 @@ func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 	if _, err := s.runner.Run(ctx); !errors.Is(err, sweep.ErrInterrupted) {
 		t.Fatal(err)
 	}
-	first, err := sweep.Load(s.out)
+	first, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,22 +465,22 @@ func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 	f.WriteString(`{"type":"run","sess`)
 	f.Close()
 
-	f, err = sweep.OpenAppend(s.out)
+	f, err = results.OpenAppend(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	prev, err := sweep.Load(s.out)
+	prev, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	land := &sweeptest.Landscape{Target: tg, Seed: 3}
-	r2 := &sweep.Runner{Target: tg, Prober: land, Plan: s.runner.Plan, Out: sweep.NewWriter(f), Resume: prev, Journal: s.journal}
+	r2 := &sweep.Runner{Target: tg, Prober: land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal}
 	out, err := r2.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sweep.Load(s.out)
+	res, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +512,7 @@ func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 	// A different plan is refused.
 	p2 := s.runner.Plan
 	p2.Repeats = 4
-	r3 := &sweep.Runner{Target: tg, Prober: land, Plan: p2, Out: sweep.NewWriter(&bytes.Buffer{}), Resume: res}
+	r3 := &sweep.Runner{Target: tg, Prober: land, Plan: p2, Out: results.NewWriter(&bytes.Buffer{}), Resume: res}
 	if _, err := r3.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "plan differs") {
 		t.Errorf("error %v", err)
 	}
@@ -637,10 +638,10 @@ func TestModParamAxisReloadsTheModuleStack(t *testing.T) {
 	if _, err := os.Stat(s.journal); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal left: %v", err)
 	}
-	res, _ := sweep.Load(s.out)
+	res, _ := results.Load(s.out)
 	reloads := 0
 	for _, e := range res.Events {
-		if e.Event == sweep.EventReload {
+		if e.Event == results.EventReload {
 			reloads++
 		}
 	}
@@ -791,7 +792,7 @@ func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
 	if _, err := os.Stat(s.journal); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal left: %v", err)
 	}
-	res, _ := sweep.Load(s.out)
+	res, _ := results.Load(s.out)
 	if e := res.Ends[0]; e.Status != sweep.EndFailed || !strings.Contains(e.Error, "bus error") || !e.Restored {
 		t.Errorf("end %+v", e)
 	}
@@ -960,7 +961,7 @@ func TestModParamSweepReloadsOncePerValue(t *testing.T) {
 			if loads != tc.reloads {
 				t.Errorf("ehci_hcd loaded %d times, want %d: %q", loads, tc.reloads, loader.CallLog())
 			}
-			res, err := sweep.Load(s.out)
+			res, err := results.Load(s.out)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // This file holds one visit of a point: apply, verify, probe, record,
@@ -30,7 +31,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (rank.Status, error
 		if cv.Point.Point != p.Key {
 			return "", fmt.Errorf("the results file does not match the plan: its visit %d measured %q where the plan now measures %q", seq, cv.Point.Point, p.Key)
 		}
-		r.store.addVisit(cv.Point, cv.Runs)
+		r.store.AddVisit(cv.Point, cv.Runs)
 		r.count(cv.Point.Status)
 		return cv.Point.Status, nil
 	}
@@ -44,11 +45,11 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (rank.Status, error
 	if err := r.emit(Event{Kind: PointStarted, Point: p.Key, Settings: settings, Label: label, Message: "applying " + label}); err != nil {
 		return "", err
 	}
-	rec := PointRecord{Type: TypePoint, Session: r.session, Visit: seq, Point: p.Key, Baseline: p.Baseline, Settings: settings,
+	rec := results.PointRecord{Type: results.TypePoint, Session: r.session, Visit: seq, Point: p.Key, Baseline: p.Baseline, Settings: settings,
 		Ignored: r.ignored(p), Note: p.Note, Status: rank.StatusOK}
 	applied, mism, reloaded, err := r.apply(ctx, p)
 	rec.Applied, rec.Reloaded = applied, reloaded
-	var runs []RunRecord
+	var runs []results.RunRecord
 	switch {
 	case ctx.Err() != nil:
 		return "", ctx.Err()
@@ -78,7 +79,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (rank.Status, error
 	if rec.Rates == nil {
 		rec.Rates = []float64{}
 	}
-	r.store.addVisit(rec, runs)
+	r.store.AddVisit(rec, runs)
 	r.summarise(&rec)
 	r.count(rec.Status)
 	r.elapsed += time.Since(t0)
@@ -110,8 +111,8 @@ func (r *Runner) count(status rank.Status) {
 // each. It stops at the first run that did not hold, was corrupt or
 // failed. An error means the sweep must stop (ctx cancelled, results
 // file).
-func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) ([]RunRecord, error) {
-	var runs []RunRecord
+func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *results.PointRecord) ([]results.RunRecord, error) {
+	var runs []results.RunRecord
 	total := r.Plan.Warmup + n
 	for i := 0; i < total; i++ {
 		mctx := ctx
@@ -127,7 +128,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 		r.runs++
 		r.total++
 		r.measured++
-		rr := RunRecord{Type: TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
+		rr := results.RunRecord{Type: results.TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
 			Warmup: i < r.Plan.Warmup, Time: r.Now().UTC(), Run: MeasurementOf(run), Held: true}
 		if perr != nil {
 			rr.Error = perr.Error()
@@ -162,26 +163,26 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 }
 
 // summarise fills a point record's statistics over all its visits.
-func (r *Runner) summarise(rec *PointRecord) {
+func (r *Runner) summarise(rec *results.PointRecord) {
 	if rec.Baseline {
-		rec.Total = len(r.store.baseline)
-		rec.Median = rank.Median(r.store.baseline)
+		rec.Total = len(r.store.Baseline())
+		rec.Median = rank.Median(r.store.Baseline())
 		if rec.Total == 0 {
 			rec.Median = 0
 		}
 		return
 	}
-	ps := r.store.pts[rec.Point]
+	ps := r.store.Point(rec.Point)
 	rec.Total = len(ps.Rates)
 	rec.Unit = ps.Unit
 	if len(ps.Rates) == 0 {
 		return
 	}
 	rec.Median = rank.Median(ps.Rates)
-	rec.IRQsPerMiB = medianOf(ps.IRQsPerMiB)
-	rec.CPUPerMiB = medianOf(ps.CPUPerMiB)
-	if len(r.store.baseline) > 0 && rec.Status == rank.StatusOK {
-		c := rank.Compare(ps.Rates, r.store.baseline, rank.Confidence, rec.Point+"|baseline")
+	rec.IRQsPerMiB = results.MedianOf(ps.IRQsPerMiB)
+	rec.CPUPerMiB = results.MedianOf(ps.CPUPerMiB)
+	if len(r.store.Baseline()) > 0 && rec.Status == rank.StatusOK {
+		c := rank.Compare(ps.Rates, r.store.Baseline(), rank.Confidence, rec.Point+"|baseline")
 		rec.VsBaseline = &c
 	}
 }
@@ -207,7 +208,7 @@ func (r *Runner) left(seq int) string {
 			t = nextTarget(t, r.Plan.Repeats)
 		}
 		for _, p := range r.alive {
-			runs += max(r.Plan.Repeats-r.store.runs(p.Key), 0) + r.Plan.Warmup*(rounds+1)
+			runs += max(r.Plan.Repeats-r.store.Runs(p.Key), 0) + r.Plan.Warmup*(rounds+1)
 		}
 		runs += visit // the last baseline
 	case r.planned > 0:
@@ -219,7 +220,7 @@ func (r *Runner) left(seq int) string {
 	return fmt.Sprintf(" [%sabout %s left]", bound, d)
 }
 
-func (r *Runner) progress(seq int, rec *PointRecord) {
+func (r *Runner) progress(seq int, rec *results.PointRecord) {
 	pos := fmt.Sprintf("[%d]", seq)
 	if r.planned > 0 {
 		pos = fmt.Sprintf("[%d/%d]", seq, r.planned)

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // The TUI follows a sweep through the runner's events, not its results
@@ -47,7 +47,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sweep.Load(out)
+	res, err := results.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 		fileRates[k] = append(fileRates[k], p.Rates...)
 	}
 	for _, ev := range res.Events {
-		if ev.Event == sweep.EventEliminated {
+		if ev.Event == results.EventEliminated {
 			eliminated[ev.Point] = true
 		}
 	}

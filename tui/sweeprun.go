@@ -17,6 +17,7 @@ import (
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -103,21 +104,21 @@ func (s *SweepRunner) Run(ctx context.Context, in SweepPlan, done []SweepPoint, 
 	}
 	key := fmt.Sprintf("%s mode=%s repeat=%d", strings.Join(keyParts, " "), sp.Mode, sp.Repeats)
 
-	var res *sweep.Results
+	var res *results.Results
 	var f *os.File
 	var err error
 	if len(done) > 0 && key == s.planKey && s.path != "" {
-		if res, err = sweep.Load(s.path); err != nil {
+		if res, err = results.Load(s.path); err != nil {
 			return err
 		}
-		if f, err = sweep.OpenAppend(s.path); err != nil {
+		if f, err = results.OpenAppend(s.path); err != nil {
 			return err
 		}
 	} else {
 		s.n++
 		s.path = s.newPath()
 		s.planKey = key
-		if f, err = sweep.CreateFile(s.path); err != nil {
+		if f, err = results.CreateFile(s.path); err != nil {
 			return err
 		}
 	}
@@ -142,7 +143,7 @@ func (s *SweepRunner) Run(ctx context.Context, in SweepPlan, done []SweepPoint, 
 		}
 	}
 	r := &sweep.Runner{ParamUsers: users, Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
-		Out: sweep.NewWriter(f), OnEvent: st.event, Command: s.Command, Kernel: s.Kernel, Resume: res}
+		Out: results.NewWriter(f), OnEvent: st.event, Command: s.Command, Kernel: s.Kernel, Resume: res}
 	outcome, err := r.Run(ctx)
 	if outcome != nil {
 		if w := outcome.Ranking.Winner(); w != nil {
@@ -188,7 +189,7 @@ type streamer struct {
 }
 
 // resume counts what an earlier session finished.
-func (s *streamer) resume(res *sweep.Results) {
+func (s *streamer) resume(res *results.Results) {
 	s.closed = map[string]bool{}
 	for _, p := range res.Points {
 		if !p.Baseline {
@@ -255,7 +256,7 @@ func (s *streamer) event(e sweep.Event) {
 }
 
 // point folds a visit into the point's results over all visits.
-func (s *streamer) point(r sweep.PointRecord) *SweepPoint {
+func (s *streamer) point(r results.PointRecord) *SweepPoint {
 	if r.Baseline {
 		return &SweepPoint{Baseline: true, Rates: r.Rates}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 func newSimMeasure(t *testing.T, e *env) *simMeasure {
@@ -58,7 +59,7 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 	if got := e.field("USBCMD.ITC"); got != itc {
 		t.Errorf("ITC = %d after the sweep, want %d", got, itc)
 	}
-	res, err := sweep.Load(out)
+	res, err := results.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestSweepRunnerResume(t *testing.T) {
 	if last.Best == nil {
 		t.Errorf("no winner reported")
 	}
-	res, err := sweep.Load(out)
+	res, err := results.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 func init() {
@@ -102,7 +103,7 @@ func placeAfter(c *soc.Controller) string {
 // controller the sweep ran on; --profile and --controller naming others
 // are refused.
 func (a *app) dtsFromResults(path string) (dtsout.DTSInput, error) {
-	res, err := sweep.Load(path)
+	res, err := results.Load(path)
 	if err != nil {
 		return dtsout.DTSInput{}, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -176,7 +177,7 @@ func runSweep(a *app, args []string) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	// Resuming: the results file says which target and plan.
-	var prev *sweep.Results
+	var prev *results.Results
 	if o.resume != "" {
 		if fi, err := os.Stat(o.resume); err == nil && fi.Size() == 0 {
 			// Nothing was recorded (the sweep died before its header):
@@ -187,7 +188,7 @@ func runSweep(a *app, args []string) error {
 	}
 	if o.resume != "" {
 		var err error
-		if prev, err = sweep.Load(o.resume); err != nil {
+		if prev, err = results.Load(o.resume); err != nil {
 			return err
 		}
 		if o.out != "" && o.out != o.resume {
@@ -327,15 +328,15 @@ func runSweep(a *app, args []string) error {
 	}
 	var f *os.File
 	if prev != nil {
-		f, err = sweep.OpenAppend(o.out)
+		f, err = results.OpenAppend(o.out)
 	} else {
-		f, err = sweep.CreateFile(o.out)
+		f, err = results.CreateFile(o.out)
 	}
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	runner.Out = sweep.NewWriter(f)
+	runner.Out = results.NewWriter(f)
 
 	fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
 		header(t), pl.Mode, len(runner.Points()), pl.Repeats, pl.Warmup, ps[0].Name(), o.out)
@@ -382,7 +383,7 @@ func probeWordsFromCommand(cmd []string) []string {
 // buildPlan assembles the plan: defaults, the --plan file, then the
 // flags given; when resuming, the results file's plan takes the place of
 // the defaults and the file.
-func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *sweep.Results) (plan.Plan, error) {
+func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Results) (plan.Plan, error) {
 	pl := plan.DefaultPlan()
 	pl.Seed = time.Now().UnixNano() % 1_000_000
 	if prev != nil {

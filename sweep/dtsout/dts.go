@@ -8,8 +8,8 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // DTSInput is what a device-tree fragment is made from: settings to make
@@ -311,7 +311,7 @@ func (d DTS) KernelParams() string {
 // BuildDTS, each commented with the winner's gain over the baseline and,
 // where the results have a point that differs from the baseline in that
 // setting alone, that point's gain.
-func WinnerSettings(res *sweep.Results, rk rank.Ranking) ([]Setting, error) {
+func WinnerSettings(res *results.Results, rk rank.Ranking) ([]Setting, error) {
 	w := rk.Winner()
 	if w == nil {
 		return nil, fmt.Errorf("no point was ranked in the results: nothing to make permanent")
@@ -337,7 +337,7 @@ func WinnerSettings(res *sweep.Results, rk rank.Ranking) ([]Setting, error) {
 
 // aloneGain finds a ranked point that sets name=v and otherwise keeps
 // the original values, and returns its comparison with the baseline.
-func aloneGain(res *sweep.Results, rk rank.Ranking, name, v string) string {
+func aloneGain(res *results.Results, rk rank.Ranking, name, v string) string {
 	for _, r := range rk.Ranked {
 		if r.Settings[name] != v || r.VsBaseline == nil {
 			continue

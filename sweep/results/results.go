@@ -1,4 +1,4 @@
-package sweep
+package results
 
 import (
 	"bufio"
@@ -452,7 +452,7 @@ func (res *Results) ProbeRuns() int { return len(res.Runs) }
 
 // Rank ranks the points from the recorded runs, as the sweep did.
 func (res *Results) Rank() rank.Ranking {
-	st := newStore()
+	st := NewStore()
 	st.original = res.Header.Originals
 	vs := res.Visits()
 	nums := make([]int, 0, len(vs))
@@ -462,10 +462,10 @@ func (res *Results) Rank() rank.Ranking {
 	slices.Sort(nums)
 	for _, n := range nums {
 		v := vs[n]
-		st.addVisit(v.Point, v.Runs)
+		st.AddVisit(v.Point, v.Runs)
 	}
 	for k, msg := range res.Eliminated() {
-		st.eliminate(k, msg)
+		st.Eliminate(k, msg)
 	}
-	return st.rank()
+	return st.Rank()
 }

@@ -1,4 +1,4 @@
-package sweep
+package results
 
 import (
 	"math"
@@ -6,10 +6,10 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// store accumulates what the closed visits measured, per point. The
+// Store accumulates what the closed visits measured, per point. The
 // running sweep and a results file read back feed it the same records,
 // so both rank alike.
-type store struct {
+type Store struct {
 	order      []string
 	pts        map[string]*rank.PointStats
 	baseline   []float64
@@ -20,11 +20,11 @@ type store struct {
 	original map[string]string
 }
 
-func newStore() *store { return &store{pts: map[string]*rank.PointStats{}} }
+func NewStore() *Store { return &Store{pts: map[string]*rank.PointStats{}} }
 
 // addVisit adds one closed visit. A point that once failed to hold, was
 // corrupt or failed keeps that status: its other numbers are not trusted.
-func (s *store) addVisit(p PointRecord, runs []RunRecord) {
+func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 	var rates, irqs, cpu []float64
 	for _, r := range runs {
 		if r.Warmup || r.Error != "" || !r.Held || r.Run.Corrupt {
@@ -67,21 +67,23 @@ func (s *store) addVisit(p PointRecord, runs []RunRecord) {
 	ps.CPUPerMiB = append(ps.CPUPerMiB, cpu...)
 }
 
-func (s *store) eliminate(key, why string) {
+// Eliminate marks an ok point dropped by the adaptive race, with why.
+func (s *Store) Eliminate(key, why string) {
 	if ps := s.pts[key]; ps != nil && ps.Status == rank.StatusOK {
 		ps.Status, ps.Reason = rank.StatusEliminated, why
 	}
 }
 
-// runs is the number of ok runs of a point.
-func (s *store) runs(key string) int {
+// Runs is the number of ok runs of a point.
+func (s *Store) Runs(key string) int {
 	if ps := s.pts[key]; ps != nil {
 		return len(ps.Rates)
 	}
 	return 0
 }
 
-func (s *store) rank() rank.Ranking {
+// Rank ranks the points so far against the baseline.
+func (s *Store) Rank() rank.Ranking {
 	var pts []rank.PointStats
 	for _, k := range s.order {
 		pts = append(pts, *s.pts[k])
@@ -93,10 +95,10 @@ func (s *store) rank() rank.Ranking {
 	return rk
 }
 
-// pooledLogSD is the pooled standard deviation of ln(rate) within points
+// PooledLogSD is the pooled standard deviation of ln(rate) within points
 // (and the baseline) with at least two runs: the run-to-run noise, as a
 // fraction of the rate.
-func (s *store) pooledLogSD() (float64, int) {
+func (s *Store) PooledLogSD() (float64, int) {
 	var ss float64
 	dof := 0
 	add := func(xs []float64) {
@@ -124,10 +126,21 @@ func (s *store) pooledLogSD() (float64, int) {
 	return math.Sqrt(ss / float64(dof)), dof
 }
 
-// medianOf is Median that ignores an empty slice (NaN -> nil pointer).
-func medianOf(xs []float64) *float64 {
+// MedianOf is Median that ignores an empty slice (NaN -> nil pointer).
+func MedianOf(xs []float64) *float64 {
 	if len(xs) == 0 {
 		return nil
 	}
 	return rank.Ptr(rank.Median(xs))
 }
+
+// Point is the statistics of a point so far (nil before its first visit
+// closed); the runner reads them to write a point record.
+func (s *Store) Point(key string) *rank.PointStats { return s.pts[key] }
+
+// Baseline is the baseline's ok rates so far.
+func (s *Store) Baseline() []float64 { return s.baseline }
+
+// SetOriginal sets the axes' values when the sweep started: among tied
+// points the one that changes fewer of them ranks first.
+func (s *Store) SetOriginal(orig map[string]string) { s.original = orig }

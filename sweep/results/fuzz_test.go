@@ -1,4 +1,4 @@
-package sweep
+package results
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // FuzzRead: the results reader never panics on damaged, truncated or
 // foreign files, and what it accepts can be ranked.
 func FuzzRead(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("..", "report", "testdata", "*.jsonl"))
+	seeds, _ := filepath.Glob(filepath.Join("..", "..", "report", "testdata", "*.jsonl"))
 	for _, s := range seeds {
 		if b, err := os.ReadFile(s); err == nil {
 			f.Add(b)
