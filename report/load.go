@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -239,7 +238,7 @@ func summarise(res *results.Results) *Sweep {
 	s.DriftPct = rk.Baseline.DriftPct
 	s.BaselineVisits = rk.Baseline.Visits
 	if rk.Baseline.Runs > 0 {
-		b := &Point{Key: sweep.BaselineKey, Label: "baseline", Settings: h.Originals, Baseline: true, Status: rank.StatusOK}
+		b := &Point{Key: results.BaselineKey, Label: "baseline", Settings: h.Originals, Baseline: true, Status: rank.StatusOK}
 		base.fill(b)
 		s.Baseline = b
 		if len(rk.Baseline.Visits) >= 2 && math.Abs(rk.Baseline.DriftPct) >= 2 {

@@ -12,9 +12,6 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// BaselineKey is the key of the baseline point (the original settings).
-const BaselineKey = "baseline"
-
 // Point is one combination of axis values.
 type Point struct {
 	Key string
@@ -75,7 +72,7 @@ func (r *Runner) makePoint(vals []string, vary int) *Point {
 }
 
 func (r *Runner) baselinePoint() *Point {
-	return &Point{Key: BaselineKey, Values: slices.Clone(r.orig), Ignored: make([]bool, len(r.axes)), Baseline: true, Group: 1}
+	return &Point{Key: results.BaselineKey, Values: slices.Clone(r.orig), Ignored: make([]bool, len(r.axes)), Baseline: true, Group: 1}
 }
 
 // gridPoints is every combination, those that differ only in settings

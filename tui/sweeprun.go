@@ -198,7 +198,7 @@ func (s *streamer) resume(res *results.Results) {
 	}
 	n := 0
 	for _, p := range res.Header.Points {
-		if p.Key != sweep.BaselineKey {
+		if p.Key != results.BaselineKey {
 			n++
 		}
 	}
@@ -219,7 +219,7 @@ func (s *streamer) event(e sweep.Event) {
 			return // a resume: resume counted the points
 		}
 		for _, p := range e.Header.Points {
-			if p.Key != sweep.BaselineKey {
+			if p.Key != results.BaselineKey {
 				s.total++
 			}
 		}

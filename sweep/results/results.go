@@ -26,6 +26,10 @@ const (
 	Version = 1
 )
 
+// BaselineKey is the key of the baseline point (the original settings)
+// in every record that names a point.
+const BaselineKey = "baseline"
+
 // Record types.
 const (
 	TypeHeader = "header"
