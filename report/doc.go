@@ -1,4 +1,4 @@
-// Package report turns sweep results files (sweep/README.md) into what
+// Package report turns sweep results files (sweep/results/README.md) into what
 // people read: a terminal table of the baseline against the best point,
 // CSV, Markdown for commit messages and mailing lists, and one
 // self-contained HTML page with inline SVG charts (rate per point with

@@ -5,7 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // Effect is one axis on its own: the rate at each of its values.
@@ -44,7 +45,7 @@ func (s *Sweep) Effects() []Effect {
 	var out []Effect
 	for _, a := range s.Axes {
 		e := Effect{Axis: a, How: "median over the measured points with that value"}
-		if s.Mode == sweep.ModeOFAT {
+		if s.Mode == plan.ModeOFAT {
 			e.How = "the points that changed this axis alone; the original value is the baseline"
 		}
 		byVal := map[string][]float64{}
@@ -56,7 +57,7 @@ func (s *Sweep) Effects() []Effect {
 			if !ok {
 				continue
 			}
-			if s.Mode == sweep.ModeOFAT && !s.varies(p, a) {
+			if s.Mode == plan.ModeOFAT && !s.varies(p, a) {
 				continue
 			}
 			byVal[v] = append(byVal[v], p.Median)
@@ -68,8 +69,8 @@ func (s *Sweep) Effects() []Effect {
 			switch {
 			case len(meds) > 0:
 				ev.Points = len(meds)
-				ev.Median = sweep.Median(meds)
-			case s.Mode == sweep.ModeOFAT && ev.Original && s.Baseline != nil:
+				ev.Median = rank.Median(meds)
+			case s.Mode == plan.ModeOFAT && ev.Original && s.Baseline != nil:
 				ev.Baseline = true
 				ev.Median = s.Baseline.Median
 			default:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // A fleet report compares the results of many boards (a LAVA farm, a
@@ -21,7 +21,7 @@ import (
 //
 // Decisions:
 //   - A board's winners are its first-ranked point and every point tied
-//     with it (not significantly slower; sweep/rank.go): a setting that
+//     with it (not significantly slower; sweep/rank): a setting that
 //     is statistically as good as the winner on every board is a common
 //     winner, even where noise put another point first on one board.
 //   - Among several common winners, and when there is none, the setting
@@ -129,7 +129,7 @@ func (g *FleetGroup) settle() {
 	// Common winners: first or tied with the first on every board.
 	wins := func(s *Sweep, label string) bool {
 		p := byLabel(s, label)
-		return p != nil && p.Status == sweep.StatusOK && (p.Rank == 1 || p.Tied)
+		return p != nil && p.Status == rank.StatusOK && (p.Rank == 1 || p.Tied)
 	}
 	for _, l := range g.Points {
 		all := true
@@ -152,7 +152,7 @@ func (g *FleetGroup) settle() {
 		worst, worstBoard, ok := math.Inf(1), "", true
 		for i, s := range g.Sweeps {
 			p, w := byLabel(s, l), s.Winner()
-			if p == nil || w == nil || p.Status != sweep.StatusOK || w.Median <= 0 {
+			if p == nil || w == nil || p.Status != rank.StatusOK || w.Median <= 0 {
 				ok = false
 				break
 			}
@@ -174,7 +174,7 @@ func (g *FleetGroup) Spread(label string) (float64, bool) {
 	var xs []float64
 	for _, s := range g.Sweeps {
 		p := g.point(s, label)
-		if p != nil && (p.Status == sweep.StatusOK || p.Status == sweep.StatusEliminated) && len(p.Rates) > 0 {
+		if p != nil && (p.Status == rank.StatusOK || p.Status == rank.StatusEliminated) && len(p.Rates) > 0 {
 			xs = append(xs, p.Median)
 		}
 	}
@@ -325,11 +325,11 @@ func fleetCell(s *Sweep, p *Point) string {
 		return "-"
 	case p.Baseline:
 		return s.Rate(p.Median)
-	case p.Status == sweep.StatusCorrupt:
+	case p.Status == rank.StatusCorrupt:
 		return "CORRUPT"
-	case p.Status == sweep.StatusEliminated && len(p.Rates) > 0:
+	case p.Status == rank.StatusEliminated && len(p.Rates) > 0:
 		return s.Rate(p.Median) + " elim."
-	case p.Status != sweep.StatusOK:
+	case p.Status != rank.StatusOK:
 		return string(p.Status)
 	}
 	c := s.Rate(p.Median)
@@ -516,7 +516,7 @@ func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
 			}
 			b.start("g")
 			b.title(g.Boards[k] + ": " + pointTitle(s, p))
-			if len(p.Rates) == 0 || (p.Status != sweep.StatusOK && p.Status != sweep.StatusEliminated) {
+			if len(p.Rates) == 0 || (p.Status != rank.StatusOK && p.Status != rank.StatusEliminated) {
 				b.textElem("text", trim(g.Boards[k], 14)+": "+strings.ToUpper(string(p.Status)), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
 				b.end("g")
 				continue

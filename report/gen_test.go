@@ -15,6 +15,8 @@ import (
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/sweep/sweeptest"
 )
 
@@ -69,7 +71,7 @@ type fixture struct {
 	corrupt  []int
 	cancelAt int    // cancel the sweep at this run
 	resume   string // continue this results file (copied to name)
-	board    *sweep.BoardID
+	board    *results.BoardID
 	seed     uint64 // of the landscape's noise (0: 1)
 	// favour multiplies the rate at these AHBBRST values (a board whose
 	// bus prefers another burst length).
@@ -95,17 +97,17 @@ func genFixture(t *testing.T, fx fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := sweep.DefaultPlan()
-	plan.Mode = fx.mode
-	plan.Repeats = fx.repeats
-	plan.Seed = 7
-	plan.BaselineEvery = 5
+	pl := plan.DefaultPlan()
+	pl.Mode = fx.mode
+	pl.Repeats = fx.repeats
+	pl.Seed = 7
+	pl.BaselineEvery = 5
 	for _, s := range fx.axes {
-		a, err := sweep.ParseAxis(p.Map, s)
+		a, err := plan.ParseAxis(p.Map, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan.Axes = append(plan.Axes, a)
+		pl.Axes = append(pl.Axes, a)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -143,7 +145,7 @@ func genFixture(t *testing.T, fx fixture) {
 	}
 	path := filepath.Join("testdata", fx.name)
 	os.Remove(path)
-	var prev *sweep.Results
+	var prev *results.Results
 	var f *os.File
 	if fx.resume != "" {
 		b, err := os.ReadFile(filepath.Join("testdata", fx.resume))
@@ -153,18 +155,18 @@ func genFixture(t *testing.T, fx fixture) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if f, err = sweep.OpenAppend(path); err != nil {
+		if f, err = results.OpenAppend(path); err != nil {
 			t.Fatal(err)
 		}
-		if prev, err = sweep.Load(path); err != nil {
+		if prev, err = results.Load(path); err != nil {
 			t.Fatal(err)
 		}
-	} else if f, err = sweep.CreateFile(path); err != nil {
+	} else if f, err = results.CreateFile(path); err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	r := &sweep.Runner{Target: tg, Prober: fp, ProbeName: "sim read 64 MiB in 120 KiB commands", Plan: plan, Out: sweep.NewWriter(f),
+	r := &sweep.Runner{Target: tg, Prober: fp, ProbeName: "sim read 64 MiB in 120 KiB commands", Plan: pl, Out: results.NewWriter(f),
 		Command: append([]string{"citune", "--sim", "sweep"}, fx.axes...), Kernel: fx.kernel, Board: fx.board,
 		Resume: prev, Sleep: func(context.Context, time.Duration) error { return nil },
 		Now: func() time.Time { clock = clock.Add(2 * time.Second); return clock }}
@@ -196,27 +198,27 @@ func TestRegenerateFixtures(t *testing.T) {
 		t.Skip("give -regen to rewrite testdata/*.jsonl")
 	}
 	grid := []string{"USBCMD.ITC=1,8,64", "SBUSCFG.AHBBRST=0,2,3,7"}
-	genFixture(t, fixture{name: "grid.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5,
+	genFixture(t, fixture{name: "grid.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeGrid, axes: grid, repeats: 5,
 		handler: true, revert: []int{44}, corrupt: []int{64}})
-	genFixture(t, fixture{name: "imx6ul.jsonl", profile: "imx6ul", ctrl: "usbotg2", kernel: "6.12.9-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5, handler: true})
-	genFixture(t, fixture{name: "ofat.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeOFAT,
+	genFixture(t, fixture{name: "imx6ul.jsonl", profile: "imx6ul", ctrl: "usbotg2", kernel: "6.12.9-armmp", mode: plan.ModeGrid, axes: grid, repeats: 5, handler: true})
+	genFixture(t, fixture{name: "ofat.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeOFAT,
 		axes: []string{"SBUSCFG.AHBBRST=0,3,7", "BURSTSIZE.TXPBURST=8,16,32", "BURSTSIZE.RXPBURST=8,16,32", "USBCMD.ITC=0,1,8"}, repeats: 4})
-	genFixture(t, fixture{name: "interrupted.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 3, cancelAt: 22})
+	genFixture(t, fixture{name: "interrupted.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeGrid, axes: grid, repeats: 3, cancelAt: 22})
 	killed(t, "interrupted.jsonl", "killed.jsonl")
-	genFixture(t, fixture{name: "adaptive.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeAdaptive, axes: grid, repeats: 5})
+	genFixture(t, fixture{name: "adaptive.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeAdaptive, axes: grid, repeats: 5})
 	// A farm: two revisions of an i.MX6Q carrier whose bus prefers
 	// AHBBRST=3, and an i.MX6UL board that prefers AHBBRST=7; rev-c is a
 	// third i.MX6Q carrier that prefers 7 as well (the winner differs
 	// between boards of one SoC).
 	q := map[uint32]float64{3: 1.05}
 	ul := map[uint32]float64{7: 1.06}
-	genFixture(t, fixture{name: "fleet-q-a.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5,
-		board: &sweep.BoardID{Name: "sabrelite-rev-a", Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-03"}, seed: 11, favour: q})
-	genFixture(t, fixture{name: "fleet-q-b.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5,
-		board: &sweep.BoardID{Name: "sabrelite-rev-b", Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-04"}, seed: 12, favour: q, revert: []int{44}})
-	genFixture(t, fixture{name: "fleet-ul.jsonl", profile: "imx6ul", ctrl: "usbotg2", kernel: "6.12.9-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5,
-		board: &sweep.BoardID{Name: "evk-6ul", Model: "Freescale i.MX6 UltraLite 14x14 EVK Board", Host: "lab-rack2-01"}, seed: 13, favour: ul})
-	genFixture(t, fixture{name: "fleet-q-c.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 5,
-		board: &sweep.BoardID{Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-07"}, seed: 14, favour: ul})
-	genFixture(t, fixture{name: "resumed.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: sweep.ModeGrid, axes: grid, repeats: 3, resume: "interrupted.jsonl"})
+	genFixture(t, fixture{name: "fleet-q-a.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeGrid, axes: grid, repeats: 5,
+		board: &results.BoardID{Name: "sabrelite-rev-a", Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-03"}, seed: 11, favour: q})
+	genFixture(t, fixture{name: "fleet-q-b.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeGrid, axes: grid, repeats: 5,
+		board: &results.BoardID{Name: "sabrelite-rev-b", Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-04"}, seed: 12, favour: q, revert: []int{44}})
+	genFixture(t, fixture{name: "fleet-ul.jsonl", profile: "imx6ul", ctrl: "usbotg2", kernel: "6.12.9-armmp", mode: plan.ModeGrid, axes: grid, repeats: 5,
+		board: &results.BoardID{Name: "evk-6ul", Model: "Freescale i.MX6 UltraLite 14x14 EVK Board", Host: "lab-rack2-01"}, seed: 13, favour: ul})
+	genFixture(t, fixture{name: "fleet-q-c.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeGrid, axes: grid, repeats: 5,
+		board: &results.BoardID{Model: "Freescale i.MX6 Quad SABRE Lite Board", Host: "lab-rack1-07"}, seed: 14, favour: ul})
+	genFixture(t, fixture{name: "resumed.jsonl", profile: "imx6q", ctrl: "usbh1", kernel: "6.1.0-28-armmp", mode: plan.ModeGrid, axes: grid, repeats: 3, resume: "interrupted.jsonl"})
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
 )
 
 // heatAxes picks the two axes a heat map shows: the two of a two-axis
@@ -16,7 +16,7 @@ func heatAxes(s *Sweep) (ax, ay Axis, others bool, ok bool) {
 	switch {
 	case len(s.Axes) == 2:
 		return s.Axes[0], s.Axes[1], false, true
-	case len(s.Axes) > 2 && s.Mode != sweep.ModeOFAT:
+	case len(s.Axes) > 2 && s.Mode != plan.ModeOFAT:
 		effs := s.Effects()
 		return effs[0].Axis, effs[1].Axis, true, true
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/regs"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // pageWidth is the width of the charts, in CSS pixels.
@@ -249,7 +249,7 @@ func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 			switch {
 			case p.Baseline:
 				return "base"
-			case p.Status != sweep.StatusOK:
+			case p.Status != rank.StatusOK:
 				return "bad"
 			case p == s.Winner():
 				return "win"

@@ -11,7 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // LoadOptions say how to make what a results file does not hold.
@@ -38,7 +40,7 @@ func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	res, err := sweep.Read(bytes.NewReader(data))
+	res, err := results.Read(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -50,7 +52,7 @@ func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
 	return s, nil
 }
 
-// check finds what sweep.Read would report obscurely or not at all: an
+// check finds what results.Read would report obscurely or not at all: an
 // empty file, a file of another kind, a damaged line, a header cut off,
 // and a last line left incomplete (reported, not an error).
 func check(data []byte) (warnings []string, err error) {
@@ -78,12 +80,12 @@ func check(data []byte) (warnings []string, err error) {
 		return nil, fmt.Errorf("not a citune sweep results file: line 1 is not a JSON record (it starts %q)", preview(first))
 	}
 	switch {
-	case head.Type != sweep.TypeHeader && head.Format != sweep.Format:
-		return nil, fmt.Errorf("not a citune sweep results file: line 1 is JSON but not a sweep header (no \"format\": %q; `citune sweep --out` writes them)", sweep.Format)
-	case head.Format != sweep.Format:
-		return nil, fmt.Errorf("not a citune sweep results file: its header says format %q, not %q", head.Format, sweep.Format)
-	case head.Version != sweep.Version:
-		return nil, fmt.Errorf("results file version %d: this citune reads version %d", head.Version, sweep.Version)
+	case head.Type != results.TypeHeader && head.Format != results.Format:
+		return nil, fmt.Errorf("not a citune sweep results file: line 1 is JSON but not a sweep header (no \"format\": %q; `citune sweep --out` writes them)", results.Format)
+	case head.Format != results.Format:
+		return nil, fmt.Errorf("not a citune sweep results file: its header says format %q, not %q", head.Format, results.Format)
+	case head.Version != results.Version:
+		return nil, fmt.Errorf("results file version %d: this citune reads version %d", head.Version, results.Version)
 	}
 	for i, l := range lines {
 		last := i == len(lines)-1
@@ -119,7 +121,7 @@ type acc struct {
 	hAny                    bool
 }
 
-func (a *acc) add(r sweep.Measurement) {
+func (a *acc) add(r results.Measurement) {
 	a.rates = append(a.rates, r.Rate)
 	if r.IRQsPerSec > 0 {
 		a.ips = append(a.ips, r.IRQsPerSec)
@@ -152,14 +154,14 @@ func (a *acc) add(r sweep.Measurement) {
 func (a *acc) fill(p *Point) {
 	p.Rates = a.rates
 	if len(a.rates) > 0 {
-		p.Median = sweep.Median(a.rates)
+		p.Median = rank.Median(a.rates)
 		p.Min, p.Max = slices.Min(a.rates), slices.Max(a.rates)
 	}
 	med := func(xs []float64) Num {
 		if len(xs) == 0 {
 			return Num{}
 		}
-		return num(sweep.Median(xs), true)
+		return num(rank.Median(xs), true)
 	}
 	p.IRQsPerSec, p.IRQsPerMiB, p.CPUPerMiB = med(a.ips), med(a.ipm), med(a.cpuMiB)
 	if a.total > 0 {
@@ -171,13 +173,13 @@ func (a *acc) fill(p *Point) {
 	}
 }
 
-func counted(r sweep.RunRecord) bool {
+func counted(r results.RunRecord) bool {
 	return !r.Warmup && r.Error == "" && r.Held && !r.Run.Corrupt
 }
 
 // summarise ranks the points as the sweep does and adds what the runs
 // say beyond the ranking (spread, interrupts, handler time, CPU).
-func summarise(res *sweep.Results) *Sweep {
+func summarise(res *results.Results) *Sweep {
 	h := res.Header
 	s := &Sweep{Profile: h.Profile, ProfileFile: h.ProfileFile, Controller: h.Controller, Node: h.Node, Base: h.Base,
 		Kernel: h.Kernel, Target: h.Target, TargetPath: h.TargetPath, Role: h.Role, Probe: h.Probe, Command: h.Command,
@@ -213,7 +215,7 @@ func summarise(res *sweep.Results) *Sweep {
 			if bad[v.Point.Point] {
 				continue
 			}
-			if v.Point.Status != sweep.StatusOK {
+			if v.Point.Status != rank.StatusOK {
 				bad[v.Point.Point] = true
 				continue
 			}
@@ -222,7 +224,7 @@ func summarise(res *sweep.Results) *Sweep {
 				a = &acc{}
 				accs[v.Point.Point] = a
 			}
-		} else if v.Point.Status != sweep.StatusOK {
+		} else if v.Point.Status != rank.StatusOK {
 			continue
 		}
 		for _, r := range v.Runs {
@@ -236,7 +238,7 @@ func summarise(res *sweep.Results) *Sweep {
 	s.DriftPct = rk.Baseline.DriftPct
 	s.BaselineVisits = rk.Baseline.Visits
 	if rk.Baseline.Runs > 0 {
-		b := &Point{Key: sweep.BaselineKey, Label: "baseline", Settings: h.Originals, Baseline: true, Status: sweep.StatusOK}
+		b := &Point{Key: results.BaselineKey, Label: "baseline", Settings: h.Originals, Baseline: true, Status: rank.StatusOK}
 		base.fill(b)
 		s.Baseline = b
 		if len(rk.Baseline.Visits) >= 2 && math.Abs(rk.Baseline.DriftPct) >= 2 {
@@ -244,7 +246,7 @@ func summarise(res *sweep.Results) *Sweep {
 		}
 	}
 	for _, r := range rk.Ranked {
-		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Status: sweep.StatusOK}
+		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Status: rank.StatusOK}
 		p.Label = s.label(r.Settings)
 		if a := accs[r.Key]; a != nil {
 			a.fill(p)
@@ -265,7 +267,7 @@ func summarise(res *sweep.Results) *Sweep {
 	for _, x := range rk.Excluded {
 		p := &Point{Key: x.Key, Settings: x.Settings, Status: x.Status, Reason: x.Reason, Changed: x.Changed, Note: notes[x.Key]}
 		p.Label = s.label(x.Settings)
-		if x.Status != sweep.StatusEliminated {
+		if x.Status != rank.StatusEliminated {
 			s.Excluded = append(s.Excluded, p)
 			continue
 		}
@@ -274,7 +276,7 @@ func summarise(res *sweep.Results) *Sweep {
 		if a := accs[x.Key]; a != nil {
 			a.fill(p)
 			if len(base.rates) > 0 && len(p.Rates) > 0 {
-				c := sweep.Compare(p.Rates, base.rates, sweep.Confidence, p.Key+"|baseline")
+				c := rank.Compare(p.Rates, base.rates, rank.Confidence, p.Key+"|baseline")
 				if c.Valid() {
 					p.Vs = &Diff{Pct: c.Pct, Lo: c.Lo, Hi: c.Hi, Level: c.Level, Significant: c.Significant, N: c.N, RefN: c.RefN}
 				}
@@ -282,7 +284,7 @@ func summarise(res *sweep.Results) *Sweep {
 		}
 		s.Eliminated = append(s.Eliminated, p)
 	}
-	order := map[sweep.Status]int{sweep.StatusCorrupt: 0, sweep.StatusNotHeld: 1, sweep.StatusFailed: 2}
+	order := map[rank.Status]int{rank.StatusCorrupt: 0, rank.StatusNotHeld: 1, rank.StatusFailed: 2}
 	sort.SliceStable(s.Excluded, func(i, j int) bool {
 		oi, oj := order[s.Excluded[i].Status], order[s.Excluded[j].Status]
 		if oi != oj {
@@ -359,19 +361,19 @@ func plural(n int) string {
 }
 
 // axesOf lists the plan's axes with short labels (unique among them).
-func axesOf(h sweep.Header) []Axis {
+func axesOf(h results.Header) []Axis {
 	var axes []Axis
 	count := map[string]int{}
 	for _, a := range h.Plan.Axes {
 		ax := Axis{Kind: string(a.Kind), Name: a.Name, Values: a.Values, Original: h.Originals[a.Name]}
 		switch a.Kind {
-		case sweep.KindRegister:
+		case plan.KindRegister:
 			_, f, ok := strings.Cut(a.Name, ".")
 			if !ok {
 				f = a.Name
 			}
 			ax.Label = f
-		case sweep.KindFile:
+		case plan.KindFile:
 			ax.Label = filepath.Base(a.Name)
 		default:
 			ax.Label = a.Name

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 var errNoResults = errors.New("no results file given")
@@ -21,7 +21,7 @@ type Sweep struct {
 	File  string
 	Label string
 
-	// BoardName names the board (sweep.BoardID.String: the name given
+	// BoardName names the board (results.BoardID.String: the name given
 	// to the sweep, else the device tree's model and the hostname); ""
 	// when the header does not say.
 	BoardName string
@@ -120,7 +120,7 @@ type Point struct {
 	Baseline bool
 	Rank     int
 	Tied     bool
-	Status   sweep.Status
+	Status   rank.Status
 	Reason   string
 	Changed  []string
 
@@ -157,7 +157,7 @@ type Diff struct {
 }
 
 // HasCI reports whether there were enough runs for an interval.
-func (d *Diff) HasCI() bool { return d.N >= sweep.MinRunsForCI && d.RefN >= sweep.MinRunsForCI }
+func (d *Diff) HasCI() bool { return d.N >= rank.MinRunsForCI && d.RefN >= rank.MinRunsForCI }
 
 // String is "+4.1 % (95 % CI 3.2 to 5.0)" or "+0.3 % (not significant,
 // 95 % CI -1.2 to 1.9)".
@@ -306,9 +306,9 @@ func (s *Sweep) measured() []*Point {
 func (s *Sweep) Counts() (notHeld, corrupt, other int) {
 	for _, p := range s.Excluded {
 		switch p.Status {
-		case sweep.StatusNotHeld:
+		case rank.StatusNotHeld:
 			notHeld++
-		case sweep.StatusCorrupt:
+		case rank.StatusCorrupt:
 			corrupt++
 		default:
 			other++

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // The charts are inline SVG written by hand: no scripts, no fonts or
@@ -70,9 +70,9 @@ func pointColour(s *Sweep, p *Point) string {
 	switch {
 	case p.Baseline:
 		return colBaseline
-	case p.Status == sweep.StatusCorrupt || p.Status == sweep.StatusNotHeld:
+	case p.Status == rank.StatusCorrupt || p.Status == rank.StatusNotHeld:
 		return colBad
-	case p.Status != sweep.StatusOK:
+	case p.Status != rank.StatusOK:
 		return colSame
 	case p == s.Winner():
 		return colWinner
@@ -199,7 +199,7 @@ func pointTitle(s *Sweep, p *Point) string {
 	if p.IRQsPerMiB.OK {
 		t += fmt.Sprintf("; %.0f irq/MiB", p.IRQsPerMiB.V)
 	}
-	if p.Status != sweep.StatusOK {
+	if p.Status != rank.StatusOK {
 		t += "; " + string(p.Status) + ": " + p.Reason
 		if len(p.Changed) > 0 {
 			t += ": " + strings.Join(p.Changed, "; ")
@@ -290,12 +290,12 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 	// interrupts.
 	var front []*Point
 	for _, p := range pts {
-		if p.Status != sweep.StatusOK {
+		if p.Status != rank.StatusOK {
 			continue
 		}
 		beaten := false
 		for _, q := range pts {
-			if q != p && q.Status == sweep.StatusOK && q.Median >= p.Median && q.IRQsPerMiB.V <= p.IRQsPerMiB.V && (q.Median > p.Median || q.IRQsPerMiB.V < p.IRQsPerMiB.V) {
+			if q != p && q.Status == rank.StatusOK && q.Median >= p.Median && q.IRQsPerMiB.V <= p.IRQsPerMiB.V && (q.Median > p.Median || q.IRQsPerMiB.V < p.IRQsPerMiB.V) {
 				beaten = true
 				break
 			}
@@ -355,7 +355,7 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 			b.elem("rect", "x", px(cx-5), "y", px(cy-5), "width", "10", "height", "10", "fill", col)
 		case p == win:
 			b.elem("circle", "cx", px(cx), "cy", px(cy), "r", "7", "fill", col, "stroke", "#fff", "stroke-width", "1.5")
-		case p.Status != sweep.StatusOK:
+		case p.Status != rank.StatusOK:
 			b.elem("circle", "cx", px(cx), "cy", px(cy), "r", "4.5", "fill", "#ffffff", "stroke", col, "stroke-width", "1.5")
 		default:
 			b.elem("circle", "cx", px(cx), "cy", px(cy), "r", "5", "fill", col, "stroke", "#fff", "stroke-width", "1", "opacity", "0.9")
@@ -433,12 +433,12 @@ func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 			}
 			b.start("g")
 			b.title(s.Label + ": " + pointTitle(s, p))
-			if p.Status == sweep.StatusEliminated && p.Vs != nil {
+			if p.Status == rank.StatusEliminated && p.Vs != nil {
 				b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "3.5", "fill", "#ffffff", "stroke", col, "stroke-width", "1.5")
 				b.end("g")
 				continue
 			}
-			if p.Status != sweep.StatusOK || p.Vs == nil {
+			if p.Status != rank.StatusOK || p.Vs == nil {
 				b.textElem("text", trim(s.Label, 14)+": "+strings.ToUpper(string(p.Status)), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
 				b.end("g")
 				continue

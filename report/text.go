@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // width is where the terminal text wraps notes.
@@ -72,7 +72,7 @@ func pointTable(s *Sweep, pts []*Point) *table {
 		all = append([]*Point{s.Baseline}, pts...)
 	}
 	for _, p := range all {
-		if p.Status != sweep.StatusOK {
+		if p.Status != rank.StatusOK {
 			t.add(rankCell(p), pointName(s, p), "", "", "", "", strings.ToUpper(string(p.Status))+" (below)")
 			continue
 		}
@@ -210,7 +210,7 @@ func excludedLine(s *Sweep, p *Point) (status, what string) {
 		what += ": " + strings.Join(p.Changed, "; ")
 	}
 	status = string(p.Status)
-	if p.Status == sweep.StatusCorrupt {
+	if p.Status == rank.StatusCorrupt {
 		status = "!!! CORRUPT"
 	}
 	return status, what
@@ -428,11 +428,11 @@ func cell(s *Sweep, p *Point) string {
 	switch {
 	case p == nil:
 		return "-"
-	case p.Status == sweep.StatusCorrupt:
+	case p.Status == rank.StatusCorrupt:
 		return "CORRUPT"
-	case p.Status == sweep.StatusEliminated && len(p.Rates) > 0:
+	case p.Status == rank.StatusEliminated && len(p.Rates) > 0:
 		return s.Rate(p.Median) + " " + p.Vs.Short() + " elim."
-	case p.Status != sweep.StatusOK:
+	case p.Status != rank.StatusOK:
 		return string(p.Status)
 	}
 	c := s.Rate(p.Median)

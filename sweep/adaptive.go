@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/citune/citune/sweep/rank"
 )
 
 // raceAlpha is the family-wise error rate of one elimination round: the
@@ -43,12 +45,12 @@ func (r *Runner) adaptive(ctx context.Context) error {
 		r.alive, r.target = alive, target
 		var next []*Point
 		for _, p := range alive {
-			if have := r.store.runs(p.Key); have < target {
+			if have := r.store.Runs(p.Key); have < target {
 				st, err := r.visit(ctx, p, target-have)
 				if err != nil {
 					return err
 				}
-				if st != StatusOK {
+				if st != rank.StatusOK {
 					continue
 				}
 			}
@@ -57,7 +59,7 @@ func (r *Runner) adaptive(ctx context.Context) error {
 		alive = r.race(next, target < r.Plan.Repeats)
 		done := true
 		for _, p := range alive {
-			if r.store.runs(p.Key) < r.Plan.Repeats {
+			if r.store.Runs(p.Key) < r.Plan.Repeats {
 				done = false
 			}
 		}
@@ -90,7 +92,7 @@ func (r *Runner) race(alive []*Point, halve bool) []*Point {
 	if len(alive) < 2 {
 		return alive
 	}
-	sigma, _ := r.store.pooledLogSD()
+	sigma, _ := r.store.PooledLogSD()
 	if math.IsNaN(sigma) {
 		return alive
 	}
@@ -102,17 +104,17 @@ func (r *Runner) race(alive []*Point, halve bool) []*Point {
 	}
 	cs := make([]cand, 0, len(alive))
 	for _, p := range alive {
-		rates := r.store.pts[p.Key].Rates
-		m, _ := logStats(rates)
+		rates := r.store.Point(p.Key).Rates
+		m, _ := rank.LogStats(rates)
 		cs = append(cs, cand{p, m, len(rates)})
 	}
 	// Leader first; ties keep the shuffled order.
 	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.mean, a.mean) })
 	L := cs[0]
-	leader := SettingsString(r.settings(L.p))
-	z := normalQuantile(1 - raceAlpha/float64(len(cs)-1))
+	leader := rank.SettingsString(r.settings(L.p))
+	z := rank.NormalQuantile(1 - raceAlpha/float64(len(cs)-1))
 	drop := func(c cand, msg string) {
-		r.store.eliminate(c.p.Key, msg)
+		r.store.Eliminate(c.p.Key, msg)
 		_, replayed := r.elimDone[c.p.Key]
 		r.emit(Event{Kind: PointEliminated, Point: c.p.Key, Settings: r.settings(c.p), Message: msg, Replayed: replayed})
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -22,12 +24,12 @@ func (e *fatalError) Unwrap() error { return e.err }
 // apply writes a point's settings: module parameters (by reloading the
 // module stack when one changes), files, then register fields, each read
 // back. mism lists what did not stick.
-func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism []string, reloaded bool, err error) {
+func (r *Runner) apply(ctx context.Context, p *Point) (applied []results.Applied, mism []string, reloaded bool, err error) {
 	if err := r.applyModParams(ctx, p.Values, &applied, &mism, &reloaded); err != nil {
 		return applied, mism, reloaded, err
 	}
 	for i, a := range r.axes {
-		if a.Kind != KindFile {
+		if a.Kind != plan.KindFile {
 			continue
 		}
 		want := p.Values[i]
@@ -39,15 +41,15 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism [
 		if err != nil {
 			return applied, mism, reloaded, err
 		}
-		applied = append(applied, Applied{Name: a.Name, Want: want, Readback: got})
+		applied = append(applied, results.Applied{Name: a.Name, Want: want, Readback: got})
 		if !undo.FileHolds(want, got) {
 			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, want, got))
 		}
 	}
 	var changes []regs.Change
 	for i, a := range r.axes {
-		if a.Kind == KindRegister {
-			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(p.Values[i])})
+		if a.Kind == plan.KindRegister {
+			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.Number(p.Values[i])})
 		}
 	}
 	if len(changes) == 0 {
@@ -59,7 +61,7 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism [
 	}
 	for _, w := range res {
 		for _, c := range w.Changes {
-			applied = append(applied, Applied{Name: c.Ref.String(), Want: strconv.FormatUint(uint64(c.Value), 10),
+			applied = append(applied, results.Applied{Name: c.Ref.String(), Want: strconv.FormatUint(uint64(c.Value), 10),
 				Readback: strconv.FormatUint(uint64(c.Ref.Field.Get(w.Readback)), 10), Old: regs.Hex(w.Old), New: regs.Hex(w.New)})
 		}
 		for _, m := range w.Mismatches {
@@ -73,7 +75,7 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []Applied, mism [
 func (r *Runner) modParams(vals []string) map[string][]string {
 	ps := map[string][]string{}
 	for i, a := range r.axes {
-		if a.Kind == KindModParam {
+		if a.Kind == plan.KindModParam {
 			ps[a.Module] = append(ps[a.Module], a.Param+"="+vals[i])
 		}
 	}
@@ -83,10 +85,10 @@ func (r *Runner) modParams(vals []string) map[string][]string {
 // applyModParams reloads the module stack when a module parameter of the
 // point differs from the current one, maps the window again and reads
 // the parameters back.
-func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]Applied, mism *[]string, reloaded *bool) error {
+func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]results.Applied, mism *[]string, reloaded *bool) error {
 	change := false
 	for i, a := range r.axes {
-		if a.Kind == KindModParam && vals[i] != r.cur[i] {
+		if a.Kind == plan.KindModParam && vals[i] != r.cur[i] {
 			change = true
 		}
 	}
@@ -102,7 +104,7 @@ func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]A
 	// Until the reload is known to have worked, the parameters are
 	// unknown: mark them so that the next point reloads again.
 	for i, a := range r.axes {
-		if a.Kind == KindModParam {
+		if a.Kind == plan.KindModParam {
 			r.cur[i] = "?"
 		}
 	}
@@ -113,7 +115,7 @@ func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]A
 		return &fatalError{fmt.Errorf("after reloading the modules: %w", err)}
 	}
 	for i, a := range r.axes {
-		if a.Kind != KindModParam {
+		if a.Kind != plan.KindModParam {
 			continue
 		}
 		got, err := r.Host.ReadParam(a.Module, a.Param)
@@ -121,7 +123,7 @@ func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]A
 			return &fatalError{err}
 		}
 		r.cur[i] = got
-		*applied = append(*applied, Applied{Name: a.Name, Want: vals[i], Readback: got})
+		*applied = append(*applied, results.Applied{Name: a.Name, Want: vals[i], Readback: got})
 		if got != vals[i] {
 			*mism = append(*mism, fmt.Sprintf("%s: loaded with %s, reads %s", a.Name, vals[i], got))
 		}
@@ -156,7 +158,7 @@ func (r *Runner) check(p *Point) ([]string, error) {
 	for i, a := range r.axes {
 		want := p.Values[i]
 		switch a.Kind {
-		case KindRegister:
+		case plan.KindRegister:
 			v, ok := vals[a.Ref.Reg.Offset]
 			if !ok {
 				x, err := r.Target.Acc.Read32(a.Ref.Reg.Offset)
@@ -168,7 +170,7 @@ func (r *Runner) check(p *Point) ([]string, error) {
 			if got := strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10); got != want {
 				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
 			}
-		case KindFile:
+		case plan.KindFile:
 			got, err := r.Host.ReadFile(a.Name)
 			if err != nil {
 				return changed, err
@@ -176,7 +178,7 @@ func (r *Runner) check(p *Point) ([]string, error) {
 			if !undo.FileHolds(want, got) {
 				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
 			}
-		case KindModParam:
+		case plan.KindModParam:
 			got, err := r.Host.ReadParam(a.Module, a.Param)
 			if err != nil {
 				return changed, err

@@ -17,8 +17,8 @@
 // the point corrupt.
 //
 // Every run and every point summary is appended to a JSONL results file
-// as it happens (each line flushed and fsync'd; README.md documents the
-// records), so an interrupted sweep can be resumed without redoing
+// as it happens (each line flushed and fsync'd; sweep/results owns the
+// format and its README.md documents the records), so an interrupted sweep can be resumed without redoing
 // finished points. The original values of everything a sweep may change
 // are journalled (soc.Journal) before the first change and restored on
 // every exit path; after a kill -9, `citune restore` uses the journal.
@@ -32,8 +32,15 @@
 // once they are significantly worse than the leader, which finds the
 // grid's winner with a fraction of its probe runs.
 //
-// Points are ranked by median rate against the baseline, with a bootstrap
+// Points are ranked (sweep/rank) by median rate against the baseline, with a bootstrap
 // confidence interval of the difference; interrupts per MiB and CPU time
 // per MiB break ties between points that are not significantly different.
-// DTS turns a winner into a device-tree fragment and kernel parameters.
+// sweep/dtsout turns a winner into a device-tree fragment and kernel
+// parameters.
+//
+// The runner lives here; each other concern has its own package below it:
+// sweep/plan (the axis and plan grammar), sweep/results (the results file
+// format and its reader), sweep/rank (statistics and ranking), sweep/host
+// (files and module reloads) and sweep/dtsout (DT and kernel-parameter
+// output, which nothing in sweep needs).
 package sweep

@@ -1,6 +1,11 @@
 package sweep
 
-import "time"
+import (
+	"time"
+
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
+)
 
 // This file holds the sweep's events: everything the runner tells the
 // world goes out as one Event to its consumers, in this order:
@@ -50,14 +55,14 @@ const (
 
 var eventNames = [...]string{
 	SweepStarted:     "started",
-	PointStarted:     EventApply,
-	RunFinished:      TypeRun,
-	PointClosed:      TypePoint,
-	PointEliminated:  EventEliminated,
-	ModuleReload:     EventReload,
+	PointStarted:     results.EventApply,
+	RunFinished:      results.TypeRun,
+	PointClosed:      results.TypePoint,
+	PointEliminated:  results.EventEliminated,
+	ModuleReload:     results.EventReload,
 	SweepInterrupted: "interrupted",
-	SettingsRestored: EventRestore,
-	SweepEnded:       TypeEnd,
+	SettingsRestored: results.EventRestore,
+	SweepEnded:       results.TypeEnd,
 }
 
 // String is the kind's name; for kinds written as event records it is
@@ -92,11 +97,11 @@ type Event struct {
 	// Notes are Prepare's warnings and grouping notes (SweepStarted).
 	Notes []string
 
-	Header *Header       // SweepStarted of a new sweep
-	Resume *ResumeRecord // SweepStarted of a resumed sweep
-	Run    *RunRecord    // RunFinished
-	Closed *PointRecord  // PointClosed
-	End    *EndRecord    // SweepEnded
+	Header *results.Header       // SweepStarted of a new sweep
+	Resume *results.ResumeRecord // SweepStarted of a resumed sweep
+	Run    *results.RunRecord    // RunFinished
+	Closed *results.PointRecord  // PointClosed
+	End    *results.EndRecord    // SweepEnded
 }
 
 // record is what the results file records for e; nil for nothing.
@@ -119,7 +124,7 @@ func (e Event) record() any {
 		if e.Replayed {
 			return nil
 		}
-		return EventRecord{Type: TypeEvent, Session: e.Session, Time: e.Time, Event: e.Kind.String(), Point: e.Point, Message: e.Message}
+		return results.EventRecord{Type: results.TypeEvent, Session: e.Session, Time: e.Time, Event: e.Kind.String(), Point: e.Point, Message: e.Message}
 	}
 	return nil
 }
@@ -150,12 +155,12 @@ func (r *Runner) print(e Event) {
 			r.logf("%s\n", n)
 		}
 	case PointClosed:
-		if e.Closed.Status == StatusCorrupt {
-			r.logf("!!! CORRUPT DATA at %s: %s\n", SettingsString(e.Closed.Settings), e.Closed.Reason)
+		if e.Closed.Status == rank.StatusCorrupt {
+			r.logf("!!! CORRUPT DATA at %s: %s\n", rank.SettingsString(e.Closed.Settings), e.Closed.Reason)
 		}
 		r.progress(e.Closed.Visit, e.Closed)
 	case PointEliminated:
-		r.logf("    dropped %s: %s\n", SettingsString(e.Settings), e.Message)
+		r.logf("    dropped %s: %s\n", rank.SettingsString(e.Settings), e.Message)
 	case ModuleReload, SettingsRestored:
 		r.logf("%s\n", e.Message)
 	case SweepInterrupted:

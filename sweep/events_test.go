@@ -12,6 +12,9 @@ import (
 
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // fileRecords reads a results file's records as "type" or
@@ -31,7 +34,7 @@ func fileRecords(t *testing.T, path string) (kinds, points []string) {
 			t.Fatal(err)
 		}
 		k := r.Type
-		if r.Type == sweep.TypeEvent {
+		if r.Type == results.TypeEvent {
 			k += ":" + r.Event
 		}
 		kinds, points = append(kinds, k), append(points, r.Point)
@@ -45,9 +48,9 @@ func recordOf(e sweep.Event) string {
 	switch e.Kind {
 	case sweep.SweepStarted:
 		if e.Resume != nil {
-			return sweep.TypeResume
+			return results.TypeResume
 		}
-		return sweep.TypeHeader
+		return results.TypeHeader
 	case sweep.RunFinished, sweep.PointClosed, sweep.SweepEnded:
 		return e.Kind.String()
 	case sweep.SweepInterrupted:
@@ -56,12 +59,12 @@ func recordOf(e sweep.Event) string {
 	if e.Replayed {
 		return ""
 	}
-	return sweep.TypeEvent + ":" + e.Kind.String()
+	return results.TypeEvent + ":" + e.Kind.String()
 }
 
 func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
-	s := newRunner(t, tg, sweep.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
+	s := newRunner(t, tg, plan.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
 	s.land.BusLoad = 0.5
 	s.land.Corrupt = func(n int) bool { return n == 7 }
 	s.runner.Plan.Repeats = 5
@@ -92,7 +95,7 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 	// Runs and the close of a visit belong to the point it started.
 	open := ""
 	count := map[sweep.EventKind]int{}
-	statuses := map[sweep.Status]int{}
+	statuses := map[rank.Status]int{}
 	for _, e := range evs {
 		count[e.Kind]++
 		switch e.Kind {
@@ -120,14 +123,14 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 			}
 		}
 	}
-	if count[sweep.RunFinished] != out.ProbeRuns || statuses[sweep.StatusCorrupt] != 1 || count[sweep.PointEliminated] == 0 {
+	if count[sweep.RunFinished] != out.ProbeRuns || statuses[rank.StatusCorrupt] != 1 || count[sweep.PointEliminated] == 0 {
 		t.Errorf("events %v, statuses %v; %d probe runs", count, statuses, out.ProbeRuns)
 	}
 	// The printer is a consumer of the same events: a progress line per
 	// closed visit, one line per elimination.
 	log := s.log.String()
-	if n := strings.Count(log, "(median of "); n != statuses[sweep.StatusOK] {
-		t.Errorf("%d progress lines for %d good visits:\n%s", n, statuses[sweep.StatusOK], log)
+	if n := strings.Count(log, "(median of "); n != statuses[rank.StatusOK] {
+		t.Errorf("%d progress lines for %d good visits:\n%s", n, statuses[rank.StatusOK], log)
 	}
 	if n := strings.Count(log, "    dropped "); n != count[sweep.PointEliminated] {
 		t.Errorf("%d dropped lines for %d eliminations:\n%s", n, count[sweep.PointEliminated], log)
@@ -136,7 +139,7 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 
 func TestCancelFromAnEventEndsWithRestore(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=3,7")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=3,7")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var kinds []sweep.EventKind
@@ -160,8 +163,8 @@ func TestCancelFromAnEventEndsWithRestore(t *testing.T) {
 }
 
 func TestEventKindNames(t *testing.T) {
-	for k, want := range map[sweep.EventKind]string{sweep.PointStarted: sweep.EventApply, sweep.ModuleReload: sweep.EventReload,
-		sweep.SettingsRestored: sweep.EventRestore, sweep.PointEliminated: sweep.EventEliminated, 0: "unknown", sweep.SweepEnded + 1: "unknown"} {
+	for k, want := range map[sweep.EventKind]string{sweep.PointStarted: results.EventApply, sweep.ModuleReload: results.EventReload,
+		sweep.SettingsRestored: results.EventRestore, sweep.PointEliminated: results.EventEliminated, 0: "unknown", sweep.SweepEnded + 1: "unknown"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d: %q, want %q", k, got, want)
 		}
@@ -174,7 +177,7 @@ func TestEventKindNames(t *testing.T) {
 // record, not a header.
 func TestResumedEliminationsAreReplayed(t *testing.T) {
 	tg, _ := imageTarget(t, "imx6q")
-	s := newRunner(t, tg, sweep.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
+	s := newRunner(t, tg, plan.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
 	s.runner.Plan.Repeats = 5
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -193,17 +196,17 @@ func TestResumedEliminationsAreReplayed(t *testing.T) {
 	if len(first) == 0 {
 		t.Fatal("nothing eliminated before the stop")
 	}
-	prev, err := sweep.Load(s.out)
+	prev, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := sweep.OpenAppend(s.out)
+	f, err := results.OpenAppend(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var evs []sweep.Event
-	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: sweep.NewWriter(f), Resume: prev, Journal: s.journal,
+	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal,
 		OnEvent: func(e sweep.Event) { evs = append(evs, e) }}
 	if _, err := r2.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -225,13 +228,13 @@ func TestResumedEliminationsAreReplayed(t *testing.T) {
 	if len(replayed) != len(first) {
 		t.Errorf("replayed %v, first session %v", replayed, first)
 	}
-	res, err := sweep.Load(s.out)
+	res, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	written := map[string]int{}
 	for _, e := range res.Events {
-		if e.Event == sweep.EventEliminated {
+		if e.Event == results.EventEliminated {
 			written[e.Point]++
 		}
 	}

@@ -8,10 +8,9 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 )
-
-// BaselineKey is the key of the baseline point (the original settings).
-const BaselineKey = "baseline"
 
 // Point is one combination of axis values.
 type Point struct {
@@ -45,7 +44,7 @@ func (r *Runner) makePoint(vals []string, vary int) *Point {
 		if d.axis != vary || d.condAxis < 0 || vals[vary] == r.orig[vary] {
 			continue
 		}
-		if r.axes[d.condAxis].number(vals[d.condAxis]) != d.cond.Value {
+		if r.axes[d.condAxis].Number(vals[d.condAxis]) != d.cond.Value {
 			vals[d.condAxis] = strconv.FormatUint(uint64(d.cond.Value), 10)
 			notes = append(notes, fmt.Sprintf("%s=%d so that %s takes effect", d.cond.Ref.Field.Name, d.cond.Value, r.axes[d.axis].Label()))
 		}
@@ -53,7 +52,7 @@ func (r *Runner) makePoint(vals []string, vary int) *Point {
 	for _, d := range r.deps {
 		have := d.live
 		if d.condAxis >= 0 {
-			have = r.axes[d.condAxis].number(vals[d.condAxis])
+			have = r.axes[d.condAxis].Number(vals[d.condAxis])
 		}
 		if have != d.cond.Value {
 			p.Ignored[d.axis] = true
@@ -73,7 +72,7 @@ func (r *Runner) makePoint(vals []string, vary int) *Point {
 }
 
 func (r *Runner) baselinePoint() *Point {
-	return &Point{Key: BaselineKey, Values: slices.Clone(r.orig), Ignored: make([]bool, len(r.axes)), Baseline: true, Group: 1}
+	return &Point{Key: results.BaselineKey, Values: slices.Clone(r.orig), Ignored: make([]bool, len(r.axes)), Baseline: true, Group: 1}
 }
 
 // gridPoints is every combination, those that differ only in settings
@@ -169,7 +168,7 @@ func (r *Runner) groupingNotes(pts []*Point) []string {
 func (r *Runner) modKey(vals []string) string {
 	var ks []string
 	for i, a := range r.axes {
-		if a.Kind == KindModParam {
+		if a.Kind == plan.KindModParam {
 			ks = append(ks, vals[i])
 		}
 	}
@@ -184,7 +183,7 @@ func (r *Runner) modKey(vals []string) string {
 // starts with the values the last one ended with). Without
 // module-parameter axes pts is returned as it is.
 func (r *Runner) byReload(pts []*Point, reverse bool) []*Point {
-	if !slices.ContainsFunc(r.axes, func(a Axis) bool { return a.Kind == KindModParam }) {
+	if !slices.ContainsFunc(r.axes, func(a plan.Axis) bool { return a.Kind == plan.KindModParam }) {
 		return pts
 	}
 	// The groups' order comes from the plan's points once they exist, so
@@ -266,10 +265,10 @@ func (r *Runner) ignored(p *Point) []string {
 	return s
 }
 
-func (r *Runner) info(p *Point) PointInfo {
+func (r *Runner) info(p *Point) results.PointInfo {
 	g := p.Group
 	if g == 1 {
 		g = 0
 	}
-	return PointInfo{Key: p.Key, Settings: r.settings(p), Ignored: r.ignored(p), Note: p.Note, Group: g}
+	return results.PointInfo{Key: p.Key, Settings: r.settings(p), Ignored: r.ignored(p), Note: p.Note, Group: g}
 }

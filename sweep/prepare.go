@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 )
 
 // This file holds Prepare: everything a sweep checks and computes before
@@ -37,12 +40,12 @@ func (r *Runner) Prepare() error {
 	axes := slices.Clone(r.Plan.Axes)
 	var errs []error
 	for i := range axes {
-		if axes[i].Kind != KindRegister {
+		if axes[i].Kind != plan.KindRegister {
 			continue
 		}
 		ref, err := m.Lookup(axes[i].Name)
 		if err != nil || ref.Field == nil {
-			errs = append(errs, fmt.Errorf("%w: axis %s: not a field of %s's map", ErrPlan, axes[i].Name, t.Profile.Name))
+			errs = append(errs, fmt.Errorf("%w: axis %s: not a field of %s's map", plan.ErrPlan, axes[i].Name, t.Profile.Name))
 			continue
 		}
 		axes[i].Ref = ref
@@ -61,7 +64,7 @@ func (r *Runner) Prepare() error {
 	needReload := false
 	for i, a := range axes {
 		switch a.Kind {
-		case KindRegister:
+		case plan.KindRegister:
 			v, _ := snap.Value(a.Ref.Reg.Name)
 			r.live[i] = strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
 			if k := t.Profile.Knob(a.Ref); k != nil && k.Param != "" && k.Driver != "" && slices.Contains(k.ParamRoles, r.role) {
@@ -71,24 +74,24 @@ func (r *Runner) Prepare() error {
 					r.notes = append(r.notes, fmt.Sprintf("warning: %s in %s role: %s Points will probably not hold; sweep modparam:%s instead.", a.Name, r.role, k.Driver, k.Param))
 				}
 			}
-		case KindFile:
+		case plan.KindFile:
 			if r.Host == nil {
-				errs = append(errs, fmt.Errorf("%w: axis %s: no host access configured for file axes", ErrPlan, a.Name))
+				errs = append(errs, fmt.Errorf("%w: axis %s: no host access configured for file axes", plan.ErrPlan, a.Name))
 				continue
 			}
 			v, err := r.Host.ReadFile(a.Name)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%w: axis %s: %v", ErrPlan, a.Name, err))
+				errs = append(errs, fmt.Errorf("%w: axis %s: %v", plan.ErrPlan, a.Name, err))
 				continue
 			}
-			if f, err := os.OpenFile(r.Host.path(a.Name), os.O_WRONLY, 0); err != nil {
-				errs = append(errs, fmt.Errorf("%w: axis %s: not writable: %v", ErrPlan, a.Name, err))
+			if f, err := os.OpenFile(r.Host.Path(a.Name), os.O_WRONLY, 0); err != nil {
+				errs = append(errs, fmt.Errorf("%w: axis %s: not writable: %v", plan.ErrPlan, a.Name, err))
 				continue
 			} else {
 				f.Close()
 			}
 			r.live[i] = v
-		case KindModParam:
+		case plan.KindModParam:
 			needReload = true
 			if us, ok := r.ParamUsers[a.Name]; ok {
 				r.notes = append(r.notes, fmt.Sprintf("modparam:%s is module-wide: every point changes %s", a.Name, soc.ParamUsersString(us)))
@@ -116,7 +119,7 @@ func (r *Runner) Prepare() error {
 		return err
 	}
 	if needReload {
-		if err := r.Host.snapshotLoaded(); err != nil {
+		if err := r.Host.SnapshotLoaded(); err != nil {
 			return err
 		}
 	}
@@ -124,54 +127,54 @@ func (r *Runner) Prepare() error {
 	// other (byReload): the driver stack is reloaded only when the value
 	// changes.
 	switch r.Plan.Mode {
-	case ModeOFAT:
+	case plan.ModeOFAT:
 		r.points = r.byReload(r.ofatPoints(), false)
-	case ModeAdaptive:
+	case plan.ModeAdaptive:
 		r.points = r.byReload(shuffled(r.gridPoints(), r.Plan.Seed), false)
 	default:
 		r.points = r.byReload(shuffled(r.gridPoints(), r.Plan.Seed), false)
 	}
 	if len(r.points) == 0 {
-		return fmt.Errorf("%w: no point differs from the original settings", ErrPlan)
+		return fmt.Errorf("%w: no point differs from the original settings", plan.ErrPlan)
 	}
 	r.notes = append(r.notes, r.groupingNotes(r.points)...)
 	if needReload {
 		r.notes = append(r.notes, r.reloadNote())
 	}
-	r.store = newStore()
+	r.store = results.NewStore()
 	return nil
 }
 
 // checkModParam refuses a module parameter that cannot be swept and
 // returns its current value.
-func (r *Runner) checkModParam(a Axis) (string, error) {
+func (r *Runner) checkModParam(a plan.Axis) (string, error) {
 	h := r.Host
 	if h == nil || h.Loader == nil {
-		return "", fmt.Errorf("%w: axis modparam:%s: no module loader configured", ErrPlan, a.Name)
+		return "", fmt.Errorf("%w: axis modparam:%s: no module loader configured", plan.ErrPlan, a.Name)
 	}
 	st, err := h.ModuleState(a.Module)
 	if err != nil {
-		return "", fmt.Errorf("%w: axis modparam:%s: %v", ErrPlan, a.Name, err)
+		return "", fmt.Errorf("%w: axis modparam:%s: %v", plan.ErrPlan, a.Name, err)
 	}
 	switch st {
-	case ModBuiltIn:
+	case host.ModBuiltIn:
 		return "", fmt.Errorf("%w: axis modparam:%s: %s is built into the kernel (/sys/module/%s has no initstate and it is not in /proc/modules), so it cannot be reloaded with another %s; set it on the kernel command line (%s=V) and measure each value after a reboot",
-			ErrPlan, a.Name, a.Module, a.Module, a.Param, a.Name)
-	case ModAbsent:
-		return "", fmt.Errorf("%w: axis modparam:%s: module %s is not loaded (load it and make the probe's device work first)", ErrPlan, a.Name, a.Module)
+			plan.ErrPlan, a.Name, a.Module, a.Module, a.Param, a.Name)
+	case host.ModAbsent:
+		return "", fmt.Errorf("%w: axis modparam:%s: module %s is not loaded (load it and make the probe's device work first)", plan.ErrPlan, a.Name, a.Module)
 	}
 	inStack := false
 	for _, m := range h.Modules {
-		if ModuleName(m) == a.Module {
+		if host.ModuleName(m) == a.Module {
 			inStack = true
 		}
 	}
 	if !inStack {
-		return "", fmt.Errorf("%w: axis modparam:%s: %s is not in the reload sequence (%s); give the modules to reload, top first, with --reload", ErrPlan, a.Name, a.Module, strings.Join(h.Modules, ", "))
+		return "", fmt.Errorf("%w: axis modparam:%s: %s is not in the reload sequence (%s); give the modules to reload, top first, with --reload", plan.ErrPlan, a.Name, a.Module, strings.Join(h.Modules, ", "))
 	}
 	v, err := h.ReadParam(a.Module, a.Param)
 	if err != nil {
-		return "", fmt.Errorf("%w: axis modparam:%s: cannot read the current value (%v): does %s have a parameter %s?", ErrPlan, a.Name, err, a.Module, a.Param)
+		return "", fmt.Errorf("%w: axis modparam:%s: cannot read the current value (%v): does %s have a parameter %s?", plan.ErrPlan, a.Name, err, a.Module, a.Param)
 	}
 	for i := range r.Target.Profile.Knobs {
 		k := &r.Target.Profile.Knobs[i]
@@ -182,7 +185,7 @@ func (r *Runner) checkModParam(a Axis) (string, error) {
 		for _, v := range a.Values {
 			n, err := strconv.ParseUint(v, 10, 32)
 			if err != nil || n > lim {
-				return "", fmt.Errorf("%w: axis modparam:%s: value %s: want an integer 0..%d", ErrPlan, a.Name, v, lim)
+				return "", fmt.Errorf("%w: axis modparam:%s: value %s: want an integer 0..%d", plan.ErrPlan, a.Name, v, lim)
 			}
 		}
 		break
@@ -196,7 +199,7 @@ func (r *Runner) findDeps() error {
 	p := r.Target.Profile
 	var errs []error
 	for i, a := range r.axes {
-		if a.Kind != KindRegister {
+		if a.Kind != plan.KindRegister {
 			continue
 		}
 		k := p.Knob(a.Ref)
@@ -209,7 +212,7 @@ func (r *Runner) findDeps() error {
 		}
 		d := dep{axis: i, cond: cond, condAxis: -1}
 		for j, b := range r.axes {
-			if b.Kind == KindRegister && b.Ref.Reg == cond.Ref.Reg && b.Ref.Field == cond.Ref.Field {
+			if b.Kind == plan.KindRegister && b.Ref.Reg == cond.Ref.Reg && b.Ref.Field == cond.Ref.Field {
 				d.condAxis = j
 			}
 		}
@@ -218,7 +221,7 @@ func (r *Runner) findDeps() error {
 			d.live = cond.Ref.Field.Get(v)
 			if d.live != cond.Value {
 				errs = append(errs, fmt.Errorf("%w: %s takes effect only with %s, which reads %d: sweep it too (--axis %s=%d,%d) or set it first",
-					ErrPlan, a.Name, cond, d.live, cond.Ref.Field.Name, cond.Value, d.live))
+					plan.ErrPlan, a.Name, cond, d.live, cond.Ref.Field.Name, cond.Value, d.live))
 				continue
 			}
 		}
@@ -233,10 +236,10 @@ func (r *Runner) checkResume() error {
 	h := r.Resume.Header
 	t := r.Target
 	if h.Profile != t.Profile.Name || !strings.EqualFold(h.Controller, t.Controller.Label) || h.Target != t.Kind {
-		return fmt.Errorf("%w: the results file is for %s %s (%s), this is %s %s (%s)", ErrPlan, h.Profile, h.Controller, h.Target, t.Profile.Name, t.Controller.Label, t.Kind)
+		return fmt.Errorf("%w: the results file is for %s %s (%s), this is %s %s (%s)", plan.ErrPlan, h.Profile, h.Controller, h.Target, t.Profile.Name, t.Controller.Label, t.Kind)
 	}
 	if a, b := planKey(h.Plan), planKey(r.Plan); a != b {
-		return fmt.Errorf("%w: the plan differs from the results file's:\n  file: %s\n  now:  %s\nresume with the same axes, mode, repeat, warmup, seed and baseline-every (or leave them out to take the file's)", ErrPlan, a, b)
+		return fmt.Errorf("%w: the plan differs from the results file's:\n  file: %s\n  now:  %s\nresume with the same axes, mode, repeat, warmup, seed and baseline-every (or leave them out to take the file's)", plan.ErrPlan, a, b)
 	}
 	if n := len(r.Resume.Ends); n > 0 && r.Resume.Ends[n-1].Status == EndComplete {
 		r.notes = append(r.notes, "the sweep in the results file is complete; nothing is measured again")
@@ -244,7 +247,7 @@ func (r *Runner) checkResume() error {
 	for i, a := range r.axes {
 		v, ok := h.Originals[a.Name]
 		if !ok {
-			return fmt.Errorf("%w: the results file has no original value of %s", ErrPlan, a.Name)
+			return fmt.Errorf("%w: the results file has no original value of %s", plan.ErrPlan, a.Name)
 		}
 		if v != r.live[i] {
 			r.notes = append(r.notes, fmt.Sprintf("%s is %s now but was %s when the sweep started: the baseline stays %s, and %s is put back at the end", a.Name, r.live[i], v, v, v))
@@ -259,9 +262,9 @@ func (r *Runner) checkResume() error {
 }
 
 // planKey renders what must match for a resume.
-func planKey(p Plan) string {
+func planKey(p plan.Plan) string {
 	type ax struct {
-		Kind   Kind
+		Kind   plan.Kind
 		Name   string
 		Values []string
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -22,14 +24,14 @@ func (r *Runner) restore(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
 	var errs []error
-	var applied []Applied
+	var applied []results.Applied
 	var mism []string
 	reloaded := false
 	if err := r.applyModParams(rctx, r.orig, &applied, &mism, &reloaded); err != nil {
 		errs = append(errs, err)
 	}
 	for i, a := range r.axes {
-		if a.Kind != KindFile {
+		if a.Kind != plan.KindFile {
 			continue
 		}
 		got, err := r.Host.ReadFile(a.Name)
@@ -49,8 +51,8 @@ func (r *Runner) restore(ctx context.Context) error {
 	}
 	var changes []regs.Change
 	for i, a := range r.axes {
-		if a.Kind == KindRegister {
-			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.number(r.orig[i])})
+		if a.Kind == plan.KindRegister {
+			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.Number(r.orig[i])})
 		}
 	}
 	if len(changes) > 0 {

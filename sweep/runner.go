@@ -11,6 +11,10 @@ import (
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -27,16 +31,16 @@ type Runner struct {
 	Prober Prober
 	// ProbeName describes the probe in the results header.
 	ProbeName string
-	Plan      Plan
+	Plan      plan.Plan
 	// Host applies file and module-parameter axes; it may be nil when the
 	// plan has only register axes.
-	Host *Host
+	Host *host.Host
 	// Remap re-opens the register window after a module reload; the
 	// default maps Target again (Target.Remap) and runs its identity
 	// checks.
 	Remap func(ctx context.Context) error
 	// Out receives the results records.
-	Out *Writer
+	Out *results.Writer
 	// Log receives progress for people (may be nil).
 	Log io.Writer
 	// OnEvent, when set, receives every event of the sweep (events.go),
@@ -56,9 +60,9 @@ type Runner struct {
 	// the header and a note.
 	ParamUsers map[string][]soc.ParamUser
 	// Board goes into the header too (nil: not recorded).
-	Board *BoardID
+	Board *results.BoardID
 	// Resume holds the records of the sweep being continued.
-	Resume *Results
+	Resume *results.Results
 	// Sleep waits for the settle time (default: a timer that ctx cancels).
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the clock for record times (default time.Now).
@@ -68,7 +72,7 @@ type Runner struct {
 	MaxFailures int
 
 	session  int
-	axes     []Axis
+	axes     []plan.Axis
 	orig     []string // the baseline: original values (the header's when resuming)
 	live     []string // values when this session started: restored at its end
 	cur      []string // last applied values of file and modparam axes
@@ -77,10 +81,10 @@ type Runner struct {
 	role     string
 	notes    []string
 	snapshot soc.Snapshot
-	resumed  map[int]ClosedVisit
+	resumed  map[int]results.ClosedVisit
 	elimDone map[string]string
 	visitSeq int
-	store    *store
+	store    *results.Store
 	runs     int
 	total    int
 	planned  int           // visits planned (grid, ofat), for progress
@@ -95,7 +99,7 @@ type Runner struct {
 
 // Outcome is what a session found.
 type Outcome struct {
-	Ranking Ranking
+	Ranking rank.Ranking
 	// Status is "complete", "interrupted" or "failed".
 	Status string
 	// ProbeRuns counts this session's probe runs, TotalProbeRuns all
@@ -158,9 +162,9 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 		runErr = fmt.Errorf("%w: %v (resume with --resume)", ErrInterrupted, context.Cause(ctx))
 	}
 	restoreErr := r.restore(ctx)
-	out = &Outcome{Ranking: r.store.rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
+	out = &Outcome{Ranking: r.store.Rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr}
-	end := EndRecord{Type: TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
+	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
 		ProbeRuns: r.runs, TotalProbeRuns: r.total, Ranking: out.Ranking}
 	switch {
 	case errors.Is(runErr, ErrInterrupted):
@@ -193,14 +197,14 @@ func (r *Runner) begin() error {
 		origs[a.Name] = r.orig[i]
 		live[a.Name] = r.live[i]
 	}
-	r.store.original = origs
+	r.store.SetOriginal(origs)
 	if r.Resume != nil {
-		rec := ResumeRecord{Type: TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live}
+		rec := results.ResumeRecord{Type: results.TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live}
 		return r.emit(Event{Kind: SweepStarted, Notes: r.notes, Resume: &rec})
 	}
 	plan := r.Plan
 	plan.Axes = r.axes
-	h := Header{Type: TypeHeader, Format: Format, Version: Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
+	h := results.Header{Type: results.TypeHeader, Format: results.Format, Version: results.Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
 		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
 		Target: t.Kind, TargetPath: t.Path, Role: r.role, Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
 		ModParamControllers: r.ParamUsers}
@@ -217,7 +221,7 @@ func (r *Runner) begin() error {
 // execute measures the points in the plan's mode.
 func (r *Runner) execute(ctx context.Context) error {
 	switch r.Plan.Mode {
-	case ModeAdaptive:
+	case plan.ModeAdaptive:
 		return r.adaptive(ctx)
 	}
 	sched, _ := r.schedule()
@@ -236,7 +240,7 @@ func (r *Runner) reloadNote() string {
 	for _, p := range r.points {
 		groups[r.modKey(p.Values)] = true
 	}
-	if r.Plan.Mode == ModeAdaptive {
+	if r.Plan.Mode == plan.ModeAdaptive {
 		// Rounds alternate the order of the values, so a round after
 		// the first needs one reload fewer than it has values.
 		rounds := 0

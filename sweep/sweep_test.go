@@ -17,6 +17,10 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/sweep/sweeptest"
 	"github.com/citune/citune/undo"
 )
@@ -73,11 +77,11 @@ func imageTarget(t *testing.T, profile string) (*soc.Target, string) {
 	return tg, path
 }
 
-func axes(t *testing.T, m *regs.Map, specs ...string) []sweep.Axis {
+func axes(t *testing.T, m *regs.Map, specs ...string) []plan.Axis {
 	t.Helper()
-	var as []sweep.Axis
+	var as []plan.Axis
 	for _, s := range specs {
-		a, err := sweep.ParseAxis(m, s)
+		a, err := plan.ParseAxis(m, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,12 +102,12 @@ func newRunner(t *testing.T, tg *soc.Target, mode string, specs ...string) *setu
 	t.Helper()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.jsonl")
-	f, err := sweep.CreateFile(out)
+	f, err := results.CreateFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	plan := sweep.DefaultPlan()
+	plan := plan.DefaultPlan()
 	plan.Mode = mode
 	plan.Settle = 0
 	plan.Repeats = 3
@@ -112,7 +116,7 @@ func newRunner(t *testing.T, tg *soc.Target, mode string, specs ...string) *setu
 	plan.Axes = axes(t, tg.Profile.Map, specs...)
 	land := &sweeptest.Landscape{Target: tg, Seed: 1}
 	log := &bytes.Buffer{}
-	r := &sweep.Runner{Target: tg, Prober: land, ProbeName: "landscape", Plan: plan, Out: sweep.NewWriter(f), Log: log,
+	r := &sweep.Runner{Target: tg, Prober: land, ProbeName: "landscape", Plan: plan, Out: results.NewWriter(f), Log: log,
 		Journal: filepath.Join(dir, "journal.json"), Command: []string{"citune", "sweep"}, Kernel: "test"}
 	return &setup{runner: r, out: out, log: log, land: land, journal: r.Journal}
 }
@@ -132,7 +136,7 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 	// pay off.
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
 	before := snapshot(t, tg)
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,2,3", "TXPBURST=16", "RXPBURST=16,32")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,2,3", "TXPBURST=16", "RXPBURST=16,32")
 	s.land.BusLoad = 0.5
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
@@ -157,7 +161,7 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 	if after := snapshot(t, tg); !slices.Equal(before.Registers, after.Registers) {
 		t.Errorf("registers not restored:\nbefore %v\nafter  %v", before, after)
 	}
-	res, err := sweep.Load(s.out)
+	res, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +191,7 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 
 func TestDriverRevertsUSBCMD(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
-	s := newRunner(t, tg, sweep.ModeGrid, "ITC=1,8,64")
+	s := newRunner(t, tg, plan.ModeGrid, "ITC=1,8,64")
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, s.log)
@@ -202,7 +206,7 @@ func TestDriverRevertsUSBCMD(t *testing.T) {
 		t.Fatalf("ranked %+v: only ITC=1 (the driver's own value) holds", out.Ranking.Ranked)
 	}
 	for _, x := range out.Ranking.Excluded {
-		if x.Status != sweep.StatusNotHeld || len(x.Changed) != 1 || !strings.HasPrefix(x.Changed[0], "USBCMD.ITC: ") || !strings.HasSuffix(x.Changed[0], " -> 1") {
+		if x.Status != rank.StatusNotHeld || len(x.Changed) != 1 || !strings.HasPrefix(x.Changed[0], "USBCMD.ITC: ") || !strings.HasSuffix(x.Changed[0], " -> 1") {
 			t.Errorf("excluded %+v", x)
 		}
 	}
@@ -228,8 +232,8 @@ func TestValidatedBeforeTheFirstWrite(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-			s := newRunner(t, tg, sweep.ModeGrid, c.specs...)
-			s.runner.Host = &sweep.Host{}
+			s := newRunner(t, tg, plan.ModeGrid, c.specs...)
+			s.runner.Host = &host.Host{}
 			_, err := s.runner.Run(context.Background())
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want %q", err, c.want)
@@ -245,14 +249,14 @@ func TestParseAxis(t *testing.T) {
 	m := regs.ChipIdea()
 	cases := map[string]struct {
 		spec, name string
-		kind       sweep.Kind
+		kind       plan.Kind
 		vals       []string
 		err        string
 	}{
-		"field":           {spec: "AHBBRST=0,INCR16,7", name: "SBUSCFG.AHBBRST", kind: sweep.KindRegister, vals: []string{"0", "3", "7"}},
-		"all":             {spec: "ITC=all", name: "USBCMD.ITC", kind: sweep.KindRegister, vals: []string{"0", "1", "2", "4", "8", "16", "32", "64"}},
-		"sysfs":           {spec: "sysfs:/sys/block/sda/queue/max_sectors_kb=64,120,512", name: "/sys/block/sda/queue/max_sectors_kb", kind: sweep.KindFile, vals: []string{"64", "120", "512"}},
-		"modparam":        {spec: "modparam:ehci-hcd.log2_irq_thresh=0,3,6", name: "ehci_hcd.log2_irq_thresh", kind: sweep.KindModParam, vals: []string{"0", "3", "6"}},
+		"field":           {spec: "AHBBRST=0,INCR16,7", name: "SBUSCFG.AHBBRST", kind: plan.KindRegister, vals: []string{"0", "3", "7"}},
+		"all":             {spec: "ITC=all", name: "USBCMD.ITC", kind: plan.KindRegister, vals: []string{"0", "1", "2", "4", "8", "16", "32", "64"}},
+		"sysfs":           {spec: "sysfs:/sys/block/sda/queue/max_sectors_kb=64,120,512", name: "/sys/block/sda/queue/max_sectors_kb", kind: plan.KindFile, vals: []string{"64", "120", "512"}},
+		"modparam":        {spec: "modparam:ehci-hcd.log2_irq_thresh=0,3,6", name: "ehci_hcd.log2_irq_thresh", kind: plan.KindModParam, vals: []string{"0", "3", "6"}},
 		"reserved":        {spec: "AHBBRST=4", err: "reserved"},
 		"illegal ITC":     {spec: "ITC=3", err: "not a legal value"},
 		"whole register":  {spec: "USBCMD=1", err: "a sweep changes fields"},
@@ -268,9 +272,9 @@ func TestParseAxis(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			a, err := sweep.ParseAxis(m, c.spec)
+			a, err := plan.ParseAxis(m, c.spec)
 			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.Is(err, sweep.ErrPlan) {
+				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.Is(err, plan.ErrPlan) {
 					t.Fatalf("error %v, want %q", err, c.err)
 				}
 				return
@@ -287,7 +291,7 @@ func TestParseAxis(t *testing.T) {
 
 func TestPlanFile(t *testing.T) {
 	m := regs.ChipIdea()
-	pf, as, err := sweep.ParsePlanFile(m, "plan.toml", []byte(`
+	pf, as, err := plan.ParsePlanFile(m, "plan.toml", []byte(`
 mode = "ofat"
 repeat = 4
 settle = "50ms"
@@ -305,7 +309,7 @@ values = ["64", 512]
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := sweep.DefaultPlan()
+	p := plan.DefaultPlan()
 	pf.Apply(&p)
 	if p.Mode != "ofat" || p.Repeats != 4 || p.Settle != 50*time.Millisecond || p.Seed != 9 || p.Warmup != 1 {
 		t.Errorf("plan %+v", p)
@@ -319,7 +323,7 @@ values = ["64", 512]
 		"bad settle":  "settle = \"soon\"\n",
 		"bad toml":    "mode = \n",
 	} {
-		if _, _, err := sweep.ParsePlanFile(m, "p.toml", []byte(text)); err == nil || !errors.Is(err, sweep.ErrPlan) {
+		if _, _, err := plan.ParsePlanFile(m, "p.toml", []byte(text)); err == nil || !errors.Is(err, plan.ErrPlan) {
 			t.Errorf("%s: error %v", name, err)
 		}
 	}
@@ -327,7 +331,7 @@ values = ["64", 512]
 
 func TestOFATSetsTheConditionForBurstSizes(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeOFAT, "AHBBRST=0,3", "TXPBURST=8,16", "ITC=1,8")
+	s := newRunner(t, tg, plan.ModeOFAT, "AHBBRST=0,3", "TXPBURST=8,16", "ITC=1,8")
 	if err := s.runner.Prepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +358,7 @@ func TestOFATSetsTheConditionForBurstSizes(t *testing.T) {
 
 func TestCorruptPointIsShownAndNotRanked(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=3,7")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=3,7")
 	s.land.Corrupt = func(n int) bool { return n == 5 }
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
@@ -399,7 +403,7 @@ func TestCancelInTheMiddleOfAPointRestoresTheImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3", "TXPBURST=8,32", "RXPBURST=8,32")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3", "TXPBURST=8,32", "RXPBURST=8,32")
 	tg.Acc = &journalWatch{Accessor: tg.Acc, t: t, path: s.journal}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -422,7 +426,7 @@ func TestCancelInTheMiddleOfAPointRestoresTheImage(t *testing.T) {
 	if _, err := os.Stat(s.journal); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal left after a restore: %v", err)
 	}
-	res, err := sweep.Load(s.out)
+	res, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +440,7 @@ func TestCancelInTheMiddleOfAPointRestoresTheImage(t *testing.T) {
 
 func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 	tg, _ := imageTarget(t, "imx6q")
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3,7", "TXPBURST=8,16")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3,7", "TXPBURST=8,16")
 	s.runner.Plan.BaselineEvery = 2
 	ctx, cancel := context.WithCancel(context.Background())
 	s.land.Before = func(n int) {
@@ -447,7 +451,7 @@ func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 	if _, err := s.runner.Run(ctx); !errors.Is(err, sweep.ErrInterrupted) {
 		t.Fatal(err)
 	}
-	first, err := sweep.Load(s.out)
+	first, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,22 +465,22 @@ func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 	f.WriteString(`{"type":"run","sess`)
 	f.Close()
 
-	f, err = sweep.OpenAppend(s.out)
+	f, err = results.OpenAppend(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	prev, err := sweep.Load(s.out)
+	prev, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	land := &sweeptest.Landscape{Target: tg, Seed: 3}
-	r2 := &sweep.Runner{Target: tg, Prober: land, Plan: s.runner.Plan, Out: sweep.NewWriter(f), Resume: prev, Journal: s.journal}
+	r2 := &sweep.Runner{Target: tg, Prober: land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal}
 	out, err := r2.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sweep.Load(s.out)
+	res, err := results.Load(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +512,7 @@ func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 	// A different plan is refused.
 	p2 := s.runner.Plan
 	p2.Repeats = 4
-	r3 := &sweep.Runner{Target: tg, Prober: land, Plan: p2, Out: sweep.NewWriter(&bytes.Buffer{}), Resume: res}
+	r3 := &sweep.Runner{Target: tg, Prober: land, Plan: p2, Out: results.NewWriter(&bytes.Buffer{}), Resume: res}
 	if _, err := r3.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "plan differs") {
 		t.Errorf("error %v", err)
 	}
@@ -520,8 +524,8 @@ func TestSysfsAxisOnAFileTree(t *testing.T) {
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	os.WriteFile(file, []byte("120\n"), 0o644)
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "sysfs:/sys/block/sda/queue/max_sectors_kb=64,512", "AHBBRST=3,7")
-	s.runner.Host = &sweep.Host{Root: root}
+	s := newRunner(t, tg, plan.ModeGrid, "sysfs:/sys/block/sda/queue/max_sectors_kb=64,512", "AHBBRST=3,7")
+	s.runner.Host = &host.Host{Root: root}
 	s.land.Extra = func() float64 {
 		b, _ := os.ReadFile(file)
 		if strings.TrimSpace(string(b)) == "512" {
@@ -588,9 +592,9 @@ func TestModParamAxisReloadsTheModuleStack(t *testing.T) {
 		}
 		tg.Acc, tg.Sim = nt.Acc, nt.Sim
 	}
-	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3,6")
+	s := newRunner(t, tg, plan.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3,6")
 	remaps := 0
-	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 	s.runner.Remap = func(context.Context) error { remaps++; return tg.Identify() }
 	s.land.Before = func(n int) {
 		if n != 1 {
@@ -634,10 +638,10 @@ func TestModParamAxisReloadsTheModuleStack(t *testing.T) {
 	if _, err := os.Stat(s.journal); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal left: %v", err)
 	}
-	res, _ := sweep.Load(s.out)
+	res, _ := results.Load(s.out)
 	reloads := 0
 	for _, e := range res.Events {
-		if e.Event == sweep.EventReload {
+		if e.Event == results.EventReload {
 			reloads++
 		}
 	}
@@ -652,8 +656,8 @@ func TestModParamRefusedWhenBuiltIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3")
-	s.runner.Host = &sweep.Host{Root: root, Loader: &sweeptest.Loader{Root: root}, Modules: tg.Profile.Reload.Modules}
+	s := newRunner(t, tg, plan.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3")
+	s.runner.Host = &host.Host{Root: root, Loader: &sweeptest.Loader{Root: root}, Modules: tg.Profile.Reload.Modules}
 	_, err := s.runner.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "ehci_hcd is built into the kernel") || !strings.Contains(err.Error(), "kernel command line (ehci_hcd.log2_irq_thresh=V)") {
 		t.Fatalf("error %v", err)
@@ -666,13 +670,13 @@ func TestModParamRefusedWhenBuiltIn(t *testing.T) {
 func TestModParamValuesCheckedAgainstTheKnob(t *testing.T) {
 	root, loader := modTree(t)
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,7")
-	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
+	s := newRunner(t, tg, plan.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,7")
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
 	if _, err := s.runner.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "want an integer 0..6") {
 		t.Fatalf("error %v", err)
 	}
-	s = newRunner(t, tg, sweep.ModeGrid, "modparam:usbcore.autosuspend=1,2")
-	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
+	s = newRunner(t, tg, plan.ModeGrid, "modparam:usbcore.autosuspend=1,2")
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules}
 	if _, err := s.runner.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "usbcore is not loaded") {
 		t.Fatalf("error %v", err)
 	}
@@ -697,7 +701,7 @@ func TestAdaptiveFindsTheGridWinnerWithFewerRuns(t *testing.T) {
 		}
 		return out
 	}
-	grid, ad := run(sweep.ModeGrid), run(sweep.ModeAdaptive)
+	grid, ad := run(plan.ModeGrid), run(plan.ModeAdaptive)
 	gw, aw := grid.Ranking.Winner(), ad.Ranking.Winner()
 	// The same winner, or one the grid itself cannot tell from its own
 	// (TXPBURST does not matter to reads).
@@ -708,51 +712,8 @@ func TestAdaptiveFindsTheGridWinnerWithFewerRuns(t *testing.T) {
 		t.Errorf("adaptive used %d probe runs, grid %d: more than 35 %%", ad.ProbeRuns, grid.ProbeRuns)
 	}
 	t.Logf("grid %d runs, adaptive %d (%.0f %%), winner %s", grid.ProbeRuns, ad.ProbeRuns, 100*float64(ad.ProbeRuns)/float64(grid.ProbeRuns), aw.Key)
-	if len(ad.Ranking.Excluded) == 0 || ad.Ranking.Excluded[0].Status != sweep.StatusEliminated {
+	if len(ad.Ranking.Excluded) == 0 || ad.Ranking.Excluded[0].Status != rank.StatusEliminated {
 		t.Errorf("excluded %+v", ad.Ranking.Excluded)
-	}
-}
-
-func TestCompare(t *testing.T) {
-	base := []float64{100, 101, 99, 100, 100.5}
-	up := []float64{104, 105, 104.5, 103.8, 104.2}
-	c := sweep.Compare(up, base, 0.95, "x")
-	if !c.Significant || c.Pct < 3.5 || c.Pct > 4.5 || c.Lo <= 0 {
-		t.Errorf("%+v", c)
-	}
-	if s := c.String(); !strings.HasPrefix(s, "+4.") || !strings.Contains(s, "(95 % CI ") {
-		t.Errorf("%q", s)
-	}
-	same := sweep.Compare([]float64{100.2, 99.8, 100.9, 99.1, 100}, base, 0.95, "y")
-	if same.Significant || !strings.HasPrefix(same.String(), "no significant difference") {
-		t.Errorf("%+v %q", same, same.String())
-	}
-	down := sweep.Compare([]float64{90, 91, 89}, base, 0.95, "z")
-	if !down.Significant || !strings.Contains(down.String(), " to ") {
-		t.Errorf("%q", down.String())
-	}
-	if sweep.Median([]float64{3, 1, 2, 10}) != 2.5 {
-		t.Error("median")
-	}
-}
-
-func TestRankTieBreakByInterrupts(t *testing.T) {
-	pts := []sweep.PointStats{
-		{Key: "a", Status: sweep.StatusOK, Rates: []float64{100, 101, 99}, IRQsPerMiB: []float64{8000, 8000, 8000}},
-		{Key: "b", Status: sweep.StatusOK, Rates: []float64{100.5, 99.5, 100}, IRQsPerMiB: []float64{1000, 1000, 1000}},
-		{Key: "c", Status: sweep.StatusOK, Rates: []float64{90, 91, 89}, IRQsPerMiB: []float64{100, 100, 100}},
-		{Key: "d", Status: sweep.StatusNotHeld, Rates: []float64{200}, Changed: []string{"ITC: 8 -> 1"}},
-	}
-	rk := sweep.Rank(pts, []float64{95, 96, 94}, nil, nil)
-	var keys []string
-	for _, r := range rk.Ranked {
-		keys = append(keys, r.Key)
-	}
-	if !slices.Equal(keys, []string{"b", "a", "c"}) || !rk.Ranked[0].Tied || rk.Ranked[2].Tied {
-		t.Errorf("ranked %q %+v", keys, rk.Ranked)
-	}
-	if len(rk.Excluded) != 1 || rk.Excluded[0].Key != "d" {
-		t.Errorf("excluded %+v", rk.Excluded)
 	}
 }
 
@@ -773,7 +734,7 @@ func (f *failingWrites) Write32(off, v uint32) error {
 func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
 	tg, img := imageTarget(t, "imx6q")
 	before, _ := os.ReadFile(img)
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3", "ITC=1,8")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3", "ITC=1,8")
 	tg.Acc = &failingWrites{Accessor: tg.Acc, n: 4}
 	out, err := s.runner.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "bus error") || errors.Is(err, sweep.ErrInterrupted) {
@@ -788,7 +749,7 @@ func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
 	if _, err := os.Stat(s.journal); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal left: %v", err)
 	}
-	res, _ := sweep.Load(s.out)
+	res, _ := results.Load(s.out)
 	if e := res.Ends[0]; e.Status != sweep.EndFailed || !strings.Contains(e.Error, "bus error") || !e.Restored {
 		t.Errorf("end %+v", e)
 	}
@@ -796,7 +757,7 @@ func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
 
 func TestProbeFailures(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3,7")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3,7")
 	// One failed run fails its point; the sweep goes on.
 	s.land.Fail = func(n int) error {
 		if n == 4 {
@@ -808,11 +769,11 @@ func TestProbeFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Ranking.Excluded) != 1 || out.Ranking.Excluded[0].Status != sweep.StatusFailed || !strings.Contains(out.Ranking.Excluded[0].Reason, "device vanished") {
+	if len(out.Ranking.Excluded) != 1 || out.Ranking.Excluded[0].Status != rank.StatusFailed || !strings.Contains(out.Ranking.Excluded[0].Reason, "device vanished") {
 		t.Errorf("excluded %+v", out.Ranking.Excluded)
 	}
 	// Three failed points in a row end the sweep, restored.
-	s = newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3,7")
+	s = newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3,7")
 	s.land.Fail = func(n int) error {
 		if n > 3 {
 			return errors.New("device vanished")
@@ -828,7 +789,7 @@ func TestProbeFailures(t *testing.T) {
 func TestCancelDuringAProbeRun(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	before := snapshot(t, tg)
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0,3")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3")
 	ctx, cancel := context.WithCancel(context.Background())
 	s.land.Before = func(n int) {
 		if n == 5 {
@@ -874,7 +835,7 @@ func TestAdaptiveBench(t *testing.T) {
 		for _, w := range []int{0, 1} {
 			g, a, same, tied, n := 0, 0, 0, 0, 0
 			for seed := uint64(1); seed <= 5; seed++ {
-				gr, ad := run(sweep.ModeGrid, seed, noise, w), run(sweep.ModeAdaptive, seed, noise, w)
+				gr, ad := run(plan.ModeGrid, seed, noise, w), run(plan.ModeAdaptive, seed, noise, w)
 				g += gr.ProbeRuns
 				a += ad.ProbeRuns
 				n++
@@ -901,23 +862,6 @@ func TestAdaptiveBench(t *testing.T) {
 	fmt.Print(b.String())
 }
 
-// Among tied points, the one that changes fewer settings from the
-// originals wins: a setting that does not help is left alone.
-func TestRankTiePrefersOriginalSettings(t *testing.T) {
-	rates := func(x float64) []float64 { return []float64{x, x + 0.1, x - 0.1, x + 0.05, x - 0.05} }
-	pts := []sweep.PointStats{
-		{Key: "a", Settings: map[string]string{"AHBBRST": "7", "ITC": "1"}, Status: sweep.StatusOK, Rates: rates(45.1)},
-		{Key: "b", Settings: map[string]string{"AHBBRST": "2", "ITC": "1"}, Status: sweep.StatusOK, Rates: rates(45.0)},
-	}
-	rk := sweep.Rank(pts, rates(30), nil, map[string]string{"AHBBRST": "2", "ITC": "8"})
-	if !rk.Ranked[0].Tied || rk.Ranked[0].Key != "b" {
-		t.Fatalf("ranked %+v, want the tied point that keeps AHBBRST first", rk.Ranked)
-	}
-	if rk = sweep.Rank(pts, rates(30), nil, nil); rk.Ranked[0].Key != "a" {
-		t.Errorf("without originals the higher median should lead: %+v", rk.Ranked)
-	}
-}
-
 // A module-parameter axis of 3 values and a register axis of 4 values
 // reload the driver stack once per value (points are grouped by value),
 // not once per point: with the current value among the three, two
@@ -933,10 +877,10 @@ func TestModParamSweepReloadsOncePerValue(t *testing.T) {
 		t.Run(tc.values, func(t *testing.T) {
 			root, loader := modTree(t)
 			tg := simTarget(t, "imx6q", soc.SimOptions{})
-			s := newRunner(t, tg, sweep.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh="+tc.values, "AHBBRST=0,1,2,3")
+			s := newRunner(t, tg, plan.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh="+tc.values, "AHBBRST=0,1,2,3")
 			s.runner.Plan.Repeats = 1
 			s.runner.Plan.BaselineEvery = 2
-			s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+			s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 			s.runner.Remap = func(context.Context) error { return tg.Identify() }
 			if err := s.runner.Prepare(); err != nil {
 				t.Fatal(err)
@@ -957,7 +901,7 @@ func TestModParamSweepReloadsOncePerValue(t *testing.T) {
 			if loads != tc.reloads {
 				t.Errorf("ehci_hcd loaded %d times, want %d: %q", loads, tc.reloads, loader.CallLog())
 			}
-			res, err := sweep.Load(s.out)
+			res, err := results.Load(s.out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -990,7 +934,7 @@ func (w *warmRecorder) Measure(ctx context.Context) (probe.Run, error) {
 // byte of those and only samples the timed runs.
 func TestSweepMarksWarmupRuns(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
-	s := newRunner(t, tg, sweep.ModeGrid, "AHBBRST=0")
+	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0")
 	s.runner.Plan.Warmup = 1
 	s.runner.Plan.Repeats = 2
 	w := &warmRecorder{Prober: s.land}
@@ -1010,9 +954,9 @@ func TestSweepMarksWarmupRuns(t *testing.T) {
 func TestAdaptiveModParamReloadsWithinItsBound(t *testing.T) {
 	root, loader := modTree(t)
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
-	s := newRunner(t, tg, sweep.ModeAdaptive, "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "AHBBRST=0,1,2,3")
+	s := newRunner(t, tg, plan.ModeAdaptive, "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "AHBBRST=0,1,2,3")
 	s.runner.Plan.Repeats = 3
-	s.runner.Host = &sweep.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 	s.runner.Remap = func(context.Context) error { return tg.Identify() }
 	if err := s.runner.Prepare(); err != nil {
 		t.Fatal(err)

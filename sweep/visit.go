@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,9 @@ import (
 	"time"
 
 	"github.com/citune/citune/probe"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // This file holds one visit of a point: apply, verify, probe, record,
@@ -17,7 +21,7 @@ import (
 // warm-ups) and checks after every run that its settings held. It
 // returns the point's status. An error ends the sweep (cancelled, or a
 // failure the next points would share).
-func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
+func (r *Runner) visit(ctx context.Context, p *Point, n int) (rank.Status, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -27,25 +31,25 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 		if cv.Point.Point != p.Key {
 			return "", fmt.Errorf("the results file does not match the plan: its visit %d measured %q where the plan now measures %q", seq, cv.Point.Point, p.Key)
 		}
-		r.store.addVisit(cv.Point, cv.Runs)
+		r.store.AddVisit(cv.Point, cv.Runs)
 		r.count(cv.Point.Status)
 		return cv.Point.Status, nil
 	}
 	t0 := time.Now()
 	defer func() { r.elapsed += time.Since(t0) }()
 	settings := r.settings(p)
-	label := SettingsString(settings)
+	label := rank.SettingsString(settings)
 	if p.Baseline {
 		label = "baseline (original settings)"
 	}
 	if err := r.emit(Event{Kind: PointStarted, Point: p.Key, Settings: settings, Label: label, Message: "applying " + label}); err != nil {
 		return "", err
 	}
-	rec := PointRecord{Type: TypePoint, Session: r.session, Visit: seq, Point: p.Key, Baseline: p.Baseline, Settings: settings,
-		Ignored: r.ignored(p), Note: p.Note, Status: StatusOK}
+	rec := results.PointRecord{Type: results.TypePoint, Session: r.session, Visit: seq, Point: p.Key, Baseline: p.Baseline, Settings: settings,
+		Ignored: r.ignored(p), Note: p.Note, Status: rank.StatusOK}
 	applied, mism, reloaded, err := r.apply(ctx, p)
 	rec.Applied, rec.Reloaded = applied, reloaded
-	var runs []RunRecord
+	var runs []results.RunRecord
 	switch {
 	case ctx.Err() != nil:
 		return "", ctx.Err()
@@ -54,9 +58,9 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 		if errors.As(err, &fatal) {
 			return "", err
 		}
-		rec.Status, rec.Reason = StatusFailed, err.Error()
+		rec.Status, rec.Reason = rank.StatusFailed, err.Error()
 	case len(mism) > 0:
-		rec.Status, rec.Reason, rec.Changed = StatusNotHeld, "did not stick when written", mism
+		rec.Status, rec.Reason, rec.Changed = rank.StatusNotHeld, "did not stick when written", mism
 	default:
 		if err := r.sleep(ctx, r.Plan.Settle); err != nil {
 			return "", err
@@ -75,7 +79,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 	if rec.Rates == nil {
 		rec.Rates = []float64{}
 	}
-	r.store.addVisit(rec, runs)
+	r.store.AddVisit(rec, runs)
 	r.summarise(&rec)
 	r.count(rec.Status)
 	r.elapsed += time.Since(t0)
@@ -83,7 +87,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 	if err := r.emit(Event{Kind: PointClosed, Point: p.Key, Closed: &rec}); err != nil {
 		return "", err
 	}
-	if rec.Status == StatusFailed {
+	if rec.Status == rank.StatusFailed {
 		r.failures++
 		if r.failures >= r.MaxFailures {
 			return rec.Status, fmt.Errorf("%d points in a row failed; the last: %s", r.failures, rec.Reason)
@@ -94,11 +98,11 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (Status, error) {
 	return rec.Status, nil
 }
 
-func (r *Runner) count(status Status) {
+func (r *Runner) count(status rank.Status) {
 	switch status {
-	case StatusNotHeld:
+	case rank.StatusNotHeld:
 		r.notHeld++
-	case StatusCorrupt:
+	case rank.StatusCorrupt:
 		r.corrupt++
 	}
 }
@@ -107,8 +111,8 @@ func (r *Runner) count(status Status) {
 // each. It stops at the first run that did not hold, was corrupt or
 // failed. An error means the sweep must stop (ctx cancelled, results
 // file).
-func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) ([]RunRecord, error) {
-	var runs []RunRecord
+func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *results.PointRecord) ([]results.RunRecord, error) {
+	var runs []results.RunRecord
 	total := r.Plan.Warmup + n
 	for i := 0; i < total; i++ {
 		mctx := ctx
@@ -124,7 +128,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 		r.runs++
 		r.total++
 		r.measured++
-		rr := RunRecord{Type: TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
+		rr := results.RunRecord{Type: results.TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
 			Warmup: i < r.Plan.Warmup, Time: r.Now().UTC(), Run: MeasurementOf(run), Held: true}
 		if perr != nil {
 			rr.Error = perr.Error()
@@ -143,13 +147,13 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 		}
 		switch {
 		case cerr != nil:
-			rec.Status, rec.Reason = StatusFailed, fmt.Sprintf("reading the settings back after %s %d: %v", kind, i+1, cerr)
+			rec.Status, rec.Reason = rank.StatusFailed, fmt.Sprintf("reading the settings back after %s %d: %v", kind, i+1, cerr)
 		case !rr.Held:
-			rec.Status, rec.Reason, rec.Changed = StatusNotHeld, fmt.Sprintf("changed during %s %d", kind, i+1), changed
+			rec.Status, rec.Reason, rec.Changed = rank.StatusNotHeld, fmt.Sprintf("changed during %s %d", kind, i+1), changed
 		case run.Corrupt:
-			rec.Status, rec.Reason = StatusCorrupt, fmt.Sprintf("%s %d failed its integrity check: %s", kind, i+1, or(run.Detail, "data differ"))
+			rec.Status, rec.Reason = rank.StatusCorrupt, fmt.Sprintf("%s %d failed its integrity check: %s", kind, i+1, cmp.Or(run.Detail, "data differ"))
 		case perr != nil:
-			rec.Status, rec.Reason = StatusFailed, fmt.Sprintf("probe %s %d: %v", kind, i+1, perr)
+			rec.Status, rec.Reason = rank.StatusFailed, fmt.Sprintf("probe %s %d: %v", kind, i+1, perr)
 		default:
 			continue
 		}
@@ -159,26 +163,26 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *PointRecord) (
 }
 
 // summarise fills a point record's statistics over all its visits.
-func (r *Runner) summarise(rec *PointRecord) {
+func (r *Runner) summarise(rec *results.PointRecord) {
 	if rec.Baseline {
-		rec.Total = len(r.store.baseline)
-		rec.Median = Median(r.store.baseline)
+		rec.Total = len(r.store.Baseline())
+		rec.Median = rank.Median(r.store.Baseline())
 		if rec.Total == 0 {
 			rec.Median = 0
 		}
 		return
 	}
-	ps := r.store.pts[rec.Point]
+	ps := r.store.Point(rec.Point)
 	rec.Total = len(ps.Rates)
 	rec.Unit = ps.Unit
 	if len(ps.Rates) == 0 {
 		return
 	}
-	rec.Median = Median(ps.Rates)
-	rec.IRQsPerMiB = medianOf(ps.IRQsPerMiB)
-	rec.CPUPerMiB = medianOf(ps.CPUPerMiB)
-	if len(r.store.baseline) > 0 && rec.Status == StatusOK {
-		c := Compare(ps.Rates, r.store.baseline, Confidence, rec.Point+"|baseline")
+	rec.Median = rank.Median(ps.Rates)
+	rec.IRQsPerMiB = results.MedianOf(ps.IRQsPerMiB)
+	rec.CPUPerMiB = results.MedianOf(ps.CPUPerMiB)
+	if len(r.store.Baseline()) > 0 && rec.Status == rank.StatusOK {
+		c := rank.Compare(ps.Rates, r.store.Baseline(), rank.Confidence, rec.Point+"|baseline")
 		rec.VsBaseline = &c
 	}
 }
@@ -197,14 +201,14 @@ func (r *Runner) left(seq int) string {
 	runs := 0
 	bound := ""
 	switch {
-	case r.Plan.Mode == ModeAdaptive:
+	case r.Plan.Mode == plan.ModeAdaptive:
 		bound = "at most "
 		rounds := 0
 		for t := r.target; t < r.Plan.Repeats; rounds++ {
 			t = nextTarget(t, r.Plan.Repeats)
 		}
 		for _, p := range r.alive {
-			runs += max(r.Plan.Repeats-r.store.runs(p.Key), 0) + r.Plan.Warmup*(rounds+1)
+			runs += max(r.Plan.Repeats-r.store.Runs(p.Key), 0) + r.Plan.Warmup*(rounds+1)
 		}
 		runs += visit // the last baseline
 	case r.planned > 0:
@@ -216,26 +220,26 @@ func (r *Runner) left(seq int) string {
 	return fmt.Sprintf(" [%sabout %s left]", bound, d)
 }
 
-func (r *Runner) progress(seq int, rec *PointRecord) {
+func (r *Runner) progress(seq int, rec *results.PointRecord) {
 	pos := fmt.Sprintf("[%d]", seq)
 	if r.planned > 0 {
 		pos = fmt.Sprintf("[%d/%d]", seq, r.planned)
 	}
 	eta := r.left(seq)
-	name := SettingsString(rec.Settings)
+	name := rank.SettingsString(rec.Settings)
 	if rec.Baseline {
 		name = "baseline"
 	}
 	switch rec.Status {
-	case StatusOK:
-		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, FormatRate(rec.Median, rec.Unit), rec.Total)
+	case rank.StatusOK:
+		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, rank.FormatRate(rec.Median, rec.Unit), rec.Total)
 		if rec.VsBaseline != nil {
 			s += ", " + rec.VsBaseline.String()
 		}
 		r.logf("%s%s\n", s, eta)
-	case StatusNotHeld:
+	case rank.StatusNotHeld:
 		r.logf("%s %s: NOT HELD (%s): %s%s\n", pos, name, rec.Reason, strings.Join(rec.Changed, "; "), eta)
-	case StatusCorrupt:
+	case rank.StatusCorrupt:
 		r.logf("%s %s: CORRUPT: %s%s\n", pos, name, rec.Reason, eta)
 	default:
 		r.logf("%s %s: %s: %s%s\n", pos, name, rec.Status, rec.Reason, eta)

@@ -11,7 +11,8 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/undo"
 )
 
@@ -40,8 +41,8 @@ type Prober interface {
 // axisLabel is the short name of a sweep axis shown in tables: the
 // field name when it is unique in the map, else REG.FIELD; a file or
 // module parameter as the plan spells it (sysfs:PATH, modparam:M.P).
-func axisLabel(m *regs.Map, a sweep.Axis) string {
-	if a.Kind == sweep.KindRegister {
+func axisLabel(m *regs.Map, a plan.Axis) string {
+	if a.Kind == plan.KindRegister {
 		return shortName(m, a.Ref)
 	}
 	return strings.TrimSuffix(a.Spec(), "="+strings.Join(a.Values, ","))
@@ -50,9 +51,9 @@ func axisLabel(m *regs.Map, a sweep.Axis) string {
 // SweepPlan is what a sweep runs: the grid of its axes, each point probed
 // Repeat times.
 type SweepPlan struct {
-	// Axes are the sweep's own (sweep.ParseAxis checked them): register
+	// Axes are the sweep's own (plan.ParseAxis checked them): register
 	// values in decimal.
-	Axes   []sweep.Axis
+	Axes   []plan.Axis
 	Repeat int
 	// Mode is the sweeper's mode ("grid", "ofat", "adaptive"; "" for its
 	// default).
@@ -63,7 +64,7 @@ type SweepPlan struct {
 	// nil for a plan typed on the screen; the TUI passes it back
 	// untouched and the sweep applies it before the screen's axes,
 	// repeat and mode.
-	File *sweep.PlanFile
+	File *plan.PlanFile
 }
 
 // Points is the number of points of the full grid.
@@ -92,11 +93,11 @@ type SweepPoint struct {
 	CPUPerMiB  float64
 	// Baseline marks a measurement of the original settings.
 	Baseline bool
-	// Status is how the point's measurement ended: sweep.StatusOK ("" is
+	// Status is how the point's measurement ended: rank.StatusOK ("" is
 	// ok too), or why it is not ranked. Reason says what did not hold
 	// ("ITC wrote 0, read 1"), what the integrity check found, why the
 	// apply or probe failed, or why an adaptive race dropped it.
-	Status sweep.Status
+	Status rank.Status
 	Reason string
 	// Versus is the sweeper's own comparison with the baseline ("+4.1 %
 	// (95 % CI 3.2-5.0)"); empty when it has none.
@@ -109,7 +110,7 @@ func (p SweepPoint) Ranked() bool {
 }
 
 // ok reports whether nothing excludes the point from the ranking.
-func (p SweepPoint) ok() bool { return p.Status == "" || p.Status == sweep.StatusOK }
+func (p SweepPoint) ok() bool { return p.Status == "" || p.Status == rank.StatusOK }
 
 // SweepUpdate reports progress of a running sweep.
 type SweepUpdate struct {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/dtsout"
 )
 
 // snapshotOf turns raw values by offset into a snapshot of m.
@@ -21,22 +21,22 @@ func snapshotOf(m *regs.Map, raw map[uint32]uint32) soc.Snapshot {
 }
 
 // liveSettings lists every knob with its value in raw.
-func liveSettings(p *soc.Profile, raw map[uint32]uint32) []sweep.Setting {
-	return sweep.LiveSettings(p, snapshotOf(p.Map, raw))
+func liveSettings(p *soc.Profile, raw map[uint32]uint32) []dtsout.Setting {
+	return dtsout.LiveSettings(p, snapshotOf(p.Map, raw))
 }
 
 // winnerSettings are the sweep winner's values, each commented with how
 // sure the win is.
-func (m Model) winnerSettings() ([]sweep.Setting, string, bool) {
+func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 	b, ok := m.sweep.best()
 	if !ok {
 		return nil, "", false
 	}
 	why := "sweep winner, " + strings.TrimPrefix(m.bestLine(), "best: ")
-	var out []sweep.Setting
+	var out []dtsout.Setting
 	for i, a := range m.sweep.plan.Axes {
 		if i < len(b.Values) && b.Values[i] != "" {
-			out = append(out, sweep.Setting{Name: a.Name, Value: b.Values[i], Comment: "sweep winner " + versusOf(b)})
+			out = append(out, dtsout.Setting{Name: a.Name, Value: b.Values[i], Comment: "sweep winner " + versusOf(b)})
 		}
 	}
 	return out, why, true

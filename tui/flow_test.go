@@ -11,7 +11,7 @@ import (
 	"charm.land/bubbles/v2/key"
 
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // Editing ITC writes it, reads it back and marks it as changed from start.
@@ -431,7 +431,7 @@ func TestCompare(t *testing.T) {
 	}
 	// the same numbers the sweep reports for the same runs
 	a, b := []float64{30, 31, 29, 30}, []float64{45, 44, 46, 45}
-	if got, want := compare(a, b).String(), sweep.Compare(b, a, 0.95, fmt.Sprint(a, b)).String(); got != want {
+	if got, want := compare(a, b).String(), rank.Compare(b, a, 0.95, fmt.Sprint(a, b)).String(); got != want {
 		t.Errorf("TUI %q, sweep %q", got, want)
 	}
 }

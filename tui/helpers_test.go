@@ -21,7 +21,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/sim"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -80,7 +80,7 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 		Ctx: context.Background(), Jobs: &sync.WaitGroup{},
 		Prober: simProber{pr},
 		Sweeper: &SweepRunner{Target: tg, Prober: e.measure, ProbeName: pr.Name(), Out: "sweep.jsonl",
-			Adjust: func(p *sweep.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
+			Adjust: func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
 			Since:  func(time.Time) time.Duration { return 0 }},
 		LoadPlan: func(path string, m *regs.Map) (SweepPlan, error) {
 			return parsePlan("AHBBRST=0,3 ITC=1,8 repeat=3", m)

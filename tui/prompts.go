@@ -5,8 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/dtsout"
 )
 
 // openExport asks for the file name of the export.
@@ -56,7 +55,7 @@ func (m Model) exportText() string {
 		}
 	}
 	header = append(header, "source: "+source)
-	return sweep.BuildDTS(sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: role,
+	return dtsout.BuildDTS(dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: role,
 		Settings: settings, Snapshot: snapshotOf(m.m, m.cur), Header: header}).String()
 }
 

@@ -3,7 +3,7 @@ package tui
 import (
 	"fmt"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // The statistics are the sweep's, so that the TUI and `citune sweep` /
@@ -15,7 +15,7 @@ func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	return sweep.Median(xs)
+	return rank.Median(xs)
 }
 
 // mean of xs (0 for none).
@@ -60,6 +60,6 @@ func fmtSpread(xs []float64) string {
 
 // compare is B against A: the sweep's comparison of medians with its
 // bootstrap 95 % interval (seeded by the data, so a view is stable).
-func compare(a, b []float64) sweep.Comparison {
-	return sweep.Compare(b, a, 0.95, fmt.Sprint(a, b))
+func compare(a, b []float64) rank.Comparison {
+	return rank.Compare(b, a, 0.95, fmt.Sprint(a, b))
 }

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // The TUI follows a sweep through the runner's events, not its results
@@ -19,7 +21,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	e := newEnv(t, false)
 	out := filepath.Join(t.TempDir(), "r.jsonl")
 	sr := &SweepRunner{Target: e.target, Prober: newSimMeasure(t, e), ProbeName: "sim", Out: out,
-		Adjust: func(p *sweep.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
+		Adjust: func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
 		Since:  func(time.Time) time.Duration { return 0 }}
 	plan, err := parsePlan("AHBBRST=0,2,3,7 RXPBURST=8,16,32 mode=adaptive repeat=5", e.target.Profile.Map)
 	if err != nil {
@@ -45,7 +47,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sweep.Load(out)
+	res, err := results.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 		fileRates[k] = append(fileRates[k], p.Rates...)
 	}
 	for _, ev := range res.Events {
-		if ev.Event == sweep.EventEliminated {
+		if ev.Event == results.EventEliminated {
 			eliminated[ev.Point] = true
 		}
 	}
@@ -71,7 +73,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 		if !slices.Equal(p.Rates, fileRates[k]) {
 			t.Errorf("point %s: rates %v on screen, %v in the file", k, p.Rates, fileRates[k])
 		}
-		if p.Status == sweep.StatusEliminated {
+		if p.Status == rank.StatusEliminated {
 			nElim++
 		}
 	}

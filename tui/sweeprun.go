@@ -14,6 +14,10 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -23,14 +27,14 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	if err != nil {
 		return SweepPlan{}, err
 	}
-	pf, axes, err := sweep.ParsePlanFile(m, path, data)
+	pf, axes, err := plan.ParsePlanFile(m, path, data)
 	if err != nil {
 		return SweepPlan{}, err
 	}
-	sp := sweep.DefaultPlan()
+	sp := plan.DefaultPlan()
 	pf.Apply(&sp)
-	if sp.Repeats < sweep.MinRunsForCI {
-		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, sweep.MinRunsForCI)
+	if sp.Repeats < rank.MinRunsForCI {
+		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, rank.MinRunsForCI)
 	}
 	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), File: &pf}
 	p.Axes = axes
@@ -53,13 +57,13 @@ type SweepRunner struct {
 	// only); Session is the TUI's undo session, through which the sweep
 	// writes (nil: a session that keeps no journal); Command and Kernel go
 	// into the header.
-	Host    *sweep.Host
+	Host    *host.Host
 	Session *undo.Session
 	Command []string
 	Kernel  string
 	// Adjust, when set, changes each plan before it runs (tests and
 	// benchmarks drop the settle time).
-	Adjust func(*sweep.Plan)
+	Adjust func(*plan.Plan)
 	// Since measures the time a sweep has run (default time.Since; tests
 	// give a fixed clock so that screens do not depend on the machine's
 	// speed).
@@ -79,19 +83,19 @@ func (s *SweepRunner) Path() string {
 }
 
 // Run implements Sweeper.
-func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
+func (s *SweepRunner) Run(ctx context.Context, in SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sp := sweep.DefaultPlan()
-	if plan.File != nil {
-		plan.File.Apply(&sp)
+	sp := plan.DefaultPlan()
+	if in.File != nil {
+		in.File.Apply(&sp)
 	}
-	if plan.Mode != "" {
-		sp.Mode = plan.Mode
+	if in.Mode != "" {
+		sp.Mode = in.Mode
 	}
-	sp.Repeats = plan.Repeat
+	sp.Repeats = in.Repeat
 	var keyParts []string
-	sp.Axes = slices.Clone(plan.Axes)
+	sp.Axes = slices.Clone(in.Axes)
 	for _, ax := range sp.Axes {
 		keyParts = append(keyParts, ax.Spec())
 	}
@@ -100,21 +104,21 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 	}
 	key := fmt.Sprintf("%s mode=%s repeat=%d", strings.Join(keyParts, " "), sp.Mode, sp.Repeats)
 
-	var res *sweep.Results
+	var res *results.Results
 	var f *os.File
 	var err error
 	if len(done) > 0 && key == s.planKey && s.path != "" {
-		if res, err = sweep.Load(s.path); err != nil {
+		if res, err = results.Load(s.path); err != nil {
 			return err
 		}
-		if f, err = sweep.OpenAppend(s.path); err != nil {
+		if f, err = results.OpenAppend(s.path); err != nil {
 			return err
 		}
 	} else {
 		s.n++
 		s.path = s.newPath()
 		s.planKey = key
-		if f, err = sweep.CreateFile(s.path); err != nil {
+		if f, err = results.CreateFile(s.path); err != nil {
 			return err
 		}
 	}
@@ -134,12 +138,12 @@ func (s *SweepRunner) Run(ctx context.Context, plan SweepPlan, done []SweepPoint
 	// reads no device tree).
 	users := map[string][]soc.ParamUser{}
 	for _, ax := range sp.Axes {
-		if ax.Kind == sweep.KindModParam {
+		if ax.Kind == plan.KindModParam {
 			users[ax.Name] = soc.ParamScope(nil, s.Target.Profile, ax.Name)
 		}
 	}
 	r := &sweep.Runner{ParamUsers: users, Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
-		Out: sweep.NewWriter(f), OnEvent: st.event, Command: s.Command, Kernel: s.Kernel, Resume: res}
+		Out: results.NewWriter(f), OnEvent: st.event, Command: s.Command, Kernel: s.Kernel, Resume: res}
 	outcome, err := r.Run(ctx)
 	if outcome != nil {
 		if w := outcome.Ranking.Winner(); w != nil {
@@ -173,7 +177,7 @@ func (s *SweepRunner) newPath() string {
 
 // streamer turns the runner's events into TUI updates.
 type streamer struct {
-	axes    []sweep.Axis
+	axes    []plan.Axis
 	report  func(SweepUpdate)
 	started time.Time
 	since   func(time.Time) time.Duration
@@ -185,7 +189,7 @@ type streamer struct {
 }
 
 // resume counts what an earlier session finished.
-func (s *streamer) resume(res *sweep.Results) {
+func (s *streamer) resume(res *results.Results) {
 	s.closed = map[string]bool{}
 	for _, p := range res.Points {
 		if !p.Baseline {
@@ -194,7 +198,7 @@ func (s *streamer) resume(res *sweep.Results) {
 	}
 	n := 0
 	for _, p := range res.Header.Points {
-		if p.Key != sweep.BaselineKey {
+		if p.Key != results.BaselineKey {
 			n++
 		}
 	}
@@ -215,7 +219,7 @@ func (s *streamer) event(e sweep.Event) {
 			return // a resume: resume counted the points
 		}
 		for _, p := range e.Header.Points {
-			if p.Key != sweep.BaselineKey {
+			if p.Key != results.BaselineKey {
 				s.total++
 			}
 		}
@@ -240,7 +244,7 @@ func (s *streamer) event(e sweep.Event) {
 			return // already in the results being resumed
 		}
 		if p := s.points[e.Point]; p != nil && p.ok() {
-			p.Status, p.Reason = sweep.StatusEliminated, e.Message
+			p.Status, p.Reason = rank.StatusEliminated, e.Message
 			cp := *p
 			s.update(SweepUpdate{Point: &cp})
 			return
@@ -252,7 +256,7 @@ func (s *streamer) event(e sweep.Event) {
 }
 
 // point folds a visit into the point's results over all visits.
-func (s *streamer) point(r sweep.PointRecord) *SweepPoint {
+func (s *streamer) point(r results.PointRecord) *SweepPoint {
 	if r.Baseline {
 		return &SweepPoint{Baseline: true, Rates: r.Rates}
 	}
@@ -280,7 +284,7 @@ func (s *streamer) point(r sweep.PointRecord) *SweepPoint {
 	}
 	// The first reason a point is excluded sticks, as in the sweep's
 	// own ranking; an elimination gives way to a later failure.
-	if r.Status != sweep.StatusOK && (p.ok() || p.Status == sweep.StatusEliminated) {
+	if r.Status != rank.StatusOK && (p.ok() || p.Status == rank.StatusEliminated) {
 		p.Status, p.Reason = r.Status, why
 	}
 	if s.closed == nil {

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 func newSimMeasure(t *testing.T, e *env) *simMeasure {
@@ -41,7 +44,7 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 		t.Fatalf("%d ranked, %d not; want 2 and 2 (ITC=8 not held)", len(good), len(bad))
 	}
 	for _, p := range bad {
-		if p.Values[1] != "8" || (p.Status != sweep.StatusNotHeld || !strings.Contains(p.Reason, "ITC")) {
+		if p.Values[1] != "8" || (p.Status != rank.StatusNotHeld || !strings.Contains(p.Reason, "ITC")) {
 			t.Errorf("unranked point %v: %+v, want ITC=8 not held", p.Values, p)
 		}
 	}
@@ -56,7 +59,7 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 	if got := e.field("USBCMD.ITC"); got != itc {
 		t.Errorf("ITC = %d after the sweep, want %d", got, itc)
 	}
-	res, err := sweep.Load(out)
+	res, err := results.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +121,7 @@ func TestSweepRunnerResume(t *testing.T) {
 	if last.Best == nil {
 		t.Errorf("no winner reported")
 	}
-	res, err := sweep.Load(out)
+	res, err := results.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +162,7 @@ func TestLoadPlanFile(t *testing.T) {
 }
 
 // The screen's plan and the sweep's axes are one grammar: the axes are
-// what sweep.ParseAxis makes of each word, and the plan prints back as
+// what plan.ParseAxis makes of each word, and the plan prints back as
 // the words it was read from.
 func TestPlanIsTheSweepsGrammar(t *testing.T) {
 	e := newEnv(t, false)
@@ -170,7 +173,7 @@ func TestPlanIsTheSweepsGrammar(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, w := range words {
-		want, err := sweep.ParseAxis(m, w)
+		want, err := plan.ParseAxis(m, w)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/regs"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // Sweep tab views.
@@ -55,7 +56,7 @@ type sweepState struct {
 // has reports whether ref is an axis of the plan.
 func (p SweepPlan) has(ref regs.Ref) bool {
 	for _, a := range p.Axes {
-		if a.Kind == sweep.KindRegister && sameRef(a.Ref, ref) {
+		if a.Kind == plan.KindRegister && sameRef(a.Ref, ref) {
 			return true
 		}
 	}
@@ -63,7 +64,7 @@ func (p SweepPlan) has(ref regs.Ref) bool {
 }
 
 // parsePlan reads the on-screen plan syntax: an axis per word as
-// sweep.ParseAxis reads it (FIELD=v1,v2,..., sysfs:PATH=..., modparam:M.P=...),
+// plan.ParseAxis reads it (FIELD=v1,v2,..., sysfs:PATH=..., modparam:M.P=...),
 // optional repeat=N and mode=grid|ofat|adaptive.
 func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 	p := SweepPlan{Repeat: 3, Source: "screen"}
@@ -78,8 +79,8 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 		switch {
 		case strings.EqualFold(name, "repeat"):
 			n, err := strconv.Atoi(vals)
-			if err != nil || n < sweep.MinRunsForCI || n > 100 {
-				errs = append(errs, fmt.Errorf("repeat=%s: want %d..100 (with fewer runs per point no difference can be told from noise: no confidence interval)", vals, sweep.MinRunsForCI))
+			if err != nil || n < rank.MinRunsForCI || n > 100 {
+				errs = append(errs, fmt.Errorf("repeat=%s: want %d..100 (with fewer runs per point no difference can be told from noise: no confidence interval)", vals, rank.MinRunsForCI))
 				continue
 			}
 			p.Repeat = n
@@ -97,12 +98,12 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 		// files): register values are checked like `citune set` values;
 		// files and module parameters are checked again before the
 		// first write.
-		ax, err := sweep.ParseAxis(m, tok)
+		ax, err := plan.ParseAxis(m, tok)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if slices.ContainsFunc(p.Axes, func(b sweep.Axis) bool { return b.Kind == ax.Kind && b.Name == ax.Name }) {
+		if slices.ContainsFunc(p.Axes, func(b plan.Axis) bool { return b.Kind == ax.Kind && b.Name == ax.Name }) {
 			errs = append(errs, fmt.Errorf("%s is listed twice", axisLabel(m, ax)))
 			continue
 		}
@@ -264,7 +265,7 @@ func (m Model) planFromAxes() string {
 		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.DTMax != nil {
 			limit = *k.DTMax
 		}
-		p.Axes = append(p.Axes, sweep.Axis{Kind: sweep.KindRegister, Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
+		p.Axes = append(p.Axes, plan.Axis{Kind: plan.KindRegister, Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
 	}
 	return planString(p, m.m)
 }
@@ -396,7 +397,7 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if u.Point != nil {
 			s.addPoint(*u.Point)
-			if u.Point.Status == sweep.StatusCorrupt {
+			if u.Point.Status == rank.StatusCorrupt {
 				m.setErr("CORRUPT data at %s: %s", s.label(*u.Point, m.m), u.Point.Reason)
 			}
 		}
@@ -739,7 +740,7 @@ func (m Model) tableView(h int) []string {
 	}
 	for _, p := range bad {
 		l := row("-", p)
-		if p.Status == sweep.StatusCorrupt {
+		if p.Status == rank.StatusCorrupt {
 			l = m.st.Error.Render(l)
 		} else {
 			l = m.st.Drift.Render(l)
@@ -759,9 +760,9 @@ func (m Model) tableView(h int) []string {
 // pointStatus says in words why a point is or is not ranked.
 func pointStatus(p SweepPoint) string {
 	switch p.Status {
-	case sweep.StatusCorrupt:
+	case rank.StatusCorrupt:
 		return "CORRUPT: " + p.Reason
-	case sweep.StatusNotHeld, sweep.StatusFailed, sweep.StatusEliminated:
+	case rank.StatusNotHeld, rank.StatusFailed, rank.StatusEliminated:
 		return string(p.Status) + ": " + p.Reason
 	}
 	return "ok"
@@ -858,13 +859,13 @@ func (m Model) heatView(h int) []string {
 			switch {
 			case !ok:
 				cell = "."
-			case p.Status == sweep.StatusCorrupt:
+			case p.Status == rank.StatusCorrupt:
 				cell = "CORRUPT"
-			case p.Status == sweep.StatusNotHeld:
+			case p.Status == rank.StatusNotHeld:
 				cell = "n/h"
-			case p.Status == sweep.StatusFailed:
+			case p.Status == rank.StatusFailed:
 				cell = "failed"
-			case p.Status == sweep.StatusEliminated:
+			case p.Status == rank.StatusEliminated:
 				cell = "elim"
 			case len(p.Rates) == 0:
 				cell = "--"

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/results"
 )
 
 // boardID is what a sweep records about the board it ran on: the name
@@ -14,8 +14,8 @@ import (
 // and the hostname. The model is read only for the live controller:
 // a simulated controller or a register image is not the board this
 // machine's device tree describes.
-func (a *app) boardID(name string, t *soc.Target) *sweep.BoardID {
-	b := &sweep.BoardID{Name: strings.TrimSpace(name)}
+func (a *app) boardID(name string, t *soc.Target) *results.BoardID {
+	b := &results.BoardID{Name: strings.TrimSpace(name)}
 	if b.Name == "" {
 		b.Name = strings.TrimSpace(a.env.getenv("CITUNE_BOARD"))
 	}

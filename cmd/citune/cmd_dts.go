@@ -7,6 +7,9 @@ import (
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/dtsout"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 func init() {
@@ -27,7 +30,7 @@ func runDTS(a *app, args []string) error {
 	if len(fs.Args()) > 0 {
 		return usageErr("usage: citune dts [--results RESULTS.jsonl]")
 	}
-	var in sweep.DTSInput
+	var in dtsout.DTSInput
 	if *results != "" {
 		var err error
 		if in, err = a.dtsFromResults(*results); err != nil {
@@ -45,16 +48,16 @@ func runDTS(a *app, args []string) error {
 		}
 		in = a.liveDTSInput(t, snap)
 	}
-	d := sweep.BuildDTS(in)
+	d := dtsout.BuildDTS(in)
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
-			Profile      string          `json:"profile"`
-			Controller   string          `json:"controller"`
-			Role         string          `json:"role"`
-			Fragment     string          `json:"fragment"`
-			Properties   []sweep.DTSLine `json:"properties"`
-			KernelParams []sweep.DTSLine `json:"kernel_params"`
-			Notes        []string        `json:"notes"`
+			Profile      string           `json:"profile"`
+			Controller   string           `json:"controller"`
+			Role         string           `json:"role"`
+			Fragment     string           `json:"fragment"`
+			Properties   []dtsout.DTSLine `json:"properties"`
+			KernelParams []dtsout.DTSLine `json:"kernel_params"`
+			Notes        []string         `json:"notes"`
 		}{in.Profile.Name, in.Controller.Label, in.Role, d.String(), d.Props, d.Params, d.Notes})
 	}
 	fmt.Fprint(a.env.stdout, d.String())
@@ -63,9 +66,9 @@ func runDTS(a *app, args []string) error {
 
 // liveDTSInput is what `citune dts` makes of the controller's live
 // values (snap).
-func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) sweep.DTSInput {
-	in := sweep.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: t.Role(snap), Snapshot: snap,
-		Settings: sweep.LiveSettings(t.Profile, snap), ParamUsers: map[string][]soc.ParamUser{}}
+func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) dtsout.DTSInput {
+	in := dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: t.Role(snap), Snapshot: snap,
+		Settings: dtsout.LiveSettings(t.Profile, snap), ParamUsers: map[string][]soc.ParamUser{}}
 	for _, k := range t.Profile.Knobs {
 		if k.Param != "" {
 			in.ParamUsers[k.Param] = soc.ParamScope(a.env.root, t.Profile, k.Param)
@@ -87,9 +90,9 @@ func (a *app) dtsText(t *soc.Target, results string, snap soc.Snapshot) (string,
 		if err != nil {
 			return "", err
 		}
-		return sweep.BuildDTS(in).String(), nil
+		return dtsout.BuildDTS(in).String(), nil
 	}
-	return sweep.BuildDTS(a.liveDTSInput(t, snap)).String(), nil
+	return dtsout.BuildDTS(a.liveDTSInput(t, snap)).String(), nil
 }
 
 func placeAfter(c *soc.Controller) string {
@@ -99,10 +102,10 @@ func placeAfter(c *soc.Controller) string {
 // dtsFromResults takes the winner of a results file, with the profile and
 // controller the sweep ran on; --profile and --controller naming others
 // are refused.
-func (a *app) dtsFromResults(path string) (sweep.DTSInput, error) {
-	res, err := sweep.Load(path)
+func (a *app) dtsFromResults(path string) (dtsout.DTSInput, error) {
+	res, err := results.Load(path)
 	if err != nil {
-		return sweep.DTSInput{}, err
+		return dtsout.DTSInput{}, err
 	}
 	h := res.Header
 	spec := h.Profile
@@ -111,35 +114,35 @@ func (a *app) dtsFromResults(path string) (sweep.DTSInput, error) {
 	}
 	p, err := loadProfile(spec)
 	if err != nil {
-		return sweep.DTSInput{}, err
+		return dtsout.DTSInput{}, err
 	}
 	c, err := p.Controller(h.Controller)
 	if err != nil {
-		return sweep.DTSInput{}, fmt.Errorf("%s: %w", path, err)
+		return dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := a.conflictsWithResults(path, p, c); err != nil {
-		return sweep.DTSInput{}, err
+		return dtsout.DTSInput{}, err
 	}
 	rk := res.Rank()
-	set, err := sweep.WinnerSettings(res, rk)
+	set, err := dtsout.WinnerSettings(res, rk)
 	if err != nil {
-		return sweep.DTSInput{}, fmt.Errorf("%s: %w", path, err)
+		return dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)
 	}
 	w := rk.Winner()
 	lines := []string{
 		fmt.Sprintf("citune dts: %s %s (%s), role %s, from %s", p.Name, c.Label, c.Node, orUnknown(h.Role), path),
 		fmt.Sprintf("%s sweep, probe %s, kernel %s, started %s", h.Plan.Mode, h.Probe, orUnknown(h.Kernel), h.Started.Format("2006-01-02 15:04 MST")),
-		fmt.Sprintf("winner: %s, %s", sweep.SettingsString(w.Settings), sweep.FormatRate(w.Median, w.Unit)),
+		fmt.Sprintf("winner: %s, %s", rank.SettingsString(w.Settings), rank.FormatRate(w.Median, w.Unit)),
 	}
 	if w.VsBaseline != nil {
-		lines = append(lines, fmt.Sprintf("against the original settings (%s): %s", sweep.FormatRate(rk.Baseline.Median, rk.Baseline.Unit), w.VsBaseline))
+		lines = append(lines, fmt.Sprintf("against the original settings (%s): %s", rank.FormatRate(rk.Baseline.Median, rk.Baseline.Unit), w.VsBaseline))
 		if !w.VsBaseline.Significant {
 			lines = append(lines, "the winner is not significantly faster than the original settings: keeping them is as good")
 		}
 	}
 	var bad []string
 	for _, x := range rk.Excluded {
-		if x.Status == sweep.StatusNotHeld || x.Status == sweep.StatusCorrupt {
+		if x.Status == rank.StatusNotHeld || x.Status == rank.StatusCorrupt {
 			bad = append(bad, string(x.Status))
 		}
 	}
@@ -152,7 +155,7 @@ func (a *app) dtsFromResults(path string) (sweep.DTSInput, error) {
 	lines = append(lines, placeAfter(c))
 	// The controllers a module parameter changes, as the sweep recorded
 	// them; the profile's otherwise.
-	return sweep.DTSInput{Profile: p, Controller: c, Role: h.Role, Settings: set, Snapshot: h.Snapshot, Header: lines, ParamUsers: h.ModParamControllers}, nil
+	return dtsout.DTSInput{Profile: p, Controller: c, Role: h.Role, Settings: set, Snapshot: h.Snapshot, Header: lines, ParamUsers: h.ModParamControllers}, nil
 }
 
 // conflictsWithResults refuses --profile and --controller that name

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/report"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/dtsout"
 )
 
 func init() {
@@ -55,7 +55,7 @@ func runReport(a *app, args []string) error {
 		if err != nil {
 			return "", "", err
 		}
-		d := sweep.BuildDTS(in)
+		d := dtsout.BuildDTS(in)
 		return d.String(), d.KernelParams(), nil
 	}}
 	var ss []*report.Sweep

@@ -10,7 +10,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/undo"
 )
 
@@ -196,7 +196,7 @@ func (a *app) restoreEntry(journal string, e *undo.Entry, force bool) error {
 	}
 	uo := undoOpts{force: force}
 	if e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0 {
-		uo.host = sweep.HostFromReload(e.Reload)
+		uo.host = host.HostFromReload(e.Reload)
 	}
 	u, closeUndo, err := a.openUndo(t, undo.KindRestore, uo)
 	if err != nil {

@@ -17,6 +17,10 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -64,7 +68,7 @@ type sweepOpts struct {
 }
 
 func (o *sweepOpts) register(fs *flag.FlagSet) {
-	d := sweep.DefaultPlan()
+	d := plan.DefaultPlan()
 	fs.Var(&o.axes, "axis", "an axis `SPEC`: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack); repeat for more")
 	fs.StringVar(&o.plan, "plan", "", "a TOML plan `FILE` (axes, mode, repeat, ...); flags win over it")
 	fs.StringVar(&o.mode, "mode", d.Mode, "`MODE`: grid (every combination, shuffled), ofat (one factor at a time) or adaptive (race the grid's points)")
@@ -88,8 +92,8 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 }
 
 // host is the file and module side of the sweep.
-func (o *sweepOpts) host(p *soc.Profile) *sweep.Host {
-	h := &sweep.Host{Root: o.sysRoot, Loader: sweep.ExecLoader{Modprobe: o.modprobe, Rmmod: o.rmmod},
+func (o *sweepOpts) host(p *soc.Profile) *host.Host {
+	h := &host.Host{Root: o.sysRoot, Loader: host.ExecLoader{Modprobe: o.modprobe, Rmmod: o.rmmod},
 		Modules: p.Reload.Modules, Wait: p.Reload.Wait, WaitTimeout: o.reloadTimeout}
 	if o.reload != "" {
 		h.Modules = nil
@@ -173,7 +177,7 @@ func runSweep(a *app, args []string) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	// Resuming: the results file says which target and plan.
-	var prev *sweep.Results
+	var prev *results.Results
 	if o.resume != "" {
 		if fi, err := os.Stat(o.resume); err == nil && fi.Size() == 0 {
 			// Nothing was recorded (the sweep died before its header):
@@ -184,7 +188,7 @@ func runSweep(a *app, args []string) error {
 	}
 	if o.resume != "" {
 		var err error
-		if prev, err = sweep.Load(o.resume); err != nil {
+		if prev, err = results.Load(o.resume); err != nil {
 			return err
 		}
 		if o.out != "" && o.out != o.resume {
@@ -243,7 +247,7 @@ func runSweep(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	plan, err := o.buildPlan(p.ForController(c).Map, set, prev)
+	pl, err := o.buildPlan(p.ForController(c).Map, set, prev)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -256,11 +260,11 @@ func runSweep(a *app, args []string) error {
 	}
 
 	if (a.g.sim || a.g.memFile != "") && !set["sys-root"] {
-		for _, ax := range plan.Axes {
+		for _, ax := range pl.Axes {
 			switch ax.Kind {
-			case sweep.KindModParam:
+			case plan.KindModParam:
 				return usageErr("sweep: modparam:%s with a simulated or image target would reload this machine's own modules; give a fake module tree with --sys-root (and fake --modprobe/--rmmod), or sweep the board", ax.Name)
-			case sweep.KindFile:
+			case plan.KindFile:
 				return usageErr("sweep: sysfs:%s with a simulated or image target would change this machine's own kernel settings; give a fake tree with --sys-root, or sweep the board", ax.Name)
 			}
 		}
@@ -296,46 +300,46 @@ func runSweep(a *app, args []string) error {
 		// recorded ones.
 		return usageErr("sweep: %s was measured with probe %s; this probe is %s: leave the probe out to continue with the recorded one, or start a new sweep", o.out, prev.Header.Probe, ps[0].Name())
 	}
-	host := o.host(t.Profile)
+	sysHost := o.host(t.Profile)
 	scopeRoot := a.env.root
 	if set["sys-root"] {
 		scopeRoot = os.DirFS(o.sysRoot)
 	}
-	users := paramUsers(scopeRoot, p, t, plan)
-	u, closeUndo, err := a.openUndo(t, undo.KindSweep, undoOpts{adopt: prev != nil}.withHost(host))
+	users := paramUsers(scopeRoot, p, t, pl)
+	u, closeUndo, err := a.openUndo(t, undo.KindSweep, undoOpts{adopt: prev != nil}.withHost(sysHost))
 	if err != nil {
 		return err
 	}
 	defer closeUndo()
 	runner := &sweep.Runner{
 		ParamUsers: users,
-		Target:     t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: plan, Host: host,
+		Target:     t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: pl, Host: sysHost,
 		Log: humanOut(a.env.stderr, a.env.errTTY), Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
 		Command: absArgs(a.args),
 	}
 	if t.Kind == soc.KindSim {
-		runner.Remap = func(context.Context) error { return t.ReloadSim(host.ReadParam) }
+		runner.Remap = func(context.Context) error { return t.ReloadSim(sysHost.ReadParam) }
 	}
 	if err := runner.Prepare(); err != nil {
-		if errors.Is(err, sweep.ErrPlan) {
+		if errors.Is(err, plan.ErrPlan) {
 			return withCode(exitUsage, err)
 		}
 		return err
 	}
 	var f *os.File
 	if prev != nil {
-		f, err = sweep.OpenAppend(o.out)
+		f, err = results.OpenAppend(o.out)
 	} else {
-		f, err = sweep.CreateFile(o.out)
+		f, err = results.CreateFile(o.out)
 	}
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	runner.Out = sweep.NewWriter(f)
+	runner.Out = results.NewWriter(f)
 
 	fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
-		header(t), plan.Mode, len(runner.Points()), plan.Repeats, plan.Warmup, ps[0].Name(), o.out)
+		header(t), pl.Mode, len(runner.Points()), pl.Repeats, pl.Warmup, ps[0].Name(), o.out)
 	out, err := runner.Run(a.ctx)
 	if out == nil {
 		return err
@@ -379,46 +383,46 @@ func probeWordsFromCommand(cmd []string) []string {
 // buildPlan assembles the plan: defaults, the --plan file, then the
 // flags given; when resuming, the results file's plan takes the place of
 // the defaults and the file.
-func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *sweep.Results) (sweep.Plan, error) {
-	plan := sweep.DefaultPlan()
-	plan.Seed = time.Now().UnixNano() % 1_000_000
+func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Results) (plan.Plan, error) {
+	pl := plan.DefaultPlan()
+	pl.Seed = time.Now().UnixNano() % 1_000_000
 	if prev != nil {
-		plan = prev.Header.Plan
-		plan.Axes = nil
+		pl = prev.Header.Plan
+		pl.Axes = nil
 		for _, a := range prev.Header.Plan.Axes {
 			name := a.Name
 			switch a.Kind {
-			case sweep.KindFile:
+			case plan.KindFile:
 				name = "sysfs:" + name
-			case sweep.KindModParam:
+			case plan.KindModParam:
 				name = "modparam:" + name
 			}
-			ax, err := sweep.NewAxis(m, name, a.Values)
+			ax, err := plan.NewAxis(m, name, a.Values)
 			if err != nil {
-				return plan, fmt.Errorf("results file: %w", err)
+				return pl, fmt.Errorf("results file: %w", err)
 			}
-			plan.Axes = append(plan.Axes, ax)
+			pl.Axes = append(pl.Axes, ax)
 		}
 	}
 	var errs []error
 	if o.plan != "" {
 		data, err := os.ReadFile(o.plan)
 		if err != nil {
-			return plan, err
+			return pl, err
 		}
-		pf, axes, err := sweep.ParsePlanFile(m, o.plan, data)
+		pf, axes, err := plan.ParsePlanFile(m, o.plan, data)
 		if err != nil {
-			return plan, err
+			return pl, err
 		}
-		pf.Apply(&plan)
+		pf.Apply(&pl)
 		if prev == nil {
-			plan.Axes = axes
+			pl.Axes = axes
 		}
 	}
 	if len(o.axes) > 0 {
-		var axes []sweep.Axis
+		var axes []plan.Axis
 		for _, s := range o.axes {
-			a, err := sweep.ParseAxis(m, s)
+			a, err := plan.ParseAxis(m, s)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -426,33 +430,33 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *sweep.Resu
 			axes = append(axes, a)
 		}
 		if prev == nil && o.plan != "" {
-			plan.Axes = append(plan.Axes, axes...)
+			pl.Axes = append(pl.Axes, axes...)
 		} else {
-			plan.Axes = axes
+			pl.Axes = axes
 		}
 	}
 	if set["mode"] {
-		plan.Mode = o.mode
+		pl.Mode = o.mode
 	}
 	if set["repeat"] {
-		plan.Repeats = o.repeat
+		pl.Repeats = o.repeat
 	}
 	if set["warmup"] {
-		plan.Warmup = o.warmup
+		pl.Warmup = o.warmup
 	}
 	if set["settle"] {
-		plan.Settle = o.settle
+		pl.Settle = o.settle
 	}
 	if set["seed"] {
-		plan.Seed = o.seed
+		pl.Seed = o.seed
 	}
 	if set["baseline-every"] {
-		plan.BaselineEvery = o.baselineEvery
+		pl.BaselineEvery = o.baselineEvery
 	}
 	if err := errors.Join(errs...); err != nil {
-		return plan, err
+		return pl, err
 	}
-	return plan, plan.Check()
+	return pl, pl.Check()
 }
 
 func (a *app) sweepProbeErr(err error) error {
@@ -480,16 +484,16 @@ func (a *app) kernel() string {
 func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error) error {
 	if a.g.json {
 		if jerr := writeJSON(a.env.stdout, struct {
-			Target    targetInfo    `json:"target"`
-			Results   string        `json:"results"`
-			Status    string        `json:"status"`
-			ProbeRuns int           `json:"probe_runs"`
-			Total     int           `json:"total_probe_runs"`
-			NotHeld   int           `json:"not_held"`
-			Corrupt   int           `json:"corrupt"`
-			Restored  bool          `json:"restored"`
-			Notes     []string      `json:"notes,omitempty"`
-			Ranking   sweep.Ranking `json:"ranking"`
+			Target    targetInfo   `json:"target"`
+			Results   string       `json:"results"`
+			Status    string       `json:"status"`
+			ProbeRuns int          `json:"probe_runs"`
+			Total     int          `json:"total_probe_runs"`
+			NotHeld   int          `json:"not_held"`
+			Corrupt   int          `json:"corrupt"`
+			Restored  bool         `json:"restored"`
+			Notes     []string     `json:"notes,omitempty"`
+			Ranking   rank.Ranking `json:"ranking"`
 		}{infoOf(t), path, out.Status, out.ProbeRuns, out.TotalProbeRuns, out.NotHeld, out.Corrupt, out.Restored, out.Notes, out.Ranking}); jerr != nil {
 			return jerr
 		}
@@ -499,7 +503,7 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		w := humanOut(a.env.stdout, a.env.isTTY)
 		fmt.Fprint(w, b.String())
 		if win := out.Ranking.Winner(); win != nil {
-			fmt.Fprintf(w, "winner: %s: %s", sweep.SettingsString(win.Settings), sweep.FormatRate(win.Median, win.Unit))
+			fmt.Fprintf(w, "winner: %s: %s", rank.SettingsString(win.Settings), rank.FormatRate(win.Median, win.Unit))
 			if win.VsBaseline != nil {
 				fmt.Fprintf(w, ", %s against the original settings", win.VsBaseline)
 			}
@@ -593,10 +597,10 @@ func (s simProxy) Transfer() {
 // each: on the target through its accessor, on the board's other
 // controllers through their own /dev/mem windows (read only); a simulated
 // or image target has no other controller to read.
-func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, plan sweep.Plan) map[string][]soc.ParamUser {
+func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[string][]soc.ParamUser {
 	var out map[string][]soc.ParamUser
-	for _, ax := range plan.Axes {
-		if ax.Kind != sweep.KindModParam {
+	for _, ax := range pl.Axes {
+		if ax.Kind != plan.KindModParam {
 			continue
 		}
 		us := soc.ParamScope(root, p, ax.Name)

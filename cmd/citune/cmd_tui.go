@@ -14,7 +14,7 @@ import (
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/tui"
 	"github.com/citune/citune/undo"
 )
@@ -63,12 +63,12 @@ func runTUI(a *app, args []string) error {
 		return err
 	}
 
-	var host *sweep.Host
+	var sysHost *host.Host
 	if t.Kind == soc.KindDevMem {
-		host = &sweep.Host{Root: "/", Loader: sweep.ExecLoader{}, Modules: t.Profile.Reload.Modules,
+		sysHost = &host.Host{Root: "/", Loader: host.ExecLoader{}, Modules: t.Profile.Reload.Modules,
 			Wait: t.Profile.Reload.Wait, WaitTimeout: defaultReloadTimeout}
 	}
-	u, closeUndo, err := a.openUndo(t, undo.KindTUI, undoOpts{}.withHost(host))
+	u, closeUndo, err := a.openUndo(t, undo.KindTUI, undoOpts{}.withHost(sysHost))
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func runTUI(a *app, args []string) error {
 		// transfers shows).
 		sw := &tui.SweepRunner{Target: t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Out: *sweepOut,
 			Command: a.args, Kernel: a.kernel()}
-		sw.Host, sw.Session = host, u
+		sw.Host, sw.Session = sysHost, u
 		cfg.Sweeper = sw
 	}
 

@@ -11,7 +11,7 @@ import (
 	"periph.io/x/conn/v3"
 
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/undo"
 )
 
@@ -109,7 +109,7 @@ func explainUndo(err error, k undo.Kind) error {
 
 // withHost adds a sweep host (files, module reloads) to the options; a
 // nil host stays a nil interface.
-func (o undoOpts) withHost(h *sweep.Host) undoOpts {
+func (o undoOpts) withHost(h *host.Host) undoOpts {
 	if h != nil {
 		o.host, o.reload = h, h.ReloadSpec()
 	}

@@ -141,7 +141,7 @@ func Modules(root string, loaded map[string]map[string]string, builtin ...string
 	return nil
 }
 
-// Loader is a fake sweep.ModuleLoader over a tree made by Modules.
+// Loader is a fake host.ModuleLoader over a tree made by Modules.
 // Loading a module writes its /proc/modules line, initstate and
 // parameters (Defaults, overridden by the load's parameters) and creates
 // the Creates paths; removing it removes them.
@@ -162,7 +162,7 @@ type Loader struct {
 
 func (l *Loader) p(s string) string { return filepath.Join(l.Root, s) }
 
-// Load implements sweep.ModuleLoader.
+// Load implements host.ModuleLoader.
 func (l *Loader) Load(ctx context.Context, module string, params []string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -217,7 +217,7 @@ func (l *Loader) Load(ctx context.Context, module string, params []string) error
 	return nil
 }
 
-// Unload implements sweep.ModuleLoader.
+// Unload implements host.ModuleLoader.
 func (l *Loader) Unload(ctx context.Context, module string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -1,4 +1,4 @@
-package sweep
+package rank
 
 import (
 	"fmt"
@@ -107,7 +107,9 @@ func (r Ranking) Find(key string) *Ranked {
 	return nil
 }
 
-func ptr(x float64) *float64 {
+// Ptr is x as an optional number: nil when x is NaN or infinite (absent
+// from the results file).
+func Ptr(x float64) *float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil
 	}
@@ -143,7 +145,7 @@ func Rank(points []PointStats, baseline []float64, visits []float64, original ma
 			rk.Baseline.Unit = p.Unit
 		}
 		r := Ranked{Key: p.Key, Settings: p.Settings, Ignored: p.Ignored, Runs: len(p.Rates), Median: Median(p.Rates), Unit: p.Unit,
-			IRQsPerMiB: ptr(Median(p.IRQsPerMiB)), CPUPerMiB: ptr(Median(p.CPUPerMiB)), rates: p.Rates}
+			IRQsPerMiB: Ptr(Median(p.IRQsPerMiB)), CPUPerMiB: Ptr(Median(p.CPUPerMiB)), rates: p.Rates}
 		if len(baseline) > 0 {
 			c := Compare(p.Rates, baseline, Confidence, p.Key+"|baseline")
 			r.VsBaseline = &c
@@ -299,7 +301,7 @@ func (r Ranking) Format(b *strings.Builder) {
 		if p.CPUPerMiB != nil {
 			fmt.Fprintf(b, " %5.1f ms CPU/MiB", *p.CPUPerMiB)
 		}
-		if v := vsString(p.VsBaseline); v != "" {
+		if v := VsString(p.VsBaseline); v != "" {
 			fmt.Fprintf(b, "  %s", v)
 		}
 		if len(p.Ignored) > 0 {
@@ -322,7 +324,8 @@ func (r Ranking) Format(b *strings.Builder) {
 	}
 }
 
-func vsString(c *Comparison) string {
+// VsString is c as text, or "" without a comparison.
+func VsString(c *Comparison) string {
 	if c == nil {
 		return ""
 	}

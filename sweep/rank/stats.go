@@ -1,4 +1,4 @@
-package sweep
+package rank
 
 import (
 	"fmt"
@@ -141,8 +141,8 @@ func Compare(xs, ref []float64, level float64, seed string) Comparison {
 	return c
 }
 
-// logStats returns the mean and the sum of squared deviations of ln(xs).
-func logStats(xs []float64) (mean, ss float64) {
+// LogStats returns the mean and the sum of squared deviations of ln(xs).
+func LogStats(xs []float64) (mean, ss float64) {
 	for _, x := range xs {
 		mean += math.Log(x)
 	}
@@ -154,9 +154,9 @@ func logStats(xs []float64) (mean, ss float64) {
 	return mean, ss
 }
 
-// normalQuantile is the inverse of the standard normal CDF (Acklam's
+// NormalQuantile is the inverse of the standard normal CDF (Acklam's
 // rational approximation, relative error below 1.2e-9).
-func normalQuantile(p float64) float64 {
+func NormalQuantile(p float64) float64 {
 	if p <= 0 {
 		return math.Inf(-1)
 	}

@@ -1,4 +1,4 @@
-package sweep_test
+package dtsout_test
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/dtsout"
 )
 
 // compileDTS places frag after a tree that defines the controller's label
@@ -60,8 +60,8 @@ func TestDTSCompilesForEveryProfile(t *testing.T) {
 				for _, role := range []string{"", "host", "device"} {
 					// The live values, and a winner that sets every
 					// knob the map has plus a module parameter and a file.
-					live := sweep.LiveSettings(p, snap)
-					win := []sweep.Setting{
+					live := dtsout.LiveSettings(p, snap)
+					win := []dtsout.Setting{
 						{Name: "SBUSCFG.AHBBRST", Value: "0", Comment: "+4.1 % (95 % CI 3.2-5.0)"},
 						{Name: "BURSTSIZE.TXPBURST", Value: "16", Comment: "+4.1 % (95 % CI 3.2-5.0)"},
 						{Name: "BURSTSIZE.RXPBURST", Value: "16"},
@@ -73,8 +73,8 @@ func TestDTSCompilesForEveryProfile(t *testing.T) {
 						{Name: "ehci_hcd.park", Value: "2", Comment: "no significant difference (+0.3 %, 95 % CI -1.2 to 1.9) */ trap"},
 						{Name: "/sys/block/sda/queue/max_sectors_kb", Value: "512"},
 					}
-					for name, set := range map[string][]sweep.Setting{"live": live, "winner": win} {
-						d := sweep.BuildDTS(sweep.DTSInput{Profile: p, Controller: c, Role: role, Settings: set, Snapshot: snap,
+					for name, set := range map[string][]dtsout.Setting{"live": live, "winner": win} {
+						d := dtsout.BuildDTS(dtsout.DTSInput{Profile: p, Controller: c, Role: role, Settings: set, Snapshot: snap,
 							Header: []string{"citune dts test: " + name + " */ not closed"}})
 						node := compileDTS(t, c, d.String())
 						if name != "winner" {
@@ -100,64 +100,64 @@ func TestDTSEmitsOnlyWhatTheKernelHonours(t *testing.T) {
 	snap, _ := soc.Take(p.Map, tg.Acc) // SBUSCFG reads 2 at reset
 	cases := map[string]struct {
 		role     string
-		settings []sweep.Setting
+		settings []dtsout.Setting
 		want     []string
 		not      []string
 	}{
 		"burst sizes bring ahb-burst-config": {
 			role:     "host",
-			settings: []sweep.Setting{{Name: "BURSTSIZE.TXPBURST", Value: "16", Comment: "+4.1 % (95 % CI 3.2-5.0)"}, {Name: "SBUSCFG.AHBBRST", Value: "0"}, {Name: "BURSTSIZE.RXPBURST", Value: "16"}},
+			settings: []dtsout.Setting{{Name: "BURSTSIZE.TXPBURST", Value: "16", Comment: "+4.1 % (95 % CI 3.2-5.0)"}, {Name: "SBUSCFG.AHBBRST", Value: "0"}, {Name: "BURSTSIZE.RXPBURST", Value: "16"}},
 			want: []string{"&usbh1 {\n\tahb-burst-config = <0x0>;", "\ttx-burst-size-dword = <0x10>;\t/* TXPBURST=16: +4.1 % (95 % CI 3.2-5.0) */",
 				"\trx-burst-size-dword = <0x10>;"},
 		},
 		"burst sizes alone while AHBBRST is 2": {
 			role:     "host",
-			settings: []sweep.Setting{{Name: "BURSTSIZE.TXPBURST", Value: "16"}},
+			settings: []dtsout.Setting{{Name: "BURSTSIZE.TXPBURST", Value: "16"}},
 			want:     []string{"BURSTSIZE.TXPBURST = 16 is not emitted: it takes effect only with SBUSCFG.AHBBRST=0, and that field is 2 here", "no device-tree property to change"},
 			not:      []string{"tx-burst-size-dword ="},
 		},
 		"dt_max": {
 			role:     "host",
-			settings: []sweep.Setting{{Name: "SBUSCFG.AHBBRST", Value: "0"}, {Name: "BURSTSIZE.RXPBURST", Value: "64"}},
+			settings: []dtsout.Setting{{Name: "SBUSCFG.AHBBRST", Value: "0"}, {Name: "BURSTSIZE.RXPBURST", Value: "64"}},
 			want:     []string{"BURSTSIZE.RXPBURST = 0x40 is not emitted: the binding allows rx-burst-size-dword up to 0x20"},
 			not:      []string{"rx-burst-size-dword = <"},
 		},
 		"ITC in host role is a kernel parameter": {
 			role:     "host",
-			settings: []sweep.Setting{{Name: "USBCMD.ITC", Value: "8", Comment: "+2.0 % (95 % CI 1.1-2.9)"}},
+			settings: []dtsout.Setting{{Name: "USBCMD.ITC", Value: "8", Comment: "+2.0 % (95 % CI 1.1-2.9)"}},
 			want:     []string{" *   ehci_hcd.log2_irq_thresh=3\tITC=8: +2.0 % (95 % CI 1.1-2.9)"},
 			not:      []string{"itc-setting"},
 		},
 		"ITC in device role is itc-setting": {
 			role:     "device",
-			settings: []sweep.Setting{{Name: "USBCMD.ITC", Value: "8"}},
+			settings: []dtsout.Setting{{Name: "USBCMD.ITC", Value: "8"}},
 			want:     []string{"\titc-setting = <0x8>;"},
 			not:      []string{"log2_irq_thresh"},
 		},
 		"ITC 0 has no log2": {
 			role:     "host",
-			settings: []sweep.Setting{{Name: "USBCMD.ITC", Value: "0"}},
+			settings: []dtsout.Setting{{Name: "USBCMD.ITC", Value: "0"}},
 			want:     []string{"USBCMD.ITC = 0 cannot be set through ehci_hcd.log2_irq_thresh"},
 		},
 		"park": {
 			role:     "host",
-			settings: []sweep.Setting{{Name: "USBCMD.ASP", Value: "2"}, {Name: "USBCMD.ASPE", Value: "1"}},
+			settings: []dtsout.Setting{{Name: "USBCMD.ASP", Value: "2"}, {Name: "USBCMD.ASPE", Value: "1"}},
 			want:     []string{" *   ehci_hcd.park=2\tASPE=1 ASP=2"},
 		},
 		"SDIS has no mechanism": {
 			role:     "host",
-			settings: []sweep.Setting{{Name: "USBMODE.SDIS", Value: "0"}},
+			settings: []dtsout.Setting{{Name: "USBMODE.SDIS", Value: "0"}},
 			want:     []string{"USBMODE.SDIS = 0: No DT property or kernel parameter"},
 		},
 		"module parameter and file": {
 			role:     "host",
-			settings: []sweep.Setting{{Name: "ehci_hcd.log2_irq_thresh", Value: "3"}, {Name: "/sys/block/sda/queue/max_sectors_kb", Value: "512"}},
+			settings: []dtsout.Setting{{Name: "ehci_hcd.log2_irq_thresh", Value: "3"}, {Name: "/sys/block/sda/queue/max_sectors_kb", Value: "512"}},
 			want:     []string{" *   ehci_hcd.log2_irq_thresh=3\tor `options ehci_hcd log2_irq_thresh=3` in /etc/modprobe.d", "/sys/block/sda/queue/max_sectors_kb = 512: a file"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			d := sweep.BuildDTS(sweep.DTSInput{Profile: p, Controller: c, Role: tc.role, Settings: tc.settings, Snapshot: snap})
+			d := dtsout.BuildDTS(dtsout.DTSInput{Profile: p, Controller: c, Role: tc.role, Settings: tc.settings, Snapshot: snap})
 			s := d.String()
 			for _, w := range tc.want {
 				if !strings.Contains(s, w) {
@@ -183,27 +183,37 @@ func TestDTSModuleParametersAreModuleWide(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := p.Controller("usbh1")
-	in := sweep.DTSInput{Profile: p, Controller: c, Role: "host",
-		Settings: []sweep.Setting{{Name: "ehci_hcd.log2_irq_thresh", Value: "3"}}}
-	d := sweep.BuildDTS(in)
+	in := dtsout.DTSInput{Profile: p, Controller: c, Role: "host",
+		Settings: []dtsout.Setting{{Name: "ehci_hcd.log2_irq_thresh", Value: "3"}}}
+	d := dtsout.BuildDTS(in)
 	want := "ehci_hcd.log2_irq_thresh is module-wide: it changes every EHCI controller in host role, not only usbh1: usbotg (when host, profile), usbh1 (host, profile), usbh2 (host, profile), usbh3 (host, profile)"
 	if !strings.Contains(d.String(), want) {
 		t.Errorf("no module-wide note from the profile:\n%s", d)
 	}
 	in.ParamUsers = map[string][]soc.ParamUser{"ehci_hcd.log2_irq_thresh": {
 		{Label: "usbotg", Role: "host", Source: "sysfs"}, {Label: "usbh1", Role: "host", Source: "sysfs"}}}
-	d = sweep.BuildDTS(in)
+	d = dtsout.BuildDTS(in)
 	if s := d.String(); !strings.Contains(s, "not only usbh1: usbotg (host, sysfs), usbh1 (host, sysfs)") || strings.Contains(s, "usbh2") {
 		t.Errorf("recorded controllers not used:\n%s", s)
 	}
 	// vf610: the burst properties come with the Vybrid warning; i.MX6 not.
 	v, _ := soc.LoadFS(profiles.FS, "vf610.toml")
 	vc, _ := v.Controller("usbh1")
-	burst := []sweep.Setting{{Name: "SBUSCFG.AHBBRST", Value: "0"}, {Name: "BURSTSIZE.TXPBURST", Value: "16"}, {Name: "BURSTSIZE.RXPBURST", Value: "16"}}
-	if s := sweep.BuildDTS(sweep.DTSInput{Profile: v, Controller: vc, Role: "host", Settings: burst}).String(); strings.Count(s, "known to hurt on Vybrid") != 1 {
+	burst := []dtsout.Setting{{Name: "SBUSCFG.AHBBRST", Value: "0"}, {Name: "BURSTSIZE.TXPBURST", Value: "16"}, {Name: "BURSTSIZE.RXPBURST", Value: "16"}}
+	if s := dtsout.BuildDTS(dtsout.DTSInput{Profile: v, Controller: vc, Role: "host", Settings: burst}).String(); strings.Count(s, "known to hurt on Vybrid") != 1 {
 		t.Errorf("vf610 burst warning (once):\n%s", s)
 	}
-	if s := sweep.BuildDTS(sweep.DTSInput{Profile: p, Controller: c, Role: "host", Settings: burst}).String(); strings.Contains(s, "known to hurt") {
+	if s := dtsout.BuildDTS(dtsout.DTSInput{Profile: p, Controller: c, Role: "host", Settings: burst}).String(); strings.Contains(s, "known to hurt") {
 		t.Errorf("imx6q burst warning:\n%s", s)
 	}
+}
+
+func loadProfile(t *testing.T, name string) *soc.Profile {
+	t.Helper()
+	p, err := soc.LoadFS(profiles.FS, name+".toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.File = "embedded:" + p.File
+	return p
 }

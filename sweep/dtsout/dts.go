@@ -1,4 +1,4 @@
-package sweep
+package dtsout
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // DTSInput is what a device-tree fragment is made from: settings to make
@@ -309,12 +311,12 @@ func (d DTS) KernelParams() string {
 // BuildDTS, each commented with the winner's gain over the baseline and,
 // where the results have a point that differs from the baseline in that
 // setting alone, that point's gain.
-func WinnerSettings(res *Results, rk Ranking) ([]Setting, error) {
+func WinnerSettings(res *results.Results, rk rank.Ranking) ([]Setting, error) {
 	w := rk.Winner()
 	if w == nil {
 		return nil, fmt.Errorf("no point was ranked in the results: nothing to make permanent")
 	}
-	gain := "winner " + vsString(w.VsBaseline)
+	gain := "winner " + rank.VsString(w.VsBaseline)
 	var out []Setting
 	for _, a := range res.Header.Plan.Axes {
 		v, ok := w.Settings[a.Name]
@@ -335,7 +337,7 @@ func WinnerSettings(res *Results, rk Ranking) ([]Setting, error) {
 
 // aloneGain finds a ranked point that sets name=v and otherwise keeps
 // the original values, and returns its comparison with the baseline.
-func aloneGain(res *Results, rk Ranking, name, v string) string {
+func aloneGain(res *results.Results, rk rank.Ranking, name, v string) string {
 	for _, r := range rk.Ranked {
 		if r.Settings[name] != v || r.VsBaseline == nil {
 			continue

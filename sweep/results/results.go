@@ -1,4 +1,4 @@
-package sweep
+package results
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // The results file is JSON Lines: one record per line, each with a
@@ -23,6 +25,10 @@ const (
 	Format  = "citune-sweep"
 	Version = 1
 )
+
+// BaselineKey is the key of the baseline point (the original settings)
+// in every record that names a point.
+const BaselineKey = "baseline"
 
 // Record types.
 const (
@@ -52,9 +58,9 @@ type Header struct {
 	TargetPath  string    `json:"target_path,omitempty"`
 	// Role is the controller's role when the sweep started: "host",
 	// "device", or "" when the registers do not tell (QEMU).
-	Role  string `json:"role"`
-	Probe string `json:"probe"`
-	Plan  Plan   `json:"plan"`
+	Role  string    `json:"role"`
+	Probe string    `json:"probe"`
+	Plan  plan.Plan `json:"plan"`
 	// Originals are the axes' values when the sweep started (the
 	// baseline), by axis name.
 	Originals map[string]string `json:"originals"`
@@ -163,7 +169,7 @@ type PointRecord struct {
 	Settings map[string]string `json:"settings"`
 	Ignored  []string          `json:"ignored,omitempty"`
 	Note     string            `json:"note,omitempty"`
-	Status   Status            `json:"status"`
+	Status   rank.Status       `json:"status"`
 	Reason   string            `json:"reason,omitempty"`
 	Changed  []string          `json:"changed,omitempty"`
 	Applied  []Applied         `json:"applied,omitempty"`
@@ -176,9 +182,9 @@ type PointRecord struct {
 	Median float64   `json:"median_rate"`
 	Unit   string    `json:"unit,omitempty"`
 	// Compared with the baseline runs so far (absent for the baseline).
-	VsBaseline *Comparison `json:"vs_baseline,omitempty"`
-	IRQsPerMiB *float64    `json:"irqs_per_mib,omitempty"`
-	CPUPerMiB  *float64    `json:"cpu_ms_per_mib,omitempty"`
+	VsBaseline *rank.Comparison `json:"vs_baseline,omitempty"`
+	IRQsPerMiB *float64         `json:"irqs_per_mib,omitempty"`
+	CPUPerMiB  *float64         `json:"cpu_ms_per_mib,omitempty"`
 }
 
 // EventRecord notes something that happened: a module reload, a
@@ -213,9 +219,9 @@ type EndRecord struct {
 	RestoreError string `json:"restore_error,omitempty"`
 	// ProbeRuns counts this session's probe runs (warm-ups included);
 	// TotalProbeRuns all sessions'.
-	ProbeRuns      int     `json:"probe_runs"`
-	TotalProbeRuns int     `json:"total_probe_runs"`
-	Ranking        Ranking `json:"ranking"`
+	ProbeRuns      int          `json:"probe_runs"`
+	TotalProbeRuns int          `json:"total_probe_runs"`
+	Ranking        rank.Ranking `json:"ranking"`
 }
 
 // Writer appends records to a results file, one JSON line each, flushed
@@ -449,8 +455,8 @@ func (res *Results) Eliminated() map[string]string {
 func (res *Results) ProbeRuns() int { return len(res.Runs) }
 
 // Rank ranks the points from the recorded runs, as the sweep did.
-func (res *Results) Rank() Ranking {
-	st := newStore()
+func (res *Results) Rank() rank.Ranking {
+	st := NewStore()
 	st.original = res.Header.Originals
 	vs := res.Visits()
 	nums := make([]int, 0, len(vs))
@@ -460,10 +466,10 @@ func (res *Results) Rank() Ranking {
 	slices.Sort(nums)
 	for _, n := range nums {
 		v := vs[n]
-		st.addVisit(v.Point, v.Runs)
+		st.AddVisit(v.Point, v.Runs)
 	}
 	for k, msg := range res.Eliminated() {
-		st.eliminate(k, msg)
+		st.Eliminate(k, msg)
 	}
-	return st.rank()
+	return st.Rank()
 }

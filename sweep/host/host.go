@@ -1,8 +1,9 @@
-package sweep
+package host
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,12 +31,12 @@ type ExecLoader struct {
 
 // Load runs `modprobe MODULE PARAM=VALUE...`.
 func (l ExecLoader) Load(ctx context.Context, module string, params []string) error {
-	return run(ctx, or(l.Modprobe, "modprobe"), append([]string{module}, params...)...)
+	return run(ctx, cmp.Or(l.Modprobe, "modprobe"), append([]string{module}, params...)...)
 }
 
 // Unload runs `rmmod MODULE`.
 func (l ExecLoader) Unload(ctx context.Context, module string) error {
-	return run(ctx, or(l.Rmmod, "rmmod"), module)
+	return run(ctx, cmp.Or(l.Rmmod, "rmmod"), module)
 }
 
 func run(ctx context.Context, name string, args ...string) error {
@@ -48,13 +49,6 @@ func run(ctx context.Context, name string, args ...string) error {
 		return fmt.Errorf("%s %s: %v", name, strings.Join(args, " "), err)
 	}
 	return nil
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Host is what a sweep changes on the running system besides registers:
@@ -80,7 +74,8 @@ type Host struct {
 	loaded map[string]bool
 }
 
-func (h *Host) path(p string) string {
+// Path is p under Root.
+func (h *Host) Path(p string) string {
 	if h.Root == "" {
 		return p
 	}
@@ -109,7 +104,7 @@ func (h *Host) ModuleState(module string) (ModState, error) {
 	if mods[module] {
 		return ModLoaded, nil
 	}
-	dir := h.path("/sys/module/" + module)
+	dir := h.Path("/sys/module/" + module)
 	if _, err := os.Stat(dir); err != nil {
 		return ModAbsent, nil
 	}
@@ -120,7 +115,7 @@ func (h *Host) ModuleState(module string) (ModState, error) {
 }
 
 func (h *Host) procModules() (map[string]bool, error) {
-	b, err := os.ReadFile(h.path("/proc/modules"))
+	b, err := os.ReadFile(h.Path("/proc/modules"))
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]bool{}, nil
 	}
@@ -139,7 +134,7 @@ func (h *Host) procModules() (map[string]bool, error) {
 
 // ParamPath is where the kernel shows a module parameter.
 func (h *Host) ParamPath(module, param string) string {
-	return h.path("/sys/module/" + ModuleName(module) + "/parameters/" + param)
+	return h.Path("/sys/module/" + ModuleName(module) + "/parameters/" + param)
 }
 
 // ReadParam reads a module parameter's current value.
@@ -153,7 +148,7 @@ func (h *Host) ReadParam(module, param string) (string, error) {
 
 // ReadFile reads a sysfs/procfs file (under Root), trimmed.
 func (h *Host) ReadFile(path string) (string, error) {
-	b, err := os.ReadFile(h.path(path))
+	b, err := os.ReadFile(h.Path(path))
 	if err != nil {
 		return "", err
 	}
@@ -162,7 +157,7 @@ func (h *Host) ReadFile(path string) (string, error) {
 
 // WriteFile writes value to an existing sysfs/procfs file with one write.
 func (h *Host) WriteFile(path, value string) error {
-	f, err := os.OpenFile(h.path(path), os.O_WRONLY|os.O_TRUNC, 0)
+	f, err := os.OpenFile(h.Path(path), os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return err
 	}
@@ -173,8 +168,8 @@ func (h *Host) WriteFile(path, value string) error {
 	return f.Close()
 }
 
-// snapshotLoaded records which modules of the stack are loaded now.
-func (h *Host) snapshotLoaded() error {
+// SnapshotLoaded records which modules of the stack are loaded now.
+func (h *Host) SnapshotLoaded() error {
 	mods, err := h.procModules()
 	if err != nil {
 		return err
@@ -197,7 +192,7 @@ func (h *Host) Reload(ctx context.Context, params map[string][]string) error {
 		return fmt.Errorf("reload: no module loader")
 	}
 	if h.loaded == nil {
-		if err := h.snapshotLoaded(); err != nil {
+		if err := h.SnapshotLoaded(); err != nil {
 			return err
 		}
 	}
@@ -264,7 +259,7 @@ func (h *Host) waitReady(ctx context.Context) error {
 	if h.Wait == "" {
 		return nil
 	}
-	p := h.path(h.Wait)
+	p := h.Path(h.Wait)
 	timeout := h.WaitTimeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -290,3 +285,7 @@ func (h *Host) waitReady(ctx context.Context) error {
 		}
 	}
 }
+
+// ModuleName spells a module name as /sys/module and /proc/modules do
+// ('_' for '-').
+func ModuleName(s string) string { return strings.ReplaceAll(s, "-", "_") }

@@ -1,4 +1,4 @@
-package sweep
+package plan
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/host"
 )
 
 // Kind is what an axis changes.
@@ -63,8 +64,8 @@ func (a *Axis) Spec() string {
 	return a.Name + "=" + strings.Join(a.Values, ",")
 }
 
-// number returns a register axis value as a number.
-func (a *Axis) number(v string) uint32 {
+// Number returns a register axis value as a number.
+func (a *Axis) Number(v string) uint32 {
 	n, _ := strconv.ParseUint(v, 10, 32)
 	return uint32(n)
 }
@@ -194,7 +195,7 @@ func modParamAxis(name string, vals []string) (Axis, error) {
 	if !ok || mod == "" || param == "" || strings.ContainsAny(name, "/ ") {
 		return Axis{}, fmt.Errorf("%w: axis modparam:%s: want modparam:MODULE.PARAM (ehci_hcd.log2_irq_thresh)", ErrPlan, name)
 	}
-	mod = ModuleName(mod)
+	mod = host.ModuleName(mod)
 	if err := uniqueValues(name, vals); err != nil {
 		return Axis{}, err
 	}
@@ -216,7 +217,3 @@ func uniqueValues(name string, vals []string) error {
 	}
 	return nil
 }
-
-// ModuleName spells a module name as /sys/module and /proc/modules do
-// ('_' for '-').
-func ModuleName(s string) string { return strings.ReplaceAll(s, "-", "_") }

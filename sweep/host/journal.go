@@ -1,0 +1,90 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/citune/citune/undo"
+)
+
+// ReloadSpec is the host's module reload as data, for the journal.
+func (h *Host) ReloadSpec() *undo.Reload {
+	if h == nil {
+		return nil
+	}
+	// Paths are made absolute: `citune restore` may run from another
+	// directory.
+	rl := &undo.Reload{Root: absPath(h.Root), Modules: h.Modules, Wait: h.Wait, Timeout: h.WaitTimeout}
+	if l, ok := h.Loader.(ExecLoader); ok {
+		rl.Modprobe, rl.Rmmod = l.Modprobe, l.Rmmod
+		if strings.ContainsRune(rl.Modprobe, '/') {
+			rl.Modprobe = absPath(rl.Modprobe)
+		}
+		if strings.ContainsRune(rl.Rmmod, '/') {
+			rl.Rmmod = absPath(rl.Rmmod)
+		}
+	}
+	return rl
+}
+
+// HostFromReload is the host that reloads the module stack as a journal
+// entry recorded it.
+func HostFromReload(rl *undo.Reload) *Host {
+	if rl == nil {
+		return &Host{}
+	}
+	return &Host{Root: rl.Root, Loader: ExecLoader{Modprobe: rl.Modprobe, Rmmod: rl.Rmmod}, Modules: rl.Modules, Wait: rl.Wait, WaitTimeout: rl.Timeout}
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// RestoreParams reloads the module stack with the given parameter values
+// ("module.param" to value), bringing back every module of the stack when
+// a reload was cut short (undo.Host).
+func (h *Host) RestoreParams(ctx context.Context, vals map[string]string) error {
+	params := map[string][]string{}
+	missing := false
+	for name, v := range vals {
+		mod, param, ok := strings.Cut(name, ".")
+		if !ok {
+			return fmt.Errorf("module parameter %q is not module.param", name)
+		}
+		mod = ModuleName(mod)
+		params[mod] = append(params[mod], param+"="+v)
+		st, err := h.ModuleState(mod)
+		if err != nil {
+			return err
+		}
+		if st != ModLoaded {
+			missing = true
+		}
+	}
+	if h.Loader == nil {
+		return fmt.Errorf("module parameters to restore but no module loader")
+	}
+	if len(h.Modules) == 0 {
+		for m := range params {
+			h.Modules = append(h.Modules, m)
+		}
+	}
+	if err := h.SnapshotLoaded(); err != nil {
+		return err
+	}
+	if missing {
+		// Killed in the middle of a reload: bring the whole stack back.
+		for _, m := range h.Modules {
+			h.loaded[ModuleName(m)] = true
+		}
+	}
+	return h.Reload(ctx, params)
+}

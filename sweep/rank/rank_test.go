@@ -1,0 +1,69 @@
+package rank_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/citune/citune/sweep/rank"
+)
+
+func TestCompare(t *testing.T) {
+	base := []float64{100, 101, 99, 100, 100.5}
+	up := []float64{104, 105, 104.5, 103.8, 104.2}
+	c := rank.Compare(up, base, 0.95, "x")
+	if !c.Significant || c.Pct < 3.5 || c.Pct > 4.5 || c.Lo <= 0 {
+		t.Errorf("%+v", c)
+	}
+	if s := c.String(); !strings.HasPrefix(s, "+4.") || !strings.Contains(s, "(95 % CI ") {
+		t.Errorf("%q", s)
+	}
+	same := rank.Compare([]float64{100.2, 99.8, 100.9, 99.1, 100}, base, 0.95, "y")
+	if same.Significant || !strings.HasPrefix(same.String(), "no significant difference") {
+		t.Errorf("%+v %q", same, same.String())
+	}
+	down := rank.Compare([]float64{90, 91, 89}, base, 0.95, "z")
+	if !down.Significant || !strings.Contains(down.String(), " to ") {
+		t.Errorf("%q", down.String())
+	}
+	if rank.Median([]float64{3, 1, 2, 10}) != 2.5 {
+		t.Error("median")
+	}
+}
+
+func TestRankTieBreakByInterrupts(t *testing.T) {
+	pts := []rank.PointStats{
+		{Key: "a", Status: rank.StatusOK, Rates: []float64{100, 101, 99}, IRQsPerMiB: []float64{8000, 8000, 8000}},
+		{Key: "b", Status: rank.StatusOK, Rates: []float64{100.5, 99.5, 100}, IRQsPerMiB: []float64{1000, 1000, 1000}},
+		{Key: "c", Status: rank.StatusOK, Rates: []float64{90, 91, 89}, IRQsPerMiB: []float64{100, 100, 100}},
+		{Key: "d", Status: rank.StatusNotHeld, Rates: []float64{200}, Changed: []string{"ITC: 8 -> 1"}},
+	}
+	rk := rank.Rank(pts, []float64{95, 96, 94}, nil, nil)
+	var keys []string
+	for _, r := range rk.Ranked {
+		keys = append(keys, r.Key)
+	}
+	if !slices.Equal(keys, []string{"b", "a", "c"}) || !rk.Ranked[0].Tied || rk.Ranked[2].Tied {
+		t.Errorf("ranked %q %+v", keys, rk.Ranked)
+	}
+	if len(rk.Excluded) != 1 || rk.Excluded[0].Key != "d" {
+		t.Errorf("excluded %+v", rk.Excluded)
+	}
+}
+
+// Among tied points, the one that changes fewer settings from the
+// originals wins: a setting that does not help is left alone.
+func TestRankTiePrefersOriginalSettings(t *testing.T) {
+	rates := func(x float64) []float64 { return []float64{x, x + 0.1, x - 0.1, x + 0.05, x - 0.05} }
+	pts := []rank.PointStats{
+		{Key: "a", Settings: map[string]string{"AHBBRST": "7", "ITC": "1"}, Status: rank.StatusOK, Rates: rates(45.1)},
+		{Key: "b", Settings: map[string]string{"AHBBRST": "2", "ITC": "1"}, Status: rank.StatusOK, Rates: rates(45.0)},
+	}
+	rk := rank.Rank(pts, rates(30), nil, map[string]string{"AHBBRST": "2", "ITC": "8"})
+	if !rk.Ranked[0].Tied || rk.Ranked[0].Key != "b" {
+		t.Fatalf("ranked %+v, want the tied point that keeps AHBBRST first", rk.Ranked)
+	}
+	if rk = rank.Rank(pts, rates(30), nil, nil); rk.Ranked[0].Key != "a" {
+		t.Errorf("without originals the higher median should lead: %+v", rk.Ranked)
+	}
+}

@@ -1,0 +1,146 @@
+package results
+
+import (
+	"math"
+
+	"github.com/citune/citune/sweep/rank"
+)
+
+// Store accumulates what the closed visits measured, per point. The
+// running sweep and a results file read back feed it the same records,
+// so both rank alike.
+type Store struct {
+	order      []string
+	pts        map[string]*rank.PointStats
+	baseline   []float64
+	baseVisits []float64
+	unit       string
+	// original are the axes' values when the sweep started; among tied
+	// points the one that changes fewer of them ranks first.
+	original map[string]string
+}
+
+func NewStore() *Store { return &Store{pts: map[string]*rank.PointStats{}} }
+
+// addVisit adds one closed visit. A point that once failed to hold, was
+// corrupt or failed keeps that status: its other numbers are not trusted.
+func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
+	var rates, irqs, cpu []float64
+	for _, r := range runs {
+		if r.Warmup || r.Error != "" || !r.Held || r.Run.Corrupt {
+			continue
+		}
+		rates = append(rates, r.Run.Rate)
+		if x, ok := r.Run.PerMiBIRQs(); ok {
+			irqs = append(irqs, x)
+		}
+		if x, ok := r.Run.PerMiBCPU(); ok {
+			cpu = append(cpu, x)
+		}
+		if s.unit == "" {
+			s.unit = r.Run.Unit
+		}
+	}
+	if p.Baseline {
+		if p.Status == rank.StatusOK && len(rates) > 0 {
+			s.baseline = append(s.baseline, rates...)
+			s.baseVisits = append(s.baseVisits, rank.Median(rates))
+		}
+		return
+	}
+	ps := s.pts[p.Point]
+	if ps == nil {
+		ps = &rank.PointStats{Key: p.Point, Settings: p.Settings, Ignored: p.Ignored, Note: p.Note, Status: rank.StatusOK}
+		s.pts[p.Point] = ps
+		s.order = append(s.order, p.Point)
+	}
+	ps.Unit = s.unit
+	if ps.Status != rank.StatusOK && ps.Status != rank.StatusEliminated {
+		return
+	}
+	if p.Status != rank.StatusOK {
+		ps.Status, ps.Reason, ps.Changed = p.Status, p.Reason, p.Changed
+		return
+	}
+	ps.Rates = append(ps.Rates, rates...)
+	ps.IRQsPerMiB = append(ps.IRQsPerMiB, irqs...)
+	ps.CPUPerMiB = append(ps.CPUPerMiB, cpu...)
+}
+
+// Eliminate marks an ok point dropped by the adaptive race, with why.
+func (s *Store) Eliminate(key, why string) {
+	if ps := s.pts[key]; ps != nil && ps.Status == rank.StatusOK {
+		ps.Status, ps.Reason = rank.StatusEliminated, why
+	}
+}
+
+// Runs is the number of ok runs of a point.
+func (s *Store) Runs(key string) int {
+	if ps := s.pts[key]; ps != nil {
+		return len(ps.Rates)
+	}
+	return 0
+}
+
+// Rank ranks the points so far against the baseline.
+func (s *Store) Rank() rank.Ranking {
+	var pts []rank.PointStats
+	for _, k := range s.order {
+		pts = append(pts, *s.pts[k])
+	}
+	rk := rank.Rank(pts, s.baseline, s.baseVisits, s.original)
+	if rk.Baseline.Unit == "" {
+		rk.Baseline.Unit = s.unit
+	}
+	return rk
+}
+
+// PooledLogSD is the pooled standard deviation of ln(rate) within points
+// (and the baseline) with at least two runs: the run-to-run noise, as a
+// fraction of the rate.
+func (s *Store) PooledLogSD() (float64, int) {
+	var ss float64
+	dof := 0
+	add := func(xs []float64) {
+		if len(xs) < 2 {
+			return
+		}
+		for _, x := range xs {
+			if x <= 0 {
+				return
+			}
+		}
+		_, d := rank.LogStats(xs)
+		ss += d
+		dof += len(xs) - 1
+	}
+	add(s.baseline)
+	for _, k := range s.order {
+		if ps := s.pts[k]; ps.Status == rank.StatusOK || ps.Status == rank.StatusEliminated {
+			add(ps.Rates)
+		}
+	}
+	if dof == 0 {
+		return math.NaN(), 0
+	}
+	return math.Sqrt(ss / float64(dof)), dof
+}
+
+// MedianOf is Median that ignores an empty slice (NaN -> nil pointer).
+func MedianOf(xs []float64) *float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	return rank.Ptr(rank.Median(xs))
+}
+
+// Point is the statistics of a point so far (nil before its first visit
+// closed); the runner reads them to write a point record.
+func (s *Store) Point(key string) *rank.PointStats { return s.pts[key] }
+
+// Baseline is the baseline's ok rates so far.
+func (s *Store) Baseline() []float64 { return s.baseline }
+
+// SetOriginal sets the axes' values when the sweep started: among tied
+// points the one that changes fewer of them ranks first.
+func (s *Store) SetOriginal(orig map[string]string) { s.original = orig }
