@@ -19,6 +19,10 @@ import (
 // This file holds Prepare: everything a sweep checks and computes before
 // its first write.
 
+// ErrNotReloaded is wrapped when a module parameter's module is not in
+// the stack the sweep reloads.
+var ErrNotReloaded = errors.New("the sweep does not reload that module")
+
 // Prepare validates the plan against the target and the system and
 // computes the points. It writes nothing. Run calls it when it has not
 // been called.
@@ -69,7 +73,7 @@ func (r *Runner) Prepare() error {
 			r.live[i] = strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
 			if k := t.Profile.Knob(a.Ref); k != nil && k.Param != "" && k.Driver != "" && slices.Contains(k.ParamRoles, r.role) {
 				if t.Sim != nil && !t.Sim.DriverModelled() {
-					r.notes = append(r.notes, fmt.Sprintf("note: %s in %s role: on a board ehci-hcd rewrites it and the points would not hold (sweep modparam:%s there); the simulated driver is off (--sim-driver=false or --reset-values), so they hold here.", a.Name, r.role, k.Param))
+					r.notes = append(r.notes, fmt.Sprintf("note: %s in %s role: on a board ehci-hcd rewrites it and the points would not hold (sweep modparam:%s there); the simulated driver is off, so they hold here.", a.Name, r.role, k.Param))
 				} else {
 					r.notes = append(r.notes, fmt.Sprintf("warning: %s in %s role: %s Points will probably not hold; sweep modparam:%s instead.", a.Name, r.role, k.Driver, k.Param))
 				}
@@ -170,7 +174,7 @@ func (r *Runner) checkModParam(a plan.Axis) (string, error) {
 		}
 	}
 	if !inStack {
-		return "", fmt.Errorf("%w: axis modparam:%s: %s is not in the reload sequence (%s); give the modules to reload, top first, with --reload", plan.ErrPlan, a.Name, a.Module, strings.Join(h.Modules, ", "))
+		return "", fmt.Errorf("%w: axis modparam:%s: %s is not in the reload sequence (%s): %w", plan.ErrPlan, a.Name, a.Module, strings.Join(h.Modules, ", "), ErrNotReloaded)
 	}
 	v, err := h.ReadParam(a.Module, a.Param)
 	if err != nil {
@@ -220,7 +224,7 @@ func (r *Runner) findDeps() error {
 			v, _ := r.snapshot.Value(cond.Ref.Reg.Name)
 			d.live = cond.Ref.Field.Get(v)
 			if d.live != cond.Value {
-				errs = append(errs, fmt.Errorf("%w: %s takes effect only with %s, which reads %d: sweep it too (--axis %s=%d,%d) or set it first",
+				errs = append(errs, fmt.Errorf("%w: %s takes effect only with %s, which reads %d: sweep it too (an axis %s=%d,%d) or set it first",
 					plan.ErrPlan, a.Name, cond, d.live, cond.Ref.Field.Name, cond.Value, d.live))
 				continue
 			}

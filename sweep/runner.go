@@ -159,7 +159,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	runErr := r.execute(ctx)
 	if ctx.Err() != nil {
 		r.emit(Event{Kind: SweepInterrupted})
-		runErr = fmt.Errorf("%w: %v (resume with --resume)", ErrInterrupted, context.Cause(ctx))
+		runErr = fmt.Errorf("%w: %v (it can be resumed)", ErrInterrupted, context.Cause(ctx))
 	}
 	restoreErr := r.restore(ctx)
 	out = &Outcome{Ranking: r.store.Rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,

@@ -6,6 +6,9 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/mmio"
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -20,6 +23,12 @@ func advice(err error) string {
 		return "; without a board, use --sim, or --mem-file with a saved image"
 	case errors.Is(err, undo.ErrStore):
 		return "; give a writable place with --journal FILE (or $CITUNE_JOURNAL), e.g. on a tmpfs; it must survive until `citune restore`"
+	case errors.Is(err, plan.ErrNoAxes):
+		return "; give --axis NAME=V1,V2 or a --plan file"
+	case errors.Is(err, results.ErrExists):
+		return "; continue it with --resume, choose another --out, or --force replaces it"
+	case errors.Is(err, sweep.ErrNotReloaded):
+		return "; give the modules to reload, top first, with --reload"
 	case errors.Is(err, probe.ErrNoDirect):
 		return "; try another --bs, or --buffered (it drops the page cache before each run instead)"
 	}

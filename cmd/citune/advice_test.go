@@ -9,6 +9,9 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/mmio"
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -22,6 +25,9 @@ func TestAdvice(t *testing.T) {
 		{fmt.Errorf("mapping: %w", mmio.ErrNotRoot), "--sim"},
 		{fmt.Errorf("read: %w", probe.ErrNoDirect), "--buffered"},
 		{fmt.Errorf("journal: %w: read-only file system", undo.ErrStore), "--journal"},
+		{fmt.Errorf("%w: %w", plan.ErrPlan, plan.ErrNoAxes), "--axis"},
+		{fmt.Errorf("results file r: %w", results.ErrExists), "--resume"},
+		{fmt.Errorf("axis: %w", sweep.ErrNotReloaded), "--reload"},
 		{errors.New("something else"), ""},
 	} {
 		got := advice(tc.err)

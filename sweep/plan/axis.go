@@ -24,6 +24,9 @@ const (
 // ErrPlan is wrapped by every error about a plan that cannot run.
 var ErrPlan = errors.New("invalid sweep plan")
 
+// ErrNoAxes is wrapped (with ErrPlan) when a plan has no axis.
+var ErrNoAxes = errors.New("no axes")
+
 // Axis is one swept setting and the values it takes.
 type Axis struct {
 	Kind Kind `json:"kind"`

@@ -52,13 +52,13 @@ func (p *Plan) Check() error {
 		errs = append(errs, fmt.Errorf("%w: mode %q (want grid, ofat or adaptive)", ErrPlan, p.Mode))
 	}
 	if len(p.Axes) == 0 {
-		errs = append(errs, fmt.Errorf("%w: no axes (give --axis NAME=V1,V2 or a --plan file)", ErrPlan))
+		errs = append(errs, fmt.Errorf("%w: %w", ErrPlan, ErrNoAxes))
 	}
 	if p.Repeats < 1 {
 		errs = append(errs, fmt.Errorf("%w: repeat %d: at least 1", ErrPlan, p.Repeats))
 	}
 	if p.Mode == ModeAdaptive && p.Repeats < 3 {
-		errs = append(errs, fmt.Errorf("%w: the adaptive mode needs --repeat 3 or more (it races points up to that many runs)", ErrPlan))
+		errs = append(errs, fmt.Errorf("%w: the adaptive mode needs 3 or more runs a point (it races points up to that many runs)", ErrPlan))
 	}
 	if p.Warmup < 0 || p.Settle < 0 || p.BaselineEvery < 0 {
 		errs = append(errs, fmt.Errorf("%w: warmup, settle and baseline-every cannot be negative", ErrPlan))

@@ -258,6 +258,9 @@ func (w *Writer) Write(rec any) error {
 	return nil
 }
 
+// ErrExists is wrapped by CreateFile when the file holds measurements.
+var ErrExists = errors.New("exists and holds measurements")
+
 // CreateFile creates a new results file; an existing one is an error
 // (use OpenAppend to resume).
 //
@@ -270,7 +273,7 @@ func CreateFile(path string) (*os.File, error) {
 		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode().IsRegular() && holdsNoRun(path) {
 			return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
 		}
-		return nil, fmt.Errorf("results file %s exists: continue it with --resume %s, or choose another --out", path, path)
+		return nil, fmt.Errorf("results file %s: %w", path, ErrExists)
 	}
 	return f, err
 }
