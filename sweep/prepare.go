@@ -72,7 +72,7 @@ func (r *Runner) Prepare() error {
 			v, _ := snap.Value(a.Ref.Reg.Name)
 			r.live[i] = strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
 			if k := t.Profile.Knob(a.Ref); k != nil && k.Param != "" && k.Driver != "" && slices.Contains(k.ParamRoles, r.role) {
-				if t.Sim != nil && !t.Sim.DriverModelled() {
+				if t.Simulated() && !t.DriverModelled() {
 					r.notes = append(r.notes, fmt.Sprintf("note: %s in %s role: on a board ehci-hcd rewrites it and the points would not hold (sweep modparam:%s there); the simulated driver is off, so they hold here.", a.Name, r.role, k.Param))
 				} else {
 					r.notes = append(r.notes, fmt.Sprintf("warning: %s in %s role: %s Points will probably not hold; sweep modparam:%s instead.", a.Name, r.role, k.Driver, k.Param))

@@ -14,7 +14,6 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/soc/sim"
 )
 
 func init() {
@@ -86,8 +85,8 @@ func runProbe(a *app, args []string) error {
 		ti := infoOf(t)
 		tinfo = &ti
 		deps.Map = t.Profile.Map
-		if t.Sim != nil {
-			deps.Sim = t.Sim
+		if t.Simulated() {
+			deps.Sim = t
 		}
 		deps.IRQ = t.Controller.IRQ
 	} else if o.irq == "" && a.g.profile == "" && !a.mayDetect() {
@@ -204,7 +203,8 @@ type nopSim struct{}
 func (nopSim) Read32(uint32) (uint32, error) { return 0, nil }
 func (nopSim) Transfer()                     {}
 
-var _ probe.SimController = (*sim.Sim)(nil)
+var _ probe.SimController = (*soc.Target)(nil)
+var _ probe.NonBurstReader = (*soc.Target)(nil)
 
 func firstLine(err error) string {
 	s, _, _ := strings.Cut(err.Error(), "\n")

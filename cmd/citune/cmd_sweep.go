@@ -285,8 +285,8 @@ func runSweep(a *app, args []string) error {
 		env.IRQ = o.irq
 	}
 	deps := probe.Deps{Env: env, Map: t.Profile.Map, Flags: probeFlags}
-	if t.Sim != nil {
-		deps.Sim = simProxy{t}
+	if t.Simulated() {
+		deps.Sim = t
 	}
 	ps, err := probe.ParseAll(words, deps)
 	if err != nil {
@@ -563,33 +563,6 @@ func (pa *probeAdapter) Measure(ctx context.Context) (probe.Run, error) {
 	}
 	pa.ref.Check(&r, pa.n)
 	return r, nil
-}
-
-// simProxy lets the sim probe follow the target's simulated controller
-// when a simulated module reload replaces it.
-type simProxy struct{ t *soc.Target }
-
-func (s simProxy) Read32(off uint32) (uint32, error) { return s.t.Acc.Read32(off) }
-func (s simProxy) SoC() string                       { return s.t.Profile.Name }
-
-// NonBurst reads the usbmisc non-burst bit where the profile maps the
-// port's usbmisc word (probe.NonBurstReader): the simulated board then
-// models the bit the registers say, not only the SoC's Linux default.
-func (s simProxy) NonBurst() (on, ok bool) {
-	ref, err := s.t.Profile.Map.Lookup("USBMISC_CTRL.NON_BURST")
-	if err != nil || ref.Field == nil {
-		return false, false
-	}
-	v, err := s.t.Acc.Read32(ref.Reg.Offset)
-	if err != nil {
-		return false, false
-	}
-	return ref.Field.Get(v) == 1, true
-}
-func (s simProxy) Transfer() {
-	if s.t.Sim != nil {
-		s.t.Sim.Transfer()
-	}
 }
 
 // paramUsers finds, for every module parameter axis, the controllers the

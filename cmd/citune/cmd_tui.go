@@ -94,8 +94,8 @@ func runTUI(a *app, args []string) error {
 		cfg.NoProbe = "no probe given: start with `citune tui -- KIND [flags] [TARGET]`, e.g. `-- read --size 64M /dev/sda` (see `citune probe -h`)"
 	default:
 		deps := probe.Deps{Env: env, Map: t.Profile.Map}
-		if t.Sim != nil {
-			deps.Sim = simProxy{t}
+		if t.Simulated() {
+			deps.Sim = t
 		}
 		pr, err = probe.Parse(words, deps)
 		if err != nil {

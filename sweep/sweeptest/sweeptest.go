@@ -54,18 +54,6 @@ type Landscape struct {
 	probe *probe.SimProbe
 }
 
-// target is the sim probe's view of the target's current simulated
-// controller.
-type target struct{ t *soc.Target }
-
-func (x target) Read32(off uint32) (uint32, error) { return x.t.Acc.Read32(off) }
-func (x target) SoC() string                       { return x.t.Profile.Name }
-func (x target) Transfer() {
-	if x.t.Sim != nil {
-		x.t.Sim.Transfer()
-	}
-}
-
 // Measure implements sweep.Prober.
 func (l *Landscape) Measure(ctx context.Context) (probe.Run, error) {
 	l.mu.Lock()
@@ -76,7 +64,7 @@ func (l *Landscape) Measure(ctx context.Context) (probe.Run, error) {
 		if size == 0 {
 			size = 16 << 20
 		}
-		l.probe = &probe.SimProbe{Ctl: target{l.Target}, Map: l.Target.Profile.Map, Size: size, Seed: l.Seed,
+		l.probe = &probe.SimProbe{Ctl: l.Target, Map: l.Target.Profile.Map, Size: size, Seed: l.Seed,
 			Workload: l.Workload, BusLoad: l.BusLoad, Noise: l.Noise}
 	}
 	p := l.probe
