@@ -11,11 +11,14 @@ import (
 	"github.com/citune/citune/soc/sim"
 )
 
+// Kind is how a target is reached.
+type Kind string
+
 // Target kinds.
 const (
-	KindDevMem = "devmem"
-	KindFile   = "file"
-	KindSim    = "sim"
+	KindDevMem Kind = "devmem"
+	KindFile   Kind = "file"
+	KindSim    Kind = "sim"
 )
 
 // Target is an open controller window with the profile that describes it.
@@ -25,7 +28,7 @@ const (
 type Target struct {
 	Profile    *Profile
 	Controller *Controller
-	Kind       string
+	Kind       Kind
 	Path       string // image path for KindFile
 	Acc        regs.Accessor
 	Sim        *sim.Sim // for KindSim

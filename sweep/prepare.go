@@ -239,7 +239,7 @@ func (r *Runner) findDeps() error {
 func (r *Runner) checkResume() error {
 	h := r.Resume.Header
 	t := r.Target
-	if h.Profile != t.Profile.Name || !strings.EqualFold(h.Controller, t.Controller.Label) || h.Target != t.Kind {
+	if h.Profile != t.Profile.Name || !strings.EqualFold(h.Controller, t.Controller.Label) || h.Target != string(t.Kind) {
 		return fmt.Errorf("%w: the results file is for %s %s (%s), this is %s %s (%s)", plan.ErrPlan, h.Profile, h.Controller, h.Target, t.Profile.Name, t.Controller.Label, t.Kind)
 	}
 	if a, b := planKey(h.Plan), planKey(r.Plan); a != b {

@@ -236,7 +236,7 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 	if a.g.controller == "" {
 		a.g.controller = sf.Target.Controller
 	}
-	if a.g.memFile == "" && !a.g.sim && sf.Target.Kind == soc.KindFile {
+	if a.g.memFile == "" && !a.g.sim && soc.Kind(sf.Target.Kind) == soc.KindFile {
 		a.g.memFile = sf.Target.Path
 	}
 	t, err := a.open(true)

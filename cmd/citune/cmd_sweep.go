@@ -213,7 +213,7 @@ func runSweep(a *app, args []string) error {
 			}
 		}
 		if !a.g.sim && a.g.memFile == "" {
-			switch h.Target {
+			switch soc.Kind(h.Target) {
 			case soc.KindSim:
 				a.g.sim = true
 			case soc.KindFile:
@@ -586,7 +586,7 @@ func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[str
 			acc, m := t.Acc, t.Profile.Map
 			if c.Label != t.Controller.Label {
 				if t.Kind != soc.KindDevMem {
-					u.Note = "settings not read: only the target controller is open (" + t.Kind + ")"
+					u.Note = "settings not read: only the target controller is open (" + string(t.Kind) + ")"
 					continue
 				}
 				ot, err := soc.OpenDevMem(p, c)
