@@ -9,12 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/citune/citune/probe"
-	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
@@ -172,102 +170,15 @@ func runSweep(a *app, args []string) error {
 		}
 		return err
 	}
-	words := fs.Args()
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-
-	// Resuming: the results file says which target and plan.
-	var prev *results.Results
-	if o.resume != "" {
-		if fi, err := os.Stat(o.resume); err == nil && fi.Size() == 0 {
-			// Nothing was recorded (the sweep died before its header):
-			// there is nothing to continue; start afresh in the same file.
-			fmt.Fprintf(a.env.stderr, "citune: %s is empty: starting a new sweep in it\n", o.resume)
-			o.out, o.resume = o.resume, ""
-		}
-	}
-	if o.resume != "" {
-		var err error
-		if prev, err = results.Load(o.resume); err != nil {
-			return err
-		}
-		if o.out != "" && o.out != o.resume {
-			return usageErr("sweep: --resume appends to its results file; leave out --out or give the same file")
-		}
-		o.out = o.resume
-		h := prev.Header
-		if a.g.profile == "" {
-			a.g.profile = h.Profile
-			if h.ProfileFile != "" {
-				a.g.profile = h.ProfileFile
-			}
-		}
-		if a.g.controller == "" {
-			a.g.controller = h.Controller
-		}
-		if len(words) == 0 {
-			// --resume FILE alone: the probe the sweep ran with.
-			words = probeWordsFromCommand(h.Command)
-			if len(words) > 0 {
-				fmt.Fprintf(a.env.stderr, "citune: resuming with the recorded probe: %s\n", strings.Join(words, " "))
-			}
-		}
-		if !a.g.sim && a.g.memFile == "" {
-			switch soc.Kind(h.Target) {
-			case soc.KindSim:
-				a.g.sim = true
-			case soc.KindFile:
-				a.g.memFile = h.TargetPath
-			}
-		}
-	}
-	if o.out == "" {
-		// A name that does not collide, so the same command runs again.
-		o.out = freshName("citune-sweep-"+time.Now().Format("20060102-150405"), ".jsonl")
-	} else if o.force && prev == nil {
-		if fi, err := os.Lstat(o.out); err == nil && fi.Mode().IsRegular() {
-			if err := os.Remove(o.out); err != nil {
-				return err
-			}
-		}
-	}
-	if len(words) == 0 {
-		return usageErr("sweep: no probe given: add -- PROBE-KIND [probe flags] [TARGET] (see `citune probe -h`), e.g. -- read --size 64M /dev/sda, or -- sim with --sim")
-	}
-
-	// Validate the plan against the profile before opening anything for
-	// writing.
-	p, err := a.resolveProfile()
+	prev, words, err := a.sweepResume(&o, fs.Args())
 	if err != nil {
 		return err
 	}
-	// Against the controller's map: a host-only core has no device
-	// registers, and the usbmisc word sits at a per-controller offset.
-	c, err := a.pickController(p)
+	p, c, pl, err := a.sweepPlan(&o, set, prev, words)
 	if err != nil {
 		return err
-	}
-	pl, err := o.buildPlan(p.ForController(c).Map, set, prev)
-	if err != nil {
-		return withCode(exitUsage, err)
-	}
-
-	// The probe's words may carry global flags (--sim after the kind):
-	// collect them before the target is opened.
-	probeFlags := func(pfs *flag.FlagSet) { a.g.register(pfs) }
-	if _, err := probe.ParseAll(words, probe.Deps{Sim: nopSim{}, Map: &regs.Map{}, Flags: probeFlags}); err != nil {
-		return a.sweepProbeErr(err)
-	}
-
-	if (a.g.sim || a.g.memFile != "") && !set["sys-root"] {
-		for _, ax := range pl.Axes {
-			switch ax.Kind {
-			case plan.KindModParam:
-				return usageErr("sweep: modparam:%s with a simulated or image target would reload this machine's own modules; give a fake module tree with --sys-root (and fake --modprobe/--rmmod), or sweep the board", ax.Name)
-			case plan.KindFile:
-				return usageErr("sweep: sysfs:%s with a simulated or image target would change this machine's own kernel settings; give a fake tree with --sys-root, or sweep the board", ax.Name)
-			}
-		}
 	}
 	t, err := a.openProfile(p, true)
 	if err != nil {
@@ -279,26 +190,9 @@ func runSweep(a *app, args []string) error {
 		// against another controller's map.
 		return usageErr("sweep: give --controller before the probe (after --, it changed the controller the plan was checked against)")
 	}
-
-	env := probe.Env{IRQ: t.Controller.IRQ, NoTrace: o.noTrace}
-	if o.irq != "" {
-		env.IRQ = o.irq
-	}
-	deps := probe.Deps{Env: env, Map: t.Profile.Map, Flags: probeFlags}
-	if t.Simulated() {
-		deps.Sim = t
-	}
-	ps, err := probe.ParseAll(words, deps)
+	pr, env, err := a.sweepProbe(t, &o, words, prev)
 	if err != nil {
-		return a.sweepProbeErr(err)
-	}
-	if len(ps) != 1 {
-		return usageErr("sweep: give one probe (a sweep measures one workload; --also is for `citune probe`)")
-	}
-	if prev != nil && prev.Header.Probe != "" && ps[0].Name() != prev.Header.Probe {
-		// Another workload's rates cannot be ranked against the
-		// recorded ones.
-		return usageErr("sweep: %s was measured with probe %s; this probe is %s: leave the probe out to continue with the recorded one, or start a new sweep", o.out, prev.Header.Probe, ps[0].Name())
+		return err
 	}
 	sysHost := o.host(t.Profile)
 	scopeRoot := a.env.root
@@ -313,11 +207,11 @@ func runSweep(a *app, args []string) error {
 	defer closeUndo()
 	runner := &sweep.Runner{
 		ParamUsers: users,
-		Target:     t, Prober: &probeAdapter{p: ps[0], env: env}, ProbeName: ps[0].Name(), Plan: pl, Host: sysHost,
+		Target:     t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Plan: pl, Host: sysHost,
 		Log: humanOut(a.env.stderr, a.env.errTTY), Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
 		Command: absArgs(a.args),
 	}
-	if t.Kind == soc.KindSim {
+	if t.Simulated() {
 		runner.Remap = func(context.Context) error { return t.ReloadSim(sysHost.ReadParam) }
 	}
 	if err := runner.Prepare(); err != nil {
@@ -339,136 +233,12 @@ func runSweep(a *app, args []string) error {
 	runner.Out = results.NewWriter(f)
 
 	fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
-		header(t), pl.Mode, len(runner.Points()), pl.Repeats, pl.Warmup, ps[0].Name(), o.out)
+		header(t), pl.Mode, len(runner.Points()), pl.Repeats, pl.Warmup, pr.Name(), o.out)
 	out, err := runner.Run(a.ctx)
 	if out == nil {
 		return err
 	}
 	return a.reportSweep(t, o.out, out, err)
-}
-
-// freshName is base+ext, or base-2+ext, base-3+ext... whichever does not
-// exist yet.
-func freshName(base, ext string) string {
-	name := base + ext
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-			return name
-		}
-		name = fmt.Sprintf("%s-%d%s", base, i, ext)
-	}
-}
-
-// probeWordsFromCommand recovers the probe words (the positional
-// arguments) of a sweep's command line as its results header records it.
-func probeWordsFromCommand(cmd []string) []string {
-	for i, w := range cmd {
-		if w != "sweep" {
-			continue
-		}
-		fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		var o sweepOpts
-		o.register(fs)
-		var g globals
-		g.register(fs)
-		if interleave(fs, cmd[i+1:]) != nil {
-			return nil
-		}
-		return fs.Args()
-	}
-	return nil
-}
-
-// buildPlan assembles the plan: defaults, the --plan file, then the
-// flags given; when resuming, the results file's plan takes the place of
-// the defaults and the file.
-func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Results) (plan.Plan, error) {
-	pl := plan.DefaultPlan()
-	pl.Seed = time.Now().UnixNano() % 1_000_000
-	if prev != nil {
-		pl = prev.Header.Plan
-		pl.Axes = nil
-		for _, a := range prev.Header.Plan.Axes {
-			name := a.Name
-			switch a.Kind {
-			case plan.KindFile:
-				name = "sysfs:" + name
-			case plan.KindModParam:
-				name = "modparam:" + name
-			}
-			ax, err := plan.NewAxis(m, name, a.Values)
-			if err != nil {
-				return pl, fmt.Errorf("results file: %w", err)
-			}
-			pl.Axes = append(pl.Axes, ax)
-		}
-	}
-	var errs []error
-	if o.plan != "" {
-		data, err := os.ReadFile(o.plan)
-		if err != nil {
-			return pl, err
-		}
-		pf, axes, err := plan.ParsePlanFile(m, o.plan, data)
-		if err != nil {
-			return pl, err
-		}
-		pf.Apply(&pl)
-		if prev == nil {
-			pl.Axes = axes
-		}
-	}
-	if len(o.axes) > 0 {
-		var axes []plan.Axis
-		for _, s := range o.axes {
-			a, err := plan.ParseAxis(m, s)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			axes = append(axes, a)
-		}
-		if prev == nil && o.plan != "" {
-			pl.Axes = append(pl.Axes, axes...)
-		} else {
-			pl.Axes = axes
-		}
-	}
-	if set["mode"] {
-		pl.Mode = o.mode
-	}
-	if set["repeat"] {
-		pl.Repeats = o.repeat
-	}
-	if set["warmup"] {
-		pl.Warmup = o.warmup
-	}
-	if set["settle"] {
-		pl.Settle = o.settle
-	}
-	if set["seed"] {
-		pl.Seed = o.seed
-	}
-	if set["baseline-every"] {
-		pl.BaselineEvery = o.baselineEvery
-	}
-	if err := errors.Join(errs...); err != nil {
-		return pl, err
-	}
-	return pl, pl.Check()
-}
-
-func (a *app) sweepProbeErr(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(a.env.stdout, "probe kinds:")
-		probe.PrintUsage(a.env.stdout)
-		return nil
-	}
-	if errors.Is(err, probe.ErrUsage) {
-		return withCode(exitUsage, fmt.Errorf("sweep: %w", err))
-	}
-	return err
 }
 
 // kernel is `uname -r`.
@@ -563,67 +333,4 @@ func (pa *probeAdapter) Measure(ctx context.Context) (probe.Run, error) {
 	}
 	pa.ref.Check(&r, pa.n)
 	return r, nil
-}
-
-// paramUsers finds, for every module parameter axis, the controllers the
-// parameter changes (it is module-wide) and reads the fields it sets on
-// each: on the target through its accessor, on the board's other
-// controllers through their own /dev/mem windows (read only); a simulated
-// or image target has no other controller to read.
-func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[string][]soc.ParamUser {
-	var out map[string][]soc.ParamUser
-	for _, ax := range pl.Axes {
-		if ax.Kind != plan.KindModParam {
-			continue
-		}
-		us := soc.ParamScope(root, p, ax.Name)
-		for i := range us {
-			u := &us[i]
-			c, err := p.Controller(u.Label)
-			if err != nil {
-				continue
-			}
-			acc, m := t.Acc, t.Profile.Map
-			if c.Label != t.Controller.Label {
-				if t.Kind != soc.KindDevMem {
-					u.Note = "settings not read: only the target controller is open (" + string(t.Kind) + ")"
-					continue
-				}
-				ot, err := soc.OpenDevMem(p, c)
-				if err != nil {
-					u.Note = "settings not read: " + err.Error()
-					continue
-				}
-				defer ot.Close()
-				if err := ot.Identify(); err != nil {
-					u.Note = "settings not read: " + err.Error()
-					continue
-				}
-				acc, m = ot.Acc, ot.Profile.Map
-			}
-			for _, k := range p.Knobs {
-				if k.Param != ax.Name {
-					continue
-				}
-				ref, err := m.Lookup(k.Field)
-				if err != nil || ref.Field == nil {
-					continue
-				}
-				v, err := acc.Read32(ref.Reg.Offset)
-				if err != nil {
-					u.Note = "settings not read: " + err.Error()
-					break
-				}
-				if u.Settings == nil {
-					u.Settings = map[string]string{}
-				}
-				u.Settings[ref.String()] = strconv.FormatUint(uint64(ref.Field.Get(v)), 10)
-			}
-		}
-		if out == nil {
-			out = map[string][]soc.ParamUser{}
-		}
-		out[ax.Name] = us
-	}
-	return out
 }
