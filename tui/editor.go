@@ -208,32 +208,7 @@ func (m Model) editView(h int) []string {
 			e.top = e.sel - listH + 1
 		}
 		for i := e.top; i < len(e.choices) && i < e.top+listH; i++ {
-			c := e.choices[i]
-			var tags []string
-			if c.v == cur {
-				tags = append(tags, "now")
-			}
-			if c.v == start {
-				tags = append(tags, "start")
-			}
-			if reg.ResetKnown && c.v == f.Get(reg.Reset) {
-				tags = append(tags, "reset")
-			}
-			meaning := c.meaning
-			if c.reserved {
-				meaning = "RESERVED, cannot be chosen: " + meaning
-			}
-			cursor := "  "
-			if i == e.sel {
-				cursor = "> "
-			}
-			line := fit(fmt.Sprintf("%s %-6d %-12s %-15s %s", cursor, c.v, cut(c.name, 12), strings.Join(tags, " "), meaning), w)
-			if i == e.sel {
-				line = m.st.Cursor.Render(line)
-			} else if c.reserved {
-				line = m.st.Dim.Render(line)
-			}
-			out = append(out, line)
+			out = append(out, m.editChoiceLine(e, i, cur, start))
 		}
 	}
 	if e.other {
@@ -260,4 +235,37 @@ func (m Model) editView(h int) []string {
 		out = out[:h]
 	}
 	return out
+}
+
+// editChoiceLine is the editor's row of choice i, tagged with the values
+// now, at start and at reset (cur, start and the register's reset).
+func (m Model) editChoiceLine(e editor, i int, cur, start uint32) string {
+	w := m.w
+	reg, f := e.ref.Reg, e.ref.Field
+	c := e.choices[i]
+	var tags []string
+	if c.v == cur {
+		tags = append(tags, "now")
+	}
+	if c.v == start {
+		tags = append(tags, "start")
+	}
+	if reg.ResetKnown && c.v == f.Get(reg.Reset) {
+		tags = append(tags, "reset")
+	}
+	meaning := c.meaning
+	if c.reserved {
+		meaning = "RESERVED, cannot be chosen: " + meaning
+	}
+	cursor := "  "
+	if i == e.sel {
+		cursor = "> "
+	}
+	line := fit(fmt.Sprintf("%s %-6d %-12s %-15s %s", cursor, c.v, cut(c.name, 12), strings.Join(tags, " "), meaning), w)
+	if i == e.sel {
+		line = m.st.Cursor.Render(line)
+	} else if c.reserved {
+		line = m.st.Dim.Render(line)
+	}
+	return line
 }

@@ -219,6 +219,35 @@ func (m Model) probeView(h int) []string {
 		out = append(out, m.st.Title.Render(cut("Probe: "+m.cfg.Prober.Name(), w)))
 	}
 	out = append(out, cut(fmt.Sprintf("%d run(s) per r (+/-)    setting now: %s", p.repeats, settingLabel(m.m, m.cfg.Start, m.cur)), w))
+	out = append(out, m.probeRunView()...)
+	out = append(out, "")
+	setW := max(12, w-2-2-5-13-9-9-7)
+	out = append(out, m.st.ColHead.Render(fit(fmt.Sprintf("    %s %4s %12s %8s %8s %6s", fit("setting (history)", setW), "runs", "median", "spread", "irq/MiB", "CPU"), w)))
+	cmpH := 7
+	listH := max(2, h-len(out)-cmpH)
+	if len(p.hist) < 2 {
+		listH = max(2, h-len(out)-2)
+	}
+	top := max(0, min(p.sel-listH+1, len(p.hist)-listH))
+	if len(p.hist) == 0 {
+		out = append(out, "    no runs yet: r runs the probe with the settings now on the controller")
+	}
+	for i := top; i < len(p.hist) && i < top+listH; i++ {
+		out = append(out, m.probeHistLine(i, setW))
+	}
+	if len(p.hist) >= 2 {
+		out = padLines(out, w, h-cmpH)
+		out = append(out, m.compareView()...)
+	}
+	return out
+}
+
+// probeRunView is the progress of the running probe (or the last error),
+// and the last run's numbers.
+func (m Model) probeRunView() []string {
+	p := m.probe
+	w := m.w
+	var out []string
 	switch {
 	case p.running:
 		frac := 0.0
@@ -258,56 +287,44 @@ func (m Model) probeView(h int) []string {
 	} else {
 		out = append(out, "last run: none yet")
 	}
-	out = append(out, "")
-	setW := max(12, w-2-2-5-13-9-9-7)
-	out = append(out, m.st.ColHead.Render(fit(fmt.Sprintf("    %s %4s %12s %8s %8s %6s", fit("setting (history)", setW), "runs", "median", "spread", "irq/MiB", "CPU"), w)))
-	cmpH := 7
-	listH := max(2, h-len(out)-cmpH)
-	if len(p.hist) < 2 {
-		listH = max(2, h-len(out)-2)
-	}
-	top := max(0, min(p.sel-listH+1, len(p.hist)-listH))
-	if len(p.hist) == 0 {
-		out = append(out, "    no runs yet: r runs the probe with the settings now on the controller")
-	}
-	for i := top; i < len(p.hist) && i < top+listH; i++ {
-		hr := p.hist[i]
-		mark := " "
-		if i == p.compareA() {
-			mark = "A"
-		}
-		cursor := " "
-		if i == p.sel {
-			cursor = ">"
-		}
-		med, spr := "--", "--"
-		irq, cpu := "--", "--"
-		if len(hr.runs) > 0 {
-			med = fmt.Sprintf("%.2f MiB/s", median(hr.rates())/(1<<20))
-			spr = fmtSpread(hr.rates())
-			irq = fmt.Sprintf("%.1f", hr.avg(func(r ProbeResult) float64 { return r.IRQsPerMiB }))
-			if c := hr.avg(func(r ProbeResult) float64 { return r.CPUPercent }); c > 0 {
-				cpu = fmt.Sprintf("%.1f%%", c)
-			}
-		}
-		label := hr.setting
-		if hr.corrupt > 0 {
-			label += fmt.Sprintf(" [CORRUPT x%d]", hr.corrupt)
-		}
-		if hr.dropped > 0 {
-			label += fmt.Sprintf(" [not held x%d]", hr.dropped)
-		}
-		line := fit(fmt.Sprintf("%s%s  %s %4d %12s %8s %8s %6s", cursor, mark, fit(label, setW), len(hr.runs), med, spr, irq, cpu), w)
-		if i == p.sel {
-			line = m.st.Cursor.Render(line)
-		}
-		out = append(out, line)
-	}
-	if len(p.hist) >= 2 {
-		out = padLines(out, w, h-cmpH)
-		out = append(out, m.compareView()...)
-	}
 	return out
+}
+
+// probeHistLine is the history row of entry i, its setting setW wide.
+func (m Model) probeHistLine(i, setW int) string {
+	p := m.probe
+	w := m.w
+	hr := p.hist[i]
+	mark := " "
+	if i == p.compareA() {
+		mark = "A"
+	}
+	cursor := " "
+	if i == p.sel {
+		cursor = ">"
+	}
+	med, spr := "--", "--"
+	irq, cpu := "--", "--"
+	if len(hr.runs) > 0 {
+		med = fmt.Sprintf("%.2f MiB/s", median(hr.rates())/(1<<20))
+		spr = fmtSpread(hr.rates())
+		irq = fmt.Sprintf("%.1f", hr.avg(func(r ProbeResult) float64 { return r.IRQsPerMiB }))
+		if c := hr.avg(func(r ProbeResult) float64 { return r.CPUPercent }); c > 0 {
+			cpu = fmt.Sprintf("%.1f%%", c)
+		}
+	}
+	label := hr.setting
+	if hr.corrupt > 0 {
+		label += fmt.Sprintf(" [CORRUPT x%d]", hr.corrupt)
+	}
+	if hr.dropped > 0 {
+		label += fmt.Sprintf(" [not held x%d]", hr.dropped)
+	}
+	line := fit(fmt.Sprintf("%s%s  %s %4d %12s %8s %8s %6s", cursor, mark, fit(label, setW), len(hr.runs), med, spr, irq, cpu), w)
+	if i == p.sel {
+		line = m.st.Cursor.Render(line)
+	}
+	return line
 }
 
 // compareA is the row compared against.

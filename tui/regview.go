@@ -209,33 +209,49 @@ func (m Model) detailView(h int) []string {
 		return nil
 	}
 	r := m.rows[m.sel]
+	if r.kind == rowReg {
+		return padLines(m.regDetail(r.reg), m.w, h)[:h]
+	}
+	return padLines(m.fieldDetail(r), m.w, h)[:h]
+}
+
+// regDetail describes a whole register: its values now, at start and at
+// reset, and what the driver does with it.
+func (m Model) regDetail(reg *regs.Register) []string {
+	raw := m.cur[reg.Offset]
+	sv, haveStart := m.cfg.Start.Value(reg.Name)
+	var lines []string
+	add := func(s string) { lines = append(lines, wrap(s, m.w, "  ")...) }
+	title := fmt.Sprintf("-- %s at offset %#03x ", reg.Name, reg.Offset)
+	lines = append(lines, m.st.Section.Render(title+strings.Repeat("-", max(0, m.w-len(title)))))
+	s := "now " + regs.Hex(raw)
+	if haveStart {
+		s += ", at start " + regs.Hex(sv)
+	}
+	if reg.ResetKnown {
+		s += ", reset " + regs.Hex(reg.Reset)
+	} else {
+		s += ", reset unknown"
+	}
+	if reg.ReadOnly {
+		s += "; read-only for citune"
+	}
+	add(s)
+	add(reg.Desc)
+	if reg.Note != "" {
+		add("Driver: " + reg.Note)
+	}
+	return lines
+}
+
+// fieldDetail describes a field: its values, whether it drifted, its
+// legal values and how to persist it.
+func (m Model) fieldDetail(r row) []string {
 	reg := r.reg
 	raw := m.cur[reg.Offset]
 	sv, haveStart := m.cfg.Start.Value(reg.Name)
 	var lines []string
 	add := func(s string) { lines = append(lines, wrap(s, m.w, "  ")...) }
-	if r.kind == rowReg {
-		title := fmt.Sprintf("-- %s at offset %#03x ", reg.Name, reg.Offset)
-		lines = append(lines, m.st.Section.Render(title+strings.Repeat("-", max(0, m.w-len(title)))))
-		s := "now " + regs.Hex(raw)
-		if haveStart {
-			s += ", at start " + regs.Hex(sv)
-		}
-		if reg.ResetKnown {
-			s += ", reset " + regs.Hex(reg.Reset)
-		} else {
-			s += ", reset unknown"
-		}
-		if reg.ReadOnly {
-			s += "; read-only for citune"
-		}
-		add(s)
-		add(reg.Desc)
-		if reg.Note != "" {
-			add("Driver: " + reg.Note)
-		}
-		return padLines(lines, m.w, h)[:h]
-	}
 	f := r.field
 	ref := r.ref()
 	kind := f.Access.String()
@@ -292,7 +308,7 @@ func (m Model) detailView(h int) []string {
 	} else if reg.Note != "" {
 		add("Driver: " + reg.Note)
 	}
-	return padLines(lines, m.w, h)[:h]
+	return lines
 }
 
 // valueName renders "1 (UF1)" or "5".

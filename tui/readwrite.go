@@ -1,0 +1,207 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/citune/citune/regs"
+)
+
+// onRegs takes a fresh read, and finds values that changed behind the
+// user's back.
+func (m Model) onRegs(msg regsMsg) Model {
+	if msg.err != nil {
+		m.setErr("reading registers: %v", msg.err)
+		return m
+	}
+	if msg.wgen != m.wgen || m.writing {
+		return m // raced a write: a fresh read follows the write
+	}
+	m.prev = m.cur
+	m.cur = map[uint32]uint32{}
+	for _, rv := range msg.snap.Registers {
+		m.cur[rv.Offset] = rv.Value
+	}
+	m.reads++
+	if m.reads == 1 || m.resync {
+		// Our own writes (and a sweep's restore) are not changes
+		// behind the user's back.
+		m.prev, m.resync = nil, false
+	}
+	var fresh []string
+	sweeping := m.sweep.running
+	for i := range m.m.Registers {
+		r := &m.m.Registers[i]
+		for j := range r.Fields {
+			f := &r.Fields[j]
+			ref := regs.Ref{Reg: r, Field: f}
+			k := refKey(ref)
+			if sweeping && m.sweep.plan.has(ref) {
+				continue
+			}
+			got := f.Get(m.cur[r.Offset])
+			if want, ok := m.desired[k]; ok {
+				if got != want {
+					if _, had := m.drifts[k]; !had {
+						fresh = append(fresh, k)
+					}
+					m.drifts[k] = drift{want: want, got: got}
+				} else {
+					delete(m.drifts, k)
+				}
+				continue
+			}
+			if !f.Knob {
+				continue
+			}
+			if d, ok := m.drifts[k]; ok {
+				if got == d.want {
+					delete(m.drifts, k)
+				} else {
+					d.got = got
+					m.drifts[k] = d
+				}
+				continue
+			}
+			if m.prev != nil {
+				if was := f.Get(m.prev[r.Offset]); was != got {
+					m.drifts[k] = drift{want: was, got: got}
+					fresh = append(fresh, k)
+				}
+			}
+		}
+	}
+	if len(fresh) > 0 {
+		ref, _ := m.m.Lookup(fresh[0])
+		d := m.drifts[fresh[0]]
+		m.setErr("! %s changed behind your back: was %d, reads %d. %s", ref, d.want, d.got, m.why(ref))
+	}
+	return m
+}
+
+// why explains who rewrites a field: the profile's knob text, else the
+// register's note.
+func (m Model) why(ref regs.Ref) string {
+	if ref.Reg == nil {
+		return ""
+	}
+	if ref.Field != nil {
+		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.Driver != "" {
+			return k.Driver
+		}
+	}
+	if ref.Reg.Note != "" {
+		return ref.Reg.Note
+	}
+	if m.cfg.Target.Profile.Emulated {
+		return "The emulator ignores writes to some registers."
+	}
+	return "Something else (the driver, a controller reset) wrote the register."
+}
+
+// onWrite takes the result of an apply or revert.
+func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
+	m.writing = false
+	m.wgen++
+	m.resync = true
+	read := readRegs(m.cfg.Target.Acc, m.m, m.wgen)
+	var ok, bad []string
+	for _, r := range msg.results {
+		for _, c := range r.Changes {
+			k := refKey(c.Ref)
+			var mm *regs.Mismatch
+			for i := range r.Mismatches {
+				if sameRef(r.Mismatches[i].Ref, c.Ref) {
+					mm = &r.Mismatches[i]
+				}
+			}
+			if mm != nil {
+				bad = append(bad, fmt.Sprintf("%s DID NOT STICK: %s. %s", c.Ref, mm, m.why(c.Ref)))
+				delete(m.desired, k)
+				continue
+			}
+			delete(m.drifts, k)
+			if msg.revert {
+				delete(m.desired, k)
+			} else {
+				m.desired[k] = c.Value
+			}
+			got := r.Readback
+			if c.Ref.Field != nil {
+				got = c.Ref.Field.Get(r.Readback)
+			}
+			ok = append(ok, fmt.Sprintf("%s=%d (reads %d)", c.Ref, c.Value, got))
+		}
+	}
+	for _, r := range msg.restored {
+		k := strings.ToUpper(r.Name)
+		if !r.Held {
+			bad = append(bad, fmt.Sprintf("%s DID NOT RETURN: %s", r.Name, r))
+			continue
+		}
+		delete(m.drifts, k)
+		delete(m.desired, k)
+		if r.Wrote {
+			ok = append(ok, fmt.Sprintf("%s=%s (reads %s)", r.Name, r.Want, r.Got))
+		}
+	}
+	if msg.revert {
+		for _, ref := range msg.refs {
+			delete(m.desired, refKey(ref))
+			delete(m.drifts, refKey(ref))
+		}
+	}
+	switch {
+	case msg.err != nil:
+		m.setErr("%s: %v", msg.what, msg.err)
+	case len(bad) > 0:
+		m.setErr("%s", strings.Join(bad, "; "))
+	case len(ok) == 0 && msg.revert:
+		m.setStatus("%s: nothing to do, the values are already the starting ones", msg.what)
+	case msg.revert:
+		m.setStatus("%s: %s, read back ok", msg.what, strings.Join(ok, ", "))
+	default:
+		m.setStatus("applied %s, read back ok", strings.Join(ok, ", "))
+	}
+	if m.mode == modeClosing {
+		mm, cmd := m.proceedClose()
+		return mm, tea.Batch(read, cmd)
+	}
+	return m, read
+}
+
+// differing lists the values the session changed that differ from their
+// start now (a value changed and changed back is not listed).
+func (m Model) differing() []regs.Ref {
+	var out []regs.Ref
+	for _, ref := range m.cfg.Undo.Touched() {
+		if m.nowValue(ref) != m.startValue(ref) {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// nowValue is ref's value as last read.
+func (m Model) nowValue(ref regs.Ref) uint32 {
+	now := m.cur[ref.Reg.Offset]
+	if ref.Field != nil {
+		now = ref.Field.Get(now)
+	}
+	return now
+}
+
+// startValue is ref's value when the session first changed it, or, for a
+// field it has not changed, its value in the starting snapshot.
+func (m Model) startValue(ref regs.Ref) uint32 {
+	if v, ok := m.cfg.Undo.StartValue(ref); ok {
+		return v
+	}
+	raw, _ := m.cfg.Start.Value(ref.Reg.Name)
+	if ref.Field == nil {
+		return raw
+	}
+	return ref.Field.Get(raw)
+}

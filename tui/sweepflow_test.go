@@ -1,0 +1,162 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// A short sweep runs to completion through package sweep, ranks its
+// points, and leaves the registers as they were.
+func TestSweepToCompletion(t *testing.T) {
+	e := newEnv(t, false)
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText("AHBBRST=0,3,7 ITC=1,8 repeat=3")
+	e.keys("enter")
+	if e.m.sweep.planErr != "" || e.m.sweep.plan.Points() != 6 {
+		t.Fatalf("plan: %q, %d points", e.m.sweep.planErr, e.m.sweep.plan.Points())
+	}
+	e.keys("r")
+	s := e.m.sweep
+	if s.running || !s.finished || len(s.points) != 8 { // 6 points, the baseline twice
+		t.Fatalf("sweep running %v finished %v points %d: %s", s.running, s.finished, len(s.points), e.m.status)
+	}
+	good, bad := s.ranked()
+	if len(good) != 6 || len(bad) != 0 {
+		t.Errorf("ranked %d good, %d bad; want 6 and 0", len(good), len(bad))
+	}
+	// At reset BURSTSIZE is 0: AHBBRST=0 moves single words. INCR16 with
+	// or without an INCR tail is the same for 512-byte packets; ITC 1
+	// waits least.
+	if b, _ := s.best(); !sameValues(b.Values, []string{"3", "1"}) && !sameValues(b.Values, []string{"7", "1"}) {
+		t.Errorf("best = %v, want AHBBRST=3 or 7 with ITC=1", b.Values)
+	}
+	if got := e.field("USBCMD.ITC"); got != 8 {
+		t.Errorf("ITC = %d after the sweep, want 8 restored", got)
+	}
+	e.refresh()
+	e.refresh()
+	if len(e.m.drifts) != 0 {
+		t.Errorf("the sweep's restore flagged as a change behind the user's back: %v", e.m.drifts)
+	}
+	if !strings.Contains(e.screen(), "best: AHBBRST=") || !strings.Contains(e.screen(), " ITC=1 at ") {
+		t.Errorf("screen:\n%s", e.screen())
+	}
+}
+
+// stopper runs the real sweep and stops it, as the user's stop key
+// does, after a number of probe runs (0: never).
+type stopper struct {
+	*SweepRunner
+	m     *simMeasure
+	after int64
+}
+
+func (s *stopper) Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.m.cancel, s.m.stopAfter = nil, 0
+	if s.after > 0 {
+		s.m.cancel, s.m.stopAfter = cancel, s.m.runs.Load()+s.after
+	}
+	return s.SweepRunner.Run(ctx, plan, done, report)
+}
+
+// Stop and resume: the second run skips the points already done.
+func TestSweepStopResume(t *testing.T) {
+	st := &stopper{after: 9} // baseline, two points (3 runs each)
+	e := newEnv(t, false, func(c *Config) { st.SweepRunner = c.Sweeper.(*SweepRunner); c.Sweeper = st })
+	st.m = e.measure
+	e.keys("1")
+	e.selectRow("SBUSCFG.AHBBRST")
+	e.keys("x")
+	e.selectRow("USBCMD.ITC")
+	e.keys("x", "3")
+	// x proposes a few values: the extremes, the start, the mainline
+	// (the board's: AHBBRST 0, ITC 1).
+	if got := e.m.sweep.planText; got != "AHBBRST=0,2,7 ITC=0,1,8,64 repeat=3" {
+		t.Fatalf("plan from screen: %q", got)
+	}
+	e.keys("e")
+	e.clearInput()
+	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=3")
+	e.keys("enter", "r")
+	measured := func() (n int) {
+		for _, p := range e.m.sweep.points {
+			if !p.Baseline {
+				n++
+			}
+		}
+		return n
+	}
+	first := measured()
+	if !e.m.sweep.stopped || first == 0 || first >= 4 {
+		t.Fatalf("after stop: stopped %v, %d of 4 points (%s)", e.m.sweep.stopped, first, e.m.status)
+	}
+	st.after = 0
+	e.keys("r")
+	if !e.m.sweep.finished || measured() != 4 || e.m.sweep.total != 4-first {
+		t.Fatalf("after resume: finished %v, %d points, this run %d (first run %d): %s", e.m.sweep.finished, measured(), e.m.sweep.total, first, e.m.status)
+	}
+}
+
+func TestParsePlanErrors(t *testing.T) {
+	e := newEnv(t, false)
+	m := e.target.Profile.Map
+	for text, want := range map[string]string{
+		"ITC=3":          "not a legal value",
+		"AHBBRST=4":      "reserved",
+		"USBCMD=1":       "a sweep changes fields, not whole registers",
+		"NOPE=1":         "no such register or field",
+		"ITC=1 repeat=0": "want 3..100",
+		"ITC=1 repeat=2": "repeat=2: want 3..100 (with fewer runs per point no difference can be told from noise",
+		"ITC":            "want FIELD=",
+		"ID.ID=1":        "write refused",
+		// The sweep's own axis grammar: files and module parameters are
+		// checked on the screen too.
+		"sysfs:/etc/passwd=1":         "a file axis takes a path under /sys or /proc",
+		"modparam:ehci_hcd=1":         "want modparam:MODULE.PARAM",
+		"AHBBRST=0 SBUSCFG.AHBBRST=3": "AHBBRST is listed twice",
+		"AHBBRST=0,0":                 "value 0 given twice",
+	} {
+		if _, err := parsePlan(text, m); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parsePlan(%q) = %v, want %q", text, err, want)
+		}
+	}
+}
+
+// Plan errors are shown whole at 80 columns, every one of them, and
+// repeat below 3 is refused up front.
+func TestPlanErrorsWhole(t *testing.T) {
+	e := newEnv(t, false)
+	e.resize(80, 24)
+	text := "ITC=3 AHBBRST=4 NOPE=1 repeat=2"
+	_, err := parsePlan(text, e.target.Profile.Map)
+	if err == nil {
+		t.Fatal("the plan should have errors")
+	}
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText(text)
+	e.keys("enter")
+	scr := e.screen()
+	flat := strings.Join(strings.Fields(scr), " ")
+	msgs := strings.Split(err.Error(), "\n")
+	if len(msgs) != 4 {
+		t.Fatalf("want 4 errors, got %q", msgs)
+	}
+	for _, msg := range msgs {
+		if !strings.Contains(flat, strings.Join(strings.Fields(msg), " ")) {
+			t.Errorf("error %q is not on the screen whole:\n%s", msg, scr)
+		}
+	}
+	for _, l := range strings.Split(scr, "\n") {
+		if n := len([]rune(strings.TrimRight(l, " "))); n > 80 {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	if e.m.sweep.plan.Points() != 0 {
+		t.Errorf("a plan with errors was taken")
+	}
+}

@@ -1,0 +1,246 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+)
+
+// has reports whether ref is an axis of the plan.
+func (p SweepPlan) has(ref regs.Ref) bool {
+	for _, a := range p.Axes {
+		if a.Kind == plan.KindRegister && sameRef(a.Ref, ref) {
+			return true
+		}
+	}
+	return false
+}
+
+// parsePlan reads the on-screen plan syntax: an axis per word as
+// plan.ParseAxis reads it (FIELD=v1,v2,..., sysfs:PATH=..., modparam:M.P=...),
+// optional repeat=N and mode=grid|ofat|adaptive.
+func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
+	p := SweepPlan{Repeat: 3, Source: "screen"}
+	var errs []error
+	for _, tok := range strings.Fields(text) {
+		i := strings.LastIndex(tok, "=")
+		if i <= 0 || i == len(tok)-1 {
+			errs = append(errs, fmt.Errorf("%q: want FIELD=v1,v2,..., repeat=N or mode=M", tok))
+			continue
+		}
+		name, vals := tok[:i], tok[i+1:]
+		switch {
+		case strings.EqualFold(name, "repeat"):
+			n, err := strconv.Atoi(vals)
+			if err != nil || n < rank.MinRunsForCI || n > 100 {
+				errs = append(errs, fmt.Errorf("repeat=%s: want %d..100 (with fewer runs per point no difference can be told from noise: no confidence interval)", vals, rank.MinRunsForCI))
+				continue
+			}
+			p.Repeat = n
+			continue
+		case strings.EqualFold(name, "mode"):
+			switch strings.ToLower(vals) {
+			case "grid", "ofat", "adaptive":
+				p.Mode = strings.ToLower(vals)
+			default:
+				errs = append(errs, fmt.Errorf("mode=%s: want grid, ofat or adaptive", vals))
+			}
+			continue
+		}
+		// An axis, in the sweep's own grammar (as --axis and plan
+		// files): register values are checked like `citune set` values;
+		// files and module parameters are checked again before the
+		// first write.
+		ax, err := plan.ParseAxis(m, tok)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if slices.ContainsFunc(p.Axes, func(b plan.Axis) bool { return b.Kind == ax.Kind && b.Name == ax.Name }) {
+			errs = append(errs, fmt.Errorf("%s is listed twice", axisLabel(m, ax)))
+			continue
+		}
+		p.Axes = append(p.Axes, ax)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return SweepPlan{}, err
+	}
+	return p, nil
+}
+
+// planString renders p in the on-screen syntax.
+func planString(p SweepPlan, m *regs.Map) string {
+	var parts []string
+	for _, a := range p.Axes {
+		parts = append(parts, axisLabel(m, a)+"="+strings.Join(a.Values, ","))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	parts = append(parts, fmt.Sprintf("repeat=%d", max(1, p.Repeat)))
+	if p.Mode != "" {
+		parts = append(parts, "mode="+p.Mode)
+	}
+	return strings.Join(parts, " ")
+}
+
+// setPlanText replaces the plan; results of another plan are dropped.
+func (s *sweepState) setPlanText(text string, m *regs.Map) {
+	s.planText = text
+	if strings.TrimSpace(text) == "" {
+		s.plan, s.planErr = SweepPlan{}, ""
+		s.resetResults()
+		return
+	}
+	p, err := parsePlan(text, m)
+	if err != nil {
+		s.planErr = err.Error()
+		return
+	}
+	s.planErr = ""
+	if planString(p, m) != planString(s.plan, m) {
+		s.resetResults()
+	}
+	p.Source = "screen"
+	p.File = s.plan.File // settings a loaded plan file gave (settle, warm-ups)
+	s.plan = p
+}
+
+// strs renders numbers in decimal.
+func strs(vs []uint32) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, strconv.FormatUint(uint64(v), 10))
+	}
+	return out
+}
+
+// proposeValues proposes a few values to sweep for f: the extremes of its
+// legal values (up to the binding's maximum), the starting value and the
+// mainline value (what Linux leaves on a board: nil when no source says),
+// in order, each once.
+func proposeValues(f *regs.Field, start uint32, mainline *uint32, limit uint32) []uint32 {
+	legal := defaultValues(f, start, limit)
+	if len(legal) == 0 {
+		return nil
+	}
+	pick := []uint32{legal[0], legal[len(legal)-1]}
+	ok := func(v uint32) bool {
+		return regs.CheckValue(f, v) == nil && (limit == 0 || v <= limit)
+	}
+	if ok(start) {
+		pick = append(pick, start)
+	}
+	if mainline != nil && ok(*mainline) {
+		pick = append(pick, *mainline)
+	}
+	sort.Slice(pick, func(i, j int) bool { return pick[i] < pick[j] })
+	out := pick[:0]
+	for i, v := range pick {
+		if i == 0 || v != pick[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// defaultValues lists the legal values to choose from for f: every legal
+// named value, both values of a bit, a small range in full, otherwise
+// powers of two up to the binding's maximum (or 64), plus the starting
+// value.
+func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
+	cs, _ := choicesOf(f)
+	var vs []uint32
+	if len(cs) > 0 {
+		for _, c := range cs {
+			if !c.reserved && regs.CheckValue(f, c.v) == nil {
+				vs = append(vs, c.v)
+			}
+		}
+		return vs
+	}
+	if limit == 0 || limit > f.WidthMax() {
+		limit = min(f.WidthMax(), 64)
+	}
+	for v := uint32(1); v <= limit && v != 0; v <<= 1 {
+		if regs.CheckValue(f, v) == nil {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) > 5 {
+		vs = vs[len(vs)-5:]
+	}
+	found := false
+	for _, v := range vs {
+		found = found || v == start
+	}
+	if !found && regs.CheckValue(f, start) == nil {
+		vs = append(vs, start)
+		sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
+	}
+	return vs
+}
+
+// mainline is the value Linux leaves in ref on a board in the
+// controller's role (the profile's board values), or nil.
+func (m Model) mainline(ref regs.Ref) *uint32 {
+	role := m.cfg.Role
+	if role == "" {
+		role, _ = roleOf(m.cfg.Target, m.m, m.cur)
+	}
+	for _, c := range m.cfg.Target.Profile.BoardValues(role) {
+		if c.Ref.Reg.Offset == ref.Reg.Offset && c.Ref.Field != nil && ref.Field != nil && c.Ref.Field.Name == ref.Field.Name {
+			v := c.Value
+			return &v
+		}
+	}
+	return nil
+}
+
+// planFromAxes builds the plan text from the fields marked on screen.
+func (m Model) planFromAxes() string {
+	if len(m.axes) == 0 {
+		return ""
+	}
+	p := SweepPlan{Repeat: 3}
+	if m.sweep.plan.Repeat > 0 {
+		p.Repeat = m.sweep.plan.Repeat
+	}
+	for _, ref := range m.axes {
+		sv := m.startValue(ref)
+		var limit uint32
+		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.DTMax != nil {
+			limit = *k.DTMax
+		}
+		p.Axes = append(p.Axes, plan.Axis{Kind: plan.KindRegister, Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
+	}
+	return planString(p, m.m)
+}
+
+func (m Model) onPlan(msg planMsg) Model {
+	if msg.err != nil {
+		m.setErr("plan %s: %v", msg.path, msg.err)
+		return m
+	}
+	text := planString(msg.plan, m.m)
+	if _, err := parsePlan(text, m.m); err != nil {
+		m.setErr("plan %s: %v", msg.path, err)
+		return m
+	}
+	m.sweep.plan.File = msg.plan.File
+	m.sweep.setPlanText(text, m.m)
+	m.sweep.plan.Source = msg.plan.Source
+	m.axes = nil
+	for _, a := range m.sweep.plan.Axes {
+		m.axes = append(m.axes, a.Ref)
+	}
+	m.setStatus("loaded plan %s: %d point(s); r starts it", msg.path, m.sweep.plan.Points())
+	return m
+}
