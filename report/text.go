@@ -275,6 +275,15 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 	if err != nil {
 		return err
 	}
+	writeTextHead(w, s, o, width)
+	writeTextPoints(w, s, pts, o, width)
+	writeTextOthers(w, s, o, width)
+	writeTextTail(w, s, o, width)
+	return nil
+}
+
+// writeTextHead writes what was swept, how, its state and its warnings.
+func writeTextHead(w io.Writer, s *Sweep, o Options, width int) {
 	fmt.Fprintf(w, "%s: %s, kernel %s\n", s.File, s.Board(), or(s.Kernel, "unknown"))
 	if o.Width > 0 {
 		fmt.Fprint(w, wrap("probe: ", s.Probe, width))
@@ -300,6 +309,11 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 		fmt.Fprintf(w, "\n!!! CORRUPT DATA at %d point%s (below): a probe run's data failed its integrity check\n", cor, plural(cor))
 	}
 	fmt.Fprintln(w)
+}
+
+// writeTextPoints writes the table of the baseline and the points, with
+// its footnotes.
+func writeTextPoints(w io.Writer, s *Sweep, pts []*Point, o Options, width int) {
 	if s.Baseline == nil && len(pts) == 0 {
 		fmt.Fprintln(w, "nothing was measured to the end: no baseline and no point")
 	} else {
@@ -318,6 +332,11 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 	if len(s.Ranked) == 0 {
 		fmt.Fprintln(w, "no point was ranked")
 	}
+}
+
+// writeTextOthers writes the excluded and the eliminated points and the
+// effect of each axis.
+func writeTextOthers(w io.Writer, s *Sweep, o Options, width int) {
 	if len(s.Excluded) > 0 {
 		fmt.Fprintf(w, "\nnot ranked (never compared, their numbers are not trusted):\n")
 		t := &table{head: []string{"status", "point", "why"}}
@@ -339,6 +358,11 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 		fmt.Fprintf(w, "\n%s\n", line)
 		effectTable(s, effs).textFit(w, "  ", o.Width)
 	}
+}
+
+// writeTextTail writes the sweep's notes and how to make the winner
+// permanent.
+func writeTextTail(w io.Writer, s *Sweep, o Options, width int) {
 	if len(s.Notes) > 0 {
 		fmt.Fprintf(w, "\nnotes from the sweep:\n")
 		for _, n := range s.Notes {
@@ -356,7 +380,6 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 			fmt.Fprintf(w, "\nmake the winner permanent: %s\n", line)
 		}
 	}
-	return nil
 }
 
 // fitPointTable makes the point table fit width columns: the baseline row
@@ -458,6 +481,34 @@ func summaryTable(ss []*Sweep, o Options) (*table, error) {
 		}
 		t.add(r...)
 	}
+	summarySweepRows(row)
+	summaryWinnerRows(row)
+	for _, name := range o.Points {
+		var err error
+		row(name, func(s *Sweep) string {
+			p, e := s.Find(name)
+			if e != nil {
+				if err == nil && !strings.Contains(e.Error(), "no such point") {
+					err = e
+				}
+				return "-"
+			}
+			return cell(s, p)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// summaryRow adds a row of the summary table: its name and its cell for
+// each sweep.
+type summaryRow func(name string, f func(s *Sweep) string)
+
+// summarySweepRows are the summary's rows that describe each sweep: what,
+// where, how, its state, the original settings and the baseline.
+func summarySweepRows(row summaryRow) {
 	row("file", func(s *Sweep) string { return s.File })
 	row("board", func(s *Sweep) string { return s.Board() })
 	row("kernel", func(s *Sweep) string { return s.Kernel })
@@ -478,6 +529,11 @@ func summaryTable(ss []*Sweep, o Options) (*table, error) {
 		}
 		return fmt.Sprintf("%s %s (%d runs)", s.Rate(s.Baseline.Median), s.RateUnit(), s.Baseline.Runs())
 	})
+}
+
+// summaryWinnerRows are the summary's rows of each sweep's winner: its
+// settings, its rate and, baseline -> winner, its interrupts and CPU.
+func summaryWinnerRows(row summaryRow) {
 	row("best", func(s *Sweep) string {
 		if w := s.Winner(); w != nil {
 			return w.Label
@@ -517,23 +573,6 @@ func summaryTable(ss []*Sweep, o Options) (*table, error) {
 	both("handler avg µs", func(p *Point) Num { return p.HandlerAvgUS }, f1)
 	both("handler max µs", func(p *Point) Num { return p.HandlerMaxUS }, f1)
 	both("CPU %", func(p *Point) Num { return p.CPUPct }, f1)
-	for _, name := range o.Points {
-		var err error
-		row(name, func(s *Sweep) string {
-			p, e := s.Find(name)
-			if e != nil {
-				if err == nil && !strings.Contains(e.Error(), "no such point") {
-					err = e
-				}
-				return "-"
-			}
-			return cell(s, p)
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
 }
 
 func matrixTable(ss []*Sweep) *table {
