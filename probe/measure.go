@@ -95,153 +95,199 @@ func Measure(ctx context.Context, p Probe, o Options) (Result, error) {
 // them to the bytes of all probes together. A probe that fails is not
 // run again; the others go on.
 func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
-	repeat := max(o.Repeat, 1)
-	total := max(o.Warmup, 0) + repeat
+	total := max(o.Warmup, 0) + max(o.Repeat, 1)
 	acc := newAccountant(o.Env)
 	defer acc.close()
-
-	results := make([]Result, len(ps))
-	active := make([]bool, len(ps))
-	// The first good run of each probe is the reference of the later
-	// runs: one for full hashes, one for samples.
-	refs := make([]*Run, len(ps))
-	srefs := make([]*Run, len(ps))
-	for i, p := range ps {
-		results[i].Probe = p.Name()
-		active[i] = true
-	}
-	var errs []error
-	var pmu sync.Mutex
+	m := newMeasurement(ps, o, total)
 	for k := 0; k < total; k++ {
 		if ctx.Err() != nil {
-			errs = append(errs, ctx.Err())
+			m.errs = append(m.errs, ctx.Err())
 			break
 		}
 		warm := k < o.Warmup
-		runs := make([]Run, len(ps))
-		runErrs := make([]error, len(ps))
 		s := acc.begin()
-		type out struct {
-			i   int
-			r   Run
-			err error
-		}
-		ch := make(chan out, len(ps))
-		started := 0
-		for i, p := range ps {
-			if !active[i] {
-				continue
-			}
-			var progress func(done, total int64)
-			if o.Progress != nil {
-				pr := Progress{Probe: i, Name: results[i].Probe, Run: k + 1, Runs: total, Warmup: warm}
-				progress = func(done, total int64) {
-					pmu.Lock()
-					defer pmu.Unlock()
-					pr.Done, pr.Total = done, total
-					o.Progress(pr)
-				}
-			}
-			rctx := ctx
-			if warm {
-				rctx = WarmupContext(ctx)
-			}
-			started++
-			go func() {
-				r, err := p.Run(rctx, progress)
-				ch <- out{i, r, err}
-			}()
-		}
-		// Wait for every run, but not past a cancellation: a probe stuck
-		// in the kernel is left behind (the package's cancellation
-		// contract).
-		got := make([]bool, len(ps))
-	wait:
-		for range started {
-			select {
-			case o := <-ch:
-				runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
-			case <-ctx.Done():
-				for {
-					select {
-					case o := <-ch:
-						runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
-						continue
-					default:
-					}
-					break
-				}
-				for i := range ps {
-					if active[i] && !got[i] {
-						runErrs[i] = fmt.Errorf("stopped: %w (the run did not return and was left to finish on its own)", ctx.Err())
-						runs[i] = Run{Err: runErrs[i].Error()}
-					}
-				}
-				break wait
-			}
-		}
+		ch, started := m.start(ctx, k, warm)
+		runs, runErrs := m.collect(ctx, ch, started)
 		var bytes int64
 		for i := range ps {
-			if active[i] {
+			if m.active[i] {
 				bytes += runs[i].Bytes
 			}
 		}
 		w := acc.end(s, bytes)
 		for i := range ps {
-			if !active[i] {
-				continue
-			}
-			r := runs[i]
-			r.Warmup = warm
-			w.apply(&r)
-			// The integrity check's time is citune's, not the system's.
-			r.CPU.User = max(0, r.CPU.User-r.IntegrityCPU)
-			res := &results[i]
-			res.Simulated = res.Simulated || r.Simulated
-			n := len(res.Runs) + 1
-			if err := runErrs[i]; err != nil {
-				if r.Err == "" {
-					r.Err = err.Error()
-				}
-				res.Runs = append(res.Runs, r)
-				res.Err = fmt.Sprintf("run %d: %v", n, err)
-				errs = append(errs, fmt.Errorf("%s: run %d: %w", res.Probe, n, err))
-				active[i] = false
-				continue
-			}
-			if !r.Corrupt && refs[i] != nil {
-				if off, differ := firstDiff(refs[i], &r, refs[i].marks, r.marks); differ {
-					r.Corrupt = true
-					r.Detail = fmt.Sprintf("run %d read different data than run %d: the first difference is in the %s block at byte offset %d", n, refs[i].seq, fmtSize(r.markSize), off)
-				}
-			}
-			if !r.Corrupt && srefs[i] != nil {
-				if off, differ := firstDiff(srefs[i], &r, srefs[i].smarks, r.smarks); differ {
-					r.Corrupt = true
-					r.Detail = fmt.Sprintf("run %d read different data than run %d in the sampled bytes: the first difference is in the %s block at byte offset %d", n, srefs[i].seq, fmtSize(r.markSize), off)
-				}
-			}
-			r.seq = n
-			if refs[i] == nil && !r.Corrupt && len(r.marks) > 0 {
-				ref := r
-				ref.smarks = nil
-				refs[i] = &ref
-			}
-			if srefs[i] == nil && !r.Corrupt && len(r.smarks) > 0 {
-				ref := r
-				ref.marks = nil
-				srefs[i] = &ref
-			}
-			r.marks, r.smarks = nil, nil // keep memory down; the references have their own
-			res.Runs = append(res.Runs, r)
-			if r.Corrupt {
-				res.Corrupt = true
-				res.Err = fmt.Sprintf("run %d: %v: %s", n, ErrCorrupt, r.Detail)
-				errs = append(errs, fmt.Errorf("%s: run %d: %w: %s", res.Probe, n, ErrCorrupt, r.Detail))
-				active[i] = false
+			if m.active[i] {
+				m.record(i, runs[i], runErrs[i], warm, w)
 			}
 		}
 	}
+	m.finish(acc.notes)
+	return m.results, errors.Join(m.errs...)
+}
+
+// measurement is the state of one MeasureAll across its repeats.
+type measurement struct {
+	ps      []Probe
+	o       Options
+	total   int // runs per probe, warm-up included
+	results []Result
+	active  []bool // the probe has not failed yet
+	// The first good run of each probe is the reference of the later
+	// runs: one for full hashes, one for samples.
+	refs, srefs []*Run
+	errs        []error
+	pmu         sync.Mutex // serialises the progress callbacks
+}
+
+// runOut is one probe's run as its goroutine hands it back.
+type runOut struct {
+	i   int
+	r   Run
+	err error
+}
+
+func newMeasurement(ps []Probe, o Options, total int) *measurement {
+	m := &measurement{ps: ps, o: o, total: total,
+		results: make([]Result, len(ps)), active: make([]bool, len(ps)),
+		refs: make([]*Run, len(ps)), srefs: make([]*Run, len(ps))}
+	for i, p := range ps {
+		m.results[i].Probe = p.Name()
+		m.active[i] = true
+	}
+	return m
+}
+
+// start starts run k of every active probe, each in a goroutine of its
+// own, and returns the channel their runs arrive on and how many started.
+func (m *measurement) start(ctx context.Context, k int, warm bool) (chan runOut, int) {
+	ch := make(chan runOut, len(m.ps))
+	started := 0
+	for i, p := range m.ps {
+		if !m.active[i] {
+			continue
+		}
+		var progress func(done, total int64)
+		if m.o.Progress != nil {
+			pr := Progress{Probe: i, Name: m.results[i].Probe, Run: k + 1, Runs: m.total, Warmup: warm}
+			progress = func(done, total int64) {
+				m.pmu.Lock()
+				defer m.pmu.Unlock()
+				pr.Done, pr.Total = done, total
+				m.o.Progress(pr)
+			}
+		}
+		rctx := ctx
+		if warm {
+			rctx = WarmupContext(ctx)
+		}
+		started++
+		go func() {
+			r, err := p.Run(rctx, progress)
+			ch <- runOut{i, r, err}
+		}()
+	}
+	return ch, started
+}
+
+// collect waits for every run, but not past a cancellation: a probe stuck
+// in the kernel is left behind (the package's cancellation contract) and
+// its run records that it was stopped.
+func (m *measurement) collect(ctx context.Context, ch chan runOut, started int) ([]Run, []error) {
+	runs := make([]Run, len(m.ps))
+	runErrs := make([]error, len(m.ps))
+	got := make([]bool, len(m.ps))
+	for range started {
+		select {
+		case o := <-ch:
+			runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
+		case <-ctx.Done():
+			for {
+				select {
+				case o := <-ch:
+					runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
+					continue
+				default:
+				}
+				break
+			}
+			for i := range m.ps {
+				if m.active[i] && !got[i] {
+					runErrs[i] = fmt.Errorf("stopped: %w (the run did not return and was left to finish on its own)", ctx.Err())
+					runs[i] = Run{Err: runErrs[i].Error()}
+				}
+			}
+			return runs, runErrs
+		}
+	}
+	return runs, runErrs
+}
+
+// record adds probe i's run r (with its error err) to its result: the
+// window's accounting, the integrity check against the earlier runs, and
+// the end of the probe on an error or corrupt data.
+func (m *measurement) record(i int, r Run, err error, warm bool, w window) {
+	r.Warmup = warm
+	w.apply(&r)
+	// The integrity check's time is citune's, not the system's.
+	r.CPU.User = max(0, r.CPU.User-r.IntegrityCPU)
+	res := &m.results[i]
+	res.Simulated = res.Simulated || r.Simulated
+	n := len(res.Runs) + 1
+	if err != nil {
+		if r.Err == "" {
+			r.Err = err.Error()
+		}
+		res.Runs = append(res.Runs, r)
+		res.Err = fmt.Sprintf("run %d: %v", n, err)
+		m.errs = append(m.errs, fmt.Errorf("%s: run %d: %w", res.Probe, n, err))
+		m.active[i] = false
+		return
+	}
+	m.compare(i, &r, n)
+	r.marks, r.smarks = nil, nil // keep memory down; the references have their own
+	res.Runs = append(res.Runs, r)
+	if r.Corrupt {
+		res.Corrupt = true
+		res.Err = fmt.Sprintf("run %d: %v: %s", n, ErrCorrupt, r.Detail)
+		m.errs = append(m.errs, fmt.Errorf("%s: run %d: %w: %s", res.Probe, n, ErrCorrupt, r.Detail))
+		m.active[i] = false
+	}
+}
+
+// compare checks run n of probe i against the probe's reference runs,
+// marking it corrupt where the data differ, and makes it the reference
+// when there is none yet and it is good.
+func (m *measurement) compare(i int, r *Run, n int) {
+	refs, srefs := m.refs, m.srefs
+	if !r.Corrupt && refs[i] != nil {
+		if off, differ := firstDiff(refs[i], r, refs[i].marks, r.marks); differ {
+			r.Corrupt = true
+			r.Detail = fmt.Sprintf("run %d read different data than run %d: the first difference is in the %s block at byte offset %d", n, refs[i].seq, fmtSize(r.markSize), off)
+		}
+	}
+	if !r.Corrupt && srefs[i] != nil {
+		if off, differ := firstDiff(srefs[i], r, srefs[i].smarks, r.smarks); differ {
+			r.Corrupt = true
+			r.Detail = fmt.Sprintf("run %d read different data than run %d in the sampled bytes: the first difference is in the %s block at byte offset %d", n, srefs[i].seq, fmtSize(r.markSize), off)
+		}
+	}
+	r.seq = n
+	if refs[i] == nil && !r.Corrupt && len(r.marks) > 0 {
+		ref := *r
+		ref.smarks = nil
+		refs[i] = &ref
+	}
+	if srefs[i] == nil && !r.Corrupt && len(r.smarks) > 0 {
+		ref := *r
+		ref.marks = nil
+		srefs[i] = &ref
+	}
+}
+
+// finish summarises every probe's runs and adds the notes: the
+// accountant's (for real runs) and the shared window's.
+func (m *measurement) finish(notes []string) {
+	results := m.results
 	for i := range results {
 		results[i].Stats = summarise(results[i].Runs)
 		results[i].Hash = commonHash(results[i].Runs, func(r Run) string { return r.Hash })
@@ -249,13 +295,12 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 		if !allSimulated(results[i].Runs) {
 			// Simulated runs model their own interrupts: the machine's
 			// accounting does not concern them.
-			results[i].Notes = append([]string(nil), acc.notes...)
+			results[i].Notes = append([]string(nil), notes...)
 		}
-		if len(ps) > 1 {
+		if len(m.ps) > 1 {
 			results[i].Notes = append(results[i].Notes, "interrupts and CPU time are counted over all probes running together")
 		}
 	}
-	return results, errors.Join(errs...)
 }
 
 // firstDiff compares the block hashes of two read runs (am of a, bm of

@@ -198,10 +198,23 @@ func (p *ReadProbe) Run(ctx context.Context, progress func(done, total int64)) (
 	return r, fmt.Errorf("read %s stopped after %s: %w", p.Path, fmtSize(n), ctx.Err())
 }
 
-func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), doneBytes *atomic.Int64) (Run, error) {
+// readTarget is what run opens and plans before its loop: the target's
+// geometry, the open file (f as an *osFile in of, nil for test doubles)
+// and the byte range [start, end) of one pass.
+type readTarget struct {
+	t          target
+	f          preader
+	of         *osFile
+	start, end int64
+}
+
+// openTarget stats and opens the target, checks its alignment, sets up
+// the io_uring ring when it can, plans the byte range and drops the page
+// cache for a buffered read. On error it closes what it opened.
+func (p *ReadProbe) openTarget(ctx context.Context) (rt readTarget, err error) {
 	t, err := statTarget(p.Path)
 	if err != nil {
-		return Run{}, err
+		return rt, err
 	}
 	open := p.open
 	if open == nil {
@@ -209,16 +222,20 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	}
 	f, err := open(p.Path, p.Buffered)
 	if err != nil {
-		return Run{}, err
+		return rt, err
 	}
-	defer f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	if of := f.file(); of != nil {
 		if err := t.geometry(of); err != nil {
-			return Run{}, err
+			return rt, err
 		}
 	}
 	if err := t.checkAlign(p.BS, p.Offset); err != nil {
-		return Run{}, err
+		return rt, err
 	}
 	of, _ := f.(*osFile)
 	if of != nil && !p.NoRing && !ringBroken.Load() {
@@ -228,19 +245,78 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	}
 	start, end, err := p.plan(t)
 	if err != nil {
-		return Run{}, err
+		return rt, err
 	}
 	if end <= start {
-		return Run{}, fmt.Errorf("%s is empty from offset %d: nothing to read", p.Path, p.Offset)
+		return rt, fmt.Errorf("%s is empty from offset %d: nothing to read", p.Path, p.Offset)
 	}
 	if p.Buffered {
 		if err := dropCaches(p.procRoot); err != nil {
-			return Run{}, err
+			return rt, err
 		}
 	}
+	return readTarget{t: t, f: f, of: of, start: start, end: end}, nil
+}
+
+// allocBufs allocates n aligned buffers of bs bytes; on error it frees
+// those it allocated.
+func allocBufs(n int, bs int64) ([]*alignedBuf, error) {
+	var bufs []*alignedBuf
+	for range n {
+		b, err := newAlignedBuf(int(bs))
+		if err != nil {
+			for _, b := range bufs {
+				b.free()
+			}
+			return nil, err
+		}
+		bufs = append(bufs, b)
+	}
+	return bufs, nil
+}
+
+// finishRead waits for the hasher and fills in r: bytes, duration (since
+// t0), the hash and its marks when full, the integrity mode and the
+// sample's CRC when sampling.
+func finishRead(r *Run, h *hasher, smp *sampler, done int64, t0 time.Time, full, sample bool) {
+	crc, marks, cpu := h.wait()
+	r.fill(done, time.Since(t0), crc)
+	r.marks = marks
+	r.IntegrityCPU = (cpu + smp.cpu).Seconds()
+	if !full {
+		r.Hash, r.marks = "", nil
+	}
+	switch {
+	case full:
+		r.Integrity = string(VerifyFull)
+	case sample:
+		r.Integrity = "sample"
+	}
+	if sample {
+		r.Sample = fmt.Sprintf("crc32:%08x", smp.crc)
+		r.smarks = smp.marks
+	}
+}
+
+// checkExpected marks r corrupt when a whole (untimed) pass does not hash
+// to --expect-hash.
+func (p *ReadProbe) checkExpected(r *Run, start, done int64) {
+	if p.ExpectHash == "" || p.Dur != 0 {
+		return
+	}
+	if want := normHash(p.ExpectHash); want != r.Hash {
+		r.Corrupt = true
+		r.Detail = fmt.Sprintf("the %s read from offset %d to %d hash to %s, expected %s", fmtSize(done), start, start+done, r.Hash, want)
+	}
+}
+
+// readBuffers decides how much of the data is checked (full hash or
+// sample) and allocates the buffers and the hasher. release frees the
+// buffers, unless a cancelled read (on of) still writes into one.
+func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile) (h *hasher, full, sample bool, release func(), err error) {
 	mode := p.verify()
-	full := mode == VerifyFull || p.ExpectHash != "" || (mode == VerifyWarmup && IsWarmup(ctx))
-	sample := mode != VerifyNone
+	full = mode == VerifyFull || p.ExpectHash != "" || (mode == VerifyWarmup && IsWarmup(ctx))
+	sample = mode != VerifyNone
 	// Full hashing: two buffers, one read into while the other is hashed,
 	// so that hashing does not delay the next request (the device sees
 	// the same back-to-back reads as from dd).
@@ -248,33 +324,50 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	if full {
 		nbuf = 2
 	}
-	var bufs []*alignedBuf
-	defer func() {
+	bufs, err := allocBufs(nbuf, p.BS)
+	if err != nil {
+		return nil, false, false, nil, err
+	}
+	release = func() {
 		if of != nil && of.inflight {
 			return // a cancelled read still writes into a buffer: leave them
 		}
 		for _, b := range bufs {
 			b.free()
 		}
-	}()
-	for range nbuf {
-		b, err := newAlignedBuf(int(p.BS))
-		if err != nil {
-			return Run{}, err
-		}
-		bufs = append(bufs, b)
 	}
-	h := newHasher(bufs, full)
-	var smp sampler
+	return newHasher(bufs, full), full, sample, release, nil
+}
 
-	total := end - start
-	if p.Dur > 0 {
-		total = 0
-	}
-	r := Run{markSize: p.BS, markBase: start}
+// newRun starts the Run of a pass over [start, end) and returns it with
+// the total that progress reports (0 for a timed run, which has none).
+func (p *ReadProbe) newRun(start, end int64) (r Run, total int64) {
+	r = Run{markSize: p.BS, markBase: start}
 	if p.Dur > 0 {
 		r.markSpan = end - start
+		return r, 0
 	}
+	return r, end - start
+}
+
+// run opens and plans the pass (openTarget), then reads block after block
+// in one loop (kept in this one function so that a block costs no call or
+// allocation beyond the read itself), then finishes the accounting and
+// the integrity check.
+func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), doneBytes *atomic.Int64) (Run, error) {
+	rt, err := p.openTarget(ctx)
+	if err != nil {
+		return Run{}, err
+	}
+	t, f, of, start, end := rt.t, rt.f, rt.of, rt.start, rt.end
+	defer f.Close()
+	h, full, sample, release, err := p.readBuffers(ctx, of)
+	if err != nil {
+		return Run{}, err
+	}
+	defer release()
+	var smp sampler
+	r, total := p.newRun(start, end)
 	var done int64
 	off := start
 	t0 := time.Now()
@@ -283,28 +376,9 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	if p.Dur > 0 {
 		deadline = t0.Add(p.Dur)
 	}
-	finish := func() {
-		crc, marks, cpu := h.wait()
-		r.fill(done, time.Since(t0), crc)
-		r.marks = marks
-		r.IntegrityCPU = (cpu + smp.cpu).Seconds()
-		if !full {
-			r.Hash, r.marks = "", nil
-		}
-		switch {
-		case full:
-			r.Integrity = string(VerifyFull)
-		case sample:
-			r.Integrity = "sample"
-		}
-		if sample {
-			r.Sample = fmt.Sprintf("crc32:%08x", smp.crc)
-			r.smarks = smp.marks
-		}
-	}
 	for {
 		if err := ctx.Err(); err != nil {
-			finish()
+			finishRead(&r, h, &smp, done, t0, full, sample)
 			return r, fmt.Errorf("read %s stopped after %s: %w", p.Path, fmtSize(done), err)
 		}
 		if off >= end {
@@ -335,7 +409,7 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 		m, err := f.pread(b[:n], off)
 		if err != nil {
 			h.put(b, 0)
-			finish()
+			finishRead(&r, h, &smp, done, t0, full, sample)
 			r.Err = explainIO("read", p.Path, off, done, int(n), err, !p.Buffered, t.lbs).Error()
 			return r, errors.New(r.Err)
 		}
@@ -364,13 +438,8 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 			end = off
 		}
 	}
-	finish()
-	if p.ExpectHash != "" && p.Dur == 0 {
-		if want := normHash(p.ExpectHash); want != r.Hash {
-			r.Corrupt = true
-			r.Detail = fmt.Sprintf("the %s read from offset %d to %d hash to %s, expected %s", fmtSize(done), start, start+done, r.Hash, want)
-		}
-	}
+	finishRead(&r, h, &smp, done, t0, full, sample)
+	p.checkExpected(&r, start, done)
 	return r, nil
 }
 

@@ -96,9 +96,53 @@ func (p *WriteProbe) destination() (path string, t target, err error) {
 
 // Run implements Probe.
 func (p *WriteProbe) Run(ctx context.Context, progress func(done, total int64)) (r Run, err error) {
-	path, t, err := p.destination()
+	wt, f, err := p.openDest()
 	if err != nil {
 		return Run{}, err
+	}
+	if !wt.t.block {
+		defer os.Remove(wt.path)
+	}
+	buf, err := newAlignedBuf(int(p.BS))
+	if err != nil {
+		f.Close()
+		return Run{}, err
+	}
+	defer buf.free()
+	seed := uint64(time.Now().UnixNano()) ^ writeSeq.Add(1)<<48
+	r, err = p.writeAll(ctx, f, buf.b, wt, seed, progress)
+	if err != nil {
+		return r, err
+	}
+	if p.afterWrite != nil {
+		if err := p.afterWrite(wt.path); err != nil {
+			return r, err
+		}
+	}
+	if p.Buffered {
+		if err := dropCaches(p.procRoot); err != nil {
+			return r, err
+		}
+	}
+	err = p.readBack(ctx, &r, buf.b, wt, seed, progress)
+	return r, err
+}
+
+// writeDest is where a write probe writes: the file or device at path,
+// its geometry, and the offset the writing starts at.
+type writeDest struct {
+	path  string
+	t     target
+	start int64
+}
+
+// openDest opens the destination for writing (a new file, or the block
+// device exclusively) and checks the alignment and, on a device, that the
+// range fits. On error it closes (and for a file removes) what it opened.
+func (p *WriteProbe) openDest() (wd writeDest, _ *os.File, err error) {
+	path, t, err := p.destination()
+	if err != nil {
+		return wd, nil, err
 	}
 	flag := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	start := int64(0)
@@ -108,32 +152,32 @@ func (p *WriteProbe) Run(ctx context.Context, progress func(done, total int64)) 
 	}
 	f, err := openDirect(path, flag, p.Buffered)
 	if err != nil {
-		return Run{}, err
+		return wd, nil, err
 	}
-	if !t.block {
-		defer os.Remove(path)
-	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			if !t.block {
+				os.Remove(path)
+			}
+		}
+	}()
 	if err := t.geometry(f); err != nil {
-		f.Close()
-		return Run{}, err
+		return wd, nil, err
 	}
 	if err := t.checkAlign(p.BS, start); err != nil {
-		f.Close()
-		return Run{}, err
+		return wd, nil, err
 	}
 	if t.block && start+p.Size > t.size {
-		f.Close()
-		return Run{}, usagef("--size %s from offset %d goes past the end of %s (%s)", fmtSize(p.Size), start, p.Path, fmtSize(t.size))
+		return wd, nil, usagef("--size %s from offset %d goes past the end of %s (%s)", fmtSize(p.Size), start, p.Path, fmtSize(t.size))
 	}
-	buf, err := newAlignedBuf(int(p.BS))
-	if err != nil {
-		f.Close()
-		return Run{}, err
-	}
-	defer buf.free()
-	seed := uint64(time.Now().UnixNano()) ^ writeSeq.Add(1)<<48
+	return writeDest{path: path, t: t, start: start}, f, nil
+}
 
-	// Write.
+// writeAll writes the pattern of seed over the whole range through buf,
+// syncs and closes f (on every path), and returns the timed Run.
+func (p *WriteProbe) writeAll(ctx context.Context, f *os.File, buf []byte, wd writeDest, seed uint64, progress func(done, total int64)) (r Run, err error) {
+	path, start := wd.path, wd.start
 	fd := int(f.Fd())
 	var done int64
 	t0 := time.Now()
@@ -144,12 +188,12 @@ func (p *WriteProbe) Run(ctx context.Context, progress func(done, total int64)) 
 			return r, fmt.Errorf("write %s stopped after %s: %w", path, fmtSize(done), err)
 		}
 		n := min(p.BS, p.Size-done)
-		b := buf.b[:n]
+		b := buf[:n]
 		fillPattern(b, start+done, seed)
 		if _, err := pwriteFull(fd, b, start+done); err != nil {
 			f.Close()
 			r.fill(done, time.Since(t0), 0)
-			r.Err = explainIO("write", path, start+done, done, int(n), err, !p.Buffered, t.lbs).Error()
+			r.Err = explainIO("write", path, start+done, done, int(n), err, !p.Buffered, wd.t.lbs).Error()
 			return r, errors.New(r.Err)
 		}
 		done += n
@@ -168,21 +212,16 @@ func (p *WriteProbe) Run(ctx context.Context, progress func(done, total int64)) 
 	if err := f.Close(); err != nil {
 		return r, fmt.Errorf("closing %s: %w", path, err)
 	}
-	if p.afterWrite != nil {
-		if err := p.afterWrite(path); err != nil {
-			return r, err
-		}
-	}
-	if p.Buffered {
-		if err := dropCaches(p.procRoot); err != nil {
-			return r, err
-		}
-	}
+	return r, nil
+}
 
-	// Read back and compare.
+// readBack reads the range back through buf, compares it with the
+// pattern of seed, and records the read-back rate and any difference in r.
+func (p *WriteProbe) readBack(ctx context.Context, r *Run, buf []byte, wd writeDest, seed uint64, progress func(done, total int64)) error {
+	path, start := wd.path, wd.start
 	rf, err := openDirect(path, os.O_RDONLY, p.Buffered)
 	if err != nil {
-		return r, fmt.Errorf("reading back: %w", err)
+		return fmt.Errorf("reading back: %w", err)
 	}
 	defer rf.Close()
 	rfd := int(rf.Fd())
@@ -191,17 +230,17 @@ func (p *WriteProbe) Run(ctx context.Context, progress func(done, total int64)) 
 	t1 := time.Now()
 	for checked < p.Size {
 		if err := ctx.Err(); err != nil {
-			return r, fmt.Errorf("read-back of %s stopped after %s: %w", path, fmtSize(checked), err)
+			return fmt.Errorf("read-back of %s stopped after %s: %w", path, fmtSize(checked), err)
 		}
 		n := min(p.BS, p.Size-checked)
-		b := buf.b[:n]
+		b := buf[:n]
 		m, err := preadFull(rfd, b, start+checked)
 		if err == nil && int64(m) < n {
 			err = fmt.Errorf("file ends after %d bytes", start+checked+int64(m))
 		}
 		if err != nil {
-			r.Err = explainIO("read-back", path, start+checked, checked, int(n), err, !p.Buffered, t.lbs).Error()
-			return r, errors.New(r.Err)
+			r.Err = explainIO("read-back", path, start+checked, checked, int(n), err, !p.Buffered, wd.t.lbs).Error()
+			return errors.New(r.Err)
 		}
 		if at, cnt, got, want := verifyPattern(b, start+checked, seed); cnt > 0 {
 			if first < 0 {
@@ -221,7 +260,7 @@ func (p *WriteProbe) Run(ctx context.Context, progress func(done, total int64)) 
 		r.Corrupt = true
 		r.Detail = fmt.Sprintf("read-back differs from what was written: first at byte offset %d (wrote %#02x, read %#02x); %d of %d bytes differ", first, firstWant, firstGot, bad, p.Size)
 	}
-	return r, nil
+	return nil
 }
 
 // patternWord is the 8-byte word written at byte offset off.

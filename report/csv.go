@@ -17,9 +17,30 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 		return errNoResults
 	}
 	uniqueLabels(ss)
-	// Axis columns: the union over the files, by name; short labels
-	// where they stay unique.
-	var names []string
+	names, head := csvHead(ss)
+	cw := csv.NewWriter(w)
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, s := range ss {
+		var all []*Point
+		if s.Baseline != nil {
+			all = append(all, s.Baseline)
+		}
+		all = append(append(all, s.Ranked...), s.Others()...)
+		for _, p := range all {
+			if err := cw.Write(csvRecord(s, p, names)); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvHead returns the axis names of the files (the union, by name) and
+// the header line; axis columns have short labels where they stay unique.
+func csvHead(ss []*Sweep) (names, head []string) {
 	label := map[string]string{}
 	count := map[string]int{}
 	for _, s := range ss {
@@ -32,7 +53,7 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 			count[a.Label]++
 		}
 	}
-	head := []string{"file", "profile", "controller", "kernel", "probe", "point", "baseline", "rank", "tied", "status", "reason"}
+	head = []string{"file", "profile", "controller", "kernel", "probe", "point", "baseline", "rank", "tied", "status", "reason"}
 	for _, n := range names {
 		if count[label[n]] > 1 {
 			head = append(head, n)
@@ -42,10 +63,12 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 	}
 	head = append(head, "runs", "median", "min", "max", "unit", "diff_pct", "ci_lo_pct", "ci_hi_pct", "significant",
 		"irqs_per_sec", "irqs_per_mib", "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_mib")
-	cw := csv.NewWriter(w)
-	if err := cw.Write(head); err != nil {
-		return err
-	}
+	return names, head
+}
+
+// csvRecord is point p of sweep s as a CSV line, with its settings of the
+// axes names.
+func csvRecord(s *Sweep, p *Point, names []string) []string {
 	g := func(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
 	n := func(x Num, prec int) string {
 		if !x.OK {
@@ -53,46 +76,32 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 		}
 		return g(x.V, prec)
 	}
-	for _, s := range ss {
-		var all []*Point
-		if s.Baseline != nil {
-			all = append(all, s.Baseline)
-		}
-		all = append(append(all, s.Ranked...), s.Others()...)
-		for _, p := range all {
-			rank := ""
-			if p.Rank > 0 {
-				rank = strconv.Itoa(p.Rank)
-			}
-			reason := p.Reason
-			if len(p.Changed) > 0 {
-				reason += ": " + strings.Join(p.Changed, "; ")
-			}
-			rec := []string{s.File, s.Profile, s.Controller, s.Kernel, s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
-				strconv.FormatBool(p.Tied), string(p.Status), reason}
-			for _, name := range names {
-				rec = append(rec, p.Settings[name])
-			}
-			if p.Runs() > 0 {
-				rec = append(rec, strconv.Itoa(p.Runs()), g(s.RateValue(p.Median), 3), g(s.RateValue(p.Min), 3), g(s.RateValue(p.Max), 3), s.RateUnit())
-			} else {
-				rec = append(rec, "0", "", "", "", s.RateUnit())
-			}
-			if d := p.Vs; d != nil {
-				lo, hi, sig := "", "", ""
-				if d.HasCI() {
-					lo, hi, sig = g(d.Lo, 2), g(d.Hi, 2), strconv.FormatBool(d.Significant)
-				}
-				rec = append(rec, g(d.Pct, 2), lo, hi, sig)
-			} else {
-				rec = append(rec, "", "", "", "")
-			}
-			rec = append(rec, n(p.IRQsPerSec, 0), n(p.IRQsPerMiB, 1), n(p.HandlerAvgUS, 2), n(p.HandlerMaxUS, 2), n(p.CPUPct, 2), n(p.CPUPerMiB, 3))
-			if err := cw.Write(rec); err != nil {
-				return err
-			}
-		}
+	rank := ""
+	if p.Rank > 0 {
+		rank = strconv.Itoa(p.Rank)
 	}
-	cw.Flush()
-	return cw.Error()
+	reason := p.Reason
+	if len(p.Changed) > 0 {
+		reason += ": " + strings.Join(p.Changed, "; ")
+	}
+	rec := []string{s.File, s.Profile, s.Controller, s.Kernel, s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
+		strconv.FormatBool(p.Tied), string(p.Status), reason}
+	for _, name := range names {
+		rec = append(rec, p.Settings[name])
+	}
+	if p.Runs() > 0 {
+		rec = append(rec, strconv.Itoa(p.Runs()), g(s.RateValue(p.Median), 3), g(s.RateValue(p.Min), 3), g(s.RateValue(p.Max), 3), s.RateUnit())
+	} else {
+		rec = append(rec, "0", "", "", "", s.RateUnit())
+	}
+	if d := p.Vs; d != nil {
+		lo, hi, sig := "", "", ""
+		if d.HasCI() {
+			lo, hi, sig = g(d.Lo, 2), g(d.Hi, 2), strconv.FormatBool(d.Significant)
+		}
+		rec = append(rec, g(d.Pct, 2), lo, hi, sig)
+	} else {
+		rec = append(rec, "", "", "", "")
+	}
+	return append(rec, n(p.IRQsPerSec, 0), n(p.IRQsPerMiB, 1), n(p.HandlerAvgUS, 2), n(p.HandlerMaxUS, 2), n(p.CPUPct, 2), n(p.CPUPerMiB, 3))
 }

@@ -61,15 +61,56 @@ func heatmap(s *Sweep, id string) trustedHTML {
 	if !ok {
 		return ""
 	}
-	type cellT struct {
-		p, elim, bad *Point
+	cells, lo, hi := heatCells(s, ax, ay)
+	const cw, ch, top = 118.0, 52.0, 44.0
+	left := math.Max(90, labelWidth([]string{ay.Label}, 0)+40)
+	g := heatGrid{id: id, cw: cw, ch: ch, top: top, left: left, lo: lo, hi: hi, win: s.Winner()}
+	w := math.Max(left+cw*float64(len(ax.Values))+150, left+470)
+	h := top + ch*float64(len(ay.Values)) + 50
+	var b svgb
+	b.open(id, "heatmap", w, h, "heat map of "+ax.Label+" against "+ay.Label)
+	title := fmt.Sprintf("Median rate (%s) by %s and %s", s.RateUnit(), ax.Label, ay.Label)
+	if others {
+		title += "; best point over the other axes"
 	}
-	cells := make([][]cellT, len(ay.Values))
-	lo, hi := math.Inf(1), math.Inf(-1)
+	b.title(title)
+	g.labels(&b, ax, ay)
+	for j := range ay.Values {
+		for i := range ax.Values {
+			atBaseline := !others && s.Baseline != nil && ax.Values[i] == ax.Original && ay.Values[j] == ay.Original
+			g.cell(&b, s, cells[j][i], left+cw*float64(i), top+ch*float64(j), atBaseline)
+		}
+	}
+	b.start("defs")
+	b.start("pattern", "id", id+"-hatch", "width", "8", "height", "8", "patternUnits", "userSpaceOnUse", "patternTransform", "rotate(45)")
+	b.elem("rect", "width", "8", "height", "8", "fill", "#ffebe9")
+	b.elem("line", "x1", "0", "y1", "0", "x2", "0", "y2", "8", "stroke", colBad, "stroke-width", "2", "opacity", "0.35")
+	b.end("pattern")
+	b.end("defs")
+	g.scale(&b, s, len(ax.Values), len(ay.Values))
+	b.text(left, h-24, "start", "small", "green frame: the winner; hatched: not ranked (not held or corrupt)")
+	if len(s.Eliminated) > 0 {
+		b.text(left, h-8, "start", "small", "faded: dropped by the adaptive race after fewer runs")
+	}
+	b.close()
+	return b.html()
+}
+
+// heatCell is what one cell of the heat map shows: the best ranked point
+// there, else the best eliminated one, else the first excluded one.
+type heatCell struct {
+	p, elim, bad *Point
+}
+
+// heatCells fills the grid (rows by ay, columns by ax) and returns the
+// range of the medians shown in colour.
+func heatCells(s *Sweep, ax, ay Axis) (cells [][]heatCell, lo, hi float64) {
+	cells = make([][]heatCell, len(ay.Values))
+	lo, hi = math.Inf(1), math.Inf(-1)
 	for j, vy := range ay.Values {
-		cells[j] = make([]cellT, len(ax.Values))
+		cells[j] = make([]heatCell, len(ax.Values))
 		for i, vx := range ax.Values {
-			var c cellT
+			var c heatCell
 			for _, p := range s.Ranked {
 				if matches(p, ax, vx) && matches(p, ay, vy) && (c.p == nil || p.Median > c.p.Median) {
 					c.p = p
@@ -93,17 +134,21 @@ func heatmap(s *Sweep, id string) trustedHTML {
 			cells[j][i] = c
 		}
 	}
-	const cw, ch, top = 118.0, 52.0, 44.0
-	left := math.Max(90, labelWidth([]string{ay.Label}, 0)+40)
-	w := math.Max(left+cw*float64(len(ax.Values))+150, left+470)
-	h := top + ch*float64(len(ay.Values)) + 50
-	var b svgb
-	b.open(id, "heatmap", w, h, "heat map of "+ax.Label+" against "+ay.Label)
-	title := fmt.Sprintf("Median rate (%s) by %s and %s", s.RateUnit(), ax.Label, ay.Label)
-	if others {
-		title += "; best point over the other axes"
-	}
-	b.title(title)
+	return cells, lo, hi
+}
+
+// heatGrid is the heat map's layout: cells cw × ch from (left, top), the
+// colour range lo..hi, and the winner to frame.
+type heatGrid struct {
+	id                string
+	cw, ch, top, left float64
+	lo, hi            float64
+	win               *Point
+}
+
+// labels writes the axes' names and values ("(orig)" marks the original).
+func (g heatGrid) labels(b *svgb, ax, ay Axis) {
+	left, top, cw, ch := g.left, g.top, g.cw, g.ch
 	b.text(left+cw*float64(len(ax.Values))/2, 16, "middle", "axis", ax.Label)
 	for i, v := range ax.Values {
 		l := v
@@ -120,82 +165,75 @@ func heatmap(s *Sweep, id string) trustedHTML {
 		}
 		b.text(left-8, top+ch*(float64(j)+0.5)+4, "end", "tick", l)
 	}
-	win := s.Winner()
-	for j := range ay.Values {
-		for i := range ax.Values {
-			c := cells[j][i]
-			x, y := left+cw*float64(i), top+ch*float64(j)
-			b.start("g")
-			switch {
-			case c.p != nil:
-				t := 0.5
-				if hi > lo {
-					t = (c.p.Median - lo) / (hi - lo)
-				}
-				fill, light := viridis(t)
-				fg := "#ffffff"
-				if light {
-					fg = "#111111"
-				}
-				b.title(pointTitle(s, c.p))
-				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill, "stroke", "#ffffff", "stroke-width", "2")
-				b.textElem("text", s.Rate(c.p.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell", "style", fmt.Sprintf("fill:%s", fg))
-				if c.p.Vs != nil {
-					b.textElem("text", c.p.Vs.Short(), "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall", "style", fmt.Sprintf("fill:%s", fg))
-				}
-				if c.p == win {
-					b.elem("rect", "x", px(x+2.5), "y", px(y+2.5), "width", px(cw-5), "height", px(ch-5), "fill", "none", "stroke", colWinner, "stroke-width", "3")
-				}
-			case c.elim != nil:
-				// Faded: fewer runs, dropped by the adaptive race.
-				t := 0.5
-				if hi > lo {
-					t = (c.elim.Median - lo) / (hi - lo)
-				}
-				fill, _ := viridis(t)
-				b.title(pointTitle(s, c.elim))
-				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill, "fill-opacity", "0.35", "stroke", "#ffffff", "stroke-width", "2")
-				b.textElem("text", s.Rate(c.elim.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell", "style", "fill:#424a53")
-				b.textElem("text", "eliminated", "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall", "style", "fill:#424a53")
-			case c.bad != nil:
-				b.title(pointTitle(s, c.bad))
-				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fmt.Sprintf("url(#%s-hatch)", id), "stroke", "#ffffff", "stroke-width", "2")
-				b.textElem("text", strings.ToUpper(string(c.bad.Status)), "x", px(x+cw/2), "y", px(y+ch/2+4), "text-anchor", "middle", "class", "cellbad")
-			case !others && s.Baseline != nil && ax.Values[i] == ax.Original && ay.Values[j] == ay.Original:
-				b.title(pointTitle(s, s.Baseline))
-				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")
-				b.textElem("text", s.Rate(s.Baseline.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell")
-				b.textElem("text", "baseline", "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall")
-			default:
-				b.title("not measured")
-				b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")
-				b.text(x+cw/2, y+ch/2+4, "middle", "tick", "not measured")
-			}
-			b.end("g")
+}
+
+// shade is the position of median m in the colour range.
+func (g heatGrid) shade(m float64) float64 {
+	if g.hi > g.lo {
+		return (m - g.lo) / (g.hi - g.lo)
+	}
+	return 0.5
+}
+
+// cell draws the cell c at (x, y); atBaseline says the cell is the
+// original settings', which shows the baseline when nothing else is there.
+func (g heatGrid) cell(b *svgb, s *Sweep, c heatCell, x, y float64, atBaseline bool) {
+	cw, ch := g.cw, g.ch
+	b.start("g")
+	switch {
+	case c.p != nil:
+		fill, light := viridis(g.shade(c.p.Median))
+		fg := "#ffffff"
+		if light {
+			fg = "#111111"
 		}
-	}
-	b.start("defs")
-	b.start("pattern", "id", id+"-hatch", "width", "8", "height", "8", "patternUnits", "userSpaceOnUse", "patternTransform", "rotate(45)")
-	b.elem("rect", "width", "8", "height", "8", "fill", "#ffebe9")
-	b.elem("line", "x1", "0", "y1", "0", "x2", "0", "y2", "8", "stroke", colBad, "stroke-width", "2", "opacity", "0.35")
-	b.end("pattern")
-	b.end("defs")
-	// Colour scale.
-	if hi >= lo && !math.IsInf(lo, 1) {
-		sx := left + cw*float64(len(ax.Values)) + 30
-		sh := ch * float64(len(ay.Values))
-		for k := 0; k < 20; k++ {
-			fill, _ := viridis(1 - float64(k)/19)
-			b.elem("rect", "x", px(sx), "y", px(top+sh*float64(k)/20), "width", "14", "height", fmt.Sprintf("%.2f", sh/20+0.5), "fill", fill)
+		b.title(pointTitle(s, c.p))
+		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill, "stroke", "#ffffff", "stroke-width", "2")
+		b.textElem("text", s.Rate(c.p.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell", "style", fmt.Sprintf("fill:%s", fg))
+		if c.p.Vs != nil {
+			b.textElem("text", c.p.Vs.Short(), "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall", "style", fmt.Sprintf("fill:%s", fg))
 		}
-		b.text(sx+20, top+10, "start", "tick", s.Rate(hi))
-		b.text(sx+20, top+sh, "start", "tick", s.Rate(lo))
-		b.text(sx+20, top+sh/2+4, "start", "tick", s.RateUnit())
+		if c.p == g.win {
+			b.elem("rect", "x", px(x+2.5), "y", px(y+2.5), "width", px(cw-5), "height", px(ch-5), "fill", "none", "stroke", colWinner, "stroke-width", "3")
+		}
+	case c.elim != nil:
+		// Faded: fewer runs, dropped by the adaptive race.
+		fill, _ := viridis(g.shade(c.elim.Median))
+		b.title(pointTitle(s, c.elim))
+		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill, "fill-opacity", "0.35", "stroke", "#ffffff", "stroke-width", "2")
+		b.textElem("text", s.Rate(c.elim.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell", "style", "fill:#424a53")
+		b.textElem("text", "eliminated", "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall", "style", "fill:#424a53")
+	case c.bad != nil:
+		b.title(pointTitle(s, c.bad))
+		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fmt.Sprintf("url(#%s-hatch)", g.id), "stroke", "#ffffff", "stroke-width", "2")
+		b.textElem("text", strings.ToUpper(string(c.bad.Status)), "x", px(x+cw/2), "y", px(y+ch/2+4), "text-anchor", "middle", "class", "cellbad")
+	case atBaseline:
+		b.title(pointTitle(s, s.Baseline))
+		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")
+		b.textElem("text", s.Rate(s.Baseline.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell")
+		b.textElem("text", "baseline", "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall")
+	default:
+		b.title("not measured")
+		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")
+		b.text(x+cw/2, y+ch/2+4, "middle", "tick", "not measured")
 	}
-	b.text(left, h-24, "start", "small", "green frame: the winner; hatched: not ranked (not held or corrupt)")
-	if len(s.Eliminated) > 0 {
-		b.text(left, h-8, "start", "small", "faded: dropped by the adaptive race after fewer runs")
+	b.end("g")
+}
+
+// scale draws the colour scale beside an nx × ny grid, when any cell is
+// in colour.
+func (g heatGrid) scale(b *svgb, s *Sweep, nx, ny int) {
+	if !(g.hi >= g.lo && !math.IsInf(g.lo, 1)) {
+		return
 	}
-	b.close()
-	return b.html()
+	sx := g.left + g.cw*float64(nx) + 30
+	sh := g.ch * float64(ny)
+	top := g.top
+	for k := 0; k < 20; k++ {
+		fill, _ := viridis(1 - float64(k)/19)
+		b.elem("rect", "x", px(sx), "y", px(top+sh*float64(k)/20), "width", "14", "height", fmt.Sprintf("%.2f", sh/20+0.5), "fill", fill)
+	}
+	b.text(sx+20, top+10, "start", "tick", s.Rate(g.hi))
+	b.text(sx+20, top+sh, "start", "tick", s.Rate(g.lo))
+	b.text(sx+20, top+sh/2+4, "start", "tick", s.RateUnit())
 }

@@ -226,7 +226,20 @@ func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 	if many {
 		v.Sfx = "-" + strconv.Itoa(n)
 	}
-	sfx := v.Sfx
+	v.addWarnings(s)
+	v.addSummary(s, pts)
+	v.addCharts(s)
+	v.addTables(s)
+	v.DTS, v.KernelParams, v.DTSErr = s.DTS, s.KernelParams, s.DTSErr
+	v.addHeader(s)
+	v.Notes = s.Notes
+	v.addRegisters(s)
+	return v, nil
+}
+
+// addWarnings sets the corrupt-data line and the warnings: the sweep's,
+// a visit cut short, points not measured.
+func (v *sweepView) addWarnings(s *Sweep) {
 	if _, cor, _ := s.Counts(); cor > 0 {
 		v.Corrupt = fmt.Sprintf("CORRUPT DATA at %d point%s: a probe run's data failed its integrity check (listed below, never ranked).", cor, plural(cor))
 	}
@@ -237,29 +250,37 @@ func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 	if len(s.Missing) > 0 {
 		v.Warnings = append(v.Warnings, fmt.Sprintf("Not measured (%d of %d planned points): %s.", len(s.Missing), s.Planned, strings.Join(s.Missing, "; ")))
 	}
+}
 
-	// The table: baseline, best, named points.
-	if s.Baseline != nil || len(pts) > 0 {
-		all := pts
-		if s.Baseline != nil {
-			all = append([]*Point{s.Baseline}, pts...)
-		}
-		v.Summary = htmlTable(pointTable(s, pts), "summary"+sfx, "summary", func(i int) string {
-			p := all[i]
-			switch {
-			case p.Baseline:
-				return "base"
-			case p.Status != rank.StatusOK:
-				return "bad"
-			case p == s.Winner():
-				return "win"
-			}
-			return ""
-		})
-		v.Footnotes = footnotes(s, pts)
+// addSummary sets the table of the baseline, the best and the named
+// points, with its footnotes.
+func (v *sweepView) addSummary(s *Sweep, pts []*Point) {
+	if s.Baseline == nil && len(pts) == 0 {
+		return
 	}
+	all := pts
+	if s.Baseline != nil {
+		all = append([]*Point{s.Baseline}, pts...)
+	}
+	v.Summary = htmlTable(pointTable(s, pts), "summary"+v.Sfx, "summary", func(i int) string {
+		p := all[i]
+		switch {
+		case p.Baseline:
+			return "base"
+		case p.Status != rank.StatusOK:
+			return "bad"
+		case p == s.Winner():
+			return "win"
+		}
+		return ""
+	})
+	v.Footnotes = footnotes(s, pts)
+}
 
-	// Charts.
+// addCharts sets the rates chart, the heat map (with its caption) and the
+// scatter.
+func (v *sweepView) addCharts(s *Sweep) {
+	sfx := v.Sfx
 	v.Rates = ratesChart(s, "rates"+sfx, pageWidth)
 	if hm := heatmap(s, "heatmap"+sfx); hm != "" {
 		ax, ay, others, _ := heatAxes(s)
@@ -270,7 +291,12 @@ func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 		v.Heatmap = hm
 	}
 	v.Scatter = scatter(s, "scatter"+sfx, pageWidth)
+}
 
+// addTables sets the tables of the excluded and the eliminated points and
+// of the settings' effects.
+func (v *sweepView) addTables(s *Sweep) {
+	sfx := v.Sfx
 	if len(s.Excluded) > 0 {
 		t := &table{head: []string{"status", "point", "why"}}
 		for _, p := range s.Excluded {
@@ -286,9 +312,10 @@ func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 		v.EffectsHow = effs[0].How
 		v.Effects = htmlTable(effectTable(s, effs), "effects"+sfx, "effects", nil)
 	}
+}
 
-	v.DTS, v.KernelParams, v.DTSErr = s.DTS, s.KernelParams, s.DTSErr
-
+// addHeader sets the header's key-value lines, leaving out empty values.
+func (v *sweepView) addHeader(s *Sweep) {
 	add := func(k, val string) {
 		if val != "" {
 			v.Header = append(v.Header, [2]string{k, val})
@@ -316,19 +343,21 @@ func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 	add("axes", strings.Join(ax, "; "))
 	add("state", stateLine(s))
 	add("sessions", strconv.Itoa(s.Sessions))
-	v.Notes = s.Notes
+}
 
-	if len(s.Registers) > 0 {
-		per := (len(s.Registers) + 2) / 3
-		for c := 0; c*per < len(s.Registers); c++ {
-			var col []regView
-			for _, r := range s.Registers[c*per : min(len(s.Registers), (c+1)*per)] {
-				col = append(col, regView{r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value)})
-			}
-			v.Registers = append(v.Registers, col)
-		}
+// addRegisters sets the registers' snapshot in three columns.
+func (v *sweepView) addRegisters(s *Sweep) {
+	if len(s.Registers) == 0 {
+		return
 	}
-	return v, nil
+	per := (len(s.Registers) + 2) / 3
+	for c := 0; c*per < len(s.Registers); c++ {
+		var col []regView
+		for _, r := range s.Registers[c*per : min(len(s.Registers), (c+1)*per)] {
+			col = append(col, regView{r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value)})
+		}
+		v.Registers = append(v.Registers, col)
+	}
 }
 
 func htmlCompare(ss []*Sweep, o Options) (*compareView, error) {

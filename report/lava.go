@@ -106,44 +106,67 @@ func WriteLAVA(w io.Writer, ss []*Sweep) error {
 }
 
 func writeLAVA(w io.Writer, s *Sweep) {
-	units := lavaUnits(s.RateUnit())
-	log := func(format string, a ...any) {
-		fmt.Fprintf(w, "citune: %s\n", oneLine(fmt.Sprintf(format, a...)))
-	}
-	tc := func(name, result string, p *Point) {
-		if p != nil {
-			fmt.Fprintf(w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s MEASUREMENT=%s UNITS=%s>\n", name, result, s.Rate(p.Median), units)
-			return
-		}
-		fmt.Fprintf(w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s>\n", name, result)
-	}
-
-	log("%s: %s, kernel %s", s.File, s.Board(), or(s.Kernel, "unknown"))
+	// Names are unique per file: two labels could sanitise alike.
+	lw := &lavaWriter{w: w, s: s, units: lavaUnits(s.RateUnit()),
+		used: map[string]int{"baseline": 1, "sweep": 1, "winner": 1, "winner-gain": 1}}
+	lw.log("%s: %s, kernel %s", s.File, s.Board(), or(s.Kernel, "unknown"))
 	if s.BoardName != "" {
-		log("board: %s", s.BoardName)
+		lw.log("board: %s", s.BoardName)
 	}
-	log("plan: %s; original settings %s", s.PlanString(), s.Originals())
-	log("state: %s", stateLine(s))
+	lw.log("plan: %s; original settings %s", s.PlanString(), s.Originals())
+	lw.log("state: %s", stateLine(s))
 	for _, x := range s.Warnings {
-		log("warning: %s", x)
+		lw.log("warning: %s", x)
 	}
+	lw.points()
+	lw.verdict()
+}
 
+// lavaWriter writes one sweep's log lines and test cases; used counts
+// the test case names given, to keep them unique.
+type lavaWriter struct {
+	w     io.Writer
+	s     *Sweep
+	units string
+	used  map[string]int
+}
+
+// log writes a line of the job's log.
+func (lw *lavaWriter) log(format string, a ...any) {
+	fmt.Fprintf(lw.w, "citune: %s\n", oneLine(fmt.Sprintf(format, a...)))
+}
+
+// tc signals a test case, with p's median rate as its measurement when p
+// is not nil.
+func (lw *lavaWriter) tc(name, result string, p *Point) {
+	if p != nil {
+		fmt.Fprintf(lw.w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s MEASUREMENT=%s UNITS=%s>\n", name, result, lw.s.Rate(p.Median), lw.units)
+		return
+	}
+	fmt.Fprintf(lw.w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s>\n", name, result)
+}
+
+// name is the test case name of label, numbered when an earlier label
+// sanitised alike.
+func (lw *lavaWriter) name(label string) string {
+	n := lavaName(label)
+	lw.used[n]++
+	if k := lw.used[n]; k > 1 {
+		n = fmt.Sprintf("%s-%d", n, k)
+	}
+	return n
+}
+
+// points writes a test case for the baseline and for every point: ranked
+// and eliminated ones pass, excluded ones fail, missing ones are skipped.
+func (lw *lavaWriter) points() {
+	s, log, tc, name := lw.s, lw.log, lw.tc, lw.name
 	if s.Baseline != nil {
 		log("baseline (%s): %s %s over %d runs", s.Originals(), s.Rate(s.Baseline.Median), s.RateUnit(), s.Baseline.Runs())
 		tc("baseline", "pass", s.Baseline)
 	} else {
 		log("baseline: not measured to the end")
 		tc("baseline", "skip", nil)
-	}
-	// Names are unique per file: two labels could sanitise alike.
-	used := map[string]int{"baseline": 1, "sweep": 1, "winner": 1, "winner-gain": 1}
-	name := func(label string) string {
-		n := lavaName(label)
-		used[n]++
-		if k := used[n]; k > 1 {
-			n = fmt.Sprintf("%s-%d", n, k)
-		}
-		return n
 	}
 	for _, p := range s.Ranked {
 		rank := fmt.Sprintf("#%d", p.Rank)
@@ -175,7 +198,12 @@ func writeLAVA(w io.Writer, s *Sweep) {
 		log("%s: not measured (%s)", l, why)
 		tc(name(l), "skip", nil)
 	}
+}
 
+// verdict writes the test cases of the sweep's end, its winner and the
+// winner's gain over the baseline.
+func (lw *lavaWriter) verdict() {
+	s, log, tc := lw.s, lw.log, lw.tc
 	if s.State == "complete" {
 		tc("sweep", "pass", nil)
 	} else {
@@ -198,7 +226,7 @@ func writeLAVA(w io.Writer, s *Sweep) {
 		return
 	}
 	log("winner-gain: %s against the baseline", win.Vs.String())
-	fmt.Fprintf(w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=winner-gain RESULT=pass MEASUREMENT=%.2f UNITS=%%>\n", win.Vs.Pct)
+	fmt.Fprintf(lw.w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=winner-gain RESULT=pass MEASUREMENT=%.2f UNITS=%%>\n", win.Vs.Pct)
 }
 
 func vsText(p *Point) string {

@@ -181,6 +181,26 @@ func counted(r results.RunRecord) bool {
 // say beyond the ranking (spread, interrupts, handler time, CPU).
 func summarise(res *results.Results) *Sweep {
 	h := res.Header
+	s := sweepOfHeader(res)
+	accs, base := s.countRuns(res)
+	rk := res.Rank()
+	s.baseline(rk, base, h.Originals)
+	notes := map[string]string{}
+	for _, pi := range h.Points {
+		notes[pi.Key] = pi.Note
+	}
+	s.ranked(rk, accs, notes)
+	s.excluded(rk, accs, base, notes)
+	s.missing(h.Points)
+	s.inProgress(res)
+	s.lastState(res)
+	return s
+}
+
+// sweepOfHeader starts the Sweep from the header: what was swept, where
+// and how, and the registers' snapshot.
+func sweepOfHeader(res *results.Results) *Sweep {
+	h := res.Header
 	s := &Sweep{Profile: h.Profile, ProfileFile: h.ProfileFile, Controller: h.Controller, Node: h.Node, Base: h.Base,
 		Kernel: h.Kernel, Target: h.Target, TargetPath: h.TargetPath, Role: h.Role, Probe: h.Probe, Command: h.Command,
 		Started: h.Started, Mode: h.Plan.Mode, Repeats: h.Plan.Repeats, Warmup: h.Plan.Warmup, Notes: h.Notes,
@@ -190,16 +210,21 @@ func summarise(res *results.Results) *Sweep {
 	for _, r := range h.Snapshot.Registers {
 		s.Registers = append(s.Registers, Register{Name: r.Name, Offset: r.Offset, Value: r.Value})
 	}
+	return s
+}
 
-	// Counted runs per point, from the closed visits whose status was ok.
+// countRuns gathers the counted runs per point (and the baseline's in
+// base) from the closed visits whose status was ok, in visit order, and
+// takes the unit from the first runs that name one.
+func (s *Sweep) countRuns(res *results.Results) (accs map[string]*acc, base *acc) {
 	vs := res.Visits()
 	nums := make([]int, 0, len(vs))
 	for n := range vs {
 		nums = append(nums, n)
 	}
 	sort.Ints(nums)
-	accs := map[string]*acc{}
-	base := &acc{}
+	accs = map[string]*acc{}
+	base = &acc{}
 	bad := map[string]bool{}
 	for _, n := range nums {
 		v := vs[n]
@@ -233,18 +258,28 @@ func summarise(res *results.Results) *Sweep {
 			}
 		}
 	}
+	return accs, base
+}
 
-	rk := res.Rank()
+// baseline fills in the baseline point and its drift, with a warning when
+// it drifted 2 % or more.
+func (s *Sweep) baseline(rk rank.Ranking, base *acc, originals map[string]string) {
 	s.DriftPct = rk.Baseline.DriftPct
 	s.BaselineVisits = rk.Baseline.Visits
-	if rk.Baseline.Runs > 0 {
-		b := &Point{Key: results.BaselineKey, Label: "baseline", Settings: h.Originals, Baseline: true, Status: rank.StatusOK}
-		base.fill(b)
-		s.Baseline = b
-		if len(rk.Baseline.Visits) >= 2 && math.Abs(rk.Baseline.DriftPct) >= 2 {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("the baseline drifted %+.1f %% between its first and last measurement: the system changed during the sweep, differences of that size are not the settings' doing", rk.Baseline.DriftPct))
-		}
+	if rk.Baseline.Runs == 0 {
+		return
 	}
+	b := &Point{Key: results.BaselineKey, Label: "baseline", Settings: originals, Baseline: true, Status: rank.StatusOK}
+	base.fill(b)
+	s.Baseline = b
+	if len(rk.Baseline.Visits) >= 2 && math.Abs(rk.Baseline.DriftPct) >= 2 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("the baseline drifted %+.1f %% between its first and last measurement: the system changed during the sweep, differences of that size are not the settings' doing", rk.Baseline.DriftPct))
+	}
+}
+
+// ranked fills in the ranked points, best first, with their runs, their
+// comparison with the baseline and their plan notes.
+func (s *Sweep) ranked(rk rank.Ranking, accs map[string]*acc, notes map[string]string) {
 	for _, r := range rk.Ranked {
 		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Status: rank.StatusOK}
 		p.Label = s.label(r.Settings)
@@ -257,13 +292,15 @@ func summarise(res *results.Results) *Sweep {
 		}
 		s.Ranked = append(s.Ranked, p)
 	}
-	notes := map[string]string{}
-	for _, pi := range h.Points {
-		notes[pi.Key] = pi.Note
-	}
 	for _, p := range s.Ranked {
 		p.Note = notes[p.Key]
 	}
+}
+
+// excluded fills in the points left out of the ranking: the excluded
+// (corrupt, not held, failed; in that order, then by label) and those
+// the adaptive race eliminated (best median first).
+func (s *Sweep) excluded(rk rank.Ranking, accs map[string]*acc, base *acc, notes map[string]string) {
 	for _, x := range rk.Excluded {
 		p := &Point{Key: x.Key, Settings: x.Settings, Status: x.Status, Reason: x.Reason, Changed: x.Changed, Note: notes[x.Key]}
 		p.Label = s.label(x.Settings)
@@ -293,8 +330,10 @@ func summarise(res *results.Results) *Sweep {
 		return s.Excluded[i].Label < s.Excluded[j].Label
 	})
 	sort.SliceStable(s.Eliminated, func(i, j int) bool { return s.Eliminated[i].Median > s.Eliminated[j].Median })
+}
 
-	// Points planned but not finished.
+// missing lists the points planned but not finished.
+func (s *Sweep) missing(planned []results.PointInfo) {
 	done := map[string]bool{}
 	for _, p := range s.Ranked {
 		done[p.Key] = true
@@ -302,55 +341,58 @@ func summarise(res *results.Results) *Sweep {
 	for _, p := range s.Others() {
 		done[p.Key] = true
 	}
-	for _, pi := range h.Points {
+	for _, pi := range planned {
 		if !done[pi.Key] {
 			s.Missing = append(s.Missing, s.label(pi.Settings))
 		}
 	}
+}
 
-	// A visit with runs but no point record was cut short.
-	if n := len(res.Runs); n > 0 {
-		last := res.Runs[n-1]
-		closed := false
-		for _, p := range res.Points {
-			if p.Session == last.Session && p.Visit == last.Visit {
-				closed = true
-			}
-		}
-		if !closed {
-			runs := 0
-			for _, r := range res.Runs {
-				if r.Session == last.Session && r.Visit == last.Visit {
-					runs++
-				}
-			}
-			name := "the baseline"
-			if !last.Baseline {
-				name = last.Point
-				for _, pi := range h.Points {
-					if pi.Key == last.Point {
-						name = s.label(pi.Settings)
-					}
-				}
-			}
-			s.InProgress = fmt.Sprintf("%s (%d run%s recorded, not counted)", name, runs, plural(runs))
+// inProgress names the visit cut short: the last one, when it has runs
+// but no point record.
+func (s *Sweep) inProgress(res *results.Results) {
+	n := len(res.Runs)
+	if n == 0 {
+		return
+	}
+	last := res.Runs[n-1]
+	for _, p := range res.Points {
+		if p.Session == last.Session && p.Visit == last.Visit {
+			return
 		}
 	}
+	runs := 0
+	for _, r := range res.Runs {
+		if r.Session == last.Session && r.Visit == last.Visit {
+			runs++
+		}
+	}
+	name := "the baseline"
+	if !last.Baseline {
+		name = last.Point
+		for _, pi := range res.Header.Points {
+			if pi.Key == last.Point {
+				name = s.label(pi.Settings)
+			}
+		}
+	}
+	s.InProgress = fmt.Sprintf("%s (%d run%s recorded, not counted)", name, runs, plural(runs))
+}
 
-	// The state of the last session.
-	switch {
-	case len(res.Ends) < res.Sessions():
+// lastState is the state of the last session, with a warning when it did
+// not restore the original settings.
+func (s *Sweep) lastState(res *results.Results) {
+	if len(res.Ends) < res.Sessions() {
 		s.State = "unfinished"
 		s.StateDetail = "no end record: the sweep was killed, or is still running"
-	default:
-		e := res.Ends[len(res.Ends)-1]
-		s.State = e.Status
-		s.StateDetail = e.Error
-		if !e.Restored && e.RestoreError != "" {
-			s.Warnings = append(s.Warnings, "the original settings were not restored at the end: "+e.RestoreError+" (run `citune restore`)")
-		}
+		return
 	}
-	return s
+	e := res.Ends[len(res.Ends)-1]
+	s.State = e.Status
+	s.StateDetail = e.Error
+	if !e.Restored && e.RestoreError != "" {
+		s.Warnings = append(s.Warnings, "the original settings were not restored at the end: "+e.RestoreError+" (run `citune restore`)")
+	}
 }
 
 func plural(n int) string {

@@ -212,6 +212,42 @@ func pointTitle(s *Sweep, p *Point) string {
 // (log scale when they span more than a factor of ten), with the
 // points no other point beats on both (the Pareto front) joined.
 func scatter(s *Sweep, id string, width float64) trustedHTML {
+	pts := scatterPoints(s)
+	const h = 420.0
+	var b svgb
+	b.open(id, "scatter", width, h, "rate against interrupts per MiB")
+	b.title(fmt.Sprintf("Median rate (%s) against interrupts per MiB", s.RateUnit()))
+	if len(pts) == 0 {
+		b.text(width/2, h/2, "middle", "note", "the probe did not count interrupts: no scatter")
+		b.close()
+		return b.html()
+	}
+	ax := scatterScales(s, pts, width, h)
+	ax.draw(&b, s)
+	front := paretoFront(pts)
+	if len(front) > 1 {
+		var d []string
+		for i, p := range front {
+			cmd := "L"
+			if i == 0 {
+				cmd = "M"
+			}
+			d = append(d, fmt.Sprintf("%s%.1f %.1f", cmd, ax.X(p.IRQsPerMiB.V), ax.Y(s.RateValue(p.Median))))
+		}
+		b.elem("path", "d", strings.Join(d, " "), "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "stroke-dasharray", "5 4", "opacity", "0.7")
+	}
+	onFront := map[*Point]bool{}
+	for _, p := range front {
+		onFront[p] = true
+	}
+	ax.drawPoints(&b, s, pts, onFront)
+	b.close()
+	return b.html()
+}
+
+// scatterPoints are the points the scatter shows: the baseline and the
+// measured points that counted interrupts.
+func scatterPoints(s *Sweep) []*Point {
 	var pts []*Point
 	if s.Baseline != nil && s.Baseline.IRQsPerMiB.OK {
 		pts = append(pts, s.Baseline)
@@ -221,56 +257,69 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 			pts = append(pts, p)
 		}
 	}
-	const h, left, right, top, bottom = 420.0, 70.0, 40.0, 24.0, 56.0
-	var b svgb
-	b.open(id, "scatter", width, h, "rate against interrupts per MiB")
-	b.title(fmt.Sprintf("Median rate (%s) against interrupts per MiB", s.RateUnit()))
-	if len(pts) == 0 {
-		b.text(width/2, h/2, "middle", "note", "the probe did not count interrupts: no scatter")
-		b.close()
-		return b.html()
-	}
+	return pts
+}
+
+// scatterAxes is the scatter's plot area (left, top, pw × ph in an
+// SVG of height h), its scales and their ticks.
+type scatterAxes struct {
+	h, left, top, pw, ph float64
+	X, Y                 func(float64) float64
+	xticks, yticks       []float64
+	logX                 bool
+	xl, xh               float64 // range of the interrupts per MiB
+}
+
+// scatterScales chooses the scales: interrupts per MiB on a log scale
+// when they span more than a decade, the rate linear.
+func scatterScales(s *Sweep, pts []*Point, width, h float64) *scatterAxes {
+	const left, right, top, bottom = 70.0, 40.0, 24.0, 56.0
 	xl, xh, yl, yh := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, p := range pts {
 		xl, xh = math.Min(xl, p.IRQsPerMiB.V), math.Max(xh, p.IRQsPerMiB.V)
 		yl, yh = math.Min(yl, s.RateValue(p.Median)), math.Max(yh, s.RateValue(p.Median))
 	}
-	logX := xl > 0 && xh/xl > 10
-	pw, ph := width-left-right, h-top-bottom
-	var X func(float64) float64
-	var xticks []float64
-	if logX {
+	ax := &scatterAxes{h: h, left: left, top: top, pw: width - left - right, ph: h - top - bottom, xl: xl, xh: xh}
+	ax.logX = xl > 0 && xh/xl > 10
+	pw, ph := ax.pw, ax.ph
+	if ax.logX {
 		a, z := math.Floor(math.Log10(xl)), math.Ceil(math.Log10(xh))
 		for e := a; e <= z; e++ {
 			for _, m := range []float64{1, 2, 5} {
 				v := m * math.Pow(10, e)
 				if v >= math.Pow(10, a) && v <= math.Pow(10, z) {
-					xticks = append(xticks, v)
+					ax.xticks = append(ax.xticks, v)
 				}
 			}
 		}
-		X = func(v float64) float64 { return left + (math.Log10(v)-a)/(z-a)*pw }
+		ax.X = func(v float64) float64 { return left + (math.Log10(v)-a)/(z-a)*pw }
 	} else {
 		pad := (xh - xl) * 0.08
 		if pad == 0 {
 			pad = math.Max(1, xh*0.1)
 		}
-		xticks = niceTicks(math.Max(0, xl-pad), xh+pad, 6)
-		a, z := xticks[0], xticks[len(xticks)-1]
-		X = func(v float64) float64 { return left + (v-a)/(z-a)*pw }
+		ax.xticks = niceTicks(math.Max(0, xl-pad), xh+pad, 6)
+		a, z := ax.xticks[0], ax.xticks[len(ax.xticks)-1]
+		ax.X = func(v float64) float64 { return left + (v-a)/(z-a)*pw }
 	}
 	pad := (yh - yl) * 0.08
 	if pad == 0 {
 		pad = math.Max(0.1, yh*0.05)
 	}
-	yticks := niceTicks(yl-pad, yh+pad, 6)
-	ya, yz := yticks[0], yticks[len(yticks)-1]
-	Y := func(v float64) float64 { return top + ph - (v-ya)/(yz-ya)*ph }
-	for _, t := range xticks {
+	ax.yticks = niceTicks(yl-pad, yh+pad, 6)
+	ya, yz := ax.yticks[0], ax.yticks[len(ax.yticks)-1]
+	ax.Y = func(v float64) float64 { return top + ph - (v-ya)/(yz-ya)*ph }
+	return ax
+}
+
+// draw draws the grid, the ticks, the axes and their labels.
+func (ax *scatterAxes) draw(b *svgb, s *Sweep) {
+	left, top, pw, ph, X, Y := ax.left, ax.top, ax.pw, ax.ph, ax.X, ax.Y
+	for _, t := range ax.xticks {
 		b.line(X(t), top, X(t), top+ph, colGrid, 1)
 		b.text(X(t), top+ph+16, "middle", "tick", tickLabel(t))
 	}
-	for _, t := range yticks {
+	for _, t := range ax.yticks {
 		b.line(left, Y(t), left+pw, Y(t), colGrid, 1)
 		b.text(left-6, Y(t)+4, "end", "tick", tickLabel(t))
 	}
@@ -278,16 +327,18 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 	b.line(left, top, left, top+ph, colAxis, 1)
 	xlab := "interrupts per MiB"
 	switch {
-	case logX:
+	case ax.logX:
 		xlab += " (log scale)"
-	case xh == xl:
-		xlab += fmt.Sprintf(" (%s at every point: the settings did not change the count)", fn(num(xl, true)))
+	case ax.xh == ax.xl:
+		xlab += fmt.Sprintf(" (%s at every point: the settings did not change the count)", fn(num(ax.xl, true)))
 	}
-	b.text(left+pw/2, h-14, "middle", "axis", xlab)
+	b.text(left+pw/2, ax.h-14, "middle", "axis", xlab)
 	b.textElem("text", s.RateUnit(), "x", "14", "y", px(top+ph/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 14 %.1f)", top+ph/2))
+}
 
-	// Pareto front: no other point has a higher rate with fewer
-	// interrupts.
+// paretoFront is the points (ok ones only) no other point beats with a
+// higher rate and fewer interrupts, by interrupts per MiB.
+func paretoFront(pts []*Point) []*Point {
 	var front []*Point
 	for _, p := range pts {
 		if p.Status != rank.StatusOK {
@@ -305,48 +356,43 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 		}
 	}
 	sort.Slice(front, func(i, j int) bool { return front[i].IRQsPerMiB.V < front[j].IRQsPerMiB.V })
-	if len(front) > 1 {
-		var d []string
-		for i, p := range front {
-			cmd := "L"
-			if i == 0 {
-				cmd = "M"
+	return front
+}
+
+// labelBox is the extent of a placed label.
+type labelBox struct{ x0, x1, y float64 }
+
+// placeLabel returns the y of a label w wide anchored at (cx, cy), moved
+// down or up until it covers none of those placed, and records it there.
+func placeLabel(placed *[]labelBox, cx, cy float64, anchor string, w float64) float64 {
+	x0, x1 := cx, cx+w
+	if anchor == "end" {
+		x0, x1 = cx-w, cx
+	}
+	for _, dy := range []float64{-8, 18, -22, 32, -36, 46} {
+		y := cy + dy
+		free := true
+		for _, b := range *placed {
+			if x0 < b.x1 && b.x0 < x1 && math.Abs(y-b.y) < 13 {
+				free = false
+				break
 			}
-			d = append(d, fmt.Sprintf("%s%.1f %.1f", cmd, X(p.IRQsPerMiB.V), Y(s.RateValue(p.Median))))
 		}
-		b.elem("path", "d", strings.Join(d, " "), "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "stroke-dasharray", "5 4", "opacity", "0.7")
+		if free {
+			*placed = append(*placed, labelBox{x0, x1, y})
+			return y
+		}
 	}
-	onFront := map[*Point]bool{}
-	for _, p := range front {
-		onFront[p] = true
-	}
+	return cy - 8
+}
+
+// drawPoints draws every point with its tooltip; the baseline, the winner
+// and the points on the front get a label.
+func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, onFront map[*Point]bool) {
 	win := s.Winner()
-	// Labels are moved down or up until they do not cover one another.
-	type box struct{ x0, x1, y float64 }
-	var placed []box
-	place := func(cx, cy float64, anchor string, w float64) float64 {
-		x0, x1 := cx, cx+w
-		if anchor == "end" {
-			x0, x1 = cx-w, cx
-		}
-		for _, dy := range []float64{-8, 18, -22, 32, -36, 46} {
-			y := cy + dy
-			free := true
-			for _, b := range placed {
-				if x0 < b.x1 && b.x0 < x1 && math.Abs(y-b.y) < 13 {
-					free = false
-					break
-				}
-			}
-			if free {
-				placed = append(placed, box{x0, x1, y})
-				return y
-			}
-		}
-		return cy - 8
-	}
+	var placed []labelBox
 	for _, p := range pts {
-		cx, cy := X(p.IRQsPerMiB.V), Y(s.RateValue(p.Median))
+		cx, cy := ax.X(p.IRQsPerMiB.V), ax.Y(s.RateValue(p.Median))
 		col := pointColour(s, p)
 		b.start("g")
 		b.title(pointTitle(s, p))
@@ -366,15 +412,13 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 				l = "baseline"
 			}
 			anchor, dx := "start", 10.0
-			if cx > left+pw*0.7 {
+			if cx > ax.left+ax.pw*0.7 {
 				anchor, dx = "end", -10
 			}
-			b.text(cx+dx, place(cx+dx, cy, anchor, float64(utf8.RuneCountInString(l))*6.7), anchor, "small", l)
+			b.text(cx+dx, placeLabel(&placed, cx+dx, cy, anchor, float64(utf8.RuneCountInString(l))*6.7), anchor, "small", l)
 		}
 		b.end("g")
 	}
-	b.close()
-	return b.html()
 }
 
 // compareChart shows, for every point of several files, the difference

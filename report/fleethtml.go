@@ -1,0 +1,143 @@
+package report
+
+// This file holds the HTML fleet section and its per-board chart.
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/citune/citune/sweep/rank"
+)
+
+// htmlFleet is the HTML fleet section with a chart per group.
+func htmlFleet(ss []*Sweep) *fleetView {
+	f := NewFleet(ss)
+	v := &fleetView{Heading: f.heading(), Summary: f.Summary()}
+	for i, g := range f.Groups {
+		id := fmt.Sprintf("fleet-%d", i+1)
+		v.Groups = append(v.Groups, fleetGroupView{
+			ID: id, Title: g.title(), Plan: g.Plan, Probe: g.Probe,
+			Boards:  htmlTable(g.boardTable(), id+"-boards", "summary", nil),
+			Chart:   fleetChart(g, id+"-chart", pageWidth),
+			Points:  htmlTable(g.table(), id+"-points", "summary", nil),
+			Verdict: g.Verdict(),
+		})
+	}
+	return v
+}
+
+// fleetChart is the group's per-board chart: for every point (baseline
+// first) a row with a dot per board at its median rate, a line from its
+// slowest to its fastest counted run, a colour per board, and a ring
+// around each board's winner. Points a board did not trust are named at
+// the right.
+func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
+	labels := append([]string{"baseline"}, g.Points...)
+	s0 := g.Sweeps[0]
+	names := append([]string{"baseline (" + s0.Originals() + ")"}, g.Points...)
+	const bottom, right = 50.0, 200.0
+	legend, ly := fleetLegend(g, width)
+	top := ly + 22
+	n := float64(len(g.Sweeps))
+	rowH := math.Max(24, 9*(n+1))
+	left := labelWidth(names, 140)
+	h := top + bottom + rowH*float64(len(labels))
+	var b svgb
+	b.open(id, "fleet", width, h, "median rate per board for every point")
+	b.title(fmt.Sprintf("Median rate per board, %s, with the range of the counted runs", s0.RateUnit()))
+	lo, hi := fleetRange(g, labels)
+	ticks := niceTicks(lo, hi, 8)
+	x0, x1 := ticks[0], ticks[len(ticks)-1]
+	if x1 <= x0 {
+		x1 = x0 + 1
+	}
+	pw := width - left - right
+	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
+	y1 := top + rowH*float64(len(labels))
+	for _, t := range ticks {
+		b.line(X(t), top, X(t), y1, colGrid, 1)
+		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
+	}
+	b.text(left+pw/2, y1+36, "middle", "axis", "median "+s0.RateUnit()+" per board")
+	for k, e := range legend {
+		b.elem("circle", "cx", px(e.x+5), "cy", px(e.y-4), "r", "5", "fill", fileColours[k%len(fileColours)])
+		b.text(e.x+14, e.y, "start", "small", e.text)
+	}
+	for i, l := range labels {
+		cy := top + rowH*float64(i)
+		b.text(left-8, cy+rowH/2+4, "end", "label", names[i])
+		fleetRow(&b, g, l, cy, rowH, left+pw, X)
+	}
+	b.close()
+	return b.html()
+}
+
+// legendEntry is a board's entry in the fleet chart's legend.
+type legendEntry struct {
+	x, y float64
+	text string
+}
+
+// fleetLegend lays out the legend, an entry a board wrapped to the
+// chart's width, and returns it with the baseline of its last line.
+func fleetLegend(g *FleetGroup, width float64) ([]legendEntry, float64) {
+	var legend []legendEntry
+	lx, ly := 10.0, 18.0
+	for k, name := range g.Boards {
+		l := name + " (" + or(g.Sweeps[k].Kernel, "unknown") + ")"
+		w := float64(utf8.RuneCountInString(l))*6.6 + 40
+		if lx > 10 && lx+w > width {
+			lx, ly = 10, ly+18
+		}
+		legend = append(legend, legendEntry{lx, ly, l})
+		lx += w
+	}
+	return legend, ly
+}
+
+// fleetRange is the range of the counted runs of every board at the
+// labelled points (0 to 1 when there are none).
+func fleetRange(g *FleetGroup, labels []string) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range g.Sweeps {
+		for _, l := range labels {
+			if p := g.point(s, l); p != nil && len(p.Rates) > 0 {
+				lo, hi = math.Min(lo, s.RateValue(p.Min)), math.Max(hi, s.RateValue(p.Max))
+			}
+		}
+	}
+	if math.IsInf(lo, 0) {
+		lo, hi = 0, 1
+	}
+	return lo, hi
+}
+
+// fleetRow draws the row of point l from cy, rowH high: each board's
+// range and median, a ring on its winner, or at xBad the status of a
+// point the board did not trust.
+func fleetRow(b *svgb, g *FleetGroup, l string, cy, rowH, xBad float64, X func(float64) float64) {
+	n := float64(len(g.Sweeps))
+	for k, s := range g.Sweeps {
+		col := fileColours[k%len(fileColours)]
+		y := cy + rowH*(float64(k)+1)/(n+1)
+		p := g.point(s, l)
+		if p == nil {
+			continue
+		}
+		b.start("g")
+		b.title(g.Boards[k] + ": " + pointTitle(s, p))
+		if len(p.Rates) == 0 || (p.Status != rank.StatusOK && p.Status != rank.StatusEliminated) {
+			b.textElem("text", trim(g.Boards[k], 14)+": "+strings.ToUpper(string(p.Status)), "x", px(xBad+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
+			b.end("g")
+			continue
+		}
+		b.line(X(s.RateValue(p.Min)), y, X(s.RateValue(p.Max)), y, col, 2)
+		b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "4", "fill", col)
+		if p == g.Winners[k] {
+			b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "7", "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "class", "winner")
+		}
+		b.end("g")
+	}
+}

@@ -1,0 +1,233 @@
+package report
+
+// This file holds the text report of several sweeps compared side by
+// side: the summary of each, and the matrix of their points.
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/citune/citune/sweep/rank"
+)
+
+// compareRows is every point label of the files, in the first file's
+// ranking order, then the others' new ones.
+func compareRows(ss []*Sweep) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		for _, p := range append(s.measured(), s.Excluded...) {
+			if !seen[p.Label] {
+				seen[p.Label] = true
+				out = append(out, p.Label)
+			}
+		}
+	}
+	return out
+}
+
+func byLabel(s *Sweep, label string) *Point {
+	for _, p := range s.Ranked {
+		if p.Label == label {
+			return p
+		}
+	}
+	for _, p := range s.Others() {
+		if p.Label == label {
+			return p
+		}
+	}
+	return nil
+}
+
+// cell is one file's entry for a point: "28.7 +11.7 %".
+func cell(s *Sweep, p *Point) string {
+	switch {
+	case p == nil:
+		return "-"
+	case p.Status == rank.StatusCorrupt:
+		return "CORRUPT"
+	case p.Status == rank.StatusEliminated && len(p.Rates) > 0:
+		return s.Rate(p.Median) + " " + p.Vs.Short() + " elim."
+	case p.Status != rank.StatusOK:
+		return string(p.Status)
+	}
+	c := s.Rate(p.Median)
+	if p.Vs != nil {
+		c += " " + p.Vs.Short()
+	}
+	if p.Rank > 0 {
+		c += " #" + strconv.Itoa(p.Rank)
+	}
+	return c
+}
+
+// summaryTable has a column per file: board, kernel, baseline, best.
+func summaryTable(ss []*Sweep, o Options) (*table, error) {
+	t := &table{head: []string{""}}
+	for _, s := range ss {
+		t.head = append(t.head, s.Label)
+	}
+	row := func(name string, f func(s *Sweep) string) {
+		r := []string{name}
+		for _, s := range ss {
+			r = append(r, f(s))
+		}
+		t.add(r...)
+	}
+	summarySweepRows(row)
+	summaryWinnerRows(row)
+	for _, name := range o.Points {
+		var err error
+		row(name, func(s *Sweep) string {
+			p, e := s.Find(name)
+			if e != nil {
+				if err == nil && !strings.Contains(e.Error(), "no such point") {
+					err = e
+				}
+				return "-"
+			}
+			return cell(s, p)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// summaryRow adds a row of the summary table: its name and its cell for
+// each sweep.
+type summaryRow func(name string, f func(s *Sweep) string)
+
+// summarySweepRows are the summary's rows that describe each sweep: what,
+// where, how, its state, the original settings and the baseline.
+func summarySweepRows(row summaryRow) {
+	row("file", func(s *Sweep) string { return s.File })
+	row("board", func(s *Sweep) string { return s.Board() })
+	row("kernel", func(s *Sweep) string { return s.Kernel })
+	row("probe", func(s *Sweep) string { return s.Probe })
+	row("plan", func(s *Sweep) string { return s.PlanString() })
+	row("state", func(s *Sweep) string {
+		nh, cor, _ := s.Counts()
+		st := fmt.Sprintf("%s, %d ranked, %d not-held, %d corrupt", s.State, len(s.Ranked), nh, cor)
+		if n := len(s.Eliminated); n > 0 {
+			st += fmt.Sprintf(", %d eliminated", n)
+		}
+		return st
+	})
+	row("original", func(s *Sweep) string { return s.Originals() })
+	row("baseline", func(s *Sweep) string {
+		if s.Baseline == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%s %s (%d runs)", s.Rate(s.Baseline.Median), s.RateUnit(), s.Baseline.Runs())
+	})
+}
+
+// summaryWinnerRows are the summary's rows of each sweep's winner: its
+// settings, its rate and, baseline -> winner, its interrupts and CPU.
+func summaryWinnerRows(row summaryRow) {
+	row("best", func(s *Sweep) string {
+		if w := s.Winner(); w != nil {
+			return w.Label
+		}
+		return "-"
+	})
+	row("best rate", func(s *Sweep) string {
+		w := s.Winner()
+		if w == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%s %s %s", s.Rate(w.Median), s.RateUnit(), w.Vs.Short())
+	})
+	row("95 % CI", func(s *Sweep) string {
+		if w := s.Winner(); w != nil {
+			return w.Vs.Range()
+		}
+		return ""
+	})
+	both := func(name string, f func(p *Point) Num, fmtf func(Num) string) {
+		row(name, func(s *Sweep) string {
+			var parts []string
+			if s.Baseline != nil {
+				parts = append(parts, fmtf(f(s.Baseline)))
+			}
+			if w := s.Winner(); w != nil {
+				parts = append(parts, fmtf(f(w)))
+			}
+			if strings.Join(parts, "") == "" {
+				return ""
+			}
+			return strings.Join(parts, " -> ")
+		})
+	}
+	both("irq/s", func(p *Point) Num { return p.IRQsPerSec }, fn)
+	both("irq/MiB", func(p *Point) Num { return p.IRQsPerMiB }, fn)
+	both("handler avg µs", func(p *Point) Num { return p.HandlerAvgUS }, f1)
+	both("handler max µs", func(p *Point) Num { return p.HandlerMaxUS }, f1)
+	both("CPU %", func(p *Point) Num { return p.CPUPct }, f1)
+}
+
+func matrixTable(ss []*Sweep) *table {
+	t := &table{head: []string{"point"}}
+	for _, s := range ss {
+		t.head = append(t.head, s.Label+" "+s.RateUnit())
+	}
+	r := []string{"baseline"}
+	for _, s := range ss {
+		if s.Baseline != nil {
+			r = append(r, s.Rate(s.Baseline.Median))
+		} else {
+			r = append(r, "-")
+		}
+	}
+	t.add(r...)
+	for _, l := range compareRows(ss) {
+		r := []string{l}
+		for _, s := range ss {
+			r = append(r, cell(s, byLabel(s, l)))
+		}
+		t.add(r...)
+	}
+	return t
+}
+
+func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
+	fmt.Fprintf(w, "%d results files side by side\n\n", len(ss))
+	st, err := summaryTable(ss, o)
+	if err != nil {
+		return err
+	}
+	st.textFit(w, "", o.Width)
+	fmt.Fprintf(w, "\nevery point (median, difference to the file's own baseline, rank):\n")
+	matrixTable(ss).textFit(w, "  ", o.Width)
+	writeFileNotesText(w, ss, o.textWidth())
+	return nil
+}
+
+// writeFileNotesText lists, per file, its warnings, what it did not
+// measure and its points that were not ranked.
+func writeFileNotesText(w io.Writer, ss []*Sweep, width int) {
+	for _, s := range ss {
+		var lines []string
+		for _, x := range s.Warnings {
+			lines = append(lines, wrap("  warning: ", x, width))
+		}
+		if s.InProgress != "" {
+			lines = append(lines, wrap("  cut short: ", s.InProgress, width))
+		}
+		if len(s.Missing) > 0 {
+			lines = append(lines, wrap("  not measured: ", strings.Join(s.Missing, "; "), width))
+		}
+		for _, p := range s.Excluded {
+			st, what := excludedLine(s, p)
+			lines = append(lines, wrap("  "+st+" "+p.Label+": ", what, width))
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(w, "\n%s:\n%s", s.Label, strings.Join(lines, ""))
+		}
+	}
+}
