@@ -28,6 +28,8 @@ type Deps struct {
 	// called once per probe, so it must register each variable with its
 	// current value as the default.
 	Flags func(*flag.FlagSet)
+
+	flagsOnly bool // ParseFlags: parse, build nothing
 }
 
 // ErrUsage is matched (errors.Is) by errors in how a probe was asked
@@ -87,7 +89,20 @@ func Parse(words []string, d Deps) (Probe, error) {
 		}
 		return nil, usagef("probe %s: %v", k.name, err)
 	}
+	if d.flagsOnly {
+		return nil, nil
+	}
 	return build(d, pos, rest)
+}
+
+// ParseFlags parses the probes' words for their flags only: the kinds
+// and flags are checked and extra's flags (the caller's own, which may
+// stand among a probe's words) are set, but no probe is built, so no
+// target, controller or map is needed yet. A command uses it to learn
+// its global flags (--sim after the kind) before it opens the target.
+func ParseFlags(words []string, extra func(*flag.FlagSet)) error {
+	_, err := ParseAll(words, Deps{Flags: extra, flagsOnly: true})
+	return err
 }
 
 // PrintUsage describes every probe kind and its flags.

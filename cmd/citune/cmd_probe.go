@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/citune/citune/probe"
-	"github.com/citune/citune/regs"
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 )
@@ -63,7 +62,7 @@ func runProbe(a *app, args []string) error {
 
 	// A first pass collects flags given among the probe words (--sim may
 	// come after the kind); the second builds the probes for the target.
-	if _, err := probe.ParseAll(words, probe.Deps{Sim: nopSim{}, Map: &regs.Map{}, Flags: extra}); err != nil {
+	if err := probe.ParseFlags(words, extra); err != nil {
 		return a.probeParseErr(err, lead)
 	}
 	if o.repeat < 1 || o.warmup < 0 {
@@ -195,13 +194,6 @@ func (a *app) mayDetect() bool {
 	}
 	return false
 }
-
-// nopSim stands in for the simulated controller while flags are
-// collected.
-type nopSim struct{}
-
-func (nopSim) Read32(uint32) (uint32, error) { return 0, nil }
-func (nopSim) Transfer()                     {}
 
 var _ probe.SimController = (*soc.Target)(nil)
 var _ probe.NonBurstReader = (*soc.Target)(nil)

@@ -102,7 +102,7 @@ func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results
 	}
 	// The probe's words may carry global flags (--sim after the kind):
 	// collect them before the target is opened.
-	if _, err := probe.ParseAll(words, probe.Deps{Sim: nopSim{}, Map: &regs.Map{}, Flags: a.globalFlags}); err != nil {
+	if err := probe.ParseFlags(words, a.globalFlags); err != nil {
 		return nil, nil, pl, a.sweepProbeErr(err)
 	}
 	if (a.g.sim || a.g.memFile != "") && !set["sys-root"] {
