@@ -73,14 +73,45 @@ func runProbe(a *app, args []string) error {
 		return err
 	}
 	deps := probe.Deps{Flags: extra}
-	var notes []string
-	var tinfo *targetInfo
-	if a.g.sim || a.g.memFile != "" {
+	notes, tinfo, done, err := a.probeTarget(&o, &deps)
+	if err != nil {
+		return err
+	}
+	defer done()
+	ps, err := probe.ParseAll(words, deps)
+	if err != nil {
+		return a.probeParseErr(err, lead)
+	}
+
+	opts := probe.Options{Repeat: o.repeat, Warmup: o.warmup, Env: deps.Env}
+	var bar *progressBar
+	if a.env.errTTY {
+		bar = &progressBar{w: a.env.stderr, n: len(ps)}
+		opts.Progress = bar.update
+	}
+	results, merr := probe.MeasureAll(a.ctx, ps, opts)
+	if bar != nil {
+		bar.clear()
+	}
+	withNotes(results, notes)
+	if err := a.printProbe(results, tinfo, deps.IRQ, display); err != nil {
+		return err
+	}
+	return merr
+}
+
+// probeTarget fills deps from the target the global flags name: its map
+// and, when simulated, the controller the sim probe measures; on a board,
+// only the controller's interrupt line (no mapping). notes say why no line
+// is known; done closes what was opened.
+func (a *app) probeTarget(o *probeOpts, deps *probe.Deps) (notes []string, tinfo *targetInfo, done func(), err error) {
+	done = func() {}
+	switch {
+	case a.g.sim || a.g.memFile != "":
 		t, err := a.open(false)
 		if err != nil {
-			return err
+			return nil, nil, done, err
 		}
-		defer t.Close()
 		ti := infoOf(t)
 		tinfo = &ti
 		deps.Map = t.Profile.Map
@@ -88,9 +119,10 @@ func runProbe(a *app, args []string) error {
 			deps.Sim = t
 		}
 		deps.IRQ = t.Controller.IRQ
-	} else if o.irq == "" && a.g.profile == "" && !a.mayDetect() {
+		done = func() { t.Close() }
+	case o.irq == "" && a.g.profile == "" && !a.mayDetect():
 		notes = append(notes, "no profile or board: neither /"+soc.CompatiblePath+" nor /"+soc.SocIDPath+" is readable (give --profile, or --irq LINE)")
-	} else if o.irq == "" {
+	case o.irq == "":
 		// Only the interrupt line is needed: no mapping unless
 		// detection itself checks identities.
 		p, err := a.resolveProfile()
@@ -108,26 +140,16 @@ func runProbe(a *app, args []string) error {
 		deps.IRQ = o.irq
 	}
 	deps.NoTrace = o.noTrace
-	ps, err := probe.ParseAll(words, deps)
-	if err != nil {
-		return a.probeParseErr(err, lead)
-	}
+	return notes, tinfo, done, nil
+}
 
-	opts := probe.Options{Repeat: o.repeat, Warmup: o.warmup, Env: deps.Env}
-	var bar *progressBar
-	if a.env.errTTY {
-		bar = &progressBar{w: a.env.stderr, n: len(ps)}
-		opts.Progress = bar.update
-	}
-	results, merr := probe.MeasureAll(a.ctx, ps, opts)
-	if bar != nil {
-		bar.clear()
+// withNotes puts the command's notes first in each result: ours say why
+// no interrupt line is known, so the probe's generic note goes.
+func withNotes(results []probe.Result, notes []string) {
+	if len(notes) == 0 {
+		return
 	}
 	for i := range results {
-		if len(notes) == 0 {
-			continue
-		}
-		// Our note says why no line is known; drop the generic one.
 		ns := append([]string(nil), notes...)
 		for _, n := range results[i].Notes {
 			if !strings.HasPrefix(n, "no controller interrupt line known") {
@@ -136,24 +158,25 @@ func runProbe(a *app, args []string) error {
 		}
 		results[i].Notes = ns
 	}
-	if a.g.json {
-		out := struct {
-			Target *targetInfo    `json:"target,omitempty"`
-			IRQ    string         `json:"irq,omitempty"`
-			Probes []probe.Result `json:"probes"`
-			// Medians in the units dd, hdparm and iperf3 print.
-			Medians []medianRates `json:"medians"`
-		}{Target: tinfo, IRQ: deps.IRQ, Probes: results}
-		for _, r := range results {
-			out.Medians = append(out.Medians, medianOf(r))
-		}
-		if err := writeJSON(a.env.stdout, out); err != nil {
-			return err
-		}
-	} else {
+}
+
+// printProbe writes the results as JSON or for people.
+func (a *app) printProbe(results []probe.Result, tinfo *targetInfo, irq, display string) error {
+	if !a.g.json {
 		printResults(a.env.stdout, results, display)
+		return nil
 	}
-	return merr
+	out := struct {
+		Target *targetInfo    `json:"target,omitempty"`
+		IRQ    string         `json:"irq,omitempty"`
+		Probes []probe.Result `json:"probes"`
+		// Medians in the units dd, hdparm and iperf3 print.
+		Medians []medianRates `json:"medians"`
+	}{Target: tinfo, IRQ: irq, Probes: results}
+	for _, r := range results {
+		out.Medians = append(out.Medians, medianOf(r))
+	}
+	return writeJSON(a.env.stdout, out)
 }
 
 func (a *app) probeParseErr(err error, lead *flag.FlagSet) error {
