@@ -24,18 +24,28 @@ type pointFlags []string
 func (p *pointFlags) String() string     { return strings.Join(*p, "; ") }
 func (p *pointFlags) Set(s string) error { *p = append(*p, s); return nil }
 
+// reportOpts are report's own flags.
+type reportOpts struct {
+	points       pointFlags
+	top, width   int
+	units        string
+	html, csvOut string
+	md, lava     bool
+	fleet        bool
+}
+
 func runReport(a *app, args []string) error {
 	fs := a.flags("report")
-	var points pointFlags
-	fs.Var(&points, "point", "also show this point: its `SETTINGS` (\"ITC=1 AHBBRST=0\") or #N, the point ranked N (repeatable)")
-	top := fs.Int("top", 0, "show the `N` best points (default: every point)")
-	units := fs.String("units", "", "`UNIT` of byte rates: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and iperf3\nprint (default $CITUNE_UNITS, else MiB/s; --json gives all three)")
-	width := fs.Int("width", 0, "fit the table to `N` columns (default: the terminal's width, else 80)")
-	html := fs.String("html", "", "write one self-contained HTML page with charts to `FILE`")
-	csvOut := fs.String("csv", "", "write every point as CSV to `FILE` (- for stdout, instead of the table)")
-	md := fs.Bool("markdown", false, "print Markdown (for a commit message or a mailing list) instead of the table")
-	fleet := fs.Bool("fleet", false, "compare the files board by board, grouped by SoC, controller and plan (automatic when their headers name two or more boards)")
-	lava := fs.Bool("lava", false, "print LAVA test-case signals (one test case per point, the winner and its gain) instead of the table")
+	var ro reportOpts
+	fs.Var(&ro.points, "point", "also show this point: its `SETTINGS` (\"ITC=1 AHBBRST=0\") or #N, the point ranked N (repeatable)")
+	fs.IntVar(&ro.top, "top", 0, "show the `N` best points (default: every point)")
+	fs.StringVar(&ro.units, "units", "", "`UNIT` of byte rates: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and iperf3\nprint (default $CITUNE_UNITS, else MiB/s; --json gives all three)")
+	fs.IntVar(&ro.width, "width", 0, "fit the table to `N` columns (default: the terminal's width, else 80)")
+	fs.StringVar(&ro.html, "html", "", "write one self-contained HTML page with charts to `FILE`")
+	fs.StringVar(&ro.csvOut, "csv", "", "write every point as CSV to `FILE` (- for stdout, instead of the table)")
+	fs.BoolVar(&ro.md, "markdown", false, "print Markdown (for a commit message or a mailing list) instead of the table")
+	fs.BoolVar(&ro.fleet, "fleet", false, "compare the files board by board, grouped by SoC, controller and plan (automatic when their headers name two or more boards)")
+	fs.BoolVar(&ro.lava, "lava", false, "print LAVA test-case signals (one test case per point, the winner and its gain) instead of the table")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -43,12 +53,42 @@ func runReport(a *app, args []string) error {
 	if len(files) == 0 {
 		return usageErr("usage: citune %s", commands["report"].usage)
 	}
-	if *top < 0 {
+	if ro.top < 0 {
 		return usageErr("report: --top must be at least 1")
 	}
-	unit, err := byteUnit(*units, a.env.getenv)
+	if ro.md && ro.lava {
+		return usageErr("report: --markdown or --lava, not both")
+	}
+	ss, ranked, err := a.loadReports(files, ro.units)
 	if err != nil {
 		return err
+	}
+	if a.g.json {
+		return writeJSON(a.env.stdout, reportJSON(ss))
+	}
+	if ro.top == 0 {
+		ro.top = max(ranked, 1) // every point
+	}
+	// A terminal's own width; a file or pipe gets 80 columns (a serial
+	// console's).
+	cols := ro.width
+	if cols <= 0 {
+		cols = a.env.cols
+	}
+	if cols <= 0 {
+		cols = 80
+	}
+	o := report.Options{Points: ro.points, Top: ro.top, Fleet: ro.fleet, Width: cols, ASCII: !utf8Locale(a.env.getenv)}
+	return a.writeReports(ss, o, &ro)
+}
+
+// loadReports reads the results files (each DT fragment from the same
+// code as `citune dts`), refuses flags that contradict them, and returns
+// them with the largest number of ranked points.
+func (a *app) loadReports(files []string, units string) ([]*report.Sweep, int, error) {
+	unit, err := byteUnit(units, a.env.getenv)
+	if err != nil {
+		return nil, 0, err
 	}
 	opt := report.LoadOptions{DTS: func(path string) (string, string, error) {
 		in, err := a.dtsFromResults(path)
@@ -63,75 +103,62 @@ func runReport(a *app, args []string) error {
 	for _, f := range files {
 		s, err := report.Load(f, opt)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		if err := a.reportFlags(s); err != nil {
-			return err
+			return nil, 0, err
 		}
 		s.ByteUnit = unit
 		ranked = max(ranked, len(s.Ranked))
 		ss = append(ss, s)
 	}
-	if a.g.json {
-		return writeJSON(a.env.stdout, reportJSON(ss))
-	}
-	if *top == 0 {
-		// Every point.
-		*top = max(ranked, 1)
-	}
-	// A terminal's own width; a file or pipe gets 80 columns (a serial
-	// console's).
-	cols := *width
-	if cols <= 0 {
-		cols = a.env.cols
-	}
-	if cols <= 0 {
-		cols = 80
-	}
-	o := report.Options{Points: points, Top: *top, Fleet: *fleet, Width: cols, ASCII: !utf8Locale(a.env.getenv)}
-	// Render everything before writing anything, so that a bad --point
-	// leaves no half-written files.
+	return ss, ranked, nil
+}
+
+// writeReports renders everything before writing anything, so that a bad
+// --point leaves no half-written files, then writes the page, the CSV and
+// the table.
+func (a *app) writeReports(ss []*report.Sweep, o report.Options, ro *reportOpts) error {
 	var page, table, csv bytes.Buffer
-	if *html != "" {
+	if ro.html != "" {
 		if err := report.WriteHTML(&page, ss, o); err != nil {
 			return withCode(exitUsage, err)
 		}
 	}
-	if *csvOut != "" {
+	if ro.csvOut != "" {
 		if err := report.WriteCSV(&csv, ss); err != nil {
 			return err
 		}
 	}
+	var err error
 	switch {
-	case *md && *lava:
-		return usageErr("report: --markdown or --lava, not both")
-	case *lava:
+	case ro.lava:
 		err = report.WriteLAVA(&table, ss)
-	case *md:
+	case ro.md:
 		err = report.WriteMarkdown(&table, ss, o)
-	case *csvOut != "-":
+	case ro.csvOut != "-":
 		err = report.WriteText(&table, ss, o)
 	}
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	if *html != "" {
-		if err := writeOutput(*html, page.Bytes(), true); err != nil {
+	if ro.html != "" {
+		if err := writeOutput(ro.html, page.Bytes(), true); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.env.stderr, "wrote %s\n", *html)
+		fmt.Fprintf(a.env.stderr, "wrote %s\n", ro.html)
 	}
-	switch *csvOut {
+	switch ro.csvOut {
 	case "":
 	case "-":
 		if _, err := a.env.stdout.Write(csv.Bytes()); err != nil {
 			return err
 		}
 	default:
-		if err := writeOutput(*csvOut, csv.Bytes(), true); err != nil {
+		if err := writeOutput(ro.csvOut, csv.Bytes(), true); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.env.stderr, "wrote %s\n", *csvOut)
+		fmt.Fprintf(a.env.stderr, "wrote %s\n", ro.csvOut)
 	}
 	_, err = a.env.stdout.Write(table.Bytes())
 	return err
