@@ -244,33 +244,9 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 		return err
 	}
 	defer t.Close()
-	var changes []regs.Change
-	for _, rv := range sf.Registers {
-		r := t.Profile.Map.At(rv.Offset)
-		if r == nil || r.ReadOnly {
-			continue
-		}
-		cur, err := t.Acc.Read32(r.Offset)
-		if err != nil {
-			return err
-		}
-		for i := range r.Fields {
-			f := &r.Fields[i]
-			if f.Access != regs.RW {
-				continue
-			}
-			switch regs.ClassOf(r, f) {
-			case regs.ClassLive:
-				continue
-			case regs.ClassConfig:
-				if !config {
-					continue
-				}
-			}
-			if f.Get(cur) != f.Get(rv.Value) {
-				changes = append(changes, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: f.Get(rv.Value)})
-			}
-		}
+	changes, err := snapshotChanges(t, sf.Snapshot, config)
+	if err != nil {
+		return err
 	}
 	if len(changes) == 0 {
 		what := "tuning field"
@@ -494,4 +470,39 @@ func (a *app) detectOffline() error {
 		return withCode(exitIdentity, fmt.Errorf("identity checks: %w", idErr))
 	}
 	return nil
+}
+
+// snapshotChanges lists the field changes that return t to the snapshot:
+// its tuning knobs (with config, its configuration fields too), never
+// live state, only where the value differs now.
+func snapshotChanges(t *soc.Target, snap soc.Snapshot, config bool) ([]regs.Change, error) {
+	var changes []regs.Change
+	for _, rv := range snap.Registers {
+		r := t.Profile.Map.At(rv.Offset)
+		if r == nil || r.ReadOnly {
+			continue
+		}
+		cur, err := t.Acc.Read32(r.Offset)
+		if err != nil {
+			return nil, err
+		}
+		for i := range r.Fields {
+			f := &r.Fields[i]
+			if f.Access != regs.RW {
+				continue
+			}
+			switch regs.ClassOf(r, f) {
+			case regs.ClassLive:
+				continue
+			case regs.ClassConfig:
+				if !config {
+					continue
+				}
+			}
+			if f.Get(cur) != f.Get(rv.Value) {
+				changes = append(changes, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: f.Get(rv.Value)})
+			}
+		}
+	}
+	return changes, nil
 }
