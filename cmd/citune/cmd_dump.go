@@ -37,27 +37,9 @@ func runDump(a *app, args []string) error {
 	}
 	defer t.Close()
 	m := t.Profile.Map
-	regsToShow := m.Registers
-	if names := fs.Args(); len(names) > 0 {
-		regsToShow = nil
-		for i, n := range names {
-			if off, ok := offs[i]; ok {
-				r, err := registerAt(t, n, off)
-				if err != nil {
-					return err
-				}
-				regsToShow = append(regsToShow, *r)
-				continue
-			}
-			r := m.Register(n)
-			if r == nil {
-				if _, err := m.Lookup(n); errors.Is(err, regs.ErrAbsent) {
-					return withCode(exitUsage, err)
-				}
-				return usageErr("no register %q", n)
-			}
-			regsToShow = append(regsToShow, *r)
-		}
+	regsToShow, err := dumpRegisters(t, fs.Args(), offs)
+	if err != nil {
+		return err
 	}
 	var ds []regs.Decoded
 	for i := range regsToShow {
@@ -324,4 +306,33 @@ func (a *app) openRead(p *soc.Profile, strict bool) (*soc.Target, error) {
 		fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "citune: WARNING: the identity check failed, what follows may be nonsense: %v\nIs this the right --profile/--controller? (--strict makes this an error)\n", err)
 	}
 	return t, nil
+}
+
+// dumpRegisters picks the registers to dump: every one, or those named
+// (by name, or by an address resolved to an offset of the window).
+func dumpRegisters(t *soc.Target, names []string, offs map[int]uint32) ([]regs.Register, error) {
+	m := t.Profile.Map
+	if len(names) == 0 {
+		return m.Registers, nil
+	}
+	var out []regs.Register
+	for i, n := range names {
+		if off, ok := offs[i]; ok {
+			r, err := registerAt(t, n, off)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, *r)
+			continue
+		}
+		r := m.Register(n)
+		if r == nil {
+			if _, err := m.Lookup(n); errors.Is(err, regs.ErrAbsent) {
+				return nil, withCode(exitUsage, err)
+			}
+			return nil, usageErr("no register %q", n)
+		}
+		out = append(out, *r)
+	}
+	return out, nil
 }
