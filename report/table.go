@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/citune/citune/textwrap"
 )
 
 // table is a grid of cells rendered as aligned text or Markdown.
@@ -237,8 +238,8 @@ func (t *table) remove(i int) {
 // line's prefix, indenting the continuation lines (x/ansi measures and
 // breaks the words).
 func wrap(prefix, text string, width int) string {
-	n := ansi.StringWidth(prefix)
-	ind := strings.Repeat(" ", n)
-	body := ansi.Wordwrap(strings.Join(strings.Fields(text), " "), max(width-n, 10), "")
-	return prefix + strings.ReplaceAll(body, "\n", "\n"+ind) + "\n"
+	if b := textwrap.Block(text, prefix, max(width, ansi.StringWidth(prefix)+10)); b != "" {
+		return b
+	}
+	return prefix + "\n"
 }

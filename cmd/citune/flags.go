@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/citune/citune/textwrap"
 )
 
 // One grammar for every command (issue 13): flags may stand anywhere on
@@ -184,12 +186,12 @@ func usageLine(usage string) string {
 	return lead + strings.ReplaceAll(body, "\n", "\n"+strings.Repeat(" ", len(lead)))
 }
 
-// wordWrap breaks each line of s at spaces so that it fits width columns
-// (wrap, line by line).
+// wordWrap wraps each line of s to width columns (textwrap), keeping
+// its line breaks.
 func wordWrap(s string, width int) string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
-		out = append(out, strings.TrimSuffix(wrap(line, "", width), "\n"))
+		out = append(out, strings.Join(textwrap.Lines(line, "", "", width), "\n"))
 	}
 	return strings.Join(out, "\n")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/textwrap"
 )
 
 func writeJSON(w io.Writer, v any) error {
@@ -96,35 +97,9 @@ func header(t *soc.Target) string {
 	return s
 }
 
-// wrap breaks text (its spaces collapsed) into lines of at most width
-// columns, measured by x/ansi (so × and µ count one column each); the
-// first line starts with prefix, the others are indented as deep. A word
-// longer than the width stands alone. It is the one word-wrapper of the
-// command's own text. (Not ansi.Wordwrap: it also breaks at hyphens,
-// which would split flags like --mode.)
-func wrap(text, prefix string, width int) string {
-	pw := ansi.StringWidth(prefix)
-	indent := strings.Repeat(" ", pw)
-	var b strings.Builder
-	line, n := prefix, pw
-	for _, w := range strings.Fields(text) {
-		wl := ansi.StringWidth(w)
-		if n > pw && n+1+wl > width {
-			b.WriteString(line + "\n")
-			line, n = indent, pw
-		}
-		if n > pw {
-			line += " "
-			n++
-		}
-		line += w
-		n += wl
-	}
-	if n > pw {
-		b.WriteString(line + "\n")
-	}
-	return b.String()
-}
+// wrap is textwrap.Block: text in lines of at most width columns, the
+// first starting with prefix, the others indented as deep.
+func wrap(text, prefix string, width int) string { return textwrap.Block(text, prefix, width) }
 
 // termWidth is the width human output is wrapped to on a terminal whose
 // size is unknown: a serial console is 80 columns.
