@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"sort"
 	"strings"
 
@@ -320,51 +318,6 @@ func Parse(name string, data []byte) (*Profile, error) {
 	return &p, nil
 }
 
-// problems collects validation errors with their lines.
-type problems struct {
-	name string
-	loc  *locator
-	list []problem
-}
-
-type problem struct {
-	at   pos
-	line int // resolved by err
-	msg  string
-}
-
-func (ps *problems) add(at pos, format string, a ...any) {
-	ps.list = append(ps.list, problem{at: at, msg: fmt.Sprintf(format, a...)})
-}
-
-func (ps *problems) failed() bool { return len(ps.list) > 0 }
-
-// err joins the problems in line order, each as "NAME:LINE: invalid
-// profile: MESSAGE"; identical problems are reported once.
-func (ps *problems) err() error {
-	if len(ps.list) == 0 {
-		return nil
-	}
-	for i := range ps.list {
-		ps.list[i].line = max(ps.loc.line(ps.list[i].at), 1)
-	}
-	sort.SliceStable(ps.list, func(i, j int) bool { return ps.list[i].line < ps.list[j].line })
-	var errs []error
-	type key struct {
-		line int
-		msg  string
-	}
-	seen := map[key]bool{}
-	for _, p := range ps.list {
-		if seen[key{p.line, p.msg}] {
-			continue
-		}
-		seen[key{p.line, p.msg}] = true
-		errs = append(errs, fmt.Errorf("%s:%d: %w: %s", ps.name, p.line, ErrProfile, p.msg))
-	}
-	return errors.Join(errs...)
-}
-
 // build merges the profile's registers into the ChipIdea map and validates
 // the whole profile, adding every problem to ps.
 func (p *Profile) build(l *locator, ps *problems) {
@@ -465,68 +418,4 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-// LoadFS loads the profile file name from fsys.
-func LoadFS(fsys fs.FS, name string) (*Profile, error) {
-	data, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(name, data)
-}
-
-// Lookup returns the profile of ps named name or having it as an alias.
-func Lookup(ps []*Profile, name string) *Profile {
-	for _, p := range ps {
-		if strings.EqualFold(p.Name, name) {
-			return p
-		}
-	}
-	for _, p := range ps {
-		for _, a := range p.Aliases {
-			if strings.EqualFold(a, name) {
-				return p
-			}
-		}
-	}
-	return nil
-}
-
-// LoadAll loads every *.toml profile in fsys, sorted by name.
-func LoadAll(fsys fs.FS) ([]*Profile, error) {
-	names, err := fs.Glob(fsys, "*.toml")
-	if err != nil {
-		return nil, err
-	}
-	var ps []*Profile
-	var errs []error
-	for _, n := range names {
-		p, err := LoadFS(fsys, n)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if path.Base(n) != p.Name+".toml" {
-			errs = append(errs, fmt.Errorf("%s:%d: %w: name %q does not match the file name (want name = %q)", n, newLocator(n, p.src, nil).line(pos{path: "name"}), ErrProfile, p.Name, strings.TrimSuffix(path.Base(n), ".toml")))
-			continue
-		}
-		ps = append(ps, p)
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
-	// A name or alias must lead to one profile.
-	owner := map[string]string{}
-	for _, p := range ps {
-		owner[p.Name] = p.Name
-	}
-	for _, p := range ps {
-		for _, a := range p.Aliases {
-			if o, dup := owner[a]; dup && o != p.Name {
-				errs = append(errs, fmt.Errorf("%s: %w: alias %q is already the name or an alias of profile %s", p.File, ErrProfile, a, o))
-				continue
-			}
-			owner[a] = p.Name
-		}
-	}
-	return ps, errors.Join(errs...)
 }

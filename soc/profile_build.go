@@ -17,10 +17,33 @@ import (
 func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 	m := regs.ChipIdea()
 	n0 := len(ps.list)
-	// origin: upper-case register name -> index of the [[register]] that
-	// defined it last.
-	origin := map[string]int{}
-	built := make([]bool, len(p.Registers))
+	origin, built := p.mergeRegisters(m, l, ps)
+	m.Sort()
+	p.checkOffsets(m, l, ps, origin, built)
+	p.applyReset(m, l, ps)
+	p.applyResetSources(m, l, ps)
+	// Safety net: whatever the checks above missed, the map must validate.
+	if err := m.Validate(); err != nil && len(ps.list) == n0 {
+		for _, e := range unjoin(err) {
+			var at pos
+			if name := registerInError(e.Error()); name != "" {
+				if i, ok := origin[strings.ToUpper(name)]; ok {
+					at = l.at(fmt.Sprintf("register[%d]", i))
+				}
+			}
+			ps.add(at, "%v", e)
+		}
+	}
+	return m
+}
+
+// mergeRegisters adds or replaces the [[register]] tables in m. origin
+// maps an upper-case register name to the index of the [[register]]
+// that defined it last; built[i] is true when register[i] merged without
+// problems.
+func (p *Profile) mergeRegisters(m *regs.Map, l *locator, ps *problems) (origin map[string]int, built []bool) {
+	origin = map[string]int{}
+	built = make([]bool, len(p.Registers))
 	for i := range p.Registers {
 		spec := &p.Registers[i]
 		at := fmt.Sprintf("register[%d]", i)
@@ -47,9 +70,12 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 		origin[strings.ToUpper(r.Name)] = i
 		built[i] = ok
 	}
-	m.Sort()
-	// Offsets must stay unique: blame the [[register]] that set the later
-	// of two equal offsets.
+	return origin, built
+}
+
+// checkOffsets keeps offsets unique: it blames the [[register]] that set
+// the later of two equal offsets.
+func (p *Profile) checkOffsets(m *regs.Map, l *locator, ps *problems, origin map[string]int, built []bool) {
 	for i := range p.Registers {
 		if !built[i] {
 			continue
@@ -67,6 +93,11 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 			ps.add(l.at(at+".offset"), "register %s: offset %#x is already used by register %s", r.Name, r.Offset, o.Name)
 		}
 	}
+}
+
+// applyReset sets the reset values of [reset] and marks those of
+// reset_unknown unknown; a register may be in only one of them.
+func (p *Profile) applyReset(m *regs.Map, l *locator, ps *problems) {
 	seen := map[string]string{}
 	for _, name := range sortedKeys(p.Reset) {
 		at := "reset." + keySeg(name)
@@ -97,8 +128,12 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 		r.ResetKnown = false
 		r.Source = "unknown: no source gives it for this SoC"
 	}
-	// Reset sources: the SoC-wide one replaces the built-in text where the
-	// built-in value stands; per-register texts win.
+}
+
+// applyResetSources sets the reset values' sources: the SoC-wide one
+// replaces the built-in text where the built-in value stands;
+// per-register texts win.
+func (p *Profile) applyResetSources(m *regs.Map, l *locator, ps *problems) {
 	if p.ResetSource != "" {
 		for i := range m.Registers {
 			r := &m.Registers[i]
@@ -118,19 +153,6 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 		}
 		r.Source = p.ResetSources[name]
 	}
-	// Safety net: whatever the checks above missed, the map must validate.
-	if err := m.Validate(); err != nil && len(ps.list) == n0 {
-		for _, e := range unjoin(err) {
-			var at pos
-			if name := registerInError(e.Error()); name != "" {
-				if i, ok := origin[strings.ToUpper(name)]; ok {
-					at = l.at(fmt.Sprintf("register[%d]", i))
-				}
-			}
-			ps.add(at, "%v", e)
-		}
-	}
-	return m
 }
 
 // buildUSBMisc checks the [usbmisc] table and returns the register it

@@ -17,104 +17,139 @@ func (p *Profile) checkControllers(l *locator, ps *problems, m *regs.Map) {
 	blamed := map[string]bool{}
 	for i := range p.Controllers {
 		c := &p.Controllers[i]
-		at := fmt.Sprintf("controller[%d]", i)
-		has := func(k string) bool { return l.has(at + "." + k) }
-		who := fmt.Sprintf("controller #%d", i+1)
+		cc := ctrlCheck{l: l, ps: ps, c: c, at: fmt.Sprintf("controller[%d]", i), who: fmt.Sprintf("controller #%d", i+1)}
 		if c.Label != "" {
-			who = "controller " + c.Label
+			cc.who = "controller " + c.Label
 		}
-		if c.Label == "" {
-			ps.add(l.at(at), "%s: missing key \"label\"", who)
-		} else if j, dup := seen[strings.ToLower(c.Label)]; dup {
-			ps.add(l.at(at+".label"), "%s: duplicate label (also at line %d)", who, l.line(l.at(fmt.Sprintf("controller[%d].label", j))))
-		} else {
-			seen[strings.ToLower(c.Label)] = i
-		}
-		switch {
-		case !has("base"):
-			ps.add(l.at(at), "%s: missing key \"base\"", who)
-		case c.Base%4 != 0:
-			ps.add(l.at(at+".base"), "%s: base %#x is not 32-bit aligned", who, c.Base)
-		case c.Base > math.MaxInt64-uint64(c.Size):
-			ps.add(l.at(at+".base"), "%s: base %#x + size %#x is beyond any physical address", who, c.Base, c.Size)
-		}
-		switch {
-		case !has("size"):
-			ps.add(l.at(at), "%s: missing key \"size\"", who)
-		case c.Size == 0 || c.Size%4 != 0:
-			ps.add(l.at(at+".size"), "%s: size %#x must be a non-zero multiple of 4", who, c.Size)
-		case c.Size > maxWindow:
-			// A ChipIdea controller window is 0x200 bytes; a mistyped size
-			// would map (and let citune write) whatever lies beyond it.
-			ps.add(l.at(at+".size"), "%s: size %#x is larger than a controller window can be (at most %#x)", who, c.Size, maxWindow)
-		case c.Size < m.End():
-			// Blame added registers that lie outside the window; the
-			// size itself if the built-in map does not fit.
-			sizeBlamed := false
-			for _, r := range m.Registers {
-				if r.Offset+4 <= c.Size {
-					continue
-				}
-				if j, ok := p.registerSpec(r.Name); ok && (!p.Registers[j].IsReplace || l.has(fmt.Sprintf("register[%d].offset", j))) {
-					key := fmt.Sprintf("%s/%d", r.Name, c.Size)
-					if !blamed[key] {
-						blamed[key] = true
-						ps.add(l.at(fmt.Sprintf("register[%d].offset", j)), "register %s at %#x lies outside %s's window (size %#x)", r.Name, r.Offset, who, c.Size)
-					}
-					continue
-				}
-				if !sizeBlamed {
-					sizeBlamed = true
-					ps.add(l.at(at+".size"), "%s: size %#x does not cover register %s at %#x", who, c.Size, r.Name, r.Offset)
-				}
-			}
-		}
-		if len(c.Roles) == 0 {
-			ps.add(l.at(at+".roles"), "%s: no roles (want \"host\" and/or \"device\")", who)
-		}
-		// core is optional for profiles written before core types were
-		// modelled: without it the controller keeps the full (OTG) map,
-		// which is what citune showed before. Every embedded profile
-		// gives it (TestEmbeddedProfilesDeclareCores).
-		switch {
-		case !has("core"):
-			c.Core = regs.CoreOTG
-		default:
-			core, err := regs.ParseCore(string(c.Core))
-			if err != nil {
-				ps.add(l.at(at+".core"), "%s: %v", who, err)
-				break
-			}
-			c.Core = core
-			if core == regs.CoreHostOnly && c.HasRole("device") {
-				ps.add(l.at(at+".roles"), "%s: a host-only core cannot take the device role", who)
-			}
-		}
-		c.Map = m.ForCore(c.Core)
-		for k, r := range c.Roles {
-			if r != "host" && r != "device" {
-				ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "%s: role %q (want host or device)", who, r)
-			}
-		}
-		switch c.DRMode {
-		case "", "otg":
-		case "host":
-			if c.HasRole("device") {
-				ps.add(l.at(at+".roles"), "%s: dr_mode \"host\" but roles include \"device\"", who)
-			}
-		case "peripheral":
-			if c.HasRole("host") {
-				ps.add(l.at(at+".roles"), "%s: dr_mode \"peripheral\" but roles include \"host\"", who)
-			}
-		default:
-			ps.add(l.at(at+".dr_mode"), "%s: dr_mode %q (want otg, host or peripheral)", who, c.DRMode)
-		}
+		cc.label(seen, i)
+		cc.base()
+		p.checkSize(cc, m, blamed)
+		cc.roles(m)
 		for j := 0; j < i; j++ {
 			o := &p.Controllers[j]
 			if c.Size > 0 && o.Size > 0 && c.Base < o.Base+uint64(o.Size) && o.Base < c.Base+uint64(c.Size) {
-				ps.add(l.at(at+".base"), "%s: window %#x+%#x overlaps controller %s (%#x+%#x)", who, c.Base, c.Size, o.Label, o.Base, o.Size)
+				ps.add(l.at(cc.at+".base"), "%s: window %#x+%#x overlaps controller %s (%#x+%#x)", cc.who, c.Base, c.Size, o.Label, o.Base, o.Size)
 			}
 		}
+	}
+}
+
+// ctrlCheck is one [[controller]] being checked: at is its key path,
+// who names it in problems.
+type ctrlCheck struct {
+	l       *locator
+	ps      *problems
+	c       *Controller
+	at, who string
+}
+
+func (cc ctrlCheck) has(k string) bool { return cc.l.has(cc.at + "." + k) }
+
+// label checks that the label is there and unique (seen: lower-case
+// label to the index of the controller that has it).
+func (cc ctrlCheck) label(seen map[string]int, i int) {
+	c, l := cc.c, cc.l
+	if c.Label == "" {
+		cc.ps.add(l.at(cc.at), "%s: missing key \"label\"", cc.who)
+	} else if j, dup := seen[strings.ToLower(c.Label)]; dup {
+		cc.ps.add(l.at(cc.at+".label"), "%s: duplicate label (also at line %d)", cc.who, l.line(l.at(fmt.Sprintf("controller[%d].label", j))))
+	} else {
+		seen[strings.ToLower(c.Label)] = i
+	}
+}
+
+func (cc ctrlCheck) base() {
+	c, l := cc.c, cc.l
+	switch {
+	case !cc.has("base"):
+		cc.ps.add(l.at(cc.at), "%s: missing key \"base\"", cc.who)
+	case c.Base%4 != 0:
+		cc.ps.add(l.at(cc.at+".base"), "%s: base %#x is not 32-bit aligned", cc.who, c.Base)
+	case c.Base > math.MaxInt64-uint64(c.Size):
+		cc.ps.add(l.at(cc.at+".base"), "%s: base %#x + size %#x is beyond any physical address", cc.who, c.Base, c.Size)
+	}
+}
+
+// checkSize checks the window's size against the map; blamed keeps a
+// register outside a window size from being reported twice.
+func (p *Profile) checkSize(cc ctrlCheck, m *regs.Map, blamed map[string]bool) {
+	c, l, ps, at, who := cc.c, cc.l, cc.ps, cc.at, cc.who
+	switch {
+	case !cc.has("size"):
+		ps.add(l.at(at), "%s: missing key \"size\"", who)
+	case c.Size == 0 || c.Size%4 != 0:
+		ps.add(l.at(at+".size"), "%s: size %#x must be a non-zero multiple of 4", who, c.Size)
+	case c.Size > maxWindow:
+		// A ChipIdea controller window is 0x200 bytes; a mistyped size
+		// would map (and let citune write) whatever lies beyond it.
+		ps.add(l.at(at+".size"), "%s: size %#x is larger than a controller window can be (at most %#x)", who, c.Size, maxWindow)
+	case c.Size < m.End():
+		// Blame added registers that lie outside the window; the
+		// size itself if the built-in map does not fit.
+		sizeBlamed := false
+		for _, r := range m.Registers {
+			if r.Offset+4 <= c.Size {
+				continue
+			}
+			if j, ok := p.registerSpec(r.Name); ok && (!p.Registers[j].IsReplace || l.has(fmt.Sprintf("register[%d].offset", j))) {
+				key := fmt.Sprintf("%s/%d", r.Name, c.Size)
+				if !blamed[key] {
+					blamed[key] = true
+					ps.add(l.at(fmt.Sprintf("register[%d].offset", j)), "register %s at %#x lies outside %s's window (size %#x)", r.Name, r.Offset, who, c.Size)
+				}
+				continue
+			}
+			if !sizeBlamed {
+				sizeBlamed = true
+				ps.add(l.at(at+".size"), "%s: size %#x does not cover register %s at %#x", who, c.Size, r.Name, r.Offset)
+			}
+		}
+	}
+}
+
+// roles checks roles, core and dr_mode against each other, and gives
+// the controller its core's map.
+func (cc ctrlCheck) roles(m *regs.Map) {
+	c, l, ps, at, who := cc.c, cc.l, cc.ps, cc.at, cc.who
+	if len(c.Roles) == 0 {
+		ps.add(l.at(at+".roles"), "%s: no roles (want \"host\" and/or \"device\")", who)
+	}
+	// core is optional for profiles written before core types were
+	// modelled: without it the controller keeps the full (OTG) map,
+	// which is what citune showed before. Every embedded profile
+	// gives it (TestEmbeddedProfilesDeclareCores).
+	switch {
+	case !cc.has("core"):
+		c.Core = regs.CoreOTG
+	default:
+		core, err := regs.ParseCore(string(c.Core))
+		if err != nil {
+			ps.add(l.at(at+".core"), "%s: %v", who, err)
+			break
+		}
+		c.Core = core
+		if core == regs.CoreHostOnly && c.HasRole("device") {
+			ps.add(l.at(at+".roles"), "%s: a host-only core cannot take the device role", who)
+		}
+	}
+	c.Map = m.ForCore(c.Core)
+	for k, r := range c.Roles {
+		if r != "host" && r != "device" {
+			ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "%s: role %q (want host or device)", who, r)
+		}
+	}
+	switch c.DRMode {
+	case "", "otg":
+	case "host":
+		if c.HasRole("device") {
+			ps.add(l.at(at+".roles"), "%s: dr_mode \"host\" but roles include \"device\"", who)
+		}
+	case "peripheral":
+		if c.HasRole("host") {
+			ps.add(l.at(at+".roles"), "%s: dr_mode \"peripheral\" but roles include \"host\"", who)
+		}
+	default:
+		ps.add(l.at(at+".dr_mode"), "%s: dr_mode %q (want otg, host or peripheral)", who, c.DRMode)
 	}
 }
 

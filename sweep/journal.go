@@ -1,8 +1,6 @@
 package sweep
 
 import (
-	"path/filepath"
-
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/undo"
 )
@@ -57,17 +55,4 @@ func (r *Runner) journalBegin() error {
 		}
 	}
 	return nil
-}
-
-// absPath makes a path absolute: `citune restore` and `citune report`
-// may run from another directory. (sweep/host has its own copy for the
-// journal's reload spec; neither package may import the other's.)
-func absPath(p string) string {
-	if p == "" {
-		return p
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
 }

@@ -40,75 +40,19 @@ func (r *Runner) Prepare() error {
 		r.MaxFailures = 3
 	}
 	t := r.Target
-	m := t.Profile.Map
-	axes := slices.Clone(r.Plan.Axes)
-	var errs []error
-	for i := range axes {
-		if axes[i].Kind != plan.KindRegister {
-			continue
-		}
-		ref, err := m.Lookup(axes[i].Name)
-		if err != nil || ref.Field == nil {
-			errs = append(errs, fmt.Errorf("%w: axis %s: not a field of %s's map", plan.ErrPlan, axes[i].Name, t.Profile.Name))
-			continue
-		}
-		axes[i].Ref = ref
-	}
-	if err := errors.Join(errs...); err != nil {
+	axes, err := r.resolveAxes()
+	if err != nil {
 		return err
 	}
-	snap, err := soc.Take(m, t.Acc)
+	snap, err := soc.Take(t.Profile.Map, t.Acc)
 	if err != nil {
 		return err
 	}
 	r.snapshot = snap
 	r.role = t.Role(snap)
 	r.axes = axes
-	r.live = make([]string, len(axes))
-	needReload := false
-	for i, a := range axes {
-		switch a.Kind {
-		case plan.KindRegister:
-			v, _ := snap.Value(a.Ref.Reg.Name)
-			r.live[i] = strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
-			if k := t.Profile.Knob(a.Ref); k != nil && k.Param != "" && k.Driver != "" && slices.Contains(k.ParamRoles, r.role) {
-				if t.Simulated() && !t.DriverModelled() {
-					r.notes = append(r.notes, fmt.Sprintf("note: %s in %s role: on a board ehci-hcd rewrites it and the points would not hold (sweep modparam:%s there); the simulated driver is off, so they hold here.", a.Name, r.role, k.Param))
-				} else {
-					r.notes = append(r.notes, fmt.Sprintf("warning: %s in %s role: %s Points will probably not hold; sweep modparam:%s instead.", a.Name, r.role, k.Driver, k.Param))
-				}
-			}
-		case plan.KindFile:
-			if r.Host == nil {
-				errs = append(errs, fmt.Errorf("%w: axis %s: no host access configured for file axes", plan.ErrPlan, a.Name))
-				continue
-			}
-			v, err := r.Host.ReadFile(a.Name)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%w: axis %s: %v", plan.ErrPlan, a.Name, err))
-				continue
-			}
-			if f, err := os.OpenFile(r.Host.Path(a.Name), os.O_WRONLY, 0); err != nil {
-				errs = append(errs, fmt.Errorf("%w: axis %s: not writable: %v", plan.ErrPlan, a.Name, err))
-				continue
-			} else {
-				f.Close()
-			}
-			r.live[i] = v
-		case plan.KindModParam:
-			needReload = true
-			if us, ok := r.ParamUsers[a.Name]; ok {
-				r.notes = append(r.notes, fmt.Sprintf("modparam:%s is module-wide: every point changes %s", a.Name, soc.ParamUsersString(us)))
-			}
-			v, err := r.checkModParam(a)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			r.live[i] = v
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	needReload, err := r.readLive()
+	if err != nil {
 		return err
 	}
 	r.orig = slices.Clone(r.live)
@@ -127,6 +71,98 @@ func (r *Runner) Prepare() error {
 			return err
 		}
 	}
+	return r.planPoints(needReload)
+}
+
+// resolveAxes is the plan's axes with every register axis's field looked
+// up in the target's map.
+func (r *Runner) resolveAxes() ([]plan.Axis, error) {
+	t := r.Target
+	axes := slices.Clone(r.Plan.Axes)
+	var errs []error
+	for i := range axes {
+		if axes[i].Kind != plan.KindRegister {
+			continue
+		}
+		ref, err := t.Profile.Map.Lookup(axes[i].Name)
+		if err != nil || ref.Field == nil {
+			errs = append(errs, fmt.Errorf("%w: axis %s: not a field of %s's map", plan.ErrPlan, axes[i].Name, t.Profile.Name))
+			continue
+		}
+		axes[i].Ref = ref
+	}
+	return axes, errors.Join(errs...)
+}
+
+// readLive reads every axis's live value into r.live (from the snapshot,
+// the host's files, the loaded modules' parameters); needReload is true
+// when an axis is a module parameter.
+func (r *Runner) readLive() (needReload bool, err error) {
+	r.live = make([]string, len(r.axes))
+	var errs []error
+	for i, a := range r.axes {
+		switch a.Kind {
+		case plan.KindRegister:
+			r.live[i] = r.registerLive(a)
+		case plan.KindFile:
+			v, err := r.fileLive(a)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			r.live[i] = v
+		case plan.KindModParam:
+			needReload = true
+			if us, ok := r.ParamUsers[a.Name]; ok {
+				r.notes = append(r.notes, fmt.Sprintf("modparam:%s is module-wide: every point changes %s", a.Name, soc.ParamUsersString(us)))
+			}
+			v, err := r.checkModParam(a)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			r.live[i] = v
+		}
+	}
+	return needReload, errors.Join(errs...)
+}
+
+// registerLive is a register axis's value in the snapshot; it notes when
+// the driver rewrites the field in the controller's role.
+func (r *Runner) registerLive(a plan.Axis) string {
+	t := r.Target
+	v, _ := r.snapshot.Value(a.Ref.Reg.Name)
+	if k := t.Profile.Knob(a.Ref); k != nil && k.Param != "" && k.Driver != "" && slices.Contains(k.ParamRoles, r.role) {
+		if t.Simulated() && !t.DriverModelled() {
+			r.notes = append(r.notes, fmt.Sprintf("note: %s in %s role: on a board ehci-hcd rewrites it and the points would not hold (sweep modparam:%s there); the simulated driver is off, so they hold here.", a.Name, r.role, k.Param))
+		} else {
+			r.notes = append(r.notes, fmt.Sprintf("warning: %s in %s role: %s Points will probably not hold; sweep modparam:%s instead.", a.Name, r.role, k.Driver, k.Param))
+		}
+	}
+	return strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
+}
+
+// fileLive is a file axis's content, after checking the file can be
+// written.
+func (r *Runner) fileLive(a plan.Axis) (string, error) {
+	if r.Host == nil {
+		return "", fmt.Errorf("%w: axis %s: no host access configured for file axes", plan.ErrPlan, a.Name)
+	}
+	v, err := r.Host.ReadFile(a.Name)
+	if err != nil {
+		return "", fmt.Errorf("%w: axis %s: %v", plan.ErrPlan, a.Name, err)
+	}
+	f, err := os.OpenFile(r.Host.Path(a.Name), os.O_WRONLY, 0)
+	if err != nil {
+		return "", fmt.Errorf("%w: axis %s: not writable: %v", plan.ErrPlan, a.Name, err)
+	}
+	f.Close()
+	return v, nil
+}
+
+// planPoints lays out the points in the plan's mode, with the notes on
+// their grouping.
+func (r *Runner) planPoints(needReload bool) error {
 	// Points at one module-parameter value are measured one after the
 	// other (byReload): the driver stack is reloaded only when the value
 	// changes.

@@ -209,9 +209,9 @@ func (r *Runner) begin() error {
 		Target: string(t.Kind), TargetPath: t.Path, Role: r.role, Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
 		ModParamControllers: r.ParamUsers}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
-		h.ProfileFile = absPath(t.Profile.File)
+		h.ProfileFile = host.AbsPath(t.Profile.File)
 	}
-	h.TargetPath = absPath(h.TargetPath)
+	h.TargetPath = host.AbsPath(h.TargetPath)
 	for _, p := range r.points {
 		h.Points = append(h.Points, r.info(p))
 	}

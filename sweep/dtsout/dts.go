@@ -69,156 +69,212 @@ var boolProps = map[string]uint32{"non-zero-ttctrl-ttha": 0x7f}
 // ehci_hcd.log2_irq_thresh=N, park through ehci_hcd.park=N), or a note
 // when there is no persistent mechanism.
 func BuildDTS(in DTSInput) DTS {
-	d := DTS{Label: in.Controller.Label, Header: in.Header}
 	// The controller's view: its core's registers and its usbmisc word.
 	p := in.Profile.ForController(in.Controller)
-	m := p.Map
-	given := map[string]string{}
+	b := &dtsBuilder{in: in, d: DTS{Label: in.Controller.Label, Header: in.Header}, p: p, m: p.Map, given: map[string]string{}}
 	for _, s := range in.Settings {
-		given[s.Name] = s.Value
+		b.given[s.Name] = s.Value
 	}
-	value := func(ref regs.Ref) uint32 {
-		if v, ok := given[ref.String()]; ok {
-			n, _ := strconv.ParseUint(v, 10, 32)
-			return uint32(n)
-		}
-		raw, _ := in.Snapshot.Value(ref.Reg.Name)
-		return ref.Field.Get(raw)
-	}
-	roleOK := func(roles []string) bool { return in.Role == "" || slices.Contains(roles, in.Role) }
-	roleNote := func(roles []string) string {
-		if in.Role == "" && len(roles) > 0 {
-			return fmt.Sprintf(" (%s role)", strings.Join(roles, ", "))
-		}
-		return ""
-	}
-	hasProp := func(name string) bool {
-		for _, l := range d.Props {
-			if strings.HasPrefix(l.Text, name+" ") || l.Text == name {
-				return true
-			}
-		}
-		return false
-	}
-	parkDone := false
 	for _, s := range in.Settings {
-		switch {
-		case strings.HasPrefix(s.Name, "/"):
-			d.Notes = append(d.Notes, fmt.Sprintf("%s = %s: a file, not a device-tree property; write it at boot (a udev rule or tmpfiles.d entry). %s", s.Name, s.Value, s.Comment))
-			continue
-		case isModParam(m, s.Name):
-			mod, param, _ := strings.Cut(s.Name, ".")
-			d.Params = append(d.Params, DTSLine{Text: s.Name + "=" + s.Value,
-				Comment: joinComment(s.Comment, fmt.Sprintf("or `options %s %s=%s` in /etc/modprobe.d when %s is a module", mod, param, s.Value, mod))})
-			continue
-		}
-		ref, err := m.Lookup(s.Name)
-		if err != nil || ref.Field == nil {
-			d.Notes = append(d.Notes, fmt.Sprintf("%s = %s: not a field of %s's register map", s.Name, s.Value, p.Name))
-			continue
-		}
-		v := value(ref)
-		k := p.Knob(ref)
-		if k == nil {
-			d.Notes = append(d.Notes, fmt.Sprintf("%s = %d: profile %s names no device-tree property or kernel parameter for this field. %s", ref, v, p.Name, s.Comment))
-			continue
-		}
-		var cond *regs.Change
-		if k.Requires != "" {
-			if c, err := m.ParseChange(k.Requires); err == nil && c.Ref.Field != nil {
-				cond = &c
-				if value(c.Ref) != c.Value {
-					d.Notes = append(d.Notes, fmt.Sprintf("%s = %d is not emitted: it takes effect only with %s, and that field is %d here", ref, v, c, value(c.Ref)))
-					continue
-				}
-			}
-		}
-		handled := false
-		if k.DT != "" && roleOK(k.DTRoles) {
-			handled = true
-			if k.Warn != "" && !slices.Contains(d.Notes, "WARNING: "+k.Warn) {
-				d.Notes = append(d.Notes, "WARNING: "+k.Warn)
-			}
-			on, isBool := boolProps[k.DT]
-			switch {
-			case isBool && v == on:
-				d.Props = append(d.Props, DTSLine{Text: k.DT, Comment: joinComment(fmt.Sprintf("%s=%#x", ref.Field.Name, v)+roleNote(k.DTRoles), s.Comment)})
-			case isBool && v == 0:
-				d.Notes = append(d.Notes, fmt.Sprintf("%s = 0: leave %s out of the tree (absent means 0)", ref, k.DT))
-			case isBool:
-				d.Notes = append(d.Notes, fmt.Sprintf("%s = %#x cannot be set from the device tree: %s sets %#x or nothing", ref, v, k.DT, on))
-			case k.DTMax != nil && v > *k.DTMax:
-				d.Notes = append(d.Notes, fmt.Sprintf("%s = %#x is not emitted: the binding allows %s up to %#x", ref, v, k.DT, *k.DTMax))
-			default:
-				d.Props = append(d.Props, DTSLine{Text: fmt.Sprintf("%s = <%#x>", k.DT, v), Comment: joinComment(fmt.Sprintf("%s=%d", ref.Field.Name, v)+roleNote(k.DTRoles), s.Comment)})
-			}
-			if cond != nil {
-				if ck := p.Knob(cond.Ref); ck != nil && ck.DT != "" && !hasProp(ck.DT) {
-					d.Props = append([]DTSLine{{Text: fmt.Sprintf("%s = <%#x>", ck.DT, cond.Value),
-						Comment: fmt.Sprintf("%s=%d: %s takes effect only with it", cond.Ref.Field.Name, cond.Value, k.DT)}}, d.Props...)
-				}
-			}
-		}
-		if k.Param != "" && roleOK(k.ParamRoles) {
-			handled = true
-			switch k.ParamEncoding {
-			case soc.EncodingLog2:
-				n, ok := k.ParamEncoding.ParamFor(v)
-				if !ok {
-					d.Notes = append(d.Notes, fmt.Sprintf("%s = %d cannot be set through %s, which gives %s = 2^N for N = 0..6", ref, v, k.Param, ref.Field.Name))
-					break
-				}
-				d.Params = append(d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, n),
-					Comment: joinComment(fmt.Sprintf("%s=%d", ref.Field.Name, v)+roleNote(k.ParamRoles), s.Comment)})
-			case soc.EncodingPark:
-				if parkDone {
-					break
-				}
-				parkDone = true
-				asp, aspe := parkFields(m, value)
-				n := uint32(0)
-				if aspe == 1 {
-					n = asp
-				}
-				c := fmt.Sprintf("ASPE=%d ASP=%d", aspe, asp)
-				if aspe == 1 && asp == 0 {
-					c += ": ehci-hcd parks only with 1-3 packets; 0 turns park off"
-				}
-				d.Params = append(d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, n), Comment: joinComment(c+roleNote(k.ParamRoles), s.Comment)})
-			default:
-				d.Params = append(d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, v), Comment: joinComment(fmt.Sprintf("%s=%d", ref.Field.Name, v)+roleNote(k.ParamRoles), s.Comment)})
-			}
-		}
-		if handled {
-			continue
-		}
-		switch {
-		case k.None != "":
-			d.Notes = append(d.Notes, fmt.Sprintf("%s = %d: %s", ref, v, k.None))
-		case k.DT != "":
-			d.Notes = append(d.Notes, fmt.Sprintf("%s = %d: %s is kept only in %s role, and this controller runs as %s. %s", ref, v, k.DT, strings.Join(k.DTRoles, ", "), in.Role, k.Driver))
-		default:
-			d.Notes = append(d.Notes, fmt.Sprintf("%s = %d: no mechanism in %s role. %s", ref, v, in.Role, k.Driver))
+		b.setting(s)
+	}
+	b.moduleWideNotes()
+	return b.d
+}
+
+// dtsBuilder is BuildDTS's state: the fragment so far and what each
+// setting is decided against.
+type dtsBuilder struct {
+	in    DTSInput
+	d     DTS
+	p     *soc.Profile
+	m     *regs.Map
+	given map[string]string
+	// parkDone is set once park's parameter is emitted: ASP and ASPE
+	// make one ehci_hcd.park line.
+	parkDone bool
+}
+
+// value is a field's value: the setting's where one is given, else the
+// snapshot's.
+func (b *dtsBuilder) value(ref regs.Ref) uint32 {
+	if v, ok := b.given[ref.String()]; ok {
+		n, _ := strconv.ParseUint(v, 10, 32)
+		return uint32(n)
+	}
+	raw, _ := b.in.Snapshot.Value(ref.Reg.Name)
+	return ref.Field.Get(raw)
+}
+
+func (b *dtsBuilder) roleOK(roles []string) bool {
+	return b.in.Role == "" || slices.Contains(roles, b.in.Role)
+}
+
+func (b *dtsBuilder) roleNote(roles []string) string {
+	if b.in.Role == "" && len(roles) > 0 {
+		return fmt.Sprintf(" (%s role)", strings.Join(roles, ", "))
+	}
+	return ""
+}
+
+func (b *dtsBuilder) hasProp(name string) bool {
+	for _, l := range b.d.Props {
+		if strings.HasPrefix(l.Text, name+" ") || l.Text == name {
+			return true
 		}
 	}
-	// Module parameters are module-wide: say which controllers each one
-	// emitted changes.
+	return false
+}
+
+func (b *dtsBuilder) note(format string, args ...any) {
+	b.d.Notes = append(b.d.Notes, fmt.Sprintf(format, args...))
+}
+
+// setting decides how one setting is made permanent.
+func (b *dtsBuilder) setting(s Setting) {
+	switch {
+	case strings.HasPrefix(s.Name, "/"):
+		b.note("%s = %s: a file, not a device-tree property; write it at boot (a udev rule or tmpfiles.d entry). %s", s.Name, s.Value, s.Comment)
+		return
+	case isModParam(b.m, s.Name):
+		mod, param, _ := strings.Cut(s.Name, ".")
+		b.d.Params = append(b.d.Params, DTSLine{Text: s.Name + "=" + s.Value,
+			Comment: joinComment(s.Comment, fmt.Sprintf("or `options %s %s=%s` in /etc/modprobe.d when %s is a module", mod, param, s.Value, mod))})
+		return
+	}
+	ref, err := b.m.Lookup(s.Name)
+	if err != nil || ref.Field == nil {
+		b.note("%s = %s: not a field of %s's register map", s.Name, s.Value, b.p.Name)
+		return
+	}
+	v := b.value(ref)
+	k := b.p.Knob(ref)
+	if k == nil {
+		b.note("%s = %d: profile %s names no device-tree property or kernel parameter for this field. %s", ref, v, b.p.Name, s.Comment)
+		return
+	}
+	cond, ok := b.condition(ref, v, k)
+	if !ok {
+		return
+	}
+	handled := false
+	if k.DT != "" && b.roleOK(k.DTRoles) {
+		handled = true
+		b.dtProp(s, ref, v, k, cond)
+	}
+	if k.Param != "" && b.roleOK(k.ParamRoles) {
+		handled = true
+		b.kernelParam(s, ref, v, k)
+	}
+	if !handled {
+		b.noMechanism(ref, v, k)
+	}
+}
+
+// condition is the change the knob takes effect only with (nil when
+// none); ok is false, with a note, when the snapshot or the settings
+// leave that condition unmet.
+func (b *dtsBuilder) condition(ref regs.Ref, v uint32, k *soc.Knob) (cond *regs.Change, ok bool) {
+	if k.Requires != "" {
+		if c, err := b.m.ParseChange(k.Requires); err == nil && c.Ref.Field != nil {
+			cond = &c
+			if b.value(c.Ref) != c.Value {
+				b.note("%s = %d is not emitted: it takes effect only with %s, and that field is %d here", ref, v, c, b.value(c.Ref))
+				return nil, false
+			}
+		}
+	}
+	return cond, true
+}
+
+// dtProp emits the knob's device-tree property, and the property of its
+// condition first when that is not in the fragment yet.
+func (b *dtsBuilder) dtProp(s Setting, ref regs.Ref, v uint32, k *soc.Knob, cond *regs.Change) {
+	if k.Warn != "" && !slices.Contains(b.d.Notes, "WARNING: "+k.Warn) {
+		b.d.Notes = append(b.d.Notes, "WARNING: "+k.Warn)
+	}
+	on, isBool := boolProps[k.DT]
+	switch {
+	case isBool && v == on:
+		b.d.Props = append(b.d.Props, DTSLine{Text: k.DT, Comment: joinComment(fmt.Sprintf("%s=%#x", ref.Field.Name, v)+b.roleNote(k.DTRoles), s.Comment)})
+	case isBool && v == 0:
+		b.note("%s = 0: leave %s out of the tree (absent means 0)", ref, k.DT)
+	case isBool:
+		b.note("%s = %#x cannot be set from the device tree: %s sets %#x or nothing", ref, v, k.DT, on)
+	case k.DTMax != nil && v > *k.DTMax:
+		b.note("%s = %#x is not emitted: the binding allows %s up to %#x", ref, v, k.DT, *k.DTMax)
+	default:
+		b.d.Props = append(b.d.Props, DTSLine{Text: fmt.Sprintf("%s = <%#x>", k.DT, v), Comment: joinComment(fmt.Sprintf("%s=%d", ref.Field.Name, v)+b.roleNote(k.DTRoles), s.Comment)})
+	}
+	if cond != nil {
+		if ck := b.p.Knob(cond.Ref); ck != nil && ck.DT != "" && !b.hasProp(ck.DT) {
+			b.d.Props = append([]DTSLine{{Text: fmt.Sprintf("%s = <%#x>", ck.DT, cond.Value),
+				Comment: fmt.Sprintf("%s=%d: %s takes effect only with it", cond.Ref.Field.Name, cond.Value, k.DT)}}, b.d.Props...)
+		}
+	}
+}
+
+// kernelParam emits the knob's kernel parameter in its encoding.
+func (b *dtsBuilder) kernelParam(s Setting, ref regs.Ref, v uint32, k *soc.Knob) {
+	switch k.ParamEncoding {
+	case soc.EncodingLog2:
+		n, ok := k.ParamEncoding.ParamFor(v)
+		if !ok {
+			b.note("%s = %d cannot be set through %s, which gives %s = 2^N for N = 0..6", ref, v, k.Param, ref.Field.Name)
+			return
+		}
+		b.d.Params = append(b.d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, n),
+			Comment: joinComment(fmt.Sprintf("%s=%d", ref.Field.Name, v)+b.roleNote(k.ParamRoles), s.Comment)})
+	case soc.EncodingPark:
+		if b.parkDone {
+			return
+		}
+		b.parkDone = true
+		asp, aspe := parkFields(b.m, b.value)
+		n := uint32(0)
+		if aspe == 1 {
+			n = asp
+		}
+		c := fmt.Sprintf("ASPE=%d ASP=%d", aspe, asp)
+		if aspe == 1 && asp == 0 {
+			c += ": ehci-hcd parks only with 1-3 packets; 0 turns park off"
+		}
+		b.d.Params = append(b.d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, n), Comment: joinComment(c+b.roleNote(k.ParamRoles), s.Comment)})
+	default:
+		b.d.Params = append(b.d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, v), Comment: joinComment(fmt.Sprintf("%s=%d", ref.Field.Name, v)+b.roleNote(k.ParamRoles), s.Comment)})
+	}
+}
+
+// noMechanism notes a knob with no mechanism in the controller's role.
+func (b *dtsBuilder) noMechanism(ref regs.Ref, v uint32, k *soc.Knob) {
+	switch {
+	case k.None != "":
+		b.note("%s = %d: %s", ref, v, k.None)
+	case k.DT != "":
+		b.note("%s = %d: %s is kept only in %s role, and this controller runs as %s. %s", ref, v, k.DT, strings.Join(k.DTRoles, ", "), b.in.Role, k.Driver)
+	default:
+		b.note("%s = %d: no mechanism in %s role. %s", ref, v, b.in.Role, k.Driver)
+	}
+}
+
+// moduleWideNotes say, for every module parameter emitted, which
+// controllers it changes: module parameters are module-wide.
+func (b *dtsBuilder) moduleWideNotes() {
 	seenParam := map[string]bool{}
-	for _, l := range d.Params {
+	for _, l := range b.d.Params {
 		name, _, _ := strings.Cut(l.Text, "=")
 		if seenParam[name] || !strings.Contains(name, ".") {
 			continue
 		}
 		seenParam[name] = true
-		us, ok := in.ParamUsers[name]
+		us, ok := b.in.ParamUsers[name]
 		if !ok {
-			us = soc.ParamScope(nil, p, name)
+			us = soc.ParamScope(nil, b.p, name)
 		}
 		if len(us) > 0 {
-			d.Notes = append(d.Notes, fmt.Sprintf("%s is module-wide: it changes every EHCI controller in host role, not only %s: %s", name, in.Controller.Label, soc.ParamUsersString(us)))
+			b.note("%s is module-wide: it changes every EHCI controller in host role, not only %s: %s", name, b.in.Controller.Label, soc.ParamUsersString(us))
 		}
 	}
-	return d
 }
 
 func parkFields(m *regs.Map, value func(regs.Ref) uint32) (asp, aspe uint32) {

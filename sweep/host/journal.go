@@ -16,14 +16,14 @@ func (h *Host) ReloadSpec() *undo.Reload {
 	}
 	// Paths are made absolute: `citune restore` may run from another
 	// directory.
-	rl := &undo.Reload{Root: absPath(h.Root), Modules: h.Modules, Wait: h.Wait, Timeout: h.WaitTimeout}
+	rl := &undo.Reload{Root: AbsPath(h.Root), Modules: h.Modules, Wait: h.Wait, Timeout: h.WaitTimeout}
 	if l, ok := h.Loader.(ExecLoader); ok {
 		rl.Modprobe, rl.Rmmod = l.Modprobe, l.Rmmod
 		if strings.ContainsRune(rl.Modprobe, '/') {
-			rl.Modprobe = absPath(rl.Modprobe)
+			rl.Modprobe = AbsPath(rl.Modprobe)
 		}
 		if strings.ContainsRune(rl.Rmmod, '/') {
-			rl.Rmmod = absPath(rl.Rmmod)
+			rl.Rmmod = AbsPath(rl.Rmmod)
 		}
 	}
 	return rl
@@ -38,7 +38,11 @@ func HostFromReload(rl *undo.Reload) *Host {
 	return &Host{Root: rl.Root, Loader: ExecLoader{Modprobe: rl.Modprobe, Rmmod: rl.Rmmod}, Modules: rl.Modules, Wait: rl.Wait, WaitTimeout: rl.Timeout}
 }
 
-func absPath(p string) string {
+// AbsPath makes a path absolute, leaving "" and a path it cannot resolve
+// as they are: `citune restore` and `citune report` may run from another
+// directory. The one copy for sweep and sweep/host (sweep imports host,
+// not the other way round).
+func AbsPath(p string) string {
 	if p == "" {
 		return p
 	}
