@@ -48,23 +48,16 @@ func axisLabel(m *regs.Map, a plan.Axis) string {
 	return strings.TrimSuffix(a.Spec(), "="+strings.Join(a.Values, ","))
 }
 
-// SweepPlan is what a sweep runs: the grid of its axes, each point probed
-// Repeat times.
+// SweepPlan is the plan on the Sweep tab: the sweep's own plan.Plan
+// (the axes plan.ParseAxis checked, register values in decimal; the
+// settings a plan file gave, else the sweep's defaults) and where it
+// came from, which is the screen's alone. The only difference from the
+// plan the sweep runs: Mode stays "" until the plan text names one (the
+// sweep's default, grid, runs; the text then shows no mode=).
 type SweepPlan struct {
-	// Axes are the sweep's own (plan.ParseAxis checked them): register
-	// values in decimal.
-	Axes   []plan.Axis
-	Repeat int
-	// Mode is the sweeper's mode ("grid", "ofat", "adaptive"; "" for its
-	// default).
-	Mode string
+	plan.Plan
 	// Source says where the plan came from ("screen" or a file name).
 	Source string
-	// File holds the settings a plan file gave (settle time, warm-ups),
-	// nil for a plan typed on the screen; the TUI passes it back
-	// untouched and the sweep applies it before the screen's axes,
-	// repeat and mode.
-	File *plan.PlanFile
 }
 
 // Points is the number of points of the full grid.
@@ -132,14 +125,14 @@ type SweepUpdate struct {
 	Best []string
 }
 
-// Sweeper runs sweep plans. Run applies each point, verifies it held,
+// Sweeper runs sweep plans (a Mode "" is the sweep's default). Run applies each point, verifies it held,
 // probes, records, and restores the original values on every exit path
 // (including cancellation); a cancelled run returns an error wrapping
 // context.Canceled. done lists points finished by an earlier run of the
 // same plan, which a resume skips. report is called from the sweeper's
 // goroutine.
 type Sweeper interface {
-	Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error
+	Run(ctx context.Context, p plan.Plan, done []SweepPoint, report func(SweepUpdate)) error
 }
 
 // PlanLoader reads a plan file and validates it against m.

@@ -30,7 +30,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	points := map[string]SweepPoint{} // last update per point
 	var notes, currents []string
 	var last SweepUpdate
-	err = sr.Run(context.Background(), plan, nil, func(u SweepUpdate) {
+	err = sr.Run(context.Background(), plan.Plan, nil, func(u SweepUpdate) {
 		if u.Point != nil && !u.Point.Baseline {
 			points[strings.Join(u.Point.Values, " ")] = *u.Point
 		}

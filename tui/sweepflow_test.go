@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/citune/citune/sweep/plan"
 )
 
 // A short sweep runs to completion through package sweep, ranks its
@@ -53,14 +55,14 @@ type stopper struct {
 	after int64
 }
 
-func (s *stopper) Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
+func (s *stopper) Run(ctx context.Context, p plan.Plan, done []SweepPoint, report func(SweepUpdate)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.m.cancel, s.m.stopAfter = nil, 0
 	if s.after > 0 {
 		s.m.cancel, s.m.stopAfter = cancel, s.m.runs.Load()+s.after
 	}
-	return s.SweepRunner.Run(ctx, plan, done, report)
+	return s.SweepRunner.Run(ctx, p, done, report)
 }
 
 // Stop and resume: the second run skips the points already done.

@@ -95,7 +95,7 @@ func (m Model) startSweep() (tea.Model, tea.Cmd) {
 	if len(done) > 0 {
 		m.setStatus("resuming the sweep: %d point(s) done, %d to go", len(done), s.total)
 	} else {
-		m.setStatus("sweep started: %d point(s), %d run(s) each", s.plan.Points(), s.plan.Repeat)
+		m.setStatus("sweep started: %d point(s), %d run(s) each", s.plan.Points(), s.plan.Repeats)
 	}
-	return m, job(m.cfg.Ctx, m.cfg.Jobs, s.ch, sweepJob(ctx, m.cfg.Sweeper, s.plan, done, s.id))
+	return m, job(m.cfg.Ctx, m.cfg.Jobs, s.ch, sweepJob(ctx, m.cfg.Sweeper, s.plan.Plan, done, s.id))
 }

@@ -36,9 +36,8 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	if sp.Repeats < rank.MinRunsForCI {
 		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, rank.MinRunsForCI)
 	}
-	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), File: &pf}
-	p.Axes = axes
-	return p, nil
+	sp.Axes = axes
+	return SweepPlan{Plan: sp, Source: filepath.Base(path)}, nil
 }
 
 // SweepRunner is the Sweeper of package sweep: it runs plans with
@@ -83,17 +82,13 @@ func (s *SweepRunner) Path() string {
 }
 
 // Run implements Sweeper.
-func (s *SweepRunner) Run(ctx context.Context, in SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
+func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, done []SweepPoint, report func(SweepUpdate)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sp := plan.DefaultPlan()
-	if in.File != nil {
-		in.File.Apply(&sp)
+	sp := in
+	if sp.Mode == "" {
+		sp.Mode = plan.DefaultPlan().Mode
 	}
-	if in.Mode != "" {
-		sp.Mode = in.Mode
-	}
-	sp.Repeats = in.Repeat
 	var keyParts []string
 	sp.Axes = slices.Clone(in.Axes)
 	for _, ax := range sp.Axes {

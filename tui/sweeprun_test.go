@@ -84,7 +84,7 @@ func TestSweepRunnerResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sm.cancel, sm.stopAfter = cancel, 5 // baseline (warm-up + 1), first point, ...
 	var first []SweepPoint
-	err = sr.Run(ctx, plan, nil, func(u SweepUpdate) {
+	err = sr.Run(ctx, plan.Plan, nil, func(u SweepUpdate) {
 		if u.Point != nil {
 			first = append(first, *u.Point)
 		}
@@ -95,7 +95,7 @@ func TestSweepRunnerResume(t *testing.T) {
 	sm.cancel = nil
 	var second []SweepPoint
 	var last SweepUpdate
-	err = sr.Run(context.Background(), plan, first, func(u SweepUpdate) {
+	err = sr.Run(context.Background(), plan.Plan, first, func(u SweepUpdate) {
 		if u.Point != nil && !u.Point.Baseline {
 			second = append(second, *u.Point)
 		}
@@ -156,8 +156,8 @@ func TestLoadPlanFile(t *testing.T) {
 	if got := planString(p, e.target.Profile.Map); got != "AHBBRST=0,3 ITC=1,8 repeat=3 mode=grid" {
 		t.Errorf("plan = %q", got)
 	}
-	if p.File == nil || p.File.Settle == nil || *p.File.Settle != "0s" {
-		t.Errorf("File = %+v, want the plan file's settings (settle 0s)", p.File)
+	if p.Settle != 0 || p.Warmup != plan.DefaultPlan().Warmup || p.Source != "plan.toml" {
+		t.Errorf("plan = %+v, want the plan file's settings (settle 0s) over the sweep's defaults, from plan.toml", p)
 	}
 }
 
@@ -183,5 +183,28 @@ func TestPlanIsTheSweepsGrammar(t *testing.T) {
 	}
 	if got, want := planString(p, m), strings.Join(words, " ")+" repeat=5 mode=ofat"; got != want {
 		t.Errorf("plan prints as %q, want %q", got, want)
+	}
+}
+
+// The settings a loaded plan file gave (settle time, warm-ups) stay with
+// the screen's plan when its text is edited; the text's mode and repeat
+// win, and a plan without mode= runs the sweep's default.
+func TestEditedPlanKeepsTheFilesSettings(t *testing.T) {
+	e := newEnv(t, false)
+	m := e.target.Profile.Map
+	var s sweepState
+	loaded := SweepPlan{Plan: plan.Plan{Warmup: 4, Settle: 7, Seed: 9, BaselineEvery: 2}, Source: "p.toml"}
+	s.plan = loaded
+	s.setPlanText("AHBBRST=0,3 repeat=4", m)
+	if s.planErr != "" {
+		t.Fatal(s.planErr)
+	}
+	if p := s.plan; p.Warmup != 4 || p.Settle != 7 || p.Seed != 9 || p.BaselineEvery != 2 || p.Repeats != 4 || p.Mode != "" {
+		t.Errorf("edited plan = %+v, want the file's settings with repeat 4 and no mode", p.Plan)
+	}
+	s.setPlanText("", m)
+	s.setPlanText("AHBBRST=0,3", m)
+	if d := plan.DefaultPlan(); s.plan.Settle != d.Settle || s.plan.Warmup != d.Warmup {
+		t.Errorf("a new plan after clearing = %+v, want the sweep's defaults", s.plan.Plan)
 	}
 }

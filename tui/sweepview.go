@@ -77,7 +77,7 @@ func (m Model) sweepPlanView() []string {
 	case len(s.plan.Axes) == 0:
 		out = append(out, cut("No plan yet: x marks fields on the Registers tab, e writes a plan, l loads a file.", w))
 	default:
-		out = append(out, cut(fmt.Sprintf("plan (%s): %s  = %d points x %d runs", s.plan.Source, planString(s.plan, m.m), s.plan.Points(), s.plan.Repeat), w))
+		out = append(out, cut(fmt.Sprintf("plan (%s): %s  = %d points x %d runs", s.plan.Source, planString(s.plan, m.m), s.plan.Points(), s.plan.Repeats), w))
 	}
 	return out
 }
