@@ -12,6 +12,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -248,12 +249,11 @@ func readSetting(acc regs.Accessor, m *regs.Map, start soc.Snapshot) (string, er
 }
 
 // sweepJob runs the sweeper.
-func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, done []SweepPoint, id int) func(func(tea.Msg)) {
+func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, done []results.PointRecord, id int) func(func(tea.Msg)) {
 	return func(send func(tea.Msg)) {
 		err := s.Run(ctx, p, done, func(u SweepUpdate) {
 			if u.Point != nil {
 				p := *u.Point
-				p.Values = append([]string(nil), p.Values...)
 				p.Rates = append([]float64(nil), p.Rates...)
 				u.Point = &p
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -72,43 +73,35 @@ func (p SweepPlan) Points() int {
 	return n
 }
 
-// SweepPoint is the result of one point of a sweep.
-type SweepPoint struct {
-	// Values holds one value per axis of the plan, in plan order; "" for
-	// an axis the hardware ignores at this point (left at its original
-	// value).
-	Values []string
-	// Rates are the measured rates of every good run, bytes per second.
-	Rates []float64
-	// IRQsPerMiB and CPUPerMiB (busy CPU milliseconds per MiB) are
-	// medians over the runs; 0 when not measured.
-	IRQsPerMiB float64
-	CPUPerMiB  float64
-	// Baseline marks a measurement of the original settings.
-	Baseline bool
-	// Status is how the point's measurement ended: rank.StatusOK ("" is
-	// ok too), or why it is not ranked. Reason says what did not hold
-	// ("ITC wrote 0, read 1"), what the integrity check found, why the
-	// apply or probe failed, or why an adaptive race dropped it.
-	Status rank.Status
-	Reason string
-	// Versus is the sweeper's own comparison with the baseline ("+4.1 %
-	// (95 % CI 3.2-5.0)"); empty when it has none.
-	Versus string
+// A point on the Sweep tab is the sweep's own record of it
+// (results.PointRecord) as of its last visit, with what the record does
+// not hold folded over all its visits (SweepRunner does that, see
+// foldVisit): Rates pools the runs of every visit, and Status, Reason
+// and Changed are the first that excluded the point from the ranking
+// (an elimination in the adaptive race gives way to a later failure),
+// as in the sweep's own ranking.
+
+// rankable reports whether the point may be ranked.
+func rankable(p results.PointRecord) bool {
+	return !p.Baseline && statusOK(p) && len(p.Rates) > 0
 }
 
-// Ranked reports whether the point may be ranked.
-func (p SweepPoint) Ranked() bool {
-	return !p.Baseline && p.ok() && len(p.Rates) > 0
-}
+// statusOK reports whether nothing excludes the point from the ranking.
+func statusOK(p results.PointRecord) bool { return p.Status == "" || p.Status == rank.StatusOK }
 
-// ok reports whether nothing excludes the point from the ranking.
-func (p SweepPoint) ok() bool { return p.Status == "" || p.Status == rank.StatusOK }
+// versus is the sweep's comparison of the point with the baseline ("+4.1 %
+// (95 % CI 3.2-5.0)"); empty when it has none.
+func versus(p results.PointRecord) string {
+	if p.VsBaseline == nil {
+		return ""
+	}
+	return p.VsBaseline.String()
+}
 
 // SweepUpdate reports progress of a running sweep.
 type SweepUpdate struct {
 	// Point is set when a point finished.
-	Point *SweepPoint
+	Point *results.PointRecord
 	// Done and Total count the points of this run.
 	Done, Total int
 	// Current describes what is being measured now.
@@ -132,7 +125,7 @@ type SweepUpdate struct {
 // same plan, which a resume skips. report is called from the sweeper's
 // goroutine.
 type Sweeper interface {
-	Run(ctx context.Context, p plan.Plan, done []SweepPoint, report func(SweepUpdate)) error
+	Run(ctx context.Context, p plan.Plan, done []results.PointRecord, report func(SweepUpdate)) error
 }
 
 // PlanLoader reads a plan file and validates it against m.

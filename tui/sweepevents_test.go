@@ -27,12 +27,12 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	points := map[string]SweepPoint{} // last update per point
+	points := map[string]results.PointRecord{} // last update per point
 	var notes, currents []string
 	var last SweepUpdate
 	err = sr.Run(context.Background(), plan.Plan, nil, func(u SweepUpdate) {
 		if u.Point != nil && !u.Point.Baseline {
-			points[strings.Join(u.Point.Values, " ")] = *u.Point
+			points[u.Point.Settings["SBUSCFG.AHBBRST"]+" "+u.Point.Settings["BURSTSIZE.RXPBURST"]] = *u.Point
 		}
 		if u.Note != "" {
 			notes = append(notes, u.Note)
@@ -88,5 +88,29 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	}
 	if !slices.ContainsFunc(currents, func(c string) bool { return strings.HasPrefix(c, "AHBBRST=") && strings.Contains(c, ", run 2") }) {
 		t.Errorf("no second run of a point in %q", currents)
+	}
+}
+
+// A point's record on screen pools the rates of all its visits and keeps
+// the first reason it was excluded; an elimination gives way to a later
+// failure, and a later good visit changes neither.
+func TestFoldVisit(t *testing.T) {
+	v1 := results.PointRecord{Point: "p", Status: rank.StatusOK, Rates: []float64{1, 2}, IRQsPerMiB: rank.Ptr(5)}
+	p := foldVisit(results.PointRecord{}, v1)
+	if !slices.Equal(p.Rates, []float64{1, 2}) || !rankable(p) {
+		t.Fatalf("first visit: %+v", p)
+	}
+	p.Status, p.Reason = rank.StatusEliminated, "slower"
+	p = foldVisit(p, results.PointRecord{Point: "p", Status: rank.StatusOK, Rates: []float64{3}})
+	if p.Status != rank.StatusEliminated || !slices.Equal(p.Rates, []float64{1, 2, 3}) || p.IRQsPerMiB == nil || *p.IRQsPerMiB != 5 {
+		t.Errorf("good visit after the elimination: %+v, want still eliminated, rates pooled, irq/MiB kept", p)
+	}
+	p = foldVisit(p, results.PointRecord{Point: "p", Status: rank.StatusNotHeld, Reason: "r1", Changed: []string{"ITC"}})
+	if p.Status != rank.StatusNotHeld || pointReason(p) != "ITC (r1)" {
+		t.Errorf("failure after the elimination: %+v, want not held", p)
+	}
+	p = foldVisit(p, results.PointRecord{Point: "p", Status: rank.StatusCorrupt, Reason: "r2"})
+	if p.Status != rank.StatusNotHeld || pointReason(p) != "ITC (r1)" {
+		t.Errorf("second failure: %+v, want the first reason kept", p)
 	}
 }

@@ -5,6 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/citune/citune/sweep/results"
 )
 
 func (m Model) sweepKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -81,7 +83,7 @@ func (m Model) startSweep() (tea.Model, tea.Cmd) {
 		m.setErr("a write is in flight; try again in a moment")
 		return m, nil
 	}
-	var done []SweepPoint
+	var done []results.PointRecord
 	if s.finished {
 		s.resetResults()
 	} else {

@@ -82,7 +82,7 @@ func (s *SweepRunner) Path() string {
 }
 
 // Run implements Sweeper.
-func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, done []SweepPoint, report func(SweepUpdate)) error {
+func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, done []results.PointRecord, report func(SweepUpdate)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sp := in
@@ -123,7 +123,7 @@ func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, done []SweepPoint, 
 	if since == nil {
 		since = time.Since
 	}
-	st := &streamer{axes: sp.Axes, report: report, started: time.Now(), since: since, points: map[string]*SweepPoint{}}
+	st := &streamer{axes: sp.Axes, report: report, started: time.Now(), since: since, points: map[string]*results.PointRecord{}}
 	if res != nil {
 		st.resume(res)
 	}
@@ -176,7 +176,7 @@ type streamer struct {
 	report  func(SweepUpdate)
 	started time.Time
 	since   func(time.Time) time.Duration
-	points  map[string]*SweepPoint // by point key, over all visits
+	points  map[string]*results.PointRecord // by point key, folded over all visits
 	closed  map[string]bool
 	done    int
 	total   int
@@ -238,8 +238,8 @@ func (s *streamer) event(e sweep.Event) {
 		if e.Replayed {
 			return // already in the results being resumed
 		}
-		if p := s.points[e.Point]; p != nil && p.ok() {
-			p.Status, p.Reason = rank.StatusEliminated, e.Message
+		if p := s.points[e.Point]; p != nil && statusOK(*p) {
+			p.Status, p.Reason, p.Changed = rank.StatusEliminated, e.Message, nil
 			cp := *p
 			s.update(SweepUpdate{Point: &cp})
 			return
@@ -250,38 +250,17 @@ func (s *streamer) event(e sweep.Event) {
 	}
 }
 
-// point folds a visit into the point's results over all visits.
-func (s *streamer) point(r results.PointRecord) *SweepPoint {
+// point folds a visit into the point's record over all visits.
+func (s *streamer) point(r results.PointRecord) *results.PointRecord {
 	if r.Baseline {
-		return &SweepPoint{Baseline: true, Rates: r.Rates}
+		return &r
 	}
 	p := s.points[r.Point]
 	if p == nil {
-		p = &SweepPoint{Values: make([]string, len(s.axes))}
-		for i, a := range s.axes {
-			p.Values[i] = r.Settings[a.Name]
-		}
+		p = &results.PointRecord{}
 		s.points[r.Point] = p
 	}
-	p.Rates = append(p.Rates, r.Rates...)
-	if r.IRQsPerMiB != nil {
-		p.IRQsPerMiB = *r.IRQsPerMiB
-	}
-	if r.CPUPerMiB != nil {
-		p.CPUPerMiB = *r.CPUPerMiB
-	}
-	if r.VsBaseline != nil {
-		p.Versus = r.VsBaseline.String()
-	}
-	why := r.Reason
-	if len(r.Changed) > 0 {
-		why = strings.Join(r.Changed, "; ") + " (" + r.Reason + ")"
-	}
-	// The first reason a point is excluded sticks, as in the sweep's
-	// own ranking; an elimination gives way to a later failure.
-	if r.Status != rank.StatusOK && (p.ok() || p.Status == rank.StatusEliminated) {
-		p.Status, p.Reason = r.Status, why
-	}
+	*p = foldVisit(*p, r)
 	if s.closed == nil {
 		s.closed = map[string]bool{}
 	}
@@ -291,4 +270,27 @@ func (s *streamer) point(r results.PointRecord) *SweepPoint {
 	}
 	cp := *p
 	return &cp
+}
+
+// foldVisit is the point's record after visit r, given its record prev
+// over the earlier visits (zero for none): r's, with the rates of every
+// visit, the last interrupt, CPU and baseline figures measured, and the
+// first reason the point was excluded. The first reason sticks, as in
+// the sweep's own ranking; an elimination gives way to a later failure.
+func foldVisit(prev, r results.PointRecord) results.PointRecord {
+	p := r
+	p.Rates = append(slices.Clone(prev.Rates), r.Rates...)
+	if p.IRQsPerMiB == nil {
+		p.IRQsPerMiB = prev.IRQsPerMiB
+	}
+	if p.CPUPerMiB == nil {
+		p.CPUPerMiB = prev.CPUPerMiB
+	}
+	if p.VsBaseline == nil {
+		p.VsBaseline = prev.VsBaseline
+	}
+	if !statusOK(prev) && (prev.Status != rank.StatusEliminated || statusOK(r)) {
+		p.Status, p.Reason, p.Changed = prev.Status, prev.Reason, prev.Changed
+	}
+	return p
 }

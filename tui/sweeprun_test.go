@@ -44,13 +44,13 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 		t.Fatalf("%d ranked, %d not; want 2 and 2 (ITC=8 not held)", len(good), len(bad))
 	}
 	for _, p := range bad {
-		if p.Values[1] != "8" || (p.Status != rank.StatusNotHeld || !strings.Contains(p.Reason, "ITC")) {
-			t.Errorf("unranked point %v: %+v, want ITC=8 not held", p.Values, p)
+		if s.values(p)[1] != "8" || (p.Status != rank.StatusNotHeld || !strings.Contains(pointReason(p), "ITC")) {
+			t.Errorf("unranked point %v: %+v, want ITC=8 not held", s.values(p), p)
 		}
 	}
 	// The board runs AHBBRST=0 with 16-word bursts: INCR16 is the same
 	// burst, so either may win, at the driver's ITC 1.
-	if b, _ := s.best(); b.Values[1] != "1" || b.Versus == "" {
+	if b, _ := s.best(); s.values(b)[1] != "1" || versus(b) == "" {
 		t.Errorf("best = %+v, want ITC=1 with a comparison", b)
 	}
 	if got := e.field("SBUSCFG.AHBBRST"); got != ahb {
@@ -83,7 +83,7 @@ func TestSweepRunnerResume(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	sm.cancel, sm.stopAfter = cancel, 5 // baseline (warm-up + 1), first point, ...
-	var first []SweepPoint
+	var first []results.PointRecord
 	err = sr.Run(ctx, plan.Plan, nil, func(u SweepUpdate) {
 		if u.Point != nil {
 			first = append(first, *u.Point)
@@ -93,7 +93,7 @@ func TestSweepRunnerResume(t *testing.T) {
 		t.Fatalf("first run: %v, want a cancellation", err)
 	}
 	sm.cancel = nil
-	var second []SweepPoint
+	var second []results.PointRecord
 	var last SweepUpdate
 	err = sr.Run(context.Background(), plan.Plan, first, func(u SweepUpdate) {
 		if u.Point != nil && !u.Point.Baseline {
@@ -107,12 +107,12 @@ func TestSweepRunnerResume(t *testing.T) {
 	done := map[string]bool{}
 	for _, p := range first {
 		if !p.Baseline {
-			done[p.Values[0]] = true
+			done[p.Settings["SBUSCFG.AHBBRST"]] = true
 		}
 	}
 	for _, p := range second {
-		if done[p.Values[0]] {
-			t.Errorf("point AHBBRST=%s measured again after the resume", p.Values[0])
+		if done[p.Settings["SBUSCFG.AHBBRST"]] {
+			t.Errorf("point AHBBRST=%s measured again after the resume", p.Settings["SBUSCFG.AHBBRST"])
 		}
 	}
 	if len(done)+len(second) != 3 {

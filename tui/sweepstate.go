@@ -3,11 +3,13 @@ package tui
 import (
 	"context"
 	"errors"
+	"maps"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // sweepState is the Sweep tab.
@@ -21,7 +23,7 @@ type sweepState struct {
 	cancel  context.CancelFunc
 	ch      chan tea.Msg
 
-	points   []SweepPoint
+	points   []results.PointRecord // folded over visits (see rankable)
 	done     int
 	total    int
 	current  string
@@ -45,7 +47,7 @@ func (s *sweepState) resetResults() {
 }
 
 // countHeld counts finished non-baseline points.
-func countHeld(ps []SweepPoint) int {
+func countHeld(ps []results.PointRecord) int {
 	n := 0
 	for _, p := range ps {
 		if !p.Baseline {
@@ -79,7 +81,7 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if u.Point != nil {
 			s.addPoint(*u.Point)
 			if u.Point.Status == rank.StatusCorrupt {
-				m.setErr("CORRUPT data at %s: %s", s.label(*u.Point, m.m), u.Point.Reason)
+				m.setErr("CORRUPT data at %s: %s", s.label(*u.Point, m.m), pointReason(*u.Point))
 			}
 		}
 	case sweepDoneMsg:
@@ -117,10 +119,10 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // addPoint records a point, replacing an earlier result of the same
 // values (baselines are kept, each measurement counts).
-func (s *sweepState) addPoint(p SweepPoint) {
+func (s *sweepState) addPoint(p results.PointRecord) {
 	if !p.Baseline {
 		for i := range s.points {
-			if !s.points[i].Baseline && sameValues(s.points[i].Values, p.Values) {
+			if !s.points[i].Baseline && maps.Equal(s.points[i].Settings, p.Settings) {
 				s.points[i] = p
 				return
 			}
