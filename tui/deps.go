@@ -11,6 +11,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -75,7 +76,7 @@ func (p SweepPlan) Points() int {
 
 // A point on the Sweep tab is the sweep's own record of it
 // (results.PointRecord) as of its last visit, with what the record does
-// not hold folded over all its visits (SweepRunner does that, see
+// not hold folded over all its visits (sweepState.follow, with
 // foldVisit): Rates pools the runs of every visit, and Status, Reason
 // and Changed are the first that excluded the point from the ranking
 // (an elimination in the adaptive race gives way to a later failure),
@@ -98,34 +99,18 @@ func versus(p results.PointRecord) string {
 	return p.VsBaseline.String()
 }
 
-// SweepUpdate reports progress of a running sweep.
-type SweepUpdate struct {
-	// Point is set when a point finished.
-	Point *results.PointRecord
-	// Done and Total count the points of this run.
-	Done, Total int
-	// Current describes what is being measured now.
-	Current string
-	// Elapsed is the time since this run started.
-	Elapsed time.Duration
-	// Note is something the user should know (axes the hardware ignores
-	// at some points, a module reload).
-	Note string
-	// Results names where the sweeper records the results.
-	Results string
-	// Best, when set, is the sweeper's winner (values per axis); the TUI
-	// otherwise ranks by median rate itself.
-	Best []string
-}
-
-// Sweeper runs sweep plans (a Mode "" is the sweep's default). Run applies each point, verifies it held,
-// probes, records, and restores the original values on every exit path
-// (including cancellation); a cancelled run returns an error wrapping
-// context.Canceled. done lists points finished by an earlier run of the
-// same plan, which a resume skips. report is called from the sweeper's
-// goroutine.
+// Sweeper is the seam between the Sweep tab and package sweep:
+// SweepRunner in citune; the tests wrap it to stop a sweep after a given
+// number of probe runs. Run runs p (a Mode "" is the sweep's default):
+// it applies each point, verifies it held, probes, records, and restores
+// the original values on every exit path (including cancellation); a
+// cancelled run returns an error wrapping context.Canceled. resume
+// continues the results of the last run of the same plan (a stopped
+// sweep), skipping the points it finished. onEvent gets each of the
+// runner's events, on the sweeper's goroutine. Run returns the results
+// file and the runner's outcome (nil when the sweep did not get to run).
 type Sweeper interface {
-	Run(ctx context.Context, p plan.Plan, done []results.PointRecord, report func(SweepUpdate)) error
+	Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error)
 }
 
 // PlanLoader reads a plan file and validates it against m.

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -22,30 +22,23 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.jsonl")
 	sr := &SweepRunner{Target: e.target, Prober: newSimMeasure(t, e), ProbeName: "sim", Out: out,
 		Adjust: func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
-		Since:  func(time.Time) time.Duration { return 0 }}
-	plan, err := parsePlan("AHBBRST=0,2,3,7 RXPBURST=8,16,32 mode=adaptive repeat=5", e.target.Profile.Map)
+		Now:    fixedClock}
+	pl, err := parsePlan("AHBBRST=0,2,3,7 RXPBURST=8,16,32 mode=adaptive repeat=5", e.target.Profile.Map)
 	if err != nil {
 		t.Fatal(err)
 	}
-	points := map[string]results.PointRecord{} // last update per point
+	s := sweepState{plan: pl}
+	points := map[string]results.PointRecord{} // last record per point
 	var notes, currents []string
-	var last SweepUpdate
-	err = sr.Run(context.Background(), plan.Plan, nil, func(u SweepUpdate) {
-		if u.Point != nil && !u.Point.Baseline {
-			points[u.Point.Settings["SBUSCFG.AHBBRST"]+" "+u.Point.Settings["BURSTSIZE.RXPBURST"]] = *u.Point
+	path, outcome, err := sr.Run(context.Background(), pl.Plan, false, func(ev sweep.Event) {
+		if p := s.follow(ev); p != nil && !p.Baseline {
+			points[p.Settings["SBUSCFG.AHBBRST"]+" "+p.Settings["BURSTSIZE.RXPBURST"]] = *p
 		}
-		if u.Note != "" {
-			notes = append(notes, u.Note)
-		}
-		if u.Current != "" {
-			currents = append(currents, u.Current)
-		}
-		if u.Results == "" {
-			last = u
-		}
+		notes = append(notes, s.note)
+		currents = append(currents, s.current)
 	})
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || path != out || outcome == nil {
+		t.Fatalf("Run: %q, %v, %v", path, outcome, err)
 	}
 	res, err := results.Load(out)
 	if err != nil {
@@ -69,19 +62,21 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 		t.Fatalf("%d points on screen, %d in the file, %d eliminated", len(points), len(fileRates), len(eliminated))
 	}
 	nElim := 0
+	for _, p := range s.points {
+		if !p.Baseline && p.Status == rank.StatusEliminated {
+			nElim++
+		}
+	}
 	for k, p := range points {
 		if !slices.Equal(p.Rates, fileRates[k]) {
 			t.Errorf("point %s: rates %v on screen, %v in the file", k, p.Rates, fileRates[k])
-		}
-		if p.Status == rank.StatusEliminated {
-			nElim++
 		}
 	}
 	if nElim != len(eliminated) {
 		t.Errorf("%d points eliminated on screen, %d in the file", nElim, len(eliminated))
 	}
-	if last.Total != len(points) || last.Done != last.Total || last.Best == nil {
-		t.Errorf("last update %+v, want %d of %d done and a winner", last, len(points), len(points))
+	if s.total != len(points) || s.done != s.total || outcome.Ranking.Winner() == nil {
+		t.Errorf("%d of %d done, winner %v; want %d of %d done and a winner", s.done, s.total, outcome.Ranking.Winner(), len(points), len(points))
 	}
 	if !slices.Contains(notes, "restore: original settings restored") {
 		t.Errorf("no restore note in %q", notes)

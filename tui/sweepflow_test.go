@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
-	"github.com/citune/citune/sweep/results"
 )
 
 // A short sweep runs to completion through package sweep, ranks its
@@ -56,14 +56,14 @@ type stopper struct {
 	after int64
 }
 
-func (s *stopper) Run(ctx context.Context, p plan.Plan, done []results.PointRecord, report func(SweepUpdate)) error {
+func (s *stopper) Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.m.cancel, s.m.stopAfter = nil, 0
 	if s.after > 0 {
 		s.m.cancel, s.m.stopAfter = cancel, s.m.runs.Load()+s.after
 	}
-	return s.SweepRunner.Run(ctx, p, done, report)
+	return s.SweepRunner.Run(ctx, p, resume, onEvent)
 }
 
 // Stop and resume: the second run skips the points already done.

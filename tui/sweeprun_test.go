@@ -84,9 +84,9 @@ func TestSweepRunnerResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sm.cancel, sm.stopAfter = cancel, 5 // baseline (warm-up + 1), first point, ...
 	var first []results.PointRecord
-	err = sr.Run(ctx, plan.Plan, nil, func(u SweepUpdate) {
-		if u.Point != nil {
-			first = append(first, *u.Point)
+	_, _, err = sr.Run(ctx, plan.Plan, false, func(ev sweep.Event) {
+		if ev.Kind == sweep.PointClosed {
+			first = append(first, *ev.Closed)
 		}
 	})
 	if !errorsIsCanceled(err) {
@@ -94,12 +94,10 @@ func TestSweepRunnerResume(t *testing.T) {
 	}
 	sm.cancel = nil
 	var second []results.PointRecord
-	var last SweepUpdate
-	err = sr.Run(context.Background(), plan.Plan, first, func(u SweepUpdate) {
-		if u.Point != nil && !u.Point.Baseline {
-			second = append(second, *u.Point)
+	_, outcome, err := sr.Run(context.Background(), plan.Plan, true, func(ev sweep.Event) {
+		if ev.Kind == sweep.PointClosed && !ev.Closed.Baseline {
+			second = append(second, *ev.Closed)
 		}
-		last = u
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +116,7 @@ func TestSweepRunnerResume(t *testing.T) {
 	if len(done)+len(second) != 3 {
 		t.Errorf("%d points before the stop and %d after, want 3 in all", len(done), len(second))
 	}
-	if last.Best == nil {
+	if outcome == nil || outcome.Ranking.Winner() == nil {
 		t.Errorf("no winner reported")
 	}
 	res, err := results.Load(out)

@@ -50,9 +50,9 @@ func (s sweepState) ranked() (good, bad []results.PointRecord) {
 		}
 	}
 	sort.SliceStable(good, func(i, j int) bool { return median(good[i].Rates) > median(good[j].Rates) })
-	if s.bestVals != nil {
+	if s.winner != nil {
 		for i, p := range good {
-			if sameValues(s.values(p), s.bestVals) {
+			if maps.Equal(p.Settings, s.winner.Settings) {
 				good = append(append([]results.PointRecord{p}, good[:i]...), good[i+1:]...)
 				break
 			}
