@@ -108,7 +108,8 @@ func versus(p results.PointRecord) string {
 // continues the results of the last run of the same plan (a stopped
 // sweep), skipping the points it finished. onEvent gets each of the
 // runner's events, on the sweeper's goroutine. Run returns the results
-// file and the runner's outcome (nil when the sweep did not get to run).
+// file ("" when it could not be opened) and the runner's outcome (nil
+// when the sweep did not get to run).
 type Sweeper interface {
 	Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error)
 }

@@ -105,17 +105,17 @@ func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 	var err error
 	if resume && key == s.planKey && s.path != "" {
 		if res, err = results.Load(s.path); err != nil {
-			return s.path, nil, err
+			return "", nil, err
 		}
 		if f, err = results.OpenAppend(s.path); err != nil {
-			return s.path, nil, err
+			return "", nil, err
 		}
 	} else {
 		s.n++
 		s.path = s.newPath()
 		s.planKey = key
 		if f, err = results.CreateFile(s.path); err != nil {
-			return s.path, nil, err
+			return "", nil, err
 		}
 	}
 	defer f.Close()

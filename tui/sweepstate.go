@@ -80,7 +80,9 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		s.running = false
 		s.cancel()
-		s.results = msg.results
+		if msg.results != "" {
+			s.results = msg.results
+		}
 		if msg.outcome != nil {
 			s.winner = msg.outcome.Ranking.Winner()
 			if msg.outcome.RestoreErr != nil {
