@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
@@ -107,5 +108,37 @@ func TestFoldVisit(t *testing.T) {
 	p = foldVisit(p, results.PointRecord{Point: "p", Status: rank.StatusCorrupt, Reason: "r2"})
 	if p.Status != rank.StatusNotHeld || pointReason(p) != "ITC (r1)" {
 		t.Errorf("second failure: %+v, want the first reason kept", p)
+	}
+}
+
+// A resumed sweep counts only what is left of the points its header
+// planned; an elimination marks the point it names, or becomes a note
+// when the tab has no such point; a replayed one changes nothing.
+func TestFollowResumeAndEliminations(t *testing.T) {
+	var s sweepState
+	t0 := fixedClock()
+	hdr := &results.Header{Points: []results.PointInfo{{Key: results.BaselineKey}, {Key: "a"}, {Key: "b"}, {Key: "c"}}}
+	a := map[string]string{"X": "1"}
+	s.follow(sweep.Event{Kind: sweep.SweepStarted, Time: t0, Header: hdr})
+	s.follow(sweep.Event{Kind: sweep.PointClosed, Time: t0.Add(time.Second), Closed: &results.PointRecord{Point: "a", Settings: a, Status: rank.StatusOK, Rates: []float64{1}}})
+	if s.total != 3 || s.done != 1 || s.elapsed != time.Second {
+		t.Fatalf("after one point: %d/%d in %v, want 1/3 in 1s", s.done, s.total, s.elapsed)
+	}
+	s.done, s.started = 0, time.Time{} // startSweep, resuming
+	s.follow(sweep.Event{Kind: sweep.SweepStarted, Time: t0, Resume: &results.ResumeRecord{}})
+	if s.total != 2 {
+		t.Errorf("resumed total %d, want 2", s.total)
+	}
+	s.follow(sweep.Event{Kind: sweep.PointEliminated, Settings: a, Message: "slower", Replayed: true})
+	if s.points[0].Status != rank.StatusOK {
+		t.Errorf("a replayed elimination changed the point: %+v", s.points[0])
+	}
+	s.follow(sweep.Event{Kind: sweep.PointEliminated, Settings: a, Message: "slower"})
+	if s.points[0].Status != rank.StatusEliminated || s.points[0].Reason != "slower" || s.note != "" {
+		t.Errorf("eliminated point %+v, note %q", s.points[0], s.note)
+	}
+	s.follow(sweep.Event{Kind: sweep.PointEliminated, Settings: map[string]string{"X": "9"}, Message: "gone"})
+	if s.note != "eliminated: gone" {
+		t.Errorf("note %q, want the elimination of an unknown point", s.note)
 	}
 }
