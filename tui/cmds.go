@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/undo"
 )
 
@@ -66,16 +69,19 @@ type (
 	// probeDoneMsg ends a probe job.
 	probeDoneMsg struct{ id int }
 
-	// sweepMsg is a sweep progress report.
+	// sweepMsg is one of the sweep runner's events.
 	sweepMsg struct {
 		id int
-		u  SweepUpdate
+		e  sweep.Event
 	}
 
-	// sweepDoneMsg ends a sweep run.
+	// sweepDoneMsg ends a sweep run: its results file and the runner's
+	// outcome (nil when it did not get to run).
 	sweepDoneMsg struct {
-		id  int
-		err error
+		id      int
+		err     error
+		results string
+		outcome *sweep.Outcome
 	}
 
 	// planMsg carries a loaded plan file.
@@ -247,18 +253,19 @@ func readSetting(acc regs.Accessor, m *regs.Map, start soc.Snapshot) (string, er
 }
 
 // sweepJob runs the sweeper.
-func sweepJob(ctx context.Context, s Sweeper, plan SweepPlan, done []SweepPoint, id int) func(func(tea.Msg)) {
+func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, resume bool, id int) func(func(tea.Msg)) {
 	return func(send func(tea.Msg)) {
-		err := s.Run(ctx, plan, done, func(u SweepUpdate) {
-			if u.Point != nil {
-				p := *u.Point
-				p.Values = append([]string(nil), p.Values...)
-				p.Rates = append([]float64(nil), p.Rates...)
-				u.Point = &p
+		path, outcome, err := s.Run(ctx, p, resume, func(e sweep.Event) {
+			if e.Closed != nil {
+				// The runner shares its records with the writer: the
+				// screen keeps a copy.
+				r := *e.Closed
+				r.Rates = slices.Clone(r.Rates)
+				e.Closed = &r
 			}
-			send(sweepMsg{id: id, u: u})
+			send(sweepMsg{id: id, e: e})
 		})
-		send(sweepDoneMsg{id: id, err: err})
+		send(sweepDoneMsg{id: id, err: err, results: path, outcome: outcome})
 	}
 }
 

@@ -11,8 +11,10 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -48,23 +50,16 @@ func axisLabel(m *regs.Map, a plan.Axis) string {
 	return strings.TrimSuffix(a.Spec(), "="+strings.Join(a.Values, ","))
 }
 
-// SweepPlan is what a sweep runs: the grid of its axes, each point probed
-// Repeat times.
+// SweepPlan is the plan on the Sweep tab: the sweep's own plan.Plan
+// (the axes plan.ParseAxis checked, register values in decimal; the
+// settings a plan file gave, else the sweep's defaults) and where it
+// came from, which is the screen's alone. The only difference from the
+// plan the sweep runs: Mode stays "" until the plan text names one (the
+// sweep's default, grid, runs; the text then shows no mode=).
 type SweepPlan struct {
-	// Axes are the sweep's own (plan.ParseAxis checked them): register
-	// values in decimal.
-	Axes   []plan.Axis
-	Repeat int
-	// Mode is the sweeper's mode ("grid", "ofat", "adaptive"; "" for its
-	// default).
-	Mode string
+	plan.Plan
 	// Source says where the plan came from ("screen" or a file name).
 	Source string
-	// File holds the settings a plan file gave (settle time, warm-ups),
-	// nil for a plan typed on the screen; the TUI passes it back
-	// untouched and the sweep applies it before the screen's axes,
-	// repeat and mode.
-	File *plan.PlanFile
 }
 
 // Points is the number of points of the full grid.
@@ -79,67 +74,44 @@ func (p SweepPlan) Points() int {
 	return n
 }
 
-// SweepPoint is the result of one point of a sweep.
-type SweepPoint struct {
-	// Values holds one value per axis of the plan, in plan order; "" for
-	// an axis the hardware ignores at this point (left at its original
-	// value).
-	Values []string
-	// Rates are the measured rates of every good run, bytes per second.
-	Rates []float64
-	// IRQsPerMiB and CPUPerMiB (busy CPU milliseconds per MiB) are
-	// medians over the runs; 0 when not measured.
-	IRQsPerMiB float64
-	CPUPerMiB  float64
-	// Baseline marks a measurement of the original settings.
-	Baseline bool
-	// Status is how the point's measurement ended: rank.StatusOK ("" is
-	// ok too), or why it is not ranked. Reason says what did not hold
-	// ("ITC wrote 0, read 1"), what the integrity check found, why the
-	// apply or probe failed, or why an adaptive race dropped it.
-	Status rank.Status
-	Reason string
-	// Versus is the sweeper's own comparison with the baseline ("+4.1 %
-	// (95 % CI 3.2-5.0)"); empty when it has none.
-	Versus string
+// A point on the Sweep tab is the sweep's own record of it
+// (results.PointRecord) as of its last visit, with what the record does
+// not hold folded over all its visits (sweepState.follow, with
+// foldVisit): Rates pools the runs of every visit, and Status, Reason
+// and Changed are the first that excluded the point from the ranking
+// (an elimination in the adaptive race gives way to a later failure),
+// as in the sweep's own ranking.
+
+// rankable reports whether the point may be ranked.
+func rankable(p results.PointRecord) bool {
+	return !p.Baseline && statusOK(p) && len(p.Rates) > 0
 }
 
-// Ranked reports whether the point may be ranked.
-func (p SweepPoint) Ranked() bool {
-	return !p.Baseline && p.ok() && len(p.Rates) > 0
+// statusOK reports whether nothing excludes the point from the ranking.
+func statusOK(p results.PointRecord) bool { return p.Status == "" || p.Status == rank.StatusOK }
+
+// versus is the sweep's comparison of the point with the baseline ("+4.1 %
+// (95 % CI 3.2-5.0)"); empty when it has none.
+func versus(p results.PointRecord) string {
+	if p.VsBaseline == nil {
+		return ""
+	}
+	return p.VsBaseline.String()
 }
 
-// ok reports whether nothing excludes the point from the ranking.
-func (p SweepPoint) ok() bool { return p.Status == "" || p.Status == rank.StatusOK }
-
-// SweepUpdate reports progress of a running sweep.
-type SweepUpdate struct {
-	// Point is set when a point finished.
-	Point *SweepPoint
-	// Done and Total count the points of this run.
-	Done, Total int
-	// Current describes what is being measured now.
-	Current string
-	// Elapsed is the time since this run started.
-	Elapsed time.Duration
-	// Note is something the user should know (axes the hardware ignores
-	// at some points, a module reload).
-	Note string
-	// Results names where the sweeper records the results.
-	Results string
-	// Best, when set, is the sweeper's winner (values per axis); the TUI
-	// otherwise ranks by median rate itself.
-	Best []string
-}
-
-// Sweeper runs sweep plans. Run applies each point, verifies it held,
-// probes, records, and restores the original values on every exit path
-// (including cancellation); a cancelled run returns an error wrapping
-// context.Canceled. done lists points finished by an earlier run of the
-// same plan, which a resume skips. report is called from the sweeper's
-// goroutine.
+// Sweeper is the seam between the Sweep tab and package sweep:
+// SweepRunner in citune; the tests wrap it to stop a sweep after a given
+// number of probe runs. Run runs p (a Mode "" is the sweep's default):
+// it applies each point, verifies it held, probes, records, and restores
+// the original values on every exit path (including cancellation); a
+// cancelled run returns an error wrapping context.Canceled. resume
+// continues the results of the last run of the same plan (a stopped
+// sweep), skipping the points it finished. onEvent gets each of the
+// runner's events, on the sweeper's goroutine. Run returns the results
+// file ("" when it could not be opened) and the runner's outcome (nil
+// when the sweep did not get to run).
 type Sweeper interface {
-	Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error
+	Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error)
 }
 
 // PlanLoader reads a plan file and validates it against m.

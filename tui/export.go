@@ -6,6 +6,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/dtsout"
+	"github.com/citune/citune/sweep/results"
 )
 
 // snapshotOf turns raw values by offset into a snapshot of m.
@@ -34,9 +35,9 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 	}
 	why := "sweep winner, " + strings.TrimPrefix(m.bestLine(), "best: ")
 	var out []dtsout.Setting
-	for i, a := range m.sweep.plan.Axes {
-		if i < len(b.Values) && b.Values[i] != "" {
-			out = append(out, dtsout.Setting{Name: a.Name, Value: b.Values[i], Comment: "sweep winner " + versusOf(b)})
+	for _, a := range m.sweep.plan.Axes {
+		if v := b.Settings[a.Name]; v != "" {
+			out = append(out, dtsout.Setting{Name: a.Name, Value: v, Comment: "sweep winner " + versusOf(b)})
 		}
 	}
 	return out, why, true
@@ -59,9 +60,9 @@ func roleOf(t *soc.Target, m *regs.Map, raw map[uint32]uint32) (role string, ass
 }
 
 // versusOf is how the point compares with the baseline, if known.
-func versusOf(p SweepPoint) string {
-	if p.Versus != "" {
-		return p.Versus
+func versusOf(p results.PointRecord) string {
+	if v := versus(p); v != "" {
+		return v
 	}
 	return "(" + fmtRate(median(p.Rates)) + ")"
 }

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // Views at 80x24 (serial console) and 120x40, against the simulated
@@ -61,10 +63,28 @@ func TestViews(t *testing.T) {
 			s.running, s.id, s.cancel = true, 7, func() {}
 			s.ch = make(chan tea.Msg)
 			close(s.ch)
-			e.m.sweep.addPoint(SweepPoint{Baseline: true, Rates: []float64{30 << 20, 30.2 * (1 << 20), 29.9 * (1 << 20)}})
-			e.send(sweepMsg{id: 7, u: SweepUpdate{Point: &SweepPoint{Values: []string{"0", "0"}, Rates: []float64{40 << 20, 40.5 * (1 << 20), 39.8 * (1 << 20)}, IRQsPerMiB: 64}, Done: 1, Total: 12, Elapsed: 5 * time.Second}})
-			e.send(sweepMsg{id: 7, u: SweepUpdate{Point: &SweepPoint{Values: []string{"0", "8"}, Status: rank.StatusNotHeld, Reason: "USBCMD.ITC wrote 8, reads 1 (changed during run 1)"}, Done: 2, Total: 12, Elapsed: 10 * time.Second}})
-			e.send(sweepMsg{id: 7, u: SweepUpdate{Point: &SweepPoint{Values: []string{"7", "0"}, Status: rank.StatusCorrupt, Reason: "read data differs at offset 0x100000", Rates: []float64{41 << 20}}, Done: 3, Total: 12, Elapsed: 15 * time.Second, Current: "AHBBRST=2 ITC=1, run 2"}})
+			at := func(ahb, itc string) map[string]string {
+				return map[string]string{s.plan.Axes[0].Name: ahb, s.plan.Axes[1].Name: itc}
+			}
+			// The runner's events, 5 s apart: a header planning 12
+			// points, the baseline, three points closed (the third
+			// corrupt) and a run of the point being measured.
+			t0 := fixedClock()
+			send := func(sec int, ev sweep.Event) {
+				ev.Time = t0.Add(time.Duration(sec) * time.Second)
+				e.send(sweepMsg{id: 7, e: ev})
+			}
+			var planned []results.PointInfo
+			for i := range 12 {
+				planned = append(planned, results.PointInfo{Key: fmt.Sprint(i)})
+			}
+			send(0, sweep.Event{Kind: sweep.SweepStarted, Header: &results.Header{Points: planned}})
+			send(0, sweep.Event{Kind: sweep.PointClosed, Closed: &results.PointRecord{Baseline: true, Rates: []float64{30 << 20, 30.2 * (1 << 20), 29.9 * (1 << 20)}}})
+			send(5, sweep.Event{Kind: sweep.PointClosed, Closed: &results.PointRecord{Settings: at("0", "0"), Rates: []float64{40 << 20, 40.5 * (1 << 20), 39.8 * (1 << 20)}, IRQsPerMiB: rank.Ptr(64)}})
+			send(10, sweep.Event{Kind: sweep.PointClosed, Closed: &results.PointRecord{Settings: at("0", "8"), Status: rank.StatusNotHeld, Reason: "USBCMD.ITC wrote 8, reads 1 (changed during run 1)"}})
+			send(12, sweep.Event{Kind: sweep.PointStarted, Label: "AHBBRST=2 ITC=1"})
+			send(14, sweep.Event{Kind: sweep.RunFinished, Run: &results.RunRecord{Seq: 2}})
+			send(15, sweep.Event{Kind: sweep.PointClosed, Closed: &results.PointRecord{Settings: at("7", "0"), Status: rank.StatusCorrupt, Reason: "read data differs at offset 0x100000", Rates: []float64{41 << 20}}})
 		}},
 		{"sweep_table", sweepSetup(0)},
 		{"sweep_bars", sweepSetup(1)},

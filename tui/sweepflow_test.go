@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
 )
 
 // A short sweep runs to completion through package sweep, ranks its
@@ -29,8 +32,8 @@ func TestSweepToCompletion(t *testing.T) {
 	// At reset BURSTSIZE is 0: AHBBRST=0 moves single words. INCR16 with
 	// or without an INCR tail is the same for 512-byte packets; ITC 1
 	// waits least.
-	if b, _ := s.best(); !sameValues(b.Values, []string{"3", "1"}) && !sameValues(b.Values, []string{"7", "1"}) {
-		t.Errorf("best = %v, want AHBBRST=3 or 7 with ITC=1", b.Values)
+	if b, _ := s.best(); !sameValues(s.values(b), []string{"3", "1"}) && !sameValues(s.values(b), []string{"7", "1"}) {
+		t.Errorf("best = %v, want AHBBRST=3 or 7 with ITC=1", s.values(b))
 	}
 	if got := e.field("USBCMD.ITC"); got != 8 {
 		t.Errorf("ITC = %d after the sweep, want 8 restored", got)
@@ -53,14 +56,14 @@ type stopper struct {
 	after int64
 }
 
-func (s *stopper) Run(ctx context.Context, plan SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
+func (s *stopper) Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.m.cancel, s.m.stopAfter = nil, 0
 	if s.after > 0 {
 		s.m.cancel, s.m.stopAfter = cancel, s.m.runs.Load()+s.after
 	}
-	return s.SweepRunner.Run(ctx, plan, done, report)
+	return s.SweepRunner.Run(ctx, p, resume, onEvent)
 }
 
 // Stop and resume: the second run skips the points already done.

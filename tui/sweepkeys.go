@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -81,21 +82,20 @@ func (m Model) startSweep() (tea.Model, tea.Cmd) {
 		m.setErr("a write is in flight; try again in a moment")
 		return m, nil
 	}
-	var done []SweepPoint
 	if s.finished {
 		s.resetResults()
-	} else {
-		done = append(done, s.points...)
 	}
+	done := countHeld(s.points)
 	ctx, cancel := context.WithCancel(m.cfg.Ctx)
 	s.id++
 	s.running, s.cancel, s.stopped, s.err = true, cancel, false, ""
-	s.done, s.total, s.elapsed, s.current = 0, s.plan.Points()-countHeld(done), 0, ""
+	s.done, s.total, s.elapsed, s.current, s.started = 0, s.plan.Points()-done, 0, "", time.Time{}
 	s.ch = make(chan tea.Msg, 16)
-	if len(done) > 0 {
-		m.setStatus("resuming the sweep: %d point(s) done, %d to go", len(done), s.total)
+	resume := len(s.points) > 0
+	if resume {
+		m.setStatus("resuming the sweep: %d point(s) done, %d to go", len(s.points), s.total)
 	} else {
-		m.setStatus("sweep started: %d point(s), %d run(s) each", s.plan.Points(), s.plan.Repeat)
+		m.setStatus("sweep started: %d point(s), %d run(s) each", s.plan.Points(), s.plan.Repeats)
 	}
-	return m, job(m.cfg.Ctx, m.cfg.Jobs, s.ch, sweepJob(ctx, m.cfg.Sweeper, s.plan, done, s.id))
+	return m, job(m.cfg.Ctx, m.cfg.Jobs, s.ch, sweepJob(ctx, m.cfg.Sweeper, s.plan.Plan, resume, s.id))
 }

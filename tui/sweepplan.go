@@ -27,7 +27,8 @@ func (p SweepPlan) has(ref regs.Ref) bool {
 // plan.ParseAxis reads it (FIELD=v1,v2,..., sysfs:PATH=..., modparam:M.P=...),
 // optional repeat=N and mode=grid|ofat|adaptive.
 func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
-	p := SweepPlan{Repeat: 3, Source: "screen"}
+	p := SweepPlan{Plan: plan.DefaultPlan(), Source: "screen"}
+	p.Mode, p.Repeats = "", 3
 	var errs []error
 	for _, tok := range strings.Fields(text) {
 		i := strings.LastIndex(tok, "=")
@@ -43,7 +44,7 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 				errs = append(errs, fmt.Errorf("repeat=%s: want %d..100 (with fewer runs per point no difference can be told from noise: no confidence interval)", vals, rank.MinRunsForCI))
 				continue
 			}
-			p.Repeat = n
+			p.Repeats = n
 			continue
 		case strings.EqualFold(name, "mode"):
 			switch strings.ToLower(vals) {
@@ -84,7 +85,7 @@ func planString(p SweepPlan, m *regs.Map) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	parts = append(parts, fmt.Sprintf("repeat=%d", max(1, p.Repeat)))
+	parts = append(parts, fmt.Sprintf("repeat=%d", max(1, p.Repeats)))
 	if p.Mode != "" {
 		parts = append(parts, "mode="+p.Mode)
 	}
@@ -108,9 +109,18 @@ func (s *sweepState) setPlanText(text string, m *regs.Map) {
 	if planString(p, m) != planString(s.plan, m) {
 		s.resetResults()
 	}
+	if s.plan.Source != "" {
+		keepSettings(&p.Plan, s.plan.Plan)
+	}
 	p.Source = "screen"
-	p.File = s.plan.File // settings a loaded plan file gave (settle, warm-ups)
 	s.plan = p
+}
+
+// keepSettings carries the settings the plan text does not spell (those
+// a loaded plan file gave: warm-ups, settle time, seed, baseline
+// interval) from q to p.
+func keepSettings(p *plan.Plan, q plan.Plan) {
+	p.Warmup, p.Settle, p.Seed, p.BaselineEvery = q.Warmup, q.Settle, q.Seed, q.BaselineEvery
 }
 
 // strs renders numbers in decimal.
@@ -209,9 +219,9 @@ func (m Model) planFromAxes() string {
 	if len(m.axes) == 0 {
 		return ""
 	}
-	p := SweepPlan{Repeat: 3}
-	if m.sweep.plan.Repeat > 0 {
-		p.Repeat = m.sweep.plan.Repeat
+	p := SweepPlan{Plan: plan.Plan{Repeats: 3}}
+	if m.sweep.plan.Repeats > 0 {
+		p.Repeats = m.sweep.plan.Repeats
 	}
 	for _, ref := range m.axes {
 		sv := m.startValue(ref)
@@ -234,7 +244,8 @@ func (m Model) onPlan(msg planMsg) Model {
 		m.setErr("plan %s: %v", msg.path, err)
 		return m
 	}
-	m.sweep.plan.File = msg.plan.File
+	keepSettings(&m.sweep.plan.Plan, msg.plan.Plan)
+	m.sweep.plan.Source = msg.plan.Source
 	m.sweep.setPlanText(text, m.m)
 	m.sweep.plan.Source = msg.plan.Source
 	m.axes = nil

@@ -36,15 +36,14 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	if sp.Repeats < rank.MinRunsForCI {
 		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, rank.MinRunsForCI)
 	}
-	p := SweepPlan{Repeat: sp.Repeats, Mode: sp.Mode, Source: filepath.Base(path), File: &pf}
-	p.Axes = axes
-	return p, nil
+	sp.Axes = axes
+	return SweepPlan{Plan: sp, Source: filepath.Base(path)}, nil
 }
 
 // SweepRunner is the Sweeper of package sweep: it runs plans with
 // sweep.Runner (journal, held checks, restore on every exit path), which
-// writes the results to a JSONL file, and turns the runner's events
-// (sweep.Event) into the TUI's updates as they happen. Stopping and starting the same plan again resumes it from
+// writes the results to a JSONL file and hands its events (sweep.Event)
+// to the TUI as they happen. Stopping and starting the same plan again resumes it from
 // that file.
 type SweepRunner struct {
 	Target    *soc.Target
@@ -64,10 +63,11 @@ type SweepRunner struct {
 	// Adjust, when set, changes each plan before it runs (tests and
 	// benchmarks drop the settle time).
 	Adjust func(*plan.Plan)
-	// Since measures the time a sweep has run (default time.Since; tests
+	// Now is the sweep's clock (default time.Now): the times of its
+	// events, from which the TUI tells how long the sweep has run (tests
 	// give a fixed clock so that screens do not depend on the machine's
 	// speed).
-	Since func(time.Time) time.Duration
+	Now func() time.Time
 
 	mu      sync.Mutex
 	path    string // results file of the current plan
@@ -83,17 +83,13 @@ func (s *SweepRunner) Path() string {
 }
 
 // Run implements Sweeper.
-func (s *SweepRunner) Run(ctx context.Context, in SweepPlan, done []SweepPoint, report func(SweepUpdate)) error {
+func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sp := plan.DefaultPlan()
-	if in.File != nil {
-		in.File.Apply(&sp)
+	sp := in
+	if sp.Mode == "" {
+		sp.Mode = plan.DefaultPlan().Mode
 	}
-	if in.Mode != "" {
-		sp.Mode = in.Mode
-	}
-	sp.Repeats = in.Repeat
 	var keyParts []string
 	sp.Axes = slices.Clone(in.Axes)
 	for _, ax := range sp.Axes {
@@ -107,32 +103,23 @@ func (s *SweepRunner) Run(ctx context.Context, in SweepPlan, done []SweepPoint, 
 	var res *results.Results
 	var f *os.File
 	var err error
-	if len(done) > 0 && key == s.planKey && s.path != "" {
+	if resume && key == s.planKey && s.path != "" {
 		if res, err = results.Load(s.path); err != nil {
-			return err
+			return "", nil, err
 		}
 		if f, err = results.OpenAppend(s.path); err != nil {
-			return err
+			return "", nil, err
 		}
 	} else {
 		s.n++
 		s.path = s.newPath()
 		s.planKey = key
 		if f, err = results.CreateFile(s.path); err != nil {
-			return err
+			return "", nil, err
 		}
 	}
 	defer f.Close()
 
-	since := s.Since
-	if since == nil {
-		since = time.Since
-	}
-	st := &streamer{axes: sp.Axes, report: report, started: time.Now(), since: since, points: map[string]*SweepPoint{}}
-	if res != nil {
-		st.resume(res)
-	}
-	report(SweepUpdate{Results: s.path})
 	// Module parameters are module-wide: the header and a note name the
 	// controllers a modparam axis changes (from the profile: the TUI
 	// reads no device tree).
@@ -143,24 +130,12 @@ func (s *SweepRunner) Run(ctx context.Context, in SweepPlan, done []SweepPoint, 
 		}
 	}
 	r := &sweep.Runner{ParamUsers: users, Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
-		Out: results.NewWriter(f), OnEvent: st.event, Command: s.Command, Kernel: s.Kernel, Resume: res}
+		Out: results.NewWriter(f), OnEvent: onEvent, Command: s.Command, Kernel: s.Kernel, Resume: res, Now: s.Now}
 	outcome, err := r.Run(ctx)
-	if outcome != nil {
-		if w := outcome.Ranking.Winner(); w != nil {
-			best := make([]string, len(sp.Axes))
-			for i, a := range sp.Axes {
-				best[i] = w.Settings[a.Name]
-			}
-			report(SweepUpdate{Best: best, Done: st.done, Total: st.total, Elapsed: st.since(st.started)})
-		}
-		if outcome.RestoreErr != nil {
-			report(SweepUpdate{Note: "RESTORE FAILED: " + outcome.RestoreErr.Error()})
-		}
-	}
 	if errors.Is(err, sweep.ErrInterrupted) {
-		return errors.Join(context.Canceled, err)
+		err = errors.Join(context.Canceled, err)
 	}
-	return err
+	return s.path, outcome, err
 }
 
 // newPath names the results file of a new plan.
@@ -173,127 +148,4 @@ func (s *SweepRunner) newPath() string {
 		return fmt.Sprintf("%s-%d%s", strings.TrimSuffix(s.Out, ext), s.n, ext)
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("citune-tui-%s-%d-%d.jsonl", time.Now().Format("20060102-150405"), os.Getpid(), s.n))
-}
-
-// streamer turns the runner's events into TUI updates.
-type streamer struct {
-	axes    []plan.Axis
-	report  func(SweepUpdate)
-	started time.Time
-	since   func(time.Time) time.Duration
-	points  map[string]*SweepPoint // by point key, over all visits
-	closed  map[string]bool
-	done    int
-	total   int
-	current string
-}
-
-// resume counts what an earlier session finished.
-func (s *streamer) resume(res *results.Results) {
-	s.closed = map[string]bool{}
-	for _, p := range res.Points {
-		if !p.Baseline {
-			s.closed[p.Point] = true
-		}
-	}
-	n := 0
-	for _, p := range res.Header.Points {
-		if p.Key != results.BaselineKey {
-			n++
-		}
-	}
-	s.total = n - len(s.closed)
-}
-
-func (s *streamer) update(u SweepUpdate) {
-	u.Done, u.Total, u.Elapsed = s.done, s.total, s.since(s.started)
-	s.report(u)
-}
-
-// event is the runner's OnEvent: it runs on the sweep's goroutine, as
-// report may.
-func (s *streamer) event(e sweep.Event) {
-	switch e.Kind {
-	case sweep.SweepStarted:
-		if e.Header == nil {
-			return // a resume: resume counted the points
-		}
-		for _, p := range e.Header.Points {
-			if p.Key != results.BaselineKey {
-				s.total++
-			}
-		}
-		note := ""
-		if len(e.Notes) > 0 {
-			note = e.Notes[0]
-		}
-		s.update(SweepUpdate{Note: note})
-	case sweep.PointStarted:
-		s.current = e.Label
-		s.update(SweepUpdate{Current: s.current})
-	case sweep.RunFinished:
-		what := "run"
-		if e.Run.Warmup {
-			what = "warm-up run"
-		}
-		s.update(SweepUpdate{Current: fmt.Sprintf("%s, %s %d", s.current, what, e.Run.Seq)})
-	case sweep.PointClosed:
-		s.update(SweepUpdate{Point: s.point(*e.Closed)})
-	case sweep.PointEliminated:
-		if e.Replayed {
-			return // already in the results being resumed
-		}
-		if p := s.points[e.Point]; p != nil && p.ok() {
-			p.Status, p.Reason = rank.StatusEliminated, e.Message
-			cp := *p
-			s.update(SweepUpdate{Point: &cp})
-			return
-		}
-		s.update(SweepUpdate{Note: e.Kind.String() + ": " + e.Message})
-	case sweep.ModuleReload, sweep.SettingsRestored:
-		s.update(SweepUpdate{Note: e.Kind.String() + ": " + e.Message})
-	}
-}
-
-// point folds a visit into the point's results over all visits.
-func (s *streamer) point(r results.PointRecord) *SweepPoint {
-	if r.Baseline {
-		return &SweepPoint{Baseline: true, Rates: r.Rates}
-	}
-	p := s.points[r.Point]
-	if p == nil {
-		p = &SweepPoint{Values: make([]string, len(s.axes))}
-		for i, a := range s.axes {
-			p.Values[i] = r.Settings[a.Name]
-		}
-		s.points[r.Point] = p
-	}
-	p.Rates = append(p.Rates, r.Rates...)
-	if r.IRQsPerMiB != nil {
-		p.IRQsPerMiB = *r.IRQsPerMiB
-	}
-	if r.CPUPerMiB != nil {
-		p.CPUPerMiB = *r.CPUPerMiB
-	}
-	if r.VsBaseline != nil {
-		p.Versus = r.VsBaseline.String()
-	}
-	why := r.Reason
-	if len(r.Changed) > 0 {
-		why = strings.Join(r.Changed, "; ") + " (" + r.Reason + ")"
-	}
-	// The first reason a point is excluded sticks, as in the sweep's
-	// own ranking; an elimination gives way to a later failure.
-	if r.Status != rank.StatusOK && (p.ok() || p.Status == rank.StatusEliminated) {
-		p.Status, p.Reason = r.Status, why
-	}
-	if s.closed == nil {
-		s.closed = map[string]bool{}
-	}
-	if !s.closed[r.Point] {
-		s.closed[r.Point] = true
-		s.done++
-	}
-	cp := *p
-	return &cp
 }

@@ -44,13 +44,13 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 		t.Fatalf("%d ranked, %d not; want 2 and 2 (ITC=8 not held)", len(good), len(bad))
 	}
 	for _, p := range bad {
-		if p.Values[1] != "8" || (p.Status != rank.StatusNotHeld || !strings.Contains(p.Reason, "ITC")) {
-			t.Errorf("unranked point %v: %+v, want ITC=8 not held", p.Values, p)
+		if s.values(p)[1] != "8" || (p.Status != rank.StatusNotHeld || !strings.Contains(pointReason(p), "ITC")) {
+			t.Errorf("unranked point %v: %+v, want ITC=8 not held", s.values(p), p)
 		}
 	}
 	// The board runs AHBBRST=0 with 16-word bursts: INCR16 is the same
 	// burst, so either may win, at the driver's ITC 1.
-	if b, _ := s.best(); b.Values[1] != "1" || b.Versus == "" {
+	if b, _ := s.best(); s.values(b)[1] != "1" || versus(b) == "" {
 		t.Errorf("best = %+v, want ITC=1 with a comparison", b)
 	}
 	if got := e.field("SBUSCFG.AHBBRST"); got != ahb {
@@ -83,23 +83,21 @@ func TestSweepRunnerResume(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	sm.cancel, sm.stopAfter = cancel, 5 // baseline (warm-up + 1), first point, ...
-	var first []SweepPoint
-	err = sr.Run(ctx, plan, nil, func(u SweepUpdate) {
-		if u.Point != nil {
-			first = append(first, *u.Point)
+	var first []results.PointRecord
+	_, _, err = sr.Run(ctx, plan.Plan, false, func(ev sweep.Event) {
+		if ev.Kind == sweep.PointClosed {
+			first = append(first, *ev.Closed)
 		}
 	})
 	if !errorsIsCanceled(err) {
 		t.Fatalf("first run: %v, want a cancellation", err)
 	}
 	sm.cancel = nil
-	var second []SweepPoint
-	var last SweepUpdate
-	err = sr.Run(context.Background(), plan, first, func(u SweepUpdate) {
-		if u.Point != nil && !u.Point.Baseline {
-			second = append(second, *u.Point)
+	var second []results.PointRecord
+	_, outcome, err := sr.Run(context.Background(), plan.Plan, true, func(ev sweep.Event) {
+		if ev.Kind == sweep.PointClosed && !ev.Closed.Baseline {
+			second = append(second, *ev.Closed)
 		}
-		last = u
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -107,18 +105,18 @@ func TestSweepRunnerResume(t *testing.T) {
 	done := map[string]bool{}
 	for _, p := range first {
 		if !p.Baseline {
-			done[p.Values[0]] = true
+			done[p.Settings["SBUSCFG.AHBBRST"]] = true
 		}
 	}
 	for _, p := range second {
-		if done[p.Values[0]] {
-			t.Errorf("point AHBBRST=%s measured again after the resume", p.Values[0])
+		if done[p.Settings["SBUSCFG.AHBBRST"]] {
+			t.Errorf("point AHBBRST=%s measured again after the resume", p.Settings["SBUSCFG.AHBBRST"])
 		}
 	}
 	if len(done)+len(second) != 3 {
 		t.Errorf("%d points before the stop and %d after, want 3 in all", len(done), len(second))
 	}
-	if last.Best == nil {
+	if outcome == nil || outcome.Ranking.Winner() == nil {
 		t.Errorf("no winner reported")
 	}
 	res, err := results.Load(out)
@@ -156,8 +154,8 @@ func TestLoadPlanFile(t *testing.T) {
 	if got := planString(p, e.target.Profile.Map); got != "AHBBRST=0,3 ITC=1,8 repeat=3 mode=grid" {
 		t.Errorf("plan = %q", got)
 	}
-	if p.File == nil || p.File.Settle == nil || *p.File.Settle != "0s" {
-		t.Errorf("File = %+v, want the plan file's settings (settle 0s)", p.File)
+	if p.Settle != 0 || p.Warmup != plan.DefaultPlan().Warmup || p.Source != "plan.toml" {
+		t.Errorf("plan = %+v, want the plan file's settings (settle 0s) over the sweep's defaults, from plan.toml", p)
 	}
 }
 
@@ -183,5 +181,28 @@ func TestPlanIsTheSweepsGrammar(t *testing.T) {
 	}
 	if got, want := planString(p, m), strings.Join(words, " ")+" repeat=5 mode=ofat"; got != want {
 		t.Errorf("plan prints as %q, want %q", got, want)
+	}
+}
+
+// The settings a loaded plan file gave (settle time, warm-ups) stay with
+// the screen's plan when its text is edited; the text's mode and repeat
+// win, and a plan without mode= runs the sweep's default.
+func TestEditedPlanKeepsTheFilesSettings(t *testing.T) {
+	e := newEnv(t, false)
+	m := e.target.Profile.Map
+	var s sweepState
+	loaded := SweepPlan{Plan: plan.Plan{Warmup: 4, Settle: 7, Seed: 9, BaselineEvery: 2}, Source: "p.toml"}
+	s.plan = loaded
+	s.setPlanText("AHBBRST=0,3 repeat=4", m)
+	if s.planErr != "" {
+		t.Fatal(s.planErr)
+	}
+	if p := s.plan; p.Warmup != 4 || p.Settle != 7 || p.Seed != 9 || p.BaselineEvery != 2 || p.Repeats != 4 || p.Mode != "" {
+		t.Errorf("edited plan = %+v, want the file's settings with repeat 4 and no mode", p.Plan)
+	}
+	s.setPlanText("", m)
+	s.setPlanText("AHBBRST=0,3", m)
+	if d := plan.DefaultPlan(); s.plan.Settle != d.Settle || s.plan.Warmup != d.Warmup {
+		t.Errorf("a new plan after clearing = %+v, want the sweep's defaults", s.plan.Plan)
 	}
 }

@@ -3,11 +3,16 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // sweepState is the Sweep tab.
@@ -21,7 +26,7 @@ type sweepState struct {
 	cancel  context.CancelFunc
 	ch      chan tea.Msg
 
-	points   []SweepPoint
+	points   []results.PointRecord // folded over visits (see rankable)
 	done     int
 	total    int
 	current  string
@@ -30,9 +35,13 @@ type sweepState struct {
 	stopped  bool
 	err      string
 
-	note     string
-	results  string   // where the sweeper records the results
-	bestVals []string // the sweeper's winner, when it names one
+	note    string
+	results string       // where the sweeper records the results
+	winner  *rank.Ranked // the sweep's winner, when it names one
+
+	started time.Time // the time of this run's first event
+	planned int       // the points the sweep's header planned (baseline aside)
+	visit   string    // the label of the point being measured
 
 	view int
 	top  int
@@ -41,11 +50,11 @@ type sweepState struct {
 func (s *sweepState) resetResults() {
 	s.points, s.done, s.total, s.current = nil, 0, 0, ""
 	s.finished, s.stopped, s.err, s.elapsed, s.top = false, false, "", 0, 0
-	s.note, s.bestVals = "", nil
+	s.note, s.winner, s.planned = "", nil, 0
 }
 
 // countHeld counts finished non-baseline points.
-func countHeld(ps []SweepPoint) int {
+func countHeld(ps []results.PointRecord) int {
 	n := 0
 	for _, p := range ps {
 		if !p.Baseline {
@@ -62,25 +71,8 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.id != s.id {
 			return m, nil
 		}
-		u := msg.u
-		s.done, s.total, s.elapsed = u.Done, u.Total, u.Elapsed
-		if u.Current != "" {
-			s.current = u.Current
-		}
-		if u.Note != "" {
-			s.note = u.Note
-		}
-		if u.Results != "" {
-			s.results = u.Results
-		}
-		if u.Best != nil {
-			s.bestVals = u.Best
-		}
-		if u.Point != nil {
-			s.addPoint(*u.Point)
-			if u.Point.Status == rank.StatusCorrupt {
-				m.setErr("CORRUPT data at %s: %s", s.label(*u.Point, m.m), u.Point.Reason)
-			}
+		if p := s.follow(msg.e); p != nil && p.Status == rank.StatusCorrupt {
+			m.setErr("CORRUPT data at %s: %s", s.label(*p, m.m), pointReason(*p))
 		}
 	case sweepDoneMsg:
 		if msg.id != s.id {
@@ -88,6 +80,15 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		s.running = false
 		s.cancel()
+		if msg.results != "" {
+			s.results = msg.results
+		}
+		if msg.outcome != nil {
+			s.winner = msg.outcome.Ranking.Winner()
+			if msg.outcome.RestoreErr != nil {
+				s.note = "RESTORE FAILED: " + msg.outcome.RestoreErr.Error()
+			}
+		}
 		m.wgen++
 		m.resync = true
 		read := readRegs(m.cfg.Target.Acc, m.m, m.wgen)
@@ -115,18 +116,81 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, listen(s.ch)
 }
 
-// addPoint records a point, replacing an earlier result of the same
-// values (baselines are kept, each measurement counts).
-func (s *sweepState) addPoint(p SweepPoint) {
-	if !p.Baseline {
-		for i := range s.points {
-			if !s.points[i].Baseline && sameValues(s.points[i].Values, p.Values) {
-				s.points[i] = p
-				return
+// follow updates the tab from one of the runner's events: the progress,
+// the points (each visit folded into the point's record, see foldVisit)
+// and the notes. It returns the point a visit closed, if any.
+func (s *sweepState) follow(e sweep.Event) *results.PointRecord {
+	if s.started.IsZero() {
+		s.started = e.Time
+	}
+	s.elapsed = e.Time.Sub(s.started)
+	switch e.Kind {
+	case sweep.SweepStarted:
+		if e.Header != nil {
+			s.planned = 0
+			for _, p := range e.Header.Points {
+				if p.Key != results.BaselineKey {
+					s.planned++
+				}
 			}
 		}
+		// A resume counts only what is left of the points planned.
+		s.total = s.planned - countHeld(s.points)
+		if len(e.Notes) > 0 {
+			s.note = e.Notes[0]
+		}
+	case sweep.PointStarted:
+		s.visit = e.Label
+		s.current = e.Label
+	case sweep.RunFinished:
+		what := "run"
+		if e.Run.Warmup {
+			what = "warm-up run"
+		}
+		s.current = fmt.Sprintf("%s, %s %d", s.visit, what, e.Run.Seq)
+	case sweep.PointClosed:
+		return s.addPoint(*e.Closed)
+	case sweep.PointEliminated:
+		if e.Replayed {
+			return nil // already in the results being resumed
+		}
+		if i := s.find(e.Settings); i >= 0 && statusOK(s.points[i]) {
+			p := &s.points[i]
+			p.Status, p.Reason, p.Changed = rank.StatusEliminated, e.Message, nil
+			return nil
+		}
+		s.note = e.Kind.String() + ": " + e.Message
+	case sweep.ModuleReload, sweep.SettingsRestored:
+		s.note = e.Kind.String() + ": " + e.Message
 	}
-	s.points = append(s.points, p)
+	return nil
+}
+
+// find is the index of the (non-baseline) point with settings, or -1.
+func (s *sweepState) find(settings map[string]string) int {
+	for i := range s.points {
+		if !s.points[i].Baseline && maps.Equal(s.points[i].Settings, settings) {
+			return i
+		}
+	}
+	return -1
+}
+
+// addPoint folds a visit into its point's record, counting a point
+// closed for the first time (baselines are kept, each measurement
+// counts). It returns the point's record.
+func (s *sweepState) addPoint(r results.PointRecord) *results.PointRecord {
+	if r.Baseline {
+		s.points = append(s.points, r)
+		return &s.points[len(s.points)-1]
+	}
+	if i := s.find(r.Settings); i >= 0 {
+		s.points[i] = foldVisit(s.points[i], r)
+		return &s.points[i]
+	}
+	s.done++
+	s.points = append(s.points, foldVisit(results.PointRecord{}, r))
+	return &s.points[len(s.points)-1]
 }
 
 func sameValues(a, b []string) bool {
@@ -139,4 +203,27 @@ func sameValues(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// foldVisit is the point's record after visit r, given its record prev
+// over the earlier visits (zero for none): r's, with the rates of every
+// visit, the last interrupt, CPU and baseline figures measured, and the
+// first reason the point was excluded. The first reason sticks, as in
+// the sweep's own ranking; an elimination gives way to a later failure.
+func foldVisit(prev, r results.PointRecord) results.PointRecord {
+	p := r
+	p.Rates = append(slices.Clone(prev.Rates), r.Rates...)
+	if p.IRQsPerMiB == nil {
+		p.IRQsPerMiB = prev.IRQsPerMiB
+	}
+	if p.CPUPerMiB == nil {
+		p.CPUPerMiB = prev.CPUPerMiB
+	}
+	if p.VsBaseline == nil {
+		p.VsBaseline = prev.VsBaseline
+	}
+	if !statusOK(prev) && (prev.Status != rank.StatusEliminated || statusOK(r)) {
+		p.Status, p.Reason, p.Changed = prev.Status, prev.Reason, prev.Changed
+	}
+	return p
 }

@@ -2,45 +2,58 @@ package tui
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // label names a point by its axis values.
-func (s sweepState) label(p SweepPoint, m *regs.Map) string {
+func (s sweepState) label(p results.PointRecord, m *regs.Map) string {
 	if p.Baseline {
 		return "baseline"
 	}
 	var parts []string
-	for i, a := range s.plan.Axes {
-		if i < len(p.Values) && p.Values[i] != "" {
-			parts = append(parts, axisLabel(m, a)+"="+p.Values[i])
+	for _, a := range s.plan.Axes {
+		if v := p.Settings[a.Name]; v != "" {
+			parts = append(parts, axisLabel(m, a)+"="+v)
 		}
 	}
 	return strings.Join(parts, " ")
 }
 
+// values are the point's values, one per axis of the plan in plan order;
+// "" for an axis the hardware ignores at this point (left at its
+// original value).
+func (s sweepState) values(p results.PointRecord) []string {
+	vs := make([]string, len(s.plan.Axes))
+	for i, a := range s.plan.Axes {
+		vs[i] = p.Settings[a.Name]
+	}
+	return vs
+}
+
 // ranked splits points into the ranked ones sorted by median rate and the
 // rest (not held, corrupt, failed, eliminated), baselines left out.
-func (s sweepState) ranked() (good, bad []SweepPoint) {
+func (s sweepState) ranked() (good, bad []results.PointRecord) {
 	for _, p := range s.points {
 		switch {
 		case p.Baseline:
-		case p.Ranked():
+		case rankable(p):
 			good = append(good, p)
 		default:
 			bad = append(bad, p)
 		}
 	}
 	sort.SliceStable(good, func(i, j int) bool { return median(good[i].Rates) > median(good[j].Rates) })
-	if s.bestVals != nil {
+	if s.winner != nil {
 		for i, p := range good {
-			if sameValues(p.Values, s.bestVals) {
-				good = append(append([]SweepPoint{p}, good[:i]...), good[i+1:]...)
+			if maps.Equal(p.Settings, s.winner.Settings) {
+				good = append(append([]results.PointRecord{p}, good[:i]...), good[i+1:]...)
 				break
 			}
 		}
@@ -48,19 +61,19 @@ func (s sweepState) ranked() (good, bad []SweepPoint) {
 	return good, bad
 }
 
-func (s sweepState) best() (SweepPoint, bool) {
+func (s sweepState) best() (results.PointRecord, bool) {
 	good, _ := s.ranked()
 	if len(good) == 0 {
-		return SweepPoint{}, false
+		return results.PointRecord{}, false
 	}
 	return good[0], true
 }
 
 // baseline is every baseline measurement pooled, or the point whose
 // values are the starting ones.
-func (m Model) baseline() (SweepPoint, bool) {
+func (m Model) baseline() (results.PointRecord, bool) {
 	s := m.sweep
-	var pooled SweepPoint
+	var pooled results.PointRecord
 	for _, p := range s.points {
 		if p.Baseline {
 			pooled.Baseline = true
@@ -73,17 +86,17 @@ func (m Model) baseline() (SweepPoint, bool) {
 	var startVals []string
 	for _, a := range s.plan.Axes {
 		if a.Ref.Reg == nil {
-			return SweepPoint{}, false
+			return results.PointRecord{}, false
 		}
 		v := m.startValue(a.Ref)
 		startVals = append(startVals, strconv.FormatUint(uint64(v), 10))
 	}
 	for _, p := range s.points {
-		if sameValues(p.Values, startVals) && p.Ranked() {
+		if sameValues(s.values(p), startVals) && rankable(p) {
 			return p, true
 		}
 	}
-	return SweepPoint{}, false
+	return results.PointRecord{}, false
 }
 
 // bestLine says which point is best and how sure that is.
@@ -94,11 +107,11 @@ func (m Model) bestLine() string {
 		return "best: none yet"
 	}
 	line := fmt.Sprintf("best: %s  %s  ", s.label(b, m.m), fmtRate(median(b.Rates)))
-	if b.Versus != "" {
-		return line + b.Versus + " vs baseline"
+	if v := versus(b); v != "" {
+		return line + v + " vs baseline"
 	}
 	if base, ok := m.baseline(); ok {
-		if !base.Baseline && sameValues(base.Values, b.Values) {
+		if !base.Baseline && maps.Equal(base.Settings, b.Settings) {
 			return line + "(the starting setting is best)"
 		}
 		if base.Baseline {
@@ -115,12 +128,23 @@ func (m Model) bestLine() string {
 }
 
 // pointStatus says in words why a point is or is not ranked.
-func pointStatus(p SweepPoint) string {
+func pointStatus(p results.PointRecord) string {
+	why := pointReason(p)
 	switch p.Status {
 	case rank.StatusCorrupt:
-		return "CORRUPT: " + p.Reason
+		return "CORRUPT: " + why
 	case rank.StatusNotHeld, rank.StatusFailed, rank.StatusEliminated:
-		return string(p.Status) + ": " + p.Reason
+		return string(p.Status) + ": " + why
 	}
 	return "ok"
+}
+
+// pointReason says what did not hold ("ITC wrote 0, read 1"), what the
+// integrity check found, why the apply or probe failed, or why an
+// adaptive race dropped the point.
+func pointReason(p results.PointRecord) string {
+	if len(p.Changed) > 0 {
+		return strings.Join(p.Changed, "; ") + " (" + p.Reason + ")"
+	}
+	return p.Reason
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // Sweep tab views.
@@ -77,7 +78,7 @@ func (m Model) sweepPlanView() []string {
 	case len(s.plan.Axes) == 0:
 		out = append(out, cut("No plan yet: x marks fields on the Registers tab, e writes a plan, l loads a file.", w))
 	default:
-		out = append(out, cut(fmt.Sprintf("plan (%s): %s  = %d points x %d runs", s.plan.Source, planString(s.plan, m.m), s.plan.Points(), s.plan.Repeat), w))
+		out = append(out, cut(fmt.Sprintf("plan (%s): %s  = %d points x %d runs", s.plan.Source, planString(s.plan, m.m), s.plan.Points(), s.plan.Repeats), w))
 	}
 	return out
 }
@@ -161,15 +162,11 @@ func (m Model) tableView(h int) []string {
 	}
 	head += fmt.Sprintf("%12s %8s %8s %7s  %s", "median", "spread", "irq/MiB", "ms/MiB", "status")
 	out := []string{m.st.ColHead.Render(fit(head, m.w))}
-	row := func(rank string, p SweepPoint) string {
+	row := func(rank string, p results.PointRecord) string {
 		line := fit(rank, 5)
-		for i := range cols {
-			v := "?"
-			if i < len(p.Values) {
-				v = p.Values[i]
-				if v == "" {
-					v = "(orig)"
-				}
+		for i, v := range s.values(p) {
+			if v == "" {
+				v = "(orig)"
 			}
 			line += fit(v, widths[i]) + " "
 		}
@@ -177,11 +174,11 @@ func (m Model) tableView(h int) []string {
 		if len(p.Rates) > 0 {
 			med = fmt.Sprintf("%.2f MiB/s", median(p.Rates)/(1<<20))
 			spr = fmtSpread(p.Rates)
-			if p.IRQsPerMiB > 0 {
-				irq = fmt.Sprintf("%.1f", p.IRQsPerMiB)
+			if p.IRQsPerMiB != nil && *p.IRQsPerMiB > 0 {
+				irq = fmt.Sprintf("%.1f", *p.IRQsPerMiB)
 			}
-			if p.CPUPerMiB > 0 {
-				cpu = fmt.Sprintf("%.2f", p.CPUPerMiB)
+			if p.CPUPerMiB != nil && *p.CPUPerMiB > 0 {
+				cpu = fmt.Sprintf("%.2f", *p.CPUPerMiB)
 			}
 		}
 		return fit(line+fmt.Sprintf("%12s %8s %8s %7s  %s", med, spr, irq, cpu, pointStatus(p)), m.w)
@@ -214,7 +211,7 @@ func (m Model) barsView(h int) []string {
 	s := m.sweep
 	good, bad := s.ranked()
 	labelW := 10
-	for _, p := range append(append([]SweepPoint(nil), good...), bad...) {
+	for _, p := range append(append([]results.PointRecord(nil), good...), bad...) {
 		labelW = max(labelW, len(s.label(p, m.m)))
 	}
 	labelW = min(labelW, m.w/3)
@@ -268,13 +265,13 @@ func (m Model) heatView(h int) []string {
 	}
 	// A point whose axis the hardware ignored ("") stands for every
 	// value of that axis.
-	find := func(x, y string) (SweepPoint, bool) {
+	find := func(x, y string) (results.PointRecord, bool) {
 		for _, p := range s.points {
-			if !p.Baseline && len(p.Values) == 2 && (p.Values[0] == x || p.Values[0] == "") && (p.Values[1] == y || p.Values[1] == "") {
+			if vs := s.values(p); !p.Baseline && (vs[0] == x || vs[0] == "") && (vs[1] == y || vs[1] == "") {
 				return p, true
 			}
 		}
-		return SweepPoint{}, false
+		return results.PointRecord{}, false
 	}
 	nx, ny := axisLabel(m.m, ax), axisLabel(m.m, ay)
 	rowW := max(len(nx)+1+len(ny), 6) + 1
