@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/citune/citune/textwrap"
 )
 
 // fit pads or cuts plain text s to exactly w columns. Cut text ends in
@@ -38,22 +40,7 @@ func cut(s string, w int) string {
 // wrap breaks plain text into lines of at most w columns, each prefixed
 // with indent after the first.
 func wrap(text string, w int, indent string) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > w:
-			lines = append(lines, line)
-			line = indent + word
-		default:
-			line += " " + word
-		}
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
+	lines := textwrap.Lines(text, "", indent, w)
 	for i := range lines {
 		lines[i] = cut(lines[i], w)
 	}
