@@ -87,35 +87,8 @@ func runTUI(a *app, args []string) error {
 		LoadPlan:  tui.LoadPlanFile,
 	}
 
-	env := probe.Env{IRQ: t.Controller.IRQ}
-	var pr probe.Probe
-	switch {
-	case len(words) == 0:
-		cfg.NoProbe = "no probe given: start with `citune tui -- KIND [flags] [TARGET]`, e.g. `-- read --size 64M /dev/sda` (see `citune probe -h`)"
-	default:
-		deps := probe.Deps{Env: env, Map: t.Profile.Map}
-		if t.Simulated() {
-			deps.Sim = t
-		}
-		pr, err = probe.Parse(words, deps)
-		if err != nil {
-			if errors.Is(err, probe.ErrUsage) {
-				return withCode(exitUsage, err)
-			}
-			return err
-		}
-		cfg.Prober = tuiProber{p: pr, env: env}
-	}
-	if pr == nil {
-		cfg.NoSweep = "a sweep needs a probe: " + cfg.NoProbe
-	} else {
-		// The sweep's probe adapter also checks that every run read the
-		// same data as the sweep's first (a setting that corrupts
-		// transfers shows).
-		sw := &tui.SweepRunner{Target: t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Out: *sweepOut,
-			Command: a.args, Kernel: a.kernel()}
-		sw.Host, sw.Session = sysHost, u
-		cfg.Sweeper = sw
+	if err := a.tuiProbe(t, words, &cfg, sysHost, u, *sweepOut); err != nil {
+		return err
 	}
 
 	// Keys from stdin and the screen on stdout (a script or a test can
@@ -136,6 +109,45 @@ func runTUI(a *app, args []string) error {
 	if m, ok := final.(tui.Model); ok {
 		out = m.Outcome()
 	}
+	return a.tuiEnd(t, u, out, runErr)
+}
+
+// tuiProbe gives the session its probe and its sweeper (the sweep writes
+// through the session's undo u); without probe words it says why there
+// is neither.
+func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *host.Host, u *undo.Session, sweepOut string) error {
+	if len(words) == 0 {
+		cfg.NoProbe = "no probe given: start with `citune tui -- KIND [flags] [TARGET]`, e.g. `-- read --size 64M /dev/sda` (see `citune probe -h`)"
+		cfg.NoSweep = "a sweep needs a probe: " + cfg.NoProbe
+		return nil
+	}
+	env := probe.Env{IRQ: t.Controller.IRQ}
+	deps := probe.Deps{Env: env, Map: t.Profile.Map}
+	if t.Simulated() {
+		deps.Sim = t
+	}
+	pr, err := probe.Parse(words, deps)
+	if err != nil {
+		if errors.Is(err, probe.ErrUsage) {
+			return withCode(exitUsage, err)
+		}
+		return err
+	}
+	cfg.Prober = tuiProber{p: pr, env: env}
+	// The sweep's probe adapter also checks that every run read the
+	// same data as the sweep's first (a setting that corrupts transfers
+	// shows).
+	sw := &tui.SweepRunner{Target: t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Out: sweepOut,
+		Command: a.args, Kernel: a.kernel()}
+	sw.Host, sw.Session = sysHost, u
+	cfg.Sweeper = sw
+	return nil
+}
+
+// tuiEnd reports how the session ended: values kept, restored on quit,
+// or, after a kill (SIGHUP from a closed terminal, SIGTERM) or a failure,
+// restored here once every job has ended.
+func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr error) error {
 	switch {
 	case out.Quit && out.Kept:
 		touched := u.Touched()
@@ -168,8 +180,6 @@ func runTUI(a *app, args []string) error {
 		}
 		return nil
 	}
-	// Killed (SIGHUP from a closed terminal, SIGTERM) or failed: restore
-	// here, after every job ended.
 	rs, rerr := u.Restore(context.Background())
 	for _, l := range tui.RestoreReport(rs) {
 		fmt.Fprintf(a.env.stderr, "citune tui: restored %s\n", l)
