@@ -1,0 +1,267 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/undo"
+)
+
+// This file holds citune restore: a journal's targets back to their
+// originals, or a snapshot's tuning fields back.
+
+func runRestore(a *app, args []string) error {
+	fs := a.flags("restore")
+	force := fs.Bool("force", false, "restore even while a sweep or TUI session owns the target")
+	config := fs.Bool("config", false, "with a SNAPSHOT: also restore configuration fields, not only the tuning knobs")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if len(fs.Args()) > 1 {
+		return usageErr("usage: citune restore [--force] [JOURNAL | SNAPSHOT [--config]]")
+	}
+	path := a.journalPath()
+	if len(fs.Args()) == 1 {
+		path = fs.Arg(0)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var probe struct{ Kind string }
+		if json.Unmarshal(b, &probe) == nil && probe.Kind == snapshotKind {
+			return a.restoreSnapshot(b, *force, *config)
+		}
+	}
+	j, err := undo.Load(path)
+	if err != nil {
+		return err
+	}
+	entries := j.Entries
+	if a.g.sim || a.g.memFile != "" || a.g.profile != "" || a.g.controller != "" {
+		// Only the target the flags name.
+		id, err := a.flagTarget()
+		if err != nil {
+			return err
+		}
+		e := j.Find(id.Key())
+		if e == nil {
+			fmt.Fprintf(a.env.stdout, "nothing to restore on %s: the journal %s has no change of it\n", id, path)
+			return nil
+		}
+		entries = []undo.Entry{*e}
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(a.env.stdout, "nothing to restore: no journal at %s\n", path)
+		return nil
+	}
+	var errs []error
+	for _, e := range entries {
+		if err := a.restoreEntry(path, &e, *force); err != nil {
+			errs = append(errs, fmt.Errorf("%s (%s %s): %w", e.Target, e.Profile, e.Controller, err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w\nthe journal %s keeps what was not restored", errors.Join(errs...), path)
+	}
+	if j, err := undo.Load(path); err == nil && len(j.Entries) == 0 {
+		fmt.Fprintf(a.env.stdout, "journal %s restored and removed\n", path)
+	}
+	return nil
+}
+
+// flagTarget is the identity of the target the global flags name,
+// without opening it: the image's device and inode, or the physical base
+// of the profile's controller.
+func (a *app) flagTarget() (undo.TargetID, error) {
+	if a.g.memFile != "" {
+		return undo.File(a.g.memFile)
+	}
+	p, err := a.resolveProfile()
+	if err != nil {
+		return undo.TargetID{}, err
+	}
+	c, err := a.pickController(p)
+	if err != nil {
+		return undo.TargetID{}, err
+	}
+	if a.g.sim {
+		return undo.Sim(p.Name + "/" + c.Label), nil
+	}
+	return undo.DevMem(c.Base), nil
+}
+
+// entryProfile loads the profile a journal entry was made with.
+func entryProfile(e *undo.Entry) (*soc.Profile, error) {
+	if e.ProfileFile != "" {
+		return loadProfile(e.ProfileFile)
+	}
+	return loadProfile(e.Profile)
+}
+
+// restoreEntry returns one journal entry's target to its originals.
+func (a *app) restoreEntry(journal string, e *undo.Entry, force bool) error {
+	p, err := entryProfile(e)
+	if err != nil {
+		return err
+	}
+	c, err := p.Controller(e.Controller)
+	if err != nil {
+		return err
+	}
+	var t *soc.Target
+	switch e.Target.Kind {
+	case undo.TargetFile:
+		t, err = soc.OpenFile(p, c, e.Target.Path, true)
+	case undo.TargetSim:
+		// Only the files and module parameters a simulated sweep changed
+		// on this machine are journalled.
+		t, err = soc.OpenSim(p, c, soc.SimOptions{})
+	case undo.TargetDevMem:
+		if c.Base != e.Target.Base {
+			return fmt.Errorf("the journal names %s at %#x but profile %s puts it at %#x: not restored", e.Controller, e.Target.Base, p.Name, c.Base)
+		}
+		t, err = soc.OpenDevMem(p, c)
+	default:
+		return fmt.Errorf("journal entry of kind %q cannot be restored", e.Target.Kind)
+	}
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if id, err := t.ID(); err == nil && id.Key() != e.Target.Key() {
+		return fmt.Errorf("%s is not the file the journal names any more (it was replaced): not restored", e.Target.Path)
+	}
+	if err := t.Identify(); err != nil {
+		return withCode(exitIdentity, fmt.Errorf("%w\nnothing was written", err))
+	}
+	uo := undoOpts{force: force}
+	if e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0 {
+		uo.host = host.HostFromReload(e.Reload)
+	}
+	u, closeUndo, err := a.openUndo(t, undo.KindRestore, uo)
+	if err != nil {
+		return err
+	}
+	defer closeUndo()
+	fmt.Fprintf(a.env.stdout, "restoring %s (%s %s)\n", e.Target, p.Name, c.Label)
+	rs, err := u.RestoreAll(a.ctx)
+	for _, r := range rs {
+		// Values already back (a module reload resets the controller)
+		// are listed too, marked "(already)": the user sees every
+		// journalled item was checked.
+		fmt.Fprintf(a.env.stdout, "restored %s %s\n", c.Label, r)
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "did not return") {
+			return withCode(exitNotHeld, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// restoreSnapshot writes a snapshot's tuning fields (with config, its
+// configuration fields too; never live state) back to the target given by
+// the global flags (or the one it was taken from), through an undo
+// session: the changes are journalled like a set, and fields that return
+// to their journalled originals leave the journal.
+func (a *app) restoreSnapshot(b []byte, force, config bool) error {
+	var sf snapshotFile
+	if err := json.Unmarshal(b, &sf); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if a.g.profile == "" {
+		a.g.profile = sf.Target.Profile
+	}
+	if a.g.controller == "" {
+		a.g.controller = sf.Target.Controller
+	}
+	if a.g.memFile == "" && !a.g.sim && soc.Kind(sf.Target.Kind) == soc.KindFile {
+		a.g.memFile = sf.Target.Path
+	}
+	t, err := a.open(true)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	changes, err := snapshotChanges(t, sf.Snapshot, config)
+	if err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		what := "tuning field"
+		if config {
+			what = "tuning and configuration field"
+		}
+		fmt.Fprintf(a.env.stdout, "every %s already matches the snapshot\n", what)
+		return nil
+	}
+	u, closeUndo, err := a.openUndo(t, undo.KindSet, undoOpts{force: force})
+	if err != nil {
+		return err
+	}
+	defer closeUndo()
+	rs, err := u.Apply(changes)
+	if err != nil {
+		return err
+	}
+	if err := u.Settle(); err != nil {
+		return err
+	}
+	var bad []string
+	for _, r := range rs {
+		st := "ok"
+		if !r.Held() {
+			st = "DID NOT RETURN"
+			for _, m := range r.Mismatches {
+				bad = append(bad, m.String())
+			}
+		}
+		fmt.Fprintf(a.env.stdout, "restored %s %s (%#03x) = %s, reads %s  %s  (%s)\n", t.Controller.Label, r.Reg.Name, r.Reg.Offset, regs.Hex(r.New), regs.Hex(r.Readback), st, strings.Join(changeStrings(r.Changes), " "))
+	}
+	if len(bad) > 0 {
+		return withCode(exitNotHeld, fmt.Errorf("some registers did not return to the snapshot's value:\n  %s", strings.Join(bad, "\n  ")))
+	}
+	return nil
+}
+
+// snapshotChanges lists the field changes that return t to the snapshot:
+// its tuning knobs (with config, its configuration fields too), never
+// live state, only where the value differs now.
+func snapshotChanges(t *soc.Target, snap soc.Snapshot, config bool) ([]regs.Change, error) {
+	var changes []regs.Change
+	for _, rv := range snap.Registers {
+		r := t.Profile.Map.At(rv.Offset)
+		if r == nil || r.ReadOnly {
+			continue
+		}
+		cur, err := t.Acc.Read32(r.Offset)
+		if err != nil {
+			return nil, err
+		}
+		for i := range r.Fields {
+			f := &r.Fields[i]
+			if f.Access != regs.RW {
+				continue
+			}
+			switch regs.ClassOf(r, f) {
+			case regs.ClassLive:
+				continue
+			case regs.ClassConfig:
+				if !config {
+					continue
+				}
+			}
+			if f.Get(cur) != f.Get(rv.Value) {
+				changes = append(changes, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: f.Get(rv.Value)})
+			}
+		}
+	}
+	return changes, nil
+}
