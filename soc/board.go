@@ -17,17 +17,17 @@ type BoardValue struct {
 	// Field is REG.FIELD (or a unique FIELD).
 	Field string `toml:"field"`
 	Value uint32 `toml:"value"`
-	// Roles limits the value to controllers in these roles ("host",
-	// "device"); empty means every role.
-	Roles []string `toml:"roles"`
+	// Roles limits the value to controllers in these roles (RoleHost,
+	// RoleDevice); empty means every role.
+	Roles []Role `toml:"roles"`
 	// Source says where the value comes from (DT property, driver
 	// default, glue flag), or that it is assumed and why.
 	Source string `toml:"source"`
 }
 
 // BoardValues returns the profile's board values for a controller in
-// role ("host" or "device"), with their resolved fields.
-func (p *Profile) BoardValues(role string) []regs.Change {
+// role (RoleHost or RoleDevice), with their resolved fields.
+func (p *Profile) BoardValues(role Role) []regs.Change {
 	var cs []regs.Change
 	for _, b := range p.Board {
 		if len(b.Roles) > 0 && !containsFold(b.Roles, role) {
@@ -42,9 +42,9 @@ func (p *Profile) BoardValues(role string) []regs.Change {
 	return cs
 }
 
-func containsFold(xs []string, s string) bool {
+func containsFold(xs []Role, s Role) bool {
 	for _, x := range xs {
-		if strings.EqualFold(x, s) {
+		if strings.EqualFold(string(x), string(s)) {
 			return true
 		}
 	}
@@ -77,7 +77,7 @@ func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
 			ps.add(l.at(at), "board %s: say where the value comes from (source)", b.Field)
 		}
 		for k, r := range b.Roles {
-			if r != "host" && r != "device" {
+			if !r.Valid() {
 				ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "board %s: role %q (want host or device)", b.Field, r)
 			}
 		}

@@ -77,9 +77,9 @@ type Controller struct {
 	Base  uint64 `toml:"base"`  // physical base address
 	Size  uint32 `toml:"size"`  // window size in bytes
 	IRQ   string `toml:"irq"`   // name in /proc/interrupts: 2184200.usb
-	// Roles the controller can take: "host", "device".
-	Roles  []string `toml:"roles"`
-	DRMode string   `toml:"dr_mode"`
+	// Roles the controller can take: RoleHost, RoleDevice.
+	Roles  []Role `toml:"roles"`
+	DRMode string `toml:"dr_mode"`
 	// Core is the kind of ChipIdea core: "otg" (host and device register
 	// sets) or "host-only" (no device registers: i.MX6Q UH1-UH3, the
 	// i.MX6SL/SX HSIC port). Optional: "otg" when left out.
@@ -95,8 +95,36 @@ type Controller struct {
 	Map *regs.Map `toml:"-" json:"-"`
 }
 
+// Role is a controller's role: RoleHost or RoleDevice (RoleOTG only in
+// ParamUser, for a dual-role port whose role is not known). Its strings
+// are the TOML values of profiles (roles, dt_roles, param_roles, board
+// roles) and the JSON of results files: they must not change.
+type Role string
+
+// The roles. "" means unknown (QEMU: the registers do not tell).
+const (
+	RoleHost   Role = "host"
+	RoleDevice Role = "device"
+	// RoleOTG is a dual-role port whose current role is not known
+	// (ParamUser.Role only; never a profile value).
+	RoleOTG Role = "otg"
+)
+
+// Valid reports whether r is RoleHost or RoleDevice, the roles a
+// profile may name.
+func (r Role) Valid() bool { return r == RoleHost || r == RoleDevice }
+
+// JoinRoles joins roles with sep, as strings.Join does.
+func JoinRoles(rs []Role, sep string) string {
+	ss := make([]string, len(rs))
+	for i, r := range rs {
+		ss[i] = string(r)
+	}
+	return strings.Join(ss, sep)
+}
+
 // HasRole reports whether the controller can take role r.
-func (c *Controller) HasRole(r string) bool {
+func (c *Controller) HasRole(r Role) bool {
 	for _, x := range c.Roles {
 		if x == r {
 			return true
@@ -182,9 +210,9 @@ type Knob struct {
 	Field string `toml:"field"` // REG.FIELD
 	// DT property that sets the field, and the roles in which the value
 	// the driver writes from it is kept.
-	DT      string   `toml:"dt"`
-	DTRoles []string `toml:"dt_roles"`
-	DTMax   *uint32  `toml:"dt_max"`
+	DT      string  `toml:"dt"`
+	DTRoles []Role  `toml:"dt_roles"`
+	DTMax   *uint32 `toml:"dt_max"`
 	// Requires names a condition for the DT property to take effect,
 	// "REG.FIELD=VALUE" (burst sizes need SBUSCFG.AHBBRST=0).
 	Requires string `toml:"requires"`
@@ -192,7 +220,7 @@ type Knob struct {
 	// ParamEncoding is "value" (field = param), "log2" (field = 2^param)
 	// or "park" (ASPE=1 and ASP=param when param > 0).
 	Param         string   `toml:"param"`
-	ParamRoles    []string `toml:"param_roles"`
+	ParamRoles    []Role   `toml:"param_roles"`
 	ParamEncoding Encoding `toml:"param_encoding"`
 	// None explains why the knob has no persistent mechanism.
 	None string `toml:"none"`

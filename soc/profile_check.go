@@ -128,24 +128,24 @@ func (cc ctrlCheck) roles(m *regs.Map) {
 			break
 		}
 		c.Core = core
-		if core == regs.CoreHostOnly && c.HasRole("device") {
+		if core == regs.CoreHostOnly && c.HasRole(RoleDevice) {
 			ps.add(l.at(at+".roles"), "%s: a host-only core cannot take the device role", who)
 		}
 	}
 	c.Map = m.ForCore(c.Core)
 	for k, r := range c.Roles {
-		if r != "host" && r != "device" {
+		if !r.Valid() {
 			ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "%s: role %q (want host or device)", who, r)
 		}
 	}
 	switch c.DRMode {
 	case "", "otg":
 	case "host":
-		if c.HasRole("device") {
+		if c.HasRole(RoleDevice) {
 			ps.add(l.at(at+".roles"), "%s: dr_mode \"host\" but roles include \"device\"", who)
 		}
 	case "peripheral":
-		if c.HasRole("host") {
+		if c.HasRole(RoleHost) {
 			ps.add(l.at(at+".roles"), "%s: dr_mode \"peripheral\" but roles include \"host\"", who)
 		}
 	default:
@@ -241,12 +241,12 @@ func (p *Profile) checkKnobs(l *locator, ps *problems, m *regs.Map) {
 		if k.DT == "" && k.Param == "" && k.None == "" {
 			ps.add(l.at(at), "knob %s: say how it persists (dt, param) or why it cannot (none)", k.Field)
 		}
-		roles := func(key string, rs []string, owner string) {
+		roles := func(key string, rs []Role, owner string) {
 			if len(rs) > 0 && owner == "" {
 				ps.add(l.at(at+"."+key), "knob %s: %s given without %s", k.Field, key, strings.TrimSuffix(key, "_roles"))
 			}
 			for n, r := range rs {
-				if r != "host" && r != "device" {
+				if !r.Valid() {
 					ps.add(l.at(fmt.Sprintf("%s.%s[%d]", at, key, n)), "knob %s: %s: role %q (want host or device)", k.Field, key, r)
 				}
 			}

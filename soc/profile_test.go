@@ -131,7 +131,7 @@ func TestProfileFacts(t *testing.T) {
 			}
 			for i, w := range tt.ctls {
 				c := p.Controllers[i]
-				got := ctl{c.Label, c.Base, c.Size, strings.Join(c.Roles, " "), c.DRMode}
+				got := ctl{c.Label, c.Base, c.Size, JoinRoles(c.Roles, " "), c.DRMode}
 				if got != w {
 					t.Errorf("controller %d = %+v, want %+v", i, got, w)
 				}

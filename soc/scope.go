@@ -18,10 +18,10 @@ import (
 type ParamUser struct {
 	Label string `json:"label"`
 	Node  string `json:"node"`
-	// Role is "host" (the parameter applies), or "otg" when the
+	// Role is RoleHost (the parameter applies), or RoleOTG when the
 	// controller may switch roles and the parameter applies while it is a
 	// host.
-	Role string `json:"role"`
+	Role Role `json:"role"`
 	// Source says how Role was found: "sysfs" (the ci_hdrc role file),
 	// "device tree" (status and dr_mode of the node), "profile".
 	Source string `json:"source"`
@@ -34,7 +34,7 @@ type ParamUser struct {
 // String renders "usbh1 (host, sysfs)".
 func (u ParamUser) String() string {
 	role := u.Role
-	if role == "otg" {
+	if role == RoleOTG {
 		role = "when host"
 	}
 	return fmt.Sprintf("%s (%s, %s)", u.Label, role, u.Source)
@@ -64,7 +64,7 @@ func ParamUsersString(us []ParamUser) string {
 //     ("host", "peripheral", "otg" or absent) gives the role;
 //   - profile: the controller's roles and dr_mode.
 func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
-	var roles []string
+	var roles []Role
 	for _, k := range p.Knobs {
 		if k.Param == param {
 			roles = append(roles, k.ParamRoles...)
@@ -73,7 +73,7 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 	if len(roles) == 0 {
 		return nil
 	}
-	applies := func(role string) bool {
+	applies := func(role Role) bool {
 		for _, r := range roles {
 			if r == role {
 				return true
@@ -94,27 +94,27 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 				continue
 			}
 			switch readTrim(root, dir+"/dr_mode") {
-			case "host":
-				u.Role = "host"
+			case "host": // dr_mode values are the DT's, not Roles
+				u.Role = RoleHost
 			case "peripheral":
-				u.Role = "device"
+				u.Role = RoleDevice
 			default:
-				u.Role = "otg"
+				u.Role = RoleOTG
 			}
 		} else {
 			u.Source = "profile"
 			switch {
-			case !c.HasRole("host"):
-				u.Role = "device"
-			case !c.HasRole("device"):
-				u.Role = "host"
+			case !c.HasRole(RoleHost):
+				u.Role = RoleDevice
+			case !c.HasRole(RoleDevice):
+				u.Role = RoleHost
 			default:
-				u.Role = "otg"
+				u.Role = RoleOTG
 			}
 		}
 		// An OTG controller may be a host at any time: the parameter
 		// applies then.
-		if u.Role == "otg" && !applies("host") || u.Role != "otg" && !applies(u.Role) {
+		if u.Role == RoleOTG && !applies(RoleHost) || u.Role != RoleOTG && !applies(u.Role) {
 			continue
 		}
 		us = append(us, u)
@@ -123,7 +123,7 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 }
 
 // sysfsRole reads the role of a bound ChipIdea controller.
-func sysfsRole(root fs.FS, c *Controller) (string, bool) {
+func sysfsRole(root fs.FS, c *Controller) (Role, bool) {
 	if root == nil || c.IRQ == "" {
 		return "", false
 	}
@@ -137,10 +137,10 @@ func sysfsRole(root fs.FS, c *Controller) (string, bool) {
 			continue
 		}
 		switch readTrim(root, path.Join(dir, e.Name(), "role")) {
-		case "host":
-			return "host", true
+		case "host": // the kernel's words for the roles
+			return RoleHost, true
 		case "gadget":
-			return "device", true
+			return RoleDevice, true
 		}
 	}
 	return "", false

@@ -11,7 +11,7 @@ func TestParamScope(t *testing.T) {
 	names := func(us []ParamUser) string {
 		var s []string
 		for _, u := range us {
-			s = append(s, u.Label+"/"+u.Role+"/"+u.Source)
+			s = append(s, u.Label+"/"+string(u.Role)+"/"+u.Source)
 		}
 		return strings.Join(s, " ")
 	}

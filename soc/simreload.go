@@ -16,7 +16,7 @@ func (t *Target) ReloadSim(readParam func(module, param string) (string, error))
 	if t.Kind != KindSim {
 		return errors.New("ReloadSim: not a simulated target")
 	}
-	o := SimOptions{Role: "host"}
+	o := SimOptions{Role: RoleHost}
 	for _, k := range t.Profile.Knobs {
 		mod, param, ok := strings.Cut(k.Param, ".")
 		if !ok || k.ParamEncoding != EncodingLog2 && k.ParamEncoding != EncodingPark {

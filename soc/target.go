@@ -60,28 +60,28 @@ type SimOptions struct {
 	// any driver: its reset values instead of the profile's board values
 	// (what Linux leaves on a running board), and no simulated ehci-hcd.
 	ResetValues bool
-	// Role is "host" or "device"; empty takes SimRole's.
-	Role string
+	// Role is RoleHost or RoleDevice; empty takes SimRole's.
+	Role Role
 }
 
 // SimRole is the role a simulated controller starts in: its only role,
 // its dr_mode, or for an OTG port "device" (no cable: the ID pin reads
 // 1, a B-device, and the ChipIdea driver starts the gadget role).
-func SimRole(c *Controller) string {
+func SimRole(c *Controller) Role {
 	switch {
 	case len(c.Roles) == 1:
 		return c.Roles[0]
-	case c.DRMode == "host":
-		return "host"
+	case c.DRMode == "host": // the DT's dr_mode value, not a Role
+		return RoleHost
 	}
-	return "device"
+	return RoleDevice
 }
 
 // BoardStart returns the register values (by offset) a running board
 // holds in role: the reset values with the profile's board values for
 // that role, and USBMODE.CM set to the role as the driver sets it when
 // it starts the role.
-func BoardStart(p *Profile, role string) map[uint32]uint32 {
+func BoardStart(p *Profile, role Role) map[uint32]uint32 {
 	vals := map[uint32]uint32{}
 	get := func(r *regs.Register) uint32 {
 		if v, ok := vals[r.Offset]; ok {
@@ -93,7 +93,7 @@ func BoardStart(p *Profile, role string) map[uint32]uint32 {
 	if r := p.Map.Register("USBMODE"); r != nil {
 		if f := r.Field("CM"); f != nil {
 			cm := uint32(2)
-			if role == "host" {
+			if role == RoleHost {
 				cm = 3
 			}
 			cs = append(cs, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: cm})
@@ -121,7 +121,7 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 		role = SimRole(c)
 	}
 	cfg := sim.Config{Map: p.Map, Size: c.Span(), ReadAsZero: raz, SoC: p.Name,
-		Driver: o.Driver == SimDriverHost && role == "host" && !o.ResetValues, Log2IrqThresh: o.Log2IrqThresh, Park: o.Park}
+		Driver: o.Driver == SimDriverHost && role == RoleHost && !o.ResetValues, Log2IrqThresh: o.Log2IrqThresh, Park: o.Park}
 	if !o.ResetValues {
 		cfg.Initial = BoardStart(p, role)
 	}
@@ -301,18 +301,18 @@ func Take(m *regs.Map, acc regs.Accessor) (Snapshot, error) {
 	return s, nil
 }
 
-// Role is the controller's current role, "host" or "device": USBMODE.CM
+// Role is the controller's current role, RoleHost or RoleDevice: USBMODE.CM
 // in snap, or, where the register does not say (idle, or QEMU, where it
 // reads 0), the controller's only role or its dr_mode. "" when unknown.
-func (t *Target) Role(snap Snapshot) string {
+func (t *Target) Role(snap Snapshot) Role {
 	if r := t.Profile.Map.Register("USBMODE"); r != nil {
 		if f := r.Field("CM"); f != nil {
 			v, _ := snap.Value(r.Name)
 			switch f.Get(v) {
 			case 3:
-				return "host"
+				return RoleHost
 			case 2:
-				return "device"
+				return RoleDevice
 			}
 		}
 	}
@@ -320,16 +320,16 @@ func (t *Target) Role(snap Snapshot) string {
 	switch {
 	case len(c.Roles) == 1:
 		return c.Roles[0]
-	case c.DRMode == "host":
-		return "host"
+	case c.DRMode == "host": // dr_mode values are the DT's, not Roles
+		return RoleHost
 	case c.DRMode == "peripheral":
-		return "device"
+		return RoleDevice
 	}
 	return ""
 }
 
 // RoleNow reads USBMODE and returns Role.
-func (t *Target) RoleNow() (string, error) {
+func (t *Target) RoleNow() (Role, error) {
 	r := t.Profile.Map.Register("USBMODE")
 	if r == nil {
 		return t.Role(Snapshot{}), nil

@@ -78,7 +78,7 @@ type Runner struct {
 	cur      []string // last applied values of file and modparam axes
 	deps     []dep
 	points   []*Point
-	role     string
+	role     soc.Role
 	notes    []string
 	snapshot soc.Snapshot
 	resumed  map[int]results.ClosedVisit
@@ -206,7 +206,7 @@ func (r *Runner) begin() error {
 	plan.Axes = r.axes
 	h := results.Header{Type: results.TypeHeader, Format: results.Format, Version: results.Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
 		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
-		Target: string(t.Kind), TargetPath: t.Path, Role: r.role, Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
+		Target: string(t.Kind), TargetPath: t.Path, Role: string(r.role), Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
 		ModParamControllers: r.ParamUsers}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
 		h.ProfileFile = host.AbsPath(t.Profile.File)

@@ -147,9 +147,10 @@ type Config struct {
 	// the live values in snap; the export then matches the command byte
 	// for byte. nil, or an error: the TUI builds the fragment itself.
 	DTS func(results string, snap soc.Snapshot) (string, error)
-	// Role is the controller's current role ("host" or "device"); empty
-	// means: decide from USBMODE.CM and the controller's roles.
-	Role string
+	// Role is the controller's current role (soc.RoleHost or
+	// soc.RoleDevice); empty means: decide from USBMODE.CM and the
+	// controller's roles.
+	Role soc.Role
 	// Interval is the initial refresh interval (default 1s).
 	Interval time.Duration
 	// Tick schedules refreshes (nil: tea.Tick). Tests replace it to drive

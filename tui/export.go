@@ -46,7 +46,7 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 // roleOf decides the controller's role the way every citune command
 // does (soc.Target.Role: USBMODE.CM, else the controller's only role or
 // its dr_mode); where none of them says, host is assumed.
-func roleOf(t *soc.Target, m *regs.Map, raw map[uint32]uint32) (role string, assumed bool) {
+func roleOf(t *soc.Target, m *regs.Map, raw map[uint32]uint32) (role soc.Role, assumed bool) {
 	var snap soc.Snapshot
 	if r := m.Register("USBMODE"); r != nil {
 		if v, ok := raw[r.Offset]; ok {
@@ -56,7 +56,7 @@ func roleOf(t *soc.Target, m *regs.Map, raw map[uint32]uint32) (role string, ass
 	if role := t.Role(snap); role != "" {
 		return role, false
 	}
-	return "host", true
+	return soc.RoleHost, true
 }
 
 // versusOf is how the point compares with the baseline, if known.

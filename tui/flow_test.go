@@ -402,7 +402,7 @@ func TestRoleIsTheTargets(t *testing.T) {
 	e := newEnv(t, false)
 	tg := e.m.cfg.Target
 	c := *tg.Controller
-	c.Roles, c.DRMode = []string{"host", "device"}, "host"
+	c.Roles, c.DRMode = []soc.Role{soc.RoleHost, soc.RoleDevice}, "host"
 	t2 := *tg
 	t2.Controller = &c
 	idle := map[uint32]uint32{tg.Profile.Map.Register("USBMODE").Offset: 0}

@@ -42,7 +42,7 @@ func (m Model) exportText() string {
 	if role == "" {
 		role, assumed = roleOf(t, m.m, m.cur)
 	}
-	header := []string{"citune: " + t.String() + ", " + role + " role"}
+	header := []string{"citune: " + t.String() + ", " + string(role) + " role"}
 	if assumed {
 		role = "" // BuildDTS then gives both roles' mechanisms
 		header[0] = "citune: " + t.String() + ", role unknown (USBMODE.CM says neither host nor device)"

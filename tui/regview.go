@@ -292,10 +292,10 @@ func (m Model) fieldDetail(r row) []string {
 	if k := m.cfg.Target.Profile.Knob(ref); k != nil {
 		var p []string
 		if k.DT != "" {
-			p = append(p, fmt.Sprintf("DT %s (%s role)", k.DT, strings.Join(k.DTRoles, "/")))
+			p = append(p, fmt.Sprintf("DT %s (%s role)", k.DT, soc.JoinRoles(k.DTRoles, "/")))
 		}
 		if k.Param != "" {
-			p = append(p, fmt.Sprintf("kernel parameter %s (%s role; module-wide, it changes %s)", k.Param, strings.Join(k.ParamRoles, "/"),
+			p = append(p, fmt.Sprintf("kernel parameter %s (%s role; module-wide, it changes %s)", k.Param, soc.JoinRoles(k.ParamRoles, "/"),
 				soc.ParamUsersString(soc.ParamScope(nil, m.cfg.Target.Profile, k.Param))))
 		}
 		if k.None != "" {

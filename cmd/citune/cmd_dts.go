@@ -58,7 +58,7 @@ func runDTS(a *app, args []string) error {
 			Properties   []dtsout.DTSLine `json:"properties"`
 			KernelParams []dtsout.DTSLine `json:"kernel_params"`
 			Notes        []string         `json:"notes"`
-		}{in.Profile.Name, in.Controller.Label, in.Role, d.String(), d.Props, d.Params, d.Notes})
+		}{in.Profile.Name, in.Controller.Label, string(in.Role), d.String(), d.Props, d.Params, d.Notes})
 	}
 	fmt.Fprint(a.env.stdout, d.String())
 	return nil
@@ -155,7 +155,7 @@ func (a *app) dtsFromResults(path string) (dtsout.DTSInput, error) {
 	lines = append(lines, placeAfter(c))
 	// The controllers a module parameter changes, as the sweep recorded
 	// them; the profile's otherwise.
-	return dtsout.DTSInput{Profile: p, Controller: c, Role: h.Role, Settings: set, Snapshot: h.Snapshot, Header: lines, ParamUsers: h.ModParamControllers}, nil
+	return dtsout.DTSInput{Profile: p, Controller: c, Role: soc.Role(h.Role), Settings: set, Snapshot: h.Snapshot, Header: lines, ParamUsers: h.ModParamControllers}, nil
 }
 
 // conflictsWithResults refuses --profile and --controller that name

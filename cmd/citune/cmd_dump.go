@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -129,26 +130,17 @@ func persistText(k *soc.Knob, c *soc.Controller) string {
 	var parts []string
 	for _, role := range c.Roles {
 		switch {
-		case k.Param != "" && contains(k.ParamRoles, role):
-			parts = append(parts, role+": "+k.Param)
-		case k.DT != "" && contains(k.DTRoles, role):
-			parts = append(parts, role+": DT "+k.DT)
+		case k.Param != "" && slices.Contains(k.ParamRoles, role):
+			parts = append(parts, string(role)+": "+k.Param)
+		case k.DT != "" && slices.Contains(k.DTRoles, role):
+			parts = append(parts, string(role)+": DT "+k.DT)
 		case k.None != "":
-			parts = append(parts, role+": no persistent setting")
+			parts = append(parts, string(role)+": no persistent setting")
 		default:
-			parts = append(parts, role+": driver default")
+			parts = append(parts, string(role)+": driver default")
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func truncate(s string, n int) string {

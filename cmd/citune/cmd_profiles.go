@@ -90,7 +90,7 @@ func showProfile(a *app, p *soc.Profile) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  LABEL\tNODE\tBASE\tSIZE\tIRQ\tROLES\tCORE")
 	for _, c := range p.Controllers {
-		fmt.Fprintf(tw, "  %s\t%s\t%#08x\t%#x\t%s\t%s\t%s\n", c.Label, c.Node, c.Base, c.Size, c.IRQ, strings.Join(c.Roles, ","), c.Core)
+		fmt.Fprintf(tw, "  %s\t%s\t%#08x\t%#x\t%s\t%s\t%s\n", c.Label, c.Node, c.Base, c.Size, c.IRQ, soc.JoinRoles(c.Roles, ","), c.Core)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nidentity checks:\n")
@@ -101,14 +101,14 @@ func showProfile(a *app, p *soc.Profile) {
 	for _, k := range p.Knobs {
 		fmt.Fprintf(w, "  %s\n", k.Field)
 		if k.DT != "" {
-			fmt.Fprintf(w, "    DT:     %s (roles: %s)", k.DT, strings.Join(k.DTRoles, ","))
+			fmt.Fprintf(w, "    DT:     %s (roles: %s)", k.DT, soc.JoinRoles(k.DTRoles, ","))
 			if k.Requires != "" {
 				fmt.Fprintf(w, ", only with %s", k.Requires)
 			}
 			fmt.Fprintln(w)
 		}
 		if k.Param != "" {
-			fmt.Fprintf(w, "    kernel: %s (roles: %s, %s)\n", k.Param, strings.Join(k.ParamRoles, ","), k.ParamEncoding.Describe())
+			fmt.Fprintf(w, "    kernel: %s (roles: %s, %s)\n", k.Param, soc.JoinRoles(k.ParamRoles, ","), k.ParamEncoding.Describe())
 		}
 		if k.None != "" {
 			fmt.Fprint(w, wrap(k.None, "    none:   ", 78))
@@ -176,13 +176,13 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 // lower-case keys like every --json.
 func profileJSON(p *soc.Profile) any {
 	type ctl struct {
-		Label string   `json:"label"`
-		Node  string   `json:"node"`
-		Base  string   `json:"base"`
-		Size  string   `json:"size"`
-		IRQ   string   `json:"irq,omitempty"`
-		Roles []string `json:"roles"`
-		Core  string   `json:"core"`
+		Label string     `json:"label"`
+		Node  string     `json:"node"`
+		Base  string     `json:"base"`
+		Size  string     `json:"size"`
+		IRQ   string     `json:"irq,omitempty"`
+		Roles []soc.Role `json:"roles"`
+		Core  string     `json:"core"`
 	}
 	type check struct {
 		Register string `json:"register"`
@@ -191,18 +191,18 @@ func profileJSON(p *soc.Profile) any {
 		Why      string `json:"why"`
 	}
 	type knob struct {
-		Field         string   `json:"field"`
-		DT            string   `json:"dt,omitempty"`
-		DTRoles       []string `json:"dt_roles,omitempty"`
-		DTMax         *uint32  `json:"dt_max,omitempty"`
-		Requires      string   `json:"requires,omitempty"`
-		Param         string   `json:"param,omitempty"`
-		ParamRoles    []string `json:"param_roles,omitempty"`
-		ParamEncoding string   `json:"param_encoding,omitempty"`
-		None          string   `json:"none,omitempty"`
-		Warn          string   `json:"warn,omitempty"`
-		Driver        string   `json:"driver,omitempty"`
-		Source        string   `json:"source,omitempty"`
+		Field         string     `json:"field"`
+		DT            string     `json:"dt,omitempty"`
+		DTRoles       []soc.Role `json:"dt_roles,omitempty"`
+		DTMax         *uint32    `json:"dt_max,omitempty"`
+		Requires      string     `json:"requires,omitempty"`
+		Param         string     `json:"param,omitempty"`
+		ParamRoles    []soc.Role `json:"param_roles,omitempty"`
+		ParamEncoding string     `json:"param_encoding,omitempty"`
+		None          string     `json:"none,omitempty"`
+		Warn          string     `json:"warn,omitempty"`
+		Driver        string     `json:"driver,omitempty"`
+		Source        string     `json:"source,omitempty"`
 	}
 	type reg struct {
 		Name   string `json:"name"`

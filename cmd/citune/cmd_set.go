@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -264,7 +265,7 @@ func (a *app) driverWarnings(t *soc.Target, changes []regs.Change) []string {
 	seen := map[string]bool{}
 	for _, c := range changes {
 		k := t.Profile.Knob(c.Ref)
-		if c.Ref.Field == nil || k == nil || k.Param == "" || !contains(k.ParamRoles, role) || seen[k.Param] {
+		if c.Ref.Field == nil || k == nil || k.Param == "" || !slices.Contains(k.ParamRoles, role) || seen[k.Param] {
 			continue
 		}
 		seen[k.Param] = true

@@ -37,7 +37,7 @@ func runTUI(a *app, args []string) error {
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
-	if *role != "" && *role != "host" && *role != "device" {
+	if r := soc.Role(*role); r != "" && !r.Valid() {
 		return usageErr("--role %q: want host or device", *role)
 	}
 	if *sweepOut == "" {
@@ -80,7 +80,7 @@ func runTUI(a *app, args []string) error {
 	cfg := tui.Config{
 		Target: t, Start: start, Undo: u, Ctx: ctx, Jobs: jobs,
 		Interval:  *interval,
-		Role:      *role,
+		Role:      soc.Role(*role),
 		Mono:      monochrome(a.env.getenv),
 		WriteFile: func(path string, b []byte) error { return writeOutput(path, b, true) },
 		DTS:       func(results string, snap soc.Snapshot) (string, error) { return a.dtsText(t, results, snap) },

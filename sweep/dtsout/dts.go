@@ -19,9 +19,9 @@ import (
 type DTSInput struct {
 	Profile    *soc.Profile
 	Controller *soc.Controller
-	// Role is "host", "device" or "" (unknown: both roles' mechanisms are
-	// given).
-	Role     string
+	// Role is soc.RoleHost, soc.RoleDevice or "" (unknown: both roles'
+	// mechanisms are given).
+	Role     soc.Role
 	Settings []Setting
 	Snapshot soc.Snapshot
 	// Header lines say where the values come from.
@@ -106,13 +106,13 @@ func (b *dtsBuilder) value(ref regs.Ref) uint32 {
 	return ref.Field.Get(raw)
 }
 
-func (b *dtsBuilder) roleOK(roles []string) bool {
+func (b *dtsBuilder) roleOK(roles []soc.Role) bool {
 	return b.in.Role == "" || slices.Contains(roles, b.in.Role)
 }
 
-func (b *dtsBuilder) roleNote(roles []string) string {
+func (b *dtsBuilder) roleNote(roles []soc.Role) string {
 	if b.in.Role == "" && len(roles) > 0 {
-		return fmt.Sprintf(" (%s role)", strings.Join(roles, ", "))
+		return fmt.Sprintf(" (%s role)", soc.JoinRoles(roles, ", "))
 	}
 	return ""
 }
@@ -251,7 +251,7 @@ func (b *dtsBuilder) noMechanism(ref regs.Ref, v uint32, k *soc.Knob) {
 	case k.None != "":
 		b.note("%s = %d: %s", ref, v, k.None)
 	case k.DT != "":
-		b.note("%s = %d: %s is kept only in %s role, and this controller runs as %s. %s", ref, v, k.DT, strings.Join(k.DTRoles, ", "), b.in.Role, k.Driver)
+		b.note("%s = %d: %s is kept only in %s role, and this controller runs as %s. %s", ref, v, k.DT, soc.JoinRoles(k.DTRoles, ", "), b.in.Role, k.Driver)
 	default:
 		b.note("%s = %d: no mechanism in %s role. %s", ref, v, b.in.Role, k.Driver)
 	}

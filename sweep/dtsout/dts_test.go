@@ -57,7 +57,7 @@ func TestDTSCompilesForEveryProfile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, role := range []string{"", "host", "device"} {
+				for _, role := range []soc.Role{"", soc.RoleHost, soc.RoleDevice} {
 					// The live values, and a winner that sets every
 					// knob the map has plus a module parameter and a file.
 					live := dtsout.LiveSettings(p, snap)
@@ -99,7 +99,7 @@ func TestDTSEmitsOnlyWhatTheKernelHonours(t *testing.T) {
 	tg, _ := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
 	snap, _ := soc.Take(p.Map, tg.Acc) // SBUSCFG reads 2 at reset
 	cases := map[string]struct {
-		role     string
+		role     soc.Role
 		settings []dtsout.Setting
 		want     []string
 		not      []string

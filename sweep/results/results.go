@@ -57,7 +57,8 @@ type Header struct {
 	Target      string    `json:"target"`
 	TargetPath  string    `json:"target_path,omitempty"`
 	// Role is the controller's role when the sweep started: "host",
-	// "device", or "" when the registers do not tell (QEMU).
+	// "device", or "" when the registers do not tell (QEMU): a soc.Role
+	// kept a plain string here, so the file format is the file's own.
 	Role  string    `json:"role"`
 	Probe string    `json:"probe"`
 	Plan  plan.Plan `json:"plan"`
