@@ -90,9 +90,9 @@ type Sweep struct {
 	ByteUnit string
 }
 
-// ByteUnits are the units byte rates can be shown in, with their size in
+// ByteUnits are rank.ByteUnits: the units byte rates can be shown in, with their size in
 // bytes per second.
-var ByteUnits = map[string]float64{"MiB/s": 1 << 20, "MB/s": 1e6, "Mbit/s": 1e6 / 8}
+var ByteUnits = rank.ByteUnits
 
 // Axis is one swept setting.
 type Axis struct {

@@ -232,7 +232,7 @@ func (r *Runner) progress(seq int, rec *results.PointRecord) {
 	}
 	switch rec.Status {
 	case rank.StatusOK:
-		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, rank.FormatRate(rec.Median, rec.Unit), rec.Total)
+		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, rank.FormatRateIn(rec.Median, rec.Unit, r.ByteUnit), rec.Total)
 		if rec.VsBaseline != nil {
 			s += ", " + rec.VsBaseline.String()
 		}

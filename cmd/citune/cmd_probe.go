@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/citune/citune/probe"
-	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/rank"
 )
 
 func init() {
@@ -229,16 +229,7 @@ func firstLine(err error) string {
 // fmtRate renders a rate in MiB/s, or in the probe's own unit.
 // fmtRateIn renders a byte rate in display (MiB/s, MB/s or Mbit/s); other
 // units as they are.
-func fmtRateIn(v float64, unit, display string) string {
-	if unit != "" && unit != "B/s" {
-		return fmt.Sprintf("%.2f %s", v, unit)
-	}
-	div, ok := report.ByteUnits[display]
-	if !ok {
-		display, div = "MiB/s", 1<<20
-	}
-	return fmt.Sprintf("%.2f %s", v/div, display)
-}
+func fmtRateIn(v float64, unit, display string) string { return rank.FormatRateIn(v, unit, display) }
 
 // medianRates is a probe's median in every unit (byte rates only).
 type medianRates struct {

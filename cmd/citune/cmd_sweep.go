@@ -61,6 +61,7 @@ type sweepOpts struct {
 	sysRoot       string
 	irq           string
 	noTrace       bool
+	units         string
 	board         string
 	force         bool
 }
@@ -86,6 +87,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.sysRoot, "sys-root", "/", "`DIR` where /sys/module, /proc/modules and the reload-wait path are (tests)")
 	fs.StringVar(&o.irq, "irq", "", "interrupt `LINE` to count, as /proc/interrupts names it (default: the profile's controller)")
 	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
+	fs.StringVar(&o.units, "units", "", "`UNIT` of byte rates shown: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and\niperf3 print (default $CITUNE_UNITS, else MiB/s; the results file keeps bytes per second)")
 	fs.StringVar(&o.board, "board", "", "name this board in the results header, for comparing a farm's boards (a LAVA device name, a lab label; default $CITUNE_BOARD)")
 }
 
@@ -172,6 +174,10 @@ func runSweep(a *app, args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	display, err := byteUnit(o.units, a.env.getenv)
+	if err != nil {
+		return err
+	}
 	prev, words, err := a.sweepResume(&o, fs.Args())
 	if err != nil {
 		return err
@@ -208,7 +214,7 @@ func runSweep(a *app, args []string) error {
 	runner := &sweep.Runner{
 		ParamUsers: users,
 		Target:     t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Plan: pl, Host: sysHost,
-		Log: humanOut(a.env.stderr, a.env.errTTY), Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
+		Log: humanOut(a.env.stderr, a.env.errTTY), ByteUnit: display, Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
 		Command: absArgs(a.args),
 	}
 	if t.Simulated() {
@@ -238,7 +244,7 @@ func runSweep(a *app, args []string) error {
 	if out == nil {
 		return err
 	}
-	return a.reportSweep(t, o.out, out, err)
+	return a.reportSweep(t, o.out, out, err, display)
 }
 
 // kernel is `uname -r`.
@@ -251,7 +257,7 @@ func (a *app) kernel() string {
 }
 
 // reportSweep prints the ranking and turns the outcome into an exit code.
-func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error) error {
+func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display string) error {
 	if a.g.json {
 		if jerr := writeJSON(a.env.stdout, struct {
 			Target    targetInfo   `json:"target"`
@@ -269,11 +275,11 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		}
 	} else {
 		var b strings.Builder
-		out.Ranking.Format(&b)
+		out.Ranking.FormatIn(&b, display)
 		w := humanOut(a.env.stdout, a.env.isTTY)
 		fmt.Fprint(w, b.String())
 		if win := out.Ranking.Winner(); win != nil {
-			fmt.Fprintf(w, "winner: %s: %s", rank.SettingsString(win.Settings), rank.FormatRate(win.Median, win.Unit))
+			fmt.Fprintf(w, "winner: %s: %s", rank.SettingsString(win.Settings), rank.FormatRateIn(win.Median, win.Unit, display))
 			if win.VsBaseline != nil {
 				fmt.Fprintf(w, ", %s against the original settings", win.VsBaseline)
 			}

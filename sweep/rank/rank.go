@@ -226,13 +226,26 @@ func cmpTol(a, b *float64, tol float64) int {
 	return 1
 }
 
+// ByteUnits are the units byte rates can be shown in, with their size in
+// bytes per second: MiB/s, and the SI MB/s and Mbit/s that dd, hdparm and
+// iperf3 print.
+var ByteUnits = map[string]float64{"MiB/s": 1 << 20, "MB/s": 1e6, "Mbit/s": 1e6 / 8}
+
 // FormatRate renders a rate: "31.25 MiB/s" for bytes per second (as
 // `citune probe` does), or in the probe's own unit.
-func FormatRate(r float64, unit string) string {
+func FormatRate(r float64, unit string) string { return FormatRateIn(r, unit, "MiB/s") }
+
+// FormatRateIn renders a byte rate in display (one of ByteUnits; MiB/s
+// when empty or unknown); a rate in the probe's own unit (fps) as it is.
+func FormatRateIn(r float64, unit, display string) string {
 	if unit != "" && unit != "B/s" {
 		return fmt.Sprintf("%.2f %s", r, unit)
 	}
-	return fmt.Sprintf("%.2f MiB/s", r/(1<<20))
+	div, ok := ByteUnits[display]
+	if !ok {
+		display, div = "MiB/s", 1<<20
+	}
+	return fmt.Sprintf("%.2f %s", r/div, display)
 }
 
 // SettingsString renders settings with short names, ordered by them:
@@ -268,15 +281,18 @@ func shortName(k string) string {
 	return k
 }
 
-// Format writes the ranking as a table for people.
-func (r Ranking) Format(b *strings.Builder) {
+// Format writes the ranking as a table for people, byte rates in MiB/s.
+func (r Ranking) Format(b *strings.Builder) { r.FormatIn(b, "MiB/s") }
+
+// FormatIn writes the ranking with byte rates in display (ByteUnits).
+func (r Ranking) FormatIn(b *strings.Builder, display string) {
 	bl := r.Baseline
 	if bl.Runs > 0 {
-		fmt.Fprintf(b, "baseline (original settings): %s, median of %d runs", FormatRate(bl.Median, bl.Unit), bl.Runs)
+		fmt.Fprintf(b, "baseline (original settings): %s, median of %d runs", FormatRateIn(bl.Median, bl.Unit, display), bl.Runs)
 		if len(bl.Visits) >= 2 {
 			lo, hi := slices.Min(bl.Visits), slices.Max(bl.Visits)
 			fmt.Fprintf(b, "; measured %d times, drift %+.1f %% first to last (medians %s to %s)", len(bl.Visits), bl.DriftPct,
-				FormatRate(lo, bl.Unit), FormatRate(hi, bl.Unit))
+				FormatRateIn(lo, bl.Unit, display), FormatRateIn(hi, bl.Unit, display))
 		}
 		b.WriteString("\n")
 	}
@@ -294,7 +310,7 @@ func (r Ranking) Format(b *strings.Builder) {
 		if p.Tied {
 			tie = "="
 		}
-		fmt.Fprintf(b, "%3d%s %-*s %12s", p.Rank, tie, width, SettingsString(p.Settings), FormatRate(p.Median, p.Unit))
+		fmt.Fprintf(b, "%3d%s %-*s %12s", p.Rank, tie, width, SettingsString(p.Settings), FormatRateIn(p.Median, p.Unit, display))
 		if p.IRQsPerMiB != nil {
 			fmt.Fprintf(b, " %5.0f irq/MiB", *p.IRQsPerMiB)
 		}
