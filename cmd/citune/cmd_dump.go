@@ -24,15 +24,7 @@ func runDump(a *app, args []string) error {
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
-	p, err := a.resolveProfile()
-	if err != nil {
-		return err
-	}
-	offs, err := a.resolveAddresses(p, fs.Args())
-	if err != nil {
-		return err
-	}
-	t, err := a.openRead(p, *strict)
+	t, offs, err := a.openNamed(fs.Args(), *strict)
 	if err != nil {
 		return err
 	}
@@ -216,15 +208,7 @@ func runGet(a *app, args []string) error {
 	if len(fs.Args()) == 0 {
 		return usageErr("usage: citune get FIELD|REGISTER...")
 	}
-	p, err := a.resolveProfile()
-	if err != nil {
-		return err
-	}
-	offs, err := a.resolveAddresses(p, fs.Args())
-	if err != nil {
-		return err
-	}
-	t, err := a.openRead(p, *strict)
+	t, offs, err := a.openNamed(fs.Args(), *strict)
 	if err != nil {
 		return err
 	}
@@ -327,4 +311,23 @@ func dumpRegisters(t *soc.Target, names []string, offs map[int]uint32) ([]regs.R
 		out = append(out, *r)
 	}
 	return out, nil
+}
+
+// openNamed opens the target for reading (its identity checked: a
+// warning, or exit 4 with strict) and resolves the names that are
+// addresses (0x02184340, usbh1+0x140) to offsets of its window, by index.
+func (a *app) openNamed(names []string, strict bool) (*soc.Target, map[int]uint32, error) {
+	p, err := a.resolveProfile()
+	if err != nil {
+		return nil, nil, err
+	}
+	offs, err := a.resolveAddresses(p, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := a.openRead(p, strict)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, offs, nil
 }
