@@ -38,22 +38,7 @@ var htmlAttrs = map[string]bool{
 }
 
 func (b *hb) tag(name string, attrs []string) {
-	if !htmlElements[name] {
-		panic("report: html element " + strconv.Quote(name) + " not allowed")
-	}
-	if len(attrs)%2 != 0 {
-		panic("report: html attributes of <" + name + "> not in pairs")
-	}
-	b.b.WriteString("<" + name)
-	for i := 0; i < len(attrs); i += 2 {
-		if !htmlAttrs[attrs[i]] {
-			panic("report: html attribute " + strconv.Quote(attrs[i]) + " not allowed")
-		}
-		if attrs[i+1] == "" && (attrs[i] == "class" || attrs[i] == "id") {
-			continue
-		}
-		b.b.WriteString(" " + attrs[i] + `="` + esc(attrs[i+1]) + `"`)
-	}
+	writeTag(&b.b, "html", htmlElements, htmlAttrs, true, name, attrs)
 }
 
 // open writes a start tag; attrs are name, value pairs (an empty class or

@@ -41,18 +41,30 @@ var svgAttrs = map[string]bool{
 func px(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 func (b *svgb) tag(name string, attrs []string) {
-	if !svgElements[name] {
-		panic("report: svg element " + strconv.Quote(name) + " not allowed")
+	writeTag(&b.b, "svg", svgElements, svgAttrs, false, name, attrs)
+}
+
+// writeTag writes the start of element name with attrs (name, value
+// pairs) to b: the names must be in the allow-lists (anything else is a
+// bug in the chart or page code, and panics), every value is escaped.
+// With skipEmpty an empty class or id is left out. The SVG and HTML
+// builders both write their tags here.
+func writeTag(b *strings.Builder, kind string, elements, allowed map[string]bool, skipEmpty bool, name string, attrs []string) {
+	if !elements[name] {
+		panic("report: " + kind + " element " + strconv.Quote(name) + " not allowed")
 	}
 	if len(attrs)%2 != 0 {
-		panic("report: svg attributes of <" + name + "> not in pairs")
+		panic("report: " + kind + " attributes of <" + name + "> not in pairs")
 	}
-	b.b.WriteString("<" + name)
+	b.WriteString("<" + name)
 	for i := 0; i < len(attrs); i += 2 {
-		if !svgAttrs[attrs[i]] {
-			panic("report: svg attribute " + strconv.Quote(attrs[i]) + " not allowed")
+		if !allowed[attrs[i]] {
+			panic("report: " + kind + " attribute " + strconv.Quote(attrs[i]) + " not allowed")
 		}
-		b.b.WriteString(" " + attrs[i] + `="` + esc(attrs[i+1]) + `"`)
+		if skipEmpty && attrs[i+1] == "" && (attrs[i] == "class" || attrs[i] == "id") {
+			continue
+		}
+		b.WriteString(" " + attrs[i] + `="` + esc(attrs[i+1]) + `"`)
 	}
 }
 
