@@ -152,6 +152,11 @@ func (j *Journal) prune() {
 // Load reads the journal at path (a missing file is an empty journal)
 // under a shared lock.
 func Load(path string) (*Journal, error) {
+	if _, err := os.Stat(filepath.Dir(path)); errors.Is(err, os.ErrNotExist) {
+		// No state directory, so no journal: a read (verify, restore
+		// with nothing to do) creates nothing.
+		return &Journal{Version: Version}, nil
+	}
 	unlock, err := lockFile(path+".lock", syscall.LOCK_SH)
 	if err != nil {
 		return nil, err

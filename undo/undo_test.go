@@ -548,3 +548,15 @@ func TestRestoreIgnoresWriteClearedCounter(t *testing.T) {
 		t.Errorf("TXFILLTUNING after restore = %#08x", v)
 	}
 }
+
+// Reading a journal whose directory does not exist creates nothing.
+func TestLoadCreatesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	j, err := Load(filepath.Join(dir, "journal.json"))
+	if err != nil || len(j.Entries) != 0 {
+		t.Fatalf("Load: %v %+v", err, j)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Load created %s: %v", dir, err)
+	}
+}
