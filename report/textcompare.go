@@ -29,17 +29,7 @@ func compareRows(ss []*Sweep) []string {
 }
 
 func byLabel(s *Sweep, label string) *Point {
-	for _, p := range s.Ranked {
-		if p.Label == label {
-			return p
-		}
-	}
-	for _, p := range s.Others() {
-		if p.Label == label {
-			return p
-		}
-	}
-	return nil
+	return s.find(func(p *Point) bool { return p.Label == label })
 }
 
 // cell is one file's entry for a point: "28.7 +11.7 %".
