@@ -146,24 +146,6 @@ func (s *Session) note(k key, ref regs.Ref, label string, start uint32, str stri
 	s.touched = append(s.touched, &touch{key: k, ref: ref, label: label, start: start, str: str, seq: s.seq})
 }
 
-// WriteFile writes a sysfs/procfs file through the host, recording its
-// original first.
-func (s *Session) WriteFile(path, value string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.o.Host == nil {
-		return errors.New("undo: no host for file changes")
-	}
-	orig, err := s.o.Host.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	orig = selected(orig)
-	if err := s.recordFile(path, orig); err != nil {
-		return err
-	}
-	return s.o.Host.WriteFile(path, value)
-}
 
 // RecordFile records a file's original before the caller changes it.
 func (s *Session) RecordFile(path, orig string) error {

@@ -115,17 +115,6 @@ func FileHolds(want, got string) bool {
 	return got == want || strings.Contains(got, "["+want+"]")
 }
 
-// selected is the value of a file as it is written back: the bracketed
-// choice of a selector file, else the trimmed content.
-func selected(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '['); i >= 0 {
-		if j := strings.IndexByte(s[i:], ']'); j > 0 {
-			return s[i+1 : i+j]
-		}
-	}
-	return s
-}
 
 // RestoreAll returns the session's target to the state before citune
 // changed it: every journalled module parameter, file and register field

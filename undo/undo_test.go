@@ -234,7 +234,7 @@ func TestInterruptedSessionBlocksNewSweepUntilRestoreOrAdopt(t *testing.T) {
 	s.lk.release() // killed: the kernel drops the lock; the registration stays
 	_, err = f.open(t, KindSweep, nil)
 	var ie *InterruptedError
-	if !errors.As(err, &ie) || ie.Owners[0].PID != s.Owner().PID {
+	if !errors.As(err, &ie) || ie.Owners[0].PID != s.o.Owner.PID {
 		t.Fatalf("new sweep over a killed one: %v", err)
 	}
 	// A resumed sweep adopts the records: its restore returns to the
