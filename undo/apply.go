@@ -146,7 +146,6 @@ func (s *Session) note(k key, ref regs.Ref, label string, start uint32, str stri
 	s.touched = append(s.touched, &touch{key: k, ref: ref, label: label, start: start, str: str, seq: s.seq})
 }
 
-
 // RecordFile records a file's original before the caller changes it.
 func (s *Session) RecordFile(path, orig string) error {
 	s.mu.Lock()

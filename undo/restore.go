@@ -115,7 +115,6 @@ func FileHolds(want, got string) bool {
 	return got == want || strings.Contains(got, "["+want+"]")
 }
 
-
 // RestoreAll returns the session's target to the state before citune
 // changed it: every journalled module parameter, file and register field
 // of the target, newest change first, by read-modify-write of the

@@ -171,7 +171,6 @@ func Open(o Options) (*Session, error) {
 // Warnings are what the session wants the user to know (a forced open).
 func (s *Session) Warnings() []string { return s.warnings }
 
-
 // Target is the session's target.
 func (s *Session) Target() TargetID { return s.o.Target }
 
