@@ -129,8 +129,8 @@ type kind struct {
 }
 
 var kinds = map[string]*kind{
-	"read":  {name: "read", synopsis: "read [--bs 1M] [--size N|all | --duration D] [--offset N] [--buffered] [--expect-hash H | --full-hash | --no-hash] FILE|DEVICE", summary: "sequential O_DIRECT reads, like dd iflag=direct; hashes warm-up runs and samples timed ones to compare repeats", flags: readFlags},
-	"write": {name: "write", synopsis: "write [--bs 1M] [--size 64M] [--offset N] [--destructive] [--buffered] NEWFILE|DIR|DEVICE", summary: "O_DIRECT pattern writes, fsync, read back and compare, remove", flags: writeFlags},
+	"read":  {name: "read", synopsis: "read [--bs 1M] [--size N|all | --duration D] [--offset N] [--buffered] [--expect-hash H | --full-hash | --no-hash] [--small-pages] FILE|DEVICE", summary: "sequential O_DIRECT reads, like dd iflag=direct; hashes warm-up runs and samples timed ones to compare repeats", flags: readFlags},
+	"write": {name: "write", synopsis: "write [--bs 1M] [--size 64M] [--offset N] [--destructive] [--buffered] [--small-pages] NEWFILE|DIR|DEVICE", summary: "O_DIRECT pattern writes, fsync, read back and compare, remove", flags: writeFlags},
 	"cmd":   {name: "cmd", synopsis: "cmd [--timeout 10m] (--parse iperf3 [--sender] | --regex RE --unit U | --json-path a.b.c --unit U) [--] COMMAND [ARGS]", summary: "run a workload and take its rate from its output", command: true, flags: cmdFlags},
 	"sim":   {name: "sim", synopsis: "sim [--size 64M] [--xfer 120K] [--seed 1] [--write]", summary: "model a mass-storage transfer on the simulated controller (needs --sim)", flags: simFlags},
 }
@@ -188,6 +188,11 @@ func checkBS(bs int64) error {
 	return nil
 }
 
+// smallPagesFlag is --small-pages of the read and write probes.
+func smallPagesFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("small-pages", false, "transfer through ordinary pages even where the kernel has huge pages (by default a huge page halves the kernel's cost of pinning the buffer; boards have none)")
+}
+
 func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 	bs := sizeFlag(fs, "bs", 1<<20, "block size of each read (K, M, G are powers of 1024)")
 	size := sizeFlag(fs, "size", 0, "bytes to read, or \"all\" (default: 256M, or the whole target when smaller)")
@@ -197,6 +202,7 @@ func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 	expect := fs.String("expect-hash", "", "the data must hash to this (crc32:XXXXXXXX, as printed by an earlier run)")
 	noHash := fs.Bool("no-hash", false, "check no data at all (by default warm-up runs hash every byte and timed runs check a 1/4000 sample)")
 	fullHash := fs.Bool("full-hash", false, "hash every byte of every run, timed ones too (catches a single flipped byte; costs CPU in the timed runs)")
+	small := smallPagesFlag(fs)
 	return func(d Deps, pos, rest []string) (Probe, error) {
 		path, err := oneTarget("read", pos, rest)
 		if err != nil {
@@ -230,7 +236,7 @@ func readFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		if _, err := statTarget(path); err != nil {
 			return nil, err
 		}
-		return &ReadProbe{Path: path, BS: *bs, Size: *size, Dur: *dur, Offset: *off, Buffered: *buffered, ExpectHash: *expect, Verify: verify, procRoot: d.ProcRoot}, nil
+		return &ReadProbe{Path: path, BS: *bs, Size: *size, Dur: *dur, Offset: *off, Buffered: *buffered, ExpectHash: *expect, Verify: verify, SmallPages: *small, procRoot: d.ProcRoot}, nil
 	}
 }
 
@@ -240,6 +246,7 @@ func writeFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) 
 	off := sizeFlag(fs, "offset", 0, "start at this byte offset (block devices)")
 	destructive := fs.Bool("destructive", false, "allow writing a raw block device, destroying its contents (refused while it or a partition is mounted)")
 	buffered := fs.Bool("buffered", false, "write through the page cache and drop it before reading back (needs root)")
+	small := smallPagesFlag(fs)
 	return func(d Deps, pos, rest []string) (Probe, error) {
 		path, err := oneTarget("write", pos, rest)
 		if err != nil {
@@ -254,7 +261,7 @@ func writeFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) 
 		if *off < 0 || *off%sectorSize != 0 {
 			return nil, usagef("--offset %d is not a multiple of 512 bytes", *off)
 		}
-		p := &WriteProbe{Path: path, BS: *bs, Size: *size, Offset: *off, Destructive: *destructive, Buffered: *buffered, procRoot: d.ProcRoot}
+		p := &WriteProbe{Path: path, BS: *bs, Size: *size, Offset: *off, Destructive: *destructive, Buffered: *buffered, SmallPages: *small, procRoot: d.ProcRoot}
 		if _, _, err := p.destination(); err != nil {
 			return nil, err
 		}

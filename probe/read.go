@@ -56,6 +56,10 @@ type ReadProbe struct {
 	// NoRing reads with pread(2) even where io_uring is available (see
 	// ring); the benchmark and the tests compare both.
 	NoRing bool
+	// SmallPages reads into ordinary pages even where the kernel has
+	// transparent huge pages (see newAlignedBuf): what the probe costs on
+	// a board, which has none.
+	SmallPages bool
 
 	procRoot string
 	// open opens the target; tests replace it to inject faults.
@@ -140,6 +144,9 @@ func (p *ReadProbe) Name() string {
 	}
 	if p.Buffered {
 		b.WriteString(" buffered")
+	}
+	if p.SmallPages {
+		b.WriteString(" small-pages")
 	}
 	switch p.verify() {
 	case VerifyNone:
@@ -260,10 +267,10 @@ func (p *ReadProbe) openTarget(ctx context.Context) (rt readTarget, err error) {
 
 // allocBufs allocates n aligned buffers of bs bytes; on error it frees
 // those it allocated.
-func allocBufs(n int, bs int64) ([]*alignedBuf, error) {
+func allocBufs(n int, bs int64, huge bool) ([]*alignedBuf, error) {
 	var bufs []*alignedBuf
 	for range n {
-		b, err := newAlignedBuf(int(bs))
+		b, err := newAlignedBuf(int(bs), huge)
 		if err != nil {
 			for _, b := range bufs {
 				b.free()
@@ -324,7 +331,7 @@ func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile) (h *hasher, ful
 	if full {
 		nbuf = 2
 	}
-	bufs, err := allocBufs(nbuf, p.BS)
+	bufs, err := allocBufs(nbuf, p.BS, !p.SmallPages)
 	if err != nil {
 		return nil, false, false, nil, err
 	}

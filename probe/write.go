@@ -37,6 +37,9 @@ type WriteProbe struct {
 	// Buffered writes through the page cache and drops it before reading
 	// back (needs root).
 	Buffered bool
+	// SmallPages writes from ordinary pages even where the kernel has
+	// transparent huge pages (see newAlignedBuf).
+	SmallPages bool
 
 	procRoot string
 	// afterWrite runs between writing and reading back (tests corrupt
@@ -54,6 +57,9 @@ func (p *WriteProbe) Name() string {
 	}
 	if p.Buffered {
 		s += " buffered"
+	}
+	if p.SmallPages {
+		s += " small-pages"
 	}
 	return s
 }
@@ -103,7 +109,7 @@ func (p *WriteProbe) Run(ctx context.Context, progress func(done, total int64)) 
 	if !wt.t.block {
 		defer os.Remove(wt.path)
 	}
-	buf, err := newAlignedBuf(int(p.BS))
+	buf, err := newAlignedBuf(int(p.BS), !p.SmallPages)
 	if err != nil {
 		f.Close()
 		return Run{}, err
