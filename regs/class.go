@@ -25,16 +25,6 @@ const (
 	ClassLive
 )
 
-func (c Class) String() string {
-	switch c {
-	case ClassKnob:
-		return "knob"
-	case ClassLive:
-		return "live"
-	}
-	return "config"
-}
-
 // liveRegisters hold nothing but live state (each is a DMA address, a
 // doorbell, a counter or status).
 var liveRegisters = map[string]string{

@@ -17,7 +17,7 @@ func TestClassOf(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := ref.Class(); got != want {
-			t.Errorf("%s: %s, want %s", name, got, want)
+			t.Errorf("%s: class %d, want %d (config 0, knob 1, live 2)", name, got, want)
 		}
 		if (LiveRisk(ref) != "") != (want == ClassLive) {
 			t.Errorf("%s: risk %q", name, LiveRisk(ref))

@@ -317,11 +317,6 @@ func (s *Sweep) Counts() (notHeld, corrupt, other int) {
 	return
 }
 
-// Point finds a point by its key or label, or nil.
-func (s *Sweep) Point(key string) *Point {
-	return s.find(func(p *Point) bool { return p.Key == key })
-}
-
 // find returns the first point, ranked first, that match accepts.
 func (s *Sweep) find(match func(*Point) bool) *Point {
 	for _, p := range s.Ranked {

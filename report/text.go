@@ -306,7 +306,7 @@ func writeTextHead(w io.Writer, s *Sweep, o Options, width int) {
 		fmt.Fprint(w, wrap("not measured: ", strings.Join(s.Missing, "; "), width))
 	}
 	if _, cor, _ := s.Counts(); cor > 0 {
-		fmt.Fprintf(w, "\n!!! CORRUPT DATA at %d point%s (below): a probe run's data failed its integrity check\n", cor, plural(cor))
+		fmt.Fprint(w, "\n"+wrap("!!! ", fmt.Sprintf("CORRUPT DATA at %d point%s (below): a probe run's data failed its integrity check", cor, plural(cor)), width))
 	}
 	fmt.Fprintln(w)
 }
