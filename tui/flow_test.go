@@ -418,3 +418,39 @@ func TestRoleIsTheTargets(t *testing.T) {
 		t.Errorf("CM=2: %s, want device", role)
 	}
 }
+
+// A quit right after an export waits for the export's write: the write
+// runs as a command, which the program would not wait for after a quit,
+// leaving a created but empty file behind.
+func TestQuitWaitsForExport(t *testing.T) {
+	e := newEnv(t, false)
+	e.setEdit("SBUSCFG.AHBBRST", 0)
+	e.keys("w")
+	e.clearInput()
+	e.typeText("out.dtsi")
+	mm, write := e.m.Update(press("enter"))
+	e.m = mm.(Model)
+	if write == nil {
+		t.Fatal("enter in the export prompt gave no write command")
+	}
+	e.keys("q", "enter")
+	if e.quit {
+		t.Fatal("quit before the export was written")
+	}
+	if _, ok := e.files["out.dtsi"]; ok {
+		t.Fatal("the export was written before its command ran")
+	}
+	if !strings.Contains(e.m.status, "finishing the export") {
+		t.Errorf("status = %q", e.m.status)
+	}
+	e.do(write)
+	if !e.quit {
+		t.Error("no quit after the export was written")
+	}
+	if !strings.Contains(e.files["out.dtsi"], "ahb-burst-config = <0x0>;") {
+		t.Errorf("export:\n%s", e.files["out.dtsi"])
+	}
+	if !e.m.out.Restored {
+		t.Error("the quit did not restore")
+	}
+}

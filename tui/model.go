@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -61,6 +62,9 @@ type Outcome struct {
 	Restored bool
 	Report   []string
 	Err      error
+	// ExportErr holds the exports that failed, which a quit right after
+	// would otherwise hide.
+	ExportErr error
 	// Unchanged is set when the session quit with every value it ever
 	// changed at its start (nothing to restore or keep).
 	Unchanged bool
@@ -94,10 +98,15 @@ type Model struct {
 	tgen     int
 	wgen     int
 	writing  bool
-	resync   bool              // the next read starts a new comparison (after writes)
-	desired  map[string]uint32 // what the user set, by ref key
-	drifts   map[string]drift
-	axes     []regs.Ref // fields marked as sweep axes
+	// exports counts export writes still in flight: quitting waits for
+	// them, so that q right after an export does not leave a truncated
+	// file behind (the write runs as a command, which tea.Quit would not
+	// wait for).
+	exports int
+	resync  bool              // the next read starts a new comparison (after writes)
+	desired map[string]uint32 // what the user set, by ref key
+	drifts  map[string]drift
+	axes    []regs.Ref // fields marked as sweep axes
 
 	status    string
 	statusErr bool
@@ -228,10 +237,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case planMsg:
 		return m.onPlan(msg), nil
 	case exportMsg:
+		m.exports--
 		if msg.err != nil {
 			m.setErr("export: %v", msg.err)
+			m.out.ExportErr = errors.Join(m.out.ExportErr, fmt.Errorf("export %s: %w", msg.path, msg.err))
 		} else {
 			m.setStatus("wrote %s (%d lines): device-tree fragment and kernel parameters", msg.path, msg.lines)
+		}
+		if m.mode == modeClosing {
+			return m.proceedClose()
 		}
 		return m, nil
 	case tea.KeyPressMsg:

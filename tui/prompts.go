@@ -120,6 +120,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.mode = modeNormal
 			m.in.Blur()
 			m.setStatus("writing %s...", val)
+			m.exports++
 			return m, writeExport(m.cfg.WriteFile, val, text)
 		case modePlan:
 			m.sweep.setPlanText(val, m.m)

@@ -43,6 +43,10 @@ func (m Model) proceedClose() (tea.Model, tea.Cmd) {
 		m.setStatus("stopping the running probe or sweep first...")
 		return m, nil
 	}
+	if m.exports > 0 {
+		m.setStatus("finishing the export first...")
+		return m, nil // the exportMsg brings us back here
+	}
 	if m.closing == closeKeep {
 		return m, tea.Quit
 	}

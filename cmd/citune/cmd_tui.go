@@ -148,6 +148,9 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 // or, after a kill (SIGHUP from a closed terminal, SIGTERM) or a failure,
 // restored here once every job has ended.
 func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr error) error {
+	if out.ExportErr != nil {
+		fmt.Fprintf(a.env.stderr, "citune tui: %v\n", out.ExportErr)
+	}
 	switch {
 	case out.Quit && out.Kept:
 		touched := u.Touched()
