@@ -21,6 +21,10 @@ var traceEvents = []string{"irq_handler_entry", "irq_handler_exit"}
 type tracer struct {
 	dir string // the instance directory
 	irq int
+	// raw is the binary page layout, when the kernel's is one this
+	// decoder knows (see traceraw.go); otherwise the text is read.
+	raw    rawLayout
+	rawErr error
 }
 
 // handlerStats are interrupt handler durations.
@@ -55,6 +59,7 @@ func startTracer(root string, irq int) (*tracer, error) {
 		return nil, fmt.Errorf("creating trace instance %s: %w", t.dir, err)
 	}
 	os.WriteFile(filepath.Join(t.dir, "buffer_size_kb"), []byte("4096\n"), 0o644)
+	t.raw, t.rawErr = readRawLayout(t.dir)
 	for _, ev := range traceEvents {
 		if err := t.write("events/irq/"+ev+"/filter", fmt.Sprintf("irq == %d\n", irq)); err != nil {
 			t.close()
@@ -93,11 +98,10 @@ func (t *tracer) disable() {
 // collect stops recording and measures the recorded handler runs.
 func (t *tracer) collect() (handlerStats, error) {
 	t.disable()
-	data, err := os.ReadFile(filepath.Join(t.dir, "trace"))
-	if err != nil {
-		return handlerStats{}, fmt.Errorf("tracefs: %w", err)
+	if t.rawErr == nil {
+		return collectRaw(t.dir, t.raw, t.irq)
 	}
-	return parseTrace(data, t.irq), nil
+	return collectText(t.dir, t.irq)
 }
 
 func (t *tracer) close() error {
