@@ -277,7 +277,14 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 			Restored  bool         `json:"restored"`
 			Notes     []string     `json:"notes,omitempty"`
 			Ranking   rank.Ranking `json:"ranking"`
-		}{infoOf(t), path, out.Status, out.ProbeRuns, out.TotalProbeRuns, out.NotHeld, out.Corrupt, out.Restored, out.Notes, out.Ranking}); jerr != nil {
+			// The session's time on the sweep's clock (the simulated
+			// board's modelled time when simulated_time).
+			Elapsed   float64 `json:"elapsed_s"`
+			Reloads   int     `json:"reloads"`
+			ReloadS   float64 `json:"reload_s"`
+			Simulated bool    `json:"simulated_time"`
+		}{infoOf(t), path, out.Status, out.ProbeRuns, out.TotalProbeRuns, out.NotHeld, out.Corrupt, out.Restored, out.Notes, out.Ranking,
+			out.Elapsed.Seconds(), out.Reloads, out.ReloadTime.Seconds(), out.SimulatedTime}); jerr != nil {
 			return jerr
 		}
 	} else {
