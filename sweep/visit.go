@@ -217,15 +217,11 @@ func (r *Runner) left(seq int) string {
 		for t := r.target; t < r.Plan.Repeats; rounds++ {
 			t = nextTarget(t, r.Plan.Repeats)
 		}
-		groups := map[string]bool{}
 		for _, p := range r.alive {
 			runs += max(r.Plan.Repeats-r.store.Runs(p.Key), 0) + r.Plan.Warmup*(rounds+1)
-			groups[r.modKey(p.Values)] = true
 		}
 		runs += visit // the last baseline
-		if r.hasModParams() {
-			reloads = (rounds+1)*len(groups) + 1 // and back to the baseline's
-		}
+		reloads = r.adaptiveReloads(rounds)
 	case r.planned > 0:
 		runs = (r.planned - seq) * visit
 		reloads = r.reloadsAfter(seq)
@@ -269,6 +265,36 @@ func (r *Runner) reloadsAfter(seq int) int {
 		if k := r.modKey(p.Values); k != cur {
 			n, cur = n+1, k
 		}
+	}
+	return n
+}
+
+// adaptiveReloads bounds the module reloads an adaptive race still
+// makes in this round and rounds more: one per value whose points still
+// need runs and round, less one for the value loaded now (a round starts
+// with the values the last one ended with), and one back to the original
+// values for the last baseline unless nothing else is loaded by then.
+func (r *Runner) adaptiveReloads(rounds int) int {
+	if !r.hasModParams() {
+		return 0
+	}
+	need := map[string]bool{}
+	for _, p := range r.alive {
+		if r.store.Runs(p.Key) < r.Plan.Repeats {
+			need[r.modKey(p.Values)] = true
+		}
+	}
+	cur, orig := r.modKey(r.cur), r.modKey(r.orig)
+	n := (rounds + 1) * len(need)
+	if need[cur] {
+		n--
+	}
+	back := cur != orig
+	if len(need) > 0 {
+		back = len(need) > 1 || !need[orig]
+	}
+	if back {
+		n++
 	}
 	return n
 }
