@@ -28,8 +28,10 @@ type ReloadModel interface {
 //
 // Decision: one clock for everything a sweep reports, rather than
 // modelled costs kept beside wall-clock record times, so the results
-// file's times, the progress lines' time left, the TUI's elapsed time
-// (from event times) and the outcome's duration cannot disagree.
+// file's times, the progress lines' time left, an OnEvent follower's
+// elapsed time (from event times) and the outcome's duration cannot
+// disagree. (The TUI's sweeps do not use one yet: on the simulator they
+// have no module reloads, and they keep the wall clock.)
 type SimClock struct {
 	// Reload gives each reload's time (nil: reloads take none).
 	Reload ReloadModel
