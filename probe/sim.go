@@ -70,7 +70,8 @@ type SimProbe struct {
 	// controller does not report it (NonBurstReader).
 	NonBurst simmodel.NonBurst
 
-	runs uint64
+	runs    uint64
+	reloads uint64
 }
 
 func (p *SimProbe) workload() simmodel.Workload {
@@ -137,6 +138,24 @@ func (p *SimProbe) settings() (simmodel.Settings, error) {
 	}
 	return s, nil
 }
+
+// reloadStream sets the sequence of reload draws apart from the runs'
+// (which use the run number) and the drift's phase (0).
+const reloadStream = 1 << 63
+
+// ReloadTime is the modelled time of the next module reload of the
+// simulated board's driver stack (simmodel.DefaultReload), drawn from a
+// generator seeded with Seed and the reload's number: the same seed gives
+// the same reload times. The sweep advances its simulated clock by it
+// (sweep.SimClock); nothing waits.
+func (p *SimProbe) ReloadTime() time.Duration {
+	p.reloads++
+	return simmodel.DefaultReload.Time(rand.New(rand.NewPCG(p.Seed, reloadStream|p.reloads)))
+}
+
+// NominalReloadTime is the model's reload time without noise, for a
+// plan's estimate before it starts.
+func (p *SimProbe) NominalReloadTime() time.Duration { return simmodel.DefaultReload.Nominal() }
 
 // Run implements Probe.
 func (p *SimProbe) Run(ctx context.Context, progress func(done, total int64)) (Run, error) {

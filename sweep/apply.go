@@ -108,12 +108,21 @@ func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]r
 			r.cur[i] = "?"
 		}
 	}
+	t0 := r.Now()
 	if err := r.Host.Reload(ctx, ps); err != nil {
 		return &fatalError{err}
 	}
 	if err := r.remap(ctx); err != nil {
 		return &fatalError{fmt.Errorf("after reloading the modules: %w", err)}
 	}
+	if r.Clock != nil {
+		// The simulated board's reload takes its modelled time.
+		r.Clock.reload()
+	}
+	// Counted only once it worked: the time left counts reloads at the
+	// mean of those measured (on a board, from the first one on).
+	r.reloads++
+	r.reloadTime += r.Now().Sub(t0)
 	for i, a := range r.axes {
 		if a.Kind != plan.KindModParam {
 			continue

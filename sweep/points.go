@@ -183,7 +183,7 @@ func (r *Runner) modKey(vals []string) string {
 // starts with the values the last one ended with). Without
 // module-parameter axes pts is returned as it is.
 func (r *Runner) byReload(pts []*Point, reverse bool) []*Point {
-	if !slices.ContainsFunc(r.axes, func(a plan.Axis) bool { return a.Kind == plan.KindModParam }) {
+	if !r.hasModParams() {
 		return pts
 	}
 	// The groups' order comes from the plan's points once they exist, so

@@ -33,6 +33,9 @@ func (r *Runner) Prepare() error {
 	if err := r.Plan.Check(); err != nil {
 		return err
 	}
+	if r.Clock != nil {
+		r.Now, r.Sleep = r.Clock.Now, r.Clock.Sleep
+	}
 	if r.Now == nil {
 		r.Now = time.Now
 	}

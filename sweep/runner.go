@@ -68,8 +68,13 @@ type Runner struct {
 	Resume *results.Results
 	// Sleep waits for the settle time (default: a timer that ctx cancels).
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock for record times (default time.Now).
+	// Now is the clock for record times and the time left (default
+	// time.Now).
 	Now func() time.Time
+	// Clock, when set, is the sweep's clock instead of Now and Sleep: a
+	// sweep of the simulated board with the sim probe runs on the board's
+	// modelled time (SimClock).
+	Clock *SimClock
 	// MaxFailures aborts the sweep after this many failed points in a
 	// row (default 3).
 	MaxFailures int
@@ -91,13 +96,20 @@ type Runner struct {
 	runs     int
 	total    int
 	planned  int           // visits planned (grid, ofat), for progress
-	elapsed  time.Duration // in visits measured this session
+	elapsed  time.Duration // in visits measured this session (reloads included)
 	measured int           // probe runs this session (for the estimate)
 	alive    []*Point      // adaptive: the points still racing
 	target   int           // adaptive: runs every alive point has after this round
 	failures int
 	notHeld  int
 	corrupt  int
+
+	// reloads and reloadTime count this session's module reloads and
+	// their time (on r.Now's clock), for the estimate and the outcome.
+	reloads    int
+	reloadTime time.Duration
+	started    time.Time
+	sched      []*Point // the visits of a grid or one-factor sweep
 }
 
 // Outcome is what a session found.
@@ -112,6 +124,14 @@ type Outcome struct {
 	Notes                     []string
 	Restored                  bool
 	RestoreErr                error
+
+	// Elapsed is the session's time from its first record to its end,
+	// restore included; Reloads and ReloadTime are its module reloads
+	// and their share of it. With a Clock they are the simulated board's
+	// modelled time (SimulatedTime).
+	Elapsed, ReloadTime time.Duration
+	Reloads             int
+	SimulatedTime       bool
 }
 
 // Session end statuses.
@@ -140,6 +160,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	if err := r.Prepare(); err != nil {
 		return nil, err
 	}
+	r.started = r.Now()
 	if err := r.begin(); err != nil {
 		return nil, err
 	}
@@ -166,7 +187,8 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	}
 	restoreErr := r.restore(ctx)
 	out = &Outcome{Ranking: r.store.Rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
-		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr}
+		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr,
+		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil}
 	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
 		ProbeRuns: r.runs, TotalProbeRuns: r.total, Ranking: out.Ranking}
 	switch {
@@ -228,7 +250,7 @@ func (r *Runner) execute(ctx context.Context) error {
 		return r.adaptive(ctx)
 	}
 	sched, _ := r.schedule()
-	r.planned = len(sched)
+	r.planned, r.sched = len(sched), sched
 	for _, p := range sched {
 		if _, err := r.visit(ctx, p, r.Plan.Repeats); err != nil {
 			return err
@@ -255,10 +277,26 @@ func (r *Runner) reloadNote() string {
 			n--
 		}
 		most := n + (rounds-1)*max(len(groups)-1, 0) + 1
-		return fmt.Sprintf("module parameters: %d value(s) to load, points grouped by value: at most %d reloads of %s over %d rounds (and back to the original values)",
-			len(groups), most, strings.Join(r.Host.Modules, ", "), rounds)
+		return fmt.Sprintf("module parameters: %d value(s) to load, points grouped by value: at most %d reloads of %s over %d rounds (and back to the original values)%s",
+			len(groups), most, strings.Join(r.Host.Modules, ", "), rounds, r.reloadEstimate(most, "at most "))
 	}
 	_, n := r.schedule()
-	return fmt.Sprintf("module parameters: %d value(s), points grouped by value: the plan reloads %s %d time(s), the last back to the original values",
-		len(groups), strings.Join(r.Host.Modules, ", "), n)
+	return fmt.Sprintf("module parameters: %d value(s), points grouped by value: the plan reloads %s %d time(s), the last back to the original values%s",
+		len(groups), strings.Join(r.Host.Modules, ", "), n, r.reloadEstimate(n, ""))
+}
+
+// reloadEstimate is what the reload note says about the reloads' time:
+// on the simulated board the model's nominal time (each reload then
+// draws its own); on a board nothing is known before the first reload,
+// whose measured time the time left then counts for the rest.
+func (r *Runner) reloadEstimate(n int, bound string) string {
+	if n == 0 {
+		return ""
+	}
+	if r.Clock != nil {
+		each := r.Clock.nominalReload()
+		return fmt.Sprintf("; the simulated board's reload takes about %s (modelled), %s%s in all, counted in the time left",
+			each.Round(100*time.Millisecond), bound, (each * time.Duration(n)).Round(time.Second))
+	}
+	return "; the first reload is timed, and the time left counts the rest at its time"
 }

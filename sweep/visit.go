@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,8 +36,8 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (rank.Status, error
 		r.count(cv.Point.Status)
 		return cv.Point.Status, nil
 	}
-	t0 := time.Now()
-	defer func() { r.elapsed += time.Since(t0) }()
+	t0 := r.Now()
+	defer func() { r.elapsed += r.Now().Sub(t0) }()
 	settings := r.settings(p)
 	label := rank.SettingsString(settings)
 	if p.Baseline {
@@ -82,8 +83,8 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (rank.Status, error
 	r.store.AddVisit(rec, runs)
 	r.summarise(&rec)
 	r.count(rec.Status)
-	r.elapsed += time.Since(t0)
-	t0 = time.Now()
+	r.elapsed += r.Now().Sub(t0)
+	t0 = r.Now()
 	if err := r.emit(Event{Kind: PointClosed, Point: p.Key, Closed: &rec}); err != nil {
 		return "", err
 	}
@@ -124,6 +125,9 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *results.PointR
 		run, perr := r.Prober.Measure(mctx)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if r.Clock != nil && run.Simulated {
+			r.Clock.Advance(run.Elapsed)
 		}
 		r.runs++
 		r.total++
@@ -187,18 +191,24 @@ func (r *Runner) summarise(rec *results.PointRecord) {
 	}
 }
 
-// left estimates the time the rest of the sweep takes from the time per
-// probe run so far (apply, settle, reloads and warm-ups included): the
-// visits still planned for a grid or one-factor sweep, an upper bound
-// for an adaptive one (every point still racing measured up to the
-// plan's runs). It is "" before the first run.
+// left estimates the time the rest of the sweep takes: the time per
+// probe run so far (apply, settle and warm-ups included, reloads not)
+// times the probe runs still planned, plus the module reloads still
+// planned at the mean time of those done (on a board the first reload's
+// measured time sets it; on the simulated board, before the first, the
+// model's nominal time). Before a board's first reload the reloads' time
+// is unknown and the estimate says how many it leaves out. For a grid or
+// one-factor sweep it counts the visits and reloads still planned; for an
+// adaptive one it is an upper bound (every point still racing measured up
+// to the plan's runs, one reload per value and round). It is "" before
+// the first run.
 func (r *Runner) left(seq int) string {
 	if r.measured == 0 {
 		return ""
 	}
-	per := r.elapsed / time.Duration(r.measured)
+	per := max(r.elapsed-r.reloadTime, 0) / time.Duration(r.measured)
 	visit := r.Plan.Warmup + r.Plan.Repeats
-	runs := 0
+	runs, reloads := 0, 0
 	bound := ""
 	switch {
 	case r.Plan.Mode == plan.ModeAdaptive:
@@ -211,13 +221,87 @@ func (r *Runner) left(seq int) string {
 			runs += max(r.Plan.Repeats-r.store.Runs(p.Key), 0) + r.Plan.Warmup*(rounds+1)
 		}
 		runs += visit // the last baseline
+		reloads = r.adaptiveReloads(rounds)
 	case r.planned > 0:
 		runs = (r.planned - seq) * visit
+		reloads = r.reloadsAfter(seq)
 	default:
 		return ""
 	}
-	d := (per * time.Duration(runs)).Round(time.Second)
-	return fmt.Sprintf(" [%sabout %s left]", bound, d)
+	d := per * time.Duration(runs)
+	more := ""
+	if reloads > 0 {
+		if each, ok := r.reloadEach(); ok {
+			d += each * time.Duration(reloads)
+		} else {
+			more = fmt.Sprintf(" and %d module reload(s)", reloads)
+		}
+	}
+	return fmt.Sprintf(" [%sabout %s%s left]", bound, d.Round(time.Second), more)
+}
+
+// reloadEach is the time one module reload is estimated to take: the
+// mean of this session's reloads; before the first, the simulated
+// board's nominal time (ok false on a board: not known yet).
+func (r *Runner) reloadEach() (time.Duration, bool) {
+	switch {
+	case r.reloads > 0:
+		return r.reloadTime / time.Duration(r.reloads), true
+	case r.Clock != nil:
+		return r.Clock.nominalReload(), true
+	}
+	return 0, false
+}
+
+// reloadsAfter counts the module reloads a grid or one-factor sweep
+// still makes after its visit seq (1-based, as visitSeq).
+func (r *Runner) reloadsAfter(seq int) int {
+	if seq < 1 || seq > len(r.sched) || !r.hasModParams() {
+		return 0
+	}
+	n := 0
+	cur := r.modKey(r.sched[seq-1].Values)
+	for _, p := range r.sched[seq:] {
+		if k := r.modKey(p.Values); k != cur {
+			n, cur = n+1, k
+		}
+	}
+	return n
+}
+
+// adaptiveReloads bounds the module reloads an adaptive race still
+// makes in this round and rounds more: one per value whose points still
+// need runs and round, less one for the value loaded now (a round starts
+// with the values the last one ended with), and one back to the original
+// values for the last baseline unless nothing else is loaded by then.
+func (r *Runner) adaptiveReloads(rounds int) int {
+	if !r.hasModParams() {
+		return 0
+	}
+	need := map[string]bool{}
+	for _, p := range r.alive {
+		if r.store.Runs(p.Key) < r.Plan.Repeats {
+			need[r.modKey(p.Values)] = true
+		}
+	}
+	cur, orig := r.modKey(r.cur), r.modKey(r.orig)
+	n := (rounds + 1) * len(need)
+	if need[cur] {
+		n--
+	}
+	back := cur != orig
+	if len(need) > 0 {
+		back = len(need) > 1 || !need[orig]
+	}
+	if back {
+		n++
+	}
+	return n
+}
+
+// hasModParams reports whether an axis is a module parameter.
+func (r *Runner) hasModParams() bool {
+	return slices.ContainsFunc(r.axes, func(a plan.Axis) bool { return a.Kind == plan.KindModParam })
 }
 
 func (r *Runner) progress(seq int, rec *results.PointRecord) {

@@ -219,6 +219,13 @@ func runSweep(a *app, args []string) error {
 	}
 	if t.Simulated() {
 		runner.Remap = func(context.Context) error { return t.ReloadSim(sysHost.ReadParam) }
+		if sp, ok := pr.(*probe.SimProbe); ok {
+			// The sim probe's runs take modelled time: the sweep runs on
+			// the simulated board's clock (runs, settle pauses and module
+			// reloads at their modelled times; nothing sleeps). Another
+			// probe on the simulated controller measures wall time.
+			runner.Clock = sweep.NewSimClock(time.Now(), sp)
+		}
 	}
 	if err := runner.Prepare(); err != nil {
 		if errors.Is(err, plan.ErrPlan) {
@@ -270,7 +277,14 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 			Restored  bool         `json:"restored"`
 			Notes     []string     `json:"notes,omitempty"`
 			Ranking   rank.Ranking `json:"ranking"`
-		}{infoOf(t), path, out.Status, out.ProbeRuns, out.TotalProbeRuns, out.NotHeld, out.Corrupt, out.Restored, out.Notes, out.Ranking}); jerr != nil {
+			// The session's time on the sweep's clock (the simulated
+			// board's modelled time when simulated_time).
+			Elapsed   float64 `json:"elapsed_s"`
+			Reloads   int     `json:"reloads"`
+			ReloadS   float64 `json:"reload_s"`
+			Simulated bool    `json:"simulated_time"`
+		}{infoOf(t), path, out.Status, out.ProbeRuns, out.TotalProbeRuns, out.NotHeld, out.Corrupt, out.Restored, out.Notes, out.Ranking,
+			out.Elapsed.Seconds(), out.Reloads, out.ReloadTime.Seconds(), out.SimulatedTime}); jerr != nil {
 			return jerr
 		}
 	} else {
@@ -290,6 +304,7 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 			fmt.Fprintf(w, " in this session, %d in all", out.TotalProbeRuns)
 		}
 		fmt.Fprintln(w, " (warm-ups included)")
+		fmt.Fprintln(w, sweepTime(out))
 		fmt.Fprintf(w, "results: %s", path)
 		if out.Status == sweep.EndComplete && out.Ranking.Winner() != nil {
 			fmt.Fprintf(w, "; make the winner permanent: citune dts --results %s", path)
@@ -307,6 +322,26 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		return withCode(exitNotHeld, fmt.Errorf("%d point(s) did not hold their settings and were not ranked (see %s)", out.NotHeld, path))
 	}
 	return nil
+}
+
+// sweepTime is the summary line of the session's duration and its
+// module reloads' share, on the sweep's clock (the simulated board's
+// modelled time on --sim with the sim probe).
+func sweepTime(out *sweep.Outcome) string {
+	round := func(d time.Duration) time.Duration {
+		if d < time.Minute {
+			return d.Round(100 * time.Millisecond)
+		}
+		return d.Round(time.Second)
+	}
+	s := fmt.Sprintf("time: %s", round(out.Elapsed))
+	if out.Reloads > 0 {
+		s += fmt.Sprintf(", of which %d module reload(s) %s", out.Reloads, round(out.ReloadTime))
+	}
+	if out.SimulatedTime {
+		s += " (the simulated board's modelled time)"
+	}
+	return s
 }
 
 // probeAdapter runs one probe run per Measure call with the probe

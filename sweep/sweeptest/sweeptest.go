@@ -59,15 +59,7 @@ func (l *Landscape) Measure(ctx context.Context) (probe.Run, error) {
 	l.mu.Lock()
 	l.Runs++
 	n := l.Runs
-	if l.probe == nil {
-		size := l.Bytes
-		if size == 0 {
-			size = 16 << 20
-		}
-		l.probe = &probe.SimProbe{Ctl: l.Target, Map: l.Target.Profile.Map, Size: size, Seed: l.Seed,
-			Workload: l.Workload, BusLoad: l.BusLoad, Noise: l.Noise}
-	}
-	p := l.probe
+	p := l.simProbe()
 	l.mu.Unlock()
 	if l.Before != nil {
 		l.Before(n)
@@ -97,6 +89,35 @@ func (l *Landscape) Measure(ctx context.Context) (probe.Run, error) {
 		run.Corrupt, run.Detail = true, "block at offset 0x1200000 differs from the first run"
 	}
 	return run, nil
+}
+
+// simProbe is the landscape's sim probe, made at first use (l.mu held).
+func (l *Landscape) simProbe() *probe.SimProbe {
+	if l.probe == nil {
+		size := l.Bytes
+		if size == 0 {
+			size = 16 << 20
+		}
+		l.probe = &probe.SimProbe{Ctl: l.Target, Map: l.Target.Profile.Map, Size: size, Seed: l.Seed,
+			Workload: l.Workload, BusLoad: l.BusLoad, Noise: l.Noise}
+	}
+	return l.probe
+}
+
+// ReloadTime is the sim probe's modelled module reload time, so that a
+// landscape is a sweep.ReloadModel for a sweep.SimClock, as the sim
+// probe is for `citune --sim sweep`.
+func (l *Landscape) ReloadTime() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.simProbe().ReloadTime()
+}
+
+// NominalReloadTime is the model's reload time without noise.
+func (l *Landscape) NominalReloadTime() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.simProbe().NominalReloadTime()
 }
 
 // Modules builds a fake /proc/modules and /sys/module tree under root:

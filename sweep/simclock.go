@@ -1,0 +1,88 @@
+package sweep
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// ReloadModel is the simulated board's module reload time, from the one
+// model (simmodel.Reload) through the sim probe (*probe.SimProbe, and
+// sweeptest.Landscape in tests), which draws it seeded like its runs.
+type ReloadModel interface {
+	// ReloadTime draws the time of the next reload.
+	ReloadTime() time.Duration
+	// NominalReloadTime is the time without noise, for the estimate a
+	// plan announces before it starts.
+	NominalReloadTime() time.Duration
+}
+
+// SimClock is the clock of a sweep of the simulated board. The sim probe
+// takes no wall time to speak of (its runs' times are modelled), so a
+// wall clock would make a simulated sweep's record times, time left and
+// duration say nothing about a board. On a SimClock the sweep's time is
+// the board's: it starts at a wall time and advances only by what the
+// board would spend: every simulated probe run's modelled Elapsed, every
+// settle pause (nothing sleeps) and every module reload's modelled time
+// (Reload). Runner.Clock makes it the runner's Now and Sleep.
+//
+// Decision: one clock for everything a sweep reports, rather than
+// modelled costs kept beside wall-clock record times, so the results
+// file's times, the progress lines' time left, an OnEvent follower's
+// elapsed time (from event times) and the outcome's duration cannot
+// disagree. (The TUI's sweeps do not use one yet: on the simulator they
+// have no module reloads, and they keep the wall clock.)
+type SimClock struct {
+	// Reload gives each reload's time (nil: reloads take none).
+	Reload ReloadModel
+
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewSimClock returns a clock that reads start until something advances
+// it.
+func NewSimClock(start time.Time, reload ReloadModel) *SimClock {
+	return &SimClock{Reload: reload, now: start}
+}
+
+// Now is the clock's time.
+func (c *SimClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock on by d (never back).
+func (c *SimClock) Advance(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// Sleep advances the clock by d at once; it fails only when ctx is done.
+func (c *SimClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.Advance(d)
+	return nil
+}
+
+// reload advances the clock by one modelled reload.
+func (c *SimClock) reload() {
+	if c.Reload != nil {
+		c.Advance(c.Reload.ReloadTime())
+	}
+}
+
+// nominalReload is the modelled time of one reload, for estimates.
+func (c *SimClock) nominalReload() time.Duration {
+	if c.Reload == nil {
+		return 0
+	}
+	return c.Reload.NominalReloadTime()
+}
