@@ -276,9 +276,15 @@ func collectRaw(dir string, l rawLayout, irq int) (handlerStats, error) {
 	return h, nil
 }
 
-// readPipeRaw reads the pages of one trace_pipe_raw without blocking.
+// readPipeRaw reads the pages of one trace_pipe_raw without blocking. A
+// CPU that is possible but not present or online has a directory but no
+// buffer: the kernel answers ENODEV, which is an empty CPU here (seen on
+// the emulated i.MX6 board, cpu1 of one).
 func readPipeRaw(path string, page []byte, each func([]byte) error) error {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err == syscall.ENODEV {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("tracefs: %w", &os.PathError{Op: "open", Path: path, Err: err})
 	}
@@ -288,7 +294,7 @@ func readPipeRaw(path string, page []byte, each func([]byte) error) error {
 		switch {
 		case err == syscall.EINTR:
 			continue
-		case err == syscall.EAGAIN || n == 0:
+		case err == syscall.EAGAIN || err == syscall.ENODEV || n == 0:
 			return nil
 		case err != nil:
 			return fmt.Errorf("tracefs: %w", &os.PathError{Op: "read", Path: path, Err: err})

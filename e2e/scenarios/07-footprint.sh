@@ -35,6 +35,9 @@ expect_grep 'median [0-9.]+ MiB/s' /tmp/peak.out "probe reports a median rate"
 # the disk is 0xA5 bytes: crc32 of 16 MiB of them
 expect_grep 'data crc32:ebf7630d' /tmp/peak.out "probe read the disk's known pattern"
 expect_no_grep 'tracefs is not mounted' /tmp/peak.out "probe found tracefs"
+# the handler trace, read from the ring buffer's binary pages of this
+# 32-bit kernel (4-byte commit field; probe/traceraw.go)
+expect_grep 'handler us avg/max [0-9.]+/[0-9.]+' /tmp/peak.out "probe timed the controller's interrupt handler"
 check "restore the set above" citune --journal "$E2E_JOURNAL" restore
 # a whole sweep: two register points plus baselines, probing the disk
 peak sweep --controller usbh1 sweep --axis TXFIFOTHRES=0,2 --repeat 2 --out /tmp/fp.jsonl -- read --size 8M /dev/sda
