@@ -101,17 +101,21 @@ type Runner struct {
 }
 
 // Outcome is what a session found.
+//
+// Its JSON form is the outcome in `citune sweep --json`.
 type Outcome struct {
-	Ranking rank.Ranking
 	// Status is "complete", "interrupted" or "failed".
-	Status string
+	Status string `json:"status"`
 	// ProbeRuns counts this session's probe runs, TotalProbeRuns all
 	// sessions' (warm-ups included).
-	ProbeRuns, TotalProbeRuns int
-	NotHeld, Corrupt          int
-	Notes                     []string
-	Restored                  bool
-	RestoreErr                error
+	ProbeRuns      int          `json:"probe_runs"`
+	TotalProbeRuns int          `json:"total_probe_runs"`
+	NotHeld        int          `json:"not_held"`
+	Corrupt        int          `json:"corrupt"`
+	Notes          []string     `json:"notes,omitempty"`
+	Restored       bool         `json:"restored"`
+	RestoreErr     error        `json:"-"`
+	Ranking        rank.Ranking `json:"ranking"`
 }
 
 // Session end statuses.
