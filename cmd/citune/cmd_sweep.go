@@ -213,7 +213,7 @@ func runSweep(a *app, args []string) error {
 	defer closeUndo()
 	runner := &sweep.Runner{
 		ParamUsers: users,
-		Target:     t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Plan: pl, Host: sysHost,
+		Target:     t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Plan: pl, Host: sysHost,
 		Log: humanOut(a.env.stderr, a.env.errTTY), ByteUnit: display, Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
 		Command: absArgs(a.args),
 	}
@@ -260,17 +260,10 @@ func (a *app) kernel() string {
 func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display string) error {
 	if a.g.json {
 		if jerr := writeJSON(a.env.stdout, struct {
-			Target    targetInfo   `json:"target"`
-			Results   string       `json:"results"`
-			Status    string       `json:"status"`
-			ProbeRuns int          `json:"probe_runs"`
-			Total     int          `json:"total_probe_runs"`
-			NotHeld   int          `json:"not_held"`
-			Corrupt   int          `json:"corrupt"`
-			Restored  bool         `json:"restored"`
-			Notes     []string     `json:"notes,omitempty"`
-			Ranking   rank.Ranking `json:"ranking"`
-		}{infoOf(t), path, out.Status, out.ProbeRuns, out.TotalProbeRuns, out.NotHeld, out.Corrupt, out.Restored, out.Notes, out.Ranking}); jerr != nil {
+			Target  targetInfo `json:"target"`
+			Results string     `json:"results"`
+			*sweep.Outcome
+		}{infoOf(t), path, out}); jerr != nil {
 			return jerr
 		}
 	} else {
@@ -307,36 +300,4 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		return withCode(exitNotHeld, fmt.Errorf("%d point(s) did not hold their settings and were not ranked (see %s)", out.NotHeld, path))
 	}
 	return nil
-}
-
-// probeAdapter runs one probe run per Measure call with the probe
-// package's accounting (probe.Measure with Repeat 1), and checks that
-// every run that read as many bytes read the same data as the first run
-// of the sweep (probe.Reference: the full hash of warm-up runs, the
-// sample of every run): across points, so that a setting that corrupts
-// transfers shows. The sweep marks its warm-up runs' context
-// (probe.WarmupContext). The probe's own checks (write probe
-// verification, the sim probe's model) set Corrupt themselves.
-type probeAdapter struct {
-	p   probe.Probe
-	env probe.Env
-	ref probe.Reference
-	n   int
-}
-
-func (pa *probeAdapter) Measure(ctx context.Context) (probe.Run, error) {
-	pa.n++
-	res, err := probe.Measure(ctx, pa.p, probe.Options{Repeat: 1, Env: pa.env})
-	if len(res.Runs) == 0 {
-		if err == nil {
-			err = errors.New("the probe returned no run")
-		}
-		return probe.Run{}, err
-	}
-	r := res.Runs[len(res.Runs)-1]
-	if err != nil && !r.Corrupt {
-		return r, err
-	}
-	pa.ref.Check(&r, pa.n)
-	return r, nil
 }
