@@ -95,24 +95,33 @@ type Controller struct {
 	Map *regs.Map `toml:"-" json:"-"`
 }
 
-// Role is a controller's role: RoleHost or RoleDevice (RoleOTG only in
-// ParamUser, for a dual-role port whose role is not known). Its strings
-// are the TOML values of profiles (roles, dt_roles, param_roles, board
-// roles) and the JSON of results files: they must not change.
-type Role string
+// Role is a controller's role: regs.Role, the tree's one role type (it
+// lives in regs, which simmodel can import and soc cannot be imported
+// by). The names below are regs' constants under soc's names, not other
+// values.
+type Role = regs.Role
 
 // The roles. "" means unknown (QEMU: the registers do not tell).
 const (
-	RoleHost   Role = "host"
-	RoleDevice Role = "device"
+	RoleHost   = regs.RoleHost
+	RoleDevice = regs.RoleDevice
 	// RoleOTG is a dual-role port whose current role is not known
 	// (ParamUser.Role only; never a profile value).
-	RoleOTG Role = "otg"
+	RoleOTG = regs.RoleOTG
 )
 
-// Valid reports whether r is RoleHost or RoleDevice, the roles a
-// profile may name.
-func (r Role) Valid() bool { return r == RoleHost || r == RoleDevice }
+// DRRole is the role a device tree's dr_mode value fixes: "host" is
+// RoleHost, "peripheral" RoleDevice; ok is false for "otg" and "" (the
+// port may take either). The one reading of dr_mode's words.
+func DRRole(drMode string) (r Role, ok bool) {
+	switch drMode {
+	case "host":
+		return RoleHost, true
+	case "peripheral":
+		return RoleDevice, true
+	}
+	return "", false
+}
 
 // JoinRoles joins roles with sep, as strings.Join does.
 func JoinRoles(rs []Role, sep string) string {

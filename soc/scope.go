@@ -93,12 +93,9 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 			if st := readTrim(root, dir+"/status"); st == "disabled" || st == "fail" {
 				continue
 			}
-			switch readTrim(root, dir+"/dr_mode") {
-			case "host": // dr_mode values are the DT's, not Roles
-				u.Role = RoleHost
-			case "peripheral":
-				u.Role = RoleDevice
-			default:
+			if r, ok := DRRole(readTrim(root, dir+"/dr_mode")); ok {
+				u.Role = r
+			} else {
 				u.Role = RoleOTG
 			}
 		} else {
