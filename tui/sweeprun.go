@@ -23,11 +23,7 @@ import (
 
 // LoadPlanFile reads a sweep plan file (TOML, as `citune sweep --plan`).
 func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return SweepPlan{}, err
-	}
-	pf, axes, err := plan.ParsePlanFile(m, path, data)
+	pf, axes, err := plan.ReadPlanFile(m, path)
 	if err != nil {
 		return SweepPlan{}, err
 	}

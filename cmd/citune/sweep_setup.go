@@ -188,30 +188,14 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 	pl := plan.DefaultPlan()
 	pl.Seed = time.Now().UnixNano() % 1_000_000
 	if prev != nil {
-		pl = prev.Header.Plan
-		pl.Axes = nil
-		for _, a := range prev.Header.Plan.Axes {
-			name := a.Name
-			switch a.Kind {
-			case plan.KindFile:
-				name = "sysfs:" + name
-			case plan.KindModParam:
-				name = "modparam:" + name
-			}
-			ax, err := plan.NewAxis(m, name, a.Values)
-			if err != nil {
-				return pl, fmt.Errorf("results file: %w", err)
-			}
-			pl.Axes = append(pl.Axes, ax)
+		var err error
+		if pl, err = prev.Header.Plan.Bind(m); err != nil {
+			return pl, fmt.Errorf("results file: %w", err)
 		}
 	}
 	var errs []error
 	if o.plan != "" {
-		data, err := os.ReadFile(o.plan)
-		if err != nil {
-			return pl, err
-		}
-		pf, axes, err := plan.ParsePlanFile(m, o.plan, data)
+		pf, axes, err := plan.ReadPlanFile(m, o.plan)
 		if err != nil {
 			return pl, err
 		}

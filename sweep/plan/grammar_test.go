@@ -1,7 +1,10 @@
 package plan_test
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -92,5 +95,63 @@ values = ["64", 512]
 		if _, _, err := plan.ParsePlanFile(m, "p.toml", []byte(text)); err == nil || !errors.Is(err, plan.ErrPlan) {
 			t.Errorf("%s: error %v", name, err)
 		}
+	}
+}
+
+// A plan read back from a results file (names and values, no register
+// references) binds to the map again as the flags built it, and a name
+// the map does not have is refused.
+func TestBindAPlanReadBack(t *testing.T) {
+	m := regs.ChipIdea()
+	p := plan.DefaultPlan()
+	p.Seed = 7
+	for _, spec := range []string{"AHBBRST=0,3", "sysfs:/sys/block/sda/queue/max_sectors_kb=64,512", "modparam:ehci-hcd.park=0,3"} {
+		a, err := plan.ParseAxis(m, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Axes = append(p.Axes, a)
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back plan.Plan
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Axes[0].Ref.Field != nil {
+		t.Fatal("the file form kept the register reference")
+	}
+	b, err := back.Bind(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Seed != 7 || b.Mode != p.Mode || len(b.Axes) != 3 {
+		t.Fatalf("bound plan %+v", b)
+	}
+	for i, a := range b.Axes {
+		if a.Spec() != p.Axes[i].Spec() || a.Ref != p.Axes[i].Ref || a.Module != p.Axes[i].Module || a.Param != p.Axes[i].Param {
+			t.Errorf("axis %d: %+v, want %+v", i, a, p.Axes[i])
+		}
+	}
+	back.Axes[0].Name = "SBUSCFG.NOSUCH"
+	if _, err := back.Bind(m); err == nil || !errors.Is(err, plan.ErrPlan) {
+		t.Errorf("unknown field: error %v", err)
+	}
+}
+
+func TestReadPlanFile(t *testing.T) {
+	m := regs.ChipIdea()
+	path := filepath.Join(t.TempDir(), "plan.toml")
+	if err := os.WriteFile(path, []byte("repeat = 5\naxis = [\"ITC=1,8\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pf, axes, err := plan.ReadPlanFile(m, path)
+	if err != nil || pf.Repeat == nil || *pf.Repeat != 5 || len(axes) != 1 || axes[0].Name != "USBCMD.ITC" {
+		t.Fatalf("%+v %+v %v", pf, axes, err)
+	}
+	if _, _, err := plan.ReadPlanFile(m, path+".missing"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: error %v", err)
 	}
 }
