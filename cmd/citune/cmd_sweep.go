@@ -18,7 +18,6 @@ import (
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
-	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -226,17 +225,11 @@ func runSweep(a *app, args []string) error {
 		}
 		return err
 	}
-	var f *os.File
-	if prev != nil {
-		f, err = results.OpenAppend(o.out)
-	} else {
-		f, err = results.CreateFile(o.out)
-	}
+	f, err := runner.OpenOut(o.out)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	runner.Out = results.NewWriter(f)
 
 	fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
 		header(t), pl.Mode, len(runner.Points()), pl.Repeats, pl.Warmup, pr.Name(), o.out)
