@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/citune/citune/regs"
 	"periph.io/x/conn/v3/physic"
 )
 
@@ -50,22 +51,6 @@ const (
 
 // MicroFrameRate is the high-speed micro-frame clock, 8 kHz.
 const MicroFrameRate = 8 * physic.KiloHertz
-
-// Role is the controller's role.
-type Role int
-
-// Roles.
-const (
-	Host Role = iota
-	Device
-)
-
-func (r Role) String() string {
-	if r == Device {
-		return "device"
-	}
-	return "host"
-}
 
 // Workload is what moves over the link.
 type Workload int
@@ -100,12 +85,13 @@ func ParseWorkload(s string) (Workload, error) {
 	return 0, fmt.Errorf("unknown workload %q (want read, write, gadget-in or gadget-out)", s)
 }
 
-// Role is the controller role the workload needs.
-func (w Workload) Role() Role {
+// Role is the controller role the workload needs (regs.Role, the one
+// role type of the tree).
+func (w Workload) Role() regs.Role {
 	if w == GadgetIn || w == GadgetOut {
-		return Device
+		return regs.RoleDevice
 	}
-	return Host
+	return regs.RoleHost
 }
 
 // Transmits reports whether data flows from memory to the wire (through
@@ -144,15 +130,7 @@ type Settings struct {
 
 // Role is the controller's role from USBMODE.CM; ok is false when the
 // register does not say (idle).
-func (s Settings) Role() (r Role, ok bool) {
-	switch s.CM {
-	case 3:
-		return Host, true
-	case 2:
-		return Device, true
-	}
-	return Host, false
-}
+func (s Settings) Role() (r regs.Role, ok bool) { return regs.RoleOfCM(s.CM) }
 
 // ITCWindow is the interrupt threshold as a duration.
 func (s Settings) ITCWindow() time.Duration { return time.Duration(s.ITC) * MicroFrame }
@@ -250,7 +228,7 @@ const (
 func NewScenario(soc SoC, w Workload) Scenario {
 	sc := Scenario{SoC: soc, Workload: w, Xfer: DefaultStorageXfer, Queue: 1, Disk: DefaultDisk,
 		Noise: DefaultNoise, Drift: DefaultDrift, DriftRuns: DefaultDriftRuns}
-	if w.Role() == Device {
+	if w.Role() == regs.RoleDevice {
 		sc.Xfer, sc.Queue = DefaultGadgetXfer, DefaultQueue
 	}
 	return sc
@@ -313,7 +291,7 @@ func (sc Scenario) DMARate(s Settings) float64 {
 // between transactions).
 func (sc Scenario) WireRate(s Settings) float64 {
 	pkts := float64(PacketsPerMicroFrame)
-	if sc.Workload.Role() == Host {
+	if sc.Workload.Role() == regs.RoleHost {
 		park := uint32(0)
 		if s.ParkEnable {
 			park = min(s.ParkCount, 3)
@@ -341,7 +319,7 @@ func (sc Scenario) DataRate(s Settings) (rate float64, xrun bool) {
 		return 1 / (1/wire + 1/dma), false
 	}
 	if !sc.Workload.Transmits() {
-		if sc.Workload.Role() == Device && dma < wire {
+		if sc.Workload.Role() == regs.RoleDevice && dma < wire {
 			return dma * nakEfficiency, true
 		}
 		return math.Min(wire, dma), false
@@ -373,7 +351,7 @@ func (t Transfer) Rate() float64 { return float64(t.Bytes) / t.Elapsed.Seconds()
 // Transfer models n bytes with settings s. rng draws where each
 // completion falls within its interrupt threshold window.
 func (sc Scenario) Transfer(s Settings, n int64, rng *rand.Rand) Transfer {
-	if sc.Workload.Role() == Device {
+	if sc.Workload.Role() == regs.RoleDevice {
 		return sc.gadget(s, n)
 	}
 	return sc.storage(s, n, rng)

@@ -95,24 +95,33 @@ type Controller struct {
 	Map *regs.Map `toml:"-" json:"-"`
 }
 
-// Role is a controller's role: RoleHost or RoleDevice (RoleOTG only in
-// ParamUser, for a dual-role port whose role is not known). Its strings
-// are the TOML values of profiles (roles, dt_roles, param_roles, board
-// roles) and the JSON of results files: they must not change.
-type Role string
+// Role is a controller's role: regs.Role, the tree's one role type (it
+// lives in regs, which simmodel can import and soc cannot be imported
+// by). The names below are regs' constants under soc's names, not other
+// values.
+type Role = regs.Role
 
 // The roles. "" means unknown (QEMU: the registers do not tell).
 const (
-	RoleHost   Role = "host"
-	RoleDevice Role = "device"
+	RoleHost   = regs.RoleHost
+	RoleDevice = regs.RoleDevice
 	// RoleOTG is a dual-role port whose current role is not known
 	// (ParamUser.Role only; never a profile value).
-	RoleOTG Role = "otg"
+	RoleOTG = regs.RoleOTG
 )
 
-// Valid reports whether r is RoleHost or RoleDevice, the roles a
-// profile may name.
-func (r Role) Valid() bool { return r == RoleHost || r == RoleDevice }
+// DRRole is the role a device tree's dr_mode value fixes: "host" is
+// RoleHost, "peripheral" RoleDevice; ok is false for "otg" and "" (the
+// port may take either). The one reading of dr_mode's words.
+func DRRole(drMode string) (r Role, ok bool) {
+	switch drMode {
+	case "host":
+		return RoleHost, true
+	case "peripheral":
+		return RoleDevice, true
+	}
+	return "", false
+}
 
 // JoinRoles joins roles with sep, as strings.Join does.
 func JoinRoles(rs []Role, sep string) string {
@@ -207,31 +216,31 @@ func (b Bits) MarshalText() ([]byte, error) {
 // Knob says how a tuning field is made persistent on this SoC and when the
 // Linux driver rewrites it.
 type Knob struct {
-	Field string `toml:"field"` // REG.FIELD
+	Field string `toml:"field" json:"field"` // REG.FIELD
 	// DT property that sets the field, and the roles in which the value
 	// the driver writes from it is kept.
-	DT      string  `toml:"dt"`
-	DTRoles []Role  `toml:"dt_roles"`
-	DTMax   *uint32 `toml:"dt_max"`
+	DT      string  `toml:"dt" json:"dt,omitempty"`
+	DTRoles []Role  `toml:"dt_roles" json:"dt_roles,omitempty"`
+	DTMax   *uint32 `toml:"dt_max" json:"dt_max,omitempty"`
 	// Requires names a condition for the DT property to take effect,
 	// "REG.FIELD=VALUE" (burst sizes need SBUSCFG.AHBBRST=0).
-	Requires string `toml:"requires"`
+	Requires string `toml:"requires" json:"requires,omitempty"`
 	// Param is the kernel parameter that sets the field in ParamRoles;
 	// ParamEncoding is "value" (field = param), "log2" (field = 2^param)
 	// or "park" (ASPE=1 and ASP=param when param > 0).
-	Param         string   `toml:"param"`
-	ParamRoles    []Role   `toml:"param_roles"`
-	ParamEncoding Encoding `toml:"param_encoding"`
+	Param         string   `toml:"param" json:"param,omitempty"`
+	ParamRoles    []Role   `toml:"param_roles" json:"param_roles,omitempty"`
+	ParamEncoding Encoding `toml:"param_encoding" json:"param_encoding,omitempty"`
 	// None explains why the knob has no persistent mechanism.
-	None string `toml:"none"`
+	None string `toml:"none" json:"none,omitempty"`
 	// Warn is a caution that set and dts repeat whenever the field is
 	// changed or its property emitted (values known to hurt this SoC).
-	Warn string `toml:"warn"`
+	Warn string `toml:"warn" json:"warn,omitempty"`
 	// Driver says when and how the Linux driver rewrites the field.
-	Driver string `toml:"driver"`
+	Driver string `toml:"driver" json:"driver,omitempty"`
 	// Source cites where the rule comes from (kernel file and function,
 	// DT binding, measurement); "unknown" is shown when it is empty.
-	Source string `toml:"source"`
+	Source string `toml:"source" json:"source,omitempty"`
 }
 
 // SimSpec describes how the simulated controller differs from the

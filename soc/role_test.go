@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/citune/citune/regs"
 )
 
 // TestRoleValues: the roles' strings are the TOML values of profiles and
@@ -53,6 +55,35 @@ func TestBadRoles(t *testing.T) {
 		_, err := LoadFS(fstest.MapFS{"p.toml": {Data: []byte(data)}}, "p.toml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", name, err, tc.want)
+		}
+	}
+}
+
+// dr_mode's words fix a role or leave both open, and a controller's
+// role falls back on them when USBMODE.CM does not say.
+func TestDRRole(t *testing.T) {
+	for mode, want := range map[string]Role{"host": RoleHost, "peripheral": RoleDevice, "otg": "", "": "", "gadget": ""} {
+		r, ok := DRRole(mode)
+		if r != want || ok != (want != "") {
+			t.Errorf("DRRole(%q) = %q, %v; want %q", mode, r, ok, want)
+		}
+	}
+	for _, c := range []struct {
+		dr        string
+		sim, role Role
+	}{{"host", RoleHost, RoleHost}, {"peripheral", RoleDevice, RoleDevice}, {"otg", RoleDevice, ""}, {"", RoleDevice, ""}} {
+		ctl := &Controller{Roles: []Role{RoleHost, RoleDevice}, DRMode: c.dr}
+		if got := SimRole(ctl); got != c.sim {
+			t.Errorf("dr_mode %q: SimRole %q, want %q", c.dr, got, c.sim)
+		}
+		tg := &Target{Profile: &Profile{Map: regs.ChipIdea()}, Controller: ctl}
+		idle := Snapshot{Registers: []RegValue{{Name: "USBMODE", Offset: 0x1a8, Value: 0}}}
+		if got := tg.Role(idle); got != c.role {
+			t.Errorf("dr_mode %q, CM idle: role %q, want %q", c.dr, got, c.role)
+		}
+		host := Snapshot{Registers: []RegValue{{Name: "USBMODE", Offset: 0x1a8, Value: 3}}}
+		if got := tg.Role(host); got != RoleHost {
+			t.Errorf("dr_mode %q, CM=3: role %q, want host", c.dr, got)
 		}
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
+
+	"github.com/citune/citune/regs"
 )
 
 // Module parameters are module-wide: ehci_hcd.log2_irq_thresh and
@@ -93,12 +96,9 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 			if st := readTrim(root, dir+"/status"); st == "disabled" || st == "fail" {
 				continue
 			}
-			switch readTrim(root, dir+"/dr_mode") {
-			case "host": // dr_mode values are the DT's, not Roles
-				u.Role = RoleHost
-			case "peripheral":
-				u.Role = RoleDevice
-			default:
+			if r, ok := DRRole(readTrim(root, dir+"/dr_mode")); ok {
+				u.Role = r
+			} else {
 				u.Role = RoleOTG
 			}
 		} else {
@@ -120,6 +120,66 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 		us = append(us, u)
 	}
 	return us
+}
+
+// ParamUsers is ParamScope(root, p, param) with each user's settings
+// read: the fields param sets, on t through its accessor and on the
+// board's other controllers through their own /dev/mem windows (read
+// only, after their identity checks). p is the whole profile (t's is
+// narrowed to its controller). A simulated or image target has no other
+// controller to read: their Note says so.
+func (t *Target) ParamUsers(root fs.FS, p *Profile, param string) []ParamUser {
+	us := ParamScope(root, p, param)
+	for i := range us {
+		u := &us[i]
+		c, err := p.Controller(u.Label)
+		if err != nil {
+			continue
+		}
+		if c.Label == t.Controller.Label {
+			u.readSettings(t.Acc, t.Profile.Map, p, param)
+			continue
+		}
+		if t.Kind != KindDevMem {
+			u.Note = "settings not read: only the target controller is open (" + string(t.Kind) + ")"
+			continue
+		}
+		ot, err := OpenDevMem(p, c)
+		if err != nil {
+			u.Note = "settings not read: " + err.Error()
+			continue
+		}
+		if err := ot.Identify(); err != nil {
+			u.Note = "settings not read: " + err.Error()
+		} else {
+			u.readSettings(ot.Acc, ot.Profile.Map, p, param)
+		}
+		ot.Close()
+	}
+	return us
+}
+
+// readSettings reads the fields that p's knobs with param set, through
+// acc and m.
+func (u *ParamUser) readSettings(acc regs.Accessor, m *regs.Map, p *Profile, param string) {
+	for _, k := range p.Knobs {
+		if k.Param != param {
+			continue
+		}
+		ref, err := m.Lookup(k.Field)
+		if err != nil || ref.Field == nil {
+			continue
+		}
+		v, err := acc.Read32(ref.Reg.Offset)
+		if err != nil {
+			u.Note = "settings not read: " + err.Error()
+			return
+		}
+		if u.Settings == nil {
+			u.Settings = map[string]string{}
+		}
+		u.Settings[ref.String()] = strconv.FormatUint(uint64(ref.Field.Get(v)), 10)
+	}
 }
 
 // sysfsRole reads the role of a bound ChipIdea controller.

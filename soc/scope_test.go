@@ -1,6 +1,7 @@
 package soc
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -50,5 +51,41 @@ func TestParamScope(t *testing.T) {
 	// vf610: usbdev0 is a peripheral, only usbh1 takes the parameter.
 	if got := names(ParamScope(nil, profile(t, "vf610"), "ehci_hcd.log2_irq_thresh")); got != "usbh1/host/profile" {
 		t.Errorf("vf610: %s", got)
+	}
+}
+
+// ParamUsers reads the fields a parameter sets on the open controller;
+// the others of a simulated board cannot be read, and say so.
+func TestParamUsersReadTheTargetsSettings(t *testing.T) {
+	p := profile(t, "imx6q")
+	c, err := p.Controller("usbh1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := OpenSim(p, c, SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := tg.Profile.Map.Lookup("USBCMD.ITC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := tg.Acc.Read32(ref.Reg.Offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	us := tg.ParamUsers(nil, p, "ehci_hcd.log2_irq_thresh")
+	if len(us) != 4 {
+		t.Fatalf("users %+v", us)
+	}
+	for _, u := range us {
+		switch {
+		case u.Label == "usbh1":
+			if want := strconv.FormatUint(uint64(ref.Field.Get(v)), 10); u.Settings["USBCMD.ITC"] != want || u.Note != "" {
+				t.Errorf("usbh1: %+v, want ITC %s", u, want)
+			}
+		case u.Settings != nil || !strings.Contains(u.Note, "only the target controller is open (sim)"):
+			t.Errorf("%s: %+v", u.Label, u)
+		}
 	}
 }

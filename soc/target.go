@@ -68,11 +68,11 @@ type SimOptions struct {
 // its dr_mode, or for an OTG port "device" (no cable: the ID pin reads
 // 1, a B-device, and the ChipIdea driver starts the gadget role).
 func SimRole(c *Controller) Role {
-	switch {
-	case len(c.Roles) == 1:
+	if len(c.Roles) == 1 {
 		return c.Roles[0]
-	case c.DRMode == "host": // the DT's dr_mode value, not a Role
-		return RoleHost
+	}
+	if r, ok := DRRole(c.DRMode); ok {
+		return r
 	}
 	return RoleDevice
 }
@@ -92,9 +92,9 @@ func BoardStart(p *Profile, role Role) map[uint32]uint32 {
 	cs := p.BoardValues(role)
 	if r := p.Map.Register("USBMODE"); r != nil {
 		if f := r.Field("CM"); f != nil {
-			cm := uint32(2)
-			if role == RoleHost {
-				cm = 3
+			cm, ok := role.CM()
+			if !ok {
+				cm, _ = RoleDevice.CM()
 			}
 			cs = append(cs, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: cm})
 		}
@@ -308,24 +308,17 @@ func (t *Target) Role(snap Snapshot) Role {
 	if r := t.Profile.Map.Register("USBMODE"); r != nil {
 		if f := r.Field("CM"); f != nil {
 			v, _ := snap.Value(r.Name)
-			switch f.Get(v) {
-			case 3:
-				return RoleHost
-			case 2:
-				return RoleDevice
+			if role, ok := regs.RoleOfCM(f.Get(v)); ok {
+				return role
 			}
 		}
 	}
 	c := t.Controller
-	switch {
-	case len(c.Roles) == 1:
+	if len(c.Roles) == 1 {
 		return c.Roles[0]
-	case c.DRMode == "host": // dr_mode values are the DT's, not Roles
-		return RoleHost
-	case c.DRMode == "peripheral":
-		return RoleDevice
 	}
-	return ""
+	r, _ := DRRole(c.DRMode)
+	return r
 }
 
 // RoleNow reads USBMODE and returns Role.

@@ -113,25 +113,30 @@ type Runner struct {
 }
 
 // Outcome is what a session found.
+//
+// Its JSON form is the outcome in `citune sweep --json`.
 type Outcome struct {
-	Ranking rank.Ranking
 	// Status is "complete", "interrupted" or "failed".
-	Status string
+	Status string `json:"status"`
 	// ProbeRuns counts this session's probe runs, TotalProbeRuns all
 	// sessions' (warm-ups included).
-	ProbeRuns, TotalProbeRuns int
-	NotHeld, Corrupt          int
-	Notes                     []string
-	Restored                  bool
-	RestoreErr                error
+	ProbeRuns      int          `json:"probe_runs"`
+	TotalProbeRuns int          `json:"total_probe_runs"`
+	NotHeld        int          `json:"not_held"`
+	Corrupt        int          `json:"corrupt"`
+	Notes          []string     `json:"notes,omitempty"`
+	Restored       bool         `json:"restored"`
+	RestoreErr     error        `json:"-"`
+	Ranking        rank.Ranking `json:"ranking"`
 
 	// Elapsed is the session's time from its first record to its end,
 	// restore included; Reloads and ReloadTime are its module reloads
 	// and their share of it. With a Clock they are the simulated board's
-	// modelled time (SimulatedTime).
-	Elapsed, ReloadTime time.Duration
-	Reloads             int
-	SimulatedTime       bool
+	// modelled time (SimulatedTime). `citune sweep --json` gives the
+	// durations in seconds (elapsed_s, reload_s).
+	Elapsed, ReloadTime time.Duration `json:"-"`
+	Reloads             int           `json:"reloads"`
+	SimulatedTime       bool          `json:"simulated_time"`
 }
 
 // Session end statuses.

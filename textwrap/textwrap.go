@@ -48,3 +48,28 @@ func Block(text, prefix string, width int) string {
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
+
+// Line breaks a line wider than width at its last space before the
+// limit, keeping the spacing inside each piece (tables stay aligned,
+// unlike Lines) and indenting continuation lines four columns deeper than
+// the line; a word wider than the room left is cut. Each piece ends with
+// a newline. cmd/citune passes its terminal output through it.
+func Line(line string, width int) string {
+	if width < 1 {
+		return line + "\n"
+	}
+	lead := len(line) - len(strings.TrimLeft(line, " "))
+	indent := strings.Repeat(" ", min(lead+4, width/2))
+	var b strings.Builder
+	for ansi.StringWidth(line) > width {
+		head := ansi.Truncate(line, width+1, "")
+		cut := strings.LastIndexByte(head, ' ')
+		if cut <= len(indent) {
+			cut = len(ansi.Truncate(line, width, "")) // one long word: cut it
+		}
+		b.WriteString(strings.TrimRight(line[:cut], " ") + "\n")
+		line = indent + strings.TrimLeft(line[cut:], " ")
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}

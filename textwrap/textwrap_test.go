@@ -41,3 +41,31 @@ func TestLines(t *testing.T) {
 		t.Errorf("Block = %q", got)
 	}
 }
+
+// Line keeps a table row's spacing, breaks at the last space that fits,
+// indents continuations four columns deeper than the line and cuts a
+// word that cannot fit.
+func TestLine(t *testing.T) {
+	if got := Line("  a    b", 20); got != "  a    b\n" {
+		t.Errorf("short line changed: %q", got)
+	}
+	got := Line("  ITC=1    24.90 MiB/s   ×1.05 µs  spread", 24)
+	for i, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+		if ansi.StringWidth(l) > 24 {
+			t.Errorf("piece %d is %d wide: %q", i, ansi.StringWidth(l), l)
+		}
+		if i > 0 && !strings.HasPrefix(l, "      ") {
+			t.Errorf("continuation %q not indented by 6", l)
+		}
+	}
+	if !strings.HasPrefix(got, "  ITC=1    24.90 MiB/s\n") {
+		t.Errorf("spacing not kept or broken at the wrong space: %q", got)
+	}
+	// The indent is at most half the width.
+	if got := Line("abcdefghijkl", 5); got != "abcde\n  fgh\n  ijk\n  l\n" {
+		t.Errorf("long word: %q", got)
+	}
+	if got := Line("x y", 0); got != "x y\n" {
+		t.Errorf("width 0: %q", got)
+	}
+}

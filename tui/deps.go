@@ -5,7 +5,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"strings"
 	"sync"
 	"time"
 
@@ -47,7 +46,7 @@ func axisLabel(m *regs.Map, a plan.Axis) string {
 	if a.Kind == plan.KindRegister {
 		return shortName(m, a.Ref)
 	}
-	return strings.TrimSuffix(a.Spec(), "="+strings.Join(a.Values, ","))
+	return a.SpecName()
 }
 
 // SweepPlan is the plan on the Sweep tab: the sweep's own plan.Plan

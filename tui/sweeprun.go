@@ -23,11 +23,7 @@ import (
 
 // LoadPlanFile reads a sweep plan file (TOML, as `citune sweep --plan`).
 func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return SweepPlan{}, err
-	}
-	pf, axes, err := plan.ParsePlanFile(m, path, data)
+	pf, axes, err := plan.ReadPlanFile(m, path)
 	if err != nil {
 		return SweepPlan{}, err
 	}
@@ -101,24 +97,16 @@ func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 	key := fmt.Sprintf("%s mode=%s repeat=%d", strings.Join(keyParts, " "), sp.Mode, sp.Repeats)
 
 	var res *results.Results
-	var f *os.File
-	var err error
 	if resume && key == s.planKey && s.path != "" {
+		var err error
 		if res, err = results.Load(s.path); err != nil {
-			return "", nil, err
-		}
-		if f, err = results.OpenAppend(s.path); err != nil {
 			return "", nil, err
 		}
 	} else {
 		s.n++
 		s.path = s.newPath()
 		s.planKey = key
-		if f, err = results.CreateFile(s.path); err != nil {
-			return "", nil, err
-		}
 	}
-	defer f.Close()
 
 	// Module parameters are module-wide: the header and a note name the
 	// controllers a modparam axis changes (from the profile: the TUI
@@ -130,7 +118,12 @@ func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 		}
 	}
 	r := &sweep.Runner{ParamUsers: users, Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
-		Out: results.NewWriter(f), OnEvent: onEvent, Command: s.Command, Kernel: s.Kernel, Resume: res, Now: s.Now}
+		OnEvent: onEvent, Command: s.Command, Kernel: s.Kernel, Resume: res, Now: s.Now}
+	f, err := r.OpenOut(s.path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
 	outcome, err := r.Run(ctx)
 	if errors.Is(err, sweep.ErrInterrupted) {
 		err = errors.Join(context.Canceled, err)

@@ -3,11 +3,8 @@ package undo
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -81,183 +78,6 @@ func (f *fixture) field(t *testing.T, name string) uint32 {
 	return ref.Field.Get(v)
 }
 
-func TestParallelSetsLoseNothing(t *testing.T) {
-	f := newFixture(t)
-	changes := []string{"ITC=64", "AHBBRST=0", "TXPBURST=16", "RXPBURST=16", "SDIS=1", "TXSCHOH=4"}
-	before := map[string]uint32{}
-	for _, c := range changes {
-		name, _, _ := strings.Cut(c, "=")
-		before[name] = f.field(t, name)
-	}
-	var wg sync.WaitGroup
-	errs := make(chan error, len(changes))
-	for _, c := range changes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := f.open(t, KindSet, nil)
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer s.Close()
-			if _, err := s.Apply([]regs.Change{f.change(t, c)}); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	j, err := Load(f.journal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := j.Find(f.id.Key())
-	if e == nil {
-		t.Fatal("no journal entry")
-	}
-	for _, c := range changes {
-		name, val, _ := strings.Cut(c, "=")
-		if got := fmt.Sprint(f.field(t, name)); got != val {
-			t.Errorf("%s reads %s, want %s", name, got, val)
-		}
-		found := false
-		for _, fr := range e.Fields {
-			if strings.EqualFold(fr.Field, name) {
-				found = true
-				ref, _ := f.m.Lookup(name)
-				if ref.Field.Get(fr.Original) != before[name] {
-					t.Errorf("%s original %d, want %d", name, ref.Field.Get(fr.Original), before[name])
-				}
-			}
-		}
-		if !found && before[name] != 0 || !found && val != "0" {
-			if !found {
-				t.Errorf("no original of %s in the journal", name)
-			}
-		}
-	}
-	if len(e.Changes) != len(changes) {
-		t.Errorf("journal requests %v, want all %d", e.Changes, len(changes))
-	}
-	// Restore puts every field back.
-	r, err := f.open(t, KindRestore, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.RestoreAll(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	for name, v := range before {
-		if got := f.field(t, name); got != v {
-			t.Errorf("after restore %s = %d, want %d", name, got, v)
-		}
-	}
-	if _, err := os.Stat(f.journal); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("journal still there after a full restore: %v", err)
-	}
-	assertNoTemp(t, filepath.Dir(f.journal))
-}
-
-func assertNoTemp(t *testing.T, dir string) {
-	t.Helper()
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".tmp") || strings.HasPrefix(e.Name(), ".journal") {
-			t.Errorf("stray temporary file %s", e.Name())
-		}
-	}
-}
-
-func TestSecondLongSessionRefusedNamingOwner(t *testing.T) {
-	f := newFixture(t)
-	s1, err := f.open(t, KindSweep, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s1.Close()
-	for _, k := range []Kind{KindSweep, KindTUI, KindSet, KindRestore} {
-		_, err := f.open(t, k, nil)
-		var be *BusyError
-		if !errors.As(err, &be) {
-			t.Fatalf("%s during a sweep: %v, want busy", k, err)
-		}
-		if be.Holder.PID != os.Getpid() || be.Holder.Kind != KindSweep || !strings.Contains(err.Error(), "citune sweep (pid ") {
-			t.Errorf("%s: busy error does not name the sweep: %v", k, err)
-		}
-	}
-	// Forced, a set goes on (with a warning); a sweep never.
-	s2, err := f.open(t, KindSet, func(o *Options) { o.Force = true })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s2.Warnings()) == 0 {
-		t.Error("forced set gave no warning")
-	}
-	s2.Close()
-	if _, err := f.open(t, KindSweep, func(o *Options) { o.Force = true }); !errors.Is(err, ErrBusy) {
-		t.Errorf("forced sweep during a sweep: %v", err)
-	}
-	s1.Close()
-	s3, err := f.open(t, KindSweep, nil)
-	if err != nil {
-		t.Fatalf("after the first sweep ended: %v", err)
-	}
-	s3.Close()
-}
-
-// deadOwner is the owner identity of a process that has exited.
-func deadOwner(t *testing.T, k Kind) Owner {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Skip("no true:", err)
-	}
-	o := Self(k, []string{"citune", string(k)})
-	o.PID = cmd.Process.Pid
-	return o
-}
-
-func TestInterruptedSessionBlocksNewSweepUntilRestoreOrAdopt(t *testing.T) {
-	f := newFixture(t)
-	s, err := f.open(t, KindSweep, func(o *Options) { o.Owner = deadOwner(t, KindSweep) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Apply([]regs.Change{f.change(t, "ITC=64")}); err != nil {
-		t.Fatal(err)
-	}
-	s.lk.release() // killed: the kernel drops the lock; the registration stays
-	_, err = f.open(t, KindSweep, nil)
-	var ie *InterruptedError
-	if !errors.As(err, &ie) || ie.Owners[0].PID != s.o.Owner.PID {
-		t.Fatalf("new sweep over a killed one: %v", err)
-	}
-	// A resumed sweep adopts the records: its restore returns to the
-	// original, not to the killed sweep's value.
-	a, err := f.open(t, KindSweep, func(o *Options) { o.Adopt = true })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Apply([]regs.Change{f.change(t, "ITC=16")}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Restore(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	a.Close()
-	if got := f.field(t, "ITC"); got != 8 {
-		t.Errorf("ITC after the adopted restore = %d, want the original 8", got)
-	}
-	if j, _ := Load(f.journal); len(j.Entries) != 0 {
-		t.Errorf("journal after a full restore: %+v", j.Entries)
-	}
-}
-
 func TestRestoreTouchesOnlyRecordedBits(t *testing.T) {
 	f := newFixture(t)
 	s, err := f.open(t, KindSet, nil)
@@ -316,32 +136,6 @@ func TestLiveStateRefused(t *testing.T) {
 	}
 }
 
-func TestSymlinkedImageIsOneTarget(t *testing.T) {
-	dir := t.TempDir()
-	img := filepath.Join(dir, "a.img")
-	if err := os.WriteFile(img, make([]byte, 0x200), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "b.img")
-	if err := os.Symlink(img, link); err != nil {
-		t.Fatal(err)
-	}
-	a, err := File(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := File(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Key() != b.Key() {
-		t.Errorf("symlink gives another key: %s vs %s", a.Key(), b.Key())
-	}
-	if DevMem(0x2184200).Key() == DevMem(0x2184000).Key() {
-		t.Error("two bases, one key")
-	}
-}
-
 func TestSessionRestoreReturnsToSessionStart(t *testing.T) {
 	f := newFixture(t)
 	// An earlier set changed ITC; a sweep then changes it again and ends.
@@ -394,86 +188,6 @@ func TestHaltIsIdempotentAndConcurrent(t *testing.T) {
 		t.Error("a halted session wrote")
 	}
 	s.Close()
-}
-
-func TestConvertV1(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "j.json")
-	os.WriteFile(p, []byte(`{"version":1,"entries":[{"pid":1,"command":["citune","set"],"profile":"imx6q","controller":"usbh1","kind":"devmem","base":35144192,
-	"registers":[{"name":"USBCMD","offset":320,"original":524288,"written":4194304}]}]}`), 0o644)
-	j, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(j.Entries) != 1 || j.Entries[0].Target.Key() != DevMem(0x2184200).Key() || len(j.Entries[0].Fields) != 1 {
-		t.Fatalf("converted: %+v", j.Entries)
-	}
-	fr := j.Entries[0].Fields[0]
-	if fr.Mask != 0x00480000 || fr.Original != 0x00080000 {
-		t.Errorf("record %+v", fr)
-	}
-}
-
-func TestParseStat(t *testing.T) {
-	st, err := parseStat("123 (a b) c)) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 424242 20 21")
-	if err != nil || st != 424242 {
-		t.Errorf("parseStat = %d, %v", st, err)
-	}
-	if _, err := parseStat("garbage"); err == nil {
-		t.Error("garbage parsed")
-	}
-	me := Self(KindSet, nil)
-	if !me.Alive() || me.Start == 0 {
-		t.Errorf("this process is not alive: %+v", me)
-	}
-	other := me
-	other.Start++
-	if other.Alive() {
-		t.Error("a reused pid with another start time counts as alive")
-	}
-}
-
-func TestJournalDamagedOrFuture(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "journal.json")
-	os.WriteFile(path, []byte("{\"version\": 2, \"entries\": [ {"), 0o644)
-	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "damaged") {
-		t.Errorf("damaged journal: %v", err)
-	}
-	os.WriteFile(path, []byte(`{"version": 7}`), 0o644)
-	if _, err := Load(path); err == nil {
-		t.Error("future version loaded")
-	}
-	// A failed update saves nothing.
-	os.WriteFile(path, []byte(`{"version": 2, "entries": []}`), 0o644)
-	err := Update(path, func(j *Journal) error {
-		j.Entries = append(j.Entries, Entry{Target: DevMem(1), Fields: []FieldRec{{Mask: 1}}})
-		return errors.New("no")
-	})
-	if err == nil {
-		t.Fatal("update error lost")
-	}
-	if b, _ := os.ReadFile(path); string(b) != `{"version": 2, "entries": []}` {
-		t.Errorf("failed update wrote %s", b)
-	}
-}
-
-func TestDefaultPath(t *testing.T) {
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		uid  int
-		want string
-	}{
-		{"override", map[string]string{"CITUNE_JOURNAL": "/tmp/j.json"}, 0, "/tmp/j.json"},
-		{"root", nil, 0, "/var/lib/citune/journal.json"},
-		{"xdg", map[string]string{"XDG_STATE_HOME": "/s", "HOME": "/h"}, 1000, "/s/citune/journal.json"},
-		{"home", map[string]string{"HOME": "/h"}, 1000, "/h/.local/state/citune/journal.json"},
-	} {
-		if got := DefaultPath(env(tc.env), tc.uid); got != tc.want {
-			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
-		}
-	}
 }
 
 // Restoring originals that a driver wrote (values citune would refuse
@@ -546,17 +260,5 @@ func TestRestoreIgnoresWriteClearedCounter(t *testing.T) {
 	s.Close()
 	if v, _ := f.acc.Read32(0x164); v&0xff != 0x08 {
 		t.Errorf("TXFILLTUNING after restore = %#08x", v)
-	}
-}
-
-// Reading a journal whose directory does not exist creates nothing.
-func TestLoadCreatesNothing(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state")
-	j, err := Load(filepath.Join(dir, "journal.json"))
-	if err != nil || len(j.Entries) != 0 {
-		t.Fatalf("Load: %v %+v", err, j)
-	}
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("Load created %s: %v", dir, err)
 	}
 }

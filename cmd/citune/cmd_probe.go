@@ -233,22 +233,12 @@ func fmtRateIn(v float64, unit, display string) string { return rank.FormatRateI
 
 // medianRates is a probe's median in every unit (byte rates only).
 type medianRates struct {
-	Probe  string   `json:"probe"`
-	Value  float64  `json:"value"`
-	Unit   string   `json:"unit"`
-	MiBps  *float64 `json:"mib_s,omitempty"`
-	MBps   *float64 `json:"mb_s,omitempty"`
-	Mbitps *float64 `json:"mbit_s,omitempty"`
+	Probe string `json:"probe"`
+	rank.Rate
 }
 
 func medianOf(r probe.Result) medianRates {
-	m := medianRates{Probe: r.Probe, Value: r.Stats.Median, Unit: r.Stats.Unit}
-	if m.Unit == "" || m.Unit == "B/s" {
-		m.Unit = "B/s"
-		mib, mb, mbit := m.Value/(1<<20), m.Value/1e6, m.Value*8/1e6
-		m.MiBps, m.MBps, m.Mbitps = &mib, &mb, &mbit
-	}
-	return m
+	return medianRates{Probe: r.Probe, Rate: rank.RateOf(r.Stats.Median, r.Stats.Unit)}
 }
 
 func fmtBytes(n int64) string {

@@ -190,20 +190,6 @@ func profileJSON(p *soc.Profile) any {
 		Value    string `json:"value"`
 		Why      string `json:"why"`
 	}
-	type knob struct {
-		Field         string     `json:"field"`
-		DT            string     `json:"dt,omitempty"`
-		DTRoles       []soc.Role `json:"dt_roles,omitempty"`
-		DTMax         *uint32    `json:"dt_max,omitempty"`
-		Requires      string     `json:"requires,omitempty"`
-		Param         string     `json:"param,omitempty"`
-		ParamRoles    []soc.Role `json:"param_roles,omitempty"`
-		ParamEncoding string     `json:"param_encoding,omitempty"`
-		None          string     `json:"none,omitempty"`
-		Warn          string     `json:"warn,omitempty"`
-		Driver        string     `json:"driver,omitempty"`
-		Source        string     `json:"source,omitempty"`
-	}
 	type reg struct {
 		Name   string `json:"name"`
 		Offset string `json:"offset"`
@@ -211,27 +197,25 @@ func profileJSON(p *soc.Profile) any {
 		Source string `json:"source,omitempty"`
 	}
 	out := struct {
-		Name        string   `json:"name"`
-		Title       string   `json:"title"`
-		File        string   `json:"file"`
-		Aliases     []string `json:"aliases,omitempty"`
-		Compatible  []string `json:"compatible"`
-		SocID       []string `json:"soc_id,omitempty"`
-		Notes       string   `json:"notes,omitempty"`
-		Emulated    bool     `json:"emulated,omitempty"`
-		Controllers []ctl    `json:"controllers"`
-		Identity    []check  `json:"identity"`
-		Knobs       []knob   `json:"knobs"`
-		Registers   []reg    `json:"registers"`
-	}{Name: p.Name, Title: p.Title, File: p.File, Aliases: p.Aliases, Compatible: p.Compatible, SocID: p.SocID, Notes: p.Notes, Emulated: p.Emulated}
+		Name        string     `json:"name"`
+		Title       string     `json:"title"`
+		File        string     `json:"file"`
+		Aliases     []string   `json:"aliases,omitempty"`
+		Compatible  []string   `json:"compatible"`
+		SocID       []string   `json:"soc_id,omitempty"`
+		Notes       string     `json:"notes,omitempty"`
+		Emulated    bool       `json:"emulated,omitempty"`
+		Controllers []ctl      `json:"controllers"`
+		Identity    []check    `json:"identity"`
+		Knobs       []soc.Knob `json:"knobs"`
+		Registers   []reg      `json:"registers"`
+	}{Name: p.Name, Title: p.Title, File: p.File, Aliases: p.Aliases, Compatible: p.Compatible, SocID: p.SocID, Notes: p.Notes, Emulated: p.Emulated,
+		Knobs: p.Knobs}
 	for _, c := range p.Controllers {
 		out.Controllers = append(out.Controllers, ctl{c.Label, c.Node, fmt.Sprintf("%#08x", c.Base), fmt.Sprintf("%#x", c.Size), c.IRQ, c.Roles, string(c.Core)})
 	}
 	for _, ch := range p.Identity {
 		out.Identity = append(out.Identity, check{ch.Register, fmt.Sprintf("%#08x", ch.Mask), fmt.Sprintf("%#08x", ch.Value), ch.Why})
-	}
-	for _, k := range p.Knobs {
-		out.Knobs = append(out.Knobs, knob{k.Field, k.DT, k.DTRoles, k.DTMax, k.Requires, k.Param, k.ParamRoles, string(k.ParamEncoding), k.None, k.Warn, k.Driver, k.Source})
 	}
 	for _, r := range p.Map.Registers {
 		j := reg{Name: r.Name, Offset: fmt.Sprintf("0x%03x", r.Offset), Source: r.Source}

@@ -64,7 +64,7 @@ func runReport(a *app, args []string) error {
 		return err
 	}
 	if a.g.json {
-		return writeJSON(a.env.stdout, reportJSON(ss))
+		return writeJSON(a.env.stdout, report.JSON(ss))
 	}
 	if ro.top == 0 {
 		ro.top = max(ranked, 1) // every point

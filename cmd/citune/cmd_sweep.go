@@ -18,7 +18,6 @@ import (
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
-	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -213,7 +212,7 @@ func runSweep(a *app, args []string) error {
 	defer closeUndo()
 	runner := &sweep.Runner{
 		ParamUsers: users,
-		Target:     t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Plan: pl, Host: sysHost,
+		Target:     t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Plan: pl, Host: sysHost,
 		Log: humanOut(a.env.stderr, a.env.errTTY), ByteUnit: display, Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
 		Command: absArgs(a.args),
 	}
@@ -233,17 +232,11 @@ func runSweep(a *app, args []string) error {
 		}
 		return err
 	}
-	var f *os.File
-	if prev != nil {
-		f, err = results.OpenAppend(o.out)
-	} else {
-		f, err = results.CreateFile(o.out)
-	}
+	f, err := runner.OpenOut(o.out)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	runner.Out = results.NewWriter(f)
 
 	fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
 		header(t), pl.Mode, len(runner.Points()), pl.Repeats, pl.Warmup, pr.Name(), o.out)
@@ -267,24 +260,14 @@ func (a *app) kernel() string {
 func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display string) error {
 	if a.g.json {
 		if jerr := writeJSON(a.env.stdout, struct {
-			Target    targetInfo   `json:"target"`
-			Results   string       `json:"results"`
-			Status    string       `json:"status"`
-			ProbeRuns int          `json:"probe_runs"`
-			Total     int          `json:"total_probe_runs"`
-			NotHeld   int          `json:"not_held"`
-			Corrupt   int          `json:"corrupt"`
-			Restored  bool         `json:"restored"`
-			Notes     []string     `json:"notes,omitempty"`
-			Ranking   rank.Ranking `json:"ranking"`
+			Target  targetInfo `json:"target"`
+			Results string     `json:"results"`
+			*sweep.Outcome
 			// The session's time on the sweep's clock (the simulated
 			// board's modelled time when simulated_time).
-			Elapsed   float64 `json:"elapsed_s"`
-			Reloads   int     `json:"reloads"`
-			ReloadS   float64 `json:"reload_s"`
-			Simulated bool    `json:"simulated_time"`
-		}{infoOf(t), path, out.Status, out.ProbeRuns, out.TotalProbeRuns, out.NotHeld, out.Corrupt, out.Restored, out.Notes, out.Ranking,
-			out.Elapsed.Seconds(), out.Reloads, out.ReloadTime.Seconds(), out.SimulatedTime}); jerr != nil {
+			Elapsed float64 `json:"elapsed_s"`
+			ReloadS float64 `json:"reload_s"`
+		}{infoOf(t), path, out, out.Elapsed.Seconds(), out.ReloadTime.Seconds()}); jerr != nil {
 			return jerr
 		}
 	} else {
@@ -342,36 +325,4 @@ func sweepTime(out *sweep.Outcome) string {
 		s += " (the simulated board's modelled time)"
 	}
 	return s
-}
-
-// probeAdapter runs one probe run per Measure call with the probe
-// package's accounting (probe.Measure with Repeat 1), and checks that
-// every run that read as many bytes read the same data as the first run
-// of the sweep (probe.Reference: the full hash of warm-up runs, the
-// sample of every run): across points, so that a setting that corrupts
-// transfers shows. The sweep marks its warm-up runs' context
-// (probe.WarmupContext). The probe's own checks (write probe
-// verification, the sim probe's model) set Corrupt themselves.
-type probeAdapter struct {
-	p   probe.Probe
-	env probe.Env
-	ref probe.Reference
-	n   int
-}
-
-func (pa *probeAdapter) Measure(ctx context.Context) (probe.Run, error) {
-	pa.n++
-	res, err := probe.Measure(ctx, pa.p, probe.Options{Repeat: 1, Env: pa.env})
-	if len(res.Runs) == 0 {
-		if err == nil {
-			err = errors.New("the probe returned no run")
-		}
-		return probe.Run{}, err
-	}
-	r := res.Runs[len(res.Runs)-1]
-	if err != nil && !r.Corrupt {
-		return r, err
-	}
-	pa.ref.Check(&r, pa.n)
-	return r, nil
 }

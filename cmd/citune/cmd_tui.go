@@ -137,7 +137,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 	// The sweep's probe adapter also checks that every run read the
 	// same data as the sweep's first (a setting that corrupts transfers
 	// shows).
-	sw := &tui.SweepRunner{Target: t, Prober: &probeAdapter{p: pr, env: env}, ProbeName: pr.Name(), Out: sweepOut,
+	sw := &tui.SweepRunner{Target: t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Out: sweepOut,
 		Command: a.args, Kernel: a.kernel()}
 	sw.Host, sw.Session = sysHost, u
 	cfg.Sweeper = sw

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/textwrap"
@@ -120,7 +119,7 @@ func (l *lineWrapper) Write(p []byte) (int, error) {
 		if i < 0 {
 			return len(p), nil
 		}
-		line := wrapLine(string(l.buf[:i]), l.width)
+		line := textwrap.Line(string(l.buf[:i]), l.width)
 		l.buf = l.buf[i+1:]
 		if _, err := io.WriteString(l.w, line); err != nil {
 			return len(p), err
@@ -141,25 +140,4 @@ func humanOut(w io.Writer, tty bool) io.Writer {
 		}
 	}
 	return &lineWrapper{w: w, width: width}
-}
-
-// wrapLine breaks a line wider than width at its last space before the
-// limit, keeping the spacing inside each piece (tables stay aligned) and
-// indenting continuation lines four columns deeper than the line. Widths
-// are x/ansi's, as in wrap.
-func wrapLine(line string, width int) string {
-	lead := len(line) - len(strings.TrimLeft(line, " "))
-	indent := strings.Repeat(" ", min(lead+4, width/2))
-	var b strings.Builder
-	for ansi.StringWidth(line) > width {
-		head := ansi.Truncate(line, width+1, "")
-		cut := strings.LastIndexByte(head, ' ')
-		if cut <= len(indent) {
-			cut = len(ansi.Truncate(line, width, "")) // one long word: cut it
-		}
-		b.WriteString(strings.TrimRight(line[:cut], " ") + "\n")
-		line = indent + strings.TrimLeft(line[cut:], " ")
-	}
-	b.WriteString(line + "\n")
-	return b.String()
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -188,30 +187,14 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 	pl := plan.DefaultPlan()
 	pl.Seed = time.Now().UnixNano() % 1_000_000
 	if prev != nil {
-		pl = prev.Header.Plan
-		pl.Axes = nil
-		for _, a := range prev.Header.Plan.Axes {
-			name := a.Name
-			switch a.Kind {
-			case plan.KindFile:
-				name = "sysfs:" + name
-			case plan.KindModParam:
-				name = "modparam:" + name
-			}
-			ax, err := plan.NewAxis(m, name, a.Values)
-			if err != nil {
-				return pl, fmt.Errorf("results file: %w", err)
-			}
-			pl.Axes = append(pl.Axes, ax)
+		var err error
+		if pl, err = prev.Header.Plan.Bind(m); err != nil {
+			return pl, fmt.Errorf("results file: %w", err)
 		}
 	}
 	var errs []error
 	if o.plan != "" {
-		data, err := os.ReadFile(o.plan)
-		if err != nil {
-			return pl, err
-		}
-		pf, axes, err := plan.ParsePlanFile(m, o.plan, data)
+		pf, axes, err := plan.ReadPlanFile(m, o.plan)
 		if err != nil {
 			return pl, err
 		}
@@ -273,64 +256,18 @@ func (a *app) sweepProbeErr(err error) error {
 }
 
 // paramUsers finds, for every module parameter axis, the controllers the
-// parameter changes (it is module-wide) and reads the fields it sets on
-// each: on the target through its accessor, on the board's other
-// controllers through their own /dev/mem windows (read only); a simulated
-// or image target has no other controller to read.
+// parameter changes (it is module-wide) with the fields it sets on each
+// (soc.Target.ParamUsers).
 func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[string][]soc.ParamUser {
 	var out map[string][]soc.ParamUser
 	for _, ax := range pl.Axes {
 		if ax.Kind != plan.KindModParam {
 			continue
 		}
-		us := soc.ParamScope(root, p, ax.Name)
-		for i := range us {
-			u := &us[i]
-			c, err := p.Controller(u.Label)
-			if err != nil {
-				continue
-			}
-			acc, m := t.Acc, t.Profile.Map
-			if c.Label != t.Controller.Label {
-				if t.Kind != soc.KindDevMem {
-					u.Note = "settings not read: only the target controller is open (" + string(t.Kind) + ")"
-					continue
-				}
-				ot, err := soc.OpenDevMem(p, c)
-				if err != nil {
-					u.Note = "settings not read: " + err.Error()
-					continue
-				}
-				defer ot.Close()
-				if err := ot.Identify(); err != nil {
-					u.Note = "settings not read: " + err.Error()
-					continue
-				}
-				acc, m = ot.Acc, ot.Profile.Map
-			}
-			for _, k := range p.Knobs {
-				if k.Param != ax.Name {
-					continue
-				}
-				ref, err := m.Lookup(k.Field)
-				if err != nil || ref.Field == nil {
-					continue
-				}
-				v, err := acc.Read32(ref.Reg.Offset)
-				if err != nil {
-					u.Note = "settings not read: " + err.Error()
-					break
-				}
-				if u.Settings == nil {
-					u.Settings = map[string]string{}
-				}
-				u.Settings[ref.String()] = strconv.FormatUint(uint64(ref.Field.Get(v)), 10)
-			}
-		}
 		if out == nil {
 			out = map[string][]soc.ParamUser{}
 		}
-		out[ax.Name] = us
+		out[ax.Name] = t.ParamUsers(root, p, ax.Name)
 	}
 	return out
 }

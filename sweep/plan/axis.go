@@ -57,14 +57,18 @@ func (a *Axis) Label() string {
 }
 
 // Spec renders the axis as the --axis flag would give it.
-func (a *Axis) Spec() string {
+func (a *Axis) Spec() string { return a.SpecName() + "=" + strings.Join(a.Values, ",") }
+
+// SpecName is the axis' name with its kind's prefix, as the --axis flag
+// and NewAxis take it: REG.FIELD, sysfs:PATH or modparam:MODULE.PARAM.
+func (a *Axis) SpecName() string {
 	switch a.Kind {
 	case KindFile:
-		return "sysfs:" + a.Name + "=" + strings.Join(a.Values, ",")
+		return "sysfs:" + a.Name
 	case KindModParam:
-		return "modparam:" + a.Name + "=" + strings.Join(a.Values, ",")
+		return "modparam:" + a.Name
 	}
-	return a.Name + "=" + strings.Join(a.Values, ",")
+	return a.Name
 }
 
 // Number returns a register axis value as a number.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -72,6 +73,22 @@ func (p *Plan) Check() error {
 		seen[k] = true
 	}
 	return errors.Join(errs...)
+}
+
+// Bind checks a plan read back from a results file against m and returns
+// it with its axes built again (the file records names and values, not
+// the map's references), as NewAxis builds them.
+func (p Plan) Bind(m *regs.Map) (Plan, error) {
+	axes := p.Axes
+	p.Axes = nil
+	for _, a := range axes {
+		b, err := NewAxis(m, a.SpecName(), a.Values)
+		if err != nil {
+			return p, err
+		}
+		p.Axes = append(p.Axes, b)
+	}
+	return p, nil
 }
 
 // PlanFile is a TOML plan (`--plan FILE`). Every key is optional; flags
@@ -154,6 +171,16 @@ func ParsePlanFile(m *regs.Map, name string, data []byte) (PlanFile, []Axis, err
 		}
 	}
 	return pf, axes, errors.Join(errs...)
+}
+
+// ReadPlanFile reads the TOML plan file at path and parses it
+// (ParsePlanFile).
+func ReadPlanFile(m *regs.Map, path string) (PlanFile, []Axis, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return PlanFile{}, nil, err
+	}
+	return ParsePlanFile(m, path, data)
 }
 
 // Apply sets the plan's fields that the file gives.

@@ -1,33 +1,16 @@
-package main
+package report
 
-import (
-	"github.com/citune/citune/report"
-)
+import "github.com/citune/citune/sweep/rank"
 
-// The machine form of `citune report --json`: one object per results
-// file, every point (ranked, excluded, eliminated), lower-case keys like
-// every other --json. Rates in bytes per second come in the units dd,
-// hdparm and iperf3 print too: MiB/s, SI MB/s and Mbit/s.
+// The machine form of results files (`citune report --json`): one object
+// per results file, every point (ranked, excluded, eliminated), lower-case
+// keys like every other --json. Rates in bytes per second come in the
+// units dd, hdparm and iperf3 print too (rank.Rate): MiB/s, SI MB/s and
+// Mbit/s.
 
-type jsonRate struct {
-	Value  float64  `json:"value"` // in the probe's unit (bytes/s for a byte rate)
-	Unit   string   `json:"unit"`
-	MiBps  *float64 `json:"mib_s,omitempty"`
-	MBps   *float64 `json:"mb_s,omitempty"`
-	Mbitps *float64 `json:"mbit_s,omitempty"`
-}
-
-func rateJSON(s *report.Sweep, v float64) jsonRate {
-	r := jsonRate{Value: v, Unit: s.Unit}
-	if s.Unit == "" || s.Unit == "B/s" {
-		r.Unit = "B/s"
-		mib, mb, mbit := v/(1<<20), v/1e6, v*8/1e6
-		r.MiBps, r.MBps, r.Mbitps = &mib, &mb, &mbit
-	}
-	return r
-}
-
-type jsonDiff struct {
+// JSONDiff is a point against the baseline: the difference in per cent
+// and its confidence interval where there is one.
+type JSONDiff struct {
 	Pct         float64  `json:"pct"`
 	Lo          *float64 `json:"ci_lo,omitempty"`
 	Hi          *float64 `json:"ci_hi,omitempty"`
@@ -35,7 +18,8 @@ type jsonDiff struct {
 	Significant bool     `json:"significant"`
 }
 
-type jsonPoint struct {
+// JSONPoint is one point of a results file.
+type JSONPoint struct {
 	Label      string            `json:"label"`
 	Settings   map[string]string `json:"settings,omitempty"`
 	Baseline   bool              `json:"baseline,omitempty"`
@@ -44,17 +28,18 @@ type jsonPoint struct {
 	Status     string            `json:"status"`
 	Reason     string            `json:"reason,omitempty"`
 	Runs       int               `json:"runs"`
-	Median     *jsonRate         `json:"median,omitempty"`
-	Min        *jsonRate         `json:"min,omitempty"`
-	Max        *jsonRate         `json:"max,omitempty"`
-	VsBaseline *jsonDiff         `json:"vs_baseline,omitempty"`
+	Median     *rank.Rate        `json:"median,omitempty"`
+	Min        *rank.Rate        `json:"min,omitempty"`
+	Max        *rank.Rate        `json:"max,omitempty"`
+	VsBaseline *JSONDiff         `json:"vs_baseline,omitempty"`
 	IRQsPerSec *float64          `json:"irqs_per_s,omitempty"`
 	IRQsPerMiB *float64          `json:"irqs_per_mib,omitempty"`
 	HandlerAvg *float64          `json:"handler_avg_us,omitempty"`
 	CPUPct     *float64          `json:"cpu_pct,omitempty"`
 }
 
-type jsonSweep struct {
+// JSONSweep is one results file.
+type JSONSweep struct {
 	File        string      `json:"file"`
 	Profile     string      `json:"profile"`
 	Controller  string      `json:"controller"`
@@ -65,14 +50,14 @@ type jsonSweep struct {
 	State       string      `json:"state"`
 	StateDetail string      `json:"state_detail,omitempty"`
 	Warnings    []string    `json:"warnings,omitempty"`
-	Baseline    *jsonPoint  `json:"baseline,omitempty"`
+	Baseline    *JSONPoint  `json:"baseline,omitempty"`
 	Winner      string      `json:"winner,omitempty"`
-	Points      []jsonPoint `json:"points"`
+	Points      []JSONPoint `json:"points"`
 	DTS         string      `json:"dts,omitempty"`
 	DTSError    string      `json:"dts_error,omitempty"`
 }
 
-func numPtr(n report.Num) *float64 {
+func numPtr(n Num) *float64 {
 	if !n.OK {
 		return nil
 	}
@@ -80,16 +65,16 @@ func numPtr(n report.Num) *float64 {
 	return &v
 }
 
-func pointJSON(s *report.Sweep, p *report.Point) jsonPoint {
-	j := jsonPoint{Label: p.Label, Settings: p.Settings, Baseline: p.Baseline, Rank: p.Rank, Tied: p.Tied,
+func pointJSON(s *Sweep, p *Point) JSONPoint {
+	j := JSONPoint{Label: p.Label, Settings: p.Settings, Baseline: p.Baseline, Rank: p.Rank, Tied: p.Tied,
 		Status: string(p.Status), Reason: p.Reason, Runs: p.Runs(), IRQsPerSec: numPtr(p.IRQsPerSec),
 		IRQsPerMiB: numPtr(p.IRQsPerMiB), HandlerAvg: numPtr(p.HandlerAvgUS), CPUPct: numPtr(p.CPUPct)}
 	if p.Runs() > 0 {
-		md, lo, hi := rateJSON(s, p.Median), rateJSON(s, p.Min), rateJSON(s, p.Max)
+		md, lo, hi := rank.RateOf(p.Median, s.Unit), rank.RateOf(p.Min, s.Unit), rank.RateOf(p.Max, s.Unit)
 		j.Median, j.Min, j.Max = &md, &lo, &hi
 	}
 	if d := p.Vs; d != nil {
-		j.VsBaseline = &jsonDiff{Pct: d.Pct, Significant: d.Significant}
+		j.VsBaseline = &JSONDiff{Pct: d.Pct, Significant: d.Significant}
 		if d.HasCI() {
 			lo, hi := d.Lo, d.Hi
 			j.VsBaseline.Lo, j.VsBaseline.Hi, j.VsBaseline.Level = &lo, &hi, d.Level
@@ -98,13 +83,13 @@ func pointJSON(s *report.Sweep, p *report.Point) jsonPoint {
 	return j
 }
 
-// reportJSON is the machine form of the sweeps.
-func reportJSON(ss []*report.Sweep) []jsonSweep {
-	out := []jsonSweep{}
+// JSON is the machine form of the sweeps.
+func JSON(ss []*Sweep) []JSONSweep {
+	out := []JSONSweep{}
 	for _, s := range ss {
-		j := jsonSweep{File: s.File, Profile: s.Profile, Controller: s.Controller, Node: s.Node, Role: s.Role,
+		j := JSONSweep{File: s.File, Profile: s.Profile, Controller: s.Controller, Node: s.Node, Role: s.Role,
 			Probe: s.Probe, Mode: s.Mode, State: s.State, StateDetail: s.StateDetail, Warnings: s.Warnings,
-			DTS: s.DTS, DTSError: s.DTSErr, Points: []jsonPoint{}}
+			DTS: s.DTS, DTSError: s.DTSErr, Points: []JSONPoint{}}
 		if s.Baseline != nil {
 			b := pointJSON(s, s.Baseline)
 			j.Baseline = &b
@@ -112,7 +97,7 @@ func reportJSON(ss []*report.Sweep) []jsonSweep {
 		if w := s.Winner(); w != nil {
 			j.Winner = w.Label
 		}
-		for _, group := range [][]*report.Point{s.Ranked, s.Excluded, s.Eliminated} {
+		for _, group := range [][]*Point{s.Ranked, s.Excluded, s.Eliminated} {
 			for _, p := range group {
 				j.Points = append(j.Points, pointJSON(s, p))
 			}
