@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,8 +14,10 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/undo"
 )
 
 // This file prepares a sweep from its command line: resuming a results
@@ -270,4 +273,37 @@ func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[str
 		out[ax.Name] = t.ParamUsers(root, p, ax.Name)
 	}
 	return out
+}
+
+// sweepRunner opens the undo session of the sweep and builds its runner:
+// the host, the module parameter's users, and on the simulator the
+// simulated reload and (with the sim probe) the simulated board's clock.
+func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *soc.Profile, pl plan.Plan, pr probe.Probe, env probe.Env, prev *results.Results, display string) (*sweep.Runner, func(), error) {
+	sysHost := o.host(t.Profile)
+	scopeRoot := a.env.root
+	if set["sys-root"] {
+		scopeRoot = os.DirFS(o.sysRoot)
+	}
+	users := paramUsers(scopeRoot, p, t, pl)
+	u, closeUndo, err := a.openUndo(t, undo.KindSweep, undoOpts{adopt: prev != nil}.withHost(sysHost))
+	if err != nil {
+		return nil, nil, err
+	}
+	runner := &sweep.Runner{
+		ParamUsers: users,
+		Target:     t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Plan: pl, Host: sysHost,
+		Log: humanOut(a.env.stderr, a.env.errTTY), ByteUnit: display, Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
+		Command: absArgs(a.args),
+	}
+	if t.Simulated() {
+		runner.Remap = func(context.Context) error { return t.ReloadSim(sysHost.ReadParam) }
+		if sp, ok := pr.(*probe.SimProbe); ok {
+			// The sim probe's runs take modelled time: the sweep runs on
+			// the simulated board's clock (runs, settle pauses and module
+			// reloads at their modelled times; nothing sleeps). Another
+			// probe on the simulated controller measures wall time.
+			runner.Clock = sweep.NewSimClock(time.Now(), sp)
+		}
+	}
+	return runner, closeUndo, nil
 }

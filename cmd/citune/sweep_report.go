@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/rank"
+)
+
+// How a sweep's outcome is printed: the ranking and winner, the closing
+// status, and the JSON form of `citune sweep --json`.
+
+// reportSweep prints the ranking and turns the outcome into an exit code.
+func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display string) error {
+	if a.g.json {
+		if jerr := writeJSON(a.env.stdout, struct {
+			Target  targetInfo `json:"target"`
+			Results string     `json:"results"`
+			*sweep.Outcome
+			// The session's time on the sweep's clock (the simulated
+			// board's modelled time when simulated_time).
+			Elapsed float64 `json:"elapsed_s"`
+			ReloadS float64 `json:"reload_s"`
+		}{infoOf(t), path, out, out.Elapsed.Seconds(), out.ReloadTime.Seconds()}); jerr != nil {
+			return jerr
+		}
+	} else {
+		var b strings.Builder
+		out.Ranking.FormatIn(&b, display)
+		w := humanOut(a.env.stdout, a.env.isTTY)
+		fmt.Fprint(w, b.String())
+		if win := out.Ranking.Winner(); win != nil {
+			fmt.Fprintf(w, "winner: %s: %s", rank.SettingsString(win.Settings), rank.FormatRateIn(win.Median, win.Unit, display))
+			if win.VsBaseline != nil {
+				fmt.Fprintf(w, ", %s against the original settings", win.VsBaseline)
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "probe runs: %d", out.ProbeRuns)
+		if out.TotalProbeRuns != out.ProbeRuns {
+			fmt.Fprintf(w, " in this session, %d in all", out.TotalProbeRuns)
+		}
+		fmt.Fprintln(w, " (warm-ups included)")
+		fmt.Fprintln(w, sweepTime(out))
+		fmt.Fprintf(w, "results: %s", path)
+		if out.Status == sweep.EndComplete && out.Ranking.Winner() != nil {
+			fmt.Fprintf(w, "; make the winner permanent: citune dts --results %s", path)
+		}
+		fmt.Fprintln(w)
+	}
+	switch {
+	case err != nil && errors.Is(err, sweep.ErrInterrupted) && out.Restored:
+		return fmt.Errorf("%w; the original settings were restored; continue with: citune sweep --resume %s -- PROBE", err, path)
+	case err != nil:
+		return err
+	case out.Corrupt > 0:
+		return fmt.Errorf("DATA CORRUPTION at %d point(s): see the ranking above and %s", out.Corrupt, path)
+	case out.NotHeld > 0:
+		return withCode(exitNotHeld, fmt.Errorf("%d point(s) did not hold their settings and were not ranked (see %s)", out.NotHeld, path))
+	}
+	return nil
+}
+
+// sweepTime is the summary line of the session's duration and its
+// module reloads' share, on the sweep's clock (the simulated board's
+// modelled time on --sim with the sim probe).
+func sweepTime(out *sweep.Outcome) string {
+	round := func(d time.Duration) time.Duration {
+		if d < time.Minute {
+			return d.Round(100 * time.Millisecond)
+		}
+		return d.Round(time.Second)
+	}
+	s := fmt.Sprintf("time: %s", round(out.Elapsed))
+	if out.Reloads > 0 {
+		s += fmt.Sprintf(", of which %d module reload(s) %s", out.Reloads, round(out.ReloadTime))
+	}
+	if out.SimulatedTime {
+		s += " (the simulated board's modelled time)"
+	}
+	return s
+}
