@@ -237,7 +237,13 @@ func (r *Runner) left(seq int) string {
 			more = fmt.Sprintf(" and %d module reload(s)", reloads)
 		}
 	}
-	return fmt.Sprintf(" [%sabout %s%s left]", bound, d.Round(time.Second), more)
+	sim := ""
+	if r.Clock != nil {
+		// The simulated board's time, not this machine's: the sweep
+		// itself ends in seconds.
+		sim = ", simulated"
+	}
+	return fmt.Sprintf(" [%sabout %s%s left%s]", bound, d.Round(time.Second), more, sim)
 }
 
 // reloadEach is the time one module reload is estimated to take: the
