@@ -241,33 +241,17 @@ func (s *Sweep) Board() string {
 	return b
 }
 
-// bytes reports whether rates are bytes per second (shown in MiB/s,
-// as the sweep shows them).
-func (s *Sweep) bytes() bool { return s.Unit == "" || s.Unit == "B/s" }
-
-// RateUnit is the unit rates are shown in.
-func (s *Sweep) RateUnit() string {
-	if s.bytes() {
-		if _, ok := ByteUnits[s.ByteUnit]; ok {
-			return s.ByteUnit
-		}
-		return "MiB/s"
-	}
-	return s.Unit
-}
+// RateUnit is the unit rates are shown in (rank.DisplayUnit: ByteUnit
+// for byte rates, else the probe's own unit).
+func (s *Sweep) RateUnit() string { return rank.DisplayUnit(s.Unit, s.ByteUnit) }
 
 // Rate renders a rate in RateUnit without the unit.
 func (s *Sweep) Rate(r float64) string {
 	return fmt.Sprintf("%.2f", s.RateValue(r))
 }
 
-// RateValue converts a rate to RateUnit.
-func (s *Sweep) RateValue(r float64) float64 {
-	if s.bytes() {
-		return r / ByteUnits[s.RateUnit()]
-	}
-	return r
-}
+// RateValue converts a rate to RateUnit (rank.RateIn).
+func (s *Sweep) RateValue(r float64) float64 { return rank.RateIn(r, s.Unit, s.ByteUnit) }
 
 // PlanString is "grid over ITC=1,8,64 × AHBBRST=0,2,3,7, 5 runs per point
 // (1 warm-up)".

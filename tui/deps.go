@@ -21,7 +21,7 @@ import (
 type ProbeResult struct {
 	Bytes      int64
 	Elapsed    time.Duration
-	Rate       float64 // bytes per second
+	Rate       float64 // bytes per second, or per Unit
 	IRQsPerSec float64
 	IRQsPerMiB float64
 	CPUPercent float64 // busy share of all CPUs during the run, 0..100
@@ -30,6 +30,10 @@ type ProbeResult struct {
 	// where.
 	Corrupt bool
 	Detail  string
+	// Unit is the rate's unit when it is not bytes per second: a
+	// command probe's own (fps), as probe.Run.Unit; "" or "B/s" for
+	// bytes per second.
+	Unit string
 }
 
 // Prober runs the configured probe once. progress, when not nil, is called
@@ -150,6 +154,11 @@ type Config struct {
 	// soc.RoleDevice); empty means: decide from USBMODE.CM and the
 	// controller's roles.
 	Role soc.Role
+	// ByteUnit is the unit byte rates are shown in: one of
+	// rank.ByteUnits (MiB/s when empty), as `citune probe`, `sweep` and
+	// `report` show them (--units, $CITUNE_UNITS). A probe's own unit
+	// (fps) is shown as it is.
+	ByteUnit string
 	// Interval is the initial refresh interval (default 1s).
 	Interval time.Duration
 	// Tick schedules refreshes (nil: tea.Tick). Tests replace it to drive

@@ -37,7 +37,7 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 	var out []dtsout.Setting
 	for _, a := range m.sweep.plan.Axes {
 		if v := b.Settings[a.Name]; v != "" {
-			out = append(out, dtsout.Setting{Name: a.Name, Value: v, Comment: "sweep winner " + versusOf(b)})
+			out = append(out, dtsout.Setting{Name: a.Name, Value: v, Comment: "sweep winner " + m.versusOf(b)})
 		}
 	}
 	return out, why, true
@@ -60,9 +60,9 @@ func roleOf(t *soc.Target, m *regs.Map, raw map[uint32]uint32) (role soc.Role, a
 }
 
 // versusOf is how the point compares with the baseline, if known.
-func versusOf(p results.PointRecord) string {
+func (m Model) versusOf(p results.PointRecord) string {
 	if v := versus(p); v != "" {
 		return v
 	}
-	return "(" + fmtRate(median(p.Rates)) + ")"
+	return "(" + m.pointRate(p) + ")"
 }

@@ -313,7 +313,7 @@ func (f simProber) Run(ctx context.Context, progress func(done, total int64)) (P
 	}
 	r := res.Runs[0]
 	out := ProbeResult{Bytes: r.Bytes, Elapsed: r.Elapsed, Rate: r.Rate, IRQsPerSec: r.IRQsPerSec, IRQsPerMiB: r.IRQsPerMiB,
-		Simulated: r.Simulated, Corrupt: r.Corrupt, Detail: r.Detail}
+		Simulated: r.Simulated, Corrupt: r.Corrupt, Detail: r.Detail, Unit: r.Unit}
 	if r.CPU.Total > 0 {
 		out.CPUPercent = (r.CPU.User + r.CPU.System + r.CPU.IRQ + r.CPU.SoftIRQ) / r.CPU.Total * 100
 	}

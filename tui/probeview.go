@@ -10,6 +10,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // probeState is the Probe tab.
@@ -44,6 +45,19 @@ func (h history) rates() []float64 {
 		r = append(r, x.Rate)
 	}
 	return r
+}
+
+// unit is the unit of the rates (the probe's: "" for bytes per second).
+func (h history) unit() string {
+	if len(h.runs) == 0 {
+		return ""
+	}
+	return h.runs[0].Unit
+}
+
+// medianRate is the median of the rates, as the Probe tab shows it.
+func (m Model) medianRate(h history) string {
+	return m.fmtRate(rank.Median(h.rates()), h.unit())
 }
 
 func (h history) avg(f func(ProbeResult) float64) float64 {
@@ -181,7 +195,7 @@ func (m Model) onProbe(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setErr("CORRUPT data in run %d (%s): %s", msg.run, msg.setting, res.Detail)
 		default:
 			h.runs = append(h.runs, res)
-			m.setStatus("run %d/%d with %s: %s", msg.run, msg.of, msg.setting, fmtRate(res.Rate))
+			m.setStatus("run %d/%d with %s: %s", msg.run, msg.of, msg.setting, m.fmtRate(res.Rate, res.Unit))
 		}
 		p.sel = i
 	case probeDoneMsg:
@@ -221,8 +235,15 @@ func (m Model) probeView(h int) []string {
 	out = append(out, cut(fmt.Sprintf("%d run(s) per r (+/-)    setting now: %s", p.repeats, settingLabel(m.m, m.cfg.Start, m.cur)), w))
 	out = append(out, m.probeRunView()...)
 	out = append(out, "")
-	setW := max(12, w-2-2-5-13-9-9-7)
-	out = append(out, m.st.ColHead.Render(fit(fmt.Sprintf("    %s %4s %12s %8s %8s %6s", fit("setting (history)", setW), "runs", "median", "spread", "irq/MiB", "CPU"), w)))
+	// The median column is as wide as its widest rate (12 for MiB/s).
+	medW := 12
+	for _, hr := range p.hist {
+		if len(hr.runs) > 0 {
+			medW = max(medW, len(m.medianRate(hr)))
+		}
+	}
+	setW := max(12, w-2-2-5-(medW+1)-9-9-7)
+	out = append(out, m.st.ColHead.Render(fit(fmt.Sprintf("    %s %4s %*s %8s %8s %6s", fit("setting (history)", setW), "runs", medW, "median", "spread", "irq/MiB", "CPU"), w)))
 	cmpH := 7
 	listH := max(2, h-len(out)-cmpH)
 	if len(p.hist) < 2 {
@@ -233,7 +254,7 @@ func (m Model) probeView(h int) []string {
 		out = append(out, "    no runs yet: r runs the probe with the settings now on the controller")
 	}
 	for i := top; i < len(p.hist) && i < top+listH; i++ {
-		out = append(out, m.probeHistLine(i, setW))
+		out = append(out, m.probeHistLine(i, setW, medW))
 	}
 	if len(p.hist) >= 2 {
 		out = padLines(out, w, h-cmpH)
@@ -275,7 +296,7 @@ func (m Model) probeRunView() []string {
 		if r.CPUPercent > 0 {
 			cpu = fmt.Sprintf("%.1f%%", r.CPUPercent)
 		}
-		s := fmt.Sprintf("last run: %s  irq/s %.0f  irq/MiB %.1f  CPU %s", fmtRate(r.Rate), r.IRQsPerSec, r.IRQsPerMiB, cpu)
+		s := fmt.Sprintf("last run: %s  irq/s %.0f  irq/MiB %.1f  CPU %s", m.fmtRate(r.Rate, r.Unit), r.IRQsPerSec, r.IRQsPerMiB, cpu)
 		if r.Simulated {
 			s += "  (simulated)"
 		}
@@ -290,8 +311,9 @@ func (m Model) probeRunView() []string {
 	return out
 }
 
-// probeHistLine is the history row of entry i, its setting setW wide.
-func (m Model) probeHistLine(i, setW int) string {
+// probeHistLine is the history row of entry i, its setting setW wide
+// and its median medW.
+func (m Model) probeHistLine(i, setW, medW int) string {
 	p := m.probe
 	w := m.w
 	hr := p.hist[i]
@@ -306,7 +328,7 @@ func (m Model) probeHistLine(i, setW int) string {
 	med, spr := "--", "--"
 	irq, cpu := "--", "--"
 	if len(hr.runs) > 0 {
-		med = fmt.Sprintf("%.2f MiB/s", median(hr.rates())/(1<<20))
+		med = m.medianRate(hr)
 		spr = fmtSpread(hr.rates())
 		irq = fmt.Sprintf("%.1f", hr.avg(func(r ProbeResult) float64 { return r.IRQsPerMiB }))
 		if c := hr.avg(func(r ProbeResult) float64 { return r.CPUPercent }); c > 0 {
@@ -320,7 +342,7 @@ func (m Model) probeHistLine(i, setW int) string {
 	if hr.dropped > 0 {
 		label += fmt.Sprintf(" [not held x%d]", hr.dropped)
 	}
-	line := fit(fmt.Sprintf("%s%s  %s %4d %12s %8s %8s %6s", cursor, mark, fit(label, setW), len(hr.runs), med, spr, irq, cpu), w)
+	line := fit(fmt.Sprintf("%s%s  %s %4d %*s %8s %8s %6s", cursor, mark, fit(label, setW), len(hr.runs), medW, med, spr, irq, cpu), w)
 	if i == p.sel {
 		line = m.st.Cursor.Render(line)
 	}
@@ -353,7 +375,7 @@ func (m Model) compareView() []string {
 		if len(h.runs) == 0 {
 			return "--"
 		}
-		return fmtRate(median(h.rates()))
+		return m.medianRate(h)
 	}
 	diff := "--"
 	if len(a.runs) > 0 && len(b.runs) > 0 {

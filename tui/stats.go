@@ -10,14 +10,6 @@ import (
 // `citune report` show the same medians and confidence intervals for the
 // same runs.
 
-// median of xs (0 for none).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	return rank.Median(xs)
-}
-
 // mean of xs (0 for none).
 func mean(xs []float64) float64 {
 	if len(xs) == 0 {
@@ -40,7 +32,7 @@ func spread(xs []float64) float64 {
 	for _, x := range xs {
 		lo, hi = min(lo, x), max(hi, x)
 	}
-	m := median(xs)
+	m := rank.Median(xs)
 	if m == 0 {
 		return 0
 	}
@@ -57,6 +49,16 @@ func fmtSpread(xs []float64) string {
 	}
 	return fmt.Sprintf("+-%.1f%%", spread(xs))
 }
+
+// fmtRate renders rate r of unit (a run's or a point's: "" or "B/s" for
+// bytes per second) as `citune sweep` and `report` do: a byte rate in the
+// session's ByteUnit, a probe's own unit (fps) as it is.
+func (m Model) fmtRate(r float64, unit string) string {
+	return rank.FormatRateIn(r, unit, m.cfg.ByteUnit)
+}
+
+// rateUnit is the unit fmtRate shows rates of unit in, for headings.
+func (m Model) rateUnit(unit string) string { return rank.DisplayUnit(unit, m.cfg.ByteUnit) }
 
 // compare is B against A: the sweep's comparison of medians with its
 // bootstrap 95 % interval (seeded by the data, so a view is stable).

@@ -102,7 +102,7 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 			s.finished = true
 			if b, ok := s.best(); ok {
-				m.setStatus("sweep finished; best %s at %s", s.label(b, m.m), fmtRate(median(b.Rates)))
+				m.setStatus("sweep finished; best %s at %s", s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()))
 			} else {
 				m.setStatus("sweep finished without a point that held")
 			}
@@ -221,6 +221,9 @@ func foldVisit(prev, r results.PointRecord) results.PointRecord {
 	}
 	if p.VsBaseline == nil {
 		p.VsBaseline = prev.VsBaseline
+	}
+	if p.Unit == "" {
+		p.Unit = prev.Unit
 	}
 	if !statusOK(prev) && (prev.Status != rank.StatusEliminated || statusOK(r)) {
 		p.Status, p.Reason, p.Changed = prev.Status, prev.Reason, prev.Changed

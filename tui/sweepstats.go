@@ -49,7 +49,7 @@ func (s sweepState) ranked() (good, bad []results.PointRecord) {
 			bad = append(bad, p)
 		}
 	}
-	sort.SliceStable(good, func(i, j int) bool { return median(good[i].Rates) > median(good[j].Rates) })
+	sort.SliceStable(good, func(i, j int) bool { return rank.Median(good[i].Rates) > rank.Median(good[j].Rates) })
 	if s.winner != nil {
 		for i, p := range good {
 			if maps.Equal(p.Settings, s.winner.Settings) {
@@ -59,6 +59,23 @@ func (s sweepState) ranked() (good, bad []results.PointRecord) {
 		}
 	}
 	return good, bad
+}
+
+// unit is the unit of the sweep's rates: the probe's, as its points
+// record it ("" for bytes per second). A sweep has one probe, so one
+// unit.
+func (s sweepState) unit() string {
+	for _, p := range s.points {
+		if p.Unit != "" {
+			return p.Unit
+		}
+	}
+	return ""
+}
+
+// pointRate is the point's median rate as the Sweep tab shows it.
+func (m Model) pointRate(p results.PointRecord) string {
+	return m.fmtRate(rank.Median(p.Rates), m.sweep.unit())
 }
 
 func (s sweepState) best() (results.PointRecord, bool) {
@@ -106,7 +123,7 @@ func (m Model) bestLine() string {
 	if !ok {
 		return "best: none yet"
 	}
-	line := fmt.Sprintf("best: %s  %s  ", s.label(b, m.m), fmtRate(median(b.Rates)))
+	line := fmt.Sprintf("best: %s  %s  ", s.label(b, m.m), m.pointRate(b))
 	if v := versus(b); v != "" {
 		return line + v + " vs baseline"
 	}

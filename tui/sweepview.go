@@ -160,7 +160,14 @@ func (m Model) tableView(h int) []string {
 	for i, c := range cols {
 		head += fit(c, widths[i]) + " "
 	}
-	head += fmt.Sprintf("%12s %8s %8s %7s  %s", "median", "spread", "irq/MiB", "ms/MiB", "status")
+	// The median column is as wide as its widest rate (12 for MiB/s).
+	medW := 12
+	for _, p := range s.points {
+		if len(p.Rates) > 0 {
+			medW = max(medW, len(m.pointRate(p)))
+		}
+	}
+	head += fmt.Sprintf("%*s %8s %8s %7s  %s", medW, "median", "spread", "irq/MiB", "ms/MiB", "status")
 	out := []string{m.st.ColHead.Render(fit(head, m.w))}
 	row := func(rank string, p results.PointRecord) string {
 		line := fit(rank, 5)
@@ -172,7 +179,7 @@ func (m Model) tableView(h int) []string {
 		}
 		med, spr, irq, cpu := "--", "--", "--", "--"
 		if len(p.Rates) > 0 {
-			med = fmt.Sprintf("%.2f MiB/s", median(p.Rates)/(1<<20))
+			med = m.pointRate(p)
 			spr = fmtSpread(p.Rates)
 			if p.IRQsPerMiB != nil && *p.IRQsPerMiB > 0 {
 				irq = fmt.Sprintf("%.1f", *p.IRQsPerMiB)
@@ -181,7 +188,7 @@ func (m Model) tableView(h int) []string {
 				cpu = fmt.Sprintf("%.2f", *p.CPUPerMiB)
 			}
 		}
-		return fit(line+fmt.Sprintf("%12s %8s %8s %7s  %s", med, spr, irq, cpu, pointStatus(p)), m.w)
+		return fit(line+fmt.Sprintf("%*s %8s %8s %7s  %s", medW, med, spr, irq, cpu, pointStatus(p)), m.w)
 	}
 	var lines []string
 	for i, p := range good {
@@ -215,19 +222,22 @@ func (m Model) barsView(h int) []string {
 		labelW = max(labelW, len(s.label(p, m.m)))
 	}
 	labelW = min(labelW, m.w/3)
-	maxRate := 0.0
+	// Each bar ends in its rate, right-aligned in rateW columns (14 for
+	// MiB/s: "%8.2f MiB/s").
+	maxRate, rateW := 0.0, 14
 	for _, p := range good {
-		maxRate = max(maxRate, median(p.Rates))
+		maxRate = max(maxRate, rank.Median(p.Rates))
+		rateW = max(rateW, len(m.pointRate(p)))
 	}
-	barW := max(5, m.w-labelW-17)
+	barW := max(5, m.w-labelW-3-rateW)
 	var lines []string
 	for _, p := range good {
-		r := median(p.Rates)
+		r := rank.Median(p.Rates)
 		n := 0
 		if maxRate > 0 {
 			n = int(r/maxRate*float64(barW) + 0.5)
 		}
-		lines = append(lines, fit(fmt.Sprintf("%s |%s %8.2f MiB/s", fit(s.label(p, m.m), labelW), fit(strings.Repeat("#", n), barW), r/(1<<20)), m.w))
+		lines = append(lines, fit(fmt.Sprintf("%s |%s %*s", fit(s.label(p, m.m), labelW), fit(strings.Repeat("#", n), barW), rateW, m.pointRate(p)), m.w))
 	}
 	for _, p := range bad {
 		why := pointStatus(p)
@@ -255,7 +265,7 @@ func (m Model) heatView(h int) []string {
 	good, _ := s.ranked()
 	lo, hi := 0.0, 0.0
 	for i, p := range good {
-		r := median(p.Rates)
+		r := rank.Median(p.Rates)
 		if i == 0 || r > hi {
 			hi = r
 		}
@@ -277,7 +287,8 @@ func (m Model) heatView(h int) []string {
 	rowW := max(len(nx)+1+len(ny), 6) + 1
 	cellW := 9
 	ncol := min(len(ay.Values), max(1, (m.w-rowW)/cellW))
-	out := []string{cut(fmt.Sprintf("rows %s, cols %s: median MiB/s, shade %s low..high; n/h not held", nx, ny, shades), m.w)}
+	unit := s.unit()
+	out := []string{cut(fmt.Sprintf("rows %s, cols %s: median %s, shade %s low..high; n/h not held", nx, ny, m.rateUnit(unit), shades), m.w)}
 	head := fit(nx+`\`+ny, rowW)
 	for _, v := range ay.Values[:ncol] {
 		head += fmt.Sprintf("%*s", cellW, cut(v, cellW-1))
@@ -308,12 +319,12 @@ func (m Model) heatView(h int) []string {
 			case len(p.Rates) == 0:
 				cell = "--"
 			default:
-				r := median(p.Rates)
+				r := rank.Median(p.Rates)
 				i := len(shades) - 1
 				if hi > lo {
 					i = int((r - lo) / (hi - lo) * float64(len(shades)-1))
 				}
-				cell = fmt.Sprintf("%.1f%c", r/(1<<20), shades[i])
+				cell = fmt.Sprintf("%.1f%c", rank.RateIn(r, unit, m.cfg.ByteUnit), shades[i])
 			}
 			line += fmt.Sprintf("%*s", cellW, cell)
 		}

@@ -47,12 +47,8 @@ func wrap(text string, w int, indent string) []string {
 	return lines
 }
 
-// fmtRate renders bytes per second in MiB/s.
-func fmtRate(bps float64) string {
-	return fmt.Sprintf("%.2f MiB/s", bps/(1<<20))
-}
-
-// fmtMiB renders a byte count in MiB.
+// fmtMiB renders a byte count in MiB: the sizes a probe moves (its
+// --size is in MiB), not a rate; rates go through Model.fmtRate.
 func fmtMiB(b int64) string {
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 }

@@ -23,7 +23,7 @@ func init() {
 	register(&command{
 		name:    "tui",
 		summary: "interactive tuning session (works on an 80x24 serial console)",
-		usage:   "tui [--interval D] [--sweep-out FILE] [-- PROBE-KIND [flags] [TARGET]]",
+		usage:   "tui [--interval D] [--sweep-out FILE] [--units UNIT] [-- PROBE-KIND [flags] [TARGET]]",
 		run:     runTUI,
 		noJSON:  "it is interactive; its sweeps' results files are JSON (citune dts --json and citune report --json read them)",
 	})
@@ -34,7 +34,12 @@ func runTUI(a *app, args []string) error {
 	interval := fs.Duration("interval", time.Second, "refresh `INTERVAL` of the register view (changed in the TUI with < and >)")
 	sweepOut := fs.String("sweep-out", "", "results `FILE` (JSONL) of the first sweep; later plans add -2, -3... (default: a new\ntui-sweep-DATE-TIME.jsonl in the state directory, beside the journal)")
 	role := fs.String("role", "", "the controller's `ROLE`, host or device (default: from USBMODE.CM)")
+	units := fs.String("units", "", "`UNIT` of byte rates shown: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and\niperf3 print (default $CITUNE_UNITS, else MiB/s; the results file keeps bytes per second)")
 	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	display, err := byteUnit(*units, a.env.getenv)
+	if err != nil {
 		return err
 	}
 	if r := soc.Role(*role); r != "" && !r.Valid() {
@@ -81,6 +86,7 @@ func runTUI(a *app, args []string) error {
 		Target: t, Start: start, Undo: u, Ctx: ctx, Jobs: jobs,
 		Interval:  *interval,
 		Role:      soc.Role(*role),
+		ByteUnit:  display,
 		Mono:      monochrome(a.env.getenv),
 		WriteFile: func(path string, b []byte) error { return writeOutput(path, b, true) },
 		DTS:       func(results string, snap soc.Snapshot) (string, error) { return a.dtsText(t, results, snap) },
@@ -236,7 +242,7 @@ func (t tuiProber) Run(ctx context.Context, progress func(done, total int64)) (t
 	}
 	r := res.Runs[len(res.Runs)-1]
 	out := tui.ProbeResult{Bytes: r.Bytes, Elapsed: r.Elapsed, Rate: r.Rate, IRQsPerSec: r.IRQsPerSec, IRQsPerMiB: r.IRQsPerMiB,
-		Simulated: r.Simulated, Corrupt: r.Corrupt, Detail: r.Detail}
+		Simulated: r.Simulated, Corrupt: r.Corrupt, Detail: r.Detail, Unit: r.Unit}
 	if c := r.CPU; c.Total > 0 {
 		out.CPUPercent = (c.User + c.System + c.IRQ + c.SoftIRQ) / c.Total * 100
 	}

@@ -33,6 +33,28 @@ func TestFormatRate(t *testing.T) {
 	}
 }
 
+// A table that puts the unit in its heading gets the number and the unit
+// apart: the same ones FormatRateIn joins.
+func TestRateIn(t *testing.T) {
+	for _, c := range []struct {
+		rate          float64
+		unit, display string
+		want          float64
+		wantUnit      string
+	}{
+		{32 << 20, "", "MiB/s", 32, "MiB/s"},
+		{2e6, "B/s", "MB/s", 2, "MB/s"},
+		{1e6, "", "Mbit/s", 8, "Mbit/s"},
+		{3 << 20, "", "furlongs/s", 3, "MiB/s"},
+		{59.94, "fps", "Mbit/s", 59.94, "fps"},
+	} {
+		got, unit := rank.RateIn(c.rate, c.unit, c.display), rank.DisplayUnit(c.unit, c.display)
+		if math.Abs(got-c.want) > 1e-9 || unit != c.wantUnit {
+			t.Errorf("RateIn, DisplayUnit(%v, %q, %q) = %v %q, want %v %q", c.rate, c.unit, c.display, got, unit, c.want, c.wantUnit)
+		}
+	}
+}
+
 // Settings are shown by field name (register dropped), paths and module
 // parameters in full, ordered by what is shown.
 func TestSettingsString(t *testing.T) {

@@ -238,14 +238,29 @@ func FormatRate(r float64, unit string) string { return FormatRateIn(r, unit, "M
 // FormatRateIn renders a byte rate in display (one of ByteUnits; MiB/s
 // when empty or unknown); a rate in the probe's own unit (fps) as it is.
 func FormatRateIn(r float64, unit, display string) string {
+	return fmt.Sprintf("%.2f %s", RateIn(r, unit, display), DisplayUnit(unit, display))
+}
+
+// DisplayUnit is the unit FormatRateIn shows a rate of unit in: display
+// (one of ByteUnits; MiB/s when empty or unknown) for bytes per second
+// (unit "" or "B/s"), else unit itself. Tables that carry the unit in a
+// heading use it with RateIn.
+func DisplayUnit(unit, display string) string {
 	if unit != "" && unit != "B/s" {
-		return fmt.Sprintf("%.2f %s", r, unit)
+		return unit
 	}
-	div, ok := ByteUnits[display]
-	if !ok {
-		display, div = "MiB/s", 1<<20
+	if _, ok := ByteUnits[display]; !ok {
+		return "MiB/s"
 	}
-	return fmt.Sprintf("%.2f %s", r/div, display)
+	return display
+}
+
+// RateIn is rate r of unit as a number in DisplayUnit(unit, display).
+func RateIn(r float64, unit, display string) float64 {
+	if unit != "" && unit != "B/s" {
+		return r
+	}
+	return r / ByteUnits[DisplayUnit(unit, display)]
 }
 
 // SettingsString renders settings with short names, ordered by them:
