@@ -138,11 +138,10 @@ func parseEventFormat(b []byte) (id uint16, irqOff int, err error) {
 
 // rawCPU pairs the events of one CPU's buffer, which come in time order.
 type rawCPU struct {
-	h        *handlerStats
-	sum      *int64
-	entry    int64 // the open entry's time stamp
-	open     bool
-	lastTime int64
+	h     *handlerStats
+	sum   *int64
+	entry int64 // the open entry's time stamp
+	open  bool
 }
 
 // page decodes one ring buffer page. It stops at the end of the page's
