@@ -2,6 +2,7 @@ package sweep_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -307,4 +308,80 @@ func TestAdaptiveBench(t *testing.T) {
 		}
 	}
 	fmt.Print(b.String())
+}
+
+// A race stopped after its screening round and resumed takes the
+// screening runs from the results file (the screen flag survives the
+// round trip): it screens nothing again, drops the same points, and the
+// ranked points' rates leave the screening runs out.
+func TestAdaptiveResumeReplaysScreening(t *testing.T) {
+	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
+	s := newRunner(t, tg, plan.ModeAdaptive, closeCompetitors...)
+	s.land.BusLoad, s.land.Noise = 0.5, 0.02
+	s.runner.Plan.Repeats, s.runner.Plan.Warmup = 5, 1
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	closed := 0
+	dropped := map[string]bool{}
+	s.runner.OnEvent = func(e sweep.Event) {
+		switch e.Kind {
+		case sweep.PointEliminated:
+			dropped[e.Point] = true
+		case sweep.PointClosed:
+			if closed++; closed == 1+28 { // the baseline and every point screened
+				cancel()
+			}
+		}
+	}
+	if _, err := s.runner.Run(ctx); !errors.Is(err, sweep.ErrInterrupted) {
+		t.Fatalf("first session: %v", err)
+	}
+	prev, err := results.Load(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := results.OpenAppend(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	replayed := map[string]bool{}
+	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal,
+		OnEvent: func(e sweep.Event) {
+			if e.Kind == sweep.PointEliminated && e.Replayed {
+				replayed[e.Point] = true
+			}
+		}}
+	out, err := r2.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dropped) == 0 || len(replayed) != len(dropped) {
+		t.Errorf("the first session dropped %d points, the resumed one replayed %d", len(dropped), len(replayed))
+	}
+	res, err := results.Load(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := map[string]int{}
+	screens := 0
+	for _, r := range res.Runs {
+		if r.Session == 2 && r.Screen {
+			t.Errorf("the resumed session screened again: %+v", r)
+		}
+		if r.Screen {
+			screens++
+		}
+		if !r.Baseline && !r.Warmup && !r.Screen {
+			counted[r.Point]++
+		}
+	}
+	if screens != 28 {
+		t.Errorf("the file records %d screening runs, want 28", screens)
+	}
+	for _, p := range out.Ranking.Ranked {
+		if p.Runs != counted[p.Key] || p.Runs < 5 {
+			t.Errorf("%s ranked on %d runs; the file has %d after warm-ups, screening left out", p.Key, p.Runs, counted[p.Key])
+		}
+	}
 }
