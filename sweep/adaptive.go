@@ -40,7 +40,8 @@ const screenMin = 4
 //     point races on. A warm-up per point here would cost a third of a
 //     grid's runs (one warm-up and five runs per point) before the race
 //     even starts. Without warm-ups in the plan the run counts.
-//  2. The survivors are brought to raceTarget runs, then to Repeats.
+//  2. The survivors are brought to about a third of Repeats (nextTarget;
+//     the plan asks for 3 or more), then to Repeats.
 //  3. Tie-break: when the ranking could not tell a survivor from the
 //     leader, the leader and those survivors get Repeats runs more,
 //     so that the winner is the faster one, not the one a tie rule
