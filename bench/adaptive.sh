@@ -7,13 +7,29 @@
 #     simulated ehci-hcd, so ITC holds), an idle bus, run noise NOISE;
 #  2. close competitors: the same board with its AHB half busy, so every
 #     burst length counts, 1 % and 2 % run noise, through the Go API
-#     (TestAdaptiveBench in sweep/sweep_test.go).
+#     (TestAdaptiveBench in sweep/adaptive_test.go).
 #
-# Goal: in every seed at 2 % noise, the grid's winner or one the grid
-# itself calls tied (not significantly slower than its best), with at most
-# 35 % of the grid's probe runs (without warm-ups: with one warm-up per
-# visit the adaptive mode's one-run screening round alone costs a third of
-# the grid's runs; those figures are shown for information).
+# Goal: in every seed at 2 % noise and at every warm-up count asked for
+# (citune sweep's default is 1), the grid's winner or one the grid itself
+# calls tied (not significantly slower than its best), with at most 35 %
+# of the grid's probe runs. Probe runs are counted alike in both modes:
+# every run of the probe, warm-ups, the adaptive screening runs and the
+# baseline's included (the "probe runs:" line, sweep.Outcome.ProbeRuns).
+#
+# Figures (2 % noise, repeat 5; grid / adaptive probe runs, ratio over
+# the seeds, worst seed):
+#   seeds 1-5, the default: the grid's winner or a tie in every seed
+#     scenario 1  warm-up 0: 1375 / 339, 25 %, worst 27 %
+#                 warm-up 1: 1650 / 399, 24 %, worst 29 %
+#     scenario 2  warm-up 0:  825 / 223, 27 %, worst 30 %
+#                 warm-up 1:  990 / 265, 27 %, worst 32 %
+#   seeds 6-10 ("6 7 8 9 10" "0 1 2"): the grid's winner or a tie in
+#   every seed too, but three seeds miss the run budget (exit status 1):
+#   scenario 2 seed 7 with 0 and 1 warm-up (35.8 %, 36.9 %: three
+#   survivors 4 to 7 % behind the leader pay a visit each) and scenario 1
+#   seed 8 with 2 warm-ups (35.6 %).
+# How the race spends its runs: sweep/adaptive.go; README.md, "Adaptive
+# sweeps".
 #
 # usage: bench/adaptive.sh [SEEDS] [WARMUPS] [NOISE]
 #        (default "1 2 3 4 5", "0 1", 0.02)
@@ -42,7 +58,7 @@ echo "scenario 1: citune --sim --sim-driver=false sweep ${axes[*]} --repeat $rep
 printf '%-7s %-5s %6s %9s %7s  %-5s %s\n' warmup seed grid adaptive ratio same "winner (grid / adaptive)"
 fail=0
 for w in $warmups; do
-	sum_g=0 sum_a=0 same_n=0 n=0
+	sum_g=0 sum_a=0 same_n=0 n=0 worst=0
 	for s in $seeds; do
 		for mode in grid adaptive; do
 			out=$tmp/$mode-$w-$s
@@ -64,24 +80,22 @@ for w in $warmups; do
 		fi
 		ratio=$(awk -v a="$a" -v g="$g" 'BEGIN { printf "%.0f %%", 100 * a / g }')
 		printf '%-7s %-5s %6d %9d %7s  %-5s %s\n' "$w" "$s" "$g" "$a" "$ratio" "$same" "$gw / $aw"
-		# With a warm-up per visit, the one-run screening round alone costs
-		# 2 of the grid's 6 runs per point: the run budget is held at 0
-		# warm-ups only (warm-up 1 is reported).
-		if [ "$same" = no ] || { [ "$w" = 0 ] && [ $((a * 100)) -gt $((g * 35)) ]; }; then
+		if [ "$same" = no ] || [ $((a * 100)) -gt $((g * 35)) ]; then
 			fail=1
 		fi
 		sum_g=$((sum_g + g)) sum_a=$((sum_a + a)) n=$((n + 1))
+		worst=$(awk -v a="$a" -v g="$g" -v w="$worst" 'BEGIN { r = 100 * a / g; print (r > w ? r : w) }')
 	done
-	awk -v a="$sum_a" -v g="$sum_g" -v s="$same_n" -v n="$n" -v w="$w" \
-		'BEGIN { printf "warm-up %s: adaptive used %d of the grid'"'"'s %d probe runs (%.0f %%); same winner %d of %d\n", w, a, g, 100 * a / g, s, n }'
+	awk -v a="$sum_a" -v g="$sum_g" -v s="$same_n" -v n="$n" -v w="$w" -v x="$worst" \
+		'BEGIN { printf "warm-up %s: adaptive used %d of the grid'"'"'s %d probe runs (%.0f %%, worst seed %.1f %%); same winner %d of %d\n", w, a, g, 100 * a / g, x, s, n }'
 done
 if [ $fail = 0 ]; then
-	echo "scenario 1: goal met: the grid's winner or one it calls tied in every seed, with at most 35 % of its probe runs without warm-ups"
+	echo "scenario 1: goal met: the grid's winner or one it calls tied in every seed, with at most 35 % of its probe runs"
 else
 	echo "goal MISSED for at least one seed (see above)"
 fi
 
 echo
-out=$(CITUNE_BENCH=1 go test -count=1 -v -run '^TestAdaptiveBench$' ./sweep) || fail=1
+out=$(CITUNE_BENCH=1 CITUNE_BENCH_SEEDS="$seeds" CITUNE_BENCH_WARMUPS="$warmups" go test -count=1 -v -run '^TestAdaptiveBench$' ./sweep) || fail=1
 grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok' <<<"$out"
 exit $fail

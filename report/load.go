@@ -174,7 +174,7 @@ func (a *acc) fill(p *Point) {
 }
 
 func counted(r results.RunRecord) bool {
-	return !r.Warmup && r.Error == "" && r.Held && !r.Run.Corrupt
+	return !r.Warmup && !r.Screen && r.Error == "" && r.Held && !r.Run.Corrupt
 }
 
 // summarise ranks the points as the sweep does and adds what the runs

@@ -28,9 +28,11 @@
 //
 // Modes: a full grid in shuffled order with the baseline (the original
 // settings) measured again at intervals so that drift shows;
-// one-factor-at-a-time screening; and an adaptive race that drops points
-// once they are significantly worse than the leader, which finds the
-// grid's winner with a fraction of its probe runs.
+// one-factor-at-a-time screening; and an adaptive race (adaptive.go)
+// that screens every point with one run, without warm-ups, and drops
+// points once they are significantly worse than the leader, which finds
+// the grid's winner with about a quarter of its probe runs (warm-ups
+// and screening runs counted in both; bench/adaptive.sh).
 //
 // Points are ranked (sweep/rank) by median rate against the baseline, with a bootstrap
 // confidence interval of the difference; interrupts per MiB and CPU time

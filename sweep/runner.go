@@ -257,7 +257,7 @@ func (r *Runner) execute(ctx context.Context) error {
 	sched, _ := r.schedule()
 	r.planned, r.sched = len(sched), sched
 	for _, p := range sched {
-		if _, err := r.visit(ctx, p, r.Plan.Repeats); err != nil {
+		if _, err := r.visit(ctx, p, r.Plan.Repeats, false, nil); err != nil {
 			return err
 		}
 	}
@@ -273,10 +273,7 @@ func (r *Runner) reloadNote() string {
 	if r.Plan.Mode == plan.ModeAdaptive {
 		// Rounds alternate the order of the values, so a round after
 		// the first needs one reload fewer than it has values.
-		rounds := 0
-		for t := 0; t < r.Plan.Repeats; rounds++ {
-			t = nextTarget(t, r.Plan.Repeats)
-		}
+		rounds := raceRounds(r.Plan.Repeats)
 		n := len(groups)
 		if groups[r.modKey(r.orig)] {
 			n--

@@ -22,7 +22,17 @@ import (
 // warm-ups) and checks after every run that its settings held. It
 // returns the point's status. An error ends the sweep (cancelled, or a
 // failure the next points would share).
-func (r *Runner) visit(ctx context.Context, p *Point, n int) (rank.Status, error) {
+//
+// A screening visit (the adaptive race's first round) takes no warm-ups:
+// when the plan has some, its runs are marked Screen and are not among
+// the point's rates (they were not measured as the plan asks), they only
+// decide whether the point races on. Without warm-ups in the plan a
+// screening run is measured like any other and counts.
+//
+// stop, when set, is asked after every counted run with the rates of
+// the visit so far; true ends the visit early (the adaptive race: the
+// point is already significantly slower than the round's leader).
+func (r *Runner) visit(ctx context.Context, p *Point, n int, screen bool, stop func(rates []float64) bool) (rank.Status, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -66,13 +76,13 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int) (rank.Status, error
 		if err := r.sleep(ctx, r.Plan.Settle); err != nil {
 			return "", err
 		}
-		runs, err = r.probe(ctx, p, n, &rec)
+		runs, err = r.probe(ctx, p, n, screen, stop, &rec)
 		if err != nil {
 			return "", err
 		}
 	}
 	for _, rr := range runs {
-		if !rr.Warmup && rr.Held && rr.Error == "" && !rr.Run.Corrupt {
+		if !rr.Warmup && !rr.Screen && rr.Held && rr.Error == "" && !rr.Run.Corrupt {
 			rec.Runs++
 			rec.Rates = append(rec.Rates, rr.Run.Rate)
 		}
@@ -108,16 +118,21 @@ func (r *Runner) count(status rank.Status) {
 	}
 }
 
-// probe measures the warm-ups and n runs, checking the settings after
-// each. It stops at the first run that did not hold, was corrupt or
-// failed. An error means the sweep must stop (ctx cancelled, results
-// file).
-func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *results.PointRecord) ([]results.RunRecord, error) {
+// probe measures the warm-ups (none when screening) and n runs, checking
+// the settings after each. It stops at the first run that did not hold,
+// was corrupt or failed. An error means the sweep must stop (ctx
+// cancelled, results file).
+func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop func([]float64) bool, rec *results.PointRecord) ([]results.RunRecord, error) {
 	var runs []results.RunRecord
-	total := r.Plan.Warmup + n
+	var rates []float64
+	warmup := r.Plan.Warmup
+	if screen {
+		warmup = 0
+	}
+	total := warmup + n
 	for i := 0; i < total; i++ {
 		mctx := ctx
-		if i < r.Plan.Warmup {
+		if i < warmup {
 			// A read probe hashes every byte of a warm-up run (untimed)
 			// and only samples the timed ones.
 			mctx = probe.WarmupContext(ctx)
@@ -133,7 +148,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *results.PointR
 		r.total++
 		r.measured++
 		rr := results.RunRecord{Type: results.TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
-			Warmup: i < r.Plan.Warmup, Time: r.Now().UTC(), Run: MeasurementOf(run), Held: true}
+			Warmup: i < warmup, Screen: screen && r.Plan.Warmup > 0, Time: r.Now().UTC(), Run: MeasurementOf(run), Held: true}
 		if perr != nil {
 			rr.Error = perr.Error()
 		}
@@ -146,8 +161,11 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *results.PointR
 		}
 		runs = append(runs, rr)
 		kind := "run"
-		if rr.Warmup {
+		switch {
+		case rr.Warmup:
 			kind = "warm-up run"
+		case rr.Screen:
+			kind = "screening run"
 		}
 		switch {
 		case cerr != nil:
@@ -159,6 +177,12 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, rec *results.PointR
 		case perr != nil:
 			rec.Status, rec.Reason = rank.StatusFailed, fmt.Sprintf("probe %s %d: %v", kind, i+1, perr)
 		default:
+			if stop != nil && !rr.Warmup && !rr.Screen && i+1 < total {
+				rates = append(rates, rr.Run.Rate)
+				if stop(rates) {
+					return runs, nil
+				}
+			}
 			continue
 		}
 		break
@@ -200,8 +224,8 @@ func (r *Runner) summarise(rec *results.PointRecord) {
 // is unknown and the estimate says how many it leaves out. For a grid or
 // one-factor sweep it counts the visits and reloads still planned; for an
 // adaptive one it is an upper bound (every point still racing measured up
-// to the plan's runs, one reload per value and round). It is "" before
-// the first run.
+// to twice the plan's runs, as in a tie-break, one reload per value and
+// round). It is "" before the first run.
 func (r *Runner) left(seq int) string {
 	if r.measured == 0 {
 		return ""
@@ -218,7 +242,8 @@ func (r *Runner) left(seq int) string {
 			t = nextTarget(t, r.Plan.Repeats)
 		}
 		for _, p := range r.alive {
-			runs += max(r.Plan.Repeats-r.store.Runs(p.Key), 0) + r.Plan.Warmup*(rounds+1)
+			// The tie-break round may add Repeats runs and warm-ups.
+			runs += max(2*r.Plan.Repeats-r.store.Runs(p.Key), 0) + r.Plan.Warmup*(rounds+2)
 		}
 		runs += visit // the last baseline
 		reloads = r.adaptiveReloads(rounds)

@@ -144,8 +144,11 @@ func (s *sweepState) follow(e sweep.Event) *results.PointRecord {
 		s.current = e.Label
 	case sweep.RunFinished:
 		what := "run"
-		if e.Run.Warmup {
+		switch {
+		case e.Run.Warmup:
 			what = "warm-up run"
+		case e.Run.Screen:
+			what = "screening run"
 		}
 		s.current = fmt.Sprintf("%s, %s %d", s.visit, what, e.Run.Seq)
 	case sweep.PointClosed:

@@ -147,6 +147,10 @@ type RunRecord struct {
 	Held    bool     `json:"held"`
 	Changed []string `json:"changed,omitempty"`
 	Error   string   `json:"error,omitempty"`
+	// Screen marks the run of an adaptive race's screening visit when
+	// the plan has warm-ups: taken without them, it decides whether the
+	// point races on and is not among the point's rates.
+	Screen bool `json:"screen,omitempty"`
 }
 
 // Applied is one setting as applied at the start of a visit.

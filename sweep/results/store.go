@@ -18,6 +18,9 @@ type Store struct {
 	// original are the axes' values when the sweep started; among tied
 	// points the one that changes fewer of them ranks first.
 	original map[string]string
+	// screen are the rates of screening runs (RunRecord.Screen) per
+	// point: not among its rates, only for the adaptive race.
+	screen map[string][]float64
 }
 
 func NewStore() *Store { return &Store{pts: map[string]*rank.PointStats{}} }
@@ -28,6 +31,15 @@ func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 	var rates, irqs, cpu []float64
 	for _, r := range runs {
 		if r.Warmup || r.Error != "" || !r.Held || r.Run.Corrupt {
+			continue
+		}
+		if r.Screen {
+			if p.Status == rank.StatusOK {
+				if s.screen == nil {
+					s.screen = map[string][]float64{}
+				}
+				s.screen[p.Point] = append(s.screen[p.Point], r.Run.Rate)
+			}
 			continue
 		}
 		rates = append(rates, r.Run.Rate)
@@ -81,6 +93,9 @@ func (s *Store) Runs(key string) int {
 	}
 	return 0
 }
+
+// Screened is a point's screening rates (RunRecord.Screen).
+func (s *Store) Screened(key string) []float64 { return s.screen[key] }
 
 // Rank ranks the points so far against the baseline.
 func (s *Store) Rank() rank.Ranking {
