@@ -40,21 +40,24 @@ type JSONPoint struct {
 
 // JSONSweep is one results file.
 type JSONSweep struct {
-	File        string      `json:"file"`
-	Profile     string      `json:"profile"`
-	Controller  string      `json:"controller"`
-	Node        string      `json:"node,omitempty"`
-	Role        string      `json:"role,omitempty"`
-	Probe       string      `json:"probe"`
-	Mode        string      `json:"mode"`
-	State       string      `json:"state"`
-	StateDetail string      `json:"state_detail,omitempty"`
-	Warnings    []string    `json:"warnings,omitempty"`
-	Baseline    *JSONPoint  `json:"baseline,omitempty"`
-	Winner      string      `json:"winner,omitempty"`
-	Points      []JSONPoint `json:"points"`
-	DTS         string      `json:"dts,omitempty"`
-	DTSError    string      `json:"dts_error,omitempty"`
+	File        string     `json:"file"`
+	Profile     string     `json:"profile"`
+	Controller  string     `json:"controller"`
+	Node        string     `json:"node,omitempty"`
+	Role        string     `json:"role,omitempty"`
+	Probe       string     `json:"probe"`
+	Mode        string     `json:"mode"`
+	State       string     `json:"state"`
+	StateDetail string     `json:"state_detail,omitempty"`
+	Warnings    []string   `json:"warnings,omitempty"`
+	Baseline    *JSONPoint `json:"baseline,omitempty"`
+	Winner      string     `json:"winner,omitempty"`
+	// OriginalWins: every point swept was significantly slower than the
+	// original settings (then there is no winner to make permanent).
+	OriginalWins bool        `json:"original_wins,omitempty"`
+	Points       []JSONPoint `json:"points"`
+	DTS          string      `json:"dts,omitempty"`
+	DTSError     string      `json:"dts_error,omitempty"`
 }
 
 func numPtr(n Num) *float64 {
@@ -94,9 +97,10 @@ func JSON(ss []*Sweep) []JSONSweep {
 			b := pointJSON(s, s.Baseline)
 			j.Baseline = &b
 		}
-		if w := s.Winner(); w != nil {
+		if w := s.Winner(); w != nil && !s.OriginalWins {
 			j.Winner = w.Label
 		}
+		j.OriginalWins = s.OriginalWins
 		for _, group := range [][]*Point{s.Ranked, s.Excluded, s.Eliminated} {
 			for _, p := range group {
 				j.Points = append(j.Points, pointJSON(s, p))

@@ -218,6 +218,13 @@ func (lw *lavaWriter) verdict() {
 		tc("winner-gain", "skip", nil)
 		return
 	}
+	if s.OriginalWins {
+		log("winner: the original settings, %s %s; every point swept was significantly slower (the best, %s: %s)", s.Rate(s.Baseline.Median), s.RateUnit(), win.Label, win.Vs.String())
+		tc("winner", "pass", s.Baseline)
+		log("winner-gain: none, the original settings won")
+		fmt.Fprintf(lw.w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=winner-gain RESULT=pass MEASUREMENT=0.00 UNITS=%%>\n")
+		return
+	}
 	log("winner: %s, %s %s", win.Label, s.Rate(win.Median), s.RateUnit())
 	tc("winner", "pass", win)
 	if win.Vs == nil {

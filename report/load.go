@@ -190,6 +190,7 @@ func summarise(res *results.Results) *Sweep {
 		notes[pi.Key] = pi.Note
 	}
 	s.ranked(rk, accs, notes)
+	s.OriginalWins = rk.OriginalWins
 	s.excluded(rk, accs, base, notes)
 	s.missing(h.Points)
 	s.inProgress(res)

@@ -73,6 +73,10 @@ type Sweep struct {
 	Ranked     []*Point
 	Excluded   []*Point
 	Eliminated []*Point
+	// OriginalWins is set when every ranked point is significantly
+	// slower than the baseline: the first ranked point is only the best
+	// of the slower ones, and nothing is worth making permanent.
+	OriginalWins bool
 	// DriftPct is the baseline's last measurement against its first.
 	DriftPct float64
 	// BaselineVisits are the medians of each baseline measurement.

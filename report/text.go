@@ -369,7 +369,10 @@ func writeTextTail(w io.Writer, s *Sweep, o Options, width int) {
 			fmt.Fprint(w, wrap("  ", n, width))
 		}
 	}
-	if s.Winner() != nil {
+	if s.Winner() != nil && s.OriginalWins {
+		line := "every point swept was significantly slower than the original settings; `citune dts --results " + s.File + "` writes the original values down"
+		fmt.Fprint(w, "\n"+wrap("nothing to make permanent: ", line, width))
+	} else if s.Winner() != nil {
 		line := "citune dts --results " + s.File
 		if s.KernelParams != "" {
 			line += " (kernel parameters: " + s.KernelParams + ")"

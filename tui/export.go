@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -33,6 +34,9 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
+	if m.sweep.originalWins {
+		return m.originalSettings()
+	}
 	why := "sweep winner, " + strings.TrimPrefix(m.bestLine(), "best: ")
 	var out []dtsout.Setting
 	for _, a := range m.sweep.plan.Axes {
@@ -41,6 +45,22 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 		}
 	}
 	return out, why, true
+}
+
+// originalSettings are the start values of the swept registers, for an
+// export after a sweep the original settings won (as `citune dts` writes
+// them): the best of the slower points is not worth committing.
+func (m Model) originalSettings() ([]dtsout.Setting, string, bool) {
+	why := "the original settings: every point swept was significantly slower (" + strings.TrimPrefix(m.bestLine(), "best: ") + ")"
+	var out []dtsout.Setting
+	for _, a := range m.sweep.plan.Axes {
+		if a.Ref.Reg == nil {
+			continue // a file or module parameter: its start is not on this screen
+		}
+		v := strconv.FormatUint(uint64(m.startValue(a.Ref)), 10)
+		out = append(out, dtsout.Setting{Name: a.Name, Value: v, Comment: "original value: every point swept was significantly slower"})
+	}
+	return out, why, len(out) > 0
 }
 
 // roleOf decides the controller's role the way every citune command

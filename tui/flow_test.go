@@ -454,3 +454,30 @@ func TestQuitWaitsForExport(t *testing.T) {
 		t.Error("the quit did not restore")
 	}
 }
+
+// A sweep whose every point is slower than the original settings says
+// the original settings won, and its export writes the original values,
+// not the best of the slower points.
+func TestSweepOriginalWins(t *testing.T) {
+	e := newEnv(t, true) // the board as Linux leaves it: AHBBRST=0, 16-word bursts
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText("AHBBRST=1,2 repeat=3")
+	e.keys("enter", "r")
+	if !e.m.sweep.originalWins || !strings.Contains(e.m.status, "the original settings won") {
+		t.Fatalf("originalWins %v, status %q", e.m.sweep.originalWins, e.m.status)
+	}
+	e.keys("w")
+	if !e.m.expW {
+		t.Fatal("export after a sweep should start with the winner")
+	}
+	e.clearInput()
+	e.typeText("orig.dtsi")
+	e.keys("enter")
+	got := e.files["orig.dtsi"]
+	for _, want := range []string{"ahb-burst-config = <0x0>;", "original value: every point swept was significantly slower"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("export lacks %q:\n%s", want, got)
+		}
+	}
+}

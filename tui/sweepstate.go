@@ -38,6 +38,9 @@ type sweepState struct {
 	note    string
 	results string       // where the sweeper records the results
 	winner  *rank.Ranked // the sweep's winner, when it names one
+	// originalWins: every point swept was significantly slower than the
+	// original settings (rank.Ranking.OriginalWins).
+	originalWins bool
 
 	started time.Time // the time of this run's first event
 	planned int       // the points the sweep's header planned (baseline aside)
@@ -50,7 +53,7 @@ type sweepState struct {
 func (s *sweepState) resetResults() {
 	s.points, s.done, s.total, s.current = nil, 0, 0, ""
 	s.finished, s.stopped, s.err, s.elapsed, s.top = false, false, "", 0, 0
-	s.note, s.winner, s.planned = "", nil, 0
+	s.note, s.winner, s.planned, s.originalWins = "", nil, 0, false
 }
 
 // countHeld counts finished non-baseline points.
@@ -85,6 +88,7 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.outcome != nil {
 			s.winner = msg.outcome.Ranking.Winner()
+			s.originalWins = msg.outcome.Ranking.OriginalWins
 			if msg.outcome.RestoreErr != nil {
 				s.note = "RESTORE FAILED: " + msg.outcome.RestoreErr.Error()
 			}
@@ -101,7 +105,9 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setErr("sweep: %v", msg.err)
 		default:
 			s.finished = true
-			if b, ok := s.best(); ok {
+			if b, ok := s.best(); ok && s.originalWins {
+				m.setStatus("sweep finished; the original settings won: every point swept was slower (best %s at %s)", s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()))
+			} else if ok {
 				m.setStatus("sweep finished; best %s at %s", s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()))
 			} else {
 				m.setStatus("sweep finished without a point that held")

@@ -134,7 +134,11 @@ func (a *app) dtsFromResults(path string) (dtsout.DTSInput, error) {
 		fmt.Sprintf("%s sweep, probe %s, kernel %s, started %s", h.Plan.Mode, h.Probe, orUnknown(h.Kernel), h.Started.Format("2006-01-02 15:04 MST")),
 		fmt.Sprintf("winner: %s, %s", rank.SettingsString(w.Settings), rank.FormatRate(w.Median, w.Unit)),
 	}
-	if w.VsBaseline != nil {
+	if rk.OriginalWins {
+		lines[2] = fmt.Sprintf("winner: the original settings, %s", rank.FormatRate(rk.Baseline.Median, rk.Baseline.Unit))
+		lines = append(lines, fmt.Sprintf("every point swept was significantly slower; the best, %s: %s, %s", rank.SettingsString(w.Settings), rank.FormatRate(w.Median, w.Unit), w.VsBaseline),
+			"the values below are the original ones: committing them changes nothing on this board")
+	} else if w.VsBaseline != nil {
 		lines = append(lines, fmt.Sprintf("against the original settings (%s): %s", rank.FormatRate(rk.Baseline.Median, rk.Baseline.Unit), w.VsBaseline))
 		if !w.VsBaseline.Significant {
 			lines = append(lines, "the winner is not significantly faster than the original settings: keeping them is as good")

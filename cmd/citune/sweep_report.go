@@ -33,7 +33,11 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		out.Ranking.FormatIn(&b, display)
 		w := humanOut(a.env.stdout, a.env.isTTY)
 		fmt.Fprint(w, b.String())
-		if win := out.Ranking.Winner(); win != nil {
+		if win := out.Ranking.Winner(); win != nil && out.Ranking.OriginalWins {
+			b := out.Ranking.Baseline
+			fmt.Fprintf(w, "winner: the original settings: %s; every point swept was significantly slower (the best, %s: %s)\n",
+				rank.FormatRateIn(b.Median, b.Unit, display), rank.SettingsString(win.Settings), win.VsBaseline)
+		} else if win != nil {
 			fmt.Fprintf(w, "winner: %s: %s", rank.SettingsString(win.Settings), rank.FormatRateIn(win.Median, win.Unit, display))
 			if win.VsBaseline != nil {
 				fmt.Fprintf(w, ", %s against the original settings", win.VsBaseline)
@@ -47,7 +51,11 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		fmt.Fprintln(w, " (warm-ups included)")
 		fmt.Fprintln(w, sweepTime(out))
 		fmt.Fprintf(w, "results: %s", path)
-		if out.Status == sweep.EndComplete && out.Ranking.Winner() != nil {
+		switch {
+		case out.Status != sweep.EndComplete || out.Ranking.Winner() == nil:
+		case out.Ranking.OriginalWins:
+			fmt.Fprintf(w, "; nothing to make permanent: keep the original settings (citune dts --results %s writes them down)", path)
+		default:
 			fmt.Fprintf(w, "; make the winner permanent: citune dts --results %s", path)
 		}
 		fmt.Fprintln(w)

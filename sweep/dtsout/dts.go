@@ -372,6 +372,9 @@ func WinnerSettings(res *results.Results, rk rank.Ranking) ([]Setting, error) {
 	if w == nil {
 		return nil, fmt.Errorf("no point was ranked in the results: nothing to make permanent")
 	}
+	if rk.OriginalWins {
+		return originalSettings(res, w)
+	}
 	gain := "winner " + rank.VsString(w.VsBaseline)
 	var out []Setting
 	for _, a := range res.Header.Plan.Axes {
@@ -387,6 +390,25 @@ func WinnerSettings(res *results.Results, rk rank.Ranking) ([]Setting, error) {
 			c = "unchanged from the original; " + c
 		}
 		out = append(out, Setting{Name: a.Name, Value: v, Comment: c})
+	}
+	return out, nil
+}
+
+// originalSettings is WinnerSettings when the original settings won:
+// every swept setting at its original value, so that the fragment pins
+// what the sweep found best instead of the best of the slower points.
+func originalSettings(res *results.Results, best *rank.Ranked) ([]Setting, error) {
+	why := fmt.Sprintf("original value: every point swept was significantly slower (the best, %s: %s)", rank.SettingsString(best.Settings), rank.VsString(best.VsBaseline))
+	var out []Setting
+	for _, a := range res.Header.Plan.Axes {
+		v, ok := res.Header.Originals[a.Name]
+		if !ok {
+			continue
+		}
+		out = append(out, Setting{Name: a.Name, Value: v, Comment: why})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the original settings won, and the results file does not record them: nothing to write")
 	}
 	return out, nil
 }

@@ -87,6 +87,11 @@ type Ranking struct {
 	Baseline BaselineStats `json:"baseline"`
 	Ranked   []Ranked      `json:"ranked"`
 	Excluded []Excluded    `json:"excluded,omitempty"`
+	// OriginalWins is set when every ranked point is significantly
+	// slower than the original settings (the baseline): the sweep found
+	// nothing worth making permanent, and its first point is only the
+	// best of the ones swept.
+	OriginalWins bool `json:"original_wins,omitempty"`
 }
 
 // Winner is the first ranked point, or nil.
@@ -175,6 +180,12 @@ func Rank(points []PointStats, baseline []float64, visits []float64, original ma
 	}
 	for i := range rk.Ranked {
 		rk.Ranked[i].Rank = i + 1
+	}
+	rk.OriginalWins = len(rk.Ranked) > 0
+	for _, r := range rk.Ranked {
+		if c := r.VsBaseline; c == nil || !c.Valid() || !c.Significant || c.Pct >= 0 {
+			rk.OriginalWins = false
+		}
 	}
 	sort.SliceStable(rk.Excluded, func(i, j int) bool { return rk.Excluded[i].Key < rk.Excluded[j].Key })
 	return rk

@@ -67,3 +67,26 @@ func TestRankTiePrefersOriginalSettings(t *testing.T) {
 		t.Errorf("without originals the higher median should lead: %+v", rk.Ranked)
 	}
 }
+
+// When every point swept is significantly slower than the original
+// settings, the original settings win; one point as fast as them (or
+// one without a comparison) is enough for the sweep's winner to stand.
+func TestOriginalWins(t *testing.T) {
+	base := []float64{100, 101, 99, 100.5, 99.5}
+	slow := func(k string, x float64) rank.PointStats {
+		return rank.PointStats{Key: k, Status: rank.StatusOK, Rates: []float64{x, x + 0.5, x - 0.5, x + 0.2, x - 0.2}}
+	}
+	rk := rank.Rank([]rank.PointStats{slow("a", 80), slow("b", 90)}, base, nil, nil)
+	if !rk.OriginalWins || rk.Winner().Key != "b" {
+		t.Errorf("all slower: OriginalWins %v, first %s", rk.OriginalWins, rk.Winner().Key)
+	}
+	if rk := rank.Rank([]rank.PointStats{slow("a", 80), slow("b", 100)}, base, nil, nil); rk.OriginalWins {
+		t.Error("a point as fast as the original settings: the sweep's winner stands")
+	}
+	if rk := rank.Rank([]rank.PointStats{slow("a", 80)}, nil, nil, nil); rk.OriginalWins {
+		t.Error("no baseline to compare with: nothing can be said")
+	}
+	if rk := rank.Rank(nil, base, nil, nil); rk.OriginalWins {
+		t.Error("nothing ranked: no winner of either kind")
+	}
+}
