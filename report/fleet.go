@@ -128,7 +128,9 @@ func (g *FleetGroup) settle() {
 	// Common winners: first or tied with the first on every board.
 	wins := func(s *Sweep, label string) bool {
 		p := byLabel(s, label)
-		return p != nil && p.Status == rank.StatusOK && (p.Rank == 1 || p.Tied)
+		// A board whose original settings beat every point swept has
+		// no winning point.
+		return p != nil && !s.OriginalWins && p.Status == rank.StatusOK && (p.Rank == 1 || p.Tied)
 	}
 	for _, l := range g.Points {
 		all := true
@@ -214,8 +216,10 @@ func (g *FleetGroup) Verdict() string {
 		return "no board ranked a point: nothing to compare"
 	case len(none) > 0:
 		return fmt.Sprintf("no point was ranked on %s: no verdict for the SoC until every board has one", strings.Join(none, ", "))
+	case g.allOriginal() && n > 1:
+		return fmt.Sprintf("every point swept was significantly slower than the original settings on every board of the %s (%d): keep the SoC's dtsi as it is", soc, n)
 	case n == 1:
-		return fmt.Sprintf("one board only (%s): its winner is %s; sweep more boards of the %s before putting it in the SoC's dtsi", g.Boards[0], g.Winners[0].Label, soc)
+		return fmt.Sprintf("one board only (%s): its winner is %s; sweep more boards of the %s before putting it in the SoC's dtsi", g.Boards[0], g.winnerLabel(0), soc)
 	case len(g.Common) > 0:
 		v := fmt.Sprintf("%s wins on every board of the %s (%d)", g.Pick, soc, n)
 		if len(g.Common) > 1 {
@@ -224,14 +228,33 @@ func (g *FleetGroup) Verdict() string {
 		return v + ": one value for the SoC's dtsi (" + soc + "), no per-board overrides"
 	}
 	var each []string
-	for i, w := range g.Winners {
-		each = append(each, g.Boards[i]+": "+w.Label)
+	for i := range g.Winners {
+		each = append(each, g.Boards[i]+": "+g.winnerLabel(i))
 	}
 	v := fmt.Sprintf("the winner differs between the boards of the %s (%s): per-board overrides in each board's dts", soc, strings.Join(each, "; "))
 	if g.Pick != "" {
 		v += fmt.Sprintf("; as one value for the SoC's dtsi, %s loses least: %.1f %% against the winner of %s", g.Pick, g.PickLoss, g.PickWorst)
 	}
 	return v
+}
+
+// allOriginal reports whether the original settings won on every board.
+func (g *FleetGroup) allOriginal() bool {
+	for _, s := range g.Sweeps {
+		if !s.OriginalWins {
+			return false
+		}
+	}
+	return len(g.Sweeps) > 0
+}
+
+// winnerLabel names board i's winner: its first ranked point, or the
+// original settings where every point swept was slower than them.
+func (g *FleetGroup) winnerLabel(i int) string {
+	if g.Sweeps[i].OriginalWins {
+		return "the original settings"
+	}
+	return g.Winners[i].Label
 }
 
 func without(xs []string, x string) []string {
@@ -257,6 +280,14 @@ func (f *Fleet) Summary() string {
 		groups[g.Profile]++
 		name := g.Profile + " " + g.Controller
 		switch {
+		case g.allOriginal():
+			boards := fmt.Sprintf("on every board (%d)", len(g.Sweeps))
+			if len(g.Sweeps) == 1 {
+				boards = "(one board)"
+			}
+			parts = append(parts, fmt.Sprintf("%s: the original settings %s", name, boards))
+			picks[g.Profile] = "the original settings"
+			continue
 		case len(g.Sweeps) == 1 && g.Pick != "":
 			parts = append(parts, fmt.Sprintf("%s: %s (one board)", name, g.Pick))
 		case len(g.Common) > 0:
@@ -376,7 +407,10 @@ func (g *FleetGroup) boardTable() *table {
 	for i, s := range g.Sweeps {
 		w, vs := "-", ""
 		if p := g.Winners[i]; p != nil {
-			w, vs = p.Label, p.Vs.Short()
+			w, vs = g.winnerLabel(i), p.Vs.Short()
+			if s.OriginalWins {
+				vs = "best swept " + vs
+			}
 		}
 		t.add(g.Boards[i], s.File, or(s.Kernel, "unknown"), s.State, w, vs)
 	}
