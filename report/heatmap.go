@@ -64,7 +64,7 @@ func heatmap(s *Sweep, id string) trustedHTML {
 	cells, lo, hi := heatCells(s, ax, ay)
 	const cw, ch, top = 118.0, 52.0, 44.0
 	left := math.Max(90, labelWidth([]string{ay.Label}, 0)+40)
-	g := heatGrid{id: id, cw: cw, ch: ch, top: top, left: left, lo: lo, hi: hi, win: s.Winner()}
+	g := heatGrid{id: id, cw: cw, ch: ch, top: top, left: left, lo: lo, hi: hi, win: s.winning()}
 	w := math.Max(left+cw*float64(len(ax.Values))+150, left+470)
 	h := top + ch*float64(len(ay.Values)) + 50
 	var b svgb

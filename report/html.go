@@ -133,6 +133,7 @@ type sweepView struct {
 	Effects                   *tableView
 	EffectsHow                string
 	DTS, KernelParams, DTSErr string
+	OriginalWins              bool
 	Header                    [][2]string
 	Notes                     []string
 	Registers                 [][]regView
@@ -231,6 +232,7 @@ func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 	v.addCharts(s)
 	v.addTables(s)
 	v.DTS, v.KernelParams, v.DTSErr = s.DTS, s.KernelParams, s.DTSErr
+	v.OriginalWins = s.OriginalWins
 	v.addHeader(s)
 	v.Notes = s.Notes
 	v.addRegisters(s)
@@ -269,7 +271,7 @@ func (v *sweepView) addSummary(s *Sweep, pts []*Point) {
 			return "base"
 		case p.Status != rank.StatusOK:
 			return "bad"
-		case p == s.Winner():
+		case p == s.winning():
 			return "win"
 		}
 		return ""

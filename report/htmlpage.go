@@ -205,7 +205,11 @@ func (s *sweepView) render(b *hb) {
 	section(s.Excluded, "Not ranked", "These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.")
 	section(s.Eliminated, "Dropped by the adaptive race", "Clearly slower than the race's leader after fewer runs; not ranked.")
 	section(s.Effects, "Effect of each axis on its own", s.EffectsHow+"; spread in points of the baseline.")
-	b.el("h3", "The winner as a device-tree fragment and kernel parameters")
+	if s.OriginalWins {
+		b.el("h3", "The original settings won: every point swept was significantly slower; their values as a device-tree fragment")
+	} else {
+		b.el("h3", "The winner as a device-tree fragment and kernel parameters")
+	}
 	b.nl()
 	if s.DTS != "" {
 		b.el("pre", s.DTS, "id", "dts"+s.Sfx)

@@ -236,6 +236,16 @@ func (s *Sweep) Winner() *Point {
 	return s.Ranked[0]
 }
 
+// winning is the point the charts and tables mark as the winner: the
+// first ranked point, or none where the original settings won (the
+// baseline is marked as the baseline either way).
+func (s *Sweep) winning() *Point {
+	if s.OriginalWins {
+		return nil
+	}
+	return s.Winner()
+}
+
 // Board describes the board: "imx6q usbh1 (usb@2184200)".
 func (s *Sweep) Board() string {
 	b := s.Profile + " " + s.Controller

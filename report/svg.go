@@ -74,7 +74,7 @@ func pointColour(s *Sweep, p *Point) string {
 		return colBad
 	case p.Status != rank.StatusOK:
 		return colSame
-	case p == s.Winner():
+	case p == s.winning():
 		return colWinner
 	case p.Vs == nil || !p.Vs.HasCI() || !p.Vs.Significant:
 		return colSame
@@ -144,7 +144,7 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 		cy := top + rowH*(float64(i)+0.5)
 		col := pointColour(s, p)
 		cls := "label"
-		if p == s.Winner() {
+		if p == s.winning() {
 			cls = "label win"
 		}
 		b.text(left-8, cy+4, "end", cls, labels[i])
@@ -389,7 +389,7 @@ func placeLabel(placed *[]labelBox, cx, cy float64, anchor string, w float64) fl
 // drawPoints draws every point with its tooltip; the baseline, the winner
 // and the points on the front get a label.
 func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, onFront map[*Point]bool) {
-	win := s.Winner()
+	win := s.winning()
 	var placed []labelBox
 	for _, p := range pts {
 		cx, cy := ax.X(p.IRQsPerMiB.V), ax.Y(s.RateValue(p.Median))
