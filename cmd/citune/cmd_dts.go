@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/citune/citune/report"
@@ -108,11 +111,7 @@ func (a *app) dtsFromResults(path string) (dtsout.DTSInput, error) {
 		return dtsout.DTSInput{}, err
 	}
 	h := res.Header
-	spec := h.Profile
-	if h.ProfileFile != "" {
-		spec = h.ProfileFile
-	}
-	p, err := loadProfile(spec)
+	p, err := a.resultsProfile(path, h.Profile, h.ProfileFile)
 	if err != nil {
 		return dtsout.DTSInput{}, err
 	}
@@ -184,17 +183,45 @@ func (a *app) conflictsWithResults(path string, p *soc.Profile, c *soc.Controlle
 	return nil
 }
 
+// resultsProfile loads the profile a results file was measured with: its
+// profile file where it names one, else the built-in profile of its name.
+// A colleague's results file may name a profile file that is not on this
+// machine: then --profile FILE gives it (it must have the same name), or,
+// without --profile, the built-in profile of that name stands in, with a
+// warning (a copy of a built-in profile with board values of its own is
+// common); with neither the error says to give --profile.
+func (a *app) resultsProfile(path, name, file string) (*soc.Profile, error) {
+	if file == "" {
+		return loadProfile(name)
+	}
+	p, err := loadProfile(file)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return p, err
+	}
+	if a.g.profile != "" && a.profileFrom == "" {
+		fp, ferr := loadProfile(a.g.profile)
+		if ferr != nil {
+			return nil, ferr
+		}
+		if fp.Name != name {
+			return nil, usageErr("--profile %s is profile %s, but %s was measured with profile %s (file %s)", a.g.profile, fp.Name, path, name, file)
+		}
+		return fp, nil
+	}
+	if bp, berr := loadProfile(name); berr == nil && !strings.ContainsRune(name, os.PathSeparator) {
+		fmt.Fprintf(a.env.stderr, "citune: %s was measured with the profile file %s, which is not on this machine: using the built-in profile %s (give --profile FILE for the original)\n", path, file, bp.Name)
+		return bp, nil
+	}
+	return nil, usageErr("%s was measured with the profile file %s (profile %s), which is not on this machine: give it with --profile FILE", path, file, name)
+}
+
 // reportFlags refuses --profile/--controller that contradict a results
 // file given to report (the profile and controller come from the file).
 func (a *app) reportFlags(s *report.Sweep) error {
 	if a.g.profile == "" && a.g.controller == "" || s.Profile == "" {
 		return nil
 	}
-	spec := s.Profile
-	if s.ProfileFile != "" {
-		spec = s.ProfileFile
-	}
-	p, err := loadProfile(spec)
+	p, err := a.resultsProfile(s.File, s.Profile, s.ProfileFile)
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,13 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			e.Setenv("FIXTURES", fx)
+			// The built-in profiles' files, for scripts that need a
+			// profile file of their own.
+			pf, err := filepath.Abs("../../profiles")
+			if err != nil {
+				return err
+			}
+			e.Setenv("PROFILES", pf)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
