@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -96,17 +97,38 @@ func (a *app) flagTarget() (undo.TargetID, error) {
 	return undo.DevMem(c.Base), nil
 }
 
-// entryProfile loads the profile a journal entry was made with.
-func entryProfile(e *undo.Entry) (*soc.Profile, error) {
-	if e.ProfileFile != "" {
-		return loadProfile(e.ProfileFile)
+// entryProfile loads the profile a journal entry was made with. Where
+// its profile file is gone, --profile FILE of the same name stands in;
+// no built-in profile does (the file may place the controller
+// elsewhere, and a restore must write where the change was made).
+func (a *app) entryProfile(e *undo.Entry) (*soc.Profile, error) {
+	if e.ProfileFile == "" {
+		return loadProfile(e.Profile)
 	}
-	return loadProfile(e.Profile)
+	p, err := loadProfile(e.ProfileFile)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return p, err
+	}
+	if a.g.profile == "" {
+		how := "citune --profile FILE restore"
+		if e.Target.Kind == undo.TargetFile {
+			how = "citune --profile FILE --mem-file " + e.Target.Path + " restore"
+		}
+		return nil, fmt.Errorf("the change was made with the profile file %s (profile %s), which is gone: give it with %s", e.ProfileFile, e.Profile, how)
+	}
+	fp, ferr := loadProfile(a.g.profile)
+	if ferr != nil {
+		return nil, ferr
+	}
+	if fp.Name != e.Profile {
+		return nil, usageErr("--profile %s is profile %s, but the change was made with profile %s (file %s)", a.g.profile, fp.Name, e.Profile, e.ProfileFile)
+	}
+	return fp, nil
 }
 
 // restoreEntry returns one journal entry's target to its originals.
 func (a *app) restoreEntry(journal string, e *undo.Entry, force bool) error {
-	p, err := entryProfile(e)
+	p, err := a.entryProfile(e)
 	if err != nil {
 		return err
 	}
