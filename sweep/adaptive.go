@@ -41,24 +41,33 @@ const screenMin = 4
 //     grid's runs (one warm-up and five runs per point) before the race
 //     even starts. Without warm-ups in the plan the run counts.
 //  2. The survivors are brought to about a third of Repeats (nextTarget;
-//     the plan asks for 3 or more), then to Repeats.
-//  3. Tie-break: when the ranking could not tell a survivor from the
-//     leader, the leader and those survivors get Repeats runs more,
-//     so that the winner is the faster one, not the one a tie rule
-//     favours for want of runs.
+//     the plan asks for 3 or more), then to Repeats. The leader, visited
+//     first in each of these rounds, goes straight to Repeats: the
+//     others race against it, so it needs those runs anyway, and a
+//     visit fewer saves its warm-ups.
+//  3. Tie-break: when the ranking's tie rule (interrupts, CPU, settings
+//     changed) would put a point it cannot tell from its fastest ahead
+//     of that fastest point, those points and the fastest get Repeats
+//     runs more (tiedWithLeader), the fastest last: it is not visited
+//     once they have all been dropped. So the winner is the faster one,
+//     not the one a tie rule favours for want of runs.
 //
 // After every round a point is dropped as soon as it is significantly
 // slower than the leader: its mean log rate is below the leader's by
-// more than z·σ·√(1/n + 1/n_leader), where σ is the pooled run-to-run
-// noise (baseline and every point with two runs or more) and z the
-// one-sided normal quantile at raceAlpha split over the comparisons of
-// the round (Bonferroni); the screening round also keeps at most the
-// faster 1/screenKeep of its points (screenMin at least). During a
-// visit after screening the same test, its rate split further over the
-// visit's runs, ends the visit early once the point is behind the
-// round's best point that already has the round's runs (behind), so a
-// clearly slower point does not pay for the runs the race would drop it
-// after. A point left alone goes straight to Repeats runs. The
+// more than t·σ·√(1/n + 1/n_leader), where σ is the pooled run-to-run
+// noise (baseline and every point with two runs or more) and t the
+// one-sided quantile of Student's t with σ's degrees of freedom (σ
+// comes from few runs early on: at screening only the baseline's, and
+// the normal quantile, which takes σ as exact, let an estimate of half
+// the true noise drop points tied with the winner) at raceAlpha split
+// over the comparisons of the round: Holm's step-down after screening,
+// Bonferroni at screening (race); the screening round also keeps at
+// most the faster 1/screenKeep of its points (screenMin at least).
+// During a visit after screening the same test, its rate split further
+// over the visit's runs, ends the visit early once the point is behind
+// the round's best point that already has the round's runs (behind), so
+// a clearly slower point does not pay for the runs the race would drop
+// it after. A point left alone goes straight to Repeats runs. The
 // survivors are ranked like a grid's points (one whose last visit ended
 // early but that the race kept may have fewer runs); the dropped ones
 // are recorded as eliminated.
@@ -86,16 +95,45 @@ func (r *Runner) adaptive(ctx context.Context) error {
 		if len(alive) == 0 {
 			break
 		}
+		// In the tie-break round the leader comes after the points tied
+		// with it (within its module-parameter group): they race against
+		// its Repeats runs first, and when none of them is left in
+		// contention the leader's own visit is not needed.
+		var lead, first *Point
+		if target > r.Plan.Repeats {
+			lead = alive[0]
+			alive = append(slices.Clone(alive[1:]), lead)
+		} else if round > 0 {
+			first = alive[0]
+		}
 		alive = r.byReload(alive, round%2 == 1)
 		r.alive, r.target = alive, target
 		var next []*Point
-		for _, p := range alive {
-			if have := r.store.Runs(p.Key); have < target {
-				var stop func([]float64) bool
-				if round > 0 {
-					stop = r.behind(p, alive, target, target-have)
+		for i, p := range alive {
+			if p == lead && i > 0 {
+				next = r.race(append(next, p), 0)
+				if !slices.Contains(next, p) {
+					continue // a challenger overtook it significantly
 				}
-				st, err := r.visit(ctx, p, target-have, round == 0, stop)
+				next = slices.DeleteFunc(next, func(q *Point) bool { return q == p })
+				if len(next) == 0 && i == len(alive)-1 {
+					next = append(next, p) // no tie left to break
+					continue
+				}
+			}
+			want := target
+			if p == first && i == 0 {
+				// The round's leader, visited first, goes straight to
+				// Repeats: the others race against it, which needs
+				// its runs anyway, and it saves a visit's warm-ups.
+				want = r.Plan.Repeats
+			}
+			if have := r.store.Runs(p.Key); have < want {
+				var stop func([]float64) bool
+				if round > 0 && p != first {
+					stop = r.behind(p, alive, min(target, r.Plan.Repeats), want-have)
+				}
+				st, err := r.visit(ctx, p, want-have, round == 0, stop)
 				if err != nil {
 					return err
 				}
@@ -141,33 +179,53 @@ func raceRounds(repeats int) int {
 	return rounds
 }
 
-// tiedWithLeader is the leader (alive[0], as race orders them) and the
-// points the ranking would not tell from it, or nil when there are none
-// (rank.Compare, as rank.Rank calls it).
+// tiedWithLeader is the points the tie-break round measures again, the
+// fastest first, or nil when there is no tie to break. The ranking
+// (store.Rank, as the sweep's result will be ranked) orders points it
+// cannot tell from the fastest by its tie rules (interrupts, CPU,
+// settings changed); the tie-break is there so that those rules do not
+// pick a slower point for want of runs. It measures the fastest point
+// (highest median) and the tied points the rules put ahead of it; none
+// when the rules already put the fastest first, since more runs could
+// then only hand the win to a point the ranking does not find faster
+// either. (Decision: the earlier rule, every point tied with the
+// leader, cost three challengers' full visits in a field of near-equal
+// points, bench/adaptive.sh scenario 1, and changed no winner.)
 func (r *Runner) tiedWithLeader(alive []*Point) []*Point {
 	if len(alive) < 2 {
 		return nil
 	}
-	lead := r.store.Point(alive[0].Key).Rates
-	out := []*Point{alive[0]}
-	for _, p := range alive[1:] {
-		c := rank.Compare(r.store.Point(p.Key).Rates, lead, rank.Confidence, p.Key+"|"+alive[0].Key)
-		if !c.Significant {
-			out = append(out, p)
+	rk := r.store.Rank()
+	fastest := -1
+	for i, p := range rk.Ranked {
+		if fastest < 0 || p.Median > rk.Ranked[fastest].Median {
+			fastest = i
 		}
 	}
-	if len(out) < 2 {
+	if fastest <= 0 {
 		return nil
+	}
+	byKey := map[string]*Point{}
+	for _, p := range alive {
+		byKey[p.Key] = p
+	}
+	out := []*Point{byKey[rk.Ranked[fastest].Key]}
+	for _, x := range rk.Ranked[:fastest] {
+		out = append(out, byKey[x.Key])
+	}
+	if slices.Contains(out, nil) {
+		return nil // not a point of this race (cannot happen)
 	}
 	return out
 }
 
-// behind returns the stop test of a visit of p that brings it to
-// target runs with n more: true once p's mean log rate, over its
-// earlier runs and the visit's so far, is below the best of the round's
-// points that already have target runs by more than the race allows,
-// with the race's family-wise rate split further over the visit's n
-// looks. Nil when no point has target runs yet.
+// behind returns the stop test of a visit of p that brings it n runs
+// further: true once p's mean log rate, over its earlier runs and the
+// visit's so far, is below the best of the round's points that already
+// have target runs by more than the race allows, with the race's
+// family-wise rate split further over the visit's n looks. Nil when no
+// point has target runs yet. (The tie-break round passes Repeats: its
+// points all have that many.)
 func (r *Runner) behind(p *Point, alive []*Point, target, n int) func([]float64) bool {
 	var lead []float64
 	best := math.Inf(-1)
@@ -190,13 +248,14 @@ func (r *Runner) behind(p *Point, alive []*Point, target, n int) func([]float64)
 	if ps := r.store.Point(p.Key); ps != nil {
 		prev = ps.Rates
 	}
-	z := rank.NormalQuantile(1 - raceAlpha/float64(len(alive)-1)/float64(n))
+	q := 1 - raceAlpha/float64(len(alive)-1)/float64(n)
 	return func(rates []float64) bool {
-		sigma, _ := r.store.PooledLogSD()
+		sigma, dof := r.store.PooledLogSD()
 		if math.IsNaN(sigma) {
 			return false
 		}
 		sigma = max(sigma, minNoise)
+		z := rank.TQuantile(q, dof)
 		all := append(slices.Clone(prev), rates...)
 		m, _ := rank.LogStats(all)
 		se := sigma * math.Sqrt(1/float64(len(all))+1/float64(len(lead)))
@@ -211,7 +270,7 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 	if len(alive) < 2 {
 		return alive
 	}
-	sigma, _ := r.store.PooledLogSD()
+	sigma, dof := r.store.PooledLogSD()
 	if math.IsNaN(sigma) {
 		return alive
 	}
@@ -234,23 +293,47 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.mean, a.mean) })
 	L := cs[0]
 	leader := rank.SettingsString(r.settings(L.p))
-	z := rank.NormalQuantile(1 - raceAlpha/float64(len(cs)-1))
 	drop := func(c cand, msg string) {
 		r.store.Eliminate(c.p.Key, msg)
 		_, replayed := r.elimDone[c.p.Key]
 		r.emit(Event{Kind: PointEliminated, Point: c.p.Key, Settings: r.settings(c.p), Message: msg, Replayed: replayed})
 	}
+	// After screening, Holm's step-down: the comparisons in order of
+	// their evidence (diff/se), the k-th at raceAlpha/(m-k), until the
+	// first that is not significant. It holds the family-wise rate as
+	// Bonferroni does and drops more: once the clearly slower points are
+	// out, the rest share the rate among fewer comparisons. (Survivors
+	// 4 to 7 % behind after two runs at 2 % noise are not beyond
+	// Bonferroni's bound over all of them, and each then paid a visit,
+	// warm-ups included, to be dropped a round later.) The screening
+	// round keeps plain Bonferroni (m = every point, most > 0): its
+	// leader is the best single run of every point, ahead of its own
+	// mean by about σ·√(2 ln m), which the last steps of Holm's ladder
+	// would no longer cover, dropping points tied with it.
+	se := func(c cand) float64 { return sigma * math.Sqrt(1/float64(c.n)+1/float64(L.n)) }
+	others := slices.Clone(cs[1:])
+	slices.SortStableFunc(others, func(a, b cand) int { return cmp.Compare((L.mean-b.mean)/se(b), (L.mean-a.mean)/se(a)) })
+	dropped := map[*Point]bool{}
+	for k, c := range others {
+		m := len(others)
+		if most == 0 {
+			m -= k
+		}
+		zk := rank.TQuantile(1-raceAlpha/float64(m), dof)
+		diff := L.mean - c.mean
+		if diff <= zk*se(c) {
+			break
+		}
+		dropped[c.p] = true
+		drop(c, fmt.Sprintf("after %d run(s): %.1f %% below the leader %s (%d runs), beyond the %.1f %% that noise explains (%.1f %% per run, %.0f %% family-wise)",
+			c.n, (1-math.Exp(-diff))*100, leader, L.n, (1-math.Exp(-zk*se(c)))*100, sigma*100, raceAlpha*100))
+	}
 	out := []*Point{L.p}
 	var rest []cand
 	for _, c := range cs[1:] {
-		se := sigma * math.Sqrt(1/float64(c.n)+1/float64(L.n))
-		diff := L.mean - c.mean
-		if diff <= z*se {
+		if !dropped[c.p] {
 			rest = append(rest, c)
-			continue
 		}
-		drop(c, fmt.Sprintf("after %d run(s): %.1f %% below the leader %s (%d runs), beyond the %.1f %% that noise explains (%.1f %% per run, %.0f %% family-wise)",
-			c.n, (1-math.Exp(-diff))*100, leader, L.n, (1-math.Exp(-z*se))*100, sigma*100, raceAlpha*100))
 	}
 	keep := len(rest)
 	if most > 0 && keep > most-1 {

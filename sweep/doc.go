@@ -31,8 +31,9 @@
 // one-factor-at-a-time screening; and an adaptive race (adaptive.go)
 // that screens every point with one run, without warm-ups, and drops
 // points once they are significantly worse than the leader, which finds
-// the grid's winner with about a quarter of its probe runs (warm-ups
-// and screening runs counted in both; bench/adaptive.sh).
+// the grid's winner (or one it calls tied) with 26 to 30 % of its probe
+// runs on average (warm-ups and screening runs counted in both;
+// bench/adaptive.sh).
 //
 // Points are ranked (sweep/rank) by median rate against the baseline, with a bootstrap
 // confidence interval of the difference; interrupts per MiB and CPU time

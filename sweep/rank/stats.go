@@ -180,3 +180,24 @@ func NormalQuantile(p float64) float64 {
 	r := q * q
 	return (((((a[0]*r+a[1])*r+a[2])*r+a[3])*r+a[4])*r + a[5]) * q / (((((b[0]*r+b[1])*r+b[2])*r+b[3])*r+b[4])*r + 1)
 }
+
+// TQuantile is the p-quantile of Student's t distribution with dof
+// degrees of freedom: the normal quantile corrected by the Cornish-Fisher
+// expansion in 1/dof (Abramowitz and Stegun 26.7.5, four terms; within
+// 1 % of the exact value for dof of 4 or more up to p = 0.9995, a
+// little below it beyond). Tests with a standard deviation estimated
+// from few runs need it: the normal quantile would treat the estimate
+// as exact. dof < 1 is treated as 1.
+func TQuantile(p float64, dof int) float64 {
+	z := NormalQuantile(p)
+	if math.IsInf(z, 0) {
+		return z
+	}
+	v := float64(max(dof, 1))
+	z2 := z * z
+	g1 := (z2 + 1) * z / 4
+	g2 := ((5*z2+16)*z2 + 3) * z / 96
+	g3 := (((3*z2+19)*z2+17)*z2 - 15) * z / 384
+	g4 := ((((79*z2+776)*z2+1482)*z2-1920)*z2 - 945) * z / 92160
+	return z + g1/v + g2/(v*v) + g3/(v*v*v) + g4/(v*v*v*v)
+}
