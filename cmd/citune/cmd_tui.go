@@ -97,17 +97,7 @@ func runTUI(a *app, args []string) error {
 		return err
 	}
 
-	// Keys from stdin and the screen on stdout (a script or a test can
-	// drive the session through pipes: then the screen is 80x24, a
-	// serial console's). A TERM without xterm extensions (vt100, linux)
-	// gets none of them: see plainterm.go.
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(a.env.stdin),
-		tea.WithOutput(tuiOutput(a.env.stdout, a.env.getenv("TERM")))}
-	if !a.env.isTTY {
-		opts = append(opts, tea.WithWindowSize(80, 24))
-	}
-	p := tea.NewProgram(tui.New(cfg), opts...)
-	final, runErr := p.Run()
+	final, runErr := tea.NewProgram(tui.New(cfg), a.tuiOptions(ctx)...).Run()
 	cancel() // stop background jobs; a sweep restores its own values
 	jobs.Wait()
 
@@ -116,6 +106,19 @@ func runTUI(a *app, args []string) error {
 		out = m.Outcome()
 	}
 	return a.tuiEnd(t, u, out, runErr)
+}
+
+// tuiOptions: keys from stdin and the screen on stdout (a script or a
+// test can drive the session through pipes: then the screen is 80x24, a
+// serial console's). A TERM without xterm extensions (vt100, linux) gets
+// none of them: see plainterm.go.
+func (a *app) tuiOptions(ctx context.Context) []tea.ProgramOption {
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(a.env.stdin),
+		tea.WithOutput(tuiOutput(a.env.stdout, a.env.getenv("TERM")))}
+	if !a.env.isTTY {
+		opts = append(opts, tea.WithWindowSize(80, 24))
+	}
+	return opts
 }
 
 // tuiProbe gives the session its probe and its sweeper (the sweep writes
