@@ -1,11 +1,9 @@
 package probe
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -306,14 +304,9 @@ func readPipeRaw(path string, page []byte, each func([]byte) error) error {
 
 // collectText is the fallback: the whole text file "trace".
 func collectText(dir string, irq int) (handlerStats, error) {
-	f, err := os.Open(filepath.Join(dir, "trace"))
+	data, err := os.ReadFile(filepath.Join(dir, "trace"))
 	if err != nil {
 		return handlerStats{}, fmt.Errorf("tracefs: %w", err)
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, f); err != nil {
-		return handlerStats{}, fmt.Errorf("tracefs: %w", err)
-	}
-	return parseTrace(buf.Bytes(), irq), nil
+	return parseTrace(data, irq), nil
 }
