@@ -63,11 +63,11 @@ const screenMin = 4
 // over the comparisons of the round: Holm's step-down after screening,
 // Bonferroni at screening (race); the screening round also keeps at
 // most the faster 1/screenKeep of its points (screenMin at least).
-// During a visit after screening the same test, its rate split further
-// over the visit's runs, ends the visit early once the point is behind
-// the round's best point that already has the round's runs (behind), so
-// a clearly slower point does not pay for the runs the race would drop
-// it after. A point left alone goes straight to Repeats runs. The
+// Before and during a visit after screening the same test, its rate
+// split further over those looks, drops the point without the visit, or
+// ends the visit early, once it is behind the round's best point that
+// already has the round's runs (behind), so a clearly slower point does
+// not pay for the runs the race would drop it after. A point left alone goes straight to Repeats runs. The
 // survivors are ranked like a grid's points (one whose last visit ended
 // early but that the race kept may have fewer runs); the dropped ones
 // are recorded as eliminated.
@@ -131,7 +131,17 @@ func (r *Runner) adaptive(ctx context.Context) error {
 			if have := r.store.Runs(p.Key); have < want {
 				var stop func([]float64) bool
 				if round > 0 && p != first {
-					stop = r.behind(p, alive, min(target, r.Plan.Repeats), want-have)
+					// One look before the visit, on what p has so far
+					// (its runs, or its screening run), and one after
+					// every run of it.
+					looks := want - have + 1
+					if behind := r.behind(p, alive, min(target, r.Plan.Repeats), looks); behind != nil {
+						if out, msg := behind(nil); out {
+							r.drop(p, msg)
+							continue
+						}
+						stop = func(rates []float64) bool { out, _ := behind(rates); return out }
+					}
 				}
 				st, err := r.visit(ctx, p, want-have, round == 0, stop)
 				if err != nil {
@@ -219,15 +229,28 @@ func (r *Runner) tiedWithLeader(alive []*Point) []*Point {
 	return out
 }
 
-// behind returns the stop test of a visit of p that brings it n runs
-// further: true once p's mean log rate, over its earlier runs and the
-// visit's so far, is below the best of the round's points that already
-// have target runs by more than the race allows, with the race's
-// family-wise rate split further over the visit's n looks. Nil when no
-// point has target runs yet. (The tie-break round passes Repeats: its
-// points all have that many.)
-func (r *Runner) behind(p *Point, alive []*Point, target, n int) func([]float64) bool {
+// behind returns the stop test of a visit of p that brings it up to n-1
+// runs further: true once p's mean log rate, over its earlier runs (or,
+// when it has none, its screening run) and the visit's so far, is below
+// the best of the round's points that already have target runs by more
+// than the race allows, with the race's family-wise rate split further
+// over n looks (one before the visit, on p's evidence so far, and one
+// after each of its runs), and why. Nil when no point has target runs
+// yet. (The tie-break round passes Repeats: its points all have that
+// many.)
+//
+// The look before the visit is what saves most: after screening, the
+// race's noise estimate comes from the baseline's runs alone, and
+// Student's t with so few degrees of freedom keeps points 15 to 20 %
+// behind the leader's one run (bench/adaptive.sh, 2 % noise). Once the
+// round's leader has its Repeats runs the estimate has twice the
+// degrees of freedom and the leader's mean is no longer the best of
+// many single runs; a survivor whose screening run is then clearly
+// behind is dropped without the visit (its warm-ups and at least one
+// run) that would only confirm it.
+func (r *Runner) behind(p *Point, alive []*Point, target, n int) func([]float64) (bool, string) {
 	var lead []float64
+	var leadPoint *Point
 	best := math.Inf(-1)
 	for _, q := range alive {
 		if q == p || r.store.Point(q.Key) == nil {
@@ -238,7 +261,7 @@ func (r *Runner) behind(p *Point, alive []*Point, target, n int) func([]float64)
 			continue
 		}
 		if m, _ := rank.LogStats(rates); m > best {
-			best, lead = m, rates
+			best, lead, leadPoint = m, rates, q
 		}
 	}
 	if lead == nil || len(alive) < 2 {
@@ -248,19 +271,48 @@ func (r *Runner) behind(p *Point, alive []*Point, target, n int) func([]float64)
 	if ps := r.store.Point(p.Key); ps != nil {
 		prev = ps.Rates
 	}
+	screened := len(prev) == 0
+	if screened {
+		prev = r.store.Screened(p.Key)
+	}
 	q := 1 - raceAlpha/float64(len(alive)-1)/float64(n)
-	return func(rates []float64) bool {
+	leader := rank.SettingsString(r.settings(leadPoint))
+	return func(rates []float64) (bool, string) {
 		sigma, dof := r.store.PooledLogSD()
 		if math.IsNaN(sigma) {
-			return false
+			return false, ""
 		}
 		sigma = max(sigma, minNoise)
-		z := rank.TQuantile(q, dof)
-		all := append(slices.Clone(prev), rates...)
+		t := rank.TQuantile(q, dof)
+		all := prev
+		if len(rates) > 0 {
+			all = rates
+			if !screened {
+				all = append(slices.Clone(prev), rates...)
+			}
+		}
+		if len(all) == 0 {
+			return false, ""
+		}
 		m, _ := rank.LogStats(all)
 		se := sigma * math.Sqrt(1/float64(len(all))+1/float64(len(lead)))
-		return best-m > z*se
+		if best-m <= t*se {
+			return false, ""
+		}
+		what := fmt.Sprintf("after %d run(s)", len(all))
+		if len(rates) == 0 && screened {
+			what = "after its screening run"
+		}
+		return true, fmt.Sprintf("%s: %.1f %% below the leader %s (%d runs), beyond the %.1f %% that noise explains (%.1f %% per run, %.0f %% family-wise)",
+			what, (1-math.Exp(-(best-m)))*100, leader, len(lead), (1-math.Exp(-t*se))*100, sigma*100, raceAlpha*100)
 	}
+}
+
+// drop records p as eliminated by the race, with why.
+func (r *Runner) drop(p *Point, why string) {
+	r.store.Eliminate(p.Key, why)
+	_, replayed := r.elimDone[p.Key]
+	r.emit(Event{Kind: PointEliminated, Point: p.Key, Settings: r.settings(p), Message: why, Replayed: replayed})
 }
 
 // race drops the points significantly slower than the leader and, when
@@ -293,11 +345,7 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.mean, a.mean) })
 	L := cs[0]
 	leader := rank.SettingsString(r.settings(L.p))
-	drop := func(c cand, msg string) {
-		r.store.Eliminate(c.p.Key, msg)
-		_, replayed := r.elimDone[c.p.Key]
-		r.emit(Event{Kind: PointEliminated, Point: c.p.Key, Settings: r.settings(c.p), Message: msg, Replayed: replayed})
-	}
+	drop := func(c cand, msg string) { r.drop(c.p, msg) }
 	// After screening, Holm's step-down: the comparisons in order of
 	// their evidence (diff/se), the k-th at raceAlpha/(m-k), until the
 	// first that is not significant. It holds the family-wise rate as

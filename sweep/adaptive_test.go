@@ -173,6 +173,45 @@ func TestAdaptiveVisitStopsOnceBehind(t *testing.T) {
 	}
 }
 
+// Once the round after screening has its leader at the plan's runs, a
+// survivor whose screening run is clearly behind it is dropped before
+// its visit: it is applied once (to be screened) and never again, and
+// the reason says so.
+func TestAdaptiveDropsOnItsScreeningRun(t *testing.T) {
+	found := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
+		s := newRunner(t, tg, plan.ModeAdaptive, closeCompetitors...)
+		s.land.BusLoad, s.land.Noise, s.land.Seed = 0.5, 0.02, seed
+		s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed = 5, 1, int64(seed)
+		applied := map[string]int{}
+		s.runner.OnEvent = func(e sweep.Event) {
+			if e.Kind == sweep.PointStarted {
+				applied[e.Point]++
+			}
+		}
+		out, err := s.runner.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range out.Ranking.Excluded {
+			if !strings.HasPrefix(x.Reason, "after its screening run: ") {
+				continue
+			}
+			found++
+			if applied[x.Key] != 1 || x.Runs != 0 {
+				t.Errorf("seed %d: %s dropped on its screening run was applied %d times and has %d counted runs, want 1 and 0", seed, x.Key, applied[x.Key], x.Runs)
+			}
+			if !strings.Contains(x.Reason, "(5 runs), beyond the ") {
+				t.Errorf("seed %d: %s: reason %q does not name the leader's runs and the bound", seed, x.Key, x.Reason)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no point of seeds 1 to 4 was dropped on its screening run")
+	}
+}
+
 // Two points the model makes as fast as each other (AHBBRST=3 and 16-
 // word bursts move the same data the same way on an idle bus) cannot be
 // told apart after the plan's runs. When the ranking's tie rule would
