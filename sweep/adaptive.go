@@ -30,6 +30,11 @@ const screenKeep = 4
 // sweep one run per point is too little to pick one or two of a few.
 const screenMin = 4
 
+// screenCut is the most points the screening round keeps of n.
+func screenCut(n int) int {
+	return max((n+screenKeep-1)/screenKeep, min(n, screenMin))
+}
+
 // adaptive races the grid's points in rounds; every round's visits are
 // grouped by module-parameter value, in alternating order.
 //
@@ -45,12 +50,17 @@ const screenMin = 4
 //     first in each of these rounds, goes straight to Repeats: the
 //     others race against it, so it needs those runs anyway, and a
 //     visit fewer saves its warm-ups.
-//  3. Tie-break: when the ranking's tie rule (interrupts, CPU, settings
-//     changed) would put a point it cannot tell from its fastest ahead
-//     of that fastest point, those points and the fastest get Repeats
-//     runs more (tiedWithLeader), the fastest last: it is not visited
-//     once they have all been dropped. So the winner is the faster one,
-//     not the one a tie rule favours for want of runs.
+//  3. Tie-break: when the ranking cannot tell points from its fastest
+//     (it would order them by its tie rule: interrupts, CPU, settings
+//     changed), those points and the fastest get Repeats runs more
+//     (tiedWithLeader), the fastest last: it is not visited once they
+//     have all been dropped. So the winner is the faster one where runs
+//     can tell, not the one a tie rule favours for want of runs.
+//
+// Every visit fits the race's budget (budget.go): one that would take
+// the race past it gets the runs that fit, and when not one run fits
+// the race ends there, the points still in it ranked on the runs they
+// have (the outcome's OutOfBudget).
 //
 // After every round a point is dropped as soon as it is significantly
 // slower than the leader: its mean log rate is below the leader's by
@@ -109,7 +119,12 @@ func (r *Runner) adaptive(ctx context.Context) error {
 		alive = r.byReload(alive, round%2 == 1)
 		r.alive, r.target = alive, target
 		var next []*Point
+		spentOut := false
 		for i, p := range alive {
+			if spentOut {
+				next = append(next, p)
+				continue
+			}
 			if p == lead && i > 0 {
 				next = r.race(append(next, p), 0)
 				if !slices.Contains(next, p) {
@@ -129,12 +144,22 @@ func (r *Runner) adaptive(ctx context.Context) error {
 				want = r.Plan.Repeats
 			}
 			if have := r.store.Runs(p.Key); have < want {
+				warmup := r.Plan.Warmup
+				if round == 0 {
+					warmup = 0
+				}
+				n := r.fit(warmup, want-have)
+				if n == 0 {
+					spentOut = true
+					next = append(next, p)
+					continue
+				}
 				var stop func([]float64) bool
 				if round > 0 && p != first {
 					// One look before the visit, on what p has so far
 					// (its runs, or its screening run), and one after
 					// every run of it.
-					looks := want - have + 1
+					looks := n + 1
 					if behind := r.behind(p, alive, min(target, r.Plan.Repeats), looks); behind != nil {
 						if out, msg := behind(nil); out {
 							r.drop(p, msg)
@@ -143,7 +168,7 @@ func (r *Runner) adaptive(ctx context.Context) error {
 						stop = func(rates []float64) bool { out, _ := behind(rates); return out }
 					}
 				}
-				st, err := r.visit(ctx, p, want-have, round == 0, stop)
+				st, err := r.visit(ctx, p, n, round == 0, stop)
 				if err != nil {
 					return err
 				}
@@ -155,9 +180,18 @@ func (r *Runner) adaptive(ctx context.Context) error {
 		}
 		most := 0
 		if round == 0 {
-			most = max((len(next)+screenKeep-1)/screenKeep, min(len(next), screenMin))
+			most = screenCut(len(next))
 		}
 		alive = r.race(next, most)
+		if spentOut {
+			r.outOfBudget = len(alive)
+			for _, p := range alive {
+				if r.store.Runs(p.Key) == 0 {
+					r.drop(p, fmt.Sprintf("not measured: the race's budget (%d probe runs) ran out before its runs after screening", r.budget))
+				}
+			}
+			alive = nil
+		}
 	}
 	r.alive = nil
 	_, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil)
@@ -193,14 +227,17 @@ func raceRounds(repeats int) int {
 // fastest first, or nil when there is no tie to break. The ranking
 // (store.Rank, as the sweep's result will be ranked) orders points it
 // cannot tell from the fastest by its tie rules (interrupts, CPU,
-// settings changed); the tie-break is there so that those rules do not
-// pick a slower point for want of runs. It measures the fastest point
-// (highest median) and the tied points the rules put ahead of it; none
-// when the rules already put the fastest first, since more runs could
-// then only hand the win to a point the ranking does not find faster
-// either. (Decision: the earlier rule, every point tied with the
-// leader, cost three challengers' full visits in a field of near-equal
-// points, bench/adaptive.sh scenario 1, and changed no winner.)
+// settings changed); the tie-break is there so that the race does not
+// end on a tie that more runs would settle. It measures the fastest
+// point (highest median) and every point tied with it. Decision: an
+// earlier rule measured only the tied points the rules put ahead of the
+// fastest (more runs could otherwise "only" confirm the tie), since
+// every tied point cost three challengers' full visits in a field of
+// near-equal points (bench/adaptive.sh scenario 1). The budget now
+// bounds that cost, and the narrow rule lost in the other direction:
+// with the fastest first by a noisy median, a point the grid finds
+// 4 % faster stayed behind it on 5 runs each and the tie rule kept the
+// wrong one (scenario 2, seed 20 at 2 warm-ups).
 func (r *Runner) tiedWithLeader(alive []*Point) []*Point {
 	if len(alive) < 2 {
 		return nil
@@ -212,7 +249,7 @@ func (r *Runner) tiedWithLeader(alive []*Point) []*Point {
 			fastest = i
 		}
 	}
-	if fastest <= 0 {
+	if fastest < 0 || !rk.Ranked[fastest].Tied {
 		return nil
 	}
 	byKey := map[string]*Point{}
@@ -220,8 +257,10 @@ func (r *Runner) tiedWithLeader(alive []*Point) []*Point {
 		byKey[p.Key] = p
 	}
 	out := []*Point{byKey[rk.Ranked[fastest].Key]}
-	for _, x := range rk.Ranked[:fastest] {
-		out = append(out, byKey[x.Key])
+	for i, x := range rk.Ranked {
+		if i != fastest && x.Tied {
+			out = append(out, byKey[x.Key])
+		}
 	}
 	if slices.Contains(out, nil) {
 		return nil // not a point of this race (cannot happen)

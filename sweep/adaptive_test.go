@@ -37,6 +37,9 @@ func raceSweep(t *testing.T, mode string, seed uint64, noise float64, warmup int
 	s.land.BusLoad = 0.5
 	s.runner.Journal = ""
 	s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed = 5, warmup, int64(seed)
+	if mode == plan.ModeAdaptive {
+		s.runner.Plan.Budget = plan.DefaultBudget // as citune sweep sets it
+	}
 	s.land.Noise, s.land.Seed = noise, seed
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
@@ -341,14 +344,19 @@ func TestAdaptiveBench(t *testing.T) {
 	warmups := benchList(t, "CITUNE_BENCH_WARMUPS", "0 1")
 	var b strings.Builder
 	fmt.Fprintf(&b, "scenario 2: imx6q board values, reads, bus load 0.5 (%s: 28 points), repeat 5, seeds %v\n", strings.Join(closeCompetitors, " "), seeds)
-	fmt.Fprintf(&b, "%-6s %-7s %7s %9s %6s %7s  %-5s %s\n", "noise", "warmup", "grid", "adaptive", "ratio", "worst", "same", "tied (the adaptive winner not significantly slower in the grid's own ranking)")
+	fmt.Fprintf(&b, "%-6s %-7s %7s %9s %6s %7s  %-5s %-5s %-6s %s\n", "noise", "warmup", "grid", "adaptive", "ratio", "worst", "same", "tied", "missed", "grid again")
+	fmt.Fprintf(&b, "  tied: the adaptive winner not significantly slower in the grid's own ranking; missed: neither\n")
+	fmt.Fprintf(&b, "  grid again: a second grid, its order and noise drawn from seed+1000, judged the same way (how often the grid agrees with itself)\n")
 	for _, noise := range []float64{0.01, 0.02} {
 		for _, w := range warmups {
-			g, a, same, tied, n := 0, 0, 0, 0, 0
+			g, a, same, tied, again, n := 0, 0, 0, 0, 0, 0
 			worst := 0.0
 			for _, seed := range seeds {
 				gr, _ := raceSweep(t, plan.ModeGrid, uint64(seed), noise, w)
 				ad, _ := raceSweep(t, plan.ModeAdaptive, uint64(seed), noise, w)
+				if g2, _ := raceSweep(t, plan.ModeGrid, uint64(seed)+1000, noise, w); sameOrTied(gr, g2) {
+					again++
+				}
 				g += gr.ProbeRuns
 				a += ad.ProbeRuns
 				n++
@@ -367,7 +375,9 @@ func TestAdaptiveBench(t *testing.T) {
 					t.Errorf("goal missed at 2 %% noise, warm-up %d, seed %d: the grid's winner or a tie: %v; %d of the grid's %d runs (%.1f %%)", w, seed, ok, ad.ProbeRuns, gr.ProbeRuns, 100*ratio)
 				}
 			}
-			fmt.Fprintf(&b, "%-6s %-7d %7d %9d %5.0f%% %6.0f%%  %d/%d   %d/%d\n", fmt.Sprintf("%.0f %%", noise*100), w, g, a, 100*float64(a)/float64(g), 100*worst, same, n, tied, n)
+			frac := func(k int) string { return fmt.Sprintf("%d/%d", k, n) }
+			fmt.Fprintf(&b, "%-6s %-7d %7d %9d %5.0f%% %6.0f%%  %-5s %-5s %-6s %s\n", fmt.Sprintf("%.0f %%", noise*100), w, g, a, 100*float64(a)/float64(g), 100*worst,
+				frac(same), frac(tied), frac(n-same-tied), frac(again))
 		}
 	}
 	fmt.Print(b.String())
@@ -478,5 +488,127 @@ func TestAdaptiveFindsTheGridWinnerWithFewerRuns(t *testing.T) {
 	t.Logf("grid %d runs, adaptive %d (%.0f %%), winner %s", grid.ProbeRuns, ad.ProbeRuns, 100*float64(ad.ProbeRuns)/float64(grid.ProbeRuns), aw.Key)
 	if len(ad.Ranking.Excluded) == 0 || ad.Ranking.Excluded[0].Status != rank.StatusEliminated {
 		t.Errorf("excluded %+v", ad.Ranking.Excluded)
+	}
+}
+
+// wideField is bench/adaptive.sh's scenario 1: 48 points on an idle bus,
+// where near-equal leaders can take a race past a third of the grid.
+var wideField = []string{"AHBBRST=0,1,3", "RXPBURST=4,8,16,32", "ITC=0,1,2,4,8,16,32,64"}
+
+// budgetRace runs wideField on the imx6q board at 2 % noise, 1 warm-up
+// and 5 runs, in mode with the given budget share.
+func budgetRace(t *testing.T, mode string, seed uint64, budget float64) (*sweep.Outcome, *setup) {
+	t.Helper()
+	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
+	s := newRunner(t, tg, mode, wideField...)
+	s.land.Noise, s.land.Seed = 0.02, seed
+	s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed, s.runner.Plan.Budget = 5, 1, int64(seed), budget
+	out, err := s.runner.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, s
+}
+
+// The race never spends more than its budget, a share of the runs the
+// grid of the same plan takes, counts warm-ups, screening and baseline
+// runs in it, and says when it ran out; without the cap some of the same
+// races take more.
+func TestAdaptiveStaysWithinItsBudget(t *testing.T) {
+	grid, _ := budgetRace(t, plan.ModeGrid, 1, 0)
+	bit := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		free, _ := budgetRace(t, plan.ModeAdaptive, seed, 0)
+		capped, s := budgetRace(t, plan.ModeAdaptive, seed, 0.28)
+		if capped.GridRuns != grid.ProbeRuns || capped.Budget != int(0.28*float64(grid.ProbeRuns)) {
+			t.Fatalf("seed %d: budget %d of the grid's %d; the grid took %d", seed, capped.Budget, capped.GridRuns, grid.ProbeRuns)
+		}
+		if capped.ProbeRuns > capped.Budget {
+			t.Errorf("seed %d: %d probe runs, beyond the budget of %d", seed, capped.ProbeRuns, capped.Budget)
+		}
+		res, err := results.Load(s.out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(res.Runs); got != capped.ProbeRuns {
+			t.Errorf("seed %d: the outcome counts %d probe runs, the file records %d", seed, capped.ProbeRuns, got)
+		}
+		if n := len(res.Ends); n == 0 || res.Ends[n-1].OutOfBudget != capped.OutOfBudget || res.Header.Plan.Budget != 0.28 {
+			t.Errorf("seed %d: the file does not carry the budget 0.28 and out_of_budget %d", seed, capped.OutOfBudget)
+		}
+		if free.Budget != 0 || free.OutOfBudget != 0 {
+			t.Errorf("seed %d: without a budget the outcome has budget %d, out of budget %d", seed, free.Budget, free.OutOfBudget)
+		}
+		if free.ProbeRuns > capped.Budget {
+			bit++
+			if capped.OutOfBudget == 0 {
+				t.Errorf("seed %d: the free race took %d runs, the capped one %d of %d and does not say it ran out", seed, free.ProbeRuns, capped.ProbeRuns, capped.Budget)
+			}
+		}
+		if capped.Ranking.Winner() == nil {
+			t.Errorf("seed %d: no winner within the budget", seed)
+		}
+	}
+	if bit == 0 {
+		t.Error("a budget of 0.28 never capped a race of seeds 1 to 6")
+	}
+	t.Logf("the budget capped %d of 6 races", bit)
+}
+
+// A budget too small to race is raised to the least a race needs, with
+// a note that says so; the race then stays within that.
+func TestAdaptiveRaisesATooSmallBudget(t *testing.T) {
+	out, _ := budgetRace(t, plan.ModeAdaptive, 1, 0.05)
+	// Two baseline visits (12), 48 screening runs, the leader's visit (6)
+	// and a warm-up and a run for each of the 11 others the screening
+	// keeps of 48 (22).
+	if out.Budget != 12+48+6+22 {
+		t.Errorf("budget %d, want %d", out.Budget, 12+48+6+22)
+	}
+	if out.ProbeRuns > out.Budget {
+		t.Errorf("%d probe runs, beyond the raised budget %d", out.ProbeRuns, out.Budget)
+	}
+	want := fmt.Sprintf("5 %% of the %d probe runs a grid of these 48 points takes is %d, too few to race them; at most 88", out.GridRuns, out.GridRuns/20)
+	if !slices.ContainsFunc(out.Notes, func(n string) bool { return strings.Contains(n, want) }) {
+		t.Errorf("no note %q: %q", want, out.Notes)
+	}
+}
+
+// A race resumed after an interruption counts the runs of the replayed
+// visits against its budget: the two sessions together stay within it.
+func TestAdaptiveBudgetHoldsAcrossAResume(t *testing.T) {
+	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
+	s := newRunner(t, tg, plan.ModeAdaptive, wideField...)
+	s.land.Noise, s.land.Seed = 0.02, 2
+	s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed, s.runner.Plan.Budget = 5, 1, 2, 0.28
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	closed := 0
+	s.runner.OnEvent = func(e sweep.Event) {
+		if e.Kind == sweep.PointClosed {
+			if closed++; closed == 1+48+3 { // the baseline, the screening and 3 visits of the race
+				cancel()
+			}
+		}
+	}
+	if _, err := s.runner.Run(ctx); !errors.Is(err, sweep.ErrInterrupted) {
+		t.Fatalf("first session: %v", err)
+	}
+	prev, err := results.Load(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := results.OpenAppend(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal}
+	out, err := r2.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.TotalProbeRuns > out.Budget || out.ProbeRuns >= out.TotalProbeRuns || out.OutOfBudget == 0 {
+		t.Errorf("%d probe runs in all (%d in the resumed session) against a budget of %d, out of budget %d", out.TotalProbeRuns, out.ProbeRuns, out.Budget, out.OutOfBudget)
 	}
 }

@@ -104,6 +104,13 @@ type Runner struct {
 	notHeld  int
 	corrupt  int
 
+	// budget is the adaptive race's cap in probe runs (0: none) of the
+	// grid's gridRuns; spent counts the runs of the visits so far,
+	// replayed ones included (so that a resumed race decides as the
+	// first session did); outOfBudget is the points still racing when
+	// it ran out (0: it did not).
+	budget, gridRuns, spent, outOfBudget int
+
 	// reloads and reloadTime count this session's module reloads and
 	// their time (on r.Now's clock), for the estimate and the outcome.
 	reloads    int
@@ -128,6 +135,14 @@ type Outcome struct {
 	Restored       bool         `json:"restored"`
 	RestoreErr     error        `json:"-"`
 	Ranking        rank.Ranking `json:"ranking"`
+
+	// Budget is the adaptive race's cap in probe runs and GridRuns the
+	// grid's runs it is a share of (0: no cap, or not adaptive);
+	// OutOfBudget is the points still racing when the budget ran out,
+	// ranked on the runs they had (0: the race ended on its own).
+	Budget      int `json:"budget_runs,omitempty"`
+	GridRuns    int `json:"grid_runs,omitempty"`
+	OutOfBudget int `json:"out_of_budget,omitempty"`
 
 	// Elapsed is the session's time from its first record to its end,
 	// restore included; Reloads and ReloadTime are its module reloads
@@ -193,9 +208,10 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	restoreErr := r.restore(ctx)
 	out = &Outcome{Ranking: r.store.Rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr,
-		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil}
+		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil,
+		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget}
 	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
-		ProbeRuns: r.runs, TotalProbeRuns: r.total, Ranking: out.Ranking}
+		ProbeRuns: r.runs, TotalProbeRuns: r.total, OutOfBudget: r.outOfBudget, Ranking: out.Ranking}
 	switch {
 	case errors.Is(runErr, ErrInterrupted):
 		out.Status, end.Status = EndInterrupted, EndInterrupted

@@ -43,6 +43,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int, screen bool, stop f
 			return "", fmt.Errorf("the results file does not match the plan: its visit %d measured %q where the plan now measures %q", seq, cv.Point.Point, p.Key)
 		}
 		r.store.AddVisit(cv.Point, cv.Runs)
+		r.spent += len(cv.Runs)
 		r.count(cv.Point.Status)
 		return cv.Point.Status, nil
 	}
@@ -146,6 +147,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop f
 		}
 		r.runs++
 		r.total++
+		r.spent++
 		r.measured++
 		rr := results.RunRecord{Type: results.TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
 			Warmup: i < warmup, Screen: screen && r.Plan.Warmup > 0, Time: r.Now().UTC(), Run: MeasurementOf(run), Held: true}
@@ -225,7 +227,8 @@ func (r *Runner) summarise(rec *results.PointRecord) {
 // one-factor sweep it counts the visits and reloads still planned; for an
 // adaptive one it is an upper bound (every point still racing measured up
 // to twice the plan's runs, as in a tie-break, one reload per value and
-// round). It is "" before the first run.
+// round; no more runs than the race's budget leaves). It is "" before
+// the first run.
 func (r *Runner) left(seq int) string {
 	if r.measured == 0 {
 		return ""
@@ -246,6 +249,9 @@ func (r *Runner) left(seq int) string {
 			runs += max(2*r.Plan.Repeats-r.store.Runs(p.Key), 0) + r.Plan.Warmup*(rounds+2)
 		}
 		runs += visit // the last baseline
+		if r.budget > 0 {
+			runs = min(runs, r.budget-r.spent)
+		}
 		reloads = r.adaptiveReloads(rounds)
 	case r.planned > 0:
 		runs = (r.planned - seq) * visit

@@ -118,9 +118,9 @@ func (s *sweepState) setPlanText(text string, m *regs.Map) {
 
 // keepSettings carries the settings the plan text does not spell (those
 // a loaded plan file gave: warm-ups, settle time, seed, baseline
-// interval) from q to p.
+// interval, an adaptive race's budget) from q to p.
 func keepSettings(p *plan.Plan, q plan.Plan) {
-	p.Warmup, p.Settle, p.Seed, p.BaselineEvery = q.Warmup, q.Settle, q.Seed, q.BaselineEvery
+	p.Warmup, p.Settle, p.Seed, p.BaselineEvery, p.Budget = q.Warmup, q.Settle, q.Seed, q.BaselineEvery, q.Budget
 }
 
 // strs renders numbers in decimal.

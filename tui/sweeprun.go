@@ -86,6 +86,12 @@ func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 	if sp.Mode == "" {
 		sp.Mode = plan.DefaultPlan().Mode
 	}
+	if sp.Mode == plan.ModeAdaptive && sp.Budget == 0 {
+		sp.Budget = plan.DefaultBudget // as citune sweep
+	}
+	if sp.Mode != plan.ModeAdaptive {
+		sp.Budget = 0 // a plan file's budget, for a plan switched to another mode on screen
+	}
 	var keyParts []string
 	sp.Axes = slices.Clone(in.Axes)
 	for _, ax := range sp.Axes {

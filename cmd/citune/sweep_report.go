@@ -48,7 +48,14 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		if out.TotalProbeRuns != out.ProbeRuns {
 			fmt.Fprintf(w, " in this session, %d in all", out.TotalProbeRuns)
 		}
-		fmt.Fprintln(w, " (warm-ups included)")
+		fmt.Fprint(w, " (warm-ups included)")
+		if out.Budget > 0 {
+			fmt.Fprintf(w, "; the race's budget: %d, of the grid's %d", out.Budget, out.GridRuns)
+		}
+		fmt.Fprintln(w)
+		if out.OutOfBudget > 0 {
+			fmt.Fprintf(w, "the race's budget ran out with %d point(s) still racing: they are ranked on the runs they had (a larger --budget races them further)\n", out.OutOfBudget)
+		}
 		fmt.Fprintln(w, sweepTime(out))
 		fmt.Fprintf(w, "results: %s", path)
 		switch {

@@ -240,6 +240,15 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 	if set["baseline-every"] {
 		pl.BaselineEvery = o.baselineEvery
 	}
+	if set["budget"] {
+		if o.budget <= 0 {
+			errs = append(errs, fmt.Errorf("%w: --budget %g: a share of the grid's probe runs above 0 (1: as many as the grid)", plan.ErrPlan, o.budget))
+		}
+		pl.Budget = o.budget
+	}
+	if prev == nil && pl.Mode == plan.ModeAdaptive && pl.Budget == 0 {
+		pl.Budget = plan.DefaultBudget
+	}
 	if err := errors.Join(errs...); err != nil {
 		return pl, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -36,7 +37,22 @@ type Plan struct {
 	// BaselineEvery measures the baseline again after this many points
 	// (grid); 0 measures it only first and last.
 	BaselineEvery int `json:"baseline_every"`
+	// Budget caps an adaptive race: at most this share of the probe
+	// runs the grid of the same plan takes (its warm-ups and baseline
+	// visits included). 0 is no cap (results files written before the
+	// cap, resumed as they were measured). The CLI and the TUI set
+	// DefaultBudget for a new adaptive sweep; other modes ignore it.
+	Budget float64 `json:"budget,omitempty"`
 }
+
+// DefaultBudget is an adaptive race's budget unless one is given: a
+// third of the grid's probe runs. Decision: the race's whole point is to
+// cost a fraction of the grid that a user can plan on; bench/adaptive.sh
+// shows the race spending about a quarter on average and finding the
+// grid's winner (or one the grid calls tied) more often than a second
+// grid agrees with the first, and the cap only bites where near-equal
+// leaders would take the race past a third.
+const DefaultBudget = 1.0 / 3
 
 // DefaultPlan has the defaults of `citune sweep`.
 func DefaultPlan() Plan {
@@ -60,6 +76,12 @@ func (p *Plan) Check() error {
 	}
 	if p.Mode == ModeAdaptive && p.Repeats < 3 {
 		errs = append(errs, fmt.Errorf("%w: the adaptive mode needs 3 or more runs a point (it races points up to that many runs)", ErrPlan))
+	}
+	switch {
+	case p.Budget < 0 || p.Budget > 1 || math.IsNaN(p.Budget):
+		errs = append(errs, fmt.Errorf("%w: budget %g: a share of the grid's probe runs, above 0 and at most 1", ErrPlan, p.Budget))
+	case p.Budget != 0 && p.Mode != ModeAdaptive:
+		errs = append(errs, fmt.Errorf("%w: budget %g: only an adaptive sweep has a budget (mode %s measures every point)", ErrPlan, p.Budget, p.Mode))
 	}
 	if p.Warmup < 0 || p.Settle < 0 || p.BaselineEvery < 0 {
 		errs = append(errs, fmt.Errorf("%w: warmup, settle and baseline-every cannot be negative", ErrPlan))
@@ -112,6 +134,7 @@ type PlanFile struct {
 	Settle        *string     `toml:"settle"`
 	Seed          *int64      `toml:"seed"`
 	BaselineEvery *int        `toml:"baseline_every"`
+	Budget        *float64    `toml:"budget"`
 	Axis          []string    `toml:"axis"`
 	Axes          []axisTable `toml:"axes"`
 }
@@ -134,7 +157,7 @@ func ParsePlanFile(m *regs.Map, name string, data []byte) (PlanFile, []Axis, err
 		for _, k := range und {
 			ks = append(ks, k.String())
 		}
-		return pf, nil, fmt.Errorf("%s: %w: unknown keys %s (known: mode, repeat, warmup, settle, seed, baseline_every, axis, [[axes]] name/values)", name, ErrPlan, strings.Join(ks, ", "))
+		return pf, nil, fmt.Errorf("%s: %w: unknown keys %s (known: mode, repeat, warmup, settle, seed, baseline_every, budget, axis, [[axes]] name/values)", name, ErrPlan, strings.Join(ks, ", "))
 	}
 	var axes []Axis
 	var errs []error
@@ -204,5 +227,8 @@ func (pf PlanFile) Apply(p *Plan) {
 	}
 	if pf.BaselineEvery != nil {
 		p.BaselineEvery = *pf.BaselineEvery
+	}
+	if pf.Budget != nil {
+		p.Budget = *pf.Budget
 	}
 }

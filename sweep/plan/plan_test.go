@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -139,6 +140,10 @@ func TestPlanCheck(t *testing.T) {
 		{func(p *plan.Plan) { p.Settle = -time.Second }, "cannot be negative"},
 		{func(p *plan.Plan) { p.BaselineEvery = -1 }, "cannot be negative"},
 		{func(p *plan.Plan) { p.Axes = append(p.Axes, itc) }, "axis USBCMD.ITC given twice"},
+		{func(p *plan.Plan) { p.Budget = 0.5 }, "budget 0.5: only an adaptive sweep has a budget (mode grid measures every point)"},
+		{func(p *plan.Plan) { p.Mode, p.Repeats, p.Budget = plan.ModeAdaptive, 3, 1.5 }, "budget 1.5: a share of the grid's probe runs, above 0 and at most 1"},
+		{func(p *plan.Plan) { p.Mode, p.Repeats, p.Budget = plan.ModeAdaptive, 3, -0.1 }, "budget -0.1: a share"},
+		{func(p *plan.Plan) { p.Mode, p.Repeats, p.Budget = plan.ModeAdaptive, 3, math.NaN() }, "budget NaN: a share"},
 	} {
 		q := p
 		q.Axes = slices.Clone(p.Axes)
@@ -157,6 +162,12 @@ func TestPlanCheck(t *testing.T) {
 	if err := ad.Check(); err != nil {
 		t.Errorf("adaptive with 3 runs: %v", err)
 	}
+	for _, b := range []float64{plan.DefaultBudget, 1} {
+		ad.Budget = b
+		if err := ad.Check(); err != nil {
+			t.Errorf("adaptive with a budget of %g: %v", b, err)
+		}
+	}
 }
 
 // A plan file sets what it gives and leaves the rest; its axes come from
@@ -169,6 +180,7 @@ warmup = 2
 settle = "50ms"
 seed = 42
 baseline_every = 4
+budget = 0.25
 axis = ["AHBBRST=0,3", "sysfs:/sys/block/sda/queue/max_sectors_kb=64,512"]
 
 [[axes]]
@@ -191,8 +203,8 @@ values = [8, "16", 32]
 	}
 	p := plan.DefaultPlan()
 	pf.Apply(&p)
-	want := plan.Plan{Mode: plan.ModeOFAT, Repeats: 7, Warmup: 2, Settle: 50 * time.Millisecond, Seed: 42, BaselineEvery: 4}
-	if p.Mode != want.Mode || p.Repeats != want.Repeats || p.Warmup != want.Warmup || p.Settle != want.Settle || p.Seed != want.Seed || p.BaselineEvery != want.BaselineEvery {
+	want := plan.Plan{Mode: plan.ModeOFAT, Repeats: 7, Warmup: 2, Settle: 50 * time.Millisecond, Seed: 42, BaselineEvery: 4, Budget: 0.25}
+	if p.Mode != want.Mode || p.Repeats != want.Repeats || p.Warmup != want.Warmup || p.Settle != want.Settle || p.Seed != want.Seed || p.BaselineEvery != want.BaselineEvery || p.Budget != want.Budget {
 		t.Errorf("applied plan %+v, want %+v", p, want)
 	}
 

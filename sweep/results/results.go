@@ -224,9 +224,12 @@ type EndRecord struct {
 	RestoreError string `json:"restore_error,omitempty"`
 	// ProbeRuns counts this session's probe runs (warm-ups included);
 	// TotalProbeRuns all sessions'.
-	ProbeRuns      int          `json:"probe_runs"`
-	TotalProbeRuns int          `json:"total_probe_runs"`
-	Ranking        rank.Ranking `json:"ranking"`
+	ProbeRuns      int `json:"probe_runs"`
+	TotalProbeRuns int `json:"total_probe_runs"`
+	// OutOfBudget is the points an adaptive race still had when its
+	// budget (the header's plan) ran out, ranked on the runs they had.
+	OutOfBudget int          `json:"out_of_budget,omitempty"`
+	Ranking     rank.Ranking `json:"ranking"`
 }
 
 // Writer appends records to a results file, one JSON line each, flushed

@@ -1,0 +1,79 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/citune/citune/sweep/plan"
+)
+
+// This file holds the adaptive race's budget: the probe runs it may
+// spend, a share (Plan.Budget) of what the grid of the same plan takes.
+//
+// Decision: a cap, not an estimate. The race's cost depends on how close
+// its leaders are, and near-equal leaders can take it past any share
+// fitted to a few landscapes (bench/adaptive.sh found 38 to 42 % of the
+// grid in a few seeds of a hundred). A user plans a session on a board
+// around the runs it takes, so the race promises at most the budget and
+// spends it where it decides most: the screening, the leader's runs, the
+// survivors in the order they race. When it runs out the points still
+// racing are ranked on the runs they have (the outcome and the results
+// file say so), as a grid's would be.
+
+// planBudget works out the race's budget in probe runs. One too small to
+// race at all is raised to the least a race needs, with a note (a small
+// sweep is raced rather than refused): two baseline visits, one
+// screening run per point, the leader's full visit and a visit with one
+// run for each other point the screening keeps (so that every survivor
+// is compared on a measured run, not only on its screening run).
+func (r *Runner) planBudget() {
+	r.budget = 0
+	if r.Plan.Budget == 0 {
+		return
+	}
+	visit := r.Plan.Warmup + r.Plan.Repeats
+	sched, _ := r.schedule()
+	r.gridRuns = len(sched) * visit
+	r.budget = int(math.Floor(r.Plan.Budget * float64(r.gridRuns)))
+	keep := screenCut(len(r.points))
+	least := 3*visit + len(r.points) + (keep-1)*(r.Plan.Warmup+1)
+	if r.Plan.Warmup == 0 {
+		least-- // the leader's screening run is one of its runs
+	}
+	if r.budget < least {
+		r.notes = append(r.notes, fmt.Sprintf("adaptive race: %s of the %d probe runs a grid of these %d points takes is %d, too few to race them; at most %d, the least a race needs (two baseline visits, a screening run per point, the leader's %d runs and a run for each of the %d others the screening keeps)",
+			budgetShare(r.Plan.Budget), r.gridRuns, len(r.points), r.budget, least, visit, keep-1))
+		r.budget = least
+		return
+	}
+	r.notes = append(r.notes, fmt.Sprintf("adaptive race: at most %d probe runs, %s of the %d a grid of these %d points takes (warm-ups and baseline visits included)",
+		r.budget, budgetShare(r.Plan.Budget), r.gridRuns, len(r.points)))
+}
+
+// budgetShare renders a budget share: "a third" for the default, else a
+// percentage.
+func budgetShare(b float64) string {
+	if b == plan.DefaultBudget {
+		return "a third"
+	}
+	return fmt.Sprintf("%.0f %%", 100*b)
+}
+
+// room is the probe runs the race may still spend on points, the last
+// baseline visit's kept aside; math.MaxInt without a budget.
+func (r *Runner) room() int {
+	if r.budget == 0 {
+		return math.MaxInt
+	}
+	return r.budget - r.spent - (r.Plan.Warmup + r.Plan.Repeats)
+}
+
+// fit is the runs a visit of want runs after warmup warm-ups may take
+// within the budget: want, fewer, or 0 when not even one run fits.
+func (r *Runner) fit(warmup, want int) int {
+	room := r.room()
+	if room == math.MaxInt {
+		return want
+	}
+	return max(min(want, room-warmup), 0)
+}
