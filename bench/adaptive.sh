@@ -59,39 +59,50 @@ winner() { sed -n 's/^winner: \([^:]*\): .*/\1/p' "$1"; }
 runs() { sed -n 's/^probe runs: \([0-9]*\).*/\1/p' "$1"; }
 
 echo "scenario 1: citune --sim --sim-driver=false sweep ${axes[*]} --repeat $repeat -- sim --noise $noise"
-printf '%-7s %-5s %6s %9s %7s  %-5s %s\n' warmup seed grid adaptive ratio same "winner (grid / adaptive)"
+printf '%-7s %-5s %6s %9s %7s  %-5s %-6s %s\n' warmup seed grid adaptive ratio same "again" "winner (grid / adaptive)"
 fail=0
 for w in $warmups; do
-	sum_g=0 sum_a=0 same_n=0 n=0 worst=0
+	sum_g=0 sum_a=0 same_n=0 again_n=0 n=0 worst=0
 	for s in $seeds; do
-		for mode in grid adaptive; do
+		# grid2: the grid again, its order and noise drawn from seed+1000:
+		# how often the grid agrees with itself, judged as the race is.
+		for mode in grid adaptive grid2; do
 			out=$tmp/$mode-$w-$s
+			sd=$s
+			[ $mode = grid2 ] && sd=$((s + 1000))
 			"$tmp/citune" --sim --sim-driver=false sweep "${axes[@]}" --repeat $repeat --warmup "$w" --settle 0 \
-				--mode $mode --seed "$s" --out "$out.jsonl" -- sim --seed "$s" --noise "$noise" >"$out.out" 2>"$out.err" || {
-				echo "citune failed ($mode, seed $s):" >&2
+				--mode "${mode%2}" --seed "$sd" --out "$out.jsonl" -- sim --seed "$sd" --noise "$noise" >"$out.out" 2>"$out.err" || {
+				echo "citune failed ($mode, seed $sd):" >&2
 				cat "$out.err" >&2
 				exit 2
 			}
 		done
 		g=$(runs "$tmp/grid-$w-$s.out") a=$(runs "$tmp/adaptive-$w-$s.out")
-		gw=$(winner "$tmp/grid-$w-$s.out") aw=$(winner "$tmp/adaptive-$w-$s.out")
-		same=no
-		if [ "$gw" = "$aw" ]; then
-			same=yes
-			same_n=$((same_n + 1))
-		elif grep -q "^ *[0-9]*= $aw " "$tmp/grid-$w-$s.out"; then
-			same="tied" # the grid itself finds no significant difference
-		fi
+		gw=$(winner "$tmp/grid-$w-$s.out") aw=$(winner "$tmp/adaptive-$w-$s.out") g2w=$(winner "$tmp/grid2-$w-$s.out")
+		# judge: yes (the grid's winner), tied (one the grid itself finds
+		# not significantly slower than its winner) or no.
+		judge() {
+			if [ "$gw" = "$1" ]; then
+				echo yes
+			elif grep -q "^ *[0-9]*= $1 " "$tmp/grid-$w-$s.out"; then
+				echo tied
+			else
+				echo no
+			fi
+		}
+		same=$(judge "$aw") again=$(judge "$g2w")
+		[ "$same" = yes ] && same_n=$((same_n + 1))
+		[ "$again" != no ] && again_n=$((again_n + 1))
 		ratio=$(awk -v a="$a" -v g="$g" 'BEGIN { printf "%.0f %%", 100 * a / g }')
-		printf '%-7s %-5s %6d %9d %7s  %-5s %s\n' "$w" "$s" "$g" "$a" "$ratio" "$same" "$gw / $aw"
+		printf '%-7s %-5s %6d %9d %7s  %-5s %-6s %s\n' "$w" "$s" "$g" "$a" "$ratio" "$same" "$again" "$gw / $aw"
 		if [ "$same" = no ] || [ $((a * 100)) -gt $((g * 35)) ]; then
 			fail=1
 		fi
 		sum_g=$((sum_g + g)) sum_a=$((sum_a + a)) n=$((n + 1))
 		worst=$(awk -v a="$a" -v g="$g" -v w="$worst" 'BEGIN { r = 100 * a / g; print (r > w ? r : w) }')
 	done
-	awk -v a="$sum_a" -v g="$sum_g" -v s="$same_n" -v n="$n" -v w="$w" -v x="$worst" \
-		'BEGIN { printf "warm-up %s: adaptive used %d of the grid'"'"'s %d probe runs (%.0f %%, worst seed %.1f %%); same winner %d of %d\n", w, a, g, 100 * a / g, x, s, n }'
+	awk -v a="$sum_a" -v g="$sum_g" -v s="$same_n" -v n="$n" -v w="$w" -v x="$worst" -v ag="$again_n" \
+		'BEGIN { printf "warm-up %s: adaptive used %d of the grid'"'"'s %d probe runs (%.0f %%, worst seed %.1f %%); same winner %d of %d; a second grid agreed (same or tied) in %d of %d\n", w, a, g, 100 * a / g, x, s, n, ag, n }'
 done
 if [ $fail = 0 ]; then
 	echo "scenario 1: goal met: the grid's winner or one it calls tied in every seed, with at most 35 % of its probe runs"
