@@ -394,6 +394,10 @@ func (s *Sweep) lastState(res *results.Results) {
 	if !e.Restored && e.RestoreError != "" {
 		s.Warnings = append(s.Warnings, "the original settings were not restored at the end: "+e.RestoreError+" (run `citune restore`)")
 	}
+	if e.OutOfBudget > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("the adaptive race's budget (%d probe runs, of the grid's %d) ran out with %d point%s still racing: ranked on the runs they had",
+			e.Budget, e.GridRuns, e.OutOfBudget, plural(e.OutOfBudget)))
+	}
 }
 
 func plural(n int) string {

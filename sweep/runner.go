@@ -211,7 +211,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil,
 		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget}
 	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
-		ProbeRuns: r.runs, TotalProbeRuns: r.total, OutOfBudget: r.outOfBudget, Ranking: out.Ranking}
+		ProbeRuns: r.runs, TotalProbeRuns: r.total, Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, Ranking: out.Ranking}
 	switch {
 	case errors.Is(runErr, ErrInterrupted):
 		out.Status, end.Status = EndInterrupted, EndInterrupted

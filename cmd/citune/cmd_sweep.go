@@ -70,7 +70,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.DurationVar(&o.settle, "settle", d.Settle, "`DURATION` to pause after applying a point, before probing it")
 	fs.Int64Var(&o.seed, "seed", 0, "`SEED` of the shuffled order (default: from the clock; recorded in the results)")
 	fs.IntVar(&o.baselineEvery, "baseline-every", d.BaselineEvery, "measure the baseline again after `N` points (0: first and last only)")
-	fs.Float64Var(&o.budget, "budget", plan.DefaultBudget, "adaptive mode: spend at most this `SHARE` of the probe runs the grid would take (warm-ups and\nbaselines included); the points still racing when it runs out are ranked on the runs they have")
+	fs.Float64Var(&o.budget, "budget", 0, "adaptive mode: spend at most this `SHARE` of the probe runs the grid would take (warm-ups and\nbaselines included; default a third); the points still racing when it runs out are ranked on the runs\nthey have")
 	fs.StringVar(&o.out, "out", "", "the results `FILE` to create (JSON Lines; default: a new citune-sweep-DATE-TIME.jsonl)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing --out file (its results are lost)")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep of this results `FILE` (appends to it)")

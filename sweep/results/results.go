@@ -226,8 +226,12 @@ type EndRecord struct {
 	// TotalProbeRuns all sessions'.
 	ProbeRuns      int `json:"probe_runs"`
 	TotalProbeRuns int `json:"total_probe_runs"`
-	// OutOfBudget is the points an adaptive race still had when its
-	// budget (the header's plan) ran out, ranked on the runs they had.
+	// Budget is an adaptive race's budget in probe runs, of the grid's
+	// GridRuns (the header's plan gives the share asked for; a share too
+	// small to race was raised); OutOfBudget is the points the race still
+	// had when it ran out, ranked on the runs they had.
+	Budget      int          `json:"budget_runs,omitempty"`
+	GridRuns    int          `json:"grid_runs,omitempty"`
 	OutOfBudget int          `json:"out_of_budget,omitempty"`
 	Ranking     rank.Ranking `json:"ranking"`
 }
