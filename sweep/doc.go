@@ -30,9 +30,10 @@
 // settings) measured again at intervals so that drift shows;
 // one-factor-at-a-time screening; and an adaptive race (adaptive.go)
 // that screens every point with one run, without warm-ups, and drops
-// points once they are significantly worse than the leader, which finds
-// the grid's winner (or one it calls tied) with 26 to 30 % of its probe
-// runs on average (warm-ups and screening runs counted in both;
+// points once they are significantly worse than the leader, within a
+// budget (budget.go: a third of the grid's probe runs by default), which
+// finds the grid's winner (or one it calls tied) with 24 to 28 % of its
+// probe runs on average (warm-ups and screening runs counted in both;
 // bench/adaptive.sh).
 //
 // Points are ranked (sweep/rank) by median rate against the baseline, with a bootstrap
