@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,6 +47,39 @@ func TestSweepToCompletion(t *testing.T) {
 	if !strings.Contains(e.screen(), "best: AHBBRST=") || !strings.Contains(e.screen(), " ITC=1 at ") {
 		t.Errorf("screen:\n%s", e.screen())
 	}
+}
+
+// An adaptive plan races within citune sweep's default budget, and when
+// the budget runs out before the race ends the status line says so.
+func TestAdaptiveSweepSaysItsBudgetRanOut(t *testing.T) {
+	e := newEnv(t, false)
+	var outcome *sweep.Outcome
+	sr := e.m.cfg.Sweeper
+	e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
+		path, out, err := sr.Run(ctx, p, resume, on)
+		outcome = out
+		return path, out, err
+	})
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText("AHBBRST=0,3,7 ITC=1,2,4,8 repeat=3 mode=adaptive")
+	e.keys("enter", "r")
+	if outcome == nil || outcome.Budget == 0 || outcome.ProbeRuns > outcome.Budget {
+		t.Fatalf("outcome %+v: want the default budget, kept", outcome)
+	}
+	if outcome.OutOfBudget == 0 {
+		t.Fatalf("the race ended within its budget (%d of %d runs): this plan no longer tests running out", outcome.ProbeRuns, outcome.Budget)
+	}
+	if want := fmt.Sprintf("sweep finished, budget spent (%d still racing); best ", outcome.OutOfBudget); !strings.HasPrefix(e.m.status, want) {
+		t.Errorf("status %q, want it to start %q", e.m.status, want)
+	}
+}
+
+// sweeperFunc is a Sweeper from a function.
+type sweeperFunc func(context.Context, plan.Plan, bool, func(sweep.Event)) (string, *sweep.Outcome, error)
+
+func (f sweeperFunc) Run(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
+	return f(ctx, p, resume, on)
 }
 
 // stopper runs the real sweep and stops it, as the user's stop key

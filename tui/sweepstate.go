@@ -105,12 +105,18 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setErr("sweep: %v", msg.err)
 		default:
 			s.finished = true
+			fin := "sweep finished"
+			if msg.outcome != nil && msg.outcome.OutOfBudget > 0 {
+				// The adaptive race's budget ran out: the points still
+				// racing are ranked on the runs they had.
+				fin = fmt.Sprintf("sweep finished, budget spent (%d still racing)", msg.outcome.OutOfBudget)
+			}
 			if b, ok := s.best(); ok && s.originalWins {
-				m.setStatus("sweep finished; the original settings won: every point swept was slower (best %s at %s)", s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()))
+				m.setStatus("%s; the original settings won: every point swept was slower (best %s at %s)", fin, s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()))
 			} else if ok {
-				m.setStatus("sweep finished; best %s at %s", s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()))
+				m.setStatus("%s; best %s at %s", fin, s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()))
 			} else {
-				m.setStatus("sweep finished without a point that held")
+				m.setStatus("%s without a point that held", fin)
 			}
 		}
 		if m.mode == modeClosing {
