@@ -77,10 +77,10 @@ func screenCut(n int) int {
 // split further over those looks, drops the point without the visit, or
 // ends the visit early, once it is behind the round's best point that
 // already has the round's runs (behind), so a clearly slower point does
-// not pay for the runs the race would drop it after. A point left alone goes straight to Repeats runs. The
-// survivors are ranked like a grid's points (one whose last visit ended
-// early but that the race kept may have fewer runs); the dropped ones
-// are recorded as eliminated.
+// not pay for the runs the race would drop it after. A point left alone
+// goes straight to Repeats runs. The survivors are ranked like a grid's
+// points (one whose last visit ended early but that the race kept may
+// have fewer runs); the dropped ones are recorded as eliminated.
 func (r *Runner) adaptive(ctx context.Context) error {
 	alive := slices.Clone(r.points)
 	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil); err != nil {
