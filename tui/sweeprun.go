@@ -64,6 +64,11 @@ type SweepRunner struct {
 	// give a fixed clock so that screens do not depend on the machine's
 	// speed).
 	Now func() time.Time
+	// NewClock, when set, gives each sweep the simulated board's clock
+	// (citune tui --sim with the sim probe, as citune sweep): its runs,
+	// settle pauses and reloads take their modelled time, nothing
+	// sleeps, and the sweep's times are the board's, not this machine's.
+	NewClock func() *sweep.SimClock
 
 	mu      sync.Mutex
 	path    string // results file of the current plan
@@ -125,6 +130,9 @@ func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 	}
 	r := &sweep.Runner{ParamUsers: users, Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
 		OnEvent: onEvent, Command: s.Command, Kernel: s.Kernel, Resume: res, Now: s.Now}
+	if s.NewClock != nil {
+		r.Clock = s.NewClock()
+	}
 	f, err := r.OpenOut(s.path)
 	if err != nil {
 		return "", nil, err

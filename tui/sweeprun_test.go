@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/citune/citune/probe"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
@@ -204,5 +206,50 @@ func TestEditedPlanKeepsTheFilesSettings(t *testing.T) {
 	s.setPlanText("AHBBRST=0,3", m)
 	if d := plan.DefaultPlan(); s.plan.Settle != d.Settle || s.plan.Warmup != d.Warmup {
 		t.Errorf("a new plan after clearing = %+v, want the sweep's defaults", s.plan.Plan)
+	}
+}
+
+// With the simulated board's clock (citune tui --sim with the sim probe)
+// a sweep's time is the board's modelled time, as in citune sweep: every
+// run counts the time the model gives it, and the finished line says
+// whose time it is. Without it the line shows this machine's time.
+func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
+	for _, simClock := range []bool{true, false} {
+		var sr *SweepRunner
+		var runTime time.Duration
+		e := newEnv(t, false, func(c *Config) {
+			sr = &SweepRunner{Target: c.Target, ProbeName: "sim", Out: filepath.Join(t.TempDir(), "r.jsonl"),
+				Adjust: func(p *plan.Plan) { p.Settle, p.Warmup = 0, 0 }}
+			c.Sweeper = sr
+		})
+		m := newSimMeasure(t, e)
+		sr.Prober = m
+		if simClock {
+			sp := m.p.(*probe.SimProbe)
+			sr.NewClock = func() *sweep.SimClock { return sweep.NewSimClock(fixedClock(), sp) }
+		}
+		e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
+			return sr.Run(ctx, p, resume, func(ev sweep.Event) {
+				if ev.Kind == sweep.RunFinished {
+					runTime += ev.Run.Run.Elapsed
+				}
+				on(ev)
+			})
+		})
+		e.keys("3", "e")
+		e.clearInput()
+		e.typeText("AHBBRST=0,3 repeat=3")
+		e.keys("enter", "r")
+		s := e.m.sweep
+		if !s.finished {
+			t.Fatalf("sweep did not finish: %s / %s", e.m.status, s.err)
+		}
+		line := e.m.sweepProgress()
+		switch {
+		case simClock && (s.elapsed < runTime || !strings.HasSuffix(line, " of the simulated board's time")):
+			t.Errorf("on the simulated clock: elapsed %v, the runs' modelled time %v; progress %q", s.elapsed, runTime, line)
+		case !simClock && (s.elapsed >= runTime || strings.Contains(line, "simulated")):
+			t.Errorf("on this machine's clock: elapsed %v, the runs' modelled time %v; progress %q", s.elapsed, runTime, line)
+		}
 	}
 }

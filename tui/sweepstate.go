@@ -41,6 +41,10 @@ type sweepState struct {
 	// originalWins: every point swept was significantly slower than the
 	// original settings (rank.Ranking.OriginalWins).
 	originalWins bool
+	// simulated: the finished sweep ran on the simulated board's clock
+	// (sweep.Outcome.SimulatedTime), so elapsed is the board's modelled
+	// time.
+	simulated bool
 
 	started time.Time // the time of this run's first event
 	planned int       // the points the sweep's header planned (baseline aside)
@@ -53,7 +57,7 @@ type sweepState struct {
 func (s *sweepState) resetResults() {
 	s.points, s.done, s.total, s.current = nil, 0, 0, ""
 	s.finished, s.stopped, s.err, s.elapsed, s.top = false, false, "", 0, 0
-	s.note, s.winner, s.planned, s.originalWins = "", nil, 0, false
+	s.note, s.winner, s.planned, s.originalWins, s.simulated = "", nil, 0, false, false
 }
 
 // countHeld counts finished non-baseline points.
@@ -89,6 +93,7 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.outcome != nil {
 			s.winner = msg.outcome.Ranking.Winner()
 			s.originalWins = msg.outcome.Ranking.OriginalWins
+			s.simulated = msg.outcome.SimulatedTime
 			if msg.outcome.RestoreErr != nil {
 				s.note = "RESTORE FAILED: " + msg.outcome.RestoreErr.Error()
 			}

@@ -108,6 +108,9 @@ func (m Model) sweepProgress() string {
 		prog = fmt.Sprintf("stopped at %d/%d points: r resumes", doneAll, total)
 	case s.finished:
 		prog = fmt.Sprintf("finished: %d points in %s", doneAll, fmtDur(s.elapsed))
+		if s.simulated {
+			prog += " of the simulated board's time"
+		}
 	case s.err != "":
 		prog = "failed: " + s.err
 	case total > 0:

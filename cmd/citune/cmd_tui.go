@@ -14,6 +14,7 @@ import (
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/tui"
 	"github.com/citune/citune/undo"
@@ -149,6 +150,11 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 	sw := &tui.SweepRunner{Target: t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Out: sweepOut,
 		Command: a.args, Kernel: a.kernel()}
 	sw.Host, sw.Session = sysHost, u
+	if sp, ok := pr.(*probe.SimProbe); ok && t.Simulated() {
+		// As citune sweep: the sim probe's sweeps run on the simulated
+		// board's clock.
+		sw.NewClock = func() *sweep.SimClock { return sweep.NewSimClock(time.Now(), sp) }
+	}
 	cfg.Sweeper = sw
 	return nil
 }
