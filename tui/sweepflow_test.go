@@ -75,6 +75,29 @@ func TestAdaptiveSweepSaysItsBudgetRanOut(t *testing.T) {
 	}
 }
 
+// A budget typed into the plan reaches the race and stays in the text.
+func TestAdaptiveSweepTakesTheTypedBudget(t *testing.T) {
+	e := newEnv(t, false)
+	var outcome *sweep.Outcome
+	sr := e.m.cfg.Sweeper
+	e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
+		path, out, err := sr.Run(ctx, p, resume, on)
+		outcome = out
+		return path, out, err
+	})
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText("AHBBRST=0,3,7 ITC=1,2,4,8 repeat=3 mode=adaptive budget=0.9")
+	e.keys("enter")
+	if got := planString(e.m.sweep.plan, e.target.Profile.Map); !strings.HasSuffix(got, " mode=adaptive budget=0.9") {
+		t.Errorf("plan text %q lost the budget", got)
+	}
+	e.keys("r")
+	if outcome == nil || outcome.Budget != int(0.9*float64(outcome.GridRuns)) || outcome.OutOfBudget != 0 {
+		t.Fatalf("outcome %+v: want a budget of 0.9 of the grid's runs, not spent", outcome)
+	}
+}
+
 // sweeperFunc is a Sweeper from a function.
 type sweeperFunc func(context.Context, plan.Plan, bool, func(sweep.Event)) (string, *sweep.Outcome, error)
 
@@ -152,10 +175,13 @@ func TestParsePlanErrors(t *testing.T) {
 		"ID.ID=1":        "write refused",
 		// The sweep's own axis grammar: files and module parameters are
 		// checked on the screen too.
-		"sysfs:/etc/passwd=1":         "a file axis takes a path under /sys or /proc",
-		"modparam:ehci_hcd=1":         "want modparam:MODULE.PARAM",
-		"AHBBRST=0 SBUSCFG.AHBBRST=3": "AHBBRST is listed twice",
-		"AHBBRST=0,0":                 "value 0 given twice",
+		"sysfs:/etc/passwd=1":          "a file axis takes a path under /sys or /proc",
+		"modparam:ehci_hcd=1":          "want modparam:MODULE.PARAM",
+		"AHBBRST=0 SBUSCFG.AHBBRST=3":  "AHBBRST is listed twice",
+		"AHBBRST=0,0":                  "value 0 given twice",
+		"ITC=1 mode=adaptive budget=0": "budget=0: want a share of the grid's probe runs above 0 and at most 1",
+		"ITC=1 mode=adaptive budget=x": "budget=x: want a share",
+		"ITC=1 budget=0.5":             "budget=0.5: only mode=adaptive races within a budget",
 	} {
 		if _, err := parsePlan(text, m); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parsePlan(%q) = %v, want %q", text, err, want)

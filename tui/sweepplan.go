@@ -25,7 +25,8 @@ func (p SweepPlan) has(ref regs.Ref) bool {
 
 // parsePlan reads the on-screen plan syntax: an axis per word as
 // plan.ParseAxis reads it (FIELD=v1,v2,..., sysfs:PATH=..., modparam:M.P=...),
-// optional repeat=N and mode=grid|ofat|adaptive.
+// optional repeat=N, mode=grid|ofat|adaptive and budget=SHARE (an
+// adaptive race's, as citune sweep --budget).
 func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 	p := SweepPlan{Plan: plan.DefaultPlan(), Source: "screen"}
 	p.Mode, p.Repeats = "", 3
@@ -45,6 +46,14 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 				continue
 			}
 			p.Repeats = n
+			continue
+		case strings.EqualFold(name, "budget"):
+			b, err := strconv.ParseFloat(vals, 64)
+			if err != nil || !(b > 0 && b <= 1) {
+				errs = append(errs, fmt.Errorf("budget=%s: want a share of the grid's probe runs above 0 and at most 1 (an adaptive race's; default a third)", vals))
+				continue
+			}
+			p.Budget = b
 			continue
 		case strings.EqualFold(name, "mode"):
 			switch strings.ToLower(vals) {
@@ -70,6 +79,9 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 		}
 		p.Axes = append(p.Axes, ax)
 	}
+	if p.Budget != 0 && p.Mode != plan.ModeAdaptive {
+		errs = append(errs, fmt.Errorf("budget=%g: only mode=adaptive races within a budget", p.Budget))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return SweepPlan{}, err
 	}
@@ -88,6 +100,9 @@ func planString(p SweepPlan, m *regs.Map) string {
 	parts = append(parts, fmt.Sprintf("repeat=%d", max(1, p.Repeats)))
 	if p.Mode != "" {
 		parts = append(parts, "mode="+p.Mode)
+	}
+	if p.Budget != 0 {
+		parts = append(parts, "budget="+strconv.FormatFloat(p.Budget, 'g', 3, 64))
 	}
 	return strings.Join(parts, " ")
 }
@@ -118,9 +133,9 @@ func (s *sweepState) setPlanText(text string, m *regs.Map) {
 
 // keepSettings carries the settings the plan text does not spell (those
 // a loaded plan file gave: warm-ups, settle time, seed, baseline
-// interval, an adaptive race's budget) from q to p.
+// interval) from q to p. (An adaptive race's budget is in the text.)
 func keepSettings(p *plan.Plan, q plan.Plan) {
-	p.Warmup, p.Settle, p.Seed, p.BaselineEvery, p.Budget = q.Warmup, q.Settle, q.Seed, q.BaselineEvery, q.Budget
+	p.Warmup, p.Settle, p.Seed, p.BaselineEvery = q.Warmup, q.Settle, q.Seed, q.BaselineEvery
 }
 
 // strs renders numbers in decimal.

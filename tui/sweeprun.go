@@ -32,6 +32,9 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	if sp.Repeats < rank.MinRunsForCI {
 		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, rank.MinRunsForCI)
 	}
+	if sp.Budget != 0 && sp.Mode != plan.ModeAdaptive {
+		return SweepPlan{}, fmt.Errorf("%s: budget = %g: only an adaptive sweep has a budget (mode %s measures every point)", path, sp.Budget, sp.Mode)
+	}
 	sp.Axes = axes
 	return SweepPlan{Plan: sp, Source: filepath.Base(path)}, nil
 }
@@ -94,9 +97,6 @@ func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 	if sp.Mode == plan.ModeAdaptive && sp.Budget == 0 {
 		sp.Budget = plan.DefaultBudget // as citune sweep
 	}
-	if sp.Mode != plan.ModeAdaptive {
-		sp.Budget = 0 // a plan file's budget, for a plan switched to another mode on screen
-	}
 	var keyParts []string
 	sp.Axes = slices.Clone(in.Axes)
 	for _, ax := range sp.Axes {
@@ -105,7 +105,7 @@ func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 	if s.Adjust != nil {
 		s.Adjust(&sp)
 	}
-	key := fmt.Sprintf("%s mode=%s repeat=%d", strings.Join(keyParts, " "), sp.Mode, sp.Repeats)
+	key := fmt.Sprintf("%s mode=%s repeat=%d budget=%g", strings.Join(keyParts, " "), sp.Mode, sp.Repeats, sp.Budget)
 
 	var res *results.Results
 	if resume && key == s.planKey && s.path != "" {
