@@ -29,6 +29,7 @@ func FuzzParseAxis(f *testing.F) {
 func FuzzParsePlanFile(f *testing.F) {
 	f.Add([]byte("mode = \"grid\"\nrepeat = 3\n[[axis]]\nname = \"ITC\"\nvalues = [\"1\", \"8\"]\n"))
 	f.Add([]byte("[[axis]]\n"))
+	f.Add([]byte("mode = \"adaptive\"\nbudget = 0.25\naxis = [\"ITC=1,8\"]\n"))
 	m := regs.ChipIdea()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ParsePlanFile(m, "plan.toml", data)
