@@ -19,7 +19,7 @@ func init() {
 	register(&command{
 		name:    "sweep",
 		summary: "measure settings that held, record them, restore, rank",
-		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
+		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
 		run:     runSweep,
 	})
 }
