@@ -392,43 +392,19 @@ func TestAdaptiveResumeReplaysScreening(t *testing.T) {
 	s := newRunner(t, tg, plan.ModeAdaptive, closeCompetitors...)
 	s.land.BusLoad, s.land.Noise = 0.5, 0.02
 	s.runner.Plan.Repeats, s.runner.Plan.Warmup = 5, 1
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	closed := 0
 	dropped := map[string]bool{}
-	s.runner.OnEvent = func(e sweep.Event) {
-		switch e.Kind {
-		case sweep.PointEliminated:
-			dropped[e.Point] = true
-		case sweep.PointClosed:
-			if closed++; closed == 1+28 { // the baseline and every point screened
-				cancel()
-			}
-		}
-	}
-	if _, err := s.runner.Run(ctx); !errors.Is(err, sweep.ErrInterrupted) {
-		t.Fatalf("first session: %v", err)
-	}
-	prev, err := results.Load(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := results.OpenAppend(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	replayed := map[string]bool{}
-	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal,
-		OnEvent: func(e sweep.Event) {
+	out := interruptAndResume(t, tg, s, 1+28, // the baseline and every point screened
+		func(e sweep.Event) {
+			if e.Kind == sweep.PointEliminated {
+				dropped[e.Point] = true
+			}
+		},
+		func(e sweep.Event) {
 			if e.Kind == sweep.PointEliminated && e.Replayed {
 				replayed[e.Point] = true
 			}
-		}}
-	out, err := r2.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+		})
 	if len(dropped) == 0 || len(replayed) != len(dropped) {
 		t.Errorf("the first session dropped %d points, the resumed one replayed %d", len(dropped), len(replayed))
 	}
@@ -581,12 +557,28 @@ func TestAdaptiveBudgetHoldsAcrossAResume(t *testing.T) {
 	s := newRunner(t, tg, plan.ModeAdaptive, wideField...)
 	s.land.Noise, s.land.Seed = 0.02, 2
 	s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed, s.runner.Plan.Budget = 5, 1, 2, 0.28
+	// The baseline, the screening and 3 visits of the race.
+	out := interruptAndResume(t, tg, s, 1+48+3, nil, nil)
+	if out.TotalProbeRuns > out.Budget || out.ProbeRuns >= out.TotalProbeRuns || out.OutOfBudget == 0 {
+		t.Errorf("%d probe runs in all (%d in the resumed session) against a budget of %d, out of budget %d", out.TotalProbeRuns, out.ProbeRuns, out.Budget, out.OutOfBudget)
+	}
+}
+
+// interruptAndResume runs s's sweep until its visit number closedAt has
+// closed, cancels it there (as Ctrl-C does), and resumes it from its
+// results file in a second session, which it returns the outcome of;
+// first and second see each session's events.
+func interruptAndResume(t *testing.T, tg *soc.Target, s *setup, closedAt int, first, second func(sweep.Event)) *sweep.Outcome {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	closed := 0
 	s.runner.OnEvent = func(e sweep.Event) {
+		if first != nil {
+			first(e)
+		}
 		if e.Kind == sweep.PointClosed {
-			if closed++; closed == 1+48+3 { // the baseline, the screening and 3 visits of the race
+			if closed++; closed == closedAt {
 				cancel()
 			}
 		}
@@ -603,12 +595,10 @@ func TestAdaptiveBudgetHoldsAcrossAResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal}
+	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal, OnEvent: second}
 	out, err := r2.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.TotalProbeRuns > out.Budget || out.ProbeRuns >= out.TotalProbeRuns || out.OutOfBudget == 0 {
-		t.Errorf("%d probe runs in all (%d in the resumed session) against a budget of %d, out of budget %d", out.TotalProbeRuns, out.ProbeRuns, out.Budget, out.OutOfBudget)
-	}
+	return out
 }

@@ -53,24 +53,19 @@ func TestSweepToCompletion(t *testing.T) {
 // the budget runs out before the race ends the status line says so.
 func TestAdaptiveSweepSaysItsBudgetRanOut(t *testing.T) {
 	e := newEnv(t, false)
-	var outcome *sweep.Outcome
-	sr := e.m.cfg.Sweeper
-	e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
-		path, out, err := sr.Run(ctx, p, resume, on)
-		outcome = out
-		return path, out, err
-	})
+	outcome := keepOutcome(e)
 	e.keys("3", "e")
 	e.clearInput()
 	e.typeText("AHBBRST=0,3,7 ITC=1,2,4,8 repeat=3 mode=adaptive")
 	e.keys("enter", "r")
-	if outcome == nil || outcome.Budget == 0 || outcome.ProbeRuns > outcome.Budget {
-		t.Fatalf("outcome %+v: want the default budget, kept", outcome)
+	out := *outcome
+	if out == nil || out.Budget == 0 || out.ProbeRuns > out.Budget {
+		t.Fatalf("outcome %+v: want the default budget, kept", out)
 	}
-	if outcome.OutOfBudget == 0 {
-		t.Fatalf("the race ended within its budget (%d of %d runs): this plan no longer tests running out", outcome.ProbeRuns, outcome.Budget)
+	if out.OutOfBudget == 0 {
+		t.Fatalf("the race ended within its budget (%d of %d runs): this plan no longer tests running out", out.ProbeRuns, out.Budget)
 	}
-	if want := fmt.Sprintf("sweep finished, budget spent (%d still racing); best ", outcome.OutOfBudget); !strings.HasPrefix(e.m.status, want) {
+	if want := fmt.Sprintf("sweep finished, budget spent (%d still racing); best ", out.OutOfBudget); !strings.HasPrefix(e.m.status, want) {
 		t.Errorf("status %q, want it to start %q", e.m.status, want)
 	}
 }
@@ -78,13 +73,7 @@ func TestAdaptiveSweepSaysItsBudgetRanOut(t *testing.T) {
 // A budget typed into the plan reaches the race and stays in the text.
 func TestAdaptiveSweepTakesTheTypedBudget(t *testing.T) {
 	e := newEnv(t, false)
-	var outcome *sweep.Outcome
-	sr := e.m.cfg.Sweeper
-	e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
-		path, out, err := sr.Run(ctx, p, resume, on)
-		outcome = out
-		return path, out, err
-	})
+	outcome := keepOutcome(e)
 	e.keys("3", "e")
 	e.clearInput()
 	e.typeText("AHBBRST=0,3,7 ITC=1,2,4,8 repeat=3 mode=adaptive budget=0.9")
@@ -93,9 +82,22 @@ func TestAdaptiveSweepTakesTheTypedBudget(t *testing.T) {
 		t.Errorf("plan text %q lost the budget", got)
 	}
 	e.keys("r")
-	if outcome == nil || outcome.Budget != int(0.9*float64(outcome.GridRuns)) || outcome.OutOfBudget != 0 {
-		t.Fatalf("outcome %+v: want a budget of 0.9 of the grid's runs, not spent", outcome)
+	if out := *outcome; out == nil || out.Budget != int(0.9*float64(out.GridRuns)) || out.OutOfBudget != 0 {
+		t.Fatalf("outcome %+v: want a budget of 0.9 of the grid's runs, not spent", out)
 	}
+}
+
+// keepOutcome wraps e's Sweeper so that the outcome of its last sweep
+// is kept where the result points.
+func keepOutcome(e *env) **sweep.Outcome {
+	var outcome *sweep.Outcome
+	sr := e.m.cfg.Sweeper
+	e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
+		path, out, err := sr.Run(ctx, p, resume, on)
+		outcome = out
+		return path, out, err
+	})
+	return &outcome
 }
 
 // sweeperFunc is a Sweeper from a function.
