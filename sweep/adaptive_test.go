@@ -394,7 +394,7 @@ func TestAdaptiveResumeReplaysScreening(t *testing.T) {
 	s.runner.Plan.Repeats, s.runner.Plan.Warmup = 5, 1
 	dropped := map[string]bool{}
 	replayed := map[string]bool{}
-	out := interruptAndResume(t, tg, s, 1+28, // the baseline and every point screened
+	out := interruptAndResume(t, tg, s, afterVisits(1+28), // the baseline and every point screened
 		func(e sweep.Event) {
 			if e.Kind == sweep.PointEliminated {
 				dropped[e.Point] = true
@@ -558,29 +558,26 @@ func TestAdaptiveBudgetHoldsAcrossAResume(t *testing.T) {
 	s.land.Noise, s.land.Seed = 0.02, 2
 	s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed, s.runner.Plan.Budget = 5, 1, 2, 0.28
 	// The baseline, the screening and 3 visits of the race.
-	out := interruptAndResume(t, tg, s, 1+48+3, nil, nil)
+	out := interruptAndResume(t, tg, s, afterVisits(1+48+3), nil, nil)
 	if out.TotalProbeRuns > out.Budget || out.ProbeRuns >= out.TotalProbeRuns || out.OutOfBudget == 0 {
 		t.Errorf("%d probe runs in all (%d in the resumed session) against a budget of %d, out of budget %d", out.TotalProbeRuns, out.ProbeRuns, out.Budget, out.OutOfBudget)
 	}
 }
 
-// interruptAndResume runs s's sweep until its visit number closedAt has
-// closed, cancels it there (as Ctrl-C does), and resumes it from its
+// interruptAndResume runs s's sweep until stop says so after one of its
+// events, cancels it there (as Ctrl-C does), and resumes it from its
 // results file in a second session, which it returns the outcome of;
 // first and second see each session's events.
-func interruptAndResume(t *testing.T, tg *soc.Target, s *setup, closedAt int, first, second func(sweep.Event)) *sweep.Outcome {
+func interruptAndResume(t *testing.T, tg *soc.Target, s *setup, stop func(sweep.Event) bool, first, second func(sweep.Event)) *sweep.Outcome {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	closed := 0
 	s.runner.OnEvent = func(e sweep.Event) {
 		if first != nil {
 			first(e)
 		}
-		if e.Kind == sweep.PointClosed {
-			if closed++; closed == closedAt {
-				cancel()
-			}
+		if stop(e) {
+			cancel()
 		}
 	}
 	if _, err := s.runner.Run(ctx); !errors.Is(err, sweep.ErrInterrupted) {
@@ -601,4 +598,16 @@ func interruptAndResume(t *testing.T, tg *soc.Target, s *setup, closedAt int, fi
 		t.Fatal(err)
 	}
 	return out
+}
+
+// afterVisits is a stop test for interruptAndResume: true once n visits
+// have closed.
+func afterVisits(n int) func(sweep.Event) bool {
+	closed := 0
+	return func(e sweep.Event) bool {
+		if e.Kind == sweep.PointClosed {
+			closed++
+		}
+		return closed >= n
+	}
 }

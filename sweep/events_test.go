@@ -179,37 +179,18 @@ func TestResumedEliminationsAreReplayed(t *testing.T) {
 	tg, _ := imageTarget(t, "imx6q")
 	s := newRunner(t, tg, plan.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
 	s.runner.Plan.Repeats = 5
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	first := map[string]bool{}
-	s.runner.OnEvent = func(e sweep.Event) {
-		if e.Kind == sweep.PointEliminated {
-			first[e.Point] = true
-		}
-		if e.Kind == sweep.PointClosed && len(first) > 0 {
-			cancel() // the visit after the first elimination
-		}
-	}
-	if _, err := s.runner.Run(ctx); !errors.Is(err, sweep.ErrInterrupted) {
-		t.Fatalf("first session: %v", err)
-	}
+	var evs []sweep.Event
+	interruptAndResume(t, tg, s,
+		func(e sweep.Event) bool { return e.Kind == sweep.PointClosed && len(first) > 0 }, // the visit after the first elimination
+		func(e sweep.Event) {
+			if e.Kind == sweep.PointEliminated {
+				first[e.Point] = true
+			}
+		},
+		func(e sweep.Event) { evs = append(evs, e) })
 	if len(first) == 0 {
 		t.Fatal("nothing eliminated before the stop")
-	}
-	prev, err := results.Load(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := results.OpenAppend(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var evs []sweep.Event
-	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal,
-		OnEvent: func(e sweep.Event) { evs = append(evs, e) }}
-	if _, err := r2.Run(context.Background()); err != nil {
-		t.Fatal(err)
 	}
 	if evs[0].Kind != sweep.SweepStarted || evs[0].Resume == nil || evs[0].Header != nil {
 		t.Errorf("resumed session starts with %+v", evs[0])

@@ -280,10 +280,8 @@ func TestExport(t *testing.T) {
 // After a sweep, export can take the winner instead of the live values.
 func TestExportWinner(t *testing.T) {
 	e := newEnv(t, false)
-	e.keys("3", "e")
-	e.clearInput()
-	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=3")
-	e.keys("enter", "r", "w")
+	e.writePlan("AHBBRST=0,3 ITC=1,8 repeat=3")
+	e.keys("r", "w")
 	if !e.m.expW {
 		t.Fatal("export after a sweep should start with the winner")
 	}
@@ -380,10 +378,8 @@ func TestExportThroughDTS(t *testing.T) {
 	if got := e.files["live.dtsi"]; !strings.HasPrefix(got, "live ") {
 		t.Errorf("live export = %q, want the DTS hook's text", got)
 	}
-	e.keys("3", "e")
-	e.clearInput()
-	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=3")
-	e.keys("enter", "r", "w")
+	e.writePlan("AHBBRST=0,3 ITC=1,8 repeat=3")
+	e.keys("r", "w")
 	e.clearInput()
 	e.typeText("win.dtsi")
 	e.keys("enter")
@@ -460,10 +456,8 @@ func TestQuitWaitsForExport(t *testing.T) {
 // not the best of the slower points.
 func TestSweepOriginalWins(t *testing.T) {
 	e := newEnv(t, true) // the board as Linux leaves it: AHBBRST=0, 16-word bursts
-	e.keys("3", "e")
-	e.clearInput()
-	e.typeText("AHBBRST=1,2 repeat=3")
-	e.keys("enter", "r")
+	e.writePlan("AHBBRST=1,2 repeat=3")
+	e.keys("r")
 	if !e.m.sweep.originalWins || !strings.Contains(e.m.status, "the original settings won") {
 		t.Fatalf("originalWins %v, status %q", e.m.sweep.originalWins, e.m.status)
 	}

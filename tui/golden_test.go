@@ -55,10 +55,7 @@ func TestViews(t *testing.T) {
 			e.send(probeProgressMsg{id: 7, run: 2, of: 3, done: 12 << 20, total: 32 << 20})
 		}},
 		{"sweep_running", func(e *env) {
-			e.keys("3", "e")
-			e.clearInput()
-			e.typeText("AHBBRST=0,2,3,7 ITC=0,1,8 repeat=3")
-			e.keys("enter")
+			e.writePlan("AHBBRST=0,2,3,7 ITC=0,1,8 repeat=3")
 			s := &e.m.sweep
 			s.running, s.id, s.cancel = true, 7, func() {}
 			s.ch = make(chan tea.Msg)
@@ -128,10 +125,8 @@ func TestViews(t *testing.T) {
 
 func sweepSetup(view int) func(e *env) {
 	return func(e *env) {
-		e.keys("3", "e")
-		e.clearInput()
-		e.typeText("AHBBRST=0,2,3,7 ITC=0,1,8 repeat=3")
-		e.keys("enter", "r")
+		e.writePlan("AHBBRST=0,2,3,7 ITC=0,1,8 repeat=3")
+		e.keys("r")
 		for i := 0; i < view; i++ {
 			e.keys("v")
 		}

@@ -189,6 +189,14 @@ func (e *env) typeText(s string) {
 }
 
 // clearInput deletes what the focused input holds.
+// writePlan types text as the Sweep tab's plan and enters it.
+func (e *env) writePlan(text string) {
+	e.keys("3", "e")
+	e.clearInput()
+	e.typeText(text)
+	e.keys("enter")
+}
+
 func (e *env) clearInput() {
 	e.t.Helper()
 	e.send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})

@@ -63,10 +63,8 @@ func showRates(t *testing.T, opts ...envOpt) rateShown {
 	var s rateShown
 	s.e = e
 	s.probe = e.screen()
-	e.keys("3", "e")
-	e.clearInput()
-	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=3")
-	e.keys("enter", "r")
+	e.writePlan("AHBBRST=0,3 ITC=1,8 repeat=3")
+	e.keys("r")
 	if !e.m.sweep.finished {
 		t.Fatalf("the sweep did not finish: %s", e.m.status)
 	}

@@ -14,10 +14,7 @@ import (
 // points, and leaves the registers as they were.
 func TestSweepToCompletion(t *testing.T) {
 	e := newEnv(t, false)
-	e.keys("3", "e")
-	e.clearInput()
-	e.typeText("AHBBRST=0,3,7 ITC=1,8 repeat=3")
-	e.keys("enter")
+	e.writePlan("AHBBRST=0,3,7 ITC=1,8 repeat=3")
 	if e.m.sweep.planErr != "" || e.m.sweep.plan.Points() != 6 {
 		t.Fatalf("plan: %q, %d points", e.m.sweep.planErr, e.m.sweep.plan.Points())
 	}
@@ -54,10 +51,8 @@ func TestSweepToCompletion(t *testing.T) {
 func TestAdaptiveSweepSaysItsBudgetRanOut(t *testing.T) {
 	e := newEnv(t, false)
 	outcome := keepOutcome(e)
-	e.keys("3", "e")
-	e.clearInput()
-	e.typeText("AHBBRST=0,3,7 ITC=1,2,4,8 repeat=3 mode=adaptive")
-	e.keys("enter", "r")
+	e.writePlan("AHBBRST=0,3,7 ITC=1,2,4,8 repeat=3 mode=adaptive")
+	e.keys("r")
 	out := *outcome
 	if out == nil || out.Budget == 0 || out.ProbeRuns > out.Budget {
 		t.Fatalf("outcome %+v: want the default budget, kept", out)
@@ -74,10 +69,7 @@ func TestAdaptiveSweepSaysItsBudgetRanOut(t *testing.T) {
 func TestAdaptiveSweepTakesTheTypedBudget(t *testing.T) {
 	e := newEnv(t, false)
 	outcome := keepOutcome(e)
-	e.keys("3", "e")
-	e.clearInput()
-	e.typeText("AHBBRST=0,3,7 ITC=1,2,4,8 repeat=3 mode=adaptive budget=0.9")
-	e.keys("enter")
+	e.writePlan("AHBBRST=0,3,7 ITC=1,2,4,8 repeat=3 mode=adaptive budget=0.9")
 	if got := planString(e.m.sweep.plan, e.target.Profile.Map); !strings.HasSuffix(got, " mode=adaptive budget=0.9") {
 		t.Errorf("plan text %q lost the budget", got)
 	}
@@ -201,10 +193,7 @@ func TestPlanErrorsWhole(t *testing.T) {
 	if err == nil {
 		t.Fatal("the plan should have errors")
 	}
-	e.keys("3", "e")
-	e.clearInput()
-	e.typeText(text)
-	e.keys("enter")
+	e.writePlan(text)
 	scr := e.screen()
 	flat := strings.Join(strings.Fields(scr), " ")
 	msgs := strings.Split(err.Error(), "\n")

@@ -33,10 +33,8 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 	})
 	sr.Prober = newSimMeasure(t, e)
 	ahb, itc := e.field("SBUSCFG.AHBBRST"), e.field("USBCMD.ITC")
-	e.keys("3", "e")
-	e.clearInput()
-	e.typeText("AHBBRST=0,3 ITC=1,8 repeat=3")
-	e.keys("enter", "r")
+	e.writePlan("AHBBRST=0,3 ITC=1,8 repeat=3")
+	e.keys("r")
 	s := e.m.sweep
 	if !s.finished {
 		t.Fatalf("sweep did not finish: %s / %s", e.m.status, s.err)
@@ -236,10 +234,8 @@ func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
 				on(ev)
 			})
 		})
-		e.keys("3", "e")
-		e.clearInput()
-		e.typeText("AHBBRST=0,3 repeat=3")
-		e.keys("enter", "r")
+		e.writePlan("AHBBRST=0,3 repeat=3")
+		e.keys("r")
 		s := e.m.sweep
 		if !s.finished {
 			t.Fatalf("sweep did not finish: %s / %s", e.m.status, s.err)
