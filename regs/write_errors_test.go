@@ -39,13 +39,7 @@ func TestReadbackMismatch(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	m := regs.ChipIdea()
-	ref := func(name string) regs.Ref {
-		r, err := m.Lookup(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	ref := func(name string) regs.Ref { return lookup(t, m, name) }
 	tests := []struct {
 		name     string
 		changes  []regs.Change

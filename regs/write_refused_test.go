@@ -59,13 +59,7 @@ func TestRefusedChanges(t *testing.T) {
 // Prepare, and Prepare refuses before touching the hardware.
 func TestComposeAndPrepareRecheck(t *testing.T) {
 	m := regs.ChipIdea()
-	ref := func(name string) regs.Ref {
-		r, err := m.Lookup(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	ref := func(name string) regs.Ref { return lookup(t, m, name) }
 	tests := []struct {
 		name string
 		c    regs.Change
@@ -172,4 +166,14 @@ func checkComposed(t *testing.T, r *regs.Register, f *regs.Field, cur, v, got ui
 	if r.Name == "USBCMD" && got&2 != 0 {
 		t.Errorf("%s.%s=%d from %#08x: stored %#08x sets USBCMD.RST", r.Name, f.Name, v, cur, got)
 	}
+}
+
+// lookup is m.Lookup(name) in a test: a name it does not know fails t.
+func lookup(t *testing.T, m *regs.Map, name string) regs.Ref {
+	t.Helper()
+	r, err := m.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
