@@ -183,6 +183,25 @@ func (a *app) conflictsWithResults(path string, p *soc.Profile, c *soc.Controlle
 	return nil
 }
 
+// standInProfile is --profile given on the command line (not taken from
+// an image's sidecar) standing in for the profile file file of profile
+// name, which is gone; it must be of that name (what: "the change was
+// made", "r.jsonl was measured", for the error). given is false without
+// such a --profile.
+func (a *app) standInProfile(name, file, what string) (p *soc.Profile, given bool, err error) {
+	if a.g.profile == "" || a.profileFrom != "" {
+		return nil, false, nil
+	}
+	fp, err := loadProfile(a.g.profile)
+	if err != nil {
+		return nil, true, err
+	}
+	if fp.Name != name {
+		return nil, true, usageErr("--profile %s is profile %s, but %s with profile %s (file %s)", a.g.profile, fp.Name, what, name, file)
+	}
+	return fp, true, nil
+}
+
 // resultsProfile loads the profile a results file was measured with: its
 // profile file where it names one, else the built-in profile of its name.
 // A colleague's results file may name a profile file that is not on this
@@ -198,15 +217,8 @@ func (a *app) resultsProfile(path, name, file string) (*soc.Profile, error) {
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return p, err
 	}
-	if a.g.profile != "" && a.profileFrom == "" {
-		fp, ferr := loadProfile(a.g.profile)
-		if ferr != nil {
-			return nil, ferr
-		}
-		if fp.Name != name {
-			return nil, usageErr("--profile %s is profile %s, but %s was measured with profile %s (file %s)", a.g.profile, fp.Name, path, name, file)
-		}
-		return fp, nil
+	if fp, given, err := a.standInProfile(name, file, path+" was measured"); given {
+		return fp, err
 	}
 	if bp, berr := loadProfile(name); berr == nil && !strings.ContainsRune(name, os.PathSeparator) {
 		fmt.Fprintf(a.env.stderr, "citune: %s was measured with the profile file %s, which is not on this machine: using the built-in profile %s (give --profile FILE for the original)\n", path, file, bp.Name)

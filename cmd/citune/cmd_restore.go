@@ -98,8 +98,9 @@ func (a *app) flagTarget() (undo.TargetID, error) {
 }
 
 // entryProfile loads the profile a journal entry was made with. Where
-// its profile file is gone, --profile FILE of the same name stands in;
-// no built-in profile does (the file may place the controller
+// its profile file is gone, --profile FILE of the same name stands in
+// (standInProfile: one an image's sidecar names does not); no built-in
+// profile does (the file may place the controller
 // elsewhere, and a restore must write where the change was made).
 func (a *app) entryProfile(e *undo.Entry) (*soc.Profile, error) {
 	if e.ProfileFile == "" {
@@ -109,21 +110,14 @@ func (a *app) entryProfile(e *undo.Entry) (*soc.Profile, error) {
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return p, err
 	}
-	if a.g.profile == "" {
-		how := "citune --profile FILE restore"
-		if e.Target.Kind == undo.TargetFile {
-			how = "citune --profile FILE --mem-file " + e.Target.Path + " restore"
-		}
-		return nil, fmt.Errorf("the change was made with the profile file %s (profile %s), which is gone: give it with %s", e.ProfileFile, e.Profile, how)
+	if fp, given, err := a.standInProfile(e.Profile, e.ProfileFile, "the change was made"); given {
+		return fp, err
 	}
-	fp, ferr := loadProfile(a.g.profile)
-	if ferr != nil {
-		return nil, ferr
+	how := "citune --profile FILE restore"
+	if e.Target.Kind == undo.TargetFile {
+		how = "citune --profile FILE --mem-file " + e.Target.Path + " restore"
 	}
-	if fp.Name != e.Profile {
-		return nil, usageErr("--profile %s is profile %s, but the change was made with profile %s (file %s)", a.g.profile, fp.Name, e.Profile, e.ProfileFile)
-	}
-	return fp, nil
+	return nil, fmt.Errorf("the change was made with the profile file %s (profile %s), which is gone: give it with %s", e.ProfileFile, e.Profile, how)
 }
 
 // restoreEntry returns one journal entry's target to its originals.
