@@ -144,11 +144,7 @@ func (r *Runner) adaptive(ctx context.Context) error {
 				want = r.Plan.Repeats
 			}
 			if have := r.store.Runs(p.Key); have < want {
-				warmup := r.Plan.Warmup
-				if round == 0 {
-					warmup = 0
-				}
-				n := r.fit(warmup, want-have)
+				n := r.fit(r.warmups(round == 0), want-have)
 				if n == 0 {
 					spentOut = true
 					next = append(next, p)

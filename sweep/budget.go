@@ -59,21 +59,13 @@ func budgetShare(b float64) string {
 	return fmt.Sprintf("%.0f %%", 100*b)
 }
 
-// room is the probe runs the race may still spend on points, the last
-// baseline visit's kept aside; math.MaxInt without a budget.
-func (r *Runner) room() int {
-	if r.budget == 0 {
-		return math.MaxInt
-	}
-	return r.budget - r.spent - (r.Plan.Warmup + r.Plan.Repeats)
-}
-
 // fit is the runs a visit of want runs after warmup warm-ups may take
-// within the budget: want, fewer, or 0 when not even one run fits.
+// within the budget, the last baseline visit's runs kept aside: want,
+// fewer, or 0 when not even one run fits.
 func (r *Runner) fit(warmup, want int) int {
-	room := r.room()
-	if room == math.MaxInt {
+	if r.budget == 0 {
 		return want
 	}
+	room := r.budget - r.spent - (r.Plan.Warmup + r.Plan.Repeats)
 	return max(min(want, room-warmup), 0)
 }

@@ -126,10 +126,7 @@ func (r *Runner) count(status rank.Status) {
 func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop func([]float64) bool, rec *results.PointRecord) ([]results.RunRecord, error) {
 	var runs []results.RunRecord
 	var rates []float64
-	warmup := r.Plan.Warmup
-	if screen {
-		warmup = 0
-	}
+	warmup := r.warmups(screen)
 	total := warmup + n
 	for i := 0; i < total; i++ {
 		mctx := ctx
@@ -190,6 +187,15 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop f
 		break
 	}
 	return runs, nil
+}
+
+// warmups is the warm-up runs of a visit: the plan's, none when
+// screening.
+func (r *Runner) warmups(screen bool) int {
+	if screen {
+		return 0
+	}
+	return r.Plan.Warmup
 }
 
 // summarise fills a point record's statistics over all its visits.

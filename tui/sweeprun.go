@@ -94,9 +94,7 @@ func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 	if sp.Mode == "" {
 		sp.Mode = plan.DefaultPlan().Mode
 	}
-	if sp.Mode == plan.ModeAdaptive && sp.Budget == 0 {
-		sp.Budget = plan.DefaultBudget // as citune sweep
-	}
+	sp.SetDefaultBudget() // as citune sweep
 	var keyParts []string
 	sp.Axes = slices.Clone(in.Axes)
 	for _, ax := range sp.Axes {

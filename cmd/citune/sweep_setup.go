@@ -246,8 +246,8 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 		}
 		pl.Budget = o.budget
 	}
-	if prev == nil && pl.Mode == plan.ModeAdaptive && pl.Budget == 0 {
-		pl.Budget = plan.DefaultBudget
+	if prev == nil {
+		pl.SetDefaultBudget()
 	}
 	if err := errors.Join(errs...); err != nil {
 		return pl, err

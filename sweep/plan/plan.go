@@ -54,6 +54,16 @@ type Plan struct {
 // leaders would take the race past a third.
 const DefaultBudget = 1.0 / 3
 
+// SetDefaultBudget gives a new adaptive plan without a budget
+// DefaultBudget (citune sweep and the TUI; a plan read back from a
+// results file keeps what it recorded, none for files from before the
+// budget).
+func (p *Plan) SetDefaultBudget() {
+	if p.Mode == ModeAdaptive && p.Budget == 0 {
+		p.Budget = DefaultBudget
+	}
+}
+
 // DefaultPlan has the defaults of `citune sweep`.
 func DefaultPlan() Plan {
 	return Plan{Mode: ModeGrid, Repeats: 5, Warmup: 1, Settle: 200 * time.Millisecond, BaselineEvery: 8}
