@@ -67,15 +67,11 @@ func TestEditRefusals(t *testing.T) {
 	if !e.m.ed.onInput() {
 		t.Fatal("TXPBURST has no named values: the editor should start on the value input")
 	}
-	e.clearInput()
-	e.typeText("300")
-	e.keys("enter")
+	e.answer("300")
 	if !strings.Contains(e.m.ed.err, "does not fit") {
 		t.Errorf("TXPBURST=300: err %q, want does not fit", e.m.ed.err)
 	}
-	e.clearInput()
-	e.typeText("0x10")
-	e.keys("enter")
+	e.answer("0x10")
 	if got := e.field("BURSTSIZE.TXPBURST"); got != 16 {
 		t.Errorf("TXPBURST = %d after typing 0x10, want 16 (%s)", got, e.m.status)
 	}
@@ -266,9 +262,7 @@ func TestExport(t *testing.T) {
 	e.setEdit("BURSTSIZE.TXPBURST", 16)
 	e.setEdit("USBMODE.SDIS", 1)
 	e.keys("w")
-	e.clearInput()
-	e.typeText("out.dtsi")
-	e.keys("enter")
+	e.answer("out.dtsi")
 	got := e.files["out.dtsi"]
 	for _, want := range []string{"&usbh1 {", "\tahb-burst-config = <0x0>;", "\ttx-burst-size-dword = <0x10>;", "ehci_hcd.log2_irq_thresh=3", "USBMODE.SDIS = 1: No DT property"} {
 		if !strings.Contains(got, want) {
@@ -285,9 +279,7 @@ func TestExportWinner(t *testing.T) {
 	if !e.m.expW {
 		t.Fatal("export after a sweep should start with the winner")
 	}
-	e.clearInput()
-	e.typeText("win.dtsi")
-	e.keys("enter")
+	e.answer("win.dtsi")
 	got := e.files["win.dtsi"]
 	for _, want := range []string{"source: sweep winner, AHBBRST=3 ITC=1", "ahb-burst-config = <0x3>;", "ehci_hcd.log2_irq_thresh=0"} {
 		if !strings.Contains(got, want) {
@@ -372,17 +364,13 @@ func TestExportThroughDTS(t *testing.T) {
 		}
 	})
 	e.keys("w")
-	e.clearInput()
-	e.typeText("live.dtsi")
-	e.keys("enter")
+	e.answer("live.dtsi")
 	if got := e.files["live.dtsi"]; !strings.HasPrefix(got, "live ") {
 		t.Errorf("live export = %q, want the DTS hook's text", got)
 	}
 	e.writePlan("AHBBRST=0,3 ITC=1,8 repeat=3")
 	e.keys("r", "w")
-	e.clearInput()
-	e.typeText("win.dtsi")
-	e.keys("enter")
+	e.answer("win.dtsi")
 	res := e.m.sweep.results
 	if res == "" {
 		t.Fatal("the sweep reported no results file")
@@ -465,9 +453,7 @@ func TestSweepOriginalWins(t *testing.T) {
 	if !e.m.expW {
 		t.Fatal("export after a sweep should start with the winner")
 	}
-	e.clearInput()
-	e.typeText("orig.dtsi")
-	e.keys("enter")
+	e.answer("orig.dtsi")
 	got := e.files["orig.dtsi"]
 	for _, want := range []string{"ahb-burst-config = <0x0>;", "original value: every point swept was significantly slower"} {
 		if !strings.Contains(got, want) {

@@ -37,9 +37,7 @@ func TestViews(t *testing.T) {
 		{"editor_txpburst", func(e *env) {
 			e.selectRow("BURSTSIZE.TXPBURST")
 			e.keys("enter")
-			e.clearInput()
-			e.typeText("999")
-			e.keys("enter")
+			e.answer("999")
 		}},
 		{"probe", func(e *env) {
 			e.keys("2", "r")

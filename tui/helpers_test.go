@@ -192,6 +192,11 @@ func (e *env) typeText(s string) {
 // writePlan types text as the Sweep tab's plan and enters it.
 func (e *env) writePlan(text string) {
 	e.keys("3", "e")
+	e.answer(text)
+}
+
+// answer replaces the open prompt's text with text and enters it.
+func (e *env) answer(text string) {
 	e.clearInput()
 	e.typeText(text)
 	e.keys("enter")

@@ -74,9 +74,7 @@ func showRates(t *testing.T, opts ...envOpt) rateShown {
 	e.keys("v")
 	s.heat = e.screen()
 	e.keys("w")
-	e.clearInput()
-	e.typeText("win.dtsi")
-	e.keys("enter")
+	e.answer("win.dtsi")
 	s.export = e.files["win.dtsi"]
 	if s.export == "" {
 		t.Fatalf("no export written: %s", e.m.status)
