@@ -180,10 +180,13 @@ func (r *Runner) adaptive(ctx context.Context) error {
 		}
 		alive = r.race(next, most)
 		if spentOut {
-			r.outOfBudget = len(alive)
+			// The points still racing are ranked on their runs; one
+			// with none counted (only its screening run) cannot be.
 			for _, p := range alive {
 				if r.store.Runs(p.Key) == 0 {
 					r.drop(p, fmt.Sprintf("not measured: the race's budget (%d probe runs) ran out before its runs after screening", r.budget))
+				} else {
+					r.outOfBudget++
 				}
 			}
 			alive = nil

@@ -524,6 +524,9 @@ func TestAdaptiveStaysWithinItsBudget(t *testing.T) {
 		if capped.Ranking.Winner() == nil {
 			t.Errorf("seed %d: no winner within the budget", seed)
 		}
+		if capped.OutOfBudget > len(capped.Ranking.Ranked) {
+			t.Errorf("seed %d: %d points said to be ranked when the budget ran out, %d ranked", seed, capped.OutOfBudget, len(capped.Ranking.Ranked))
+		}
 	}
 	if bit == 0 {
 		t.Error("a budget of 0.28 never capped a race of seeds 1 to 6")
