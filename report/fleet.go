@@ -128,9 +128,9 @@ func (g *FleetGroup) settle() {
 	// Common winners: first or tied with the first on every board.
 	wins := func(s *Sweep, label string) bool {
 		p := byLabel(s, label)
-		// A board whose original settings beat every point swept has
-		// no winning point.
-		return p != nil && !s.OriginalWins && p.Status == rank.StatusOK && (p.Rank == 1 || p.Tied)
+		// A board whose verdict keeps the original settings (or decides
+		// nothing) has no winning point.
+		return p != nil && s.Verdict.Kind == rank.VerdictApply && p.Status == rank.StatusOK && (p.Key == s.Verdict.Point || p.Tied)
 	}
 	for _, l := range g.Points {
 		all := true
@@ -238,21 +238,28 @@ func (g *FleetGroup) Verdict() string {
 	return v
 }
 
-// allOriginal reports whether the original settings won on every board.
+// allOriginal reports whether no board's verdict changes anything.
 func (g *FleetGroup) allOriginal() bool {
 	for _, s := range g.Sweeps {
-		if !s.OriginalWins {
+		if s.Verdict.Kind == rank.VerdictApply {
 			return false
 		}
 	}
 	return len(g.Sweeps) > 0
 }
 
-// winnerLabel names board i's winner: its first ranked point, or the
-// original settings where every point swept was slower than them.
+// winnerLabel names board i's winner: its verdict's recommendation, the
+// original settings where the verdict keeps them, or "no decision".
 func (g *FleetGroup) winnerLabel(i int) string {
-	if g.Sweeps[i].OriginalWins {
+	s := g.Sweeps[i]
+	switch s.Verdict.Kind {
+	case rank.VerdictKeep:
 		return "the original settings"
+	case rank.VerdictNone:
+		return "no decision"
+	}
+	if w := s.winning(); w != nil {
+		return w.Label
 	}
 	return g.Winners[i].Label
 }
@@ -408,7 +415,9 @@ func (g *FleetGroup) boardTable() *table {
 		w, vs := "-", ""
 		if p := g.Winners[i]; p != nil {
 			w, vs = g.winnerLabel(i), p.Vs.Short()
-			if s.OriginalWins {
+			if r := s.winning(); r != nil {
+				vs = r.Vs.Short()
+			} else {
 				vs = "best swept " + vs
 			}
 		}

@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -26,15 +29,18 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 
 // stubDTS stands for `citune dts --results` (tested in the command's
 // scripts).
-func stubDTS(path string) (string, string, error) {
-	return "&usbh1 {\n\tahb-burst-config = <0x3>;\t/* from " + filepath.Base(path) + " */\n};\n", "ehci_hcd.log2_irq_thresh=0", nil
+// It ranks as the command does without a profile: every setting taken
+// as permanent.
+func stubDTS(path string, res *results.Results) (rank.Ranking, string, string, error) {
+	rk := res.Rank(rank.Policy{MinGainPct: res.Header.Plan.MinGainPct()})
+	return rk, "&usbh1 {\n\tahb-burst-config = <0x3>;\t/* from " + filepath.Base(path) + " */\n};\n", "ehci_hcd.log2_irq_thresh=0", nil
 }
 
 func load(t *testing.T, names ...string) []*Sweep {
 	t.Helper()
 	var ss []*Sweep
 	for _, n := range names {
-		s, err := Load(filepath.Join("testdata", n+".jsonl"), LoadOptions{DTS: stubDTS})
+		s, err := Load(filepath.Join("testdata", n+".jsonl"), LoadOptions{Decide: stubDTS})
 		if err != nil {
 			t.Fatal(err)
 		}

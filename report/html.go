@@ -133,7 +133,8 @@ type sweepView struct {
 	Effects                   *tableView
 	EffectsHow                string
 	DTS, KernelParams, DTSErr string
-	OriginalWins              bool
+	VerdictLines              []string
+	VerdictApply              bool
 	Header                    [][2]string
 	Notes                     []string
 	Registers                 [][]regView
@@ -232,7 +233,7 @@ func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 	v.addCharts(s)
 	v.addTables(s)
 	v.DTS, v.KernelParams, v.DTSErr = s.DTS, s.KernelParams, s.DTSErr
-	v.OriginalWins = s.OriginalWins
+	v.VerdictLines, v.VerdictApply = s.VerdictLines(), s.Verdict.Kind == rank.VerdictApply
 	v.addHeader(s)
 	v.Notes = s.Notes
 	v.addRegisters(s)

@@ -205,10 +205,16 @@ func (s *sweepView) render(b *hb) {
 	section(s.Excluded, "Not ranked", "These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.")
 	section(s.Eliminated, "Dropped by the adaptive race", "Clearly slower than the race's leader after fewer runs; not ranked.")
 	section(s.Effects, "Effect of each axis on its own", s.EffectsHow+"; spread in points of the baseline.")
-	if s.OriginalWins {
-		b.el("h3", "The original settings won: every point swept was significantly slower; their values as a device-tree fragment")
+	b.el("h3", "The verdict")
+	b.nl()
+	for _, l := range s.VerdictLines {
+		b.el("p", l, "class", "verdict")
+		b.nl()
+	}
+	if s.VerdictApply {
+		b.el("h3", "The recommendation as a device-tree fragment and kernel parameters")
 	} else {
-		b.el("h3", "The winner as a device-tree fragment and kernel parameters")
+		b.el("h3", "Nothing to make permanent: the original values as a device-tree fragment")
 	}
 	b.nl()
 	if s.DTS != "" {

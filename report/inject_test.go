@@ -13,6 +13,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // payload is the markup appended to the string number k of a results
@@ -126,13 +129,14 @@ func (in *injector) inject(t *testing.T, dir, name string, dtsErr bool) *Sweep {
 	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
 		t.Skipf("the file system takes no such file name: %v", err)
 	}
-	dts := func(string) (string, string, error) {
+	dts := func(_ string, res *results.Results) (rank.Ranking, string, string, error) {
+		rk := res.Rank(rank.Policy{})
 		if dtsErr {
-			return "", "", errors.New("dts error" + in.str("dts error", "dts.error")[len("dts error"):])
+			return rk, "", "", errors.New("dts error" + in.str("dts error", "dts.error")[len("dts error"):])
 		}
-		return in.str("&usbh1 {};", "dts.fragment"), in.str("ehci_hcd.log2_irq_thresh=0", "dts.kernel"), nil
+		return rk, in.str("&usbh1 {};", "dts.fragment"), in.str("ehci_hcd.log2_irq_thresh=0", "dts.kernel"), nil
 	}
-	s, err := Load(path, LoadOptions{DTS: dts})
+	s, err := Load(path, LoadOptions{Decide: dts})
 	if err != nil {
 		t.Fatal(err)
 	}

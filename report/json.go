@@ -54,10 +54,14 @@ type JSONSweep struct {
 	Winner      string     `json:"winner,omitempty"`
 	// OriginalWins: every point swept was significantly slower than the
 	// original settings (then there is no winner to make permanent).
-	OriginalWins bool        `json:"original_wins,omitempty"`
-	Points       []JSONPoint `json:"points"`
-	DTS          string      `json:"dts,omitempty"`
-	DTSError     string      `json:"dts_error,omitempty"`
+	OriginalWins bool `json:"original_wins,omitempty"`
+	// Verdict is the ranking's decision, as every output states it
+	// (rank.Verdict), with its text.
+	Verdict     rank.Verdict `json:"verdict"`
+	VerdictText []string     `json:"verdict_text"`
+	Points      []JSONPoint  `json:"points"`
+	DTS         string       `json:"dts,omitempty"`
+	DTSError    string       `json:"dts_error,omitempty"`
 }
 
 func numPtr(n Num) *float64 {
@@ -97,10 +101,11 @@ func JSON(ss []*Sweep) []JSONSweep {
 			b := pointJSON(s, s.Baseline)
 			j.Baseline = &b
 		}
-		if w := s.Winner(); w != nil && !s.OriginalWins {
+		if w := s.winning(); w != nil {
 			j.Winner = w.Label
 		}
 		j.OriginalWins = s.OriginalWins
+		j.Verdict, j.VerdictText = s.Verdict, s.VerdictLines()
 		for _, group := range [][]*Point{s.Ranked, s.Excluded, s.Eliminated} {
 			for _, p := range group {
 				j.Points = append(j.Points, pointJSON(s, p))

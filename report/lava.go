@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"io"
 	"strings"
+
+	"github.com/citune/citune/sweep/rank"
 )
 
 // LAVA's test shell turns lines of the form
@@ -218,20 +220,25 @@ func (lw *lavaWriter) verdict() {
 		tc("winner-gain", "skip", nil)
 		return
 	}
-	if s.OriginalWins {
-		log("winner: the original settings, %s %s; every point swept was significantly slower (the best, %s: %s)", s.Rate(s.Baseline.Median), s.RateUnit(), win.Label, win.Vs.String())
-		tc("winner", "pass", s.Baseline)
-		log("winner-gain: none, the original settings won")
+	for _, l := range s.VerdictLines() {
+		log("%s", l)
+	}
+	if s.Verdict.Kind != rank.VerdictApply {
+		switch s.Verdict.Kind {
+		case rank.VerdictKeep:
+			log("winner: the original settings, %s %s", s.Rate(s.Baseline.Median), s.RateUnit())
+			tc("winner", "pass", s.Baseline)
+		default:
+			log("winner: none, no decision")
+			tc("winner", "skip", nil)
+		}
+		log("winner-gain: none, nothing to make permanent")
 		fmt.Fprintf(lw.w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=winner-gain RESULT=pass MEASUREMENT=0.00 UNITS=%%>\n")
 		return
 	}
+	win = s.winning()
 	log("winner: %s, %s %s", win.Label, s.Rate(win.Median), s.RateUnit())
 	tc("winner", "pass", win)
-	if win.Vs == nil {
-		log("winner-gain: no baseline to compare with")
-		tc("winner-gain", "skip", nil)
-		return
-	}
 	log("winner-gain: %s against the baseline", win.Vs.String())
 	fmt.Fprintf(lw.w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=winner-gain RESULT=pass MEASUREMENT=%.2f UNITS=%%>\n", win.Vs.Pct)
 }

@@ -18,11 +18,13 @@ import (
 
 // LoadOptions say how to make what a results file does not hold.
 type LoadOptions struct {
-	// DTS returns the device-tree fragment (valid dts) and the kernel
-	// parameters that make the winner of the results file at path
-	// permanent: `citune dts --results` passes its own code, so that
-	// both print the same. Without it the report has no fragment.
-	DTS func(path string) (fragment, kernelParams string, err error)
+	// Decide ranks the results read from path and makes the device-tree
+	// fragment (valid dts) and kernel parameters of its verdict:
+	// `citune report` passes the code of `citune dts --results`, so that
+	// both print the same, and each file is ranked once. Without it the
+	// file is ranked with every setting taken as permanent and the
+	// report has no fragment.
+	Decide func(path string, res *results.Results) (rk rank.Ranking, fragment, kernelParams string, err error)
 }
 
 // Load reads and summarises one results file.
@@ -44,11 +46,30 @@ func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	s := summarise(res)
+	var rk rank.Ranking
+	var frag, params, dtsErr string
+	if opt.Decide != nil {
+		var err error
+		if rk, frag, params, err = opt.Decide(name, res); err != nil {
+			dtsErr = err.Error()
+			rk = res.Rank(rank.Policy{MinGainPct: res.Header.Plan.MinGainPct()})
+		}
+	} else {
+		rk = res.Rank(rank.Policy{MinGainPct: res.Header.Plan.MinGainPct()})
+		dtsErr = "not made here (run citune dts --results " + name + ")"
+	}
+	s := summarise(res, rk)
 	s.File = name
 	s.Label = tail(name, 1)
 	s.Warnings = append(warnings, s.Warnings...)
-	s.winnerDTS(opt)
+	switch {
+	case s.Winner() == nil:
+		s.DTSErr = "no point was ranked: nothing to make permanent"
+	case dtsErr != "":
+		s.DTSErr = dtsErr
+	default:
+		s.DTS, s.KernelParams = frag, params
+	}
 	return s, nil
 }
 
@@ -179,11 +200,10 @@ func counted(r results.RunRecord) bool {
 
 // summarise ranks the points as the sweep does and adds what the runs
 // say beyond the ranking (spread, interrupts, handler time, CPU).
-func summarise(res *results.Results) *Sweep {
+func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	h := res.Header
 	s := sweepOfHeader(res)
 	accs, base := s.countRuns(res)
-	rk := res.Rank()
 	s.baseline(rk, base, h.Originals)
 	notes := map[string]string{}
 	for _, pi := range h.Points {
@@ -191,6 +211,7 @@ func summarise(res *results.Results) *Sweep {
 	}
 	s.ranked(rk, accs, notes)
 	s.OriginalWins = rk.OriginalWins
+	s.Verdict = rk.Verdict
 	s.excluded(rk, accs, base, notes)
 	s.missing(h.Points)
 	s.inProgress(res)
@@ -282,14 +303,14 @@ func (s *Sweep) baseline(rk rank.Ranking, base *acc, originals map[string]string
 // comparison with the baseline and their plan notes.
 func (s *Sweep) ranked(rk rank.Ranking, accs map[string]*acc, notes map[string]string) {
 	for _, r := range rk.Ranked {
-		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Status: rank.StatusOK}
+		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Original: r.Original, Status: rank.StatusOK}
 		p.Label = s.label(r.Settings)
 		if a := accs[r.Key]; a != nil {
 			a.fill(p)
 		}
 		p.Median = r.Median
 		if c := r.VsBaseline; c != nil && c.Valid() {
-			p.Vs = &Diff{Pct: c.Pct, Lo: c.Lo, Hi: c.Hi, Level: c.Level, Significant: c.Significant, N: c.N, RefN: c.RefN}
+			p.Vs = c
 		}
 		s.Ranked = append(s.Ranked, p)
 	}
@@ -313,12 +334,9 @@ func (s *Sweep) excluded(rk rank.Ranking, accs map[string]*acc, base *acc, notes
 		// are just fewer of them.
 		if a := accs[x.Key]; a != nil {
 			a.fill(p)
-			if len(base.rates) > 0 && len(p.Rates) > 0 {
-				c := rank.Compare(p.Rates, base.rates, rank.Confidence, p.Key+"|baseline")
-				if c.Valid() {
-					p.Vs = &Diff{Pct: c.Pct, Lo: c.Lo, Hi: c.Hi, Level: c.Level, Significant: c.Significant, N: c.N, RefN: c.RefN}
-				}
-			}
+		}
+		if c := x.VsBaseline; c != nil && c.Valid() {
+			p.Vs = c
 		}
 		s.Eliminated = append(s.Eliminated, p)
 	}
@@ -454,23 +472,6 @@ func (s *Sweep) label(set map[string]string) string {
 	}
 	sort.Strings(rest)
 	return strings.Join(append(out, rest...), " ")
-}
-
-// winnerDTS asks opt.DTS for the winner's fragment.
-func (s *Sweep) winnerDTS(opt LoadOptions) {
-	switch {
-	case s.Winner() == nil:
-		s.DTSErr = "no point was ranked: nothing to make permanent"
-	case opt.DTS == nil:
-		s.DTSErr = "not made here (run citune dts --results " + s.File + ")"
-	default:
-		frag, params, err := opt.DTS(s.File)
-		if err != nil {
-			s.DTSErr = err.Error()
-			return
-		}
-		s.DTS, s.KernelParams = frag, params
-	}
 }
 
 func or(s, def string) string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/citune/citune/sweep/rank"
 )
 
 // WriteMarkdown writes the report as Markdown whose tables are aligned
@@ -72,8 +74,18 @@ func WriteMarkdown(w io.Writer, ss []*Sweep, o Options) error {
 		fmt.Fprintf(w, "\nEffect of each axis on its own (%s; spread in points of the baseline):\n\n", effs[0].How)
 		effectTable(s, effs).markdown(w)
 	}
+	if s.Winner() != nil {
+		fmt.Fprintf(w, "\n**Verdict.**\n\n")
+		for _, l := range s.VerdictLines() {
+			fmt.Fprintf(w, "- %s\n", l)
+		}
+	}
 	if s.DTS != "" {
-		fmt.Fprintf(w, "\nThe winner as a device-tree fragment and kernel parameters:\n\n```dts\n%s```\n", s.DTS)
+		what := "The recommendation"
+		if s.Verdict.Kind != rank.VerdictApply {
+			what = "Nothing to make permanent; the original values"
+		}
+		fmt.Fprintf(w, "\n%s as a device-tree fragment and kernel parameters:\n\n```dts\n%s```\n", what, s.DTS)
 	}
 	return nil
 }

@@ -74,9 +74,11 @@ type Sweep struct {
 	Excluded   []*Point
 	Eliminated []*Point
 	// OriginalWins is set when every ranked point is significantly
-	// slower than the baseline: the first ranked point is only the best
-	// of the slower ones, and nothing is worth making permanent.
+	// slower than the baseline.
 	OriginalWins bool
+	// Verdict is the ranking's decision (rank.Verdict): what the report
+	// recommends, in the ranking's words.
+	Verdict rank.Verdict
 	// DriftPct is the baseline's last measurement against its first.
 	DriftPct float64
 	// BaselineVisits are the medians of each baseline measurement.
@@ -122,6 +124,9 @@ type Point struct {
 	Ignored  []string
 	Note     string
 	Baseline bool
+	// Original is set for the point whose settings are the original
+	// ones (the noise floor).
+	Original bool
 	Rank     int
 	Tied     bool
 	Status   rank.Status
@@ -134,9 +139,9 @@ type Point struct {
 	Median float64
 	Min    float64
 	Max    float64
-	// Vs is the difference to the baseline (nil for the baseline and
-	// when there was nothing to compare with).
-	Vs *Diff
+	// Vs is the comparison with the baseline, the ranking's (nil for
+	// the baseline and when there was nothing to compare with).
+	Vs *rank.Comparison
 
 	IRQsPerSec   Num
 	IRQsPerMiB   Num
@@ -150,61 +155,6 @@ type Point struct {
 
 // Runs is the number of counted runs.
 func (p *Point) Runs() int { return len(p.Rates) }
-
-// Diff is a median rate against the baseline's: the difference in
-// percent and its confidence interval.
-type Diff struct {
-	Pct, Lo, Hi float64
-	Level       float64
-	Significant bool
-	N, RefN     int
-}
-
-// HasCI reports whether there were enough runs for an interval.
-func (d *Diff) HasCI() bool { return d.N >= rank.MinRunsForCI && d.RefN >= rank.MinRunsForCI }
-
-// String is "+4.1 % (95 % CI 3.2 to 5.0)" or "+0.3 % (not significant,
-// 95 % CI -1.2 to 1.9)".
-func (d *Diff) String() string {
-	if d == nil {
-		return ""
-	}
-	if !d.HasCI() {
-		return pct(d.Pct) + " % (too few runs for a confidence interval)"
-	}
-	if !d.Significant {
-		return pct(d.Pct) + " % (not significant, " + d.CI() + ")"
-	}
-	return pct(d.Pct) + " % (" + d.CI() + ")"
-}
-
-// Short is "+4.1 %" or "+0.3 % n.s.".
-func (d *Diff) Short() string {
-	if d == nil {
-		return ""
-	}
-	s := pct(d.Pct) + " %"
-	if d.HasCI() && !d.Significant {
-		s += " n.s."
-	}
-	return s
-}
-
-// CI is "95 % CI 3.2 to 5.0".
-func (d *Diff) CI() string {
-	if d == nil || !d.HasCI() {
-		return ""
-	}
-	return fmt.Sprintf("%d %% CI %s", int(math.Round(d.Level*100)), d.Range())
-}
-
-// Range is "+3.2 to +5.0".
-func (d *Diff) Range() string {
-	if d == nil || !d.HasCI() {
-		return ""
-	}
-	return pct(d.Lo) + " to " + pct(d.Hi)
-}
 
 // pct is a signed percentage with one decimal, never "-0.0".
 func pct(x float64) string {
@@ -237,13 +187,24 @@ func (s *Sweep) Winner() *Point {
 }
 
 // winning is the point the charts and tables mark as the winner: the
-// first ranked point, or none where the original settings won (the
-// baseline is marked as the baseline either way).
+// verdict's recommendation, or none where it keeps the original settings
+// or decides nothing (the baseline is marked as the baseline either way).
 func (s *Sweep) winning() *Point {
-	if s.OriginalWins {
+	if s.Verdict.Kind != rank.VerdictApply {
 		return nil
 	}
-	return s.Winner()
+	for _, p := range s.Ranked {
+		if p.Key == s.Verdict.Point {
+			return p
+		}
+	}
+	return nil
+}
+
+// VerdictLines are the verdict's headline and details, as every output
+// prints them.
+func (s *Sweep) VerdictLines() []string {
+	return append([]string{s.Verdict.Headline()}, s.Verdict.Details()...)
 }
 
 // Board describes the board: "imx6q usbh1 (usb@2184200)".

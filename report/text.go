@@ -57,6 +57,9 @@ func pointName(s *Sweep, p *Point) string {
 	if p.Baseline {
 		return "baseline (" + s.Originals() + ")"
 	}
+	if p.Original {
+		return p.Label + " (original)"
+	}
 	return p.Label
 }
 
@@ -87,10 +90,12 @@ func pointTable(s *Sweep, pts []*Point) *table {
 // measured.
 func footnotes(s *Sweep, pts []*Point) []string {
 	var out []string
-	tied, ns := false, false
+	tied, ns, under, orig := false, false, false, false
 	for _, p := range pts {
 		tied = tied || p.Tied
 		ns = ns || (p.Vs != nil && p.Vs.HasCI() && !p.Vs.Significant)
+		under = under || (p.Vs != nil && p.Vs.HasCI() && p.Vs.Significant && p.Vs.Change == rank.ChangeNone)
+		orig = orig || p.Original
 	}
 	if tied {
 		n := 0
@@ -102,7 +107,16 @@ func footnotes(s *Sweep, pts []*Point) []string {
 		out = append(out, fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per MiB, then less CPU per MiB, then fewer settings changed from the original, rank first (--top %d shows them all)", n, n))
 	}
 	if ns {
-		out = append(out, "n.s. = no significant difference to the baseline (the 95 % bootstrap interval includes 0)")
+		out = append(out, "n.s. = no significant difference to the baseline (the interval includes 0)")
+	}
+	if under {
+		out = append(out, fmt.Sprintf("~ = significant, but under the %.1f %% practical threshold (--min-gain): no change", s.Verdict.MinGainPct))
+	}
+	if orig {
+		out = append(out, "(original) = the original settings measured as a point: the sweep's noise floor")
+	}
+	if s.Verdict.Family > 1 {
+		out = append(out, fmt.Sprintf("intervals: of the geometric mean rates, holding together at 95 %% over the %d points compared", s.Verdict.Family))
 	}
 	var missing []string
 	b := s.Baseline
@@ -369,19 +383,29 @@ func writeTextTail(w io.Writer, s *Sweep, o Options, width int) {
 			fmt.Fprint(w, wrap("  ", n, width))
 		}
 	}
-	if s.Winner() != nil && s.OriginalWins {
-		line := "every point swept was significantly slower than the original settings; `citune dts --results " + s.File + "` writes the original values down"
-		fmt.Fprint(w, "\n"+wrap("nothing to make permanent: ", line, width))
-	} else if s.Winner() != nil {
-		line := "citune dts --results " + s.File
-		if s.KernelParams != "" {
-			line += " (kernel parameters: " + s.KernelParams + ")"
-		}
+	if s.Winner() == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	for _, l := range s.VerdictLines() {
 		if o.Width > 0 {
-			fmt.Fprint(w, "\n"+wrap("make the winner permanent: ", line, width))
+			fmt.Fprint(w, wrap("", l, width))
 		} else {
-			fmt.Fprintf(w, "\nmake the winner permanent: %s\n", line)
+			fmt.Fprintln(w, l)
 		}
+	}
+	line := "citune dts --results " + s.File
+	if s.KernelParams != "" {
+		line += " (kernel parameters: " + s.KernelParams + ")"
+	}
+	head := "make it permanent: "
+	if s.Verdict.Kind != rank.VerdictApply {
+		head = "nothing to make permanent; the original values as a fragment: "
+	}
+	if o.Width > 0 {
+		fmt.Fprint(w, wrap(head, line, width))
+	} else {
+		fmt.Fprintf(w, "%s%s\n", head, line)
 	}
 }
 

@@ -120,6 +120,15 @@ func summarySweepRows(row summaryRow) {
 // summaryWinnerRows are the summary's rows of each sweep's winner: its
 // settings, its rate and, baseline -> winner, its interrupts and CPU.
 func summaryWinnerRows(row summaryRow) {
+	row("verdict", func(s *Sweep) string {
+		switch v := s.Verdict; v.Kind {
+		case rank.VerdictApply:
+			return "apply " + rank.SettingsString(v.Changes)
+		case rank.VerdictKeep:
+			return "keep the original"
+		}
+		return "no decision"
+	})
 	row("best", func(s *Sweep) string {
 		if w := s.Winner(); w != nil {
 			return w.Label

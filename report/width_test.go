@@ -85,7 +85,7 @@ func TestTextFitsSixtyColumns(t *testing.T) {
 			t.Errorf("60 columns: heading lost %q: %q", kept, head)
 		}
 	}
-	if !strings.Contains(out, "1=  ITC=1 AHBBRST=3  27.34      +11.7 %") {
+	if !strings.Contains(out, "1=  ITC=1 AHBBRST=3  27.34      +11.9 %") {
 		t.Errorf("winner row at 60 columns:\n%s", out)
 	}
 	// The plan line wraps under its label.

@@ -120,7 +120,7 @@ func TestAdaptiveScreensWithoutWarmups(t *testing.T) {
 			}
 		}
 		// The report reads the file the same way.
-		if rk := res.Rank(); rk.Winner().Key != ad.Ranking.Winner().Key || rk.Winner().Runs != ad.Ranking.Winner().Runs {
+		if rk := res.Rank(rank.Policy{}); rk.Winner().Key != ad.Ranking.Winner().Key || rk.Winner().Runs != ad.Ranking.Winner().Runs {
 			t.Errorf("seed %d: the results file ranks %+v first, the sweep %+v", seed, rk.Winner(), ad.Ranking.Winner())
 		}
 	}

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
 
@@ -54,6 +56,10 @@ func (r *Runner) Prepare() error {
 	r.snapshot = snap
 	r.role = t.Role(snap)
 	r.axes = axes
+	// The verdict recommends only what can be made permanent here, by
+	// dts's own rules, at the plan's practical threshold.
+	r.policy = (rank.Policy{MinGainPct: r.Plan.MinGainPct(),
+		NotPermanent: dtsout.Permanence(dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: r.role, Snapshot: snap})})
 	needReload, err := r.readLive()
 	if err != nil {
 		return err
@@ -188,6 +194,7 @@ func (r *Runner) planPoints(needReload bool) error {
 		r.notes = append(r.notes, r.reloadNote())
 	}
 	r.store = results.NewStore()
+	r.store.SetPolicy(r.policy)
 	return nil
 }
 

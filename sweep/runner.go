@@ -93,16 +93,19 @@ type Runner struct {
 	elimDone map[string]string
 	visitSeq int
 	store    *results.Store
-	runs     int
-	total    int
-	planned  int           // visits planned (grid, ofat), for progress
-	elapsed  time.Duration // in visits measured this session (reloads included)
-	measured int           // probe runs this session (for the estimate)
-	alive    []*Point      // adaptive: the points still racing
-	target   int           // adaptive: runs every alive point has after this round
-	failures int
-	notHeld  int
-	corrupt  int
+	policy   rank.Policy // the verdict's rule (Prepare)
+	// confirmRuns counts the probe runs of the verdict's second look.
+	confirmRuns int
+	runs        int
+	total       int
+	planned     int           // visits planned (grid, ofat), for progress
+	elapsed     time.Duration // in visits measured this session (reloads included)
+	measured    int           // probe runs this session (for the estimate)
+	alive       []*Point      // adaptive: the points still racing
+	target      int           // adaptive: runs every alive point has after this round
+	failures    int
+	notHeld     int
+	corrupt     int
 
 	// budget is the adaptive race's cap in probe runs (0: none) of the
 	// grid's gridRuns; spent counts the runs of the visits so far,
@@ -143,6 +146,9 @@ type Outcome struct {
 	Budget      int `json:"budget_runs,omitempty"`
 	GridRuns    int `json:"grid_runs,omitempty"`
 	OutOfBudget int `json:"out_of_budget,omitempty"`
+	// ConfirmRuns are this session's probe runs of the verdict's second
+	// look (Runner.confirm), warm-ups included: outside any budget.
+	ConfirmRuns int `json:"confirm_runs,omitempty"`
 
 	// Elapsed is the session's time from its first record to its end,
 	// restore included; Reloads and ReloadTime are its module reloads
@@ -209,7 +215,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	out = &Outcome{Ranking: r.store.Rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr,
 		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil,
-		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget}
+		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, ConfirmRuns: r.confirmRuns}
 	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
 		ProbeRuns: r.runs, TotalProbeRuns: r.total, Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, Ranking: out.Ranking}
 	switch {
@@ -264,11 +270,14 @@ func (r *Runner) begin() error {
 	return r.emit(Event{Kind: SweepStarted, Notes: r.notes, Header: &h})
 }
 
-// execute measures the points in the plan's mode.
+// execute measures the points in the plan's mode, then takes the
+// verdict's second look where it asks for one.
 func (r *Runner) execute(ctx context.Context) error {
-	switch r.Plan.Mode {
-	case plan.ModeAdaptive:
-		return r.adaptive(ctx)
+	if r.Plan.Mode == plan.ModeAdaptive {
+		if err := r.adaptive(ctx); err != nil {
+			return err
+		}
+		return r.confirm(ctx)
 	}
 	sched, _ := r.schedule()
 	r.planned, r.sched = len(sched), sched
@@ -277,8 +286,53 @@ func (r *Runner) execute(ctx context.Context) error {
 			return err
 		}
 	}
+	return r.confirm(ctx)
+}
+
+// confirm is the verdict's second look (rank.Verdict.Confirm): when no
+// point beat the original settings yet but one is promising, it is
+// measured up to ConfirmFactor times the plan's runs, with the baseline
+// measured as many times more, half before and half after it (so that a
+// drift shows on both sides). Once per sweep: the verdict's error rate
+// is split over two looks. The runs are outside an adaptive race's
+// budget, and said so. A resumed sweep replays them like any visit.
+func (r *Runner) confirm(ctx context.Context) error {
+	v := r.store.Rank().Verdict
+	if v.Confirm == "" {
+		return nil
+	}
+	var p *Point
+	for _, x := range r.points {
+		if x.Key == v.Confirm {
+			p = x
+		}
+	}
+	want := ConfirmFactor*r.Plan.Repeats - r.store.Runs(v.Confirm)
+	if p == nil || want <= 0 {
+		return nil
+	}
+	r.logf("confirming: %s is promising (%s) but not yet proven: %d more run(s) of it and %d of the original settings, outside any budget\n",
+		rank.SettingsString(r.settings(p)), rank.VsString(v.Vs), want, want)
+	before := (want + 1) / 2
+	start := r.runs
+	defer func() { r.confirmRuns += r.runs - start }()
+	for _, step := range []struct {
+		p *Point
+		n int
+	}{{r.baselinePoint(), before}, {p, want}, {r.baselinePoint(), want - before}} {
+		if step.n == 0 {
+			continue
+		}
+		if _, err := r.visit(ctx, step.p, step.n, false, nil); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// ConfirmFactor bounds the second look: the promising point is measured
+// up to this many times the plan's runs in all.
+const ConfirmFactor = 3
 
 // reloadNote says how many module reloads the plan needs.
 func (r *Runner) reloadNote() string {

@@ -176,7 +176,7 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 		t.Errorf("end records %+v", res.Ends)
 	}
 	// The file ranks like the sweep did.
-	rk := res.Rank()
+	rk := res.Rank(rank.Policy{})
 	if rk.Winner().Key != w.Key || rk.Winner().Median != w.Median {
 		t.Errorf("file ranking %+v, sweep %+v", rk.Winner(), w)
 	}

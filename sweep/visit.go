@@ -218,8 +218,11 @@ func (r *Runner) summarise(rec *results.PointRecord) {
 	rec.IRQsPerMiB = results.MedianOf(ps.IRQsPerMiB)
 	rec.CPUPerMiB = results.MedianOf(ps.CPUPerMiB)
 	if len(r.store.Baseline()) > 0 && rec.Status == rank.StatusOK {
-		c := rank.Compare(ps.Rates, r.store.Baseline(), rank.Confidence, rec.Point+"|baseline")
-		rec.VsBaseline = &c
+		// The ranking's comparison so far: the same interval the
+		// verdict would use now.
+		if rp := r.store.Rank().Find(rec.Point); rp != nil {
+			rec.VsBaseline = rp.VsBaseline
+		}
 	}
 }
 

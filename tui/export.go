@@ -7,6 +7,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/dtsout"
+	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
 
@@ -34,8 +35,17 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
-	if m.sweep.originalWins {
-		return m.originalSettings()
+	if rk := m.sweep.ranking; rk != nil {
+		if rk.Verdict.Kind != rank.VerdictApply {
+			return m.originalSettings()
+		}
+		// The verdict's recommendation, not the fastest point (which may
+		// need a setting that cannot be made permanent).
+		for _, p := range m.sweep.points {
+			if p.Point == rk.Verdict.Point && !p.Baseline {
+				b = p
+			}
+		}
 	}
 	why := "sweep winner, " + strings.TrimPrefix(m.bestLine(), "best: ")
 	var out []dtsout.Setting
@@ -51,7 +61,7 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 // export after a sweep the original settings won (as `citune dts` writes
 // them): the best of the slower points is not worth committing.
 func (m Model) originalSettings() ([]dtsout.Setting, string, bool) {
-	why := "the original settings: every point swept was significantly slower (" + strings.TrimPrefix(m.bestLine(), "best: ") + ")"
+	why := "the original settings: " + m.bestLine()
 	var out []dtsout.Setting
 	for _, a := range m.sweep.plan.Axes {
 		if a.Ref.Reg == nil {
@@ -81,6 +91,12 @@ func roleOf(t *soc.Target, m *regs.Map, raw map[uint32]uint32) (role soc.Role, a
 
 // versusOf is how the point compares with the baseline, if known.
 func (m Model) versusOf(p results.PointRecord) string {
+	if rk := m.sweep.ranking; rk != nil {
+		// The finished sweep's comparison, the verdict's.
+		if r := rk.Find(p.Point); r != nil && r.VsBaseline != nil {
+			return r.VsBaseline.String()
+		}
+	}
 	if v := versus(p); v != "" {
 		return v
 	}

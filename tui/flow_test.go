@@ -301,7 +301,7 @@ func TestCompare(t *testing.T) {
 	}
 	// the same numbers the sweep reports for the same runs
 	a, b := []float64{30, 31, 29, 30}, []float64{45, 44, 46, 45}
-	if got, want := compare(a, b).String(), rank.Compare(b, a, 0.95, fmt.Sprint(a, b)).String(); got != want {
+	if got, want := compare(a, b).String(), rank.Compare(b, a).String(); got != want {
 		t.Errorf("TUI %q, sweep %q", got, want)
 	}
 }
@@ -446,8 +446,8 @@ func TestSweepOriginalWins(t *testing.T) {
 	e := newEnv(t, true) // the board as Linux leaves it: AHBBRST=0, 16-word bursts
 	e.writePlan("AHBBRST=1,2 repeat=3")
 	e.keys("r")
-	if !e.m.sweep.originalWins || !strings.Contains(e.m.status, "the original settings won") {
-		t.Fatalf("originalWins %v, status %q", e.m.sweep.originalWins, e.m.status)
+	if rk := e.m.sweep.ranking; rk == nil || rk.Verdict.Kind != rank.VerdictKeep || !strings.Contains(e.m.status, "keep the original settings") {
+		t.Fatalf("ranking %v, status %q", e.m.sweep.ranking, e.m.status)
 	}
 	e.keys("w")
 	if !e.m.expW {

@@ -122,7 +122,7 @@ func (s rateShown) check(t *testing.T, fig, cell func(float64) string, heading s
 			t.Errorf("table lacks %q:\n%s", want, s.table)
 		}
 	}
-	if !strings.Contains(s.export, "  "+best+"  ") {
+	if !strings.Contains(s.export, " "+best) {
 		t.Errorf("export lacks %q:\n%s", best, s.export)
 	}
 	if heading != "MiB/s" {

@@ -36,11 +36,11 @@ type sweepState struct {
 	err      string
 
 	note    string
-	results string       // where the sweeper records the results
-	winner  *rank.Ranked // the sweep's winner, when it names one
-	// originalWins: every point swept was significantly slower than the
-	// original settings (rank.Ranking.OriginalWins).
-	originalWins bool
+	results string // where the sweeper records the results
+	// ranking is the finished sweep's ranking with its verdict (nil
+	// while it runs): the order, the intervals and the decision the
+	// sweep's outcome holds, not the screen's own.
+	ranking *rank.Ranking
 	// simulated: the finished sweep ran on the simulated board's clock
 	// (sweep.Outcome.SimulatedTime), so elapsed is the board's modelled
 	// time.
@@ -57,7 +57,7 @@ type sweepState struct {
 func (s *sweepState) resetResults() {
 	s.points, s.done, s.total, s.current = nil, 0, 0, ""
 	s.finished, s.stopped, s.err, s.elapsed, s.top = false, false, "", 0, 0
-	s.note, s.winner, s.planned, s.originalWins, s.simulated = "", nil, 0, false, false
+	s.note, s.ranking, s.planned, s.simulated = "", nil, 0, false
 }
 
 // countHeld counts finished non-baseline points.
@@ -91,8 +91,8 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 			s.results = msg.results
 		}
 		if msg.outcome != nil {
-			s.winner = msg.outcome.Ranking.Winner()
-			s.originalWins = msg.outcome.Ranking.OriginalWins
+			rk := msg.outcome.Ranking
+			s.ranking = &rk
 			s.simulated = msg.outcome.SimulatedTime
 			if msg.outcome.RestoreErr != nil {
 				s.note = "RESTORE FAILED: " + msg.outcome.RestoreErr.Error()
@@ -116,10 +116,8 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 				// racing are ranked on the runs they had.
 				fin = fmt.Sprintf("sweep finished, budget spent (%d still racing)", msg.outcome.OutOfBudget)
 			}
-			if b, ok := s.best(); ok && s.originalWins {
-				m.setStatus("%s; the original settings won: every point swept was slower (best %s at %s)", fin, s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()))
-			} else if ok {
-				m.setStatus("%s; best %s at %s", fin, s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()))
+			if b, ok := s.best(); ok && s.ranking != nil {
+				m.setStatus("%s; best %s at %s; %s", fin, s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()), s.ranking.Verdict.Short())
 			} else {
 				m.setStatus("%s without a point that held", fin)
 			}

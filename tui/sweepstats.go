@@ -50,13 +50,13 @@ func (s sweepState) ranked() (good, bad []results.PointRecord) {
 		}
 	}
 	sort.SliceStable(good, func(i, j int) bool { return rank.Median(good[i].Rates) > rank.Median(good[j].Rates) })
-	if s.winner != nil {
-		for i, p := range good {
-			if maps.Equal(p.Settings, s.winner.Settings) {
-				good = append(append([]results.PointRecord{p}, good[:i]...), good[i+1:]...)
-				break
-			}
+	if rk := s.ranking; rk != nil {
+		// The sweep's order (its verdict is said apart).
+		pos := map[string]int{}
+		for i, r := range rk.Ranked {
+			pos[r.Key] = i + 1
 		}
+		sort.SliceStable(good, func(i, j int) bool { return pos[good[i].Point] < pos[good[j].Point] })
 	}
 	return good, bad
 }
@@ -122,6 +122,10 @@ func (m Model) bestLine() string {
 	b, ok := s.best()
 	if !ok {
 		return "best: none yet"
+	}
+	if s.ranking != nil {
+		// Finished: the sweep's verdict, in its words.
+		return fmt.Sprintf("best: %s %s; %s", s.label(b, m.m), m.pointRate(b), s.ranking.Verdict.Headline())
 	}
 	line := fmt.Sprintf("best: %s  %s  ", s.label(b, m.m), m.pointRate(b))
 	if v := versus(b); v != "" {

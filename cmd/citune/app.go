@@ -153,6 +153,9 @@ type app struct {
 	// profileFrom and controllerFrom say where --profile and
 	// --controller came from when not from the command line.
 	profileFrom, controllerFrom string
+
+	// minGain is dts's and report's --min-gain (negative: the sweep's).
+	minGain float64
 }
 
 type command struct {
@@ -170,7 +173,7 @@ var commands = map[string]*command{}
 func register(c *command) { commands[c.name] = c }
 
 func run(ctx context.Context, args []string, e *env) int {
-	a := &app{ctx: ctx, env: e, args: append([]string{"citune"}, args...)}
+	a := &app{ctx: ctx, env: e, args: append([]string{"citune"}, args...), minGain: -1}
 	err := a.main(args)
 	if err == nil {
 		return exitOK

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -26,17 +27,19 @@ func init() {
 
 func runDTS(a *app, args []string) error {
 	fs := a.flags("dts")
-	results := fs.String("results", "", "a sweep's results file: persist its winner (default: the controller's live values)")
+	results := fs.String("results", "", "a sweep's results file: write down its verdict (default: the controller's live values)")
+	minGain := minGainFlag(fs)
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
+	a.minGain = *minGain
 	if len(fs.Args()) > 0 {
 		return usageErr("usage: citune dts [--results RESULTS.jsonl]")
 	}
 	var in dtsout.DTSInput
 	if *results != "" {
 		var err error
-		if in, err = a.dtsFromResults(*results); err != nil {
+		if _, in, err = a.decideResults(*results, nil); err != nil {
 			return err
 		}
 	} else {
@@ -89,7 +92,7 @@ func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) dtsout.DTSInput {
 // so the two agree byte for byte.
 func (a *app) dtsText(t *soc.Target, results string, snap soc.Snapshot) (string, error) {
 	if results != "" {
-		in, err := a.dtsFromResults(results)
+		_, in, err := a.decideResults(results, nil)
 		if err != nil {
 			return "", err
 		}
@@ -102,46 +105,60 @@ func placeAfter(c *soc.Controller) string {
 	return fmt.Sprintf("Place after the SoC's .dtsi (the tree that defines &%s, %s); kernel parameters and notes are comments.", c.Label, c.Node)
 }
 
-// dtsFromResults takes the winner of a results file, with the profile and
-// controller the sweep ran on; --profile and --controller naming others
-// are refused.
-func (a *app) dtsFromResults(path string) (dtsout.DTSInput, error) {
-	res, err := results.Load(path)
-	if err != nil {
-		return dtsout.DTSInput{}, err
+// minGainFlag is the --min-gain flag of dts and report: the verdict's
+// practical threshold, overriding the sweep's (negative: the sweep's).
+func minGainFlag(fs *flag.FlagSet) *float64 {
+	return fs.Float64("min-gain", -1, "the verdict's practical threshold in `PERCENT`: a smaller gain is no change (default: the sweep's, else 1)")
+}
+
+// decideResults ranks a results file once (res, or the file read from
+// path when nil) with the profile and controller the sweep ran on, under
+// the verdict's rule (what can be made permanent there, the sweep's
+// practical threshold or --min-gain), and makes the input of its
+// device-tree fragment; --profile and --controller naming others are
+// refused. dts, report and the TUI's export all decide through it.
+func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dtsout.DTSInput, error) {
+	if res == nil {
+		var err error
+		if res, err = results.Load(path); err != nil {
+			return rank.Ranking{}, dtsout.DTSInput{}, err
+		}
 	}
 	h := res.Header
 	p, err := a.resultsProfile(path, h.Profile, h.ProfileFile)
 	if err != nil {
-		return dtsout.DTSInput{}, err
+		return rank.Ranking{}, dtsout.DTSInput{}, err
 	}
 	c, err := p.Controller(h.Controller)
 	if err != nil {
-		return dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)
+		return rank.Ranking{}, dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := a.conflictsWithResults(path, p, c); err != nil {
-		return dtsout.DTSInput{}, err
+		return rank.Ranking{}, dtsout.DTSInput{}, err
 	}
-	rk := res.Rank()
+	in := dtsout.DTSInput{Profile: p, Controller: c, Role: soc.Role(h.Role), Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers}
+	pol := rank.Policy{MinGainPct: h.Plan.MinGainPct(), NotPermanent: dtsout.Permanence(in)}
+	if a.minGain >= 0 {
+		pol.MinGainPct = a.minGain
+	}
+	rk := res.Rank(pol)
 	set, err := dtsout.WinnerSettings(res, rk)
 	if err != nil {
-		return dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)
+		return rk, dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)
 	}
-	w := rk.Winner()
+	v := rk.Verdict
 	lines := []string{
 		fmt.Sprintf("citune dts: %s %s (%s), role %s, from %s", p.Name, c.Label, c.Node, orUnknown(h.Role), path),
 		fmt.Sprintf("%s sweep, probe %s, kernel %s, started %s", h.Plan.Mode, h.Probe, orUnknown(h.Kernel), h.Started.Format("2006-01-02 15:04 MST")),
-		fmt.Sprintf("winner: %s, %s", rank.SettingsString(w.Settings), rank.FormatRate(w.Median, w.Unit)),
+		fmt.Sprintf("original settings: %s", rank.FormatRate(rk.Baseline.Median, rk.Baseline.Unit)),
+		v.Headline(),
 	}
-	if rk.OriginalWins {
-		lines[2] = fmt.Sprintf("winner: the original settings, %s", rank.FormatRate(rk.Baseline.Median, rk.Baseline.Unit))
-		lines = append(lines, fmt.Sprintf("every point swept was significantly slower; the best, %s: %s, %s", rank.SettingsString(w.Settings), rank.FormatRate(w.Median, w.Unit), w.VsBaseline),
-			"the values below are the original ones: committing them changes nothing on this board")
-	} else if w.VsBaseline != nil {
-		lines = append(lines, fmt.Sprintf("against the original settings (%s): %s", rank.FormatRate(rk.Baseline.Median, rk.Baseline.Unit), w.VsBaseline))
-		if !w.VsBaseline.Significant {
-			lines = append(lines, "the winner is not significantly faster than the original settings: keeping them is as good")
-		}
+	lines = append(lines, v.Details()...)
+	switch v.Kind {
+	case rank.VerdictApply:
+		lines = append(lines, "the values below are the recommended point's; the settings it keeps are at their original values")
+	default:
+		lines = append(lines, "the values below are the original ones: committing them changes nothing on this board")
 	}
 	var bad []string
 	for _, x := range rk.Excluded {
@@ -156,9 +173,8 @@ func (a *app) dtsFromResults(path string) (dtsout.DTSInput, error) {
 		lines = append(lines, "the sweep did not complete: this is the best of what was measured")
 	}
 	lines = append(lines, placeAfter(c))
-	// The controllers a module parameter changes, as the sweep recorded
-	// them; the profile's otherwise.
-	return dtsout.DTSInput{Profile: p, Controller: c, Role: soc.Role(h.Role), Settings: set, Snapshot: h.Snapshot, Header: lines, ParamUsers: h.ModParamControllers}, nil
+	in.Settings, in.Header = set, lines
+	return rk, in, nil
 }
 
 // conflictsWithResults refuses --profile and --controller that name

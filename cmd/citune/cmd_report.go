@@ -7,6 +7,8 @@ import (
 
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/sweep/dtsout"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 func init() {
@@ -45,10 +47,12 @@ func runReport(a *app, args []string) error {
 	fs.StringVar(&ro.csvOut, "csv", "", "write every point as CSV to `FILE` (- for stdout, instead of the table)")
 	fs.BoolVar(&ro.md, "markdown", false, "print Markdown (for a commit message or a mailing list) instead of the table")
 	fs.BoolVar(&ro.fleet, "fleet", false, "compare the files board by board, grouped by SoC, controller and plan (automatic when their headers name two or more boards)")
+	minGain := minGainFlag(fs)
 	fs.BoolVar(&ro.lava, "lava", false, "print LAVA test-case signals (one test case per point, the winner and its gain) instead of the table")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
+	a.minGain = *minGain
 	files := fs.Args()
 	if len(files) == 0 {
 		return usageErr("usage: citune %s", commands["report"].usage)
@@ -90,13 +94,13 @@ func (a *app) loadReports(files []string, units string) ([]*report.Sweep, int, e
 	if err != nil {
 		return nil, 0, err
 	}
-	opt := report.LoadOptions{DTS: func(path string) (string, string, error) {
-		in, err := a.dtsFromResults(path)
+	opt := report.LoadOptions{Decide: func(path string, res *results.Results) (rank.Ranking, string, string, error) {
+		rk, in, err := a.decideResults(path, res)
 		if err != nil {
-			return "", "", err
+			return rk, "", "", err
 		}
 		d := dtsout.BuildDTS(in)
-		return d.String(), d.KernelParams(), nil
+		return rk, d.String(), d.KernelParams(), nil
 	}}
 	var ss []*report.Sweep
 	ranked := 0

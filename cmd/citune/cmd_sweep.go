@@ -13,6 +13,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
 )
 
 func init() {
@@ -45,6 +46,7 @@ type sweepOpts struct {
 	seed          int64
 	baselineEvery int
 	budget        float64
+	minGain       float64
 	out           string
 	resume        string
 	reload        string
@@ -71,6 +73,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.Int64Var(&o.seed, "seed", 0, "`SEED` of the shuffled order (default: from the clock; recorded in the results)")
 	fs.IntVar(&o.baselineEvery, "baseline-every", d.BaselineEvery, "measure the baseline again after `N` points (0: first and last only)")
 	fs.Float64Var(&o.budget, "budget", 0, "adaptive mode: spend at most this `SHARE` of the probe runs the grid would take (warm-ups and\nbaselines included; default a third); the points still racing when it runs out are ranked on the runs\nthey have")
+	fs.Float64Var(&o.minGain, "min-gain", rank.DefaultMinGainPct, "the verdict's practical threshold in `PERCENT`: a smaller gain is no change, and nothing is recommended for it")
 	fs.StringVar(&o.out, "out", "", "the results `FILE` to create (JSON Lines; default: a new citune-sweep-DATE-TIME.jsonl)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing --out file (its results are lost)")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep of this results `FILE` (appends to it)")

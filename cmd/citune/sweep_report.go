@@ -33,16 +33,12 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		out.Ranking.FormatIn(&b, display)
 		w := humanOut(a.env.stdout, a.env.isTTY)
 		fmt.Fprint(w, b.String())
-		if win := out.Ranking.Winner(); win != nil && out.Ranking.OriginalWins {
-			b := out.Ranking.Baseline
-			fmt.Fprintf(w, "winner: the original settings: %s; every point swept was significantly slower (the best, %s: %s)\n",
-				rank.FormatRateIn(b.Median, b.Unit, display), rank.SettingsString(win.Settings), win.VsBaseline)
-		} else if win != nil {
-			fmt.Fprintf(w, "winner: %s: %s", rank.SettingsString(win.Settings), rank.FormatRateIn(win.Median, win.Unit, display))
-			if win.VsBaseline != nil {
-				fmt.Fprintf(w, ", %s against the original settings", win.VsBaseline)
+		if out.Ranking.Winner() != nil {
+			v := out.Ranking.Verdict
+			fmt.Fprintln(w, v.Headline())
+			for _, l := range v.Details() {
+				fmt.Fprintln(w, "  "+l)
 			}
-			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "probe runs: %d", out.ProbeRuns)
 		if out.TotalProbeRuns != out.ProbeRuns {
@@ -60,10 +56,10 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		fmt.Fprintf(w, "results: %s", path)
 		switch {
 		case out.Status != sweep.EndComplete || out.Ranking.Winner() == nil:
-		case out.Ranking.OriginalWins:
-			fmt.Fprintf(w, "; nothing to make permanent: keep the original settings (citune dts --results %s writes them down)", path)
+		case out.Ranking.Verdict.Kind == rank.VerdictApply:
+			fmt.Fprintf(w, "; make it permanent: citune dts --results %s", path)
 		default:
-			fmt.Fprintf(w, "; make the winner permanent: citune dts --results %s", path)
+			fmt.Fprintf(w, "; nothing to make permanent (citune dts --results %s writes the original values down)", path)
 		}
 		fmt.Fprintln(w)
 	}

@@ -246,6 +246,10 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 		}
 		pl.Budget = o.budget
 	}
+	if set["min-gain"] {
+		g := o.minGain
+		pl.MinGain = &g
+	}
 	if prev == nil {
 		pl.SetDefaultBudget()
 	}

@@ -48,6 +48,10 @@ type DTS struct {
 	Props  []DTSLine
 	Params []DTSLine
 	Notes  []string
+	// Unmade are the settings that got neither a property nor a kernel
+	// parameter, each as "NAME: why" (the note's text): what cannot be
+	// made permanent this way.
+	Unmade []string `json:"-"`
 }
 
 // DTSLine is a property ("ahb-burst-config = <0x0>") or a kernel
@@ -76,7 +80,15 @@ func BuildDTS(in DTSInput) DTS {
 		b.given[s.Name] = s.Value
 	}
 	for _, s := range in.Settings {
+		props, params, notes := len(b.d.Props), len(b.d.Params), len(b.d.Notes)
 		b.setting(s)
+		if len(b.d.Props) == props && len(b.d.Params) == params && !b.parkShared(s.Name) {
+			why := "no device-tree property or kernel parameter"
+			if len(b.d.Notes) > notes {
+				why = b.d.Notes[len(b.d.Notes)-1]
+			}
+			b.d.Unmade = append(b.d.Unmade, s.Name+": "+why)
+		}
 	}
 	b.moduleWideNotes()
 	return b.d
@@ -93,6 +105,20 @@ type dtsBuilder struct {
 	// parkDone is set once park's parameter is emitted: ASP and ASPE
 	// make one ehci_hcd.park line.
 	parkDone bool
+}
+
+// parkShared reports whether name is a park field whose kernel parameter
+// another park field already emitted (ASP and ASPE make one line).
+func (b *dtsBuilder) parkShared(name string) bool {
+	if !b.parkDone {
+		return false
+	}
+	ref, err := b.m.Lookup(name)
+	if err != nil || ref.Field == nil {
+		return false
+	}
+	k := b.p.Knob(ref)
+	return k != nil && k.ParamEncoding == soc.EncodingPark
 }
 
 // value is a field's value: the setting's where one is given, else the
@@ -363,52 +389,86 @@ func (d DTS) KernelParams() string {
 	return strings.Join(s, " ")
 }
 
-// WinnerSettings turns a results file's winner into settings for
-// BuildDTS, each commented with the winner's gain over the baseline and,
-// where the results have a point that differs from the baseline in that
-// setting alone, that point's gain.
+// Permanence is the verdict's test of what can be made permanent on the
+// controller of in (its profile, role and snapshot): of a point's
+// changes, those BuildDTS gives neither a device-tree property nor a
+// kernel parameter, with why. The verdict recommends only points whose
+// every change can be, so that no fragment holds part of a point.
+func Permanence(in DTSInput) func(changes map[string]string) []string {
+	return func(changes map[string]string) []string {
+		x := in
+		x.Settings = nil
+		for _, k := range sortedKeys(changes) {
+			x.Settings = append(x.Settings, Setting{Name: k, Value: changes[k]})
+		}
+		return BuildDTS(x).Unmade
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// WinnerSettings turns a results file's verdict into settings for
+// BuildDTS: with "apply", every swept setting at the recommended point's
+// value, the changes commented with the point's gain (and, where the
+// results have a point that changes that setting alone, that point's),
+// the others as kept; with "keep" or no decision, every swept setting at
+// its original value, so that committing the fragment changes nothing.
 func WinnerSettings(res *results.Results, rk rank.Ranking) ([]Setting, error) {
-	w := rk.Winner()
-	if w == nil {
+	v := rk.Verdict
+	if len(rk.Ranked) == 0 {
 		return nil, fmt.Errorf("no point was ranked in the results: nothing to make permanent")
 	}
-	if rk.OriginalWins {
-		return originalSettings(res, w)
+	if v.Kind != rank.VerdictApply {
+		return originalSettings(res, v)
 	}
-	gain := "winner " + rank.VsString(w.VsBaseline)
+	gain := "measured " + rank.VsString(v.Vs)
 	var out []Setting
 	for _, a := range res.Header.Plan.Axes {
-		v, ok := w.Settings[a.Name]
+		val, ok := v.Settings[a.Name]
 		if !ok {
 			continue
 		}
+		if _, changed := v.Changes[a.Name]; !changed {
+			c := "unchanged from the original"
+			if slices.Contains(v.NoEffect, a.Name) {
+				c += " (no measurable effect among the best points)"
+			}
+			out = append(out, Setting{Name: a.Name, Value: val, Comment: c})
+			continue
+		}
 		c := gain
-		if alone := aloneGain(res, rk, a.Name, v); alone != "" {
+		if alone := aloneGain(res, rk, a.Name, val); alone != "" {
 			c += "; alone " + alone
 		}
-		if res.Header.Originals[a.Name] == v {
-			c = "unchanged from the original; " + c
-		}
-		out = append(out, Setting{Name: a.Name, Value: v, Comment: c})
+		out = append(out, Setting{Name: a.Name, Value: val, Comment: c})
 	}
 	return out, nil
 }
 
-// originalSettings is WinnerSettings when the original settings won:
-// every swept setting at its original value, so that the fragment pins
-// what the sweep found best instead of the best of the slower points.
-func originalSettings(res *results.Results, best *rank.Ranked) ([]Setting, error) {
-	why := fmt.Sprintf("original value: every point swept was significantly slower (the best, %s: %s)", rank.SettingsString(best.Settings), rank.VsString(best.VsBaseline))
+// originalSettings is WinnerSettings without a change to make: every
+// swept setting at its original value.
+func originalSettings(res *results.Results, v rank.Verdict) ([]Setting, error) {
+	why := "original value: the verdict is to keep it"
+	if v.Kind == rank.VerdictNone {
+		why = "original value: no decision yet"
+	}
 	var out []Setting
 	for _, a := range res.Header.Plan.Axes {
-		v, ok := res.Header.Originals[a.Name]
+		val, ok := res.Header.Originals[a.Name]
 		if !ok {
 			continue
 		}
-		out = append(out, Setting{Name: a.Name, Value: v, Comment: why})
+		out = append(out, Setting{Name: a.Name, Value: val, Comment: why})
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("the original settings won, and the results file does not record them: nothing to write")
+		return nil, fmt.Errorf("the verdict keeps the original settings, and the results file does not record them: nothing to write")
 	}
 	return out, nil
 }

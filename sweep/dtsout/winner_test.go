@@ -38,7 +38,7 @@ func TestWinnerSettings(t *testing.T) {
 		pt("both", "1", "0", 130),
 		pt("itc-alone", "1", "2", 110),
 		pt("burst-alone", "8", "0", 120),
-	}, noisy(100), nil, res.Header.Originals)
+	}, noisy(100), nil, res.Header.Originals, rank.Policy{})
 	got, err := dtsout.WinnerSettings(res, rk)
 	if err != nil {
 		t.Fatal(err)
@@ -46,19 +46,19 @@ func TestWinnerSettings(t *testing.T) {
 	if len(got) != 3 || got[0].Name != "USBCMD.ITC" || got[0].Value != "1" || got[1].Name != "SBUSCFG.AHBBRST" || got[1].Value != "0" || got[2].Name != "BURSTSIZE.TXPBURST" {
 		t.Fatalf("settings %+v", got)
 	}
-	winner := "winner " + rk.Find("both").VsBaseline.String()
+	winner := "measured " + rk.Find("both").VsBaseline.String()
 	if want := winner + "; alone " + rk.Find("itc-alone").VsBaseline.String(); got[0].Comment != want {
 		t.Errorf("ITC comment %q, want %q", got[0].Comment, want)
 	}
 	if want := winner + "; alone " + rk.Find("burst-alone").VsBaseline.String(); got[1].Comment != want {
 		t.Errorf("AHBBRST comment %q, want %q", got[1].Comment, want)
 	}
-	if !strings.HasPrefix(got[0].Comment, "winner +30.0 % (95 % CI") {
+	if !strings.HasPrefix(got[0].Comment, "measured +30.0 % (95 % CI") {
 		t.Errorf("ITC comment %q does not give the winner's gain", got[0].Comment)
 	}
 	// TXPBURST is 8 in every point and originally: the winner keeps it,
 	// and no point changes it alone.
-	if got[2].Comment != "unchanged from the original; "+winner {
+	if got[2].Comment != "unchanged from the original" {
 		t.Errorf("TXPBURST comment %q", got[2].Comment)
 	}
 

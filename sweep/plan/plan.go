@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // Modes.
@@ -43,6 +44,18 @@ type Plan struct {
 	// cap, resumed as they were measured). The CLI and the TUI set
 	// DefaultBudget for a new adaptive sweep; other modes ignore it.
 	Budget float64 `json:"budget,omitempty"`
+	// MinGain is the practical threshold of the verdict in percent
+	// (`--min-gain`; nil: rank.DefaultMinGainPct): a gain smaller than
+	// it is no change.
+	MinGain *float64 `json:"min_gain_pct,omitempty"`
+}
+
+// MinGainPct is the plan's practical threshold.
+func (p Plan) MinGainPct() float64 {
+	if p.MinGain == nil {
+		return rank.DefaultMinGainPct
+	}
+	return *p.MinGain
 }
 
 // DefaultBudget is an adaptive race's budget unless one is given: a
@@ -92,6 +105,9 @@ func (p *Plan) Check() error {
 		errs = append(errs, fmt.Errorf("%w: budget %g: a share of the grid's probe runs, above 0 and at most 1", ErrPlan, p.Budget))
 	case p.Budget != 0 && p.Mode != ModeAdaptive:
 		errs = append(errs, fmt.Errorf("%w: budget %g: only an adaptive sweep has a budget (mode %s measures every point)", ErrPlan, p.Budget, p.Mode))
+	}
+	if g := p.MinGain; g != nil && (*g < 0 || *g > 50 || math.IsNaN(*g)) {
+		errs = append(errs, fmt.Errorf("%w: min-gain %g: a gain in percent from 0 to 50", ErrPlan, *g))
 	}
 	if p.Warmup < 0 || p.Settle < 0 || p.BaselineEvery < 0 {
 		errs = append(errs, fmt.Errorf("%w: warmup, settle and baseline-every cannot be negative", ErrPlan))
@@ -145,6 +161,7 @@ type PlanFile struct {
 	Seed          *int64      `toml:"seed"`
 	BaselineEvery *int        `toml:"baseline_every"`
 	Budget        *float64    `toml:"budget"`
+	MinGain       *float64    `toml:"min_gain"`
 	Axis          []string    `toml:"axis"`
 	Axes          []axisTable `toml:"axes"`
 }
@@ -167,7 +184,7 @@ func ParsePlanFile(m *regs.Map, name string, data []byte) (PlanFile, []Axis, err
 		for _, k := range und {
 			ks = append(ks, k.String())
 		}
-		return pf, nil, fmt.Errorf("%s: %w: unknown keys %s (known: mode, repeat, warmup, settle, seed, baseline_every, budget, axis, [[axes]] name/values)", name, ErrPlan, strings.Join(ks, ", "))
+		return pf, nil, fmt.Errorf("%s: %w: unknown keys %s (known: mode, repeat, warmup, settle, seed, baseline_every, budget, min_gain, axis, [[axes]] name/values)", name, ErrPlan, strings.Join(ks, ", "))
 	}
 	var axes []Axis
 	var errs []error
@@ -240,5 +257,9 @@ func (pf PlanFile) Apply(p *Plan) {
 	}
 	if pf.Budget != nil {
 		p.Budget = *pf.Budget
+	}
+	if pf.MinGain != nil {
+		g := *pf.MinGain
+		p.MinGain = &g
 	}
 }

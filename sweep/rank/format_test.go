@@ -92,7 +92,7 @@ func TestRankingFormat(t *testing.T) {
 		{Key: "e", Settings: map[string]string{"USBCMD.ITC": "4"}, Status: rank.StatusNotHeld, Changed: []string{"ITC: 4 -> 8", "ASP: 3 -> 0"}},
 		{Key: "f", Settings: map[string]string{"USBCMD.ITC": "16"}, Status: rank.StatusFailed, Reason: "probe: read /dev/sda: EIO"},
 	}
-	rk := rank.Rank(pts, rates(30<<20), []float64{30 << 20, 33 << 20}, nil)
+	rk := rank.Rank(pts, rates(30<<20), []float64{30 << 20, 33 << 20}, nil, rank.Policy{})
 	if w := rk.Winner(); w == nil || w.Key != "b" {
 		t.Fatalf("winner %+v, want b (tied with a, fewer interrupts)", w)
 	}
@@ -145,7 +145,7 @@ func TestRankEdges(t *testing.T) {
 		{Key: "z", Status: rank.StatusOK},
 		{Key: "y", Status: rank.StatusOK, Rates: []float64{5}, Unit: "fps"},
 		{Key: "x", Settings: map[string]string{"USBCMD.ITC": "2"}, Status: rank.StatusEliminated, Reason: "slower than the leader", Rates: []float64{1, 2, 3}},
-	}, nil, []float64{100, 90, 95}, nil)
+	}, nil, []float64{100, 90, 95}, nil, rank.Policy{})
 	if len(rk.Excluded) != 2 || rk.Excluded[0].Key != "x" || rk.Excluded[1].Key != "z" ||
 		rk.Excluded[1].Status != rank.StatusFailed || rk.Excluded[1].Reason != "no runs" || rk.Excluded[0].Runs != 3 {
 		t.Errorf("excluded %+v", rk.Excluded)
@@ -173,7 +173,7 @@ func TestRankTieBreakUnknownsAndCPU(t *testing.T) {
 		{Key: "idle", Status: rank.StatusOK, Rates: noisy(99.9), IRQsPerMiB: []float64{505}, CPUPerMiB: []float64{2}},
 		{Key: "nocpu", Status: rank.StatusOK, Rates: noisy(100.05), IRQsPerMiB: []float64{502}},
 	}
-	rk := rank.Rank(pts, noisy(90), nil, nil)
+	rk := rank.Rank(pts, noisy(90), nil, nil, rank.Policy{})
 	var keys []string
 	for _, r := range rk.Ranked {
 		keys = append(keys, r.Key)
@@ -189,13 +189,13 @@ func TestRankTieBreakUnknownsAndCPU(t *testing.T) {
 // Comparisons with too little data say so instead of claiming a
 // confidence they do not have.
 func TestComparisonWithLittleData(t *testing.T) {
-	if s := rank.Compare(nil, []float64{1, 2, 3}, 0.95, "x").String(); s != "no comparison (no data)" {
+	if s := rank.Compare(nil, []float64{1, 2, 3}).String(); s != "no comparison (no data)" {
 		t.Errorf("no runs: %q", s)
 	}
-	if c := rank.Compare([]float64{1, 2, 3}, []float64{0, 0, 0}, 0.95, "x"); c.Valid() {
+	if c := rank.Compare([]float64{1, 2, 3}, []float64{0, 0, 0}); c.Valid() {
 		t.Errorf("a zero reference gave a comparison: %+v", c)
 	}
-	c := rank.Compare([]float64{110, 112}, []float64{100, 100, 100}, 0.95, "x")
+	c := rank.Compare([]float64{110, 112}, []float64{100, 100, 100})
 	if c.Significant || c.Lo != c.Pct || c.Hi != c.Pct || !strings.HasPrefix(c.String(), "+11.0 % (too few runs for a confidence interval: 3 needed each)") {
 		t.Errorf("two runs: %+v %q", c, c.String())
 	}
@@ -216,25 +216,19 @@ func TestComparisonWithLittleData(t *testing.T) {
 	}
 }
 
-// The same seed gives the same interval (the results file and `citune
-// dts` agree); a different seed may differ but agrees on the point
-// estimate.
+// The interval holds the estimate, and the same runs give the same
+// numbers (the results file and `citune dts` agree).
 func TestCompareReproducible(t *testing.T) {
 	xs, ref := []float64{104, 99, 107, 101, 103}, []float64{100, 98, 102, 101, 97}
-	a, b := rank.Compare(xs, ref, 0.95, "p|baseline"), rank.Compare(xs, ref, 0.95, "p|baseline")
+	a, b := rank.Compare(xs, ref), rank.Compare(xs, ref)
 	if a != b {
-		t.Errorf("same seed: %+v != %+v", a, b)
-	}
-	if c := rank.Compare(xs, ref, 0.95, "other"); c.Pct != a.Pct {
-		t.Errorf("point estimate depends on the seed: %v vs %v", c.Pct, a.Pct)
+		t.Errorf("same runs: %+v != %+v", a, b)
 	}
 	if a.Lo > a.Pct || a.Hi < a.Pct {
 		t.Errorf("interval %v..%v does not hold the estimate %v", a.Lo, a.Hi, a.Pct)
 	}
 }
 
-// LogStats is the mean and sum of squares of ln(x); NormalQuantile
-// inverts the standard normal CDF in all three of its regions.
 func TestLogStatsAndNormalQuantile(t *testing.T) {
 	mean, ss := rank.LogStats([]float64{math.E, math.E * math.E * math.E})
 	if math.Abs(mean-2) > 1e-12 || math.Abs(ss-2) > 1e-12 {

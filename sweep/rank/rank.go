@@ -56,8 +56,12 @@ type Ranked struct {
 	// Tied is set for points not significantly slower than the fastest;
 	// they are ordered by interrupts per MiB, then CPU per MiB.
 	Tied bool `json:"tied_with_fastest,omitempty"`
+	// Original is set for the point whose settings are the original
+	// ones: measured as a point, it is the noise floor of the sweep.
+	Original bool `json:"original_settings,omitempty"`
 
-	rates []float64
+	rates   []float64
+	logMean float64
 }
 
 // Excluded is a point that is not ranked, and why.
@@ -68,6 +72,11 @@ type Excluded struct {
 	Reason   string            `json:"reason,omitempty"`
 	Changed  []string          `json:"changed,omitempty"`
 	Runs     int               `json:"runs"`
+	// Median, Unit and VsBaseline are an eliminated point's (the race
+	// dropped it on good runs, just fewer of them).
+	Median     float64     `json:"median_rate,omitempty"`
+	Unit       string      `json:"unit,omitempty"`
+	VsBaseline *Comparison `json:"vs_baseline,omitempty"`
 }
 
 // BaselineStats is the baseline (original settings) over all its visits.
@@ -92,6 +101,15 @@ type Ranking struct {
 	// nothing worth making permanent, and its first point is only the
 	// best of the ones swept.
 	OriginalWins bool `json:"original_wins,omitempty"`
+	// Noise is the run-to-run spread of ln(rate) pooled over the
+	// baseline and the points; Family the number of points compared with
+	// the baseline (ranked and eliminated), over which the intervals hold
+	// together; MinGainPct the practical threshold.
+	Noise      Noise   `json:"noise"`
+	Family     int     `json:"family"`
+	MinGainPct float64 `json:"min_gain_pct"`
+	// Verdict is the sweep's decision: what every output recommends.
+	Verdict Verdict `json:"verdict"`
 }
 
 // Winner is the first ranked point, or nil.
@@ -121,14 +139,16 @@ func Ptr(x float64) *float64 {
 	return &x
 }
 
-// Rank orders the ok points by median rate. The points that are not
-// significantly slower than the fastest (bootstrap interval of the
-// difference includes 0) are tied; among them fewer interrupts per MiB,
-// then less CPU per MiB, then fewer settings changed from original (what
-// does not help is best left alone), come first. Every point is compared
-// with the pooled baseline runs. visits are the baseline's per-visit
-// medians.
-func Rank(points []PointStats, baseline []float64, visits []float64, original map[string]string) Ranking {
+// Rank orders the ok points by their rate against the original settings
+// (the pooled baseline runs; visits are the baseline's per-visit medians)
+// and decides the sweep's Verdict under pol. The points not
+// significantly slower than the fastest are tied; among them fewer
+// interrupts per MiB, then less CPU per MiB, then fewer settings changed
+// from original (what does not help is best left alone), come first.
+// It costs O(n log n) in points and runs: one pass for the pooled noise,
+// one comparison per point, one sort.
+func Rank(points []PointStats, baseline []float64, visits []float64, original map[string]string, pol Policy) Ranking {
+	pol = pol.withDefaults()
 	var rk Ranking
 	rk.Baseline = BaselineStats{Runs: len(baseline), Median: Median(baseline), Visits: visits, rates: baseline}
 	if len(baseline) == 0 {
@@ -137,33 +157,52 @@ func Rank(points []PointStats, baseline []float64, visits []float64, original ma
 	if len(visits) >= 2 && visits[0] != 0 {
 		rk.Baseline.DriftPct = (visits[len(visits)-1]/visits[0] - 1) * 100
 	}
+	groups := [][]float64{baseline}
+	family := 0
+	for _, p := range points {
+		if (p.Status == StatusOK || p.Status == StatusEliminated) && len(p.Rates) > 0 {
+			groups = append(groups, p.Rates)
+			family++
+		}
+	}
+	rk.Noise = PoolNoise(groups...)
+	rk.Family, rk.MinGainPct = family, pol.MinGainPct
+	vs := func(rates []float64) *Comparison {
+		if len(baseline) == 0 {
+			return nil
+		}
+		c := compare(rates, baseline, rk.Noise, family, pol.MinGainPct)
+		return &c
+	}
 	for _, p := range points {
 		if p.Status != StatusOK || len(p.Rates) == 0 {
 			st := p.Status
 			if st == StatusOK {
 				st, p.Reason = StatusFailed, "no runs"
 			}
-			rk.Excluded = append(rk.Excluded, Excluded{Key: p.Key, Settings: p.Settings, Status: st, Reason: p.Reason, Changed: p.Changed, Runs: len(p.Rates)})
+			x := Excluded{Key: p.Key, Settings: p.Settings, Status: st, Reason: p.Reason, Changed: p.Changed, Runs: len(p.Rates)}
+			if st == StatusEliminated && len(p.Rates) > 0 {
+				x.Median, x.Unit, x.VsBaseline = Median(p.Rates), p.Unit, vs(p.Rates)
+			}
+			rk.Excluded = append(rk.Excluded, x)
 			continue
 		}
 		if rk.Baseline.Unit == "" {
 			rk.Baseline.Unit = p.Unit
 		}
 		r := Ranked{Key: p.Key, Settings: p.Settings, Ignored: p.Ignored, Runs: len(p.Rates), Median: Median(p.Rates), Unit: p.Unit,
-			IRQsPerMiB: Ptr(Median(p.IRQsPerMiB)), CPUPerMiB: Ptr(Median(p.CPUPerMiB)), rates: p.Rates}
-		if len(baseline) > 0 {
-			c := Compare(p.Rates, baseline, Confidence, p.Key+"|baseline")
-			r.VsBaseline = &c
-		}
+			IRQsPerMiB: Ptr(Median(p.IRQsPerMiB)), CPUPerMiB: Ptr(Median(p.CPUPerMiB)), rates: p.Rates,
+			Original: len(original) > 0 && changedFrom(p.Settings, original) == 0, VsBaseline: vs(p.Rates)}
+		r.logMean = logMean(p.Rates)
 		rk.Ranked = append(rk.Ranked, r)
 	}
-	sort.SliceStable(rk.Ranked, func(i, j int) bool { return rk.Ranked[i].Median > rk.Ranked[j].Median })
+	sort.SliceStable(rk.Ranked, func(i, j int) bool { return rk.Ranked[i].logMean > rk.Ranked[j].logMean })
 	if len(rk.Ranked) > 1 {
 		best := rk.Ranked[0]
 		n := 1
 		for i := 1; i < len(rk.Ranked); i++ {
-			c := Compare(rk.Ranked[i].rates, best.rates, Confidence, rk.Ranked[i].Key+"|"+best.Key)
-			if c.Valid() && c.N >= MinRunsForCI && c.RefN >= MinRunsForCI && !c.Significant {
+			c := compare(rk.Ranked[i].rates, best.rates, rk.Noise, 1, 0)
+			if c.HasCI() && !c.Significant {
 				rk.Ranked[i].Tied = true
 				// Move it up into the tied block.
 				t := rk.Ranked[i]
@@ -183,12 +222,22 @@ func Rank(points []PointStats, baseline []float64, visits []float64, original ma
 	}
 	rk.OriginalWins = len(rk.Ranked) > 0
 	for _, r := range rk.Ranked {
-		if c := r.VsBaseline; c == nil || !c.Valid() || !c.Significant || c.Pct >= 0 {
+		if c := r.VsBaseline; c == nil || !c.HasCI() || !c.Significant || c.Pct >= 0 {
 			rk.OriginalWins = false
 		}
 	}
 	sort.SliceStable(rk.Excluded, func(i, j int) bool { return rk.Excluded[i].Key < rk.Excluded[j].Key })
+	rk.Verdict = decide(&rk, original, pol)
 	return rk
+}
+
+// logMean is the mean of ln(xs), -Inf where a rate is not positive.
+func logMean(xs []float64) float64 {
+	if len(xs) == 0 || !positive(xs) {
+		return math.Inf(-1)
+	}
+	m, _ := LogStats(xs)
+	return m
 }
 
 // tieLess orders tied points: fewer IRQs per MiB (beyond 2 %), then less
@@ -349,10 +398,16 @@ func (r Ranking) FormatIn(b *strings.Builder, display string) {
 		if len(p.Ignored) > 0 {
 			fmt.Fprintf(b, "  (%s ignored by the hardware here)", strings.Join(shortNames(p.Ignored), ", "))
 		}
+		if p.Original {
+			b.WriteString("  (the original settings as a point: the noise floor)")
+		}
 		b.WriteString("\n")
 	}
 	if len(r.Ranked) > 1 && r.Ranked[0].Tied {
 		b.WriteString("  = not significantly slower than the fastest; ordered by interrupts per MiB,\n    then CPU per MiB, then fewest settings changed from the original\n")
+	}
+	if r.Family > 1 {
+		fmt.Fprintf(b, "  intervals: geometric mean rates, holding together at 95 %% over %d points\n", r.Family)
 	}
 	for _, x := range r.Excluded {
 		switch x.Status {

@@ -11,18 +11,18 @@ import (
 func TestCompare(t *testing.T) {
 	base := []float64{100, 101, 99, 100, 100.5}
 	up := []float64{104, 105, 104.5, 103.8, 104.2}
-	c := rank.Compare(up, base, 0.95, "x")
+	c := rank.Compare(up, base)
 	if !c.Significant || c.Pct < 3.5 || c.Pct > 4.5 || c.Lo <= 0 {
 		t.Errorf("%+v", c)
 	}
 	if s := c.String(); !strings.HasPrefix(s, "+4.") || !strings.Contains(s, "(95 % CI ") {
 		t.Errorf("%q", s)
 	}
-	same := rank.Compare([]float64{100.2, 99.8, 100.9, 99.1, 100}, base, 0.95, "y")
+	same := rank.Compare([]float64{100.2, 99.8, 100.9, 99.1, 100}, base)
 	if same.Significant || !strings.HasPrefix(same.String(), "no significant difference") {
 		t.Errorf("%+v %q", same, same.String())
 	}
-	down := rank.Compare([]float64{90, 91, 89}, base, 0.95, "z")
+	down := rank.Compare([]float64{90, 91, 89}, base)
 	if !down.Significant || !strings.Contains(down.String(), " to ") {
 		t.Errorf("%q", down.String())
 	}
@@ -38,7 +38,7 @@ func TestRankTieBreakByInterrupts(t *testing.T) {
 		{Key: "c", Status: rank.StatusOK, Rates: []float64{90, 91, 89}, IRQsPerMiB: []float64{100, 100, 100}},
 		{Key: "d", Status: rank.StatusNotHeld, Rates: []float64{200}, Changed: []string{"ITC: 8 -> 1"}},
 	}
-	rk := rank.Rank(pts, []float64{95, 96, 94}, nil, nil)
+	rk := rank.Rank(pts, []float64{95, 96, 94}, nil, nil, rank.Policy{})
 	var keys []string
 	for _, r := range rk.Ranked {
 		keys = append(keys, r.Key)
@@ -59,11 +59,11 @@ func TestRankTiePrefersOriginalSettings(t *testing.T) {
 		{Key: "a", Settings: map[string]string{"AHBBRST": "7", "ITC": "1"}, Status: rank.StatusOK, Rates: rates(45.1)},
 		{Key: "b", Settings: map[string]string{"AHBBRST": "2", "ITC": "1"}, Status: rank.StatusOK, Rates: rates(45.0)},
 	}
-	rk := rank.Rank(pts, rates(30), nil, map[string]string{"AHBBRST": "2", "ITC": "8"})
+	rk := rank.Rank(pts, rates(30), nil, map[string]string{"AHBBRST": "2", "ITC": "8"}, rank.Policy{})
 	if !rk.Ranked[0].Tied || rk.Ranked[0].Key != "b" {
 		t.Fatalf("ranked %+v, want the tied point that keeps AHBBRST first", rk.Ranked)
 	}
-	if rk = rank.Rank(pts, rates(30), nil, nil); rk.Ranked[0].Key != "a" {
+	if rk = rank.Rank(pts, rates(30), nil, nil, rank.Policy{}); rk.Ranked[0].Key != "a" {
 		t.Errorf("without originals the higher median should lead: %+v", rk.Ranked)
 	}
 }
@@ -76,17 +76,17 @@ func TestOriginalWins(t *testing.T) {
 	slow := func(k string, x float64) rank.PointStats {
 		return rank.PointStats{Key: k, Status: rank.StatusOK, Rates: []float64{x, x + 0.5, x - 0.5, x + 0.2, x - 0.2}}
 	}
-	rk := rank.Rank([]rank.PointStats{slow("a", 80), slow("b", 90)}, base, nil, nil)
+	rk := rank.Rank([]rank.PointStats{slow("a", 80), slow("b", 90)}, base, nil, nil, rank.Policy{})
 	if !rk.OriginalWins || rk.Winner().Key != "b" {
 		t.Errorf("all slower: OriginalWins %v, first %s", rk.OriginalWins, rk.Winner().Key)
 	}
-	if rk := rank.Rank([]rank.PointStats{slow("a", 80), slow("b", 100)}, base, nil, nil); rk.OriginalWins {
+	if rk := rank.Rank([]rank.PointStats{slow("a", 80), slow("b", 100)}, base, nil, nil, rank.Policy{}); rk.OriginalWins {
 		t.Error("a point as fast as the original settings: the sweep's winner stands")
 	}
-	if rk := rank.Rank([]rank.PointStats{slow("a", 80)}, nil, nil, nil); rk.OriginalWins {
+	if rk := rank.Rank([]rank.PointStats{slow("a", 80)}, nil, nil, nil, rank.Policy{}); rk.OriginalWins {
 		t.Error("no baseline to compare with: nothing can be said")
 	}
-	if rk := rank.Rank(nil, base, nil, nil); rk.OriginalWins {
+	if rk := rank.Rank(nil, base, nil, nil, rank.Policy{}); rk.OriginalWins {
 		t.Error("nothing ranked: no winner of either kind")
 	}
 }

@@ -21,9 +21,14 @@ func TestTQuantile(t *testing.T) {
 		{0.95, 30, 1.697},
 		{0.975, 100000, 1.960},
 		{0.025, 10, -2.228},
+		// Few degrees of freedom, where an expansion in 1/dof fails.
+		{0.975, 2, 4.303},
+		{0.995, 1, 63.657},
+		{0.9975, 3, 7.453},
+		{0.9995, 5, 6.869},
 	} {
 		got := TQuantile(c.p, c.dof)
-		if math.Abs(got-c.want) > 0.01*math.Abs(c.want) {
+		if math.Abs(got-c.want) > 0.001*math.Abs(c.want) {
 			t.Errorf("TQuantile(%g, %d) = %.4f, want %.3f", c.p, c.dof, got, c.want)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/citune/citune/sweep/rank"
 )
 
 // FuzzRead: the results reader never panics on damaged, truncated or
@@ -24,6 +26,6 @@ func FuzzRead(f *testing.F) {
 		if err != nil || res == nil {
 			return
 		}
-		_ = res.Rank()
+		_ = res.Rank(rank.Policy{})
 	})
 }

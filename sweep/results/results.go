@@ -469,10 +469,13 @@ func (res *Results) Eliminated() map[string]string {
 // closed and interrupted visits alike.
 func (res *Results) ProbeRuns() int { return len(res.Runs) }
 
-// Rank ranks the points from the recorded runs, as the sweep did.
-func (res *Results) Rank() rank.Ranking {
+// Rank ranks the points from the recorded runs, as the sweep did, and
+// decides the verdict under pol (its MinGainPct as the plan recorded it
+// unless the caller overrides it).
+func (res *Results) Rank(pol rank.Policy) rank.Ranking {
 	st := NewStore()
 	st.original = res.Header.Originals
+	st.policy = pol
 	vs := res.Visits()
 	nums := make([]int, 0, len(vs))
 	for n := range vs {

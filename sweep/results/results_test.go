@@ -77,7 +77,7 @@ func TestWriteAndReadBack(t *testing.T) {
 	if len(vs) != 2 || len(vs[2].Runs) != 1 || vs[2].Runs[0].Run.Rate != 120 {
 		t.Errorf("visits %+v", vs)
 	}
-	rk := res.Rank()
+	rk := res.Rank(rank.Policy{})
 	if w := rk.Winner(); w == nil || w.Key != "ITC=1" || rk.Baseline.Median != 100 || len(rk.Ranked) != 1 {
 		t.Errorf("ranking %+v", rk)
 	}
@@ -262,7 +262,7 @@ func TestRankEliminated(t *testing.T) {
 	if e := res.Eliminated(); len(e) != 1 || e["ITC=64"] != "slower than ITC=1" {
 		t.Errorf("Eliminated = %v", e)
 	}
-	rk := res.Rank()
+	rk := res.Rank(rank.Policy{})
 	if len(rk.Ranked) != 1 || len(rk.Excluded) != 1 || rk.Excluded[0].Status != rank.StatusEliminated || rk.Excluded[0].Reason != "slower than ITC=1" {
 		t.Errorf("ranking %+v", rk)
 	}

@@ -21,7 +21,12 @@ type Store struct {
 	// screen are the rates of screening runs (RunRecord.Screen) per
 	// point: not among its rates, only for the adaptive race.
 	screen map[string][]float64
+	// policy is what the verdict is decided under.
+	policy rank.Policy
 }
+
+// SetPolicy sets the rule the ranking's verdict is decided under.
+func (s *Store) SetPolicy(p rank.Policy) { s.policy = p }
 
 func NewStore() *Store { return &Store{pts: map[string]*rank.PointStats{}} }
 
@@ -103,7 +108,7 @@ func (s *Store) Rank() rank.Ranking {
 	for _, k := range s.order {
 		pts = append(pts, *s.pts[k])
 	}
-	rk := rank.Rank(pts, s.baseline, s.baseVisits, s.original)
+	rk := rank.Rank(pts, s.baseline, s.baseVisits, s.original, s.policy)
 	if rk.Baseline.Unit == "" {
 		rk.Baseline.Unit = s.unit
 	}
@@ -112,33 +117,19 @@ func (s *Store) Rank() rank.Ranking {
 
 // PooledLogSD is the pooled standard deviation of ln(rate) within points
 // (and the baseline) with at least two runs: the run-to-run noise, as a
-// fraction of the rate.
+// fraction of the rate (rank.PoolNoise, as the ranking pools it).
 func (s *Store) PooledLogSD() (float64, int) {
-	var ss float64
-	dof := 0
-	add := func(xs []float64) {
-		if len(xs) < 2 {
-			return
-		}
-		for _, x := range xs {
-			if x <= 0 {
-				return
-			}
-		}
-		_, d := rank.LogStats(xs)
-		ss += d
-		dof += len(xs) - 1
-	}
-	add(s.baseline)
+	groups := [][]float64{s.baseline}
 	for _, k := range s.order {
 		if ps := s.pts[k]; ps.Status == rank.StatusOK || ps.Status == rank.StatusEliminated {
-			add(ps.Rates)
+			groups = append(groups, ps.Rates)
 		}
 	}
-	if dof == 0 {
+	nz := rank.PoolNoise(groups...)
+	if nz.DoF == 0 {
 		return math.NaN(), 0
 	}
-	return math.Sqrt(ss / float64(dof)), dof
+	return nz.SD, nz.DoF
 }
 
 // MedianOf is Median that ignores an empty slice (NaN -> nil pointer).

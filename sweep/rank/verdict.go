@@ -1,0 +1,312 @@
+package rank
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The verdict: what a sweep recommends, decided once, here, for every
+// output (the sweep's closing lines, report in every format, dts, LAVA,
+// the TUI).
+//
+// Decision (error rates): a change is recommended only when its point's
+// interval against the original settings lies above 0 and its estimate
+// is at least the practical threshold (MinGainPct, `--min-gain`, 1 % by
+// default as Criterion.rs's noise threshold). Each point's one-sided
+// error is held to 2.5 %/m for the m points compared with the baseline
+// (Bonferroni: the two-sided intervals at 1 - 5 %/m hold together at
+// 95 %), so the chance that a sweep recommends a change that does
+// nothing is at most 2.5 % at its first look. A sweep may take one more
+// look (Verdict.Confirm: the runner measures the most promising point and
+// the baseline again, a bounded number of runs) and decide on all the
+// runs at the same per-point level; Bonferroni over the two looks bounds
+// the family-wise rate of a false recommendation at 5 %. The same rule
+// in grid, one-factor and adaptive sweeps (the race's dropped points
+// count in m), and for a results file read back.
+
+// DefaultMinGainPct is the practical threshold without --min-gain.
+const DefaultMinGainPct = 1.0
+
+// Policy is what the verdict is decided under.
+type Policy struct {
+	// MinGainPct is the practical threshold in percent (0: none).
+	MinGainPct float64
+	// NotPermanent returns, of the settings a point changes from the
+	// original (name to value), those that no device-tree property or
+	// kernel parameter can make permanent, each with why ("SDIS: no
+	// device-tree property or kernel parameter"); nil: every setting can.
+	NotPermanent func(changes map[string]string) []string
+}
+
+func (p Policy) withDefaults() Policy {
+	if p.MinGainPct < 0 {
+		p.MinGainPct = 0
+	}
+	return p
+}
+
+// VerdictKind is what a sweep recommends.
+type VerdictKind string
+
+// Verdicts.
+const (
+	// VerdictApply: make Changes permanent.
+	VerdictApply VerdictKind = "apply"
+	// VerdictKeep: no measured point beats the original settings beyond
+	// noise and the threshold; keep them.
+	VerdictKeep VerdictKind = "keep"
+	// VerdictNone: too little was measured to decide; Settle says what
+	// would.
+	VerdictNone VerdictKind = "no-decision"
+)
+
+// Verdict is the sweep's decision.
+type Verdict struct {
+	Kind VerdictKind `json:"kind"`
+	// Point is the recommended point (apply), or the best point
+	// measured (keep, no decision), with its settings and comparison.
+	Point    string            `json:"point,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+	Vs       *Comparison       `json:"vs_baseline,omitempty"`
+	// Changes are the settings the recommendation changes from the
+	// original (apply only): what a device-tree fragment holds.
+	Changes map[string]string `json:"changes,omitempty"`
+	// Kept are the swept settings the recommendation leaves at their
+	// original value; NoEffect those of them that took more than one
+	// value among the points tied with the recommendation: no measurable
+	// effect, so the original stays.
+	Kept     []string `json:"kept,omitempty"`
+	NoEffect []string `json:"no_effect,omitempty"`
+	// Bench is the fastest point when it is faster than the
+	// recommendation but needs a setting that cannot be made permanent.
+	Bench *BenchBest `json:"best_on_bench,omitempty"`
+	// Confirm is the point worth more runs before deciding (keep, no
+	// decision): promising, not yet significant, or too few runs.
+	Confirm string `json:"confirm,omitempty"`
+	// Reason says why, in one sentence; Settle what would decide a
+	// no-decision.
+	Reason string `json:"reason"`
+	Settle string `json:"settle,omitempty"`
+	// The rule it was decided under.
+	MinGainPct float64 `json:"min_gain_pct"`
+	Family     int     `json:"family"`
+}
+
+// BenchBest is a faster point that cannot be made permanent.
+type BenchBest struct {
+	Point    string            `json:"point"`
+	Settings map[string]string `json:"settings"`
+	Vs       *Comparison       `json:"vs_baseline,omitempty"`
+	Blocked  []string          `json:"blocked"`
+}
+
+// changes are the settings of s that differ from original.
+func changes(s, original map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range s {
+		if o, ok := original[k]; !ok || o != v {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// decide makes the verdict of a ranking (Rank's last step).
+func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
+	v := Verdict{MinGainPct: pol.MinGainPct, Family: rk.Family}
+	if len(rk.Ranked) == 0 {
+		v.Kind, v.Reason = VerdictNone, "no point was ranked"
+		v.Settle = "a sweep whose points hold their settings and complete their runs"
+		return v
+	}
+	if rk.Baseline.Runs < MinRunsForCI {
+		v.Kind = VerdictNone
+		v.Reason = fmt.Sprintf("the original settings were measured %d time(s): a comparison needs %d runs", rk.Baseline.Runs, MinRunsForCI)
+		v.Settle = "a sweep that measures the original settings (the baseline) at least 3 times"
+		return v
+	}
+	var cands []*Ranked
+	var bench *Ranked
+	var blocked []string
+	for i := range rk.Ranked {
+		r := &rk.Ranked[i]
+		if c := r.VsBaseline; c == nil || c.Change != ChangeFaster || r.Original {
+			continue
+		}
+		if pol.NotPermanent != nil {
+			if b := pol.NotPermanent(changes(r.Settings, original)); len(b) > 0 {
+				if bench == nil || r.logMean > bench.logMean {
+					bench, blocked = r, b
+				}
+				continue
+			}
+		}
+		cands = append(cands, r)
+	}
+	if len(cands) == 0 {
+		return keepOrUndecided(rk, original, pol, v, bench, blocked)
+	}
+	lead := cands[0]
+	for _, c := range cands {
+		if c.logMean > lead.logMean {
+			lead = c
+		}
+	}
+	var tied []*Ranked
+	for _, c := range cands {
+		if cmp := compare(c.rates, lead.rates, rk.Noise, 1, 0); c == lead || !cmp.Significant {
+			tied = append(tied, c)
+		}
+	}
+	sort.SliceStable(tied, func(i, j int) bool { return tieLess(tied[i], tied[j], original) })
+	w := tied[0]
+	v.Kind, v.Point, v.Settings, v.Vs = VerdictApply, w.Key, w.Settings, w.VsBaseline
+	v.Changes = changes(w.Settings, original)
+	for k := range w.Settings {
+		if _, ch := v.Changes[k]; !ch {
+			v.Kept = append(v.Kept, k)
+		}
+	}
+	sort.Strings(v.Kept)
+	for _, k := range noEffect(tied) {
+		if slices.Contains(v.Kept, k) {
+			v.NoEffect = append(v.NoEffect, k)
+		}
+	}
+	v.Reason = fmt.Sprintf("faster than the original settings beyond noise and the %.1f %% threshold", pol.MinGainPct)
+	if len(tied) > 1 {
+		v.Reason += fmt.Sprintf("; of the %d points tied with the fastest, the one with the fewest interrupts, CPU and changes", len(tied))
+	}
+	if bench != nil && bench.logMean > w.logMean {
+		v.Bench = &BenchBest{Point: bench.Key, Settings: bench.Settings, Vs: bench.VsBaseline, Blocked: blocked}
+	}
+	return v
+}
+
+// keepOrUndecided is the verdict when no permanent point is faster.
+func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verdict, bench *Ranked, blocked []string) Verdict {
+	// The best point that is not the original settings.
+	var best *Ranked
+	for i := range rk.Ranked {
+		if r := &rk.Ranked[i]; !r.Original && (best == nil || r.logMean > best.logMean) {
+			best = r
+		}
+	}
+	if bench != nil {
+		v.Bench = &BenchBest{Point: bench.Key, Settings: bench.Settings, Vs: bench.VsBaseline, Blocked: blocked}
+	}
+	if best != nil {
+		v.Point, v.Settings, v.Vs = best.Key, best.Settings, best.VsBaseline
+	}
+	if best != nil && best.VsBaseline != nil && !best.VsBaseline.HasCI() && best.VsBaseline.Pct >= pol.MinGainPct {
+		v.Kind = VerdictNone
+		v.Reason = fmt.Sprintf("the best point, %s, has %d run(s): too few to tell its %+.1f %% from noise", SettingsString(best.Settings), best.Runs, best.VsBaseline.Pct)
+		v.Settle = fmt.Sprintf("measure it at least %d times (a sweep with --repeat %d or more, or a larger --budget)", MinRunsForCI, MinRunsForCI)
+		if pol.NotPermanent == nil || len(pol.NotPermanent(changes(best.Settings, original))) == 0 {
+			v.Confirm = best.Key // the sweep's second look measures it
+		}
+		return v
+	}
+	v.Kind = VerdictKeep
+	v.Reason = fmt.Sprintf("no point that can be made permanent was faster than the original settings beyond noise and the %.1f %% threshold", pol.MinGainPct)
+	// The most promising point, for one more look: one that would be
+	// faster on its own (its interval at 95 % for itself above 0) but not
+	// among all the points compared. Under no effect at all that is the
+	// case for about one sweep in five (the best of ten null points),
+	// so the look costs little where nothing is to be found.
+	var conf *Ranked
+	for i := range rk.Ranked {
+		r := &rk.Ranked[i]
+		c := r.VsBaseline
+		if r.Original || c == nil || !c.HasCI() || c.Significant || c.Pct < pol.MinGainPct {
+			continue
+		}
+		if alone := compare(r.rates, rk.Baseline.rates, rk.Noise, 1, 0); alone.Lo <= 0 {
+			continue
+		}
+		if pol.NotPermanent != nil && len(pol.NotPermanent(changes(r.Settings, original))) > 0 {
+			continue
+		}
+		if conf == nil || r.logMean > conf.logMean {
+			conf = r
+		}
+	}
+	if conf != nil {
+		v.Confirm = conf.Key
+	}
+	return v
+}
+
+// noEffect lists the settings that take more than one value among the
+// tied points.
+func noEffect(tied []*Ranked) []string {
+	vals := map[string]map[string]bool{}
+	for _, t := range tied {
+		for k, x := range t.Settings {
+			if vals[k] == nil {
+				vals[k] = map[string]bool{}
+			}
+			vals[k][x] = true
+		}
+	}
+	var out []string
+	for k, m := range vals {
+		if len(m) > 1 {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Headline is the verdict in one line, the same in every output.
+func (v Verdict) Headline() string {
+	switch v.Kind {
+	case VerdictApply:
+		return fmt.Sprintf("verdict: apply %s: %s against the original settings", SettingsString(v.Changes), VsString(v.Vs))
+	case VerdictKeep:
+		s := "verdict: keep the original settings: " + v.Reason
+		if v.Point != "" && v.Vs != nil {
+			s += fmt.Sprintf(" (the best, %s: %s)", SettingsString(v.Settings), v.Vs)
+		}
+		return s
+	}
+	return "verdict: no decision: " + v.Reason
+}
+
+// Short is the verdict in a few words, for a status line: "apply ITC=8
+// TXPBURST=32 (+4.1 %)", "keep the original settings", "no decision".
+func (v Verdict) Short() string {
+	switch v.Kind {
+	case VerdictApply:
+		return fmt.Sprintf("verdict: apply %s (%s)", SettingsString(v.Changes), v.Vs.Short())
+	case VerdictKeep:
+		return "verdict: keep the original settings"
+	}
+	return "verdict: no decision"
+}
+
+// Details are the verdict's further lines: what would settle it, the
+// settings that did not matter, the faster point that cannot be made
+// permanent, and the rule.
+func (v Verdict) Details() []string {
+	var out []string
+	if v.Settle != "" {
+		out = append(out, "to decide: "+v.Settle)
+	}
+	if len(v.Kept) > 0 {
+		out = append(out, "kept at their original values: "+strings.Join(shortNames(v.Kept), ", "))
+	}
+	if len(v.NoEffect) > 0 {
+		out = append(out, "no measurable effect among the best points, so left at the original: "+strings.Join(shortNames(v.NoEffect), ", "))
+	}
+	if b := v.Bench; b != nil {
+		out = append(out, fmt.Sprintf("best on the bench, cannot be made permanent: %s: %s (%s)", SettingsString(b.Settings), VsString(b.Vs), strings.Join(b.Blocked, "; ")))
+	}
+	if v.Family > 0 {
+		out = append(out, fmt.Sprintf("rule: intervals hold together at 95 %% over the %d point(s) compared; a change needs its interval above 0 and a gain of at least %.1f %% (--min-gain)", v.Family, v.MinGainPct))
+	}
+	return out
+}
