@@ -456,3 +456,15 @@ func unjoin(err error) []error {
 	}
 	return []error{err}
 }
+
+// DTLimit refuses a value above what the device-tree binding allows for
+// the knob of ref (tx-burst-size-dword and rx-burst-size-dword: at most
+// 0x20): such a value could never be made permanent, and the binding's
+// limit is all any source says is safe. `set` and every sweep axis (the
+// CLI's, a plan file's, the TUI's) refuse alike.
+func (p *Profile) DTLimit(ref regs.Ref, v uint32) error {
+	if k := p.Knob(ref); ref.Field != nil && k != nil && k.DTMax != nil && v > *k.DTMax {
+		return fmt.Errorf("%s=%d: the DT binding allows %s up to %#x (%d): refused, it could never be made permanent", ref, v, k.DT, *k.DTMax, *k.DTMax)
+	}
+	return nil
+}

@@ -99,6 +99,13 @@ func (r *Runner) resolveAxes() ([]plan.Axis, error) {
 			continue
 		}
 		axes[i].Ref = ref
+		for _, v := range axes[i].Values {
+			if n, err := strconv.ParseUint(v, 0, 32); err == nil {
+				if err := t.Profile.DTLimit(ref, uint32(n)); err != nil {
+					errs = append(errs, fmt.Errorf("%w: axis %s: %w", plan.ErrPlan, axes[i].Name, err))
+				}
+			}
+		}
 	}
 	return axes, errors.Join(errs...)
 }

@@ -202,8 +202,8 @@ func (a *app) printSet(t *soc.Target, results []regs.Result, warnings []string) 
 func dtLimits(p *soc.Profile, changes []regs.Change) error {
 	var errs []error
 	for _, c := range changes {
-		if k := p.Knob(c.Ref); c.Ref.Field != nil && k != nil && k.DTMax != nil && c.Value > *k.DTMax {
-			errs = append(errs, fmt.Errorf("%s=%d: the DT binding allows %s up to %#x (%d): refused, it could never be made permanent", c.Ref, c.Value, k.DT, *k.DTMax, *k.DTMax))
+		if err := p.DTLimit(c.Ref, c.Value); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
