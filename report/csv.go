@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/citune/citune/sweep/rank"
 )
 
 // WriteCSV writes one row per point (the baseline first) of every file:
@@ -62,7 +64,7 @@ func csvHead(ss []*Sweep) (names, head []string) {
 		}
 	}
 	head = append(head, "runs", "median", "min", "max", "unit", "diff_pct", "ci_lo_pct", "ci_hi_pct", "significant",
-		"irqs_per_sec", "irqs_per_mib", "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_mib")
+		"irqs_per_sec", "irqs_per_mib", "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_mib", "change", "verdict")
 	return names, head
 }
 
@@ -103,5 +105,28 @@ func csvRecord(s *Sweep, p *Point, names []string) []string {
 	} else {
 		rec = append(rec, "", "", "", "")
 	}
-	return append(rec, n(p.IRQsPerSec, 0), n(p.IRQsPerMiB, 1), n(p.HandlerAvgUS, 2), n(p.HandlerMaxUS, 2), n(p.CPUPct, 2), n(p.CPUPerMiB, 3))
+	change := ""
+	if p.Vs != nil {
+		change = p.Vs.Change
+	}
+	return append(rec, n(p.IRQsPerSec, 0), n(p.IRQsPerMiB, 1), n(p.HandlerAvgUS, 2), n(p.HandlerMaxUS, 2), n(p.CPUPct, 2), n(p.CPUPerMiB, 3),
+		change, csvVerdict(s, p))
+}
+
+// csvVerdict is the point's part in the verdict: "recommended" (apply),
+// "best on the bench" (faster, cannot be made permanent), "original
+// settings" (the kept baseline, or the original settings as a point).
+func csvVerdict(s *Sweep, p *Point) string {
+	v := s.Verdict
+	switch {
+	case v.Kind == rank.VerdictApply && !p.Baseline && p.Key == v.Point:
+		return "recommended"
+	case v.Bench != nil && !p.Baseline && p.Key == v.Bench.Point:
+		return "best on the bench"
+	case p.Baseline && v.Kind == rank.VerdictKeep:
+		return "kept"
+	case p.Original:
+		return "original settings"
+	}
+	return ""
 }

@@ -51,10 +51,9 @@ type JSONSweep struct {
 	StateDetail string     `json:"state_detail,omitempty"`
 	Warnings    []string   `json:"warnings,omitempty"`
 	Baseline    *JSONPoint `json:"baseline,omitempty"`
-	Winner      string     `json:"winner,omitempty"`
-	// OriginalWins: every point swept was significantly slower than the
-	// original settings (then there is no winner to make permanent).
-	OriginalWins bool `json:"original_wins,omitempty"`
+	// Winner is the verdict's recommended point ("" when it keeps the
+	// original settings or decides nothing).
+	Winner string `json:"winner,omitempty"`
 	// Verdict is the ranking's decision, as every output states it
 	// (rank.Verdict), with its text.
 	Verdict     rank.Verdict `json:"verdict"`
@@ -104,7 +103,6 @@ func JSON(ss []*Sweep) []JSONSweep {
 		if w := s.winning(); w != nil {
 			j.Winner = w.Label
 		}
-		j.OriginalWins = s.OriginalWins
 		j.Verdict, j.VerdictText = s.Verdict, s.VerdictLines()
 		for _, group := range [][]*Point{s.Ranked, s.Excluded, s.Eliminated} {
 			for _, p := range group {

@@ -210,7 +210,6 @@ func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 		notes[pi.Key] = pi.Note
 	}
 	s.ranked(rk, accs, notes)
-	s.OriginalWins = rk.OriginalWins
 	s.Verdict = rk.Verdict
 	s.excluded(rk, accs, base, notes)
 	s.missing(h.Points)

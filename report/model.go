@@ -73,9 +73,6 @@ type Sweep struct {
 	Ranked     []*Point
 	Excluded   []*Point
 	Eliminated []*Point
-	// OriginalWins is set when every ranked point is significantly
-	// slower than the baseline.
-	OriginalWins bool
 	// Verdict is the ranking's decision (rank.Verdict): what the report
 	// recommends, in the ranking's words.
 	Verdict rank.Verdict

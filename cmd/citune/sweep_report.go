@@ -48,6 +48,9 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		if out.Budget > 0 {
 			fmt.Fprintf(w, "; the race's budget: %d, of the grid's %d", out.Budget, out.GridRuns)
 		}
+		if out.ConfirmRuns > 0 {
+			fmt.Fprintf(w, "; the verdict's second look: %d of them, outside any budget", out.ConfirmRuns)
+		}
 		fmt.Fprintln(w)
 		if out.OutOfBudget > 0 {
 			fmt.Fprintf(w, "the race's budget ran out with %d point(s) still racing: they are ranked on the runs they had (a larger --budget races them further)\n", out.OutOfBudget)

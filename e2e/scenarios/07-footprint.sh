@@ -41,4 +41,4 @@ expect_grep 'handler us avg/max [0-9.]+/[0-9.]+' /tmp/peak.out "probe timed the 
 check "restore the set above" citune --journal "$E2E_JOURNAL" restore
 # a whole sweep: two register points plus baselines, probing the disk
 peak sweep --controller usbh1 sweep --axis TXFIFOTHRES=0,2 --repeat 2 --out /tmp/fp.jsonl -- read --size 8M /dev/sda
-expect_grep 'winner' /tmp/peak.out "sweep ranked its points"
+expect_grep '^verdict: ' /tmp/peak.out "sweep ranked its points and states its verdict"

@@ -96,11 +96,6 @@ type Ranking struct {
 	Baseline BaselineStats `json:"baseline"`
 	Ranked   []Ranked      `json:"ranked"`
 	Excluded []Excluded    `json:"excluded,omitempty"`
-	// OriginalWins is set when every ranked point is significantly
-	// slower than the original settings (the baseline): the sweep found
-	// nothing worth making permanent, and its first point is only the
-	// best of the ones swept.
-	OriginalWins bool `json:"original_wins,omitempty"`
 	// Noise is the run-to-run spread of ln(rate) pooled over the
 	// baseline and the points; Family the number of points compared with
 	// the baseline (ranked and eliminated), over which the intervals hold
@@ -219,12 +214,6 @@ func Rank(points []PointStats, baseline []float64, visits []float64, original ma
 	}
 	for i := range rk.Ranked {
 		rk.Ranked[i].Rank = i + 1
-	}
-	rk.OriginalWins = len(rk.Ranked) > 0
-	for _, r := range rk.Ranked {
-		if c := r.VsBaseline; c == nil || !c.HasCI() || !c.Significant || c.Pct >= 0 {
-			rk.OriginalWins = false
-		}
 	}
 	sort.SliceStable(rk.Excluded, func(i, j int) bool { return rk.Excluded[i].Key < rk.Excluded[j].Key })
 	rk.Verdict = decide(&rk, original, pol)

@@ -68,25 +68,29 @@ func TestRankTiePrefersOriginalSettings(t *testing.T) {
 	}
 }
 
-// When every point swept is significantly slower than the original
-// settings, the original settings win; one point as fast as them (or
-// one without a comparison) is enough for the sweep's winner to stand.
-func TestOriginalWins(t *testing.T) {
+// When every point swept is slower than the original settings the
+// verdict keeps them, its best point only the best of the slower ones;
+// a point as fast as them is no reason to change either; without a
+// baseline or a ranked point there is no decision.
+func TestVerdictKeepsTheOriginalSettings(t *testing.T) {
 	base := []float64{100, 101, 99, 100.5, 99.5}
 	slow := func(k string, x float64) rank.PointStats {
-		return rank.PointStats{Key: k, Status: rank.StatusOK, Rates: []float64{x, x + 0.5, x - 0.5, x + 0.2, x - 0.2}}
+		return rank.PointStats{Key: k, Settings: map[string]string{"A": k}, Status: rank.StatusOK, Rates: []float64{x, x + 0.5, x - 0.5, x + 0.2, x - 0.2}}
 	}
 	rk := rank.Rank([]rank.PointStats{slow("a", 80), slow("b", 90)}, base, nil, nil, rank.Policy{})
-	if !rk.OriginalWins || rk.Winner().Key != "b" {
-		t.Errorf("all slower: OriginalWins %v, first %s", rk.OriginalWins, rk.Winner().Key)
+	if v := rk.Verdict; v.Kind != rank.VerdictKeep || v.Point != "b" || rk.Winner().Key != "b" {
+		t.Errorf("all slower: verdict %+v, first %s", v, rk.Winner().Key)
 	}
-	if rk := rank.Rank([]rank.PointStats{slow("a", 80), slow("b", 100)}, base, nil, nil, rank.Policy{}); rk.OriginalWins {
-		t.Error("a point as fast as the original settings: the sweep's winner stands")
+	if v := rank.Rank([]rank.PointStats{slow("a", 80), slow("b", 100)}, base, nil, nil, rank.Policy{}).Verdict; v.Kind != rank.VerdictKeep {
+		t.Errorf("a point as fast as the original settings: %+v, want keep", v)
 	}
-	if rk := rank.Rank([]rank.PointStats{slow("a", 80)}, nil, nil, nil, rank.Policy{}); rk.OriginalWins {
-		t.Error("no baseline to compare with: nothing can be said")
+	if v := rank.Rank([]rank.PointStats{slow("a", 110)}, base, nil, nil, rank.Policy{}).Verdict; v.Kind != rank.VerdictApply || v.Point != "a" {
+		t.Errorf("a faster point: %+v, want apply", v)
 	}
-	if rk := rank.Rank(nil, base, nil, nil, rank.Policy{}); rk.OriginalWins {
-		t.Error("nothing ranked: no winner of either kind")
+	if v := rank.Rank([]rank.PointStats{slow("a", 80)}, nil, nil, nil, rank.Policy{}).Verdict; v.Kind != rank.VerdictNone {
+		t.Errorf("no baseline to compare with: %+v, want no decision", v)
+	}
+	if v := rank.Rank(nil, base, nil, nil, rank.Policy{}).Verdict; v.Kind != rank.VerdictNone {
+		t.Errorf("nothing ranked: %+v, want no decision", v)
 	}
 }
