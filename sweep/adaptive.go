@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/citune/citune/sweep/rank"
 )
@@ -290,8 +291,9 @@ func (r *Runner) behind(p *Point, alive []*Point, target, n int) func([]float64)
 	var lead []float64
 	var leadPoint *Point
 	best := math.Inf(-1)
+	perm := r.anyPermanent(alive)
 	for _, q := range alive {
-		if q == p || r.store.Point(q.Key) == nil {
+		if q == p || r.store.Point(q.Key) == nil || perm && !r.permanent(q) {
 			continue
 		}
 		rates := r.store.Point(q.Key).Rates
@@ -379,9 +381,32 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 		m, _ := rank.LogStats(rates)
 		cs = append(cs, cand{p, m, len(rates)})
 	}
-	// Leader first; ties keep the shuffled order.
+	// Fastest first; ties keep the shuffled order. The leader is the
+	// fastest point the verdict could recommend (every change it makes
+	// can be made permanent) where there is one: a faster point that
+	// cannot be made permanent drops nothing, it races on as the best on
+	// the bench.
 	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.mean, a.mean) })
-	L := cs[0]
+	li := 0
+	if r.anyPermanent(alive) {
+		for i, c := range cs {
+			if r.permanent(c.p) {
+				li = i
+				break
+			}
+		}
+	}
+	L := cs[li]
+	if li > 0 {
+		// The faster points cannot be made permanent: the verdict could
+		// never recommend them, so the race spends no more runs on them.
+		for _, c := range cs[:li] {
+			r.drop(c.p, fmt.Sprintf("after %d run(s): %.1f %% ahead of the fastest point that can be made permanent, %s, but it cannot be made permanent (%s): not raced further",
+				c.n, (math.Exp(c.mean-L.mean)-1)*100, rank.SettingsString(r.settings(L.p)), strings.Join(r.policy.NotPermanent(r.changes(c.p)), "; ")))
+		}
+		cs = cs[li:]
+		li = 0
+	}
 	leader := rank.SettingsString(r.settings(L.p))
 	drop := func(c cand, msg string) { r.drop(c.p, msg) }
 	// After screening, Holm's step-down: the comparisons in order of
@@ -397,7 +422,7 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 	// mean by about σ·√(2 ln m), which the last steps of Holm's ladder
 	// would no longer cover, dropping points tied with it.
 	se := func(c cand) float64 { return sigma * math.Sqrt(1/float64(c.n)+1/float64(L.n)) }
-	others := slices.Clone(cs[1:])
+	others := slices.Delete(slices.Clone(cs), li, li+1)
 	slices.SortStableFunc(others, func(a, b cand) int { return cmp.Compare((L.mean-b.mean)/se(b), (L.mean-a.mean)/se(a)) })
 	dropped := map[*Point]bool{}
 	for k, c := range others {
@@ -416,11 +441,12 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 	}
 	out := []*Point{L.p}
 	var rest []cand
-	for _, c := range cs[1:] {
+	for _, c := range others {
 		if !dropped[c.p] {
 			rest = append(rest, c)
 		}
 	}
+	slices.SortStableFunc(rest, func(a, b cand) int { return cmp.Compare(b.mean, a.mean) })
 	keep := len(rest)
 	if most > 0 && keep > most-1 {
 		keep = most - 1
@@ -434,4 +460,29 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 			c.n, (1-math.Exp(-(L.mean-c.mean)))*100, leader, most, len(cs)))
 	}
 	return out
+}
+
+// permanent reports whether every change p makes from the original
+// settings can be made permanent (the verdict's rule, Policy.NotPermanent).
+func (r *Runner) permanent(p *Point) bool {
+	if r.policy.NotPermanent == nil {
+		return true
+	}
+	return len(r.policy.NotPermanent(r.changes(p))) == 0
+}
+
+// changes are the settings p changes from the original ones.
+func (r *Runner) changes(p *Point) map[string]string {
+	ch := map[string]string{}
+	for i, a := range r.axes {
+		if p.Values[i] != r.orig[i] {
+			ch[a.Name] = p.Values[i]
+		}
+	}
+	return ch
+}
+
+// anyPermanent reports whether one of pts can be made permanent.
+func (r *Runner) anyPermanent(pts []*Point) bool {
+	return slices.ContainsFunc(pts, r.permanent)
 }

@@ -23,8 +23,12 @@ import (
 // the baseline again, a bounded number of runs) and decide on all the
 // runs at the same per-point level; Bonferroni over the two looks bounds
 // the family-wise rate of a false recommendation at 5 %. The same rule
-// in grid, one-factor and adaptive sweeps (the race's dropped points
-// count in m), and for a results file read back.
+// in grid, one-factor and adaptive sweeps, and for a results file read
+// back. In a race, m counts every point with runs, the dropped ones
+// included, so the selection the race made on those runs is covered; a
+// point dropped on its screening run alone is not counted, as no
+// comparison uses that run, and the survivors' comparisons use the runs
+// taken after the screening chose them.
 
 // DefaultMinGainPct is the practical threshold without --min-gain.
 const DefaultMinGainPct = 1.0
