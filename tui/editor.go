@@ -161,6 +161,11 @@ func (m Model) applyEdit() (tea.Model, tea.Cmd) {
 		e.err = err.Error()
 		return m, nil
 	}
+	// The binding's limit, as `citune set` and the sweep axes refuse it.
+	if err := m.cfg.Target.Profile.DTLimit(ch.Ref, ch.Value); err != nil {
+		e.err = err.Error()
+		return m, nil
+	}
 	if reason := m.busyReason(); reason != "" {
 		e.err = reason
 		return m, nil

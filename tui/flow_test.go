@@ -71,6 +71,15 @@ func TestEditRefusals(t *testing.T) {
 	if !strings.Contains(e.m.ed.err, "does not fit") {
 		t.Errorf("TXPBURST=300: err %q, want does not fit", e.m.ed.err)
 	}
+	// 64 fits the field, but the DT binding stops at 0x20: refused as
+	// citune set refuses it.
+	e.answer("64")
+	if !strings.Contains(e.m.ed.err, "the DT binding allows tx-burst-size-dword up to 0x20") {
+		t.Errorf("TXPBURST=64: err %q, want the binding's limit", e.m.ed.err)
+	}
+	if got := e.field("BURSTSIZE.TXPBURST"); got == 64 {
+		t.Error("TXPBURST=64 was written")
+	}
 	e.answer("0x10")
 	if got := e.field("BURSTSIZE.TXPBURST"); got != 16 {
 		t.Errorf("TXPBURST = %d after typing 0x10, want 16 (%s)", got, e.m.status)
