@@ -62,7 +62,14 @@ repeat=5
 
 # winner: the ranking's first point (the settings of its "  1 " or "  1= " row).
 winner() { sed -n 's/^ *1[= ] \(.*[^ ]\)  *[0-9.][0-9.]* MiB\/s.*/\1/p' "$1" | head -n 1; }
-runs() { sed -n 's/^probe runs: \([0-9]*\).*/\1/p' "$1"; }
+# runs: the probe runs without the verdict's second look (outside the
+# race's budget, and taken by the grid too when a point is promising):
+# what the race and the grid cost to rank.
+runs() {
+	n=$(sed -n 's/^probe runs: \([0-9]*\).*/\1/p' "$1")
+	c=$(sed -n "s/^probe runs: .*the verdict's second look: \([0-9]*\) of them.*/\1/p" "$1")
+	echo $((n - ${c:-0}))
+}
 
 echo "scenario 1: citune --sim --sim-driver=false sweep ${axes[*]} --repeat $repeat -- sim --noise $noise"
 printf '%-7s %-5s %6s %9s %7s  %-5s %-6s %s\n' warmup seed grid adaptive ratio same "again" "winner (grid / adaptive)"

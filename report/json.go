@@ -8,34 +8,29 @@ import "github.com/citune/citune/sweep/rank"
 // units dd, hdparm and iperf3 print too (rank.Rate): MiB/s, SI MB/s and
 // Mbit/s.
 
-// JSONDiff is a point against the baseline: the difference in per cent
-// and its confidence interval where there is one.
-type JSONDiff struct {
-	Pct         float64  `json:"pct"`
-	Lo          *float64 `json:"ci_lo,omitempty"`
-	Hi          *float64 `json:"ci_hi,omitempty"`
-	Level       float64  `json:"level,omitempty"`
-	Significant bool     `json:"significant"`
-}
-
 // JSONPoint is one point of a results file.
 type JSONPoint struct {
-	Label      string            `json:"label"`
-	Settings   map[string]string `json:"settings,omitempty"`
-	Baseline   bool              `json:"baseline,omitempty"`
-	Rank       int               `json:"rank,omitempty"`
-	Tied       bool              `json:"tied,omitempty"`
-	Status     string            `json:"status"`
-	Reason     string            `json:"reason,omitempty"`
-	Runs       int               `json:"runs"`
-	Median     *rank.Rate        `json:"median,omitempty"`
-	Min        *rank.Rate        `json:"min,omitempty"`
-	Max        *rank.Rate        `json:"max,omitempty"`
-	VsBaseline *JSONDiff         `json:"vs_baseline,omitempty"`
-	IRQsPerSec *float64          `json:"irqs_per_s,omitempty"`
-	IRQsPerMiB *float64          `json:"irqs_per_mib,omitempty"`
-	HandlerAvg *float64          `json:"handler_avg_us,omitempty"`
-	CPUPct     *float64          `json:"cpu_pct,omitempty"`
+	Label    string            `json:"label"`
+	Settings map[string]string `json:"settings,omitempty"`
+	Baseline bool              `json:"baseline,omitempty"`
+	Rank     int               `json:"rank,omitempty"`
+	Tied     bool              `json:"tied,omitempty"`
+	Status   string            `json:"status"`
+	Reason   string            `json:"reason,omitempty"`
+	Runs     int               `json:"runs"`
+	Median   *rank.Rate        `json:"median,omitempty"`
+	Min      *rank.Rate        `json:"min,omitempty"`
+	Max      *rank.Rate        `json:"max,omitempty"`
+	// VsBaseline is the ranking's comparison, in the results file's form
+	// (rank.Comparison: diff_pct, ci_lo_pct, ci_hi_pct, level, family,
+	// significant, min_gain_pct, change, n, ref_n).
+	VsBaseline *rank.Comparison `json:"vs_baseline,omitempty"`
+	// Original marks the point whose settings are the original ones.
+	Original   bool     `json:"original_settings,omitempty"`
+	IRQsPerSec *float64 `json:"irqs_per_s,omitempty"`
+	IRQsPerMiB *float64 `json:"irqs_per_mib,omitempty"`
+	HandlerAvg *float64 `json:"handler_avg_us,omitempty"`
+	CPUPct     *float64 `json:"cpu_pct,omitempty"`
 }
 
 // JSONSweep is one results file.
@@ -79,13 +74,7 @@ func pointJSON(s *Sweep, p *Point) JSONPoint {
 		md, lo, hi := rank.RateOf(p.Median, s.Unit), rank.RateOf(p.Min, s.Unit), rank.RateOf(p.Max, s.Unit)
 		j.Median, j.Min, j.Max = &md, &lo, &hi
 	}
-	if d := p.Vs; d != nil {
-		j.VsBaseline = &JSONDiff{Pct: d.Pct, Significant: d.Significant}
-		if d.HasCI() {
-			lo, hi := d.Lo, d.Hi
-			j.VsBaseline.Lo, j.VsBaseline.Hi, j.VsBaseline.Level = &lo, &hi, d.Level
-		}
-	}
+	j.VsBaseline, j.Original = p.Vs, p.Original
 	return j
 }
 

@@ -54,7 +54,7 @@ func TestJSONListsEveryPointWithItsRates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{`"mib_s":`, `"mbit_s":`, `"vs_baseline":{"pct":`, `"ci_lo":`, `"winner":`} {
+	for _, k := range []string{`"mib_s":`, `"mbit_s":`, `"vs_baseline":{"diff_pct":`, `"ci_lo_pct":`, `"change":`, `"winner":`} {
 		if !strings.Contains(string(b), k) {
 			t.Errorf("no %s in %.300s", k, b)
 		}
