@@ -333,6 +333,7 @@ func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 	load := fs.Float64("bus-load", 0, "share of AHB cycles other bus masters hold, 0 to 0.95")
 	noise := fs.Float64("noise", 0, "relative run-to-run spread (0: the model's 0.5 %; negative: none)")
 	nonBurst := fs.String("non-burst", "soc", "the usbmisc non-burst setting: soc (what Linux leaves: set on i.MX6, not on Vybrid), on or off")
+	qmult := fs.Int("qmult", simmodel.DefaultQmult, "gadget workloads: g_ether/g_ncm's qmult module parameter; 2 x N requests in flight (u_ether's qlen at high speed)")
 	return func(d Deps, pos, rest []string) (Probe, error) {
 		if len(pos)+len(rest) > 0 {
 			return nil, usagef("probe sim takes no target (got %q): it models the simulated controller", append(pos, rest...))
@@ -354,7 +355,10 @@ func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		if !ok {
 			return nil, usagef("probe sim: --non-burst %q: want soc, on or off", *nonBurst)
 		}
-		return &SimProbe{Ctl: d.Sim, Map: d.Map, Size: *size, Xfer: *xfer, Seed: *seed, Write: *write, Workload: w, BusLoad: *load, Noise: *noise, NonBurst: nb}, nil
+		if *qmult < 1 || *qmult > 100 {
+			return nil, usagef("probe sim: --qmult %d: give 1 to 100", *qmult)
+		}
+		return &SimProbe{Ctl: d.Sim, Map: d.Map, Size: *size, Xfer: *xfer, Seed: *seed, Write: *write, Workload: w, BusLoad: *load, Noise: *noise, NonBurst: nb, Qmult: *qmult}, nil
 	}
 }
 

@@ -168,15 +168,24 @@ func TestGadgetOverrun(t *testing.T) {
 	}
 }
 
-// A storage write pays the disk's longer program time; the interrupt
-// waits drawn from the generator stay within their ITC windows.
+// A command costs the disk's fixed part plus its bytes at the slower of
+// the path and the media: a disk with no media limit and no fixed time
+// leaves the path's time alone; the interrupt waits drawn from the
+// generator stay within their ITC windows.
 func TestStorageTransfer(t *testing.T) {
 	s := Settings{ITC: 64, AHBBRST: 3, SDIS: true, ParkEnable: true, ParkCount: 3}
 	rd := NewScenario(ForProfile("imx6q"), StorageRead)
-	wr := NewScenario(ForProfile("imx6q"), StorageWrite)
-	r, w := rd.Transfer(s, DefaultStorageXfer, nil), wr.Transfer(s, DefaultStorageXfer, nil)
-	if w.Elapsed-r.Elapsed != wr.Disk.WriteLatency-rd.Disk.ReadLatency {
-		t.Errorf("write %v, read %v: the difference is not the disks' %v", w.Elapsed, r.Elapsed, wr.Disk.WriteLatency-rd.Disk.ReadLatency)
+	r := rd.Transfer(s, DefaultStorageXfer, nil)
+	bare := rd
+	bare.Disk = Disk{}
+	path, _ := rd.DataRate(s)
+	b := bare.Transfer(s, DefaultStorageXfer, nil)
+	data := time.Duration(float64(DefaultStorageXfer) / path * float64(time.Second))
+	if got := r.Elapsed - b.Elapsed; got <= rd.Disk.ReadCommand {
+		t.Errorf("the disk adds %v to a command, want more than its fixed %v (its media rate too)", got, rd.Disk.ReadCommand)
+	}
+	if over := b.Elapsed - data; over <= 0 || over > 3*s.ITCWindow() {
+		t.Errorf("without the disk a command is %v, its data stage %v: the rest %v is not the interrupts' waits", b.Elapsed, data, over)
 	}
 	if r.IRQs != 3 || r.Bytes != DefaultStorageXfer {
 		t.Errorf("a command is %v interrupts, %d bytes; want 3 and %d", r.IRQs, r.Bytes, DefaultStorageXfer)

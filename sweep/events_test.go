@@ -65,7 +65,7 @@ func recordOf(e sweep.Event) string {
 func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
 	s := newRunner(t, tg, plan.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
-	s.land.BusLoad = 0.5
+	s.land.BusLoad = 0.8
 	s.land.Corrupt = func(n int) bool { return n == 7 }
 	s.runner.Plan.Repeats = 5
 	var evs []sweep.Event

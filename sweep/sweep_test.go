@@ -129,12 +129,12 @@ func snapshot(t *testing.T, tg *soc.Target) soc.Snapshot {
 
 func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 	// The board as Linux leaves it (AHBBRST=0, 16-word bursts, streaming
-	// disabled), its bus half busy with other masters: longer RX bursts
-	// pay off.
+	// disabled), its bus busy with other masters (80 %): longer RX bursts
+	// pay off (idle, the disk's own rate hides them).
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
 	before := snapshot(t, tg)
 	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,2,3", "TXPBURST=16", "RXPBURST=16,32")
-	s.land.BusLoad = 0.5
+	s.land.BusLoad = 0.8
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, s.log)
@@ -152,8 +152,8 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 	if w == nil || w.Key != "SBUSCFG.AHBBRST=0 BURSTSIZE.TXPBURST=16 BURSTSIZE.RXPBURST=32" {
 		t.Fatalf("winner %+v", w)
 	}
-	if w.VsBaseline == nil || !w.VsBaseline.Significant || w.VsBaseline.Pct < 5 {
-		t.Errorf("winner vs baseline %+v (16-word bursts under half load are 6 %% slower)", w.VsBaseline)
+	if w.VsBaseline == nil || !w.VsBaseline.Significant || w.VsBaseline.Pct < 3 {
+		t.Errorf("winner vs baseline %+v (16-word bursts under 80 %% load are about 4 %% slower)", w.VsBaseline)
 	}
 	if after := snapshot(t, tg); !slices.Equal(before.Registers, after.Registers) {
 		t.Errorf("registers not restored:\nbefore %v\nafter  %v", before, after)

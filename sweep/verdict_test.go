@@ -31,7 +31,7 @@ func verdictSetup(t *testing.T, mode string, seed uint64, specs []string) (*soc.
 	if mode == plan.ModeAdaptive {
 		s.runner.Plan.Budget = plan.DefaultBudget
 	}
-	s.land.Noise, s.land.Seed = 0.02, seed
+	s.land.Noise, s.land.Seed, s.land.BusLoad = 0.02, seed, verdictBusLoad
 	return tg, s
 }
 
