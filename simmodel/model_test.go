@@ -29,7 +29,6 @@ func rate(sc Scenario, s Settings) (mbs, irqPerMiB, cpuMsPerMiB float64) {
 // line.
 var (
 	imx6sxHost = Settings{ITC: 1, AHBBRST: 0, TXPBURST: 16, RXPBURST: 16, SDIS: true, ParkEnable: true, ParkCount: 3}
-	vf610Host  = Settings{ITC: 1, AHBBRST: 2, SDIS: true, ParkEnable: true, ParkCount: 3}
 )
 
 func within(t *testing.T, what string, got, want, tol float64) {
