@@ -130,7 +130,10 @@ func (g *FleetGroup) settle() {
 		p := byLabel(s, label)
 		// A board whose verdict keeps the original settings (or decides
 		// nothing) has no winning point.
-		return p != nil && s.Verdict.Kind == rank.VerdictApply && p.Status == rank.StatusOK && (p.Key == s.Verdict.Point || p.Tied)
+		if p == nil || s.Verdict.Kind != rank.VerdictApply || p.Status != rank.StatusOK || len(p.Blocked) > 0 {
+			return false
+		}
+		return p.Key == s.Verdict.Point || p.Tied && p.Vs != nil && p.Vs.Change == rank.ChangeFaster
 	}
 	for _, l := range g.Points {
 		all := true
@@ -143,7 +146,9 @@ func (g *FleetGroup) settle() {
 	}
 
 	// The maximin pick: among the common winners if any, else among the
-	// points measured on every board.
+	// points measured on every board that can be made permanent, against
+	// each board's own recommendation (none where a board's verdict does
+	// not apply one).
 	cands := g.Common
 	if len(cands) == 0 {
 		cands = g.Points
@@ -152,8 +157,8 @@ func (g *FleetGroup) settle() {
 	for _, l := range cands {
 		worst, worstBoard, ok := math.Inf(1), "", true
 		for i, s := range g.Sweeps {
-			p, w := byLabel(s, l), s.Winner()
-			if p == nil || w == nil || p.Status != rank.StatusOK || w.Median <= 0 {
+			p, w := byLabel(s, l), s.winning()
+			if p == nil || w == nil || p.Status != rank.StatusOK || len(p.Blocked) > 0 || w.Median <= 0 {
 				ok = false
 				break
 			}

@@ -302,7 +302,7 @@ func (s *Sweep) baseline(rk rank.Ranking, base *acc, originals map[string]string
 // comparison with the baseline and their plan notes.
 func (s *Sweep) ranked(rk rank.Ranking, accs map[string]*acc, notes map[string]string) {
 	for _, r := range rk.Ranked {
-		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Original: r.Original, Status: rank.StatusOK}
+		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Original: r.Original, Blocked: r.Blocked, Status: rank.StatusOK}
 		p.Label = s.label(r.Settings)
 		if a := accs[r.Key]; a != nil {
 			a.fill(p)
@@ -337,6 +337,7 @@ func (s *Sweep) excluded(rk rank.Ranking, accs map[string]*acc, base *acc, notes
 		if c := x.VsBaseline; c != nil && c.Valid() {
 			p.Vs = c
 		}
+		p.Blocked = x.Blocked
 		s.Eliminated = append(s.Eliminated, p)
 	}
 	order := map[rank.Status]int{rank.StatusCorrupt: 0, rank.StatusNotHeld: 1, rank.StatusFailed: 2}

@@ -122,8 +122,10 @@ type Point struct {
 	Note     string
 	Baseline bool
 	// Original is set for the point whose settings are the original
-	// ones (the noise floor).
+	// ones (the noise floor); Blocked names its changes that cannot be
+	// made permanent (the verdict never recommends it).
 	Original bool
+	Blocked  []string
 	Rank     int
 	Tied     bool
 	Status   rank.Status

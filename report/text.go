@@ -57,8 +57,11 @@ func pointName(s *Sweep, p *Point) string {
 	if p.Baseline {
 		return "baseline (" + s.Originals() + ")"
 	}
-	if p.Original {
+	switch {
+	case p.Original:
 		return p.Label + " (original)"
+	case len(p.Blocked) > 0:
+		return p.Label + " (not permanent)"
 	}
 	return p.Label
 }
@@ -90,12 +93,13 @@ func pointTable(s *Sweep, pts []*Point) *table {
 // measured.
 func footnotes(s *Sweep, pts []*Point) []string {
 	var out []string
-	tied, ns, under, orig := false, false, false, false
+	tied, ns, under, orig, blocked := false, false, false, false, false
 	for _, p := range pts {
 		tied = tied || p.Tied
 		ns = ns || (p.Vs != nil && p.Vs.HasCI() && !p.Vs.Significant)
 		under = under || (p.Vs != nil && p.Vs.HasCI() && p.Vs.Significant && p.Vs.Change == rank.ChangeNone)
 		orig = orig || p.Original
+		blocked = blocked || len(p.Blocked) > 0
 	}
 	if tied {
 		n := 0
@@ -114,6 +118,9 @@ func footnotes(s *Sweep, pts []*Point) []string {
 	}
 	if orig {
 		out = append(out, "(original) = the original settings measured as a point: the sweep's noise floor")
+	}
+	if blocked {
+		out = append(out, "(not permanent) = a change no device-tree property or kernel parameter can make permanent here: never recommended")
 	}
 	if s.Verdict.Family > 1 {
 		out = append(out, fmt.Sprintf("intervals: of the geometric mean rates, holding together at 95 %% over the %d points compared", s.Verdict.Family))
@@ -398,14 +405,15 @@ func writeTextTail(w io.Writer, s *Sweep, o Options, width int) {
 	if s.KernelParams != "" {
 		line += " (kernel parameters: " + s.KernelParams + ")"
 	}
-	head := "make it permanent: "
+	head := "make it permanent:"
 	if s.Verdict.Kind != rank.VerdictApply {
-		head = "nothing to make permanent; the original values as a fragment: "
+		head = "nothing to make permanent; the original values as a fragment:"
 	}
+	fmt.Fprintln(w, head)
 	if o.Width > 0 {
-		fmt.Fprint(w, wrap(head, line, width))
+		fmt.Fprint(w, wrap("  ", line, width))
 	} else {
-		fmt.Fprintf(w, "%s%s\n", head, line)
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 }
 

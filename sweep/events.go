@@ -51,6 +51,10 @@ const (
 	SettingsRestored
 	// SweepEnded: the session's end record (End) was written.
 	SweepEnded
+	// SecondLook: the verdict's second look begins on Point (Message
+	// says why and how many runs); Replayed when the file being resumed
+	// records it already.
+	SecondLook
 )
 
 var eventNames = [...]string{
@@ -63,6 +67,7 @@ var eventNames = [...]string{
 	SweepInterrupted: "interrupted",
 	SettingsRestored: results.EventRestore,
 	SweepEnded:       results.TypeEnd,
+	SecondLook:       results.EventSecondLook,
 }
 
 // String is the kind's name; for kinds written as event records it is
@@ -120,7 +125,7 @@ func (e Event) record() any {
 		return e.Closed
 	case SweepEnded:
 		return e.End
-	case PointStarted, ModuleReload, SettingsRestored, PointEliminated:
+	case PointStarted, ModuleReload, SettingsRestored, PointEliminated, SecondLook:
 		if e.Replayed {
 			return nil
 		}
@@ -163,6 +168,10 @@ func (r *Runner) print(e Event) {
 		r.logf("    dropped %s: %s\n", rank.SettingsString(e.Settings), e.Message)
 	case ModuleReload, SettingsRestored:
 		r.logf("%s\n", e.Message)
+	case SecondLook:
+		if !e.Replayed {
+			r.logf("%s\n", e.Message)
+		}
 	case SweepInterrupted:
 		r.logf("interrupted: restoring the original settings\n")
 	}

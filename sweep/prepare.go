@@ -299,7 +299,7 @@ func (r *Runner) checkResume() error {
 		return fmt.Errorf("%w: the results file is for %s %s (%s), this is %s %s (%s)", plan.ErrPlan, h.Profile, h.Controller, h.Target, t.Profile.Name, t.Controller.Label, t.Kind)
 	}
 	if a, b := planKey(h.Plan), planKey(r.Plan); a != b {
-		return fmt.Errorf("%w: the plan differs from the results file's:\n  file: %s\n  now:  %s\nresume with the same axes, mode, repeat, warmup, seed, baseline-every and budget (or leave them out to take the file's)", plan.ErrPlan, a, b)
+		return fmt.Errorf("%w: the plan differs from the results file's:\n  file: %s\n  now:  %s\nresume with the same axes, mode, repeat, warmup, seed, baseline-every, budget and min-gain (or leave them out to take the file's)", plan.ErrPlan, a, b)
 	}
 	if n := len(r.Resume.Ends); n > 0 && r.Resume.Ends[n-1].Status == EndComplete {
 		r.notes = append(r.notes, "the sweep in the results file is complete; nothing is measured again")
@@ -338,6 +338,7 @@ func planKey(p plan.Plan) string {
 		Repeats, Warmup, BaselineEvery int
 		Seed                           int64
 		Budget                         float64 `json:",omitempty"`
-	}{as, p.Mode, p.Repeats, p.Warmup, p.BaselineEvery, p.Seed, p.Budget})
+		MinGain                        float64
+	}{as, p.Mode, p.Repeats, p.Warmup, p.BaselineEvery, p.Seed, p.Budget, p.MinGainPct()})
 	return string(b)
 }

@@ -94,18 +94,19 @@ type Runner struct {
 	visitSeq int
 	store    *results.Store
 	policy   rank.Policy // the verdict's rule (Prepare)
-	// confirmRuns counts the probe runs of the verdict's second look.
-	confirmRuns int
-	runs        int
-	total       int
-	planned     int           // visits planned (grid, ofat), for progress
-	elapsed     time.Duration // in visits measured this session (reloads included)
-	measured    int           // probe runs this session (for the estimate)
-	alive       []*Point      // adaptive: the points still racing
-	target      int           // adaptive: runs every alive point has after this round
-	failures    int
-	notHeld     int
-	corrupt     int
+	// confirmRuns counts the probe runs of the verdict's second look;
+	// secondRuns are those still to come in it (for the time left).
+	confirmRuns, secondRuns int
+	runs                    int
+	total                   int
+	planned                 int           // visits planned (grid, ofat), for progress
+	elapsed                 time.Duration // in visits measured this session (reloads included)
+	measured                int           // probe runs this session (for the estimate)
+	alive                   []*Point      // adaptive: the points still racing
+	target                  int           // adaptive: runs every alive point has after this round
+	failures                int
+	notHeld                 int
+	corrupt                 int
 
 	// budget is the adaptive race's cap in probe runs (0: none) of the
 	// grid's gridRuns; spent counts the runs of the visits so far,
@@ -311,21 +312,42 @@ func (r *Runner) confirm(ctx context.Context) error {
 	if p == nil || want <= 0 {
 		return nil
 	}
-	r.logf("confirming: %s is promising (%s) but not yet proven: %d more run(s) of it and %d of the original settings, outside any budget\n",
-		rank.SettingsString(r.settings(p)), rank.VsString(v.Vs), want, want)
+	var vs *rank.Comparison
+	if rp := r.store.Rank().Find(v.Confirm); rp != nil {
+		vs = rp.VsBaseline
+	}
+	why := fmt.Sprintf("is promising (%s) but not yet proven", rank.VsString(vs))
+	if vs == nil || !vs.HasCI() {
+		why = fmt.Sprintf("is the fastest, on %d run(s): too few to compare", r.store.Runs(v.Confirm))
+	}
+	msg := fmt.Sprintf("second look: %s %s: %d more run(s) of it and %d of the original settings, outside any budget",
+		rank.SettingsString(r.settings(p)), why, want, want)
+	replayed := r.Resume != nil && r.Resume.SecondLook() != ""
+	r.store.SecondLook(v.Confirm)
+	if err := r.emit(Event{Kind: SecondLook, Point: v.Confirm, Settings: r.settings(p), Message: msg, Replayed: replayed}); err != nil {
+		return err
+	}
 	before := (want + 1) / 2
 	start := r.runs
-	defer func() { r.confirmRuns += r.runs - start }()
-	for _, step := range []struct {
+	defer func() { r.confirmRuns += r.runs - start; r.secondRuns = 0 }()
+	steps := []struct {
 		p *Point
 		n int
-	}{{r.baselinePoint(), before}, {p, want}, {r.baselinePoint(), want - before}} {
-		if step.n == 0 {
-			continue
-		}
-		if _, err := r.visit(ctx, step.p, step.n, false, nil); err != nil {
+	}{{r.baselinePoint(), before}, {p, want}, {r.baselinePoint(), want - before}}
+	if want == before {
+		steps = steps[:2]
+	}
+	if r.planned > 0 {
+		r.planned = r.visitSeq + len(steps) // the progress counts the look's visits
+	}
+	for _, st := range steps {
+		r.secondRuns += st.n + r.Plan.Warmup
+	}
+	for _, st := range steps {
+		if _, err := r.visit(ctx, st.p, st.n, false, nil); err != nil {
 			return err
 		}
+		r.secondRuns -= st.n + r.Plan.Warmup
 	}
 	return nil
 }

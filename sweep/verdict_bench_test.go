@@ -63,7 +63,7 @@ func TestVerdictBench(t *testing.T) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "verdict bench: imx6q host read, bus load %.1f, 2 %% noise, repeat 5, warm-up 1, seeds 1-%d\n", verdictBusLoad, n)
-	fmt.Fprintf(&b, "%-8s %-6s %10s %10s %10s %10s %10s\n", "mode", "sweep", "apply", "found", "minimal", "confirmed", "runs/grid")
+	fmt.Fprintf(&b, "%-8s %-6s %10s %10s %10s %10s %10s %10s\n", "mode", "sweep", "apply", "found", "minimal", "undecided", "confirmed", "runs/grid")
 	gridRuns := map[string]float64{}
 	for _, mode := range []string{plan.ModeGrid, plan.ModeAdaptive} {
 		// The grid's runs without the second look: what today's grid of
@@ -72,7 +72,7 @@ func TestVerdictBench(t *testing.T) {
 			name  string
 			specs []string
 		}{{"null", nullAxis}, {"effect", effectAxis}} {
-			apply, found, minimal, confirmed := 0, 0, 0, 0
+			apply, found, minimal, confirmed, none := 0, 0, 0, 0, 0
 			runs := 0
 			for seed := 1; seed <= n; seed++ {
 				out := verdictSweep(t, mode, uint64(seed), sc.specs)
@@ -90,12 +90,15 @@ func TestVerdictBench(t *testing.T) {
 				if out.ConfirmRuns > 0 {
 					confirmed++
 				}
+				if v.Kind == rank.VerdictNone {
+					none++
+				}
 				if mode == plan.ModeGrid {
 					gridRuns[sc.name] = float64(out.ProbeRuns - out.ConfirmRuns)
 				}
 			}
 			g := gridRuns[sc.name]
-			fmt.Fprintf(&b, "%-8s %-6s %6d/%-3d %6d/%-3d %6d/%-3d %6d/%-3d %10.2f\n", mode, sc.name, apply, n, found, n, minimal, n, confirmed, n, float64(runs)/float64(n)/g)
+			fmt.Fprintf(&b, "%-8s %-6s %6d/%-3d %6d/%-3d %6d/%-3d %6d/%-3d %6d/%-3d %10.2f\n", mode, sc.name, apply, n, found, n, minimal, n, none, n, confirmed, n, float64(runs)/float64(n)/g)
 			if sc.name == "null" && apply*100 > 5*n {
 				t.Errorf("%s null: %d of %d sweeps recommend a change that does nothing", mode, apply, n)
 			}

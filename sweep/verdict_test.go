@@ -100,3 +100,29 @@ func TestVerdictSecondLookOnceAcrossAResume(t *testing.T) {
 		t.Logf("seed %d: a null sweep recommends %v (one of the few the error rate allows)", seed, out.Ranking.Verdict.Changes)
 	}
 }
+
+// A board whose rate shifts a little at every visit (1 %, against runs
+// 0.5 % apart) is no reason to change anything: the baseline's visits
+// show the shift, and the intervals widen by it. Ten TXPBURST values on
+// a read, where TX bursts move nothing, over 40 seeds: at most 3
+// recommendations (without the visit term 26; the F test that admits
+// the term at 10 % misses some small shifts on 2 degrees of freedom).
+func TestVerdictWithVisitShifts(t *testing.T) {
+	apply := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		_, s := verdictSetup(t, plan.ModeGrid, seed, nullAxis)
+		s.land.Noise, s.land.VisitShift = 0.005, 0.01
+		s.runner.Journal = ""
+		out, err := s.runner.Run(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Ranking.Verdict.Kind == rank.VerdictApply {
+			apply++
+			t.Logf("seed %d: %s", seed, out.Ranking.Verdict.Headline())
+		}
+	}
+	if apply > 3 {
+		t.Errorf("%d of 40 null sweeps with visit shifts recommend a change", apply)
+	}
+}

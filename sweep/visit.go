@@ -247,6 +247,8 @@ func (r *Runner) left(seq int) string {
 	runs, reloads := 0, 0
 	bound := ""
 	switch {
+	case r.secondRuns > 0:
+		runs = r.secondRuns // the second look's visits still to come
 	case r.Plan.Mode == plan.ModeAdaptive:
 		bound = "at most "
 		rounds := 0
@@ -364,7 +366,8 @@ func (r *Runner) progress(seq int, rec *results.PointRecord) {
 	case rank.StatusOK:
 		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, rank.FormatRateIn(rec.Median, rec.Unit, r.ByteUnit), rec.Total)
 		if rec.VsBaseline != nil {
-			s += ", " + rec.VsBaseline.String()
+			// The comparison so far: the closing ranking has the final one.
+			s += ", so far " + rec.VsBaseline.String()
 		}
 		r.logf("%s%s\n", s, eta)
 	case rank.StatusNotHeld:

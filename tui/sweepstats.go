@@ -125,7 +125,11 @@ func (m Model) bestLine() string {
 	}
 	if s.ranking != nil {
 		// Finished: the sweep's verdict, in its words.
-		return fmt.Sprintf("best: %s %s; %s", s.label(b, m.m), m.pointRate(b), s.ranking.Verdict.Headline())
+		line := fmt.Sprintf("best: %s %s; %s", s.label(b, m.m), m.pointRate(b), s.ranking.Verdict.Headline())
+		if bb := s.ranking.Verdict.Bench; bb != nil {
+			line += fmt.Sprintf("; faster, not permanent: %s", rank.SettingsString(bb.Settings))
+		}
+		return line
 	}
 	line := fmt.Sprintf("best: %s  %s  ", s.label(b, m.m), m.pointRate(b))
 	if v := versus(b); v != "" {

@@ -80,14 +80,16 @@ func BuildDTS(in DTSInput) DTS {
 		b.given[s.Name] = s.Value
 	}
 	for _, s := range in.Settings {
-		props, params, notes := len(b.d.Props), len(b.d.Params), len(b.d.Notes)
+		notes := len(b.d.Notes)
+		b.made = false
 		b.setting(s)
-		if len(b.d.Props) == props && len(b.d.Params) == params && !b.parkShared(s.Name) {
-			why := "no device-tree property or kernel parameter"
+		if !b.made {
+			// The note names the field and says why; without one, say it.
+			why := s.Name + ": no device-tree property or kernel parameter"
 			if len(b.d.Notes) > notes {
 				why = b.d.Notes[len(b.d.Notes)-1]
 			}
-			b.d.Unmade = append(b.d.Unmade, s.Name+": "+why)
+			b.d.Unmade = append(b.d.Unmade, why)
 		}
 	}
 	b.moduleWideNotes()
@@ -105,20 +107,10 @@ type dtsBuilder struct {
 	// parkDone is set once park's parameter is emitted: ASP and ASPE
 	// make one ehci_hcd.park line.
 	parkDone bool
-}
-
-// parkShared reports whether name is a park field whose kernel parameter
-// another park field already emitted (ASP and ASPE make one line).
-func (b *dtsBuilder) parkShared(name string) bool {
-	if !b.parkDone {
-		return false
-	}
-	ref, err := b.m.Lookup(name)
-	if err != nil || ref.Field == nil {
-		return false
-	}
-	k := b.p.Knob(ref)
-	return k != nil && k.ParamEncoding == soc.EncodingPark
+	// made is set when the setting being decided got its own property,
+	// kernel parameter or a permanent absence (a boolean property left
+	// out), not only a condition's property or a note.
+	made bool
 }
 
 // value is a field's value: the setting's where one is given, else the
@@ -164,6 +156,7 @@ func (b *dtsBuilder) setting(s Setting) {
 		return
 	case isModParam(b.m, s.Name):
 		mod, param, _ := strings.Cut(s.Name, ".")
+		b.made = true
 		b.d.Params = append(b.d.Params, DTSLine{Text: s.Name + "=" + s.Value,
 			Comment: joinComment(s.Comment, fmt.Sprintf("or `options %s %s=%s` in /etc/modprobe.d when %s is a module", mod, param, s.Value, mod))})
 		return
@@ -222,14 +215,17 @@ func (b *dtsBuilder) dtProp(s Setting, ref regs.Ref, v uint32, k *soc.Knob, cond
 	on, isBool := boolProps[k.DT]
 	switch {
 	case isBool && v == on:
+		b.made = true
 		b.d.Props = append(b.d.Props, DTSLine{Text: k.DT, Comment: joinComment(fmt.Sprintf("%s=%#x", ref.Field.Name, v)+b.roleNote(k.DTRoles), s.Comment)})
 	case isBool && v == 0:
+		b.made = true
 		b.note("%s = 0: leave %s out of the tree (absent means 0)", ref, k.DT)
 	case isBool:
 		b.note("%s = %#x cannot be set from the device tree: %s sets %#x or nothing", ref, v, k.DT, on)
 	case k.DTMax != nil && v > *k.DTMax:
 		b.note("%s = %#x is not emitted: the binding allows %s up to %#x", ref, v, k.DT, *k.DTMax)
 	default:
+		b.made = true
 		b.d.Props = append(b.d.Props, DTSLine{Text: fmt.Sprintf("%s = <%#x>", k.DT, v), Comment: joinComment(fmt.Sprintf("%s=%d", ref.Field.Name, v)+b.roleNote(k.DTRoles), s.Comment)})
 	}
 	if cond != nil {
@@ -249,9 +245,11 @@ func (b *dtsBuilder) kernelParam(s Setting, ref regs.Ref, v uint32, k *soc.Knob)
 			b.note("%s = %d cannot be set through %s, which gives %s = 2^N for N = 0..6", ref, v, k.Param, ref.Field.Name)
 			return
 		}
+		b.made = true
 		b.d.Params = append(b.d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, n),
 			Comment: joinComment(fmt.Sprintf("%s=%d", ref.Field.Name, v)+b.roleNote(k.ParamRoles), s.Comment)})
 	case soc.EncodingPark:
+		b.made = true // ASP and ASPE share one line
 		if b.parkDone {
 			return
 		}
@@ -267,6 +265,7 @@ func (b *dtsBuilder) kernelParam(s Setting, ref regs.Ref, v uint32, k *soc.Knob)
 		}
 		b.d.Params = append(b.d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, n), Comment: joinComment(c+b.roleNote(k.ParamRoles), s.Comment)})
 	default:
+		b.made = true
 		b.d.Params = append(b.d.Params, DTSLine{Text: fmt.Sprintf("%s=%d", k.Param, v), Comment: joinComment(fmt.Sprintf("%s=%d", ref.Field.Name, v)+b.roleNote(k.ParamRoles), s.Comment)})
 	}
 }

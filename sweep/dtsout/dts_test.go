@@ -217,3 +217,43 @@ func loadProfile(t *testing.T, name string) *soc.Profile {
 	p.File = "embedded:" + p.File
 	return p
 }
+
+// Permanence, the verdict's test, is BuildDTS's own decision: a change
+// that gets neither its property nor its parameter cannot be made
+// permanent, even when the fragment gains a condition's property for it
+// (a burst size above the binding's limit brings ahb-burst-config).
+func TestPermanence(t *testing.T) {
+	p := loadProfile(t, "imx6q")
+	c, _ := p.Controller("usbh1")
+	tg, _ := soc.OpenSim(p, c, soc.SimOptions{})
+	board, _ := soc.Take(p.Map, tg.Acc) // the board's values: AHBBRST 0
+	reset, _ := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
+	atReset, _ := soc.Take(p.Map, reset.Acc) // AHBBRST 2
+	perm := dtsout.Permanence(dtsout.DTSInput{Profile: p, Controller: c, Role: "host", Snapshot: board})
+	for _, tc := range []struct {
+		changes map[string]string
+		blocked string // "" when it can be made permanent
+	}{
+		{map[string]string{"BURSTSIZE.RXPBURST": "32"}, ""},
+		{map[string]string{"BURSTSIZE.RXPBURST": "128"}, "binding allows rx-burst-size-dword up to 0x20"},
+		{map[string]string{"USBCMD.ITC": "8"}, ""},
+		{map[string]string{"USBCMD.ITC": "0"}, "USBCMD.ITC = 0 cannot be set through ehci_hcd.log2_irq_thresh"},
+		{map[string]string{"USBMODE.SDIS": "0", "BURSTSIZE.RXPBURST": "32"}, "USBMODE.SDIS"},
+		{map[string]string{"USBCMD.ASPE": "1", "USBCMD.ASP": "3"}, ""},
+	} {
+		got := strings.Join(perm(tc.changes), "; ")
+		switch {
+		case tc.blocked == "" && got != "":
+			t.Errorf("%v: blocked by %q, want permanent", tc.changes, got)
+		case tc.blocked != "" && !strings.Contains(got, tc.blocked):
+			t.Errorf("%v: blocked by %q, want %q", tc.changes, got, tc.blocked)
+		}
+		if strings.Count(got, "USBMODE.SDIS") > 1 {
+			t.Errorf("%v: %q names the field twice", tc.changes, got)
+		}
+	}
+	// A burst size without ahb-burst-config 0 does nothing at reset.
+	if got := dtsout.Permanence(dtsout.DTSInput{Profile: p, Controller: c, Role: "host", Snapshot: atReset})(map[string]string{"BURSTSIZE.RXPBURST": "32"}); len(got) == 0 {
+		t.Error("RXPBURST=32 with AHBBRST 2: want it blocked by the AHBBRST=0 condition")
+	}
+}

@@ -3,6 +3,7 @@ package rank
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 )
 
@@ -127,16 +128,39 @@ func (c Comparison) String() string {
 	case !c.Significant:
 		return fmt.Sprintf("no significant difference (%+.1f %%, %s)", c.Pct, ci)
 	case c.Change == ChangeNone:
-		return fmt.Sprintf("no change: %+.1f %% is under the %.1f %% threshold (%s)", c.Pct, c.MinGainPct, ci)
+		// Two decimals where one would round to the threshold itself.
+		return fmt.Sprintf("no change: %s %% is under the %.1f %% threshold (%s)", near(c.Pct, c.MinGainPct), c.MinGainPct, ci)
 	}
 	return fmt.Sprintf("%+.1f %% (%s)", c.Pct, ci)
 }
 
 func ciRange(lo, hi float64) string {
 	if lo >= 0 && hi >= 0 {
-		return fmt.Sprintf("%.1f-%.1f", lo, hi)
+		return bound(lo) + "-" + bound(hi)
 	}
-	return fmt.Sprintf("%.1f to %.1f", lo, hi)
+	return bound(lo) + " to " + bound(hi)
+}
+
+// bound is an interval's end with one decimal, or with as many as it
+// takes not to print 0.0 for a bound that is not 0 (an interval above 0
+// must not read as one that includes it).
+func bound(x float64) string {
+	for d := 1; d <= 4; d++ {
+		if s := fmt.Sprintf("%.*f", d, x); strings.Trim(s, "-0.") != "" || x == 0 {
+			return s
+		}
+	}
+	return fmt.Sprintf("%.2g", x)
+}
+
+// near is x with one decimal, or two where one decimal would print the
+// threshold t itself (0.96 under a 1.0 % threshold reads "+0.96").
+func near(x, t float64) string {
+	s := fmt.Sprintf("%+.1f", x)
+	if math.Abs(x) < t && s == fmt.Sprintf("%+.1f", math.Copysign(t, x)) {
+		return fmt.Sprintf("%+.2f", x)
+	}
+	return s
 }
 
 // MinRunsForCI is the fewest runs per side for which a confidence
@@ -150,12 +174,106 @@ func Compare(xs, ref []float64) Comparison {
 	return compare(xs, ref, Noise{}, 1, 0)
 }
 
+// VisitNoise is the spread of the baseline's visit means beyond what the
+// run noise explains: one-way random effects on ln(rate), the
+// between-visit mean square MSB on DoF degrees of freedom, and N0 the
+// effective runs per visit (unbalanced visits). Zero value: none seen
+// (one visit, or visits no more apart than their runs).
+type VisitNoise struct {
+	MSB float64 `json:"msb"`
+	DoF int     `json:"dof"`
+	N0  float64 `json:"n0"`
+	// Tau2 is the estimated variance of a visit's shift, (MSB − σ²)/N0,
+	// where it is positive.
+	Tau2 float64 `json:"tau2"`
+}
+
+// VisitNoiseOf estimates the between-visit noise of visits (each a
+// visit's rates) against the pooled run noise nz.
+func VisitNoiseOf(visits [][]float64, nz Noise) VisitNoise {
+	var means, ns []float64
+	total := 0.0
+	for _, v := range visits {
+		if len(v) == 0 || !positive(v) {
+			continue
+		}
+		m, _ := LogStats(v)
+		means, ns = append(means, m), append(ns, float64(len(v)))
+		total += float64(len(v))
+	}
+	k := len(means)
+	if k < 2 || nz.DoF < 1 {
+		return VisitNoise{}
+	}
+	grand := 0.0
+	for i := range means {
+		grand += ns[i] * means[i]
+	}
+	grand /= total
+	ss, sq := 0.0, 0.0
+	for i := range means {
+		d := means[i] - grand
+		ss += ns[i] * d * d
+		sq += ns[i] * ns[i]
+	}
+	vn := VisitNoise{MSB: ss / float64(k-1), DoF: k - 1, N0: (total - sq/total) / float64(k-1)}
+	// The shift counts only where the visits differ beyond chance (the
+	// F test of MSB against σ² at visitAlpha): with two or three
+	// baseline visits a variance estimated on 1 or 2 degrees of freedom
+	// would otherwise widen every interval of a steady board several
+	// times over.
+	s2 := nz.SD * nz.SD
+	if t := (vn.MSB - s2) / vn.N0; t > 0 && vn.N0 > 0 && s2 > 0 && 1-FCDF(vn.MSB/s2, float64(vn.DoF), float64(nz.DoF)) < visitAlpha {
+		vn.Tau2 = t
+	}
+	return vn
+}
+
+// visitAlpha is the F test's level for a shift between visits.
+const visitAlpha = 0.10
+
+// FCDF is P(F <= x) for Fisher's F with d1 and d2 degrees of freedom.
+func FCDF(x, d1, d2 float64) float64 {
+	if x <= 0 {
+		return 0
+	}
+	return regIncBeta(d1*x/(d1*x+d2), d1/2, d2/2)
+}
+
+// compareVisits is compare with the between-visit noise vn: a point's
+// visits (pv) and the baseline's (vn.DoF+1) each carry a shift of
+// variance Tau2, added to the difference's variance; the degrees of
+// freedom are Satterthwaite's for the two mean squares.
+func compareVisits(xs, ref []float64, nz Noise, vn VisitNoise, pv, family int, minGain float64) Comparison {
+	if vn.Tau2 <= 0 {
+		return compare(xs, ref, nz, family, minGain)
+	}
+	return compareWith(xs, ref, nz, family, minGain, func(se2 float64) (float64, float64) {
+		// se2 is σ²(1/n + 1/nr) on nz.DoF; the shift adds
+		// Tau2·(1/pv + 1/V), Tau2 = (MSB − σ²)/N0.
+		c := 1/float64(pv) + 1/float64(vn.DoF+1)
+		s2 := nz.SD * nz.SD
+		a := se2/s2 - c/vn.N0 // weight of σ²
+		b := c / vn.N0        // weight of MSB
+		v := a*s2 + b*vn.MSB
+		dof := v * v / (a*a*s2*s2/float64(nz.DoF) + b*b*vn.MSB*vn.MSB/float64(vn.DoF))
+		return v, dof
+	})
+}
+
 // compare is xs against ref with the intervals of family comparisons
 // holding together at Confidence: each is a two-sided interval at
 // 1 - (1-Confidence)/family, so that each one-sided error (calling a
 // point faster that is not) is at most (1-Confidence)/(2 family), the
 // share of one of the two looks a sweep may take (see Policy).
 func compare(xs, ref []float64, nz Noise, family int, minGain float64) Comparison {
+	return compareWith(xs, ref, nz, family, minGain, nil)
+}
+
+// compareWith is compare; visits, when set, turns the pooled variance of
+// the difference (σ²(1/n + 1/nr)) into the variance and degrees of
+// freedom to use.
+func compareWith(xs, ref []float64, nz Noise, family int, minGain float64, visits func(se2 float64) (v, dof float64)) Comparison {
 	c := Comparison{Level: Confidence, Family: family, MinGainPct: minGain, N: len(xs), RefN: len(ref), Change: ChangeUnknown}
 	if len(xs) == 0 || len(ref) == 0 || !positive(xs) || !positive(ref) {
 		// Nothing usable (a rate that is not positive has no log): no
@@ -178,6 +296,10 @@ func compare(xs, ref []float64, nz Noise, family int, minGain float64) Compariso
 	if nz.DoF >= 2 && vx <= 4*nz.SD*nz.SD && vr <= 4*nz.SD*nz.SD {
 		se, dof = nz.SD*math.Sqrt(1/nx+1/nr), float64(nz.DoF)
 		quantile = tQuantileMemo // whole degrees of freedom: few keys
+		if visits != nil {
+			v, d := visits(se * se)
+			se, dof, quantile = math.Sqrt(v), d, TQuantileF
+		}
 	} else {
 		// Welch-Satterthwaite.
 		a, b := vx/nx, vr/nr
@@ -221,15 +343,16 @@ func (c *Comparison) Short() string {
 	return s
 }
 
-// Range is "+3.2 to +5.0", "" without an interval.
+// Range is the interval as String writes it ("3.2-5.0", "-1.2 to
+// 1.9"), "" without one.
 func (c *Comparison) Range() string {
 	if c == nil || !c.HasCI() {
 		return ""
 	}
-	return pct(c.Lo) + " to " + pct(c.Hi)
+	return ciRange(c.Lo, c.Hi)
 }
 
-// CI is "95 % CI +3.2 to +5.0", "" without an interval.
+// CI is "95 % CI 3.2-5.0", "" without an interval.
 func (c *Comparison) CI() string {
 	if c == nil || !c.HasCI() {
 		return ""

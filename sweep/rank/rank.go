@@ -39,6 +39,8 @@ type PointStats struct {
 	IRQsPerMiB []float64
 	CPUPerMiB  []float64
 	Unit       string
+	// Visits is the number of visits the rates come from (0 counts as 1).
+	Visits int
 }
 
 // Ranked is a ranked point.
@@ -59,6 +61,10 @@ type Ranked struct {
 	// Original is set for the point whose settings are the original
 	// ones: measured as a point, it is the noise floor of the sweep.
 	Original bool `json:"original_settings,omitempty"`
+	// Blocked are the point's changes that cannot be made permanent
+	// (Policy.NotPermanent), each with why: the verdict never
+	// recommends such a point.
+	Blocked []string `json:"blocked,omitempty"`
 
 	rates   []float64
 	logMean float64
@@ -72,11 +78,14 @@ type Excluded struct {
 	Reason   string            `json:"reason,omitempty"`
 	Changed  []string          `json:"changed,omitempty"`
 	Runs     int               `json:"runs"`
-	// Median, Unit and VsBaseline are an eliminated point's (the race
-	// dropped it on good runs, just fewer of them).
+	// Median, Unit, VsBaseline and Blocked are an eliminated point's
+	// (the race dropped it on good runs, just fewer of them).
 	Median     float64     `json:"median_rate,omitempty"`
 	Unit       string      `json:"unit,omitempty"`
 	VsBaseline *Comparison `json:"vs_baseline,omitempty"`
+	Blocked    []string    `json:"blocked,omitempty"`
+
+	logMean float64
 }
 
 // BaselineStats is the baseline (original settings) over all its visits.
@@ -100,9 +109,11 @@ type Ranking struct {
 	// baseline and the points; Family the number of points compared with
 	// the baseline (ranked and eliminated), over which the intervals hold
 	// together; MinGainPct the practical threshold.
-	Noise      Noise   `json:"noise"`
-	Family     int     `json:"family"`
-	MinGainPct float64 `json:"min_gain_pct"`
+	Noise Noise `json:"noise"`
+	// Visits is the between-visit noise the baseline's visits show.
+	Visits     VisitNoise `json:"visit_noise"`
+	Family     int        `json:"family"`
+	MinGainPct float64    `json:"min_gain_pct"`
 	// Verdict is the sweep's decision: what every output recommends.
 	Verdict Verdict `json:"verdict"`
 }
@@ -143,6 +154,24 @@ func Ptr(x float64) *float64 {
 // It costs O(n log n) in points and runs: one pass for the pooled noise,
 // one comparison per point, one sort.
 func Rank(points []PointStats, baseline []float64, visits []float64, original map[string]string, pol Policy) Ranking {
+	return rank(points, baseline, visits, nil, original, pol)
+}
+
+// RankVisits is Rank with the baseline's runs by visit: the spread of
+// the visits' means beyond what the run noise explains (a shift shared
+// by a visit's runs, drift between visits) then widens every interval
+// (VisitNoise), so that a sweep whose board drifts does not take the
+// drift for a gain.
+func RankVisits(points []PointStats, baseVisits [][]float64, original map[string]string, pol Policy) Ranking {
+	var baseline, medians []float64
+	for _, v := range baseVisits {
+		baseline = append(baseline, v...)
+		medians = append(medians, Median(v))
+	}
+	return rank(points, baseline, medians, baseVisits, original, pol)
+}
+
+func rank(points []PointStats, baseline []float64, visits []float64, baseVisits [][]float64, original map[string]string, pol Policy) Ranking {
 	pol = pol.withDefaults()
 	var rk Ranking
 	rk.Baseline = BaselineStats{Runs: len(baseline), Median: Median(baseline), Visits: visits, rates: baseline}
@@ -161,12 +190,13 @@ func Rank(points []PointStats, baseline []float64, visits []float64, original ma
 		}
 	}
 	rk.Noise = PoolNoise(groups...)
+	rk.Visits = VisitNoiseOf(baseVisits, rk.Noise)
 	rk.Family, rk.MinGainPct = family, pol.MinGainPct
-	vs := func(rates []float64) *Comparison {
+	vs := func(p PointStats) *Comparison {
 		if len(baseline) == 0 {
 			return nil
 		}
-		c := compare(rates, baseline, rk.Noise, family, pol.MinGainPct)
+		c := compareVisits(p.Rates, baseline, rk.Noise, rk.Visits, max(p.Visits, 1), family, pol.MinGainPct)
 		return &c
 	}
 	for _, p := range points {
@@ -177,7 +207,8 @@ func Rank(points []PointStats, baseline []float64, visits []float64, original ma
 			}
 			x := Excluded{Key: p.Key, Settings: p.Settings, Status: st, Reason: p.Reason, Changed: p.Changed, Runs: len(p.Rates)}
 			if st == StatusEliminated && len(p.Rates) > 0 {
-				x.Median, x.Unit, x.VsBaseline = Median(p.Rates), p.Unit, vs(p.Rates)
+				x.Median, x.Unit, x.VsBaseline, x.logMean = Median(p.Rates), p.Unit, vs(p), logMean(p.Rates)
+				x.Blocked = pol.blocked(p.Settings, original)
 			}
 			rk.Excluded = append(rk.Excluded, x)
 			continue
@@ -187,7 +218,8 @@ func Rank(points []PointStats, baseline []float64, visits []float64, original ma
 		}
 		r := Ranked{Key: p.Key, Settings: p.Settings, Ignored: p.Ignored, Runs: len(p.Rates), Median: Median(p.Rates), Unit: p.Unit,
 			IRQsPerMiB: Ptr(Median(p.IRQsPerMiB)), CPUPerMiB: Ptr(Median(p.CPUPerMiB)), rates: p.Rates,
-			Original: len(original) > 0 && changedFrom(p.Settings, original) == 0, VsBaseline: vs(p.Rates)}
+			Original: len(original) > 0 && changedFrom(p.Settings, original) == 0, VsBaseline: vs(p),
+			Blocked: pol.blocked(p.Settings, original)}
 		r.logMean = logMean(p.Rates)
 		rk.Ranked = append(rk.Ranked, r)
 	}

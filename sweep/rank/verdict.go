@@ -42,6 +42,23 @@ type Policy struct {
 	// kernel parameter can make permanent, each with why ("SDIS: no
 	// device-tree property or kernel parameter"); nil: every setting can.
 	NotPermanent func(changes map[string]string) []string
+	// SecondLook is the point the sweep's second look measured again
+	// (results.EventSecondLook): after it only that point may be
+	// recommended, the others having had their look.
+	SecondLook string
+}
+
+// blocked is what of settings' changes from original cannot be made
+// permanent (nil: all can, or no test).
+func (p Policy) blocked(settings, original map[string]string) []string {
+	if p.NotPermanent == nil {
+		return nil
+	}
+	ch := changes(settings, original)
+	if len(ch) == 0 {
+		return nil
+	}
+	return p.NotPermanent(ch)
 }
 
 func (p Policy) withDefaults() Policy {
@@ -90,9 +107,11 @@ type Verdict struct {
 	// decision): promising, not yet significant, or too few runs.
 	Confirm string `json:"confirm,omitempty"`
 	// Reason says why, in one sentence; Settle what would decide a
-	// no-decision.
+	// no-decision (or help a keep); Tie why the recommendation is not
+	// the fastest of the points tied with it.
 	Reason string `json:"reason"`
 	Settle string `json:"settle,omitempty"`
+	Tie    string `json:"tie,omitempty"`
 	// The rule it was decided under.
 	MinGainPct float64 `json:"min_gain_pct"`
 	Family     int     `json:"family"`
@@ -139,15 +158,31 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 		if c := r.VsBaseline; c == nil || c.Change != ChangeFaster || r.Original {
 			continue
 		}
-		if pol.NotPermanent != nil {
-			if b := pol.NotPermanent(changes(r.Settings, original)); len(b) > 0 {
-				if bench == nil || r.logMean > bench.logMean {
-					bench, blocked = r, b
-				}
-				continue
+		if len(r.Blocked) > 0 {
+			if bench == nil { // the first in the ranking's order
+				bench, blocked = r, r.Blocked
 			}
+			continue
+		}
+		if pol.SecondLook != "" && r.Key != pol.SecondLook {
+			continue // its look was the first, which recommended nothing
 		}
 		cands = append(cands, r)
+	}
+	// A faster point the adaptive race dropped because it cannot be made
+	// permanent is still the best on the bench.
+	var benchX *Excluded
+	for i := range rk.Excluded {
+		x := &rk.Excluded[i]
+		if x.Status != StatusEliminated || len(x.Blocked) == 0 || x.VsBaseline == nil || x.VsBaseline.Change != ChangeFaster {
+			continue
+		}
+		if (bench == nil || x.logMean > bench.logMean) && (benchX == nil || x.logMean > benchX.logMean) {
+			benchX = x
+		}
+	}
+	if benchX != nil {
+		bench, blocked = &Ranked{Key: benchX.Key, Settings: benchX.Settings, VsBaseline: benchX.VsBaseline, logMean: benchX.logMean}, benchX.Blocked
 	}
 	if len(cands) == 0 {
 		return keepOrUndecided(rk, original, pol, v, bench, blocked)
@@ -181,7 +216,10 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 	}
 	v.Reason = fmt.Sprintf("faster than the original settings beyond noise and the %.1f %% threshold", pol.MinGainPct)
 	if len(tied) > 1 {
-		v.Reason += fmt.Sprintf("; of the %d points tied with the fastest, the one with the fewest interrupts, CPU and changes", len(tied))
+		v.Tie = fmt.Sprintf("chosen among the %d points tied with the fastest (%s) for fewer interrupts per MiB, then less CPU per MiB, then fewer changed settings", len(tied), SettingsString(lead.Settings))
+		if w.IRQsPerMiB != nil && lead.IRQsPerMiB != nil && w != lead {
+			v.Tie += fmt.Sprintf(": %.0f against %.0f irq/MiB", *w.IRQsPerMiB, *lead.IRQsPerMiB)
+		}
 	}
 	if bench != nil && bench.logMean > w.logMean {
 		v.Bench = &BenchBest{Point: bench.Key, Settings: bench.Settings, Vs: bench.VsBaseline, Blocked: blocked}
@@ -204,17 +242,24 @@ func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verd
 	if best != nil {
 		v.Point, v.Settings, v.Vs = best.Key, best.Settings, best.VsBaseline
 	}
+	// Decision: too few runs decide nothing only where the estimate would
+	// be a gain; a point of 1 or 2 runs that the race left behind the
+	// threshold is no reason to withhold "keep" (in adaptive null sweeps
+	// that would be one in six).
 	if best != nil && best.VsBaseline != nil && !best.VsBaseline.HasCI() && best.VsBaseline.Pct >= pol.MinGainPct {
 		v.Kind = VerdictNone
-		v.Reason = fmt.Sprintf("the best point, %s, has %d run(s): too few to tell its %+.1f %% from noise", SettingsString(best.Settings), best.Runs, best.VsBaseline.Pct)
-		v.Settle = fmt.Sprintf("measure it at least %d times (a sweep with --repeat %d or more, or a larger --budget)", MinRunsForCI, MinRunsForCI)
-		if pol.NotPermanent == nil || len(pol.NotPermanent(changes(best.Settings, original))) == 0 {
+		v.Reason = fmt.Sprintf("the fastest point other than the original settings, %s, has %d run(s): too few to tell its %+.1f %% from noise", SettingsString(best.Settings), best.Runs, best.VsBaseline.Pct)
+		v.Settle = fmt.Sprintf("measure it at least %d times: a sweep of that point alone, or an adaptive sweep with a larger --budget", MinRunsForCI)
+		if len(best.Blocked) == 0 {
 			v.Confirm = best.Key // the sweep's second look measures it
 		}
 		return v
 	}
 	v.Kind = VerdictKeep
 	v.Reason = fmt.Sprintf("no point that can be made permanent was faster than the original settings beyond noise and the %.1f %% threshold", pol.MinGainPct)
+	if k := alwaysBlocked(rk, original); k != "" {
+		v.Settle = fmt.Sprintf("every point swept changes %s, which cannot be made permanent: sweep it with its original value (%s) too", shortName(k), original[k])
+	}
 	// The most promising point, for one more look: one that would be
 	// faster on its own (its interval at 95 % for itself above 0) but not
 	// among all the points compared. Under no effect at all that is the
@@ -230,7 +275,7 @@ func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verd
 		if alone := compare(r.rates, rk.Baseline.rates, rk.Noise, 1, 0); alone.Lo <= 0 {
 			continue
 		}
-		if pol.NotPermanent != nil && len(pol.NotPermanent(changes(r.Settings, original))) > 0 {
+		if len(r.Blocked) > 0 {
 			continue
 		}
 		if conf == nil || r.logMean > conf.logMean {
@@ -273,7 +318,7 @@ func (v Verdict) Headline() string {
 	case VerdictKeep:
 		s := "verdict: keep the original settings: " + v.Reason
 		if v.Point != "" && v.Vs != nil {
-			s += fmt.Sprintf(" (the best, %s: %s)", SettingsString(v.Settings), v.Vs)
+			s += fmt.Sprintf(" (the fastest other point, %s: %s)", SettingsString(v.Settings), v.Vs)
 		}
 		return s
 	}
@@ -300,6 +345,9 @@ func (v Verdict) Details() []string {
 	if v.Settle != "" {
 		out = append(out, "to decide: "+v.Settle)
 	}
+	if v.Tie != "" {
+		out = append(out, v.Tie)
+	}
 	if len(v.Kept) > 0 {
 		out = append(out, "kept at their original values: "+strings.Join(shortNames(v.Kept), ", "))
 	}
@@ -313,4 +361,47 @@ func (v Verdict) Details() []string {
 		out = append(out, fmt.Sprintf("rule: intervals hold together at 95 %% over the %d point(s) compared; a change needs its interval above 0 and a gain of at least %.1f %% (--min-gain)", v.Family, v.MinGainPct))
 	}
 	return out
+}
+
+// alwaysBlocked is a setting every point but the original settings
+// changes, where each of those points is blocked (cannot be made
+// permanent): the sweep never measured a point the verdict could
+// recommend without it. "" when there is none.
+func alwaysBlocked(rk *Ranking, original map[string]string) string {
+	var common map[string]bool
+	for _, r := range rk.Ranked {
+		if r.Original {
+			return "" // the original value was swept
+		}
+		if len(r.Blocked) == 0 {
+			return ""
+		}
+		ch := changes(r.Settings, original)
+		if common == nil {
+			common = map[string]bool{}
+			for k := range ch {
+				common[k] = true
+			}
+			continue
+		}
+		for k := range common {
+			if _, ok := ch[k]; !ok {
+				delete(common, k)
+			}
+		}
+	}
+	var ks []string
+	for k := range common {
+		for _, r := range rk.Ranked {
+			if !r.Original && slices.ContainsFunc(r.Blocked, func(b string) bool { return strings.Contains(b, k) }) {
+				ks = append(ks, k)
+				break
+			}
+		}
+	}
+	sort.Strings(ks)
+	if len(ks) == 0 {
+		return ""
+	}
+	return ks[0]
 }

@@ -139,3 +139,36 @@ func TestFamilyWidensIntervals(t *testing.T) {
 		t.Errorf("family %d / %d, want 10", ten.Family, ten.Verdict.Family)
 	}
 }
+
+// After the second look only its point may be recommended: another that
+// now clears the bar had its look at the first, which found nothing.
+func TestVerdictAfterTheSecondLook(t *testing.T) {
+	pts := []rank.PointStats{
+		pt("looked", map[string]string{"A": "3", "S": "0", "T": "16"}, 103, 15),
+		pt("other", map[string]string{"A": "7", "S": "0", "T": "16"}, 110, 5),
+	}
+	if v := rank.Rank(pts, runs(100, 20), nil, orig, rank.Policy{MinGainPct: 1}).Verdict; v.Point != "other" {
+		t.Fatalf("without a second look the faster point wins: %+v", v)
+	}
+	v := rank.Rank(pts, runs(100, 20), nil, orig, rank.Policy{MinGainPct: 1, SecondLook: "looked"}).Verdict
+	if v.Kind != rank.VerdictApply || v.Point != "looked" {
+		t.Errorf("after the second look on %q: %+v, want it alone", "looked", v)
+	}
+}
+
+// The shift a visit's runs share widens the intervals: the same runs in
+// visits whose means differ beyond their runs' noise give a wider
+// interval than in one steady visit.
+func TestVisitNoiseWidens(t *testing.T) {
+	steady := [][]float64{runs(100, 5), runs(100, 5), runs(100, 5)}
+	shifted := [][]float64{runs(97, 5), runs(100, 5), runs(103, 5)}
+	p := []rank.PointStats{pt("a", map[string]string{"A": "3"}, 104, 5)}
+	a := rank.RankVisits(p, steady, nil, rank.Policy{}).Ranked[0].VsBaseline
+	b := rank.RankVisits(p, shifted, nil, rank.Policy{}).Ranked[0].VsBaseline
+	if !(b.Hi-b.Lo > 2*(a.Hi-a.Lo)) {
+		t.Errorf("steady visits %s, shifted %s: want the shift to widen the interval", a, b)
+	}
+	if !a.Significant || b.Significant {
+		t.Errorf("+4 %% against steady visits %v, against visits 3 %% apart %v: want significant, then not", a.Significant, b.Significant)
+	}
+}

@@ -210,6 +210,9 @@ const (
 	EventEliminated = "eliminated"
 	EventWarning    = "warning"
 	EventApply      = "apply" // a visit starts: the point's settings are about to be written
+	// EventSecondLook: the verdict's second look begins; Point is the
+	// point it measures again, the only one that look may recommend.
+	EventSecondLook = "second-look"
 )
 
 // EndRecord closes a session.
@@ -465,6 +468,17 @@ func (res *Results) Eliminated() map[string]string {
 	return out
 }
 
+// SecondLook is the point the verdict's second look measured again
+// ("" when the sweep took none).
+func (res *Results) SecondLook() string {
+	for _, e := range res.Events {
+		if e.Event == EventSecondLook {
+			return e.Point
+		}
+	}
+	return ""
+}
+
 // ProbeRuns counts every probe run recorded (warm-ups included), in
 // closed and interrupted visits alike.
 func (res *Results) ProbeRuns() int { return len(res.Runs) }
@@ -475,6 +489,9 @@ func (res *Results) ProbeRuns() int { return len(res.Runs) }
 func (res *Results) Rank(pol rank.Policy) rank.Ranking {
 	st := NewStore()
 	st.original = res.Header.Originals
+	if pol.SecondLook == "" {
+		pol.SecondLook = res.SecondLook()
+	}
 	st.policy = pol
 	vs := res.Visits()
 	nums := make([]int, 0, len(vs))

@@ -14,6 +14,9 @@ type Store struct {
 	pts        map[string]*rank.PointStats
 	baseline   []float64
 	baseVisits []float64
+	// baseGroups are the baseline's rates by visit, for the
+	// between-visit noise.
+	baseGroups [][]float64
 	unit       string
 	// original are the axes' values when the sweep started; among tied
 	// points the one that changes fewer of them ranks first.
@@ -27,6 +30,10 @@ type Store struct {
 
 // SetPolicy sets the rule the ranking's verdict is decided under.
 func (s *Store) SetPolicy(p rank.Policy) { s.policy = p }
+
+// SecondLook records that the verdict's second look measures key again:
+// from now on only it may be recommended.
+func (s *Store) SecondLook(key string) { s.policy.SecondLook = key }
 
 func NewStore() *Store { return &Store{pts: map[string]*rank.PointStats{}} }
 
@@ -62,6 +69,7 @@ func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 		if p.Status == rank.StatusOK && len(rates) > 0 {
 			s.baseline = append(s.baseline, rates...)
 			s.baseVisits = append(s.baseVisits, rank.Median(rates))
+			s.baseGroups = append(s.baseGroups, rates)
 		}
 		return
 	}
@@ -78,6 +86,9 @@ func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 	if p.Status != rank.StatusOK {
 		ps.Status, ps.Reason, ps.Changed = p.Status, p.Reason, p.Changed
 		return
+	}
+	if len(rates) > 0 {
+		ps.Visits++
 	}
 	ps.Rates = append(ps.Rates, rates...)
 	ps.IRQsPerMiB = append(ps.IRQsPerMiB, irqs...)
@@ -108,7 +119,7 @@ func (s *Store) Rank() rank.Ranking {
 	for _, k := range s.order {
 		pts = append(pts, *s.pts[k])
 	}
-	rk := rank.Rank(pts, s.baseline, s.baseVisits, s.original, s.policy)
+	rk := rank.RankVisits(pts, s.baseGroups, s.original, s.policy)
 	if rk.Baseline.Unit == "" {
 		rk.Baseline.Unit = s.unit
 	}

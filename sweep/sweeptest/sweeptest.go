@@ -8,6 +8,8 @@ package sweeptest
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,6 +41,11 @@ type Landscape struct {
 	Seed     uint64
 	// Extra multiplies the rate (tests add factors for file axes).
 	Extra func() float64
+	// VisitShift is the spread (log-normal) of a shift every run of a
+	// visit shares: a board whose rate moves a little each time settings
+	// are applied (caches, the disk's state). A visit starts where the
+	// controller's registers differ from the last run's.
+	VisitShift float64
 	// Before is called at the start of every run with its number
 	// (1-based); a test cancels its context there to interrupt a point.
 	Before func(n int)
@@ -52,6 +59,11 @@ type Landscape struct {
 	mu    sync.Mutex
 	Runs  int
 	probe *probe.SimProbe
+	// lastRegs and shift are the last run's registers and its visit's
+	// shift; visits counts the visits for the shift's generator.
+	lastRegs string
+	shift    float64
+	visits   uint64
 }
 
 // Measure implements sweep.Prober.
@@ -82,6 +94,11 @@ func (l *Landscape) Measure(ctx context.Context) (probe.Run, error) {
 	}
 	if l.Extra != nil {
 		f := l.Extra()
+		run.Rate *= f
+		run.Elapsed = time.Duration(float64(run.Elapsed) / f)
+	}
+	if l.VisitShift > 0 {
+		f := l.visitShift()
 		run.Rate *= f
 		run.Elapsed = time.Duration(float64(run.Elapsed) / f)
 	}
@@ -251,4 +268,23 @@ func (l *Loader) CallLog() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.Calls)
+}
+
+// visitShift is the current visit's shift factor, drawn anew when the
+// controller's registers changed since the last run.
+func (l *Landscape) visitShift() float64 {
+	snap, err := soc.Take(l.Target.Profile.Map, l.Target.Acc)
+	if err != nil {
+		return 1
+	}
+	key := fmt.Sprint(snap.Registers)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if key != l.lastRegs || l.shift == 0 {
+		l.lastRegs = key
+		l.visits++
+		rng := rand.New(rand.NewPCG(l.Seed, 1<<62|l.visits))
+		l.shift = math.Exp(l.VisitShift * rng.NormFloat64())
+	}
+	return l.shift
 }
