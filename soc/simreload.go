@@ -16,7 +16,18 @@ func (t *Target) ReloadSim(readParam func(module, param string) (string, error))
 	if t.Kind != KindSim {
 		return errors.New("ReloadSim: not a simulated target")
 	}
-	o := SimOptions{Role: RoleHost}
+	// The port comes back in the role it had (a gadget stays a gadget),
+	// and a simulated ehci-hcd only where there was one.
+	role := SimRole(t.Controller)
+	if snap, err := Take(t.Profile.Map, t.Acc); err == nil {
+		if r := t.Role(snap); r == RoleHost || r == RoleDevice {
+			role = r
+		}
+	}
+	o := SimOptions{Role: role}
+	if role == RoleHost && t.Sim != nil && !t.Sim.DriverModelled() {
+		o.Driver = SimDriverOff
+	}
 	for _, k := range t.Profile.Knobs {
 		mod, param, ok := strings.Cut(k.Param, ".")
 		if !ok || k.ParamEncoding != EncodingLog2 && k.ParamEncoding != EncodingPark {

@@ -46,3 +46,51 @@ func TestReloadSimStartsTheDriverFromItsParameters(t *testing.T) {
 		t.Error("ReloadSim on an image")
 	}
 }
+
+// A reload brings the port back in its role (a gadget stays a gadget:
+// the vf610 park sweep on usbdev0 used to come back a host), and a
+// simulated ehci-hcd only where there was one; the driver parks only
+// where HCCPARAMS says the core can (the QEMU board's cannot).
+func TestReloadSimKeepsTheRoleAndParksOnlyWhereItCan(t *testing.T) {
+	none := func(string, string) (string, error) { return "", errors.New("none") }
+	p := profile(t, "imx6q")
+	c, _ := p.Controller("usbotg")
+	tg, err := OpenSim(p, c, SimOptions{Role: RoleDevice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.ReloadSim(none); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := Take(tg.Profile.Map, tg.Acc)
+	if r := tg.Role(snap); r != RoleDevice {
+		t.Errorf("the OTG port came back in %q role, want device", r)
+	}
+	h, _ := p.Controller("usbh1")
+	off, err := OpenSim(p, h, SimOptions{Driver: SimDriverOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := off.ReloadSim(none); err != nil {
+		t.Fatal(err)
+	}
+	if off.Sim.DriverModelled() {
+		t.Error("a reload switched on a simulated ehci-hcd that was off")
+	}
+	for _, tc := range []struct {
+		profile string
+		park    uint32
+	}{{"imx6q", 1}, {"qemu-sabrelite", 0}} {
+		q := profile(t, tc.profile)
+		qc, _ := q.Controller("usbh1")
+		qt, err := OpenSim(q, qc, SimOptions{Park: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := q.Map.Lookup("USBCMD.ASPE")
+		v, _ := qt.Acc.Read32(ref.Reg.Offset)
+		if got := ref.Field.Get(v); got != tc.park {
+			t.Errorf("%s with ehci_hcd.park=3: ASPE=%d, want %d (HCCPARAMS' park capability)", tc.profile, got, tc.park)
+		}
+	}
+}

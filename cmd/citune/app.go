@@ -126,6 +126,9 @@ type globals struct {
 	// default for host ports, as on a board.
 	noSimDriver bool
 	resetVals   bool
+	// simCmdline is --sim-cmdline: the kernel command line the simulated
+	// board booted with (its ehci_hcd parameters).
+	simCmdline string
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -134,6 +137,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.memFile, "mem-file", g.memFile, "use a register image `FILE` instead of /dev/mem")
 	fs.BoolVar(&g.sim, "sim", g.sim, "use the built-in simulated controller (no board, no root)")
 	fs.Var(notFlag{&g.noSimDriver}, "sim-driver", "with --sim: simulate ehci-hcd writing its cached USBCMD back after transfers\non host ports, as on a board (--sim-driver=false: ITC and park hold)")
+	fs.StringVar(&g.simCmdline, "sim-cmdline", g.simCmdline, "with --sim: the kernel command line the simulated board booted with, e.g.\n'ehci_hcd.park=3 ehci_hcd.log2_irq_thresh=0' (its ehci_hcd parameters; other words are ignored)")
 	fs.BoolVar(&g.resetVals, "reset-values", g.resetVals, "with --sim and mkimage: start from the controller's reset values, before\nany driver, instead of what Linux leaves on a running board")
 	fs.BoolVar(&g.json, "json", g.json, "print JSON on stdout (lower-case snake_case keys)")
 	fs.StringVar(&g.journal, "journal", g.journal, "journal `FILE` (default $CITUNE_JOURNAL, else\n/var/lib/citune/journal.json as root, else in ~/.local/state/citune)")
@@ -400,7 +404,11 @@ func (a *app) openProfile(p *soc.Profile, writable bool) (*soc.Target, error) {
 	var t *soc.Target
 	switch {
 	case a.g.sim:
-		t, err = soc.OpenSim(p, c, a.simOptions())
+		var o soc.SimOptions
+		if o, err = a.simOptions(); err != nil {
+			return nil, err
+		}
+		t, err = soc.OpenSim(p, c, o)
 	case a.g.memFile != "":
 		t, err = soc.OpenFile(p, c, a.g.memFile, writable)
 	default:
@@ -457,12 +465,46 @@ func parseChanges(m *regs.Map, args []string) ([]regs.Change, error) {
 }
 
 // simOptions are the simulated controller's options from the global flags.
-func (a *app) simOptions() soc.SimOptions {
+func (a *app) simOptions() (soc.SimOptions, error) {
 	o := soc.SimOptions{ResetValues: a.g.resetVals}
 	if a.g.noSimDriver {
 		o.Driver = soc.SimDriverOff
 	}
-	return o
+	var err error
+	o.Log2IrqThresh, o.Park, err = parseSimCmdline(a.g.simCmdline)
+	return o, err
+}
+
+// parseSimCmdline reads ehci-hcd's parameters from a kernel command line
+// as the kernel does (module.param=value words): log2_irq_thresh 0..6,
+// park 0..3 (ehci_hcd clamps a larger park to 3; a command line meant to
+// set it is refused here instead of guessed). Words of other modules are
+// ignored, so /proc/cmdline can be pasted as it is.
+func parseSimCmdline(line string) (log2, park uint, err error) {
+	for _, w := range strings.Fields(line) {
+		name, val, ok := strings.Cut(w, "=")
+		mod, param, dotted := strings.Cut(name, ".")
+		if !dotted || (mod != "ehci_hcd" && mod != "ehci-hcd") {
+			continue
+		}
+		if !ok {
+			return 0, 0, usageErr("--sim-cmdline: %q has no value", w)
+		}
+		n, perr := strconv.ParseUint(val, 0, 8)
+		switch {
+		case param == "log2_irq_thresh" && perr == nil && n <= 6:
+			log2 = uint(n)
+		case param == "park" && perr == nil && n <= 3:
+			park = uint(n)
+		case param == "log2_irq_thresh":
+			return 0, 0, usageErr("--sim-cmdline: %s: ehci_hcd.log2_irq_thresh takes 0 to 6 (ITC 1 to 64 micro-frames)", w)
+		case param == "park":
+			return 0, 0, usageErr("--sim-cmdline: %s: ehci_hcd.park takes 0 to 3 (back-to-back packets; 0 is off)", w)
+		default:
+			return 0, 0, usageErr("--sim-cmdline: %s: the simulated ehci-hcd has no parameter %q (it models log2_irq_thresh and park)", w, param)
+		}
+	}
+	return log2, park, nil
 }
 
 // notFlag is a boolean flag stored inverted (a default of true).

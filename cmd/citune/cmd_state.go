@@ -90,7 +90,11 @@ func runMkimage(a *app, args []string) error {
 	// The image holds what the simulated controller starts with: what
 	// Linux leaves on a running board, or with --reset-values the reset
 	// values.
-	t, err := soc.OpenSim(p, c, a.simOptions())
+	o, err := a.simOptions()
+	if err != nil {
+		return err
+	}
+	t, err := soc.OpenSim(p, c, o)
 	if err != nil {
 		return err
 	}

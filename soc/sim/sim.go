@@ -68,7 +68,9 @@ func New(cfg Config) *Sim {
 			}
 			put("ITC", 1<<cfg.Log2IrqThresh)
 			put("RS", 1)
-			if cfg.Park >= 1 && cfg.Park <= 3 {
+			// ehci_init() parks only where HCC_CANPARK (HCCPARAMS bit 2)
+			// says the core can.
+			if cfg.Park >= 1 && cfg.Park <= 3 && s.canPark() {
 				put("ASPE", 1)
 				put("ASP", uint32(cfg.Park))
 			}
@@ -77,6 +79,13 @@ func New(cfg Config) *Sim {
 		}
 	}
 	return s
+}
+
+// canPark reports HCCPARAMS.CANPARK (bit 2); a map without HCCPARAMS
+// (a device-only core) cannot park.
+func (s *Sim) canPark() bool {
+	r := s.cfg.Map.Register("HCCPARAMS")
+	return r != nil && s.vals[r.Offset]&(1<<2) != 0
 }
 
 // SoC names the simulated controller's profile.
