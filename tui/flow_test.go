@@ -271,6 +271,35 @@ func TestExport(t *testing.T) {
 	}
 }
 
+// An export onto an existing file asks first: the prompt comes back with
+// the name, and only enter on that same name replaces the file; esc
+// leaves it as it was (issue 24).
+func TestExportAsksBeforeReplacing(t *testing.T) {
+	e := newEnv(t, false)
+	e.files["old.dtsi"] = "keep me"
+	e.keys("w")
+	e.answer("old.dtsi")
+	if got := e.files["old.dtsi"]; got != "keep me" {
+		t.Fatalf("the existing file was replaced without asking:\n%s", got)
+	}
+	if e.m.mode != modeExport || !strings.Contains(e.screen(), "old.dtsi exists: enter replaces it") {
+		t.Fatalf("no question after an export onto an existing file:\n%s", e.screen())
+	}
+	e.keys("esc")
+	if got := e.files["old.dtsi"]; got != "keep me" {
+		t.Fatalf("esc replaced the file:\n%s", got)
+	}
+	e.keys("w")
+	e.answer("old.dtsi")
+	e.keys("enter")
+	if got := e.files["old.dtsi"]; !strings.Contains(got, "&usbh1 {") {
+		t.Fatalf("enter on the question did not replace the file:\n%s", got)
+	}
+	if !strings.Contains(e.screen(), "wrote old.dtsi") {
+		t.Errorf("no wrote line:\n%s", e.screen())
+	}
+}
+
 // After a sweep, export can take the winner instead of the live values.
 func TestExportWinner(t *testing.T) {
 	e := newEnv(t, false)

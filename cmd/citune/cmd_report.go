@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/report"
@@ -32,6 +35,7 @@ type reportOpts struct {
 	html, csvOut string
 	md, lava     bool
 	fleet        bool
+	force        bool
 }
 
 func runReport(a *app, args []string) error {
@@ -46,6 +50,7 @@ func runReport(a *app, args []string) error {
 	fs.BoolVar(&ro.md, "markdown", false, "print Markdown (for a commit message or a mailing list) instead of the table")
 	fs.BoolVar(&ro.fleet, "fleet", false, "compare the files board by board, grouped by SoC, controller and plan (automatic when their headers name two or more boards)")
 	fs.BoolVar(&ro.lava, "lava", false, "print LAVA test-case signals (one test case per point, the winner and its gain) instead of the table")
+	fs.BoolVar(&ro.force, "force", false, "replace an existing --html or --csv file (a results file is never replaced)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -58,6 +63,9 @@ func runReport(a *app, args []string) error {
 	}
 	if ro.md && ro.lava {
 		return usageErr("report: --markdown or --lava, not both")
+	}
+	if err := ro.checkOutputs(files); err != nil {
+		return err
 	}
 	ss, ranked, err := a.loadReports(files, ro.units)
 	if err != nil {
@@ -143,7 +151,7 @@ func (a *app) writeReports(ss []*report.Sweep, o report.Options, ro *reportOpts)
 		return withCode(exitUsage, err)
 	}
 	if ro.html != "" {
-		if err := writeOutput(ro.html, page.Bytes(), true); err != nil {
+		if err := writeOutput(ro.html, page.Bytes(), ro.force); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.env.stderr, "wrote %s\n", ro.html)
@@ -155,13 +163,48 @@ func (a *app) writeReports(ss []*report.Sweep, o report.Options, ro *reportOpts)
 			return err
 		}
 	default:
-		if err := writeOutput(ro.csvOut, csv.Bytes(), true); err != nil {
+		if err := writeOutput(ro.csvOut, csv.Bytes(), ro.force); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.env.stderr, "wrote %s\n", ro.csvOut)
 	}
 	_, err = a.env.stdout.Write(table.Bytes())
 	return err
+}
+
+// checkOutputs refuses, before anything is read or written, an --html or
+// --csv file that names one of the results files read, the other output,
+// or a file that exists (without --force) or may not be written.
+func (ro *reportOpts) checkOutputs(files []string) error {
+	var outs []string
+	for _, o := range []string{ro.html, ro.csvOut} {
+		if o == "" || o == "-" {
+			continue
+		}
+		for _, in := range slices.Concat(files, outs) {
+			if sameFile(o, in) {
+				return usageErr("report: %s is both read and written: give the output another name", o)
+			}
+		}
+		outs = append(outs, o)
+	}
+	for _, o := range outs {
+		if err := checkOutput(o, ro.force); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether a and b name one file: the same path, or two
+// names of one existing file.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // byteUnit resolves --units (or $CITUNE_UNITS): mib, mb, mbit or the unit

@@ -89,7 +89,7 @@ func runTUI(a *app, args []string) error {
 		Role:      soc.Role(*role),
 		ByteUnit:  display,
 		Mono:      monochrome(a.env.getenv),
-		WriteFile: func(path string, b []byte) error { return writeOutput(path, b, true) },
+		WriteFile: writeOutput,
 		DTS:       func(results string, snap soc.Snapshot) (string, error) { return a.dtsText(t, results, snap) },
 		LoadPlan:  tui.LoadPlanFile,
 	}
