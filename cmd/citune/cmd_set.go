@@ -58,14 +58,12 @@ func runSet(a *app, args []string) error {
 	if err := a.checkLive(changes, ws, *allowLive); err != nil {
 		return err
 	}
-	// Values the hardware will ignore (TXPBURST while AHBBRST != 0):
-	// a dry run says so on stderr, a set with its other warnings.
-	inert := inertChanges(t, changes, ws)
+	// Values the hardware will ignore (TXPBURST while AHBBRST != 0),
+	// values the driver rewrites, values known to hurt this SoC: a dry
+	// run says all that a set would.
+	warnings := append(inertChanges(t, changes, ws), a.driverWarnings(t, changes)...)
 	if *dry {
-		for _, s := range inert {
-			fmt.Fprintf(a.env.stderr, "citune: warning: %s\n", s)
-		}
-		return a.printDrySet(t, ws)
+		return a.printDrySet(t, ws, warnings)
 	}
 	u, closeUndo, err := a.openUndo(t, undo.KindSet, undoOpts{force: *force, allowLive: *allowLive})
 	if err != nil {
@@ -76,7 +74,7 @@ func runSet(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	return a.printSet(t, results, append(inert, a.driverWarnings(t, changes)...))
+	return a.printSet(t, results, warnings)
 }
 
 // setChanges resolves the profile and parses FIELD=VALUE arguments
@@ -126,22 +124,27 @@ func setResultOf(w regs.Write) setResult {
 	return setResult{Register: w.Reg.Name, Offset: fmt.Sprintf("0x%03x", w.Reg.Offset), Old: regs.Hex(w.Old), New: regs.Hex(w.New), Changes: changeStrings(w.Changes)}
 }
 
-// printDrySet shows what a set would write.
-func (a *app) printDrySet(t *soc.Target, ws []regs.Write) error {
+// printDrySet shows what a set would write, with the warnings the set
+// would print.
+func (a *app) printDrySet(t *soc.Target, ws []regs.Write, warnings []string) error {
 	var out []setResult
 	for _, w := range ws {
 		out = append(out, setResultOf(w))
 	}
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
-			Target targetInfo  `json:"target"`
-			DryRun bool        `json:"dry_run"`
-			Writes []setResult `json:"writes"`
-		}{infoOf(t), true, out})
+			Target   targetInfo  `json:"target"`
+			DryRun   bool        `json:"dry_run"`
+			Writes   []setResult `json:"writes"`
+			Warnings []string    `json:"warnings,omitempty"`
+		}{infoOf(t), true, out, warnings})
 	}
 	fmt.Fprintln(a.env.stdout, header(t))
 	for _, r := range out {
 		fmt.Fprintf(a.env.stdout, "would write %s (%s): %s -> %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, strings.Join(r.Changes, " "))
+	}
+	for _, s := range warnings {
+		fmt.Fprintln(a.env.stdout, "warning: "+s)
 	}
 	fmt.Fprintln(a.env.stdout, "dry run: nothing written")
 	return nil
