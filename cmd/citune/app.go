@@ -331,6 +331,11 @@ func (a *app) resolveProfile() (*soc.Profile, error) {
 		return nil, err
 	}
 	d, err := soc.Detect(a.env.root, ps, a.identifyLive)
+	if errors.Is(err, soc.ErrNoProfile) && a.g.memFile != "" {
+		if _, ok, _ := readSidecar(a.g.memFile); !ok {
+			return nil, noSidecarErr(a.g.memFile)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
