@@ -214,12 +214,14 @@ func runGet(a *app, args []string) error {
 	}
 	defer t.Close()
 	var refs []regs.Ref
+	byAddr := map[int]bool{} // refs named by an address
 	for i, n := range fs.Args() {
 		if off, ok := offs[i]; ok {
 			r, err := registerAt(t, n, off)
 			if err != nil {
 				return err
 			}
+			byAddr[len(refs)] = true
 			refs = append(refs, regs.Ref{Reg: r})
 			continue
 		}
@@ -252,7 +254,12 @@ func runGet(a *app, args []string) error {
 	if a.g.json {
 		return writeJSON(a.env.stdout, items)
 	}
-	for _, it := range items {
+	for i, it := range items {
+		if byAddr[i] {
+			// An address may be any controller's: say whose, and where.
+			fmt.Fprintf(a.env.stdout, "%s %s (%s) = %s\n", t.Controller.Label, it.Name, it.Address, regs.Hex(it.Value))
+			continue
+		}
 		if strings.Contains(it.Name, ".") {
 			fmt.Fprintf(a.env.stdout, "%s=%d", it.Name, it.Value)
 			if it.Meaning != "" {

@@ -85,6 +85,10 @@ func (a *app) setChanges(args []string) (*soc.Profile, []regs.Change, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	args, err = a.addressChanges(p, args)
+	if err != nil {
+		return nil, nil, err
+	}
 	c, err := a.pickController(p)
 	if err != nil {
 		return nil, nil, err
@@ -97,6 +101,36 @@ func (a *app) setChanges(args []string) (*soc.Profile, []regs.Change, error) {
 		return nil, nil, err
 	}
 	return p, changes, nil
+}
+
+// addressChanges turns ADDRESS=VALUE arguments (the address forms get
+// takes: 0x02184340, usbh1+0x160, a window offset) into REGISTER=VALUE
+// of the controller the addresses pick, which becomes the command's; the
+// changes then take the checks of a named write.
+func (a *app) addressChanges(p *soc.Profile, args []string) ([]string, error) {
+	names := make([]string, len(args))
+	for i, s := range args {
+		names[i], _, _ = strings.Cut(s, "=")
+	}
+	offs, err := a.resolveAddresses(p, names)
+	if err != nil || len(offs) == 0 {
+		return args, err
+	}
+	c, err := a.pickController(p)
+	if err != nil {
+		return nil, err
+	}
+	m := p.ForController(c).Map
+	out := slices.Clone(args)
+	for i, off := range offs {
+		r := m.At(off)
+		if r == nil {
+			return nil, usageErr("%s: no register of %s at offset %#x (%#08x): citune writes only registers it knows", names[i], c.Label, off, c.Base+uint64(off))
+		}
+		_, v, _ := strings.Cut(args[i], "=")
+		out[i] = r.Name + "=" + v
+	}
+	return out, nil
 }
 
 // checkLive refuses changes that write live state unless allowed, and
