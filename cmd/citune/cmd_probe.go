@@ -40,7 +40,7 @@ func (a *app) probeFlags(o *probeOpts) func(fs *flag.FlagSet) {
 		fs.IntVar(&o.warmup, "warmup", o.warmup, "warm-up runs before them (reported, not counted)")
 		fs.StringVar(&o.irq, "irq", o.irq, "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
 		fs.BoolVar(&o.noTrace, "no-trace", o.noTrace, "do not time the interrupt handler through tracefs")
-		fs.StringVar(&o.units, "units", o.units, "`UNIT` of byte rates: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and iperf3 print (default $CITUNE_UNITS, else MiB/s; --json gives all three)")
+		fs.StringVar(&o.units, "units", o.units, unitsUsage("--json gives all three"))
 	}
 }
 
@@ -170,7 +170,8 @@ func (a *app) printProbe(results []probe.Result, tinfo *targetInfo, irq, display
 		Target *targetInfo    `json:"target,omitempty"`
 		IRQ    string         `json:"irq,omitempty"`
 		Probes []probe.Result `json:"probes"`
-		// Medians in the units dd, hdparm and iperf3 print.
+		// Medians in the units dd (MB/s), hdparm (MiB/s, printed
+		// "MB/sec") and iperf3 (Mbit/s) print.
 		Medians []medianRates `json:"medians"`
 	}{Target: tinfo, IRQ: irq, Probes: results}
 	for _, r := range results {

@@ -43,7 +43,7 @@ func runReport(a *app, args []string) error {
 	var ro reportOpts
 	fs.Var(&ro.points, "point", "also show this point: its `SETTINGS` (\"ITC=1 AHBBRST=0\") or #N, the point ranked N (repeatable)")
 	fs.IntVar(&ro.top, "top", 0, "show the `N` best points (default: every point)")
-	fs.StringVar(&ro.units, "units", "", "`UNIT` of byte rates: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and iperf3\nprint (default $CITUNE_UNITS, else MiB/s; --json gives all three)")
+	fs.StringVar(&ro.units, "units", "", unitsUsage("--json gives all three"))
 	fs.IntVar(&ro.width, "width", 0, "fit the table to `N` columns (default: the terminal's width, else 80)")
 	fs.StringVar(&ro.html, "html", "", "write one self-contained HTML page with charts to `FILE`")
 	fs.StringVar(&ro.csvOut, "csv", "", "write every point as CSV to `FILE` (- for stdout, instead of the table)")
@@ -205,6 +205,12 @@ func sameFile(a, b string) bool {
 	fa, err1 := os.Stat(a)
 	fb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// unitsUsage is the help of every --units flag; tail says what else
+// keeps or gives the rates.
+func unitsUsage(tail string) string {
+	return "`UNIT` of byte rates shown: MiB/s (what hdparm prints as \"MB/sec\"), MB/s (SI, as dd prints)\nor Mbit/s (as iperf3 prints) (default $CITUNE_UNITS, else MiB/s; " + tail + ")"
 }
 
 // byteUnit resolves --units (or $CITUNE_UNITS): mib, mb, mbit or the unit

@@ -82,7 +82,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.sysRoot, "sys-root", "/", "`DIR` where /sys/module, /proc/modules and the reload-wait path are (tests)")
 	fs.StringVar(&o.irq, "irq", "", "interrupt `LINE` to count, as /proc/interrupts names it (default: the profile's controller)")
 	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
-	fs.StringVar(&o.units, "units", "", "`UNIT` of byte rates shown: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and\niperf3 print (default $CITUNE_UNITS, else MiB/s; the results file keeps bytes per second)")
+	fs.StringVar(&o.units, "units", "", unitsUsage("the results file keeps bytes per second"))
 	fs.StringVar(&o.board, "board", "", "name this board in the results header, for comparing a farm's boards (a LAVA device name, a lab label; default $CITUNE_BOARD)")
 }
 

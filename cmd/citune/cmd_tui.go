@@ -35,7 +35,7 @@ func runTUI(a *app, args []string) error {
 	interval := fs.Duration("interval", time.Second, "refresh `INTERVAL` of the register view (changed in the TUI with < and >)")
 	sweepOut := fs.String("sweep-out", "", "results `FILE` (JSONL) of the first sweep; later plans add -2, -3... (default: a new\ntui-sweep-DATE-TIME.jsonl in the state directory, beside the journal)")
 	role := fs.String("role", "", "the controller's `ROLE`, host or device (default: from USBMODE.CM)")
-	units := fs.String("units", "", "`UNIT` of byte rates shown: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and\niperf3 print (default $CITUNE_UNITS, else MiB/s; the results file keeps bytes per second)")
+	units := fs.String("units", "", unitsUsage("the results file keeps bytes per second"))
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
