@@ -196,8 +196,8 @@ func (a *app) main(args []string) error {
 	fs.Usage = func() { a.usage(a.env.stderr) }
 	// Global flags before the command; the command parses the rest with
 	// the shared grammar (its flags and the global ones, anywhere).
-	if err := fs.Parse(args); err != nil {
-		return withCode(exitUsage, err)
+	if err := quietParse(fs, "", func() error { return fs.Parse(args) }); err != nil {
+		return err
 	}
 	rest := fs.Args()
 	if *version {
@@ -221,17 +221,30 @@ func (a *app) main(args []string) error {
 				a.helpToStdout, a.cmd = true, c
 				return c.run(a, []string{"--help"})
 			}
-			return usageErr("unknown command %q (run `citune help`)", rest[1])
+			return unknownCommand(rest[1])
 		}
 		a.usage(a.env.stdout)
 		return nil
 	}
 	c := commands[name]
 	if c == nil {
-		return usageErr("unknown command %q (run `citune help`)", name)
+		return unknownCommand(name)
 	}
 	a.cmd = c
 	return c.run(a, rest[1:])
+}
+
+// unknownCommand refuses a command name, with the nearest command.
+func unknownCommand(name string) error {
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if n := nearest(name, names); n != "" {
+		return usageErr("unknown command %q (did you mean %s? `citune help` lists the commands)", name, n)
+	}
+	return usageErr("unknown command %q (run `citune help`)", name)
 }
 
 func (a *app) usage(w io.Writer) {

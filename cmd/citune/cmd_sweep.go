@@ -161,9 +161,13 @@ func runSweep(a *app, args []string) error {
 	fs := a.flags("sweep")
 	o.register(fs)
 	if err := a.parse(fs, args); err != nil {
-		if strings.Contains(err.Error(), "flag provided but not defined") {
+		if uf := (*unknownFlagError)(nil); errors.As(err, &uf) {
 			// Flags go anywhere, so a probe's own flags need the --.
-			return usageErr("%v (the probe and its flags go after --: citune sweep ... -- KIND [flags] [TARGET])", err)
+			msg := fmt.Sprintf("unknown flag --%s: the probe and its flags go after -- (citune sweep ... -- KIND [flags] [TARGET])", uf.name)
+			if uf.nearest != "" {
+				msg += "; or did you mean --" + uf.nearest + "?"
+			}
+			return usageErr("%s", msg)
 		}
 		return err
 	}
