@@ -108,7 +108,7 @@ func placeAfter(c *soc.Controller) string {
 func (a *app) dtsFromResults(path string) (dtsout.DTSInput, error) {
 	res, err := results.Load(path)
 	if err != nil {
-		return dtsout.DTSInput{}, err
+		return dtsout.DTSInput{}, explainResults(path, err)
 	}
 	h := res.Header
 	p, err := a.resultsProfile(path, h.Profile, h.ProfileFile)
