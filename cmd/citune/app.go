@@ -160,6 +160,12 @@ type command struct {
 	summary string
 	usage   string
 	run     func(a *app, args []string) error
+	// examples close the command's help, one command line each (the
+	// help's test runs those on --sim).
+	examples []string
+	// values: the command takes register values (set, sweep axes), and
+	// its help says in what forms.
+	values bool
 	// noJSON says why the command has no machine form; --json is
 	// refused with it. Empty: the command prints JSON with --json.
 	noJSON string

@@ -21,6 +21,8 @@ func init() {
 		summary: "DT fragment and kernel parameters for a winner or live values",
 		usage:   "dts [--results RESULTS.jsonl]",
 		run:     runDTS,
+
+		examples: []string{"citune dts --results usbh1.jsonl", "citune --sim dts"},
 	})
 }
 

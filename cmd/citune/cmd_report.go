@@ -18,6 +18,12 @@ func init() {
 		summary: "tables and charts of sweep results (--html --csv --markdown --lava)",
 		usage:   "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown | --lava] [--fleet] RESULTS.jsonl...",
 		run:     runReport,
+		examples: []string{
+			"citune report usbh1.jsonl",
+			"citune report --top 3 --point 'AHBBRST=0 TXPBURST=16' usbh1.jsonl",
+			"citune report --html usbh1.html --csv usbh1.csv usbh1.jsonl",
+			"citune report --units MB/s --markdown board-a.jsonl board-b.jsonl",
+		},
 	})
 }
 

@@ -12,7 +12,14 @@ import (
 )
 
 func init() {
-	register(&command{name: "set", summary: "change fields: verified, journalled, undoable", usage: "set [--dry-run] FIELD=VALUE...", run: runSet})
+	register(&command{name: "set", summary: "change fields: verified, journalled, undoable", usage: "set [--dry-run] FIELD=VALUE...", run: runSet,
+		values: true,
+		examples: []string{
+			"citune --sim set ITC=UF8 AHBBRST=INCR16",
+			"citune --sim set TXPBURST=0x10 SDIS=0b1",
+			"citune --sim set --dry-run USBCMD=0x00080001",
+			"citune --sim set usbh1+0x160=0x0808",
+		}})
 	register(&command{name: "verify", summary: "check that the values the last set wrote still hold", usage: "verify", run: runVerify})
 }
 

@@ -21,6 +21,12 @@ func init() {
 		summary: "measure settings that held, record them, restore, rank",
 		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
 		run:     runSweep,
+		examples: []string{
+			"citune --sim sweep --axis AHBBRST=INCR,INCR16 --axis TXPBURST=0x8,0x10 -- sim",
+			"citune sweep --axis ITC=0,1,8 --out usbh1.jsonl -- read --size 64M /dev/sda",
+			"citune sweep --resume usbh1.jsonl",
+		},
+		values: true,
 	})
 }
 

@@ -223,6 +223,15 @@ func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	if c.noJSON != "" {
 		fmt.Fprintf(w, "\n%s\n", wordWrap("no --json: "+c.noJSON, 80))
 	}
+	if c.values {
+		fmt.Fprintf(w, "\n%s\n", wordWrap("values: a number (decimal 16, hex 0x10 or binary 0b10000), the name of one of the field's values (UF8, INCR16), or on/off for a one-bit field; `citune dump` lists the names", 80))
+	}
+	if len(c.examples) > 0 {
+		fmt.Fprintf(w, "\nexamples:\n")
+		for _, e := range c.examples {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
+	}
 }
 
 // helpOut is where help goes: stdout for `citune help CMD`, stderr for
