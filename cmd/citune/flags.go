@@ -197,7 +197,10 @@ func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 			line += " " + name
 		}
 		fmt.Fprintln(w, line)
-		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" && !strings.Contains(usage, "(default") {
+		// A switch's text says what it does; Go's "(default true)" on one
+		// that is on unless turned off (--sim-driver) says nothing more.
+		_, isBool := f.Value.(interface{ IsBoolFlag() bool })
+		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" && !isBool && !strings.Contains(usage, "(default") {
 			usage += fmt.Sprintf(" (default %s)", d)
 		}
 		// At most 80 columns (a serial console).
