@@ -310,8 +310,9 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
-		if len(m.differing()) == 0 && !m.probe.running && !m.sweep.running {
-			// Nothing to decide: every value is at its start.
+		if len(m.differing()) == 0 && !m.probe.running && !m.sweep.running && !m.writing {
+			// Nothing to decide: every value is at its start (and no
+			// write is on its way to change one).
 			return m.startClose(closeRestore)
 		}
 		m.mode = modeQuit

@@ -172,11 +172,14 @@ func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr err
 		if err := u.Keep(); err != nil {
 			return err
 		}
-		if len(touched) > 0 {
+		switch {
+		case len(touched) == 0:
+		case t.Kind == soc.KindSim:
+			// Nothing outlives the process: nothing was kept anywhere.
+			fmt.Fprintf(a.env.stdout, "%d changed value(s) left on the simulated controller, which ends with the session: nothing on real hardware changed\n", len(touched))
+		default:
 			fmt.Fprintf(a.env.stdout, "kept %d changed value(s) on %s\n", len(touched), t)
-			if t.Kind != soc.KindSim {
-				fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
-			}
+			fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
 		}
 		return nil
 	case out.Quit && out.Restored:
