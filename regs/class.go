@@ -12,13 +12,14 @@ type Class int
 
 // Field classes.
 const (
-	// ClassConfig is configuration the driver sets up once (interrupt
-	// enables, port speed options, TT hub address): `set` may change it.
+	// ClassConfig is configuration the driver sets up once (port speed
+	// options, wake-up enables, TT hub address): `set` may change it.
 	ClassConfig Class = iota
 	// ClassKnob is a tuning knob (ITC, bursts, SDIS, park, FIFO tuning).
 	ClassKnob
 	// ClassLive is live state: list addresses, doorbells, run/stop,
-	// schedule enables, port reset and suspend, endpoint prime and flush,
+	// schedule enables, interrupt enables, port reset and suspend, the
+	// PHY's type and width, OTG control, endpoint prime and flush,
 	// status. Writing it under a running driver can stop a transfer, lose
 	// a DMA list or reset a device: `set` needs an explicit flag and
 	// snapshots never write it back.
@@ -40,6 +41,8 @@ var liveRegisters = map[string]string{
 	"ENDPTSTAT":        "endpoint buffer status",
 	"ENDPTCOMPLETE":    "transfer-complete status the gadget driver is about to handle",
 	"ULPI_VIEWPORT":    "writing it starts a PHY register transaction",
+	"USBINTR":          "the interrupt enables the driver waits on: clearing one leaves its transfers hanging, setting one raises interrupts it does not handle",
+	"OTGSC":            "OTG control of the role-switch driver: ID pull-up, VBUS charge and discharge, and the ID and session interrupts it waits on",
 }
 
 // liveFields are the live-state fields of registers that also hold
@@ -64,6 +67,9 @@ var liveFields = map[string]string{
 	"PORTSC1.PHCD": "PHY low-power suspend: 1 stops the PHY clock",
 	"PORTSC1.PTC":  "port test mode: anything but 0 stops normal traffic",
 	"PORTSC1.PIC":  "port indicator",
+	"PORTSC1.PTS1": "PHY type (UTMI, ULPI, serial), set to the board's wiring: a wrong one cuts the port off its PHY",
+	"PORTSC1.PTS2": "PHY type bit 2 (HSIC), set to the board's wiring: a wrong one cuts the port off its PHY",
+	"PORTSC1.PTW":  "PHY data width (8 or 16 bits), set to the PHY: a wrong one garbles every transfer",
 	"USBMODE.CM":   "controller mode: host, device or idle, owned by the role switch",
 	"OTGSC.VD":     "VBUS discharge",
 	"OTGSC.VC":     "VBUS charge",

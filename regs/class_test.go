@@ -9,7 +9,9 @@ func TestClassOf(t *testing.T) {
 		"USBCMD.RS": ClassLive, "USBCMD.ASE": ClassLive, "USBCMD.PSE": ClassLive, "USBCMD.IAA": ClassLive, "USBCMD.RST": ClassLive,
 		"ASYNCLISTADDR": ClassLive, "USBSTS": ClassLive, "USBSTS.UI": ClassLive, "ENDPTPRIME": ClassLive, "ENDPTFLUSH": ClassLive,
 		"PORTSC1.PR": ClassLive, "PORTSC1.SUSP": ClassLive, "PORTSC1.CSC": ClassLive, "ENDPTCTRL1": ClassLive, "USBMODE.CM": ClassLive,
-		"USBINTR.UE": ClassConfig, "PORTSC1.PFSC": ClassConfig, "TTCTRL.TTHA": ClassKnob,
+		"PORTSC1.PFSC": ClassConfig, "PORTSC1.WKCN": ClassConfig, "TTCTRL.TTHA": ClassKnob,
+		"USBINTR": ClassLive, "USBINTR.UE": ClassLive, "PORTSC1.PTS1": ClassLive, "PORTSC1.PTS2": ClassLive, "PORTSC1.PTW": ClassLive,
+		"OTGSC": ClassLive, "OTGSC.IDPU": ClassLive, "OTGSC.IDIE": ClassLive,
 		"USBCMD": ClassLive, "SBUSCFG": ClassKnob, "TXFILLTUNING.TXSCHHEALTH": ClassLive,
 	} {
 		ref, err := m.Lookup(name)
@@ -48,6 +50,9 @@ func TestLiveChanges(t *testing.T) {
 		{Change{Ref: Ref{Reg: usbcmd}, Value: 0x00400031}, false}, // only ITC differs
 		{Change{Ref: Ref{Reg: usbcmd}, Value: 0x00080011}, true},  // ASE off
 		{Change{Ref: Ref{Reg: usbcmd}, Value: 0x00080071}, true},  // IAA rung
+		{change("USBINTR=0x7"), true},
+		{change("OTGSC=0"), true},
+		{change("PORTSC1.PTW=0"), true},
 	} {
 		got := len(LiveChanges([]Change{tc.c}, cur)) > 0
 		if got != tc.live {

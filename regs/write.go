@@ -32,11 +32,12 @@ func (m *Map) ParseChange(s string) (Change, error) {
 	}
 	var v uint32
 	if ref.Field != nil {
-		v, err = ParseValue(ref.Field, val)
-	} else {
-		v, err = ParseNumber(val)
-	}
-	if err != nil {
+		// ParseValue's errors start with the field's name: the register
+		// goes before it, so the field is named once (USBCMD.ITC: ...).
+		if v, err = ParseValue(ref.Field, val); err != nil {
+			return Change{}, fmt.Errorf("%s.%w", ref.Reg.Name, err)
+		}
+	} else if v, err = ParseNumber(val); err != nil {
 		return Change{}, fmt.Errorf("%s: %w", ref, err)
 	}
 	c := Change{Ref: ref, Value: v}
@@ -58,7 +59,10 @@ func (c Change) check() error {
 		case f.Access == WC && c.Value != 0:
 			return fmt.Errorf("%s: %w: any write to %s clears this counter; only 0 can be asked for", c.Ref, ErrRefused, r.Name)
 		}
-		return CheckValue(f, c.Value)
+		if err := CheckValue(f, c.Value); err != nil {
+			return fmt.Errorf("%s.%w", r.Name, err)
+		}
+		return nil
 	}
 	// A whole-register value carries a value for every field: the ones that
 	// must be legal are those the hardware takes (RW, write-once). Values of

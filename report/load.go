@@ -401,7 +401,9 @@ func (s *Sweep) inProgress(res *results.Results) {
 // lastState is the state of the last session, with a warning when it did
 // not restore the original settings.
 func (s *Sweep) lastState(res *results.Results) {
-	if len(res.Ends) < res.Sessions() {
+	// The last session's end decides (an earlier one killed with -9
+	// has none, and a resume finished the sweep).
+	if len(res.Ends) == 0 || res.Ends[len(res.Ends)-1].Session < res.Sessions() {
 		s.State = "unfinished"
 		s.StateDetail = "no end record: the sweep was killed, or is still running"
 		return

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -93,9 +94,10 @@ type (
 
 	// exportMsg reports an export.
 	exportMsg struct {
-		path  string
-		lines int
-		err   error
+		path   string
+		lines  int
+		err    error
+		exists bool // not written: the file exists (err is fs.ErrExist)
 	}
 )
 
@@ -280,17 +282,18 @@ func loadPlan(load PlanLoader, path string, m *regs.Map) tea.Cmd {
 	}
 }
 
-// writeExport writes the export file.
-func writeExport(write func(string, []byte) error, path, text string) tea.Cmd {
+// writeExport writes the export file (an existing one only with
+// replace).
+func writeExport(write func(string, []byte, bool) error, path, text string, replace bool) tea.Cmd {
 	return func() tea.Msg {
-		err := write(path, []byte(text))
+		err := write(path, []byte(text), replace)
 		n := 0
 		for _, c := range text {
 			if c == '\n' {
 				n++
 			}
 		}
-		return exportMsg{path: path, lines: n, err: err}
+		return exportMsg{path: path, lines: n, err: err, exists: errors.Is(err, fs.ErrExist)}
 	}
 }
 

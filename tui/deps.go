@@ -143,8 +143,12 @@ type Config struct {
 	NoSweep string
 	// LoadPlan reads plan files; nil disables loading.
 	LoadPlan PlanLoader
-	// WriteFile writes exports (os.WriteFile in cmd/citune).
-	WriteFile func(path string, data []byte) error
+	// WriteFile writes exports. An existing file is replaced only with
+	// replace set; without it WriteFile returns an error that is
+	// fs.ErrExist, and the session asks before it writes again with
+	// replace (cmd/citune's writeOutput, which never replaces a results
+	// file).
+	WriteFile func(path string, data []byte, replace bool) error
 	// DTS, when set, makes the export's text as `citune dts` prints it:
 	// for the sweep winner from its results file, or (results "") for
 	// the live values in snap; the export then matches the command byte

@@ -186,7 +186,7 @@ func (m Model) editView(h int) []string {
 	var out []string
 	w := m.w
 	if f == nil {
-		out = append(out, m.st.Title.Render(cut(fmt.Sprintf("Edit %s (offset %#03x, whole register)  now %s, at start %s", reg.Name, reg.Offset, regs.Hex(raw), regs.Hex(sv)), w)))
+		out = append(out, wrapStyled(m.st.Title, fmt.Sprintf("Edit %s (offset %#03x, whole register)  now %s, at start %s", reg.Name, reg.Offset, regs.Hex(raw), regs.Hex(sv)), w)...)
 		out = append(out, wrap(reg.Desc, w, "  ")...)
 	} else {
 		cur, start := f.Get(raw), f.Get(sv)
@@ -194,7 +194,7 @@ func (m Model) editView(h int) []string {
 		if reg.ResetKnown {
 			head += fmt.Sprintf(", reset %d", f.Get(reg.Reset))
 		}
-		out = append(out, m.st.Title.Render(cut(head, w)))
+		out = append(out, wrapStyled(m.st.Title, head, w)...)
 		text := f.Desc + "."
 		if len(e.choices) == 0 || e.other {
 			text += " Legal: " + regs.Legal(f) + "."
@@ -205,7 +205,14 @@ func (m Model) editView(h int) []string {
 		}
 		out = append(out, d...)
 		out = append(out, m.st.ColHead.Render(fit(fmt.Sprintf("   %-6s %-12s %-15s %s", "value", "name", "", "meaning"), w)))
-		listH := max(3, h-len(out)-4)
+		// A meaning too long for its row shows whole, for the selected
+		// value, under the list.
+		var whole []string
+		if e.sel < len(e.choices) && choiceCol+len(choiceMeaning(e.choices[e.sel])) > w {
+			c := e.choices[e.sel]
+			whole = wrap(c.name+": "+choiceMeaning(c), w, "  ")
+		}
+		listH := max(3, h-len(out)-4-len(whole))
 		if e.sel < e.top {
 			e.top = e.sel
 		}
@@ -215,6 +222,7 @@ func (m Model) editView(h int) []string {
 		for i := e.top; i < len(e.choices) && i < e.top+listH; i++ {
 			out = append(out, m.editChoiceLine(e, i, cur, start))
 		}
+		out = append(out, whole...)
 	}
 	if e.other {
 		cursor := "  "
@@ -227,9 +235,9 @@ func (m Model) editView(h int) []string {
 	}
 	out = append(out, "")
 	if e.err != "" {
-		out = append(out, m.st.Error.Render(cut("refused: "+e.err, w)))
+		out = append(out, wrapStyled(m.st.Error, "refused: "+e.err, w)...)
 	} else {
-		out = append(out, cut("enter writes the value and reads it back; esc leaves without writing", w))
+		out = append(out, wrap("enter writes the value and reads it back; esc leaves without writing", w, "  ")...)
 	}
 	if k := m.cfg.Target.Profile.Knob(e.ref); k != nil && k.Driver != "" {
 		out = append(out, wrap("Driver: "+k.Driver, w, "  ")...)
@@ -240,6 +248,18 @@ func (m Model) editView(h int) []string {
 		out = out[:h]
 	}
 	return out
+}
+
+// choiceCol is the column where a choice row's meaning starts.
+const choiceCol = 2 + 1 + 6 + 1 + 12 + 1 + 15 + 1
+
+// choiceMeaning is what a value of the editor means, a reserved one
+// marked.
+func choiceMeaning(c choice) string {
+	if c.reserved {
+		return "RESERVED, cannot be chosen: " + c.meaning
+	}
+	return c.meaning
 }
 
 // editChoiceLine is the editor's row of choice i, tagged with the values
@@ -258,10 +278,7 @@ func (m Model) editChoiceLine(e editor, i int, cur, start uint32) string {
 	if reg.ResetKnown && c.v == f.Get(reg.Reset) {
 		tags = append(tags, "reset")
 	}
-	meaning := c.meaning
-	if c.reserved {
-		meaning = "RESERVED, cannot be chosen: " + meaning
-	}
+	meaning := choiceMeaning(c)
 	cursor := "  "
 	if i == e.sel {
 		cursor = "> "

@@ -280,6 +280,35 @@ func TestExport(t *testing.T) {
 	}
 }
 
+// An export onto an existing file asks first: the prompt comes back with
+// the name, and only enter on that same name replaces the file; esc
+// leaves it as it was (issue 24).
+func TestExportAsksBeforeReplacing(t *testing.T) {
+	e := newEnv(t, false)
+	e.files["old.dtsi"] = "keep me"
+	e.keys("w")
+	e.answer("old.dtsi")
+	if got := e.files["old.dtsi"]; got != "keep me" {
+		t.Fatalf("the existing file was replaced without asking:\n%s", got)
+	}
+	if e.m.mode != modeExport || !strings.Contains(e.screen(), "old.dtsi exists: enter replaces it") {
+		t.Fatalf("no question after an export onto an existing file:\n%s", e.screen())
+	}
+	e.keys("esc")
+	if got := e.files["old.dtsi"]; got != "keep me" {
+		t.Fatalf("esc replaced the file:\n%s", got)
+	}
+	e.keys("w")
+	e.answer("old.dtsi")
+	e.keys("enter")
+	if got := e.files["old.dtsi"]; !strings.Contains(got, "&usbh1 {") {
+		t.Fatalf("enter on the question did not replace the file:\n%s", got)
+	}
+	if !strings.Contains(e.screen(), "wrote old.dtsi") {
+		t.Errorf("no wrote line:\n%s", e.screen())
+	}
+}
+
 // After a sweep, export can take the winner instead of the live values.
 func TestExportWinner(t *testing.T) {
 	e := newEnv(t, false)
@@ -468,5 +497,47 @@ func TestSweepOriginalWins(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("export lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// q while a write is on its way (the first change of the session): the
+// quit does not take the session for unchanged and go at once; the
+// dialog opens, and keep waits for the write, so the value is kept
+// (issue 24; a script typing "q" right after enter met this). Closing
+// says "restoring..." once, on the status line.
+func TestQuitWhileWriting(t *testing.T) {
+	e := newEnv(t, false)
+	e.selectRow("SBUSCFG.AHBBRST")
+	e.keys("enter", "down")
+	mm, write := e.m.Update(press("enter"))
+	e.m = mm.(Model)
+	if write == nil || !e.m.writing {
+		t.Fatal("enter in the editor gave no write")
+	}
+	e.keys("q")
+	if e.quit || e.m.mode != modeQuit {
+		t.Fatalf("q during a write: quit %v, mode %d; want the quit dialog", e.quit, e.m.mode)
+	}
+	e.keys("k")
+	if e.quit {
+		t.Fatal("keep quit before the write landed")
+	}
+	e.do(write)
+	if !e.quit || !e.m.out.Kept {
+		t.Fatalf("after the write: quit %v, kept %v", e.quit, e.m.out.Kept)
+	}
+	if e.field("SBUSCFG.AHBBRST") == e.startField("SBUSCFG.AHBBRST") {
+		t.Error("the write did not land before the keep")
+	}
+}
+
+func TestClosingSaysRestoringOnce(t *testing.T) {
+	e := newEnv(t, false)
+	e.setEdit("USBCMD.ITC", 0)
+	e.keys("q")
+	mm, _ := e.m.Update(press("enter")) // restore and quit; the restore not run
+	e.m = mm.(Model)
+	if n := strings.Count(e.screen(), "restoring the starting values"); n != 1 {
+		t.Errorf("\"restoring the starting values\" %d times on the closing screen:\n%s", n, e.screen())
 	}
 }

@@ -20,9 +20,19 @@ func (m Model) View() tea.View {
 	return v
 }
 
+// maxStatusLines is how many lines a long status or error may take
+// from the body, wrapped, so that it is read in full; a longer one ends
+// with "~" (which the help screen then shows whole).
+const maxStatusLines = 3
+
+// bodyH is the number of lines between the header and the status.
+func (m Model) bodyH() int {
+	return m.h - 2 - len(m.statusLines())
+}
+
 // render draws exactly h lines of at most w columns.
 func (m Model) render() string {
-	bodyH := m.h - 3
+	bodyH := m.bodyH()
 	var body []string
 	switch m.mode {
 	case modeQuit, modeClosing:
@@ -47,7 +57,8 @@ func (m Model) render() string {
 	lines := make([]string, 0, m.h)
 	lines = append(lines, m.headerView())
 	lines = append(lines, body...)
-	lines = append(lines, m.statusView(), m.helpLine(m.shortHelp()))
+	lines = append(lines, m.statusView()...)
+	lines = append(lines, m.helpLine(m.shortHelp()))
 	return strings.Join(lines, "\n")
 }
 
@@ -60,7 +71,15 @@ func (m Model) headerView() string {
 	case soc.KindFile:
 		kind = "image"
 	}
-	left := fmt.Sprintf("%s %s %#x %s", t.Profile.Name, t.Controller.Label, t.Controller.Base, kind)
+	// Narrow screens lose the refresh rate, then the base, the profile
+	// and the controller; what is driven (SIMULATED, image, /dev/mem)
+	// goes last.
+	lefts := []string{
+		fmt.Sprintf("%s %s %#x %s", t.Profile.Name, t.Controller.Label, t.Controller.Base, kind),
+		fmt.Sprintf("%s %s %s", t.Profile.Name, t.Controller.Label, kind),
+		fmt.Sprintf("%s %s", t.Controller.Label, kind),
+		kind,
+	}
 	var tabs []string
 	for i := tab(0); i < numTabs; i++ {
 		name := fmt.Sprintf("%d %s", i+1, tabNames[i])
@@ -86,46 +105,100 @@ func (m Model) headerView() string {
 	}
 	tabW += int(numTabs) - 1
 	room := m.w - tabW - 2 - len(right) - 1
-	if room < 12 {
+	if room < len(lefts[1]) {
 		right = ""
 		room = m.w - tabW - 2
 	}
-	return m.st.Header.Render(fit(left, room)) + "  " + strings.Join(tabs, " ") + " " + right
-}
-
-// helpLine renders as many bindings as fit in one line, "~" marking
-// that more exist (? lists them all).
-func (m Model) helpLine(bs []key.Binding) string {
-	var b strings.Builder
-	n := 0
-	for _, k := range bs {
-		if !k.Enabled() {
-			continue
-		}
-		h := k.Help()
-		item := h.Key + " " + h.Desc
-		sep := ""
-		if n > 0 {
-			sep = "  "
-		}
-		if n+len(sep)+len(item) > m.w-2 {
-			if n+2 <= m.w {
-				b.WriteString(" ~")
-			}
+	left := lefts[len(lefts)-1]
+	for _, l := range lefts {
+		if len(l) <= room {
+			left = l
 			break
 		}
-		b.WriteString(sep + m.st.Help.ShortKey.Render(h.Key) + " " + m.st.Help.ShortDesc.Render(h.Desc))
-		n += len(sep) + len(item)
+	}
+	if right != "" {
+		right = " " + right
+	}
+	return m.st.Header.Render(fit(left, room)) + "  " + strings.Join(tabs, " ") + right
+}
+
+// helpLine renders the bindings that fit in one line, in order. When
+// some do not fit, the help key (? all keys) stands last in their place,
+// so the line is never cut and says where the others are.
+func (m Model) helpLine(bs []key.Binding) string {
+	var on []key.Binding
+	for _, k := range bs {
+		if k.Enabled() {
+			on = append(on, k)
+		}
+	}
+	width := func(k key.Binding) int { return len(k.Help().Key) + 1 + len(k.Help().Desc) }
+	total := 0
+	for i, k := range on {
+		total += width(k) + 2*min(i, 1)
+	}
+	var shown []key.Binding
+	if total <= m.w {
+		shown = on
+	} else {
+		help := m.keys.Help
+		room := m.w - width(help) - 2
+		n := 0
+		for _, k := range on {
+			if k.Help() == help.Help() {
+				continue
+			}
+			if n+width(k)+2*min(len(shown), 1) > room {
+				break
+			}
+			n += width(k) + 2*min(len(shown), 1)
+			shown = append(shown, k)
+		}
+		shown = append(shown, help)
+	}
+	var b strings.Builder
+	for i, k := range shown {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		h := k.Help()
+		b.WriteString(m.st.Help.ShortKey.Render(h.Key) + " " + m.st.Help.ShortDesc.Render(h.Desc))
 	}
 	return b.String()
 }
 
-func (m Model) statusView() string {
-	s := fit(m.status, m.w)
-	if m.statusErr {
-		return m.st.Error.Render(s)
+// statusLines is the status wrapped to the width: one line, or up to
+// maxStatusLines for a long message.
+func (m Model) statusLines() []string {
+	if m.mode == modeHelp {
+		return []string{""} // the help screen shows the last message itself
 	}
-	return m.st.Status.Render(s)
+	lines := wrap(m.status, m.w, "  ")
+	switch {
+	case len(lines) == 0:
+		return []string{""}
+	case len(lines) > maxStatusLines:
+		const more = " ... (? shows all)"
+		lines = lines[:maxStatusLines]
+		last := strings.Fields(lines[maxStatusLines-1])
+		for len(last) > 1 && len("  "+strings.Join(last, " ")+more) > m.w {
+			last = last[:len(last)-1]
+		}
+		lines[maxStatusLines-1] = cut("  "+strings.Join(last, " ")+more, m.w)
+	}
+	return lines
+}
+
+func (m Model) statusView() []string {
+	lines := m.statusLines()
+	st := m.st.Status
+	if m.statusErr {
+		st = m.st.Error
+	}
+	for i, l := range lines {
+		lines[i] = st.Render(fit(l, m.w))
+	}
+	return lines
 }
 
 // shortHelp is the help line for what is on screen.
@@ -157,57 +230,82 @@ func (m Model) shortHelp() []key.Binding {
 func (m Model) helpView(h int) []string {
 	out := []string{m.st.Title.Render("Keys"), ""}
 	out = append(out, m.keyColumns(m.keys.FullHelp())...)
-	out = append(out, "",
+	legend := []string{
 		"Flags in the Registers tab (the column headed *RS!x):",
 		"  *  tuning knob            R  differs from the reset value",
 		"  S  differs from the value at the start of this session",
 		"  !  changed behind your back (the detail pane says who does that)",
 		"  x  marked as a sweep axis",
 		"Leaving restores the starting values unless you choose keep; so does a",
-		"closed terminal (SIGHUP).")
-	for i := range out {
-		out[i] = cut(out[i], m.w)
+		"closed terminal (SIGHUP).",
+	}
+	if m.status != "" {
+		legend = append(legend, "Last message: "+m.status)
+	}
+	out = append(out, "")
+	for _, l := range legend {
+		out = append(out, wrapLine(l, m.w)...)
+	}
+	if len(out) > h {
+		out = out[1:] // the keys before the blank under the title
+		out[0] = m.st.Title.Render("Keys")
 	}
 	return out
 }
 
 // keyColumns lays the bindings out in columns, two spaces apart, without
-// the help bubble's truncation: every key of the session fits 80 columns
-// (the help screen test checks it).
+// the help bubble's truncation. Columns that do not fit beside the
+// others start a band of their own below, so every key shows at any
+// width the session takes (the help screen test checks 80 and 60).
 func (m Model) keyColumns(cols [][]key.Binding) []string {
 	type cell struct{ k, d string }
-	var grid [][]cell
-	rows := 0
-	var kw, dw []int
+	type column struct {
+		cells  []cell
+		kw, dw int
+	}
+	var all []column
 	for _, col := range cols {
-		var cs []cell
-		w1, w2 := 0, 0
+		var c column
 		for _, b := range col {
 			if !b.Enabled() {
 				continue
 			}
 			h := b.Help()
-			cs = append(cs, cell{h.Key, h.Desc})
-			w1, w2 = max(w1, len(h.Key)), max(w2, len(h.Desc))
+			c.cells = append(c.cells, cell{h.Key, h.Desc})
+			c.kw, c.dw = max(c.kw, len(h.Key)), max(c.dw, len(h.Desc))
 		}
-		grid = append(grid, cs)
-		kw, dw = append(kw, w1), append(dw, w2)
-		rows = max(rows, len(cs))
+		all = append(all, c)
 	}
 	var out []string
-	for r := 0; r < rows; r++ {
-		var b strings.Builder
-		for c, cs := range grid {
-			if c > 0 {
-				b.WriteString("  ")
-			}
-			k, d := "", ""
-			if r < len(cs) {
-				k, d = cs[r].k, cs[r].d
-			}
-			b.WriteString(m.st.Help.FullKey.Render(fmt.Sprintf("%-*s", kw[c], k)) + " " + m.st.Help.FullDesc.Render(fmt.Sprintf("%-*s", dw[c], d)))
+	for len(all) > 0 {
+		n, width := 1, all[0].kw+1+all[0].dw
+		for n < len(all) && width+2+all[n].kw+1+all[n].dw <= m.w {
+			width += 2 + all[n].kw + 1 + all[n].dw
+			n++
 		}
-		out = append(out, strings.TrimRight(b.String(), " "))
+		band := all[:n]
+		all = all[n:]
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		rows := 0
+		for _, c := range band {
+			rows = max(rows, len(c.cells))
+		}
+		for r := 0; r < rows; r++ {
+			var b strings.Builder
+			for i, c := range band {
+				if i > 0 {
+					b.WriteString("  ")
+				}
+				k, d := "", ""
+				if r < len(c.cells) {
+					k, d = c.cells[r].k, c.cells[r].d
+				}
+				b.WriteString(m.st.Help.FullKey.Render(fmt.Sprintf("%-*s", c.kw, k)) + " " + m.st.Help.FullDesc.Render(fmt.Sprintf("%-*s", c.dw, d)))
+			}
+			out = append(out, strings.TrimRight(b.String(), " "))
+		}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,10 +86,16 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 		LoadPlan: func(path string, m *regs.Map) (SweepPlan, error) {
 			return parsePlan("AHBBRST=0,3 ITC=1,8 repeat=3", m)
 		},
-		WriteFile: func(path string, b []byte) error { e.files[path] = string(b); return nil },
-		Interval:  time.Second,
-		Tick:      func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil },
-		Styles:    &plain,
+		WriteFile: func(path string, b []byte, replace bool) error {
+			if _, ok := e.files[path]; ok && !replace {
+				return &fs.PathError{Op: "export", Path: path, Err: fs.ErrExist}
+			}
+			e.files[path] = string(b)
+			return nil
+		},
+		Interval: time.Second,
+		Tick:     func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil },
+		Styles:   &plain,
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -114,6 +114,9 @@ type Model struct {
 	ed   editor
 	in   textinput.Model
 	expW bool // export the sweep winner rather than the current settings
+	// expReplace is the export file the user was told exists: enter on
+	// the same name replaces it.
+	expReplace string
 
 	probe probeState
 	sweep sweepState
@@ -238,6 +241,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onPlan(msg), nil
 	case exportMsg:
 		m.exports--
+		if msg.exists && m.mode != modeClosing {
+			// Ask again, in the prompt, with the name kept.
+			m.mode, m.expReplace = modeExport, msg.path
+			m.in.SetValue(msg.path)
+			m.in.CursorEnd()
+			m.setErr("%s exists: enter replaces it; edit the name, or esc", msg.path)
+			return m, m.in.Focus()
+		}
 		if msg.err != nil {
 			m.setErr("export: %v", msg.err)
 			m.out.ExportErr = errors.Join(m.out.ExportErr, fmt.Errorf("export %s: %w", msg.path, msg.err))
@@ -299,8 +310,9 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
-		if len(m.differing()) == 0 && !m.probe.running && !m.sweep.running {
-			// Nothing to decide: every value is at its start.
+		if len(m.differing()) == 0 && !m.probe.running && !m.sweep.running && !m.writing {
+			// Nothing to decide: every value is at its start (and no
+			// write is on its way to change one).
 			return m.startClose(closeRestore)
 		}
 		m.mode = modeQuit

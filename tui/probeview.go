@@ -228,7 +228,7 @@ func (m Model) probeView(h int) []string {
 	w := m.w
 	var out []string
 	if m.cfg.Prober == nil {
-		out = append(out, m.st.Error.Render(cut("Probing is not available: "+m.cfg.NoProbe, w)))
+		out = append(out, wrapStyled(m.st.Error, "Probing is not available: "+m.cfg.NoProbe, w)...)
 	} else {
 		out = append(out, m.st.Title.Render(cut("Probe: "+m.cfg.Prober.Name(), w)))
 	}
@@ -301,9 +301,9 @@ func (m Model) probeRunView() []string {
 			s += "  (simulated)"
 		}
 		if r.Corrupt {
-			out = append(out, m.st.Error.Render(cut("CORRUPT "+s+" "+r.Detail, w)))
+			out = append(out, wrapStyled(m.st.Error, "CORRUPT "+s+" "+r.Detail, w)...)
 		} else {
-			out = append(out, cut(s, w))
+			out = append(out, wrap(s, w, "  ")...)
 		}
 	} else {
 		out = append(out, "last run: none yet")

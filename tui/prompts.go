@@ -97,7 +97,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Cancel):
-		m.mode = modeNormal
+		m.mode, m.expReplace = modeNormal, ""
 		m.in.Blur()
 		m.setStatus("cancelled")
 		return m, nil
@@ -117,11 +117,12 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 				return m, nil
 			}
 			text := m.exportText()
-			m.mode = modeNormal
+			replace := val == m.expReplace
+			m.mode, m.expReplace = modeNormal, ""
 			m.in.Blur()
 			m.setStatus("writing %s...", val)
 			m.exports++
-			return m, writeExport(m.cfg.WriteFile, val, text)
+			return m, writeExport(m.cfg.WriteFile, val, text, replace)
 		case modePlan:
 			m.sweep.setPlanText(val, m.m)
 			if m.sweep.planErr != "" {

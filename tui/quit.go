@@ -47,11 +47,11 @@ func (m Model) proceedClose() (tea.Model, tea.Cmd) {
 		m.setStatus("finishing the export first...")
 		return m, nil // the exportMsg brings us back here
 	}
+	if m.writing {
+		return m, nil // onWrite brings us back here (keep it too: the write's value is kept)
+	}
 	if m.closing == closeKeep {
 		return m, tea.Quit
-	}
-	if m.writing {
-		return m, nil // onWrite brings us back here
 	}
 	m.setStatus("restoring the starting values...")
 	m.writing = true
@@ -75,8 +75,7 @@ func (m Model) quitView(h int) []string {
 		out = append(out, cut("A probe or sweep is running: it is stopped first (a sweep restores its own values).", m.w), "")
 	}
 	if m.mode == modeClosing {
-		out = append(out, fit(m.status, m.w))
-		return out
+		return out // the status line says what is being done
 	}
 	out = append(out,
 		cut("  r or enter  restore the starting values and quit (default)", m.w),

@@ -73,7 +73,7 @@ func (m Model) regsLayout(h int) (listH, detailH int) {
 }
 
 func (m *Model) scrollToSel() {
-	listH, _ := m.regsLayout(m.h - 3)
+	listH, _ := m.regsLayout(m.bodyH())
 	if m.sel < m.top {
 		m.top = m.sel
 	}
@@ -150,7 +150,11 @@ func (m Model) regsView(h int) []string {
 	nameW, bitsW := m.columns()
 	valW := max(8, m.w-2-5-1-nameW-1-bitsW-1)
 	out := []string{m.st.ColHead.Render(fit(fmt.Sprintf("  *RS!x %s %s %s", fit("name", nameW), fit("bits", bitsW), "value"), m.w))}
-	for i := m.top; i < len(m.rows) && i < m.top+listH; i++ {
+	top := m.top
+	if m.sel >= top+listH { // a two-line status took a row
+		top = m.sel - listH + 1
+	}
+	for i := top; i < len(m.rows) && i < top+listH; i++ {
 		r := m.rows[i]
 		if r.kind == rowSection {
 			t := "-- " + r.title + " "
@@ -321,7 +325,7 @@ func valueName(f *regs.Field, v uint32) string {
 
 func (m Model) regsKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
-	listH, _ := m.regsLayout(m.h - 3)
+	listH, _ := m.regsLayout(m.bodyH())
 	switch {
 	case key.Matches(msg, k.Up):
 		m.sel = m.nextSelectable(m.sel-1, -1)

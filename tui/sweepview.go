@@ -55,12 +55,13 @@ func (m Model) sweepPlanView() []string {
 	var out []string
 	switch m.mode {
 	case modePlan:
-		out = append(out, m.st.Title.Render(cut("Sweep plan: FIELD=v1,v2,... per axis and repeat=N; values as for citune set", w)), m.inputView())
+		out = append(out, wrapStyled(m.st.Title, "Sweep plan: FIELD=v1,v2,... per axis and repeat=N; values as for citune set", w)...)
+		out = append(out, m.inputView())
 	case modeLoad:
 		out = append(out, m.st.Title.Render(cut("Load a sweep plan file", w)), m.inputView())
 	}
 	if m.cfg.Sweeper == nil {
-		out = append(out, m.st.Error.Render(cut("Sweeping is not available: "+m.cfg.NoSweep, w)))
+		out = append(out, wrapStyled(m.st.Error, "Sweeping is not available: "+m.cfg.NoSweep, w)...)
 	}
 	switch {
 	case s.planErr != "":
@@ -76,9 +77,9 @@ func (m Model) sweepPlanView() []string {
 		}
 		out = append(out, wrap("plan text: "+s.planText, w, "  ")...)
 	case len(s.plan.Axes) == 0:
-		out = append(out, cut("No plan yet: x marks fields on the Registers tab, e writes a plan, l loads a file.", w))
+		out = append(out, wrap("No plan yet: x marks fields on the Registers tab, e writes a plan, l loads a file.", w, "  ")...)
 	default:
-		out = append(out, cut(fmt.Sprintf("plan (%s): %s  = %d points x %d runs", s.plan.Source, planString(s.plan, m.m), s.plan.Points(), s.plan.Repeats), w))
+		out = append(out, wrap(fmt.Sprintf("plan (%s): %s  = %d points x %d runs", s.plan.Source, planString(s.plan, m.m), s.plan.Points(), s.plan.Repeats), w, "  ")...)
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/citune/citune/textwrap"
 )
 
@@ -43,6 +45,35 @@ func wrap(text string, w int, indent string) []string {
 	lines := textwrap.Lines(text, "", indent, w)
 	for i := range lines {
 		lines[i] = cut(lines[i], w)
+	}
+	return lines
+}
+
+// wrapLine keeps a line that fits as it is (inner spacing too) and wraps
+// a longer one, its continuation lines indented under the first's text
+// (two more columns for prose).
+func wrapLine(l string, w int) []string {
+	if utf8.RuneCountInString(l) <= w {
+		return []string{l}
+	}
+	body := strings.TrimLeft(l, " ")
+	lead := l[:len(l)-len(body)]
+	indent := lead + "  "
+	if lead != "" {
+		indent = lead + "   " // under the text after a flag: "  !  text"
+	}
+	lines := wrap(body, w-len(lead), strings.Repeat(" ", len(indent)-len(lead)))
+	for i := range lines {
+		lines[i] = lead + lines[i]
+	}
+	return lines
+}
+
+// wrapStyled wraps plain text like wrap and renders each line with st.
+func wrapStyled(st lipgloss.Style, text string, w int) []string {
+	lines := wrap(text, w, "  ")
+	for i, l := range lines {
+		lines[i] = st.Render(l)
 	}
 	return lines
 }

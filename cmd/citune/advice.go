@@ -16,7 +16,10 @@ import (
 // the library packages say what is wrong in domain words (a TUI user has
 // no flags), and the CLI adds the flags here, in one place.
 func advice(err error) string {
+	var exists *existsError
 	switch {
+	case errors.As(err, &exists):
+		return "; --force replaces it"
 	case errors.Is(err, soc.ErrNoProfile):
 		return "; choose a profile with --profile (see `citune profiles`), or use --sim"
 	case errors.Is(err, mmio.ErrNotRoot):

@@ -167,6 +167,12 @@ type command struct {
 	summary string
 	usage   string
 	run     func(a *app, args []string) error
+	// examples close the command's help, one command line each (the
+	// help's test runs those on --sim).
+	examples []string
+	// values: the command takes register values (set, sweep axes), and
+	// its help says in what forms.
+	values bool
 	// noJSON says why the command has no machine form; --json is
 	// refused with it. Empty: the command prints JSON with --json.
 	noJSON string
@@ -203,8 +209,8 @@ func (a *app) main(args []string) error {
 	fs.Usage = func() { a.usage(a.env.stderr) }
 	// Global flags before the command; the command parses the rest with
 	// the shared grammar (its flags and the global ones, anywhere).
-	if err := fs.Parse(args); err != nil {
-		return withCode(exitUsage, err)
+	if err := quietParse(fs, "", func() error { return fs.Parse(args) }); err != nil {
+		return err
 	}
 	rest := fs.Args()
 	if *version {
@@ -228,17 +234,30 @@ func (a *app) main(args []string) error {
 				a.helpToStdout, a.cmd = true, c
 				return c.run(a, []string{"--help"})
 			}
-			return usageErr("unknown command %q (run `citune help`)", rest[1])
+			return unknownCommand(rest[1])
 		}
 		a.usage(a.env.stdout)
 		return nil
 	}
 	c := commands[name]
 	if c == nil {
-		return usageErr("unknown command %q (run `citune help`)", name)
+		return unknownCommand(name)
 	}
 	a.cmd = c
 	return c.run(a, rest[1:])
+}
+
+// unknownCommand refuses a command name, with the nearest command.
+func unknownCommand(name string) error {
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if n := nearest(name, names); n != "" {
+		return usageErr("unknown command %q (did you mean %s? `citune help` lists the commands)", name, n)
+	}
+	return usageErr("unknown command %q (run `citune help`)", name)
 }
 
 func (a *app) usage(w io.Writer) {
@@ -338,6 +357,11 @@ func (a *app) resolveProfile() (*soc.Profile, error) {
 		return nil, err
 	}
 	d, err := soc.Detect(a.env.root, ps, a.identifyLive)
+	if errors.Is(err, soc.ErrNoProfile) && a.g.memFile != "" {
+		if _, ok, _ := readSidecar(a.g.memFile); !ok {
+			return nil, noSidecarErr(a.g.memFile)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

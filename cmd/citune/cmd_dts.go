@@ -22,6 +22,8 @@ func init() {
 		summary: "DT fragment and kernel parameters for a winner or live values",
 		usage:   "dts [--results RESULTS.jsonl]",
 		run:     runDTS,
+
+		examples: []string{"citune dts --results usbh1.jsonl", "citune --sim dts"},
 	})
 }
 
@@ -121,7 +123,7 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 	if res == nil {
 		var err error
 		if res, err = results.Load(path); err != nil {
-			return rank.Ranking{}, dtsout.DTSInput{}, err
+			return rank.Ranking{}, dtsout.DTSInput{}, explainResults(path, err)
 		}
 	}
 	h := res.Header

@@ -21,8 +21,19 @@ func runDump(a *app, args []string) error {
 	raw := fs.Bool("raw", false, "one line per register: offset, name, raw value")
 	explain := fs.Bool("explain", false, "cite where each reset value and each knob's rule comes from (\"unknown\" where no source gives it)")
 	strict := fs.Bool("strict", false, "exit 4 when the controller's identity check fails (default: a warning)")
+	width := fs.Int("width", 0, "fit the lines to `N` columns, cutting long values with ... (default: the terminal's\nwidth; into a file or a pipe every text is whole)")
 	if err := a.parse(fs, args); err != nil {
 		return err
+	}
+	if *width < 0 || *width > 0 && *width < 40 {
+		return usageErr("dump: --width must be at least 40")
+	}
+	cols := *width
+	if cols == 0 && a.env.isTTY {
+		cols = a.env.cols
+		if cols <= 0 {
+			cols = termWidth
+		}
 	}
 	t, offs, err := a.openNamed(fs.Args(), *strict)
 	if err != nil {
@@ -62,12 +73,12 @@ func runDump(a *app, args []string) error {
 	}
 	fmt.Fprintln(w, header(t))
 	if len(fs.Args()) == 0 {
-		printKnobs(w, t, ds)
+		printKnobs(w, t, ds, cols)
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "Registers (* knob, ! differs from reset, ? reset unknown; offset, physical address):")
+	fmt.Fprintln(w, "Registers (* knob, ! differs from reset, ? reset unknown; offset, address):")
 	for _, d := range ds {
-		printDecoded(w, d, phys(t, d.Reg.Offset))
+		printDecoded(w, d, phys(t, d.Reg.Offset), cols)
 		if *explain {
 			printSources(w, t.Profile, d.Reg)
 		}
@@ -93,8 +104,9 @@ func sourceOrUnknown(s string) string {
 	return s
 }
 
-// printKnobs prints the tuning knobs summary with how each persists.
-func printKnobs(w io.Writer, t *soc.Target, ds []regs.Decoded) {
+// printKnobs prints the tuning knobs summary with how each persists,
+// each line cut to cols columns (0: whole).
+func printKnobs(w io.Writer, t *soc.Target, ds []regs.Decoded, cols int) {
 	fmt.Fprintln(w, "Tuning knobs:")
 	for _, d := range ds {
 		for _, fv := range d.Fields {
@@ -110,9 +122,9 @@ func printKnobs(w io.Writer, t *soc.Target, ds []regs.Decoded) {
 			if fv.Meaning != "" {
 				val += " " + fv.Meaning
 			}
-			fmt.Fprintf(w, " %s %-24s %s\n", mark, ref.String(), truncate(val, 52))
+			fmt.Fprintf(w, " %s %-24s %s\n", mark, ref.String(), truncate(val, cols-28))
 			if k := t.Profile.Knob(ref); k != nil {
-				fmt.Fprintf(w, "   %-24s %s\n", "", truncate(persistText(k, t.Controller), 52))
+				fmt.Fprintf(w, "   %-24s %s\n", "", truncate(persistText(k, t.Controller), cols-28))
 			}
 		}
 	}
@@ -135,8 +147,9 @@ func persistText(k *soc.Knob, c *soc.Controller) string {
 	return strings.Join(parts, "; ")
 }
 
+// truncate cuts s to n bytes with "..." (cols 0 gives n <= 0: whole).
 func truncate(s string, n int) string {
-	if len(s) <= n {
+	if n <= 0 || len(s) <= n {
 		return s
 	}
 	return s[:n-3] + "..."
@@ -157,7 +170,7 @@ func registerAt(t *soc.Target, name string, off uint32) (*regs.Register, error) 
 	return r, nil
 }
 
-func printDecoded(w io.Writer, d regs.Decoded, addr string) {
+func printDecoded(w io.Writer, d regs.Decoded, addr string, cols int) {
 	r := d.Reg
 	mark := " "
 	switch {
@@ -189,7 +202,7 @@ func printDecoded(w io.Writer, d regs.Decoded, addr string) {
 		if fv.Illegal && fv.Meaning == "" {
 			val += "  (not a legal value)"
 		}
-		fmt.Fprintf(w, "   %s%s %-6s %-12s %-3s %s\n", fm, ch, f.Bits(), f.Name, f.Access, truncate(val, 48))
+		fmt.Fprintf(w, "   %s%s %-6s %-12s %-3s %s\n", fm, ch, f.Bits(), f.Name, f.Access, truncate(val, cols-32))
 	}
 	if d.Unknown != 0 {
 		fmt.Fprintf(w, "      undescribed bits set: %s\n", regs.Hex(d.Unknown))
@@ -214,12 +227,14 @@ func runGet(a *app, args []string) error {
 	}
 	defer t.Close()
 	var refs []regs.Ref
+	byAddr := map[int]bool{} // refs named by an address
 	for i, n := range fs.Args() {
 		if off, ok := offs[i]; ok {
 			r, err := registerAt(t, n, off)
 			if err != nil {
 				return err
 			}
+			byAddr[len(refs)] = true
 			refs = append(refs, regs.Ref{Reg: r})
 			continue
 		}
@@ -252,7 +267,12 @@ func runGet(a *app, args []string) error {
 	if a.g.json {
 		return writeJSON(a.env.stdout, items)
 	}
-	for _, it := range items {
+	for i, it := range items {
+		if byAddr[i] {
+			// An address may be any controller's: say whose, and where.
+			fmt.Fprintf(a.env.stdout, "%s %s (%s) = %s\n", t.Controller.Label, it.Name, it.Address, regs.Hex(it.Value))
+			continue
+		}
 		if strings.Contains(it.Name, ".") {
 			fmt.Fprintf(a.env.stdout, "%s=%d", it.Name, it.Value)
 			if it.Meaning != "" {

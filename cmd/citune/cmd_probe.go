@@ -12,6 +12,7 @@ import (
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
 
@@ -31,21 +32,25 @@ type probeOpts struct {
 	irq            string
 	noTrace        bool
 	units          string
+	quiet          bool
 }
 
 func (a *app) probeFlags(o *probeOpts) func(fs *flag.FlagSet) {
 	return func(fs *flag.FlagSet) {
 		a.g.register(fs)
 		fs.IntVar(&o.repeat, "repeat", o.repeat, "measured runs per probe")
-		fs.IntVar(&o.warmup, "warmup", o.warmup, "warm-up runs before them (reported, not counted)")
+		fs.IntVar(&o.warmup, "warmup", o.warmup, "warm-up runs before them (reported, not counted; default 1, as a sweep's)")
 		fs.StringVar(&o.irq, "irq", o.irq, "interrupt line to count, as /proc/interrupts names it (default: the profile's controller)")
 		fs.BoolVar(&o.noTrace, "no-trace", o.noTrace, "do not time the interrupt handler through tracefs")
-		fs.StringVar(&o.units, "units", o.units, "`UNIT` of byte rates: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and iperf3 print (default $CITUNE_UNITS, else MiB/s; --json gives all three)")
+		fs.StringVar(&o.units, "units", o.units, unitsUsage("--json gives all three"))
+		fs.BoolVar(&o.quiet, "quiet", o.quiet, "one line per probe for scripts: the median rate, its unit and the interrupts per MiB\n(\"25.11 MiB/s 25.9 irq/MiB\")")
 	}
 }
 
 func runProbe(a *app, args []string) error {
-	o := probeOpts{repeat: 3}
+	// The first run warms caches and the link: one warm-up, as a sweep
+	// takes by default.
+	o := probeOpts{repeat: 3, warmup: plan.DefaultPlan().Warmup}
 	extra := a.probeFlags(&o)
 	lead := flag.NewFlagSet("citune probe", flag.ContinueOnError)
 	lead.SetOutput(a.helpOut())
@@ -67,6 +72,9 @@ func runProbe(a *app, args []string) error {
 	}
 	if o.repeat < 1 || o.warmup < 0 {
 		return usageErr("probe: --repeat must be at least 1 and --warmup at least 0")
+	}
+	if o.quiet && a.g.json {
+		return usageErr("probe: --quiet or --json, not both")
 	}
 	display, err := byteUnit(o.units, a.env.getenv)
 	if err != nil {
@@ -92,6 +100,14 @@ func runProbe(a *app, args []string) error {
 	results, merr := probe.MeasureAll(a.ctx, ps, opts)
 	if bar != nil {
 		bar.clear()
+	}
+	if o.quiet {
+		for _, r := range results {
+			if r.Stats.N > 0 {
+				fmt.Fprintf(a.env.stdout, "%s %.1f irq/MiB\n", fmtRateIn(r.Stats.Median, r.Stats.Unit, display), r.Stats.IRQsPerMiB)
+			}
+		}
+		return merr
 	}
 	withNotes(results, notes)
 	if err := a.printProbe(results, tinfo, deps.IRQ, display); err != nil {
@@ -170,7 +186,8 @@ func (a *app) printProbe(results []probe.Result, tinfo *targetInfo, irq, display
 		Target *targetInfo    `json:"target,omitempty"`
 		IRQ    string         `json:"irq,omitempty"`
 		Probes []probe.Result `json:"probes"`
-		// Medians in the units dd, hdparm and iperf3 print.
+		// Medians in the units dd (MB/s), hdparm (MiB/s, printed
+		// "MB/sec") and iperf3 (Mbit/s) print.
 		Medians []medianRates `json:"medians"`
 	}{Target: tinfo, IRQ: irq, Probes: results}
 	for _, r := range results {

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/report"
@@ -17,6 +20,12 @@ func init() {
 		summary: "tables and charts of sweep results (--html --csv --markdown --lava)",
 		usage:   "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown | --lava] [--fleet] RESULTS.jsonl...",
 		run:     runReport,
+		examples: []string{
+			"citune report usbh1.jsonl",
+			"citune report --top 3 --point 'AHBBRST=0 TXPBURST=16' usbh1.jsonl",
+			"citune report --html usbh1.html --csv usbh1.csv usbh1.jsonl",
+			"citune report --units MB/s --markdown board-a.jsonl board-b.jsonl",
+		},
 	})
 }
 
@@ -34,6 +43,7 @@ type reportOpts struct {
 	html, csvOut string
 	md, lava     bool
 	fleet        bool
+	force        bool
 }
 
 func runReport(a *app, args []string) error {
@@ -41,7 +51,7 @@ func runReport(a *app, args []string) error {
 	var ro reportOpts
 	fs.Var(&ro.points, "point", "also show this point: its `SETTINGS` (\"ITC=1 AHBBRST=0\") or #N, the point ranked N (repeatable)")
 	fs.IntVar(&ro.top, "top", 0, "show the `N` best points (default: every point)")
-	fs.StringVar(&ro.units, "units", "", "`UNIT` of byte rates: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and iperf3\nprint (default $CITUNE_UNITS, else MiB/s; --json gives all three)")
+	fs.StringVar(&ro.units, "units", "", unitsUsage("--json gives all three"))
 	fs.IntVar(&ro.width, "width", 0, "fit the table to `N` columns (default: the terminal's width, else 80)")
 	fs.StringVar(&ro.html, "html", "", "write one self-contained HTML page with charts to `FILE`")
 	fs.StringVar(&ro.csvOut, "csv", "", "write every point as CSV to `FILE` (- for stdout, instead of the table)")
@@ -49,6 +59,7 @@ func runReport(a *app, args []string) error {
 	fs.BoolVar(&ro.fleet, "fleet", false, "compare the files board by board, grouped by SoC, controller and plan (automatic when their headers name two or more boards)")
 	minGain := minGainFlag(fs)
 	fs.BoolVar(&ro.lava, "lava", false, "print LAVA test-case signals (one test case per point, the winner and its gain) instead of the table")
+	fs.BoolVar(&ro.force, "force", false, "replace an existing --html or --csv file (a results file is never replaced)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -62,6 +73,9 @@ func runReport(a *app, args []string) error {
 	}
 	if ro.md && ro.lava {
 		return usageErr("report: --markdown or --lava, not both")
+	}
+	if err := ro.checkOutputs(files); err != nil {
+		return err
 	}
 	ss, ranked, err := a.loadReports(files, ro.units)
 	if err != nil {
@@ -147,7 +161,7 @@ func (a *app) writeReports(ss []*report.Sweep, o report.Options, ro *reportOpts)
 		return withCode(exitUsage, err)
 	}
 	if ro.html != "" {
-		if err := writeOutput(ro.html, page.Bytes(), true); err != nil {
+		if err := writeOutput(ro.html, page.Bytes(), ro.force); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.env.stderr, "wrote %s\n", ro.html)
@@ -159,13 +173,54 @@ func (a *app) writeReports(ss []*report.Sweep, o report.Options, ro *reportOpts)
 			return err
 		}
 	default:
-		if err := writeOutput(ro.csvOut, csv.Bytes(), true); err != nil {
+		if err := writeOutput(ro.csvOut, csv.Bytes(), ro.force); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.env.stderr, "wrote %s\n", ro.csvOut)
 	}
 	_, err = a.env.stdout.Write(table.Bytes())
 	return err
+}
+
+// checkOutputs refuses, before anything is read or written, an --html or
+// --csv file that names one of the results files read, the other output,
+// or a file that exists (without --force) or may not be written.
+func (ro *reportOpts) checkOutputs(files []string) error {
+	var outs []string
+	for _, o := range []string{ro.html, ro.csvOut} {
+		if o == "" || o == "-" {
+			continue
+		}
+		for _, in := range slices.Concat(files, outs) {
+			if sameFile(o, in) {
+				return usageErr("report: %s is both read and written: give the output another name", o)
+			}
+		}
+		outs = append(outs, o)
+	}
+	for _, o := range outs {
+		if err := checkOutput(o, ro.force); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether a and b name one file: the same path, or two
+// names of one existing file.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// unitsUsage is the help of every --units flag; tail says what else
+// keeps or gives the rates.
+func unitsUsage(tail string) string {
+	return "`UNIT` of byte rates shown: MiB/s (what hdparm prints as \"MB/sec\"), MB/s (SI, as dd prints)\nor Mbit/s (as iperf3 prints) (default $CITUNE_UNITS, else MiB/s; " + tail + ")"
 }
 
 // byteUnit resolves --units (or $CITUNE_UNITS): mib, mb, mbit or the unit

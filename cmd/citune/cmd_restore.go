@@ -19,7 +19,7 @@ import (
 
 func runRestore(a *app, args []string) error {
 	fs := a.flags("restore")
-	force := fs.Bool("force", false, "restore even while a sweep or TUI session owns the target")
+	force := fs.Bool("force", false, "restore even while a sweep or TUI session owns the target; with a SNAPSHOT,\nalso onto another SoC or controller than it was taken of")
 	config := fs.Bool("config", false, "with a SNAPSHOT: also restore configuration fields, not only the tuning knobs")
 	if err := a.parse(fs, args); err != nil {
 		return err
@@ -206,6 +206,9 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 		return err
 	}
 	defer t.Close()
+	if err := snapshotFits(sf.Target, infoOf(t)); err != nil && !force {
+		return err
+	}
 	changes, err := snapshotChanges(t, sf.Snapshot, config)
 	if err != nil {
 		return err
@@ -245,6 +248,23 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 		return withCode(exitNotHeld, fmt.Errorf("some registers did not return to the snapshot's value:\n  %s", strings.Join(bad, "\n  ")))
 	}
 	return nil
+}
+
+// snapshotFits refuses a snapshot taken of another SoC or controller
+// than the target it would be written to (a usbh1 snapshot onto usbotg,
+// imx6q values onto vf610): their values are not this controller's.
+func snapshotFits(of, onto targetInfo) error {
+	var diff []string
+	if !strings.EqualFold(of.Profile, onto.Profile) {
+		diff = append(diff, fmt.Sprintf("SoC %s, not %s", of.Profile, onto.Profile))
+	}
+	if !strings.EqualFold(of.Controller, onto.Controller) || of.Base != onto.Base {
+		diff = append(diff, fmt.Sprintf("controller %s @ %s, not %s @ %s", of.Controller, of.Base, onto.Controller, onto.Base))
+	}
+	if len(diff) == 0 {
+		return nil
+	}
+	return usageErr("the snapshot was taken of another target (%s): nothing was written; --force writes it anyway", strings.Join(diff, "; "))
 }
 
 // snapshotChanges lists the field changes that return t to the snapshot:

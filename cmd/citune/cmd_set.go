@@ -12,7 +12,14 @@ import (
 )
 
 func init() {
-	register(&command{name: "set", summary: "change fields: verified, journalled, undoable", usage: "set [--dry-run] FIELD=VALUE...", run: runSet})
+	register(&command{name: "set", summary: "change fields: verified, journalled, undoable", usage: "set [--dry-run] FIELD=VALUE...", run: runSet,
+		values: true,
+		examples: []string{
+			"citune --sim set ITC=UF8 AHBBRST=INCR16",
+			"citune --sim set TXPBURST=0x10 SDIS=0b1",
+			"citune --sim set --dry-run USBCMD=0x00080001",
+			"citune --sim set usbh1+0x160=0x0808",
+		}})
 	register(&command{name: "verify", summary: "check that the values the last set wrote still hold", usage: "verify", run: runVerify})
 }
 
@@ -58,14 +65,12 @@ func runSet(a *app, args []string) error {
 	if err := a.checkLive(changes, ws, *allowLive); err != nil {
 		return err
 	}
-	// Values the hardware will ignore (TXPBURST while AHBBRST != 0):
-	// a dry run says so on stderr, a set with its other warnings.
-	inert := inertChanges(t, changes, ws)
+	// Values the hardware will ignore (TXPBURST while AHBBRST != 0),
+	// values the driver rewrites, values known to hurt this SoC: a dry
+	// run says all that a set would.
+	warnings := append(inertChanges(t, changes, ws), a.driverWarnings(t, changes)...)
 	if *dry {
-		for _, s := range inert {
-			fmt.Fprintf(a.env.stderr, "citune: warning: %s\n", s)
-		}
-		return a.printDrySet(t, ws)
+		return a.printDrySet(t, ws, warnings)
 	}
 	u, closeUndo, err := a.openUndo(t, undo.KindSet, undoOpts{force: *force, allowLive: *allowLive})
 	if err != nil {
@@ -76,7 +81,7 @@ func runSet(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	return a.printSet(t, results, append(inert, a.driverWarnings(t, changes)...))
+	return a.printSet(t, results, warnings)
 }
 
 // setChanges resolves the profile and parses FIELD=VALUE arguments
@@ -84,6 +89,10 @@ func runSet(a *app, args []string) error {
 // here) and the DT limits, before anything is opened for writing.
 func (a *app) setChanges(args []string) (*soc.Profile, []regs.Change, error) {
 	p, err := a.resolveProfile()
+	if err != nil {
+		return nil, nil, err
+	}
+	args, err = a.addressChanges(p, args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -99,6 +108,36 @@ func (a *app) setChanges(args []string) (*soc.Profile, []regs.Change, error) {
 		return nil, nil, err
 	}
 	return p, changes, nil
+}
+
+// addressChanges turns ADDRESS=VALUE arguments (the address forms get
+// takes: 0x02184340, usbh1+0x160, a window offset) into REGISTER=VALUE
+// of the controller the addresses pick, which becomes the command's; the
+// changes then take the checks of a named write.
+func (a *app) addressChanges(p *soc.Profile, args []string) ([]string, error) {
+	names := make([]string, len(args))
+	for i, s := range args {
+		names[i], _, _ = strings.Cut(s, "=")
+	}
+	offs, err := a.resolveAddresses(p, names)
+	if err != nil || len(offs) == 0 {
+		return args, err
+	}
+	c, err := a.pickController(p)
+	if err != nil {
+		return nil, err
+	}
+	m := p.ForController(c).Map
+	out := slices.Clone(args)
+	for i, off := range offs {
+		r := m.At(off)
+		if r == nil {
+			return nil, usageErr("%s: no register of %s at offset %#x (%#08x): citune writes only registers it knows", names[i], c.Label, off, c.Base+uint64(off))
+		}
+		_, v, _ := strings.Cut(args[i], "=")
+		out[i] = r.Name + "=" + v
+	}
+	return out, nil
 }
 
 // checkLive refuses changes that write live state unless allowed, and
@@ -126,22 +165,27 @@ func setResultOf(w regs.Write) setResult {
 	return setResult{Register: w.Reg.Name, Offset: fmt.Sprintf("0x%03x", w.Reg.Offset), Old: regs.Hex(w.Old), New: regs.Hex(w.New), Changes: changeStrings(w.Changes)}
 }
 
-// printDrySet shows what a set would write.
-func (a *app) printDrySet(t *soc.Target, ws []regs.Write) error {
+// printDrySet shows what a set would write, with the warnings the set
+// would print.
+func (a *app) printDrySet(t *soc.Target, ws []regs.Write, warnings []string) error {
 	var out []setResult
 	for _, w := range ws {
 		out = append(out, setResultOf(w))
 	}
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
-			Target targetInfo  `json:"target"`
-			DryRun bool        `json:"dry_run"`
-			Writes []setResult `json:"writes"`
-		}{infoOf(t), true, out})
+			Target   targetInfo  `json:"target"`
+			DryRun   bool        `json:"dry_run"`
+			Writes   []setResult `json:"writes"`
+			Warnings []string    `json:"warnings,omitempty"`
+		}{infoOf(t), true, out, warnings})
 	}
 	fmt.Fprintln(a.env.stdout, header(t))
 	for _, r := range out {
 		fmt.Fprintf(a.env.stdout, "would write %s (%s): %s -> %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, strings.Join(r.Changes, " "))
+	}
+	for _, s := range warnings {
+		fmt.Fprintln(a.env.stdout, "warning: "+s)
 	}
 	fmt.Fprintln(a.env.stdout, "dry run: nothing written")
 	return nil

@@ -22,6 +22,12 @@ func init() {
 		summary: "measure settings that held, record them, restore, rank",
 		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
 		run:     runSweep,
+		examples: []string{
+			"citune --sim sweep --axis AHBBRST=INCR,INCR16 --axis TXPBURST=0x8,0x10 -- sim",
+			"citune sweep --axis ITC=0,1,8 --out usbh1.jsonl -- read --size 64M /dev/sda",
+			"citune sweep --resume usbh1.jsonl",
+		},
+		values: true,
 	})
 }
 
@@ -85,7 +91,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.sysRoot, "sys-root", "/", "`DIR` where /sys/module, /proc/modules and the reload-wait path are (tests)")
 	fs.StringVar(&o.irq, "irq", "", "interrupt `LINE` to count, as /proc/interrupts names it (default: the profile's controller)")
 	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
-	fs.StringVar(&o.units, "units", "", "`UNIT` of byte rates shown: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and\niperf3 print (default $CITUNE_UNITS, else MiB/s; the results file keeps bytes per second)")
+	fs.StringVar(&o.units, "units", "", unitsUsage("the results file keeps bytes per second"))
 	fs.StringVar(&o.board, "board", "", "name this board in the results header, for comparing a farm's boards (a LAVA device name, a lab label; default $CITUNE_BOARD)")
 }
 
@@ -164,9 +170,13 @@ func runSweep(a *app, args []string) error {
 	fs := a.flags("sweep")
 	o.register(fs)
 	if err := a.parse(fs, args); err != nil {
-		if strings.Contains(err.Error(), "flag provided but not defined") {
+		if uf := (*unknownFlagError)(nil); errors.As(err, &uf) {
 			// Flags go anywhere, so a probe's own flags need the --.
-			return usageErr("%v (the probe and its flags go after --: citune sweep ... -- KIND [flags] [TARGET])", err)
+			msg := fmt.Sprintf("unknown flag --%s: the probe and its flags go after -- (citune sweep ... -- KIND [flags] [TARGET])", uf.name)
+			if uf.nearest != "" {
+				msg += "; or did you mean --" + uf.nearest + "?"
+			}
+			return usageErr("%s", msg)
 		}
 		return err
 	}

@@ -35,7 +35,7 @@ func runTUI(a *app, args []string) error {
 	interval := fs.Duration("interval", time.Second, "refresh `INTERVAL` of the register view (changed in the TUI with < and >)")
 	sweepOut := fs.String("sweep-out", "", "results `FILE` (JSONL) of the first sweep; later plans add -2, -3... (default: a new\ntui-sweep-DATE-TIME.jsonl in the state directory, beside the journal)")
 	role := fs.String("role", "", "the controller's `ROLE`, host or device (default: from USBMODE.CM)")
-	units := fs.String("units", "", "`UNIT` of byte rates shown: MiB/s, or the SI MB/s or Mbit/s that dd, hdparm and\niperf3 print (default $CITUNE_UNITS, else MiB/s; the results file keeps bytes per second)")
+	units := fs.String("units", "", unitsUsage("the results file keeps bytes per second"))
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func runTUI(a *app, args []string) error {
 		Role:      soc.Role(*role),
 		ByteUnit:  display,
 		Mono:      monochrome(a.env.getenv),
-		WriteFile: func(path string, b []byte) error { return writeOutput(path, b, true) },
+		WriteFile: writeOutput,
 		DTS:       func(results string, snap soc.Snapshot) (string, error) { return a.dtsText(t, results, snap) },
 		LoadPlan:  tui.LoadPlanFile,
 	}
@@ -172,11 +172,14 @@ func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr err
 		if err := u.Keep(); err != nil {
 			return err
 		}
-		if len(touched) > 0 {
+		switch {
+		case len(touched) == 0:
+		case t.Kind == soc.KindSim:
+			// Nothing outlives the process: nothing was kept anywhere.
+			fmt.Fprintf(a.env.stdout, "%d changed value(s) left on the simulated controller, which ends with the session: nothing on real hardware changed\n", len(touched))
+		default:
 			fmt.Fprintf(a.env.stdout, "kept %d changed value(s) on %s\n", len(touched), t)
-			if t.Kind != soc.KindSim {
-				fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
-			}
+			fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
 		}
 		return nil
 	case out.Quit && out.Restored:

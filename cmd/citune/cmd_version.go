@@ -66,6 +66,19 @@ func versionFrom(bi *debug.BuildInfo) versionInfo {
 	return v
 }
 
+// revision is the revision line's text: the commit, or why there is
+// none. Go records no -buildvcs setting, so a checkout built with
+// -buildvcs=false (or GOFLAGS holding it) cannot be told from a tarball.
+func (v versionInfo) revision() string {
+	switch {
+	case v.Revision == "":
+		return "no VCS stamp (built outside a git checkout, or with -buildvcs=false)"
+	case v.Modified:
+		return v.Revision + " (with uncommitted changes)"
+	}
+	return v.Revision
+}
+
 func runVersion(a *app, args []string) error {
 	fs := a.flags("version")
 	if err := a.parse(fs, args); err != nil {
@@ -80,13 +93,7 @@ func runVersion(a *app, args []string) error {
 	}
 	w := a.env.stdout
 	fmt.Fprintf(w, "citune %s (%s)\n", v.Version, v.Module)
-	rev := v.Revision
-	if rev == "" {
-		rev = "unknown (not built from a git checkout)"
-	} else if v.Modified {
-		rev += " (with uncommitted changes)"
-	}
-	fmt.Fprintf(w, "revision: %s\n", rev)
+	fmt.Fprintf(w, "revision: %s\n", v.revision())
 	if v.Time != "" {
 		fmt.Fprintf(w, "commit time: %s\n", v.Time)
 	}

@@ -6,20 +6,48 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/citune/citune/sweep/results"
 )
 
-// writeOutput writes an output file (snapshot, image, report). It is
-// never written through a symlink (a link planted in a shared directory
-// must not make a root process overwrite its target), and an existing
-// file is replaced only when replace is set.
-func writeOutput(path string, data []byte, replace bool) error {
+// existsError is an output file that exists and was not to be replaced.
+// It is fs.ErrExist (the TUI asks before replacing); the CLI's advice
+// names --force.
+type existsError struct{ path string }
+
+func (e *existsError) Error() string        { return e.path + " exists" }
+func (e *existsError) Is(target error) bool { return target == fs.ErrExist }
+
+// checkOutput says whether path may be written as an output file: never
+// through a symbolic link, never over a directory or a citune results
+// file (a sweep's measurements are not replaced by a report, a snapshot
+// or an export, --force or not), and over another existing file only when
+// replace is set.
+func checkOutput(path string, replace bool) error {
 	fi, err := os.Lstat(path)
 	switch {
-	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("%s is a symbolic link: citune does not write output through one (give the real path)", path)
-	case err == nil && !replace:
-		return fmt.Errorf("%s exists: --force replaces it", path)
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory: give a file name", path)
+	case results.IsFile(path):
+		return fmt.Errorf("%s is a citune results file: citune never writes over one (give another file name)", path)
+	case !replace:
+		return &existsError{path}
+	}
+	return nil
+}
+
+// writeOutput writes an output file (snapshot, image, report, export)
+// after checkOutput. It is never written through a symlink (a link
+// planted in a shared directory must not make a root process overwrite
+// its target), and an existing file is replaced only when replace is set.
+func writeOutput(path string, data []byte, replace bool) error {
+	if err := checkOutput(path, replace); err != nil {
 		return err
 	}
 	flags := os.O_WRONLY | os.O_CREATE | syscall.O_NOFOLLOW
@@ -30,8 +58,11 @@ func writeOutput(path string, data []byte, replace bool) error {
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		switch {
+		case errors.Is(err, syscall.ELOOP):
 			return fmt.Errorf("%s is a symbolic link: citune does not write output through one (give the real path)", path)
+		case errors.Is(err, fs.ErrExist):
+			return &existsError{path} // created since the check
 		}
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/textwrap"
 )
 
@@ -65,14 +66,76 @@ func takesValue(fs *flag.FlagSet, arg string) bool {
 	return true
 }
 
+// unknownFlagError is a flag no command or global flag has, with the
+// nearest name there is.
+type unknownFlagError struct {
+	cmd, name, nearest string
+}
+
+func (e *unknownFlagError) Error() string {
+	s := "unknown flag --" + e.name
+	if e.nearest != "" {
+		s += " (did you mean --" + e.nearest + "?)"
+	}
+	help := "citune help"
+	if e.cmd != "" {
+		help += " " + e.cmd
+	}
+	return s + "; `" + help + "` lists the flags"
+}
+
+// quietParse runs parse with fs's messages and usage held back: -h
+// prints the usage, any other error comes back as one line (an unknown
+// flag with the nearest one) instead of the whole usage after Go's
+// message.
+func quietParse(fs *flag.FlagSet, cmd string, parse func() error) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := parse()
+	fs.Usage = usage
+	fs.SetOutput(out)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		usage()
+		return err
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		err = &unknownFlagError{cmd: cmd, name: name, nearest: nearest(name, names)}
+	} else {
+		err = fmt.Errorf("%w; `citune help %s` lists the flags", err, cmd)
+	}
+	return withCode(exitUsage, err)
+}
+
+// nearest is the candidate closest to s by edit distance, if it is near
+// enough to be a typo of it ("" if none is).
+func nearest(s string, cands []string) string {
+	best, bestD := "", 0
+	for _, c := range cands {
+		d := regs.EditDistance(strings.ToLower(s), strings.ToLower(c))
+		if strings.HasPrefix(c, s) && len(s) >= 3 {
+			d = min(d, 1) // a prefix: --jso, --all
+		}
+		if best == "" || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" || bestD > 2 || bestD == len(s) {
+		return ""
+	}
+	return best
+}
+
 // parse parses a command's flags with the shared grammar and refuses
 // --json for a command without a machine form.
 func (a *app) parse(fs *flag.FlagSet, args []string) error {
-	if err := interleave(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return withCode(exitUsage, err)
+	if err := quietParse(fs, a.cmdName(), func() error { return interleave(fs, args) }); err != nil {
+		return err
 	}
 	if err := a.checkJSON(); err != nil {
 		return err
@@ -84,16 +147,21 @@ func (a *app) parse(fs *flag.FlagSet, args []string) error {
 // the rest as it is (probe: the probe words after the kind hold the
 // kinds' own flags, parsed by the probe package).
 func (a *app) parseHead(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return withCode(exitUsage, err)
+	if err := quietParse(fs, a.cmdName(), func() error { return fs.Parse(args) }); err != nil {
+		return err
 	}
 	if err := a.checkJSON(); err != nil {
 		return err
 	}
 	return a.applySidecar()
+}
+
+// cmdName is the running command's name ("" before one is chosen).
+func (a *app) cmdName() string {
+	if a.cmd == nil {
+		return ""
+	}
+	return a.cmd.name
 }
 
 // checkJSON refuses --json on a command that has no machine form, saying
@@ -129,7 +197,10 @@ func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 			line += " " + name
 		}
 		fmt.Fprintln(w, line)
-		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" && !strings.Contains(usage, "(default") {
+		// A switch's text says what it does; Go's "(default true)" on one
+		// that is on unless turned off (--sim-driver) says nothing more.
+		_, isBool := f.Value.(interface{ IsBoolFlag() bool })
+		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" && !isBool && !strings.Contains(usage, "(default") {
 			usage += fmt.Sprintf(" (default %s)", d)
 		}
 		// At most 80 columns (a serial console).
@@ -154,6 +225,15 @@ func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	printFlags(w, fs, func(n string) bool { return g[n] })
 	if c.noJSON != "" {
 		fmt.Fprintf(w, "\n%s\n", wordWrap("no --json: "+c.noJSON, 80))
+	}
+	if c.values {
+		fmt.Fprintf(w, "\n%s\n", wordWrap("values: a number (decimal 16, hex 0x10 or binary 0b10000), the name of one of the field's values (UF8, INCR16), or on/off for a one-bit field; `citune dump` lists the names", 80))
+	}
+	if len(c.examples) > 0 {
+		fmt.Fprintf(w, "\nexamples:\n")
+		for _, e := range c.examples {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
 	}
 }
 

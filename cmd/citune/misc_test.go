@@ -77,4 +77,12 @@ func TestVersionFrom(t *testing.T) {
 	if v := versionFrom(nil); v.Version != "(devel)" || v.Revision != "" {
 		t.Errorf("without build info: %+v", v)
 	}
+	// Without a revision the line does not claim the source was no git
+	// checkout: -buildvcs=false leaves none either (issue 24).
+	if got := versionFrom(nil).revision(); got != "no VCS stamp (built outside a git checkout, or with -buildvcs=false)" {
+		t.Errorf("no build info: revision %q", got)
+	}
+	if got := v.revision(); got != "0123abcd (with uncommitted changes)" {
+		t.Errorf("revision %q", got)
+	}
 }

@@ -53,6 +53,9 @@ func (a *app) applySidecar() error {
 		return nil
 	}
 	a.sidecarDone = true
+	if err := checkImage(a.g.memFile); err != nil {
+		return err
+	}
 	s, ok, err := readSidecar(a.g.memFile)
 	if err != nil || !ok {
 		return err
@@ -83,6 +86,32 @@ func (a *app) applySidecar() error {
 		}
 	}
 	return nil
+}
+
+// checkImage says what is wrong with a --mem-file image before anything
+// else is blamed: missing, a directory, not readable.
+func checkImage(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageErr("register image %s does not exist (citune mkimage writes one)", path)
+	case err != nil:
+		return fmt.Errorf("register image %s: %w", path, err)
+	case fi.IsDir():
+		return usageErr("register image %s is a directory: give the image file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("register image %s cannot be read: %w", path, err)
+	}
+	return f.Close()
+}
+
+// noSidecarErr is why an image without a sidecar cannot be used when no
+// profile was given and detection found none: what the image lacks, not
+// what the machine lacks.
+func noSidecarErr(image string) error {
+	return usageErr("register image %s has no %s beside it (citune mkimage writes one) to say which SoC and controller it holds: give --profile NAME (and --controller LABEL)", image, sidecarPath(image))
 }
 
 // writeSidecar records what mkimage wrote.

@@ -68,7 +68,7 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 	}
 	switch {
 	case err != nil && errors.Is(err, sweep.ErrInterrupted) && out.Restored:
-		return fmt.Errorf("%w; the original settings were restored; continue with: citune sweep --resume %s -- PROBE", err, path)
+		return fmt.Errorf("%w; the original settings were restored; continue with: citune sweep --resume %s", err, path)
 	case err != nil:
 		return err
 	case out.Corrupt > 0:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
@@ -37,7 +38,7 @@ func (a *app) sweepResume(o *sweepOpts, words []string) (*results.Results, []str
 	if o.resume != "" {
 		var err error
 		if prev, err = results.Load(o.resume); err != nil {
-			return nil, nil, err
+			return nil, nil, explainResults(o.resume, err)
 		}
 		if o.out != "" && o.out != o.resume {
 			return nil, nil, usageErr("sweep: --resume appends to its results file; leave out --out or give the same file")
@@ -319,4 +320,19 @@ func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *s
 		}
 	}
 	return runner, closeUndo, nil
+}
+
+// explainResults turns the reader's error on a results file into the
+// explanation report gives (the line and what is wrong with it: empty,
+// another kind of file, a damaged line, a header cut off), so every
+// command that reads one says the same; err stands where report finds
+// nothing to say.
+func explainResults(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if _, rerr := report.Load(path, report.LoadOptions{}); rerr != nil {
+		return rerr
+	}
+	return err
 }

@@ -149,7 +149,8 @@ func registerAxis(m *regs.Map, name string, vals []string) (Axis, error) {
 	for _, v := range vals {
 		c, err := m.ParseChange(ref.String() + "=" + v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: axis %s: %v", ErrPlan, ref, err))
+			// The error names the field (USBCMD.ITC: ...).
+			errs = append(errs, fmt.Errorf("%w: axis %v", ErrPlan, err))
 			continue
 		}
 		if seen[c.Value] {

@@ -285,7 +285,11 @@ var ErrExists = errors.New("exists and holds measurements")
 func CreateFile(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
-		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode().IsRegular() && holdsNoRun(path) {
+		fi, lerr := os.Lstat(path)
+		if lerr == nil && fi.IsDir() {
+			return nil, fmt.Errorf("results file %s is a directory: give a file name", path)
+		}
+		if lerr == nil && fi.Mode().IsRegular() && holdsNoRun(path) {
 			return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
 		}
 		return nil, fmt.Errorf("results file %s: %w", path, ErrExists)
