@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,7 +24,11 @@ var ErrStore = errors.New("the journal's place is not usable")
 // Journal holds one entry per target citune has changed and not yet
 // restored.
 type Journal struct {
-	Version int     `json:"version"`
+	Version int `json:"version"`
+	// Seq counts the saves of the file: it only grows while the file
+	// exists, so a session that sees it go back knows the file was
+	// replaced (a copy restored, deleted and written again).
+	Seq     uint64  `json:"seq,omitempty"`
 	Entries []Entry `json:"entries"`
 }
 
@@ -184,13 +189,28 @@ func Update(path string, fn func(*Journal) error) error {
 	return j.save(path)
 }
 
+// errNoFile marks a journal that does not exist (an empty journal).
+var errNoFile = errors.New("no journal file")
+
 func load(path string) (*Journal, error) {
+	j, err := loadFile(path)
+	if errors.Is(err, errNoFile) {
+		return &Journal{Version: Version}, nil
+	}
+	return j, err
+}
+
+// loadFile reads the journal at path; a missing file is errNoFile.
+func loadFile(path string) (*Journal, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Journal{Version: Version}, nil
+		return nil, errNoFile
 	}
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w: %w", ErrStore, err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("journal %s is empty (truncated: the originals it held are lost)", path)
 	}
 	var head struct{ Version int }
 	if err := json.Unmarshal(b, &head); err != nil {
@@ -223,6 +243,7 @@ func (j *Journal) save(path string) error {
 		return nil
 	}
 	j.Version = Version
+	j.Seq++
 	b, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
 		return err
