@@ -46,12 +46,9 @@ const holderWait = 2 * time.Second
 // force, in which case it goes on without the lock (nil, nil).
 func acquire(journal string, id TargetID, o Owner, force bool) (*lock, error) {
 	p := lockPath(journal, id)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("target lock: %w: %w", ErrStore, err)
-	}
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	f, err := openPrivate(p, os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return nil, fmt.Errorf("target lock: %w: %w", ErrStore, err)
+		return nil, fmt.Errorf("target lock: %w", err)
 	}
 	deadline := time.Now().Add(holderWait)
 	for {

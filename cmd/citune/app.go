@@ -265,10 +265,11 @@ func (a *app) flags(c string) *flag.FlagSet {
 	return fs
 }
 
-// journalPath is where the journal lives.
-func (a *app) journalPath() string {
+// journalPath is where the journal lives (an error when there is no
+// private place for it).
+func (a *app) journalPath() (string, error) {
 	if a.g.journal != "" {
-		return a.g.journal
+		return a.g.journal, nil
 	}
 	return undo.DefaultPath(a.env.getenv, a.env.uid)
 }

@@ -20,14 +20,18 @@ import (
 func runRestore(a *app, args []string) error {
 	fs := a.flags("restore")
 	force := fs.Bool("force", false, "restore even while a sweep or TUI session owns the target")
+	allowLive := fs.Bool("allow-live", false, "also write back live state the journal records (list addresses, run/stop, port control):\nonly what `citune set --allow-live` would write")
 	config := fs.Bool("config", false, "with a SNAPSHOT: also restore configuration fields, not only the tuning knobs")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	if len(fs.Args()) > 1 {
-		return usageErr("usage: citune restore [--force] [JOURNAL | SNAPSHOT [--config]]")
+		return usageErr("usage: citune restore [--force] [--allow-live] [JOURNAL | SNAPSHOT [--config]]")
 	}
-	path := a.journalPath()
+	path, err := a.journalPath()
+	if err != nil && len(fs.Args()) == 0 {
+		return err
+	}
 	if len(fs.Args()) == 1 {
 		path = fs.Arg(0)
 		b, err := os.ReadFile(path)
@@ -38,6 +42,8 @@ func runRestore(a *app, args []string) error {
 		if json.Unmarshal(b, &probe) == nil && probe.Kind == snapshotKind {
 			return a.restoreSnapshot(b, *force, *config)
 		}
+		// The session restores from (and updates) the journal given.
+		a.g.journal = path
 	}
 	j, err := undo.Load(path)
 	if err != nil {
@@ -63,7 +69,7 @@ func runRestore(a *app, args []string) error {
 	}
 	var errs []error
 	for _, e := range entries {
-		if err := a.restoreEntry(path, &e, *force); err != nil {
+		if err := a.restoreEntry(path, &e, *force, *allowLive); err != nil {
 			errs = append(errs, fmt.Errorf("%s (%s %s): %w", e.Target, e.Profile, e.Controller, err))
 		}
 	}
@@ -121,7 +127,7 @@ func (a *app) entryProfile(e *undo.Entry) (*soc.Profile, error) {
 }
 
 // restoreEntry returns one journal entry's target to its originals.
-func (a *app) restoreEntry(journal string, e *undo.Entry, force bool) error {
+func (a *app) restoreEntry(journal string, e *undo.Entry, force, allowLive bool) error {
 	p, err := a.entryProfile(e)
 	if err != nil {
 		return err
@@ -156,7 +162,7 @@ func (a *app) restoreEntry(journal string, e *undo.Entry, force bool) error {
 	if err := t.Identify(); err != nil {
 		return withCode(exitIdentity, fmt.Errorf("%w\nnothing was written", err))
 	}
-	uo := undoOpts{force: force}
+	uo := undoOpts{force: force, allowLive: allowLive}
 	if e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0 {
 		uo.host = host.HostFromReload(e.Reload)
 	}

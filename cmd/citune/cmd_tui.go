@@ -49,7 +49,11 @@ func runTUI(a *app, args []string) error {
 	if *sweepOut == "" {
 		// Results are worth keeping (citune dts and report read them):
 		// the state directory, not /tmp.
-		out, err := tuiSweepOut(a.journalPath(), time.Now())
+		jp, err := a.journalPath()
+		if err != nil {
+			return err
+		}
+		out, err := tuiSweepOut(jp, time.Now())
 		if err != nil {
 			return err
 		}
@@ -175,7 +179,8 @@ func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr err
 		if len(touched) > 0 {
 			fmt.Fprintf(a.env.stdout, "kept %d changed value(s) on %s\n", len(touched), t)
 			if t.Kind != soc.KindSim {
-				fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
+				jp, _ := a.journalPath()
+				fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", jp)
 			}
 		}
 		return nil

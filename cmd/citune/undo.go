@@ -71,7 +71,11 @@ func (a *app) openUndo(t *soc.Target, k undo.Kind, o undoOpts) (*undo.Session, f
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
 		uo.ProfileFile, _ = filepath.Abs(t.Profile.File)
 	}
-	uo.Journal = a.journalPath() // undo keeps none for the simulator
+	// undo keeps none for the simulator's registers (files and module
+	// parameters are journalled all the same).
+	if uo.Journal, err = a.journalPath(); err != nil {
+		return nil, nil, err
+	}
 	s, err := undo.Open(uo)
 	if err != nil {
 		return nil, nil, explainUndo(err, k)
