@@ -18,17 +18,124 @@ var ErrBusy = errors.New("target busy")
 type BusyError struct {
 	Target TargetID
 	Holder Owner
+	// Elsewhere: the owner holds the target's own lock under another
+	// journal, which does not say who it is (Holder is empty).
+	Elsewhere bool
 }
 
 func (e *BusyError) Error() string {
+	if e.Elsewhere {
+		return fmt.Sprintf("%s is owned by another citune process, under another journal (it holds the lock on the target itself)", e.Target)
+	}
 	return fmt.Sprintf("%s is owned by %s", e.Target, e.Holder)
 }
 
 func (e *BusyError) Unwrap() error { return ErrBusy }
 
-// lock is a held target lock.
+// lock is a held target lock: the file beside the journal (which says
+// who holds it) and the lock that lives with the target (tf), which every
+// journal's sessions meet.
 type lock struct {
-	f *os.File
+	f  *os.File
+	tf *os.File
+}
+
+// SystemLocks is the system-wide folder of /dev/mem targets' own locks
+// (Options.TargetLocks overrides it).
+const SystemLocks = "/run/citune"
+
+// targetLockFile opens the lock that lives with target id: the image file
+// itself (flock works for every user who can read it), or a file keyed
+// by the physical base in the system-wide folder dir for /dev/mem (also
+// holding its owner). Nil for targets without one (simulated).
+func targetLockFile(id TargetID, dir string) (f *os.File, named bool, err error) {
+	switch id.Kind {
+	case TargetFile:
+		f, err := os.Open(id.Path)
+		if err != nil {
+			return nil, false, fmt.Errorf("target lock: %w: %w", ErrStore, err)
+		}
+		fi, err := f.Stat()
+		if st, ok := fi.Sys().(*syscall.Stat_t); err != nil || !ok || uint64(st.Dev) != id.Dev || uint64(st.Ino) != id.Ino {
+			f.Close()
+			return nil, false, fmt.Errorf("target lock: %s is not the file it was (replaced)", id.Path)
+		}
+		return f, false, nil
+	case TargetDevMem:
+		if dir == "" {
+			dir = SystemLocks
+		}
+		f, err := openPrivate(filepath.Join(dir, id.Key()+".lock"), os.O_RDWR|os.O_CREATE)
+		if err != nil {
+			return nil, false, fmt.Errorf("target lock: %w", err)
+		}
+		return f, true, nil
+	}
+	return nil, false, nil
+}
+
+// acquireTarget takes the target's own lock for o, by acquire's rules.
+// An owner under another journal that does not say who it is (an image)
+// is waited for up to holderWait by a short owner (a set is done within
+// it) and refused at once by a long one.
+func acquireTarget(id TargetID, dir string, o Owner, force bool) (*os.File, error) {
+	f, named, err := targetLockFile(id, dir)
+	if f == nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(holderWait)
+	for {
+		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("target lock %s: %w: %w", f.Name(), ErrStore, err)
+		}
+		var busy *BusyError
+		if h, ok := readHolder(f); named && ok && h.Alive() {
+			if !o.Kind.Long() && !h.Kind.Long() {
+				if err := flock(f, syscall.LOCK_EX); err != nil {
+					f.Close()
+					return nil, fmt.Errorf("target lock %s: %w: %w", f.Name(), ErrStore, err)
+				}
+				break
+			}
+			busy = &BusyError{Target: id, Holder: h}
+		} else if o.Kind.Long() || time.Now().After(deadline) {
+			busy = &BusyError{Target: id, Elsewhere: true}
+		}
+		if busy != nil {
+			f.Close()
+			if force && !o.Kind.Long() {
+				return nil, nil
+			}
+			return nil, busy
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if named {
+		if err := writeHolder(f, o); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func writeHolder(f *os.File, o Owner) error {
+	b, err := json.Marshal(o)
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.WriteAt(append(b, '\n'), 0)
+	}
+	if err != nil {
+		return fmt.Errorf("target lock %s: %w: %w", f.Name(), ErrStore, err)
+	}
+	return nil
 }
 
 // lockPath is the lock file of target id beside the journal.
@@ -44,7 +151,7 @@ const holderWait = 2 * time.Second
 // refused at once when anyone holds it; a short owner (set, restore)
 // waits for another short owner and is refused by a long one unless
 // force, in which case it goes on without the lock (nil, nil).
-func acquire(journal string, id TargetID, o Owner, force bool) (*lock, error) {
+func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lock, error) {
 	p := lockPath(journal, id)
 	f, err := openPrivate(p, os.O_RDWR|os.O_CREATE)
 	if err != nil {
@@ -86,18 +193,20 @@ func acquire(journal string, id TargetID, o Owner, force bool) (*lock, error) {
 		}
 		break
 	}
-	b, err := json.Marshal(o)
-	if err == nil {
-		err = f.Truncate(0)
-	}
-	if err == nil {
-		_, err = f.WriteAt(append(b, '\n'), 0)
-	}
-	if err != nil {
+	if err := writeHolder(f, o); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("target lock %s: %w: %w", p, ErrStore, err)
+		return nil, err
 	}
-	return &lock{f: f}, nil
+	// Then the lock that lives with the target: another journal's
+	// sessions hold that one.
+	tf, err := acquireTarget(id, targetLocks, o, force)
+	if err != nil || tf == nil {
+		// Refused, or forced past its owner.
+		flock(f, syscall.LOCK_UN)
+		f.Close()
+		return nil, err
+	}
+	return &lock{f: f, tf: tf}, nil
 }
 
 func flock(f *os.File, how int) error {
@@ -142,6 +251,11 @@ func Holder(journal string, id TargetID) (Owner, bool) {
 func (l *lock) release() {
 	if l == nil || l.f == nil {
 		return
+	}
+	if l.tf != nil {
+		flock(l.tf, syscall.LOCK_UN)
+		l.tf.Close()
+		l.tf = nil
 	}
 	flock(l.f, syscall.LOCK_UN)
 	l.f.Close()

@@ -45,6 +45,9 @@ type Options struct {
 	// AllowLive lets Apply write live-state fields (list addresses,
 	// doorbells, run/stop, port control).
 	AllowLive bool
+	// TargetLocks is the system-wide folder of /dev/mem targets' own
+	// locks ("": SystemLocks).
+	TargetLocks string
 	// Adopt takes over the records of an interrupted session (a resumed
 	// sweep): Restore returns them to their originals.
 	Adopt bool
@@ -139,13 +142,16 @@ func Open(o Options) (*Session, error) {
 		// changes on the machine are journalled all the same).
 		return s, nil
 	}
-	lk, err := acquire(o.Journal, o.Target, o.Owner, o.Force)
+	lk, err := acquire(o.Journal, o.TargetLocks, o.Target, o.Owner, o.Force)
 	if err != nil {
 		return nil, err
 	}
 	if lk == nil {
-		h, _ := Holder(o.Journal, o.Target)
-		s.warnings = append(s.warnings, fmt.Sprintf("forced: %s owns %s; this change goes under it and its end may undo it", h, o.Target))
+		who := "another citune process (under another journal)"
+		if h, ok := Holder(o.Journal, o.Target); ok {
+			who = h.String()
+		}
+		s.warnings = append(s.warnings, fmt.Sprintf("forced: %s owns %s; this change goes under it and its end may undo it", who, o.Target))
 	}
 	s.lk = lk
 	if !o.Owner.Kind.Long() {

@@ -92,6 +92,13 @@ func (a *app) openUndo(t *soc.Target, k undo.Kind, o undoOpts) (*undo.Session, f
 func explainUndo(err error, k undo.Kind) error {
 	var be *undo.BusyError
 	if errors.As(err, &be) {
+		if be.Elsewhere {
+			advice := "let it end (a sweep or TUI session restores by itself), or give its journal with --journal"
+			if !k.Long() {
+				advice += "; --force goes ahead anyway (its end may undo this change)"
+			}
+			return fmt.Errorf("%w: %s", err, advice)
+		}
 		if be.Holder.Kind.Long() {
 			advice := fmt.Sprintf("stop it (Ctrl-C there, or kill -TERM %d) and it restores by itself", be.Holder.PID)
 			if !k.Long() {
