@@ -137,6 +137,7 @@ func (s *Session) Apply(changes []regs.Change) ([]regs.Result, error) {
 	for _, p := range recs {
 		p.t.journalled = true
 	}
+	s.keepCopy()
 	return commit(s.o.Acc, ws)
 }
 
@@ -245,6 +246,7 @@ func (s *Session) record(k key, orig string) error {
 	})
 	if err == nil {
 		t.journalled = true
+		s.keepCopy()
 	}
 	return err
 }

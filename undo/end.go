@@ -124,8 +124,11 @@ func (s *Session) readParam(mod, param string) (string, error) {
 // own left changed, its registration. A journal damaged under the
 // session is left as it is.
 func (s *Session) dropRestored() error {
-	if s.o.Journal == "" || s.lost != nil && s.lost.What == Damaged {
+	if s.o.Journal == "" {
 		return nil
+	}
+	if s.lost != nil && s.lost.What == Damaged {
+		return s.keepCopy()
 	}
 	unlock, err := lockFile(s.o.Journal+".lock", syscall.LOCK_EX)
 	if err != nil {
@@ -153,7 +156,7 @@ func (s *Session) dropRestored() error {
 		return err
 	}
 	s.lastSeq = j.Seq
-	return nil
+	return s.keepCopy()
 }
 
 // prune drops the records of items that are at their original value now.

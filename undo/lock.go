@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -193,6 +194,7 @@ func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lo
 		}
 		break
 	}
+	prev, _ := readHolderFile(f)
 	if err := writeHolder(f, o); err != nil {
 		f.Close()
 		return nil, err
@@ -206,7 +208,93 @@ func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lo
 		f.Close()
 		return nil, err
 	}
-	return &lock{f: f, tf: tf}, nil
+	l := &lock{f: f, tf: tf}
+	if prev.Entry != nil && !prev.Owner.Alive() {
+		// A long session that was killed left its originals here too:
+		// the journal gets back whatever of them it lost.
+		if err := recoverRecords(journal, prev); err != nil {
+			l.release()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// holderFile is what a lock file beside the journal holds: its owner
+// and, for a long session, a copy of the records it made (from its
+// memory), so that a killed session's originals survive the journal
+// being deleted under it.
+type holderFile struct {
+	Owner
+	Entry *Entry `json:"entry,omitempty"`
+}
+
+func readHolderFile(f *os.File) (holderFile, bool) {
+	var h holderFile
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, maxHolder))
+	if err != nil || len(b) == 0 || json.Unmarshal(b, &h) != nil || h.PID == 0 {
+		return holderFile{}, false
+	}
+	return h, true
+}
+
+// maxHolder bounds what is read of a lock file.
+const maxHolder = 4 << 20
+
+// recoverRecords adds to the journal the records of a killed long
+// session that its entry lacks, with the session registered (so it is
+// an interrupted session: restored by `citune restore`, adopted by a
+// resume, and no new sweep takes its values for originals).
+func recoverRecords(journal string, h holderFile) error {
+	return Update(journal, func(j *Journal) error {
+		e := j.For(Entry{Target: h.Entry.Target, Profile: h.Entry.Profile, ProfileFile: h.Entry.ProfileFile,
+			Controller: h.Entry.Controller, Created: h.Entry.Created, Updated: h.Entry.Updated})
+		added := false
+		for _, fr := range h.Entry.Fields {
+			if !slices.ContainsFunc(e.Fields, func(x FieldRec) bool { return x.Offset == fr.Offset && x.Mask == fr.Mask }) {
+				e.Fields = append(e.Fields, fr)
+				added = true
+			}
+		}
+		for _, fr := range h.Entry.Files {
+			if !slices.ContainsFunc(e.Files, func(x FileRec) bool { return x.Path == fr.Path }) {
+				e.Files = append(e.Files, fr)
+				added = true
+			}
+		}
+		for _, p := range h.Entry.ModParams {
+			if !slices.ContainsFunc(e.ModParams, func(x ParamRec) bool { return x.Name == p.Name }) {
+				e.ModParams = append(e.ModParams, p)
+				added = true
+			}
+		}
+		if e.Reload == nil {
+			e.Reload = h.Entry.Reload
+		}
+		if added && !slices.ContainsFunc(e.Sessions, h.Owner.Same) {
+			e.Sessions = append(e.Sessions, h.Owner)
+		}
+		return nil
+	})
+}
+
+// keep writes the owner and its records (nil: none left) into the lock
+// file beside the journal.
+func (l *lock) keep(o Owner, e *Entry) error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	b, err := json.Marshal(holderFile{Owner: o, Entry: e})
+	if err == nil {
+		err = l.f.Truncate(0)
+	}
+	if err == nil {
+		_, err = l.f.WriteAt(append(b, '\n'), 0)
+	}
+	if err != nil {
+		return fmt.Errorf("target lock %s: %w: %w", l.f.Name(), ErrStore, err)
+	}
+	return nil
 }
 
 func flock(f *os.File, how int) error {

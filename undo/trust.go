@@ -126,6 +126,7 @@ func (s *Session) withJournal(fn func(j *Journal) bool) error {
 			je.Rewrote = true
 			s.lastSeq = j.Seq
 		}
+		s.keepCopy()
 		s.lost = je
 		return je
 	}
@@ -138,6 +139,25 @@ func (s *Session) withJournal(fn func(j *Journal) bool) error {
 	}
 	s.lastSeq = j.Seq
 	return nil
+}
+
+// keepCopy writes a long session's records, from memory, into its lock
+// file beside the journal too: should the journal be deleted and the
+// session killed before it notices, the next session on the target
+// (`citune restore`) finds them there (acquire). It is a safety net
+// beside the journal: callers go on when it fails.
+func (s *Session) keepCopy() error {
+	if !s.o.Owner.Kind.Long() {
+		return nil
+	}
+	var e *Entry
+	if len(s.recorded()) > 0 {
+		j := &Journal{}
+		s.repair(j)
+		e = &j.Entries[0]
+		e.Sessions = nil
+	}
+	return s.lk.keep(s.o.Owner, e)
 }
 
 // verify compares the journal with what the session recorded in it.

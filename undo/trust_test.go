@@ -156,6 +156,11 @@ func TestJournalTruncatedUnderSession(t *testing.T) {
 			if s.Lost() == nil {
 				t.Error("Lost is nil")
 			}
+			// Everything is back: the lock file's copy holds nothing a
+			// later session would take for a killed one's records.
+			if b, _ := os.ReadFile(lockPath(f.journal, f.id)); strings.Contains(string(b), `"entry"`) {
+				t.Errorf("lock file after the restore from memory: %s", b)
+			}
 		})
 	}
 }
@@ -258,5 +263,71 @@ func TestOtherWritersAreNoDisturbance(t *testing.T) {
 	}
 	if _, err := s.Apply([]regs.Change{f.change(t, "ITC=16")}); err != nil {
 		t.Errorf("apply after another target's set: %v", err)
+	}
+}
+
+// Deleted under a sweep, and the sweep killed before it met the journal
+// again: the copy of its records in its lock file gives `citune restore`
+// the originals.
+func TestJournalDeletedThenKilled(t *testing.T) {
+	f := newFixture(t)
+	s, err := f.open(t, KindSweep, func(o *Options) { o.Owner = deadOwner(t, KindSweep) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply([]regs.Change{f.change(t, "ITC=64"), f.change(t, "AHBBRST=0")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply([]regs.Change{f.change(t, "ITC=16")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(f.journal); err != nil {
+		t.Fatal(err)
+	}
+	s.lk.release() // kill -9
+	// A new sweep is refused: the killed one's values are not originals.
+	if _, err := f.open(t, KindSweep, nil); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("new sweep after the kill: %v, want ErrInterrupted", err)
+	}
+	r, err := f.open(t, KindRestore, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.RestoreAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if f.field(t, "ITC") != 8 || f.field(t, "AHBBRST") != 2 {
+		t.Errorf("after citune restore: ITC %d AHBBRST %d, want 8 and 2", f.field(t, "ITC"), f.field(t, "AHBBRST"))
+	}
+	if _, err := os.Stat(f.journal); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("journal after the restore: %v", err)
+	}
+	// The restore's lock file no longer holds the killed sweep's records.
+	s2, err := f.open(t, KindSweep, nil)
+	if err != nil {
+		t.Fatalf("sweep after the restore: %v", err)
+	}
+	s2.Close()
+}
+
+// A session that ends cleanly leaves no records in its lock file: a
+// later journal deletion resurrects nothing.
+func TestCleanEndLeavesNoCopy(t *testing.T) {
+	f := newFixture(t)
+	s, err := f.open(t, KindSweep, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply([]regs.Change{f.change(t, "ITC=64")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Restore(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	b, err := os.ReadFile(lockPath(f.journal, f.id))
+	if err != nil || strings.Contains(string(b), `"entry"`) {
+		t.Errorf("lock file after a clean end: %s, %v", b, err)
 	}
 }
