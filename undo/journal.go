@@ -221,6 +221,11 @@ func loadFile(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w: %w", ErrStore, err)
 	}
+	return parseJournal(path, b)
+}
+
+// parseJournal reads a journal's text (path names it in errors).
+func parseJournal(path string, b []byte) (*Journal, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, fmt.Errorf("journal %s is empty (truncated: the originals it held are lost)", path)
 	}

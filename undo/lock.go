@@ -209,7 +209,7 @@ func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lo
 		return nil, err
 	}
 	l := &lock{f: f, tf: tf}
-	if prev.Entry != nil && !prev.Owner.Alive() {
+	if prev.Entry != nil && prev.Entry.Target.Key() == id.Key() && !prev.Owner.Alive() {
 		// A long session that was killed left its originals here too:
 		// the journal gets back whatever of them it lost.
 		if err := recoverRecords(journal, prev); err != nil {
@@ -230,9 +230,18 @@ type holderFile struct {
 }
 
 func readHolderFile(f *os.File) (holderFile, bool) {
-	var h holderFile
 	b, err := io.ReadAll(io.NewSectionReader(f, 0, maxHolder))
-	if err != nil || len(b) == 0 || json.Unmarshal(b, &h) != nil || h.PID == 0 {
+	if err != nil {
+		return holderFile{}, false
+	}
+	return parseHolder(b)
+}
+
+// parseHolder reads a lock file's text: its owner (pid set) and, for a
+// long session, its records of one target.
+func parseHolder(b []byte) (holderFile, bool) {
+	var h holderFile
+	if len(b) == 0 || json.Unmarshal(b, &h) != nil || h.PID <= 0 {
 		return holderFile{}, false
 	}
 	return h, true
@@ -307,15 +316,8 @@ func flock(f *os.File, how int) error {
 }
 
 func readHolder(f *os.File) (Owner, bool) {
-	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<16))
-	if err != nil || len(b) == 0 {
-		return Owner{}, false
-	}
-	var o Owner
-	if json.Unmarshal(b, &o) != nil || o.PID == 0 {
-		return Owner{}, false
-	}
-	return o, true
+	h, ok := readHolderFile(f)
+	return h.Owner, ok
 }
 
 // Holder returns the live owner of target id, if any, without taking the

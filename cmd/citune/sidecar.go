@@ -38,10 +38,20 @@ func readSidecar(image string) (sidecar, bool, error) {
 	if err != nil {
 		return s, false, err
 	}
-	if err := json.Unmarshal(b, &s); err != nil || s.Kind != sidecarKind {
-		return s, false, fmt.Errorf("%s is not a citune image description", sidecarPath(image))
+	s, err = parseSidecar(b)
+	if err != nil {
+		return s, false, fmt.Errorf("%s %w", sidecarPath(image), err)
 	}
 	return s, true, nil
+}
+
+// parseSidecar reads a sidecar's text.
+func parseSidecar(b []byte) (sidecar, error) {
+	var s sidecar
+	if err := json.Unmarshal(b, &s); err != nil || s.Kind != sidecarKind {
+		return sidecar{}, errors.New("is not a citune image description")
+	}
+	return s, nil
 }
 
 // applySidecar fills --profile and --controller from the image's sidecar
