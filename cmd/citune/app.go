@@ -17,6 +17,7 @@ import (
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/textwrap"
 	"github.com/citune/citune/undo"
 )
 
@@ -181,7 +182,9 @@ func run(ctx context.Context, args []string, e *env) int {
 		code = ee.code
 	}
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %v%s\n", err, advice(err))
+		// Errors quote files others may have written (results files,
+		// profiles, journals): shown escaped.
+		fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %s%s\n", textwrap.Escape(err.Error()), advice(err))
 	} else {
 		code = exitOK
 	}

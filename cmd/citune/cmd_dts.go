@@ -13,6 +13,7 @@ import (
 	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/textwrap"
 )
 
 func init() {
@@ -63,7 +64,7 @@ func runDTS(a *app, args []string) error {
 			Notes        []string         `json:"notes"`
 		}{in.Profile.Name, in.Controller.Label, string(in.Role), d.String(), d.Props, d.Params, d.Notes})
 	}
-	fmt.Fprint(a.env.stdout, d.String())
+	fmt.Fprint(a.env.stdout, textwrap.Escape(d.String()))
 	return nil
 }
 
@@ -109,6 +110,9 @@ func (a *app) dtsFromResults(path string) (dtsout.DTSInput, error) {
 	res, err := results.Load(path)
 	if err != nil {
 		return dtsout.DTSInput{}, err
+	}
+	if err := res.CheckValues(); err != nil {
+		return dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)
 	}
 	h := res.Header
 	p, err := a.resultsProfile(path, h.Profile, h.ProfileFile)
