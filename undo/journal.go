@@ -174,6 +174,12 @@ func Load(path string) (*Journal, error) {
 	return load(path)
 }
 
+// Read reads the journal at path without locking or writing anything
+// (a journal whose place cannot be written, given to `restore --from`).
+func Read(path string) (*Journal, error) {
+	return load(path)
+}
+
 // Update runs fn on the journal at path while holding its exclusive lock
 // and saves the result: concurrent updates serialise and none is lost.
 // When fn fails nothing is saved.

@@ -136,6 +136,22 @@ func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	if e == nil {
 		return nil, nil
 	}
+	return s.restoreEntry(ctx, e)
+}
+
+// RestoreEntry is RestoreAll from an entry read elsewhere (Read: a
+// journal that cannot be written, read without writing it); the
+// session's own journal is brought up to date as by RestoreAll.
+func (s *Session) RestoreEntry(ctx context.Context, e *Entry) ([]Restored, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e.Target.Key() != s.o.Target.Key() {
+		return nil, fmt.Errorf("undo: an entry of %s restored on %s", e.Target, s.o.Target)
+	}
+	return s.restoreEntry(ctx, e)
+}
+
+func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
 	var out []Restored
