@@ -476,3 +476,19 @@ func TestManyErrorsBounded(t *testing.T) {
 		t.Errorf("first error %q", msgs[0])
 	}
 }
+
+// A 100 000-deep nesting (a hostile profile) is refused like any unknown
+// key; the locator does not build every prefix of it (that was
+// quadratic: over a minute).
+func TestDeepNestingRefused(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "profiles", "good-board.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const depth = 100_000
+	deep := string(data) + "\nx = " + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "\n"
+	_, err = Parse("deep.toml", []byte(deep))
+	if err == nil || !strings.Contains(err.Error(), `unknown key`) || !strings.HasPrefix(err.Error(), "deep.toml:") {
+		t.Fatalf("deep nesting: %v", err)
+	}
+}
