@@ -188,6 +188,12 @@ func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr err
 		for _, l := range out.Report {
 			fmt.Fprintf(a.env.stdout, "restored %s\n", l)
 		}
+		if out.Stopped != nil {
+			if out.Err != nil {
+				return fmt.Errorf("%w\nrestoring the starting values: %w", out.Stopped, out.Err)
+			}
+			return out.Stopped
+		}
 		if len(out.Report) == 0 && out.Err == nil && !out.Unchanged {
 			fmt.Fprintln(a.env.stdout, "every value the session changed was already back at its starting value")
 		}
