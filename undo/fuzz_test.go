@@ -89,3 +89,27 @@ func FuzzParseStat(f *testing.F) {
 		parseStat(comm)
 	})
 }
+
+func FuzzFlockHolder(f *testing.F) {
+	id := TargetID{Kind: TargetFile, Dev: 0xfd01, Ino: 5678}
+	f.Add("1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF\n2: POSIX  ADVISORY  READ 99 fd:01:5678 0 EOF\n")
+	f.Add("1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF\n1: -> FLOCK  ADVISORY  WRITE 77 fd:01:5678 0 EOF\n")
+	f.Add("3: OFDLCK ADVISORY  WRITE -1 08:02:1 0 EOF\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		pid := flockHolder(s, id)
+		if pid < 0 || pid > 0 && !strings.Contains(s, fmt.Sprint(pid)) {
+			t.Fatalf("pid %d from %q", pid, s)
+		}
+	})
+}
+
+func TestFlockHolder(t *testing.T) {
+	id := TargetID{Kind: TargetFile, Dev: 0xfd01, Ino: 5678}
+	locks := "1: POSIX  ADVISORY  WRITE 99 fd:01:5678 0 EOF\n2: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF\n2: -> FLOCK  ADVISORY  WRITE 77 fd:01:5678 0 EOF\n3: FLOCK  ADVISORY  WRITE 55 fd:01:5679 0 EOF\n"
+	if got := flockHolder(locks, id); got != 1234 {
+		t.Errorf("holder %d, want 1234", got)
+	}
+	if got := flockHolder(locks, DevMem(1)); got != 0 {
+		t.Errorf("devmem holder %d", got)
+	}
+}

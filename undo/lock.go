@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -20,13 +22,18 @@ type BusyError struct {
 	Target TargetID
 	Holder Owner
 	// Elsewhere: the owner holds the target's own lock under another
-	// journal, which does not say who it is (Holder is empty).
+	// journal, which does not say who it is (Holder has at most the pid
+	// the kernel lists for the lock).
 	Elsewhere bool
 }
 
 func (e *BusyError) Error() string {
 	if e.Elsewhere {
-		return fmt.Sprintf("%s is owned by another citune process, under another journal (it holds the lock on the target itself)", e.Target)
+		who := "another citune process"
+		if e.Holder.PID > 0 {
+			who = fmt.Sprintf("another citune process (pid %d)", e.Holder.PID)
+		}
+		return fmt.Sprintf("%s is owned by %s, under another journal (it holds the lock on the target itself)", e.Target, who)
 	}
 	return fmt.Sprintf("%s is owned by %s", e.Target, e.Holder)
 }
@@ -106,6 +113,9 @@ func acquireTarget(id TargetID, dir string, o Owner, force bool) (*os.File, erro
 			busy = &BusyError{Target: id, Holder: h}
 		} else if o.Kind.Long() || time.Now().After(deadline) {
 			busy = &BusyError{Target: id, Elsewhere: true}
+			if b, err := os.ReadFile("/proc/locks"); err == nil {
+				busy.Holder.PID = flockHolder(string(b), id)
+			}
 		}
 		if busy != nil {
 			f.Close()
@@ -350,4 +360,36 @@ func (l *lock) release() {
 	flock(l.f, syscall.LOCK_UN)
 	l.f.Close()
 	l.f = nil
+}
+
+// flockHolder finds, in the text of /proc/locks, the pid holding a flock
+// on the image file id (0 when none is listed). Lines read
+// "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; waiters' lines
+// start with "->"; the device is the kernel's major:minor in hex.
+func flockHolder(locks string, id TargetID) int {
+	if id.Kind != TargetFile {
+		return 0
+	}
+	major, minor := (id.Dev>>8)&0xfff|(id.Dev>>32)&^0xfff, id.Dev&0xff|(id.Dev>>12)&^0xff
+	for _, line := range strings.Split(locks, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] != "FLOCK" || f[3] != "WRITE" {
+			continue
+		}
+		dev := strings.Split(f[5], ":")
+		if len(dev) != 3 {
+			continue
+		}
+		ma, err1 := strconv.ParseUint(dev[0], 16, 32)
+		mi, err2 := strconv.ParseUint(dev[1], 16, 32)
+		ino, err3 := strconv.ParseUint(dev[2], 10, 64)
+		pid, err4 := strconv.Atoi(f[4])
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || pid <= 0 {
+			continue
+		}
+		if ma == major && mi == minor && ino == id.Ino {
+			return pid
+		}
+	}
+	return 0
 }

@@ -94,6 +94,9 @@ func explainUndo(err error, k undo.Kind) error {
 	if errors.As(err, &be) {
 		if be.Elsewhere {
 			advice := "let it end (a sweep or TUI session restores by itself), or give its journal with --journal"
+			if be.Holder.PID > 0 {
+				advice = fmt.Sprintf("let it end or stop it (kill -TERM %d; a sweep or TUI session restores by itself), or give its journal with --journal", be.Holder.PID)
+			}
 			if !k.Long() {
 				advice += "; --force goes ahead anyway (its end may undo this change)"
 			}
