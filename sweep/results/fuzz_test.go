@@ -25,5 +25,6 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		_ = res.Rank()
+		_ = res.CheckValues()
 	})
 }
