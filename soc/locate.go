@@ -75,25 +75,40 @@ func newLocator(name string, data []byte, generic map[string]any) *locator {
 
 // collectPaths adds the indexed path of every table, key and array
 // element of v below path to out.
+//
+// Paths deeper than maxPathDepth are not collected: no profile key is
+// that deep, and building every prefix of a 100 000-deep nesting is
+// quadratic.
 func collectPaths(path string, v any, out map[string]bool) {
+	collectPathsDepth(path, v, out, 0)
+}
+
+// maxPathDepth bounds the nesting collectPaths walks (a profile's
+// deepest key is register[i].field[j].values[k].value).
+const maxPathDepth = 16
+
+func collectPathsDepth(path string, v any, out map[string]bool, depth int) {
+	if depth > maxPathDepth {
+		return
+	}
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
 			p := joinPath(path, keySeg(k))
 			out[p] = true
-			collectPaths(p, x, out)
+			collectPathsDepth(p, x, out, depth+1)
 		}
 	case []map[string]any:
 		for i, x := range v {
 			p := fmt.Sprintf("%s[%d]", path, i)
 			out[p] = true
-			collectPaths(p, x, out)
+			collectPathsDepth(p, x, out, depth+1)
 		}
 	case []any:
 		for i, x := range v {
 			p := fmt.Sprintf("%s[%d]", path, i)
 			out[p] = true
-			collectPaths(p, x, out)
+			collectPathsDepth(p, x, out, depth+1)
 		}
 	}
 }

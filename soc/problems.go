@@ -25,28 +25,55 @@ func (ps *problems) add(at pos, format string, a ...any) {
 
 func (ps *problems) failed() bool { return len(ps.list) > 0 }
 
+// maxProblems bounds how many problems a profile's error reports: each
+// costs a few decodes of the text to find its line, so a profile with
+// thousands of errors stays linear in its size.
+const maxProblems = 20
+
 // err joins the problems in line order, each as "NAME:LINE: invalid
-// profile: MESSAGE"; identical problems are reported once.
+// profile: MESSAGE"; identical problems are reported once, and at most
+// maxProblems of them (the first found), with a count of the rest.
 func (ps *problems) err() error {
 	if len(ps.list) == 0 {
 		return nil
 	}
-	for i := range ps.list {
-		ps.list[i].line = max(ps.loc.line(ps.list[i].at), 1)
-	}
-	sort.SliceStable(ps.list, func(i, j int) bool { return ps.list[i].line < ps.list[j].line })
-	var errs []error
 	type key struct {
+		at  pos
+		msg string
+	}
+	seen := map[key]bool{}
+	var shown []problem
+	more := 0
+	for _, p := range ps.list {
+		if seen[key{p.at, p.msg}] {
+			continue
+		}
+		seen[key{p.at, p.msg}] = true
+		if len(shown) == maxProblems {
+			more++
+			continue
+		}
+		shown = append(shown, p)
+	}
+	for i := range shown {
+		shown[i].line = max(ps.loc.line(shown[i].at), 1)
+	}
+	sort.SliceStable(shown, func(i, j int) bool { return shown[i].line < shown[j].line })
+	var errs []error
+	type lineKey struct {
 		line int
 		msg  string
 	}
-	seen := map[key]bool{}
-	for _, p := range ps.list {
-		if seen[key{p.line, p.msg}] {
+	done := map[lineKey]bool{}
+	for _, p := range shown {
+		if done[lineKey{p.line, p.msg}] {
 			continue
 		}
-		seen[key{p.line, p.msg}] = true
+		done[lineKey{p.line, p.msg}] = true
 		errs = append(errs, fmt.Errorf("%s:%d: %w: %s", ps.name, p.line, ErrProfile, p.msg))
+	}
+	if more > 0 {
+		errs = append(errs, fmt.Errorf("%s: %w: %d more problems not shown (fix these first)", ps.name, ErrProfile, more))
 	}
 	return errors.Join(errs...)
 }

@@ -451,3 +451,44 @@ func TestUnpinnedIdentityAndHugeWindow(t *testing.T) {
 		t.Errorf("0x2000 window accepted: %v", err)
 	}
 }
+
+// A profile with thousands of errors reports a bounded number of them
+// (each costs decodes of the text to place), with a count of the rest.
+func TestManyErrorsBounded(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "profiles", "good-board.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.Write(data)
+	for i := range 1000 {
+		fmt.Fprintf(&b, "\n[[register]]\nname = \"R%d\"\noffset = %#x\n", i, 0x1001+4*i)
+	}
+	_, err = Parse("many.toml", []byte(b.String()))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msgs := strings.Split(err.Error(), "\n")
+	if len(msgs) != maxProblems+1 || !strings.HasSuffix(msgs[len(msgs)-1], "more problems not shown (fix these first)") {
+		t.Fatalf("%d lines, want %d and a count of the rest; last: %q", len(msgs), maxProblems+1, msgs[len(msgs)-1])
+	}
+	if !strings.HasPrefix(msgs[0], "many.toml:") || !strings.Contains(msgs[0], "R0") {
+		t.Errorf("first error %q", msgs[0])
+	}
+}
+
+// A 100 000-deep nesting (a hostile profile) is refused like any unknown
+// key; the locator does not build every prefix of it (that was
+// quadratic: over a minute).
+func TestDeepNestingRefused(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "profiles", "good-board.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const depth = 100_000
+	deep := string(data) + "\nx = " + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "\n"
+	_, err = Parse("deep.toml", []byte(deep))
+	if err == nil || !strings.Contains(err.Error(), `unknown key`) || !strings.HasPrefix(err.Error(), "deep.toml:") {
+		t.Fatalf("deep nesting: %v", err)
+	}
+}

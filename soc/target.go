@@ -333,3 +333,7 @@ func (t *Target) RoleNow() (Role, error) {
 	}
 	return t.Role(Snapshot{Registers: []RegValue{{Name: r.Name, Offset: r.Offset, Value: v}}}), nil
 }
+
+// CheckImage refuses a register image that is not a regular file (a
+// FIFO, a socket, a device) without opening it.
+func CheckImage(path string) error { return mmio.CheckImage(path) }

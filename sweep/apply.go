@@ -25,6 +25,11 @@ func (e *fatalError) Unwrap() error { return e.err }
 // module stack when one changes), files, then register fields, each read
 // back. mism lists what did not stick.
 func (r *Runner) apply(ctx context.Context, p *Point) (applied []results.Applied, mism []string, reloaded bool, err error) {
+	// The journal must still hold the sweep's originals before anything
+	// more is changed (undo.JournalError ends the sweep).
+	if err := r.Session.Check(); err != nil {
+		return nil, nil, false, &fatalError{err}
+	}
 	if err := r.applyModParams(ctx, p.Values, &applied, &mism, &reloaded); err != nil {
 		return applied, mism, reloaded, err
 	}

@@ -213,6 +213,12 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 		runErr = fmt.Errorf("%w: %v (it can be resumed)", ErrInterrupted, context.Cause(ctx))
 	}
 	restoreErr := r.restore(ctx)
+	if lost := r.Session.Lost(); lost != nil && runErr == nil {
+		// The journal was disturbed where the sweep would not have met
+		// it again (its last point, its restore): the sweep restored from
+		// memory, and says so.
+		runErr = lost
+	}
 	out = &Outcome{Ranking: r.store.Rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr,
 		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil,

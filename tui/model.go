@@ -68,6 +68,10 @@ type Outcome struct {
 	// Unchanged is set when the session quit with every value it ever
 	// changed at its start (nothing to restore or keep).
 	Unchanged bool
+	// Stopped is why the session ended by itself: its journal vanished,
+	// was replaced or damaged under it (undo.ErrJournalChanged); it
+	// restored from the originals it keeps in memory (Restored, Report).
+	Stopped error
 }
 
 // drift is a value that changed behind the user's back.
@@ -229,6 +233,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case writeMsg:
 		return m.onWrite(msg)
 	case restoredMsg:
+		m.out.Quit = m.out.Quit || m.out.Stopped != nil
 		m.out.Restored = true
 		m.out.Report = RestoreReport(msg.restored)
 		m.out.Err = msg.err

@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/undo"
 )
 
 // onRegs takes a fresh read, and finds values that changed behind the
@@ -152,6 +154,13 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 			delete(m.desired, refKey(ref))
 			delete(m.drifts, refKey(ref))
 		}
+	}
+	if errors.Is(msg.err, undo.ErrJournalChanged) && m.out.Stopped == nil {
+		// The originals on disk are gone or untrustworthy: stop, and
+		// restore from the session's memory.
+		m.out.Stopped = msg.err
+		m.setErr("%s: %v", msg.what, msg.err)
+		return m, restoreAll(m.cfg.Undo)
 	}
 	switch {
 	case msg.err != nil:

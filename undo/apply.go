@@ -71,30 +71,50 @@ func (s *Session) Apply(changes []regs.Change) ([]regs.Result, error) {
 		}
 	}
 	now := time.Now().UTC()
-	var recs []FieldRec
+	type pending struct {
+		t  *touch
+		fr FieldRec
+	}
+	if s.lost != nil {
+		// The journal went: only a return to where the session found
+		// things may still be written, without it.
+		if !s.onlyRestoring(ws) {
+			return nil, s.lost
+		}
+		return commit(s.o.Acc, ws)
+	}
+	var recs []pending
 	for _, w := range ws {
 		for _, ref := range masks(w) {
 			m := refMask(ref, w)
 			k := key{off: w.Reg.Offset, mask: m, kind: 'r'}
-			fr := FieldRec{Register: w.Reg.Name, Offset: w.Reg.Offset, Mask: m, Original: w.Old & m, Written: w.New & m, By: s.o.Owner, Time: now}
+			t := s.note(k, ref, "", w.Old&m, "")
+			t.written = w.New & m
+			// The original is the session's own (memory), never a value
+			// read back from a register the session already changed.
+			fr := FieldRec{Register: w.Reg.Name, Offset: w.Reg.Offset, Mask: m, Original: t.orig, Written: w.New & m, By: s.o.Owner, Time: now}
 			if ref.Field != nil {
 				fr.Field = ref.Field.Name
 			}
-			recs = append(recs, fr)
-			s.note(k, ref, fr.Name(), w.Old&m, "")
+			recs = append(recs, pending{t, fr})
 		}
 	}
 	if len(recs) == 0 && s.o.Owner.Kind != KindSet || s.o.Target.Kind == TargetSim {
 		return commit(s.o.Acc, ws)
 	}
 	err = s.update(func(e *Entry) {
-		for _, fr := range recs {
-			i := slices.IndexFunc(e.Fields, func(x FieldRec) bool { return x.Offset == fr.Offset && x.Mask == fr.Mask })
+		for _, p := range recs {
+			i := slices.IndexFunc(e.Fields, func(x FieldRec) bool { return x.Offset == p.fr.Offset && x.Mask == p.fr.Mask })
 			if i < 0 {
-				e.Fields = append(e.Fields, fr)
+				e.Fields = append(e.Fields, p.fr)
 				continue
 			}
-			e.Fields[i].Written = fr.Written
+			if !p.t.journalled {
+				// Recorded before this session (a `set`): that is the
+				// original.
+				p.t.orig = e.Fields[i].Original
+			}
+			e.Fields[i].Written = p.fr.Written
 		}
 		if s.o.Owner.Kind == KindSet {
 			var req []string
@@ -105,9 +125,34 @@ func (s *Session) Apply(changes []regs.Change) ([]regs.Result, error) {
 		}
 	})
 	if err != nil {
+		var je *JournalError
+		if errors.As(err, &je) {
+			if s.onlyRestoring(ws) {
+				return commit(s.o.Acc, ws)
+			}
+			return nil, fmt.Errorf("%w (nothing written)", err)
+		}
 		return nil, fmt.Errorf("%w (nothing written: without a journal the change could not be undone)", err)
 	}
+	for _, p := range recs {
+		p.t.journalled = true
+	}
+	s.keepCopy()
 	return commit(s.o.Acc, ws)
+}
+
+// onlyRestoring reports whether every bit group the writes change goes
+// back to where the session found it.
+func (s *Session) onlyRestoring(ws []regs.Write) bool {
+	for _, w := range ws {
+		for _, ref := range masks(w) {
+			m := refMask(ref, w)
+			if !s.restoring(key{off: w.Reg.Offset, mask: m, kind: 'r'}, w.New&m) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // commit stores the writes that change their register and reads back
@@ -133,36 +178,37 @@ func commit(acc regs.Accessor, ws []regs.Write) ([]regs.Result, error) {
 	return out, nil
 }
 
-// note remembers the value an item had when the session first changed it.
-func (s *Session) note(k key, ref regs.Ref, label string, start uint32, str string) {
+// note remembers the value an item had when the session first changed
+// it and returns its touch. Its original is that value (for an adopted
+// item, the interrupted session's original) until the journal says
+// otherwise.
+func (s *Session) note(k key, ref regs.Ref, label string, start uint32, str string) *touch {
+	s.seq++
 	for _, t := range s.touched {
 		if t.key == k {
-			s.seq++
 			t.seq = s.seq
-			return
+			return t
 		}
 	}
-	s.seq++
-	s.touched = append(s.touched, &touch{key: k, ref: ref, label: label, start: start, str: str, seq: s.seq})
+	if label == "" {
+		label = FieldRec{Register: ref.Reg.Name, Mask: k.mask}.Name()
+		if ref.Field != nil {
+			label = ref.Reg.Name + "." + ref.Field.Name
+		}
+	}
+	t := &touch{key: k, ref: ref, label: label, start: start, str: str, seq: s.seq, orig: start, origStr: str}
+	if a, ok := s.adopted[k]; ok {
+		t.orig, t.origStr = a.orig, a.str
+	}
+	s.touched = append(s.touched, t)
+	return t
 }
 
 // RecordFile records a file's original before the caller changes it.
 func (s *Session) RecordFile(path, orig string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.recordFile(path, orig)
-}
-
-func (s *Session) recordFile(path, orig string) error {
-	s.note(key{name: path, kind: 'f'}, regs.Ref{}, path, 0, orig)
-	return s.update(func(e *Entry) {
-		if !slices.ContainsFunc(e.Files, func(f FileRec) bool { return f.Path == path }) {
-			e.Files = append(e.Files, FileRec{Path: path, Original: orig, By: s.o.Owner, Time: time.Now().UTC()})
-		}
-		if s.o.Reload != nil {
-			e.Reload = s.o.Reload // its root is where the file is
-		}
-	})
+	return s.record(key{name: path, kind: 'f'}, orig)
 }
 
 // RecordModParam records a module parameter's original before the caller
@@ -170,15 +216,39 @@ func (s *Session) recordFile(path, orig string) error {
 func (s *Session) RecordModParam(name, orig string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.note(key{name: name, kind: 'p'}, regs.Ref{}, name, 0, orig)
-	return s.update(func(e *Entry) {
-		if !slices.ContainsFunc(e.ModParams, func(p ParamRec) bool { return p.Name == name }) {
-			e.ModParams = append(e.ModParams, ParamRec{Name: name, Original: orig, By: s.o.Owner, Time: time.Now().UTC()})
+	return s.record(key{name: name, kind: 'p'}, orig)
+}
+
+func (s *Session) record(k key, orig string) error {
+	t := s.note(k, regs.Ref{}, k.name, 0, orig)
+	now := time.Now().UTC()
+	err := s.update(func(e *Entry) {
+		if k.kind == 'f' {
+			if i := slices.IndexFunc(e.Files, func(f FileRec) bool { return f.Path == k.name }); i >= 0 {
+				if !t.journalled {
+					t.origStr = e.Files[i].Original
+				}
+			} else {
+				e.Files = append(e.Files, FileRec{Path: k.name, Original: t.origStr, By: s.o.Owner, Time: now})
+			}
+		} else {
+			if i := slices.IndexFunc(e.ModParams, func(p ParamRec) bool { return p.Name == k.name }); i >= 0 {
+				if !t.journalled {
+					t.origStr = e.ModParams[i].Original
+				}
+			} else {
+				e.ModParams = append(e.ModParams, ParamRec{Name: k.name, Original: t.origStr, By: s.o.Owner, Time: now})
+			}
 		}
 		if s.o.Reload != nil {
-			e.Reload = s.o.Reload
+			e.Reload = s.o.Reload // its root is where the file is
 		}
 	})
+	if err == nil {
+		t.journalled = true
+		s.keepCopy()
+	}
+	return err
 }
 
 func changeString(c regs.Change) string {

@@ -34,6 +34,9 @@
 //   - A record is dropped when its field (file, parameter) is back at its
 //     original value, so the journal always says what differs from before
 //     citune.
+//   - The session's originals in memory are authoritative for what it
+//     changed: a journal that vanished, was replaced, rewritten or damaged
+//     under it stops it (JournalError) and it restores from memory.
 //   - Module reloading is recorded as data (Reload), never as a command
 //     line to parse again.
 package undo

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/citune/citune/regs"
@@ -53,19 +54,10 @@ func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, err
 		})
 	}
 	slices.SortStableFunc(todo, func(a, b *touch) int { return b.seq - a.seq })
-	var origs map[key]FieldRec
-	var forigs map[key]string
-	if len(s.adopted) > 0 || s.o.Journal != "" {
-		origs, forigs = s.originals()
-	}
+	// Everything comes from memory: the journal may be gone or damaged.
 	target := func(t *touch) (uint32, string) {
-		if s.adopted[t.key] {
-			if fr, ok := origs[t.key]; ok {
-				return fr.Original, ""
-			}
-			if v, ok := forigs[t.key]; ok {
-				return 0, v
-			}
+		if a, ok := s.adopted[t.key]; ok {
+			return a.orig, a.str
 		}
 		return t.start, t.str
 	}
@@ -127,51 +119,44 @@ func (s *Session) readParam(mod, param string) (string, error) {
 	return s.o.Host.ReadParam(mod, param)
 }
 
-// originals reads the journal's originals of this target.
-func (s *Session) originals() (map[key]FieldRec, map[key]string) {
-	fr := map[key]FieldRec{}
-	fs := map[key]string{}
-	if s.o.Journal == "" {
-		return fr, fs
-	}
-	j, err := Load(s.o.Journal)
-	if err != nil {
-		return fr, fs
-	}
-	e := j.Find(s.o.Target.Key())
-	if e == nil {
-		return fr, fs
-	}
-	for _, f := range e.Fields {
-		fr[key{off: f.Offset, mask: f.Mask, kind: 'r'}] = f
-	}
-	for _, f := range e.Files {
-		fs[key{name: f.Path, kind: 'f'}] = f.Original
-	}
-	for _, p := range e.ModParams {
-		fs[key{name: p.Name, kind: 'p'}] = p.Original
-	}
-	return fr, fs
-}
-
 // dropRestored removes the journal records of this target whose item is
 // back at its original value, and, for a long session with nothing of its
-// own left changed, its registration.
+// own left changed, its registration. A journal damaged under the
+// session is left as it is.
 func (s *Session) dropRestored() error {
 	if s.o.Journal == "" {
 		return nil
 	}
-	return Update(s.o.Journal, func(j *Journal) error {
-		e := j.Find(s.o.Target.Key())
-		if e == nil {
-			return nil
-		}
+	if s.lost != nil && s.lost.What == Damaged {
+		return s.keepCopy()
+	}
+	unlock, err := lockFile(s.o.Journal+".lock", syscall.LOCK_EX)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	j, err := load(s.o.Journal)
+	if err != nil {
+		return err
+	}
+	if e := j.Find(s.o.Target.Key()); e != nil {
 		e.prune(s.o.Acc, s.o.Host)
 		if len(s.touched) == 0 || s.kept {
 			e.Sessions = slices.DeleteFunc(e.Sessions, s.o.Owner.Same)
 		}
-		return nil
-	})
+		for _, t := range s.recorded() {
+			t.journalled = e.holds(t)
+		}
+	} else {
+		for _, t := range s.touched {
+			t.journalled = false
+		}
+	}
+	if err := j.save(s.o.Journal); err != nil {
+		return err
+	}
+	s.lastSeq = j.Seq
+	return s.keepCopy()
 }
 
 // prune drops the records of items that are at their original value now.
@@ -206,26 +191,21 @@ func (e *Entry) prune(acc regs.Accessor, h Host) {
 func (s *Session) Settle() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	origs, forigs := s.originals()
 	s.touched = slices.DeleteFunc(s.touched, func(t *touch) bool {
 		switch t.kind {
 		case 'r':
 			v, err := s.o.Acc.Read32(t.off)
-			if err != nil {
-				return false
-			}
-			fr, ok := origs[t.key]
-			return v&t.mask == t.start || ok && v&t.mask == fr.Original
+			return err == nil && (v&t.mask == t.start || v&t.mask == t.orig)
 		case 'f':
 			if s.o.Host == nil {
 				return false
 			}
 			v, err := s.o.Host.ReadFile(t.name)
-			return err == nil && (FileHolds(t.str, v) || FileHolds(forigs[t.key], v))
+			return err == nil && (FileHolds(t.str, v) || FileHolds(t.origStr, v))
 		default:
 			mod, param, _ := strings.Cut(t.name, ".")
 			v, err := s.readParam(mod, param)
-			return err == nil && (v == t.str || v == forigs[t.key])
+			return err == nil && (v == t.str || v == t.origStr)
 		}
 	})
 	return s.dropRestored()

@@ -1,9 +1,11 @@
 package undo
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +25,11 @@ var ErrStore = errors.New("the journal's place is not usable")
 // Journal holds one entry per target citune has changed and not yet
 // restored.
 type Journal struct {
-	Version int     `json:"version"`
+	Version int `json:"version"`
+	// Seq counts the saves of the file: it only grows while the file
+	// exists, so a session that sees it go back knows the file was
+	// replaced (a copy restored, deleted and written again).
+	Seq     uint64  `json:"seq,omitempty"`
 	Entries []Entry `json:"entries"`
 }
 
@@ -152,6 +158,9 @@ func (j *Journal) prune() {
 // Load reads the journal at path (a missing file is an empty journal)
 // under a shared lock.
 func Load(path string) (*Journal, error) {
+	if path == "" {
+		return nil, fmt.Errorf("journal: %w", ErrNoPlace)
+	}
 	if _, err := os.Stat(filepath.Dir(path)); errors.Is(err, os.ErrNotExist) {
 		// No state directory, so no journal: a read (verify, restore
 		// with nothing to do) creates nothing.
@@ -162,6 +171,12 @@ func Load(path string) (*Journal, error) {
 		return nil, err
 	}
 	defer unlock()
+	return load(path)
+}
+
+// Read reads the journal at path without locking or writing anything
+// (a journal whose place cannot be written, given to `restore --from`).
+func Read(path string) (*Journal, error) {
 	return load(path)
 }
 
@@ -184,13 +199,41 @@ func Update(path string, fn func(*Journal) error) error {
 	return j.save(path)
 }
 
+// errNoFile marks a journal that does not exist (an empty journal).
+var errNoFile = errors.New("no journal file")
+
 func load(path string) (*Journal, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	j, err := loadFile(path)
+	if errors.Is(err, errNoFile) {
 		return &Journal{Version: Version}, nil
+	}
+	return j, err
+}
+
+// loadFile reads the journal at path; a missing file is errNoFile.
+func loadFile(path string) (*Journal, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, errNoFile
 	}
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w: %w", ErrStore, err)
+	}
+	defer f.Close()
+	if err := trustedFile(f); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w: %w", ErrStore, err)
+	}
+	return parseJournal(path, b)
+}
+
+// parseJournal reads a journal's text (path names it in errors).
+func parseJournal(path string, b []byte) (*Journal, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("journal %s is empty (truncated: the originals it held are lost)", path)
 	}
 	var head struct{ Version int }
 	if err := json.Unmarshal(b, &head); err != nil {
@@ -223,18 +266,16 @@ func (j *Journal) save(path string) error {
 		return nil
 	}
 	j.Version = Version
+	j.Seq++
 	b, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
 		return err
 	}
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("journal: %w: %w", ErrStore, err)
-	}
 	// O_NOFOLLOW: the temporary file is never written through a symlink.
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	f, err := openPrivate(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
-		return fmt.Errorf("journal: %w: %w", ErrStore, err)
+		return err
 	}
 	_, err = f.Write(append(b, '\n'))
 	if err == nil {
@@ -260,12 +301,9 @@ func (j *Journal) save(path string) error {
 // lockFile takes a flock of kind how on path (created as needed) and
 // returns its release.
 func lockFile(path string, how int) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("journal lock: %w: %w", ErrStore, err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	f, err := openPrivate(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return nil, fmt.Errorf("journal lock: %w: %w", ErrStore, err)
+		return nil, err
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), how)
@@ -356,19 +394,25 @@ func convertV1(path string, b []byte) (*Journal, error) {
 }
 
 // DefaultPath is $CITUNE_JOURNAL, else /var/lib/citune/journal.json for
-// root, else $XDG_STATE_HOME/citune/journal.json (~/.local/state).
-func DefaultPath(getenv func(string) string, uid int) string {
+// root, else $XDG_STATE_HOME/citune/journal.json, ~/.local/state, or
+// $XDG_RUNTIME_DIR/citune; never a shared folder such as /tmp (anyone
+// could plant a journal there, or block it): with none of them it is an
+// ErrNoPlace error.
+func DefaultPath(getenv func(string) string, uid int) (string, error) {
 	if p := getenv("CITUNE_JOURNAL"); p != "" {
-		return p
+		return p, nil
 	}
 	if uid == 0 {
-		return "/var/lib/citune/journal.json"
+		return "/var/lib/citune/journal.json", nil
 	}
 	if d := getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "citune", "journal.json")
+		return filepath.Join(d, "citune", "journal.json"), nil
 	}
 	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "citune", "journal.json")
+		return filepath.Join(h, ".local", "state", "citune", "journal.json"), nil
 	}
-	return filepath.Join(os.TempDir(), "citune-journal.json")
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "citune", "journal.json"), nil
+	}
+	return "", fmt.Errorf("%w: $HOME, $XDG_STATE_HOME and $XDG_RUNTIME_DIR are unset (a shared folder such as /tmp is never used: anyone could plant a journal there or block it)", ErrNoPlace)
 }

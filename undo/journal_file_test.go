@@ -88,10 +88,15 @@ func TestDefaultPath(t *testing.T) {
 		{"root", nil, 0, "/var/lib/citune/journal.json"},
 		{"xdg", map[string]string{"XDG_STATE_HOME": "/s", "HOME": "/h"}, 1000, "/s/citune/journal.json"},
 		{"home", map[string]string{"HOME": "/h"}, 1000, "/h/.local/state/citune/journal.json"},
+		{"runtime", map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000"}, 1000, "/run/user/1000/citune/journal.json"},
 	} {
-		if got := DefaultPath(env(tc.env), tc.uid); got != tc.want {
-			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		if got, err := DefaultPath(env(tc.env), tc.uid); got != tc.want || err != nil {
+			t.Errorf("%s: %s, %v, want %s", tc.name, got, err, tc.want)
 		}
+	}
+	// No private place: never /tmp.
+	if got, err := DefaultPath(env(nil), 1000); got != "" || !errors.Is(err, ErrNoPlace) || !strings.Contains(err.Error(), "/tmp is never used") {
+		t.Errorf("without HOME: %q, %v; want ErrNoPlace", got, err)
 	}
 }
 

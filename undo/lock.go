@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -18,17 +21,132 @@ var ErrBusy = errors.New("target busy")
 type BusyError struct {
 	Target TargetID
 	Holder Owner
+	// Elsewhere: the owner holds the target's own lock under another
+	// journal, which does not say who it is (Holder has at most the pid
+	// the kernel lists for the lock).
+	Elsewhere bool
 }
 
 func (e *BusyError) Error() string {
+	if e.Elsewhere {
+		who := "another citune process"
+		if e.Holder.PID > 0 {
+			who = fmt.Sprintf("another citune process (pid %d)", e.Holder.PID)
+		}
+		return fmt.Sprintf("%s is owned by %s, under another journal (it holds the lock on the target itself)", e.Target, who)
+	}
 	return fmt.Sprintf("%s is owned by %s", e.Target, e.Holder)
 }
 
 func (e *BusyError) Unwrap() error { return ErrBusy }
 
-// lock is a held target lock.
+// lock is a held target lock: the file beside the journal (which says
+// who holds it) and the lock that lives with the target (tf), which every
+// journal's sessions meet.
 type lock struct {
-	f *os.File
+	f  *os.File
+	tf *os.File
+}
+
+// SystemLocks is the system-wide folder of /dev/mem targets' own locks
+// (Options.TargetLocks overrides it).
+const SystemLocks = "/run/citune"
+
+// targetLockFile opens the lock that lives with target id: the image file
+// itself (flock works for every user who can read it), or a file keyed
+// by the physical base in the system-wide folder dir for /dev/mem (also
+// holding its owner). Nil for targets without one (simulated).
+func targetLockFile(id TargetID, dir string) (f *os.File, named bool, err error) {
+	switch id.Kind {
+	case TargetFile:
+		f, err := os.Open(id.Path)
+		if err != nil {
+			return nil, false, fmt.Errorf("target lock: %w: %w", ErrStore, err)
+		}
+		fi, err := f.Stat()
+		if st, ok := fi.Sys().(*syscall.Stat_t); err != nil || !ok || uint64(st.Dev) != id.Dev || uint64(st.Ino) != id.Ino {
+			f.Close()
+			return nil, false, fmt.Errorf("target lock: %s is not the file it was (replaced)", id.Path)
+		}
+		return f, false, nil
+	case TargetDevMem:
+		if dir == "" {
+			dir = SystemLocks
+		}
+		f, err := openPrivate(filepath.Join(dir, id.Key()+".lock"), os.O_RDWR|os.O_CREATE)
+		if err != nil {
+			return nil, false, fmt.Errorf("target lock: %w", err)
+		}
+		return f, true, nil
+	}
+	return nil, false, nil
+}
+
+// acquireTarget takes the target's own lock for o, by acquire's rules.
+// An owner under another journal that does not say who it is (an image)
+// is waited for up to holderWait by a short owner (a set is done within
+// it) and refused at once by a long one.
+func acquireTarget(id TargetID, dir string, o Owner, force bool) (*os.File, error) {
+	f, named, err := targetLockFile(id, dir)
+	if f == nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(holderWait)
+	for {
+		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("target lock %s: %w: %w", f.Name(), ErrStore, err)
+		}
+		var busy *BusyError
+		if h, ok := readHolder(f); named && ok && h.Alive() {
+			if !o.Kind.Long() && !h.Kind.Long() {
+				if err := flock(f, syscall.LOCK_EX); err != nil {
+					f.Close()
+					return nil, fmt.Errorf("target lock %s: %w: %w", f.Name(), ErrStore, err)
+				}
+				break
+			}
+			busy = &BusyError{Target: id, Holder: h}
+		} else if o.Kind.Long() || time.Now().After(deadline) {
+			busy = &BusyError{Target: id, Elsewhere: true}
+			if b, err := os.ReadFile("/proc/locks"); err == nil {
+				busy.Holder.PID = flockHolder(string(b), id)
+			}
+		}
+		if busy != nil {
+			f.Close()
+			if force && !o.Kind.Long() {
+				return nil, nil
+			}
+			return nil, busy
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if named {
+		if err := writeHolder(f, o); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func writeHolder(f *os.File, o Owner) error {
+	b, err := json.Marshal(o)
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.WriteAt(append(b, '\n'), 0)
+	}
+	if err != nil {
+		return fmt.Errorf("target lock %s: %w: %w", f.Name(), ErrStore, err)
+	}
+	return nil
 }
 
 // lockPath is the lock file of target id beside the journal.
@@ -44,14 +162,11 @@ const holderWait = 2 * time.Second
 // refused at once when anyone holds it; a short owner (set, restore)
 // waits for another short owner and is refused by a long one unless
 // force, in which case it goes on without the lock (nil, nil).
-func acquire(journal string, id TargetID, o Owner, force bool) (*lock, error) {
+func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lock, error) {
 	p := lockPath(journal, id)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("target lock: %w: %w", ErrStore, err)
-	}
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	f, err := openPrivate(p, os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return nil, fmt.Errorf("target lock: %w: %w", ErrStore, err)
+		return nil, fmt.Errorf("target lock: %w", err)
 	}
 	deadline := time.Now().Add(holderWait)
 	for {
@@ -89,18 +204,116 @@ func acquire(journal string, id TargetID, o Owner, force bool) (*lock, error) {
 		}
 		break
 	}
-	b, err := json.Marshal(o)
+	prev, _ := readHolderFile(f)
+	if err := writeHolder(f, o); err != nil {
+		f.Close()
+		return nil, err
+	}
+	// Then the lock that lives with the target: another journal's
+	// sessions hold that one.
+	tf, err := acquireTarget(id, targetLocks, o, force)
+	if err != nil || tf == nil {
+		// Refused, or forced past its owner.
+		flock(f, syscall.LOCK_UN)
+		f.Close()
+		return nil, err
+	}
+	l := &lock{f: f, tf: tf}
+	if prev.Entry != nil && prev.Entry.Target.Key() == id.Key() && !prev.Owner.Alive() {
+		// A long session that was killed left its originals here too:
+		// the journal gets back whatever of them it lost.
+		if err := recoverRecords(journal, prev); err != nil {
+			l.release()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// holderFile is what a lock file beside the journal holds: its owner
+// and, for a long session, a copy of the records it made (from its
+// memory), so that a killed session's originals survive the journal
+// being deleted under it.
+type holderFile struct {
+	Owner
+	Entry *Entry `json:"entry,omitempty"`
+}
+
+func readHolderFile(f *os.File) (holderFile, bool) {
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, maxHolder))
+	if err != nil {
+		return holderFile{}, false
+	}
+	return parseHolder(b)
+}
+
+// parseHolder reads a lock file's text: its owner (pid set) and, for a
+// long session, its records of one target.
+func parseHolder(b []byte) (holderFile, bool) {
+	var h holderFile
+	if len(b) == 0 || json.Unmarshal(b, &h) != nil || h.PID <= 0 {
+		return holderFile{}, false
+	}
+	return h, true
+}
+
+// maxHolder bounds what is read of a lock file.
+const maxHolder = 4 << 20
+
+// recoverRecords adds to the journal the records of a killed long
+// session that its entry lacks, with the session registered (so it is
+// an interrupted session: restored by `citune restore`, adopted by a
+// resume, and no new sweep takes its values for originals).
+func recoverRecords(journal string, h holderFile) error {
+	return Update(journal, func(j *Journal) error {
+		e := j.For(Entry{Target: h.Entry.Target, Profile: h.Entry.Profile, ProfileFile: h.Entry.ProfileFile,
+			Controller: h.Entry.Controller, Created: h.Entry.Created, Updated: h.Entry.Updated})
+		added := false
+		for _, fr := range h.Entry.Fields {
+			if !slices.ContainsFunc(e.Fields, func(x FieldRec) bool { return x.Offset == fr.Offset && x.Mask == fr.Mask }) {
+				e.Fields = append(e.Fields, fr)
+				added = true
+			}
+		}
+		for _, fr := range h.Entry.Files {
+			if !slices.ContainsFunc(e.Files, func(x FileRec) bool { return x.Path == fr.Path }) {
+				e.Files = append(e.Files, fr)
+				added = true
+			}
+		}
+		for _, p := range h.Entry.ModParams {
+			if !slices.ContainsFunc(e.ModParams, func(x ParamRec) bool { return x.Name == p.Name }) {
+				e.ModParams = append(e.ModParams, p)
+				added = true
+			}
+		}
+		if e.Reload == nil {
+			e.Reload = h.Entry.Reload
+		}
+		if added && !slices.ContainsFunc(e.Sessions, h.Owner.Same) {
+			e.Sessions = append(e.Sessions, h.Owner)
+		}
+		return nil
+	})
+}
+
+// keep writes the owner and its records (nil: none left) into the lock
+// file beside the journal.
+func (l *lock) keep(o Owner, e *Entry) error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	b, err := json.Marshal(holderFile{Owner: o, Entry: e})
 	if err == nil {
-		err = f.Truncate(0)
+		err = l.f.Truncate(0)
 	}
 	if err == nil {
-		_, err = f.WriteAt(append(b, '\n'), 0)
+		_, err = l.f.WriteAt(append(b, '\n'), 0)
 	}
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("target lock %s: %w: %w", p, ErrStore, err)
+		return fmt.Errorf("target lock %s: %w: %w", l.f.Name(), ErrStore, err)
 	}
-	return &lock{f: f}, nil
+	return nil
 }
 
 func flock(f *os.File, how int) error {
@@ -113,15 +326,8 @@ func flock(f *os.File, how int) error {
 }
 
 func readHolder(f *os.File) (Owner, bool) {
-	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<16))
-	if err != nil || len(b) == 0 {
-		return Owner{}, false
-	}
-	var o Owner
-	if json.Unmarshal(b, &o) != nil || o.PID == 0 {
-		return Owner{}, false
-	}
-	return o, true
+	h, ok := readHolderFile(f)
+	return h.Owner, ok
 }
 
 // Holder returns the live owner of target id, if any, without taking the
@@ -146,7 +352,44 @@ func (l *lock) release() {
 	if l == nil || l.f == nil {
 		return
 	}
+	if l.tf != nil {
+		flock(l.tf, syscall.LOCK_UN)
+		l.tf.Close()
+		l.tf = nil
+	}
 	flock(l.f, syscall.LOCK_UN)
 	l.f.Close()
 	l.f = nil
+}
+
+// flockHolder finds, in the text of /proc/locks, the pid holding a flock
+// on the image file id (0 when none is listed). Lines read
+// "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; waiters' lines
+// start with "->"; the device is the kernel's major:minor in hex.
+func flockHolder(locks string, id TargetID) int {
+	if id.Kind != TargetFile {
+		return 0
+	}
+	major, minor := (id.Dev>>8)&0xfff|(id.Dev>>32)&^0xfff, id.Dev&0xff|(id.Dev>>12)&^0xff
+	for _, line := range strings.Split(locks, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] != "FLOCK" || f[3] != "WRITE" {
+			continue
+		}
+		dev := strings.Split(f[5], ":")
+		if len(dev) != 3 {
+			continue
+		}
+		ma, err1 := strconv.ParseUint(dev[0], 16, 32)
+		mi, err2 := strconv.ParseUint(dev[1], 16, 32)
+		ino, err3 := strconv.ParseUint(dev[2], 10, 64)
+		pid, err4 := strconv.Atoi(f[4])
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || pid <= 0 {
+			continue
+		}
+		if ma == major && mi == minor && ino == id.Ino {
+			return pid
+		}
+	}
+	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -135,6 +136,22 @@ func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	if e == nil {
 		return nil, nil
 	}
+	return s.restoreEntry(ctx, e)
+}
+
+// RestoreEntry is RestoreAll from an entry read elsewhere (Read: a
+// journal that cannot be written, read without writing it); the
+// session's own journal is brought up to date as by RestoreAll.
+func (s *Session) RestoreEntry(ctx context.Context, e *Entry) ([]Restored, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e.Target.Key() != s.o.Target.Key() {
+		return nil, fmt.Errorf("undo: an entry of %s restored on %s", e.Target, s.o.Target)
+	}
+	return s.restoreEntry(ctx, e)
+}
+
+func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
 	var out []Restored
@@ -151,6 +168,11 @@ func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	files := slices.Clone(e.Files)
 	slices.SortStableFunc(files, func(a, b FileRec) int { return b.Time.Compare(a.Time) })
 	for _, f := range files {
+		if c := filepath.Clean(f.Path); c != f.Path || !strings.HasPrefix(c, "/sys/") && !strings.HasPrefix(c, "/proc/") {
+			// A sweep changes only /sys and /proc files.
+			errs = append(errs, &RefusedError{Journal: s.o.Journal, Items: []string{f.Path + ": not a /sys or /proc file, which is all a sweep changes"}})
+			continue
+		}
 		r, err := restoreFile(s.o.Host, f.Path, f.Original)
 		if err != nil {
 			errs = append(errs, err)
@@ -161,8 +183,16 @@ func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	fields := slices.Clone(e.Fields)
 	slices.SortStableFunc(fields, func(a, b FieldRec) int { return b.Time.Compare(a.Time) })
 	var fts []fieldTarget
+	var refused []string
 	for _, f := range fields {
+		if why := s.refusal(f); why != "" {
+			refused = append(refused, f.Name()+": "+why)
+			continue
+		}
 		fts = append(fts, fieldTarget{off: f.Offset, mask: f.Mask, want: f.Original, name: f.Name()})
+	}
+	if len(refused) > 0 {
+		errs = append(errs, &RefusedError{Journal: s.o.Journal, Items: refused})
 	}
 	if s.o.Acc != nil && len(fts) > 0 {
 		rs, err := restoreFields(s.o.Map, s.o.Acc, fts)
@@ -189,6 +219,66 @@ func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 		errs = append(errs, err)
 	}
 	return out, summarise(out, errs)
+}
+
+// ErrRefused is wrapped when a restore leaves journal records alone that
+// `citune set` would not write.
+var ErrRefused = errors.New("journal records refused")
+
+// RefusedError names the records a restore refused; they stay in the
+// journal.
+type RefusedError struct {
+	Journal string
+	Items   []string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("not restored, kept in the journal %s (a restore writes only what `citune set` would): %s", e.Journal, strings.Join(e.Items, "; "))
+}
+
+func (e *RefusedError) Unwrap() error { return ErrRefused }
+
+// refusal says why a restore may not write a record's bits ("" when it
+// may): the same rules as Apply's. A read-only, write-1-to-clear,
+// self-clearing or never-set field is never written; live state only
+// with AllowLive, by the same classification (regs.LiveChanges).
+func (s *Session) refusal(fr FieldRec) string {
+	r := s.o.Map.At(fr.Offset)
+	if r == nil {
+		return "" // restoreFields names it
+	}
+	if r.ReadOnly {
+		return "a read-only register"
+	}
+	cur, err := s.o.Acc.Read32(fr.Offset)
+	if err != nil {
+		return "" // restoreFields names it
+	}
+	want := cur&^fr.Mask | fr.Original&fr.Mask
+	var cs []regs.Change
+	for i := range r.Fields {
+		f := &r.Fields[i]
+		if f.Mask()&fr.Mask == 0 {
+			continue
+		}
+		if f.Never {
+			return fmt.Sprintf("%s.%s is never set", r.Name, f.Name)
+		}
+		if f.Access == regs.RO || f.Access == regs.W1C || f.Access == regs.SC || f.Access == regs.WC {
+			return fmt.Sprintf("%s.%s is %s, which set never writes", r.Name, f.Name, f.Access)
+		}
+		cs = append(cs, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: f.Get(want)})
+	}
+	if fr.Mask&^r.Covered() != 0 {
+		cs = append(cs, regs.Change{Ref: regs.Ref{Reg: r}, Value: want})
+	}
+	if s.o.AllowLive {
+		return ""
+	}
+	if live := regs.LiveChanges(cs, map[uint32]uint32{fr.Offset: cur}); len(live) > 0 {
+		return fmt.Sprintf("live state (%s), written back only when allowed", regs.LiveRisk(live[0].Ref))
+	}
+	return ""
 }
 
 // paramTarget is a module parameter ("module.param") and the value to

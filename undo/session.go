@@ -45,6 +45,9 @@ type Options struct {
 	// AllowLive lets Apply write live-state fields (list addresses,
 	// doorbells, run/stop, port control).
 	AllowLive bool
+	// TargetLocks is the system-wide folder of /dev/mem targets' own
+	// locks ("": SystemLocks).
+	TargetLocks string
 	// Adopt takes over the records of an interrupted session (a resumed
 	// sweep): Restore returns them to their originals.
 	Adopt bool
@@ -94,19 +97,32 @@ type touch struct {
 	start uint32 // register bits under mask
 	str   string // file content or parameter value
 	seq   int
+	// orig and origStr are the original the journal records for the
+	// item (before citune: older than start when a `set` changed it
+	// first), kept in memory so that the session never takes a value it
+	// wrote for an original; journalled says the journal holds it.
+	orig       uint32
+	origStr    string
+	written    uint32
+	journalled bool
 }
 
 // Session is one process's ownership of one target. It is safe for
 // concurrent use: the signal path may Halt while another goroutine is
 // blocked in a probe.
 type Session struct {
-	mu       sync.Mutex
-	o        Options
-	lk       *lock
-	touched  []*touch
-	seq      int
-	adopted  map[key]bool
-	halted   bool
+	mu      sync.Mutex
+	o       Options
+	lk      *lock
+	touched []*touch
+	seq     int
+	adopted map[key]adoptRec
+	halted  bool
+	// lastSeq is the journal's save count when this session last read or
+	// wrote it; lost is set once the journal vanished, was replaced or
+	// damaged under the session (see trust.go).
+	lastSeq  uint64
+	lost     *JournalError
 	kept     bool
 	closed   bool
 	warnings []string
@@ -126,19 +142,24 @@ func Open(o Options) (*Session, error) {
 		// changes on the machine are journalled all the same).
 		return s, nil
 	}
-	lk, err := acquire(o.Journal, o.Target, o.Owner, o.Force)
+	lk, err := acquire(o.Journal, o.TargetLocks, o.Target, o.Owner, o.Force)
 	if err != nil {
 		return nil, err
 	}
 	if lk == nil {
-		h, _ := Holder(o.Journal, o.Target)
-		s.warnings = append(s.warnings, fmt.Sprintf("forced: %s owns %s; this change goes under it and its end may undo it", h, o.Target))
+		who := "another citune process (under another journal)"
+		if h, ok := Holder(o.Journal, o.Target); ok {
+			who = h.String()
+		}
+		s.warnings = append(s.warnings, fmt.Sprintf("forced: %s owns %s; this change goes under it and its end may undo it", who, o.Target))
 	}
 	s.lk = lk
 	if !o.Owner.Kind.Long() {
 		return s, nil
 	}
+	var seen *Journal
 	err = Update(o.Journal, func(j *Journal) error {
+		seen = j
 		e := j.Find(o.Target.Key())
 		if e == nil {
 			return nil
@@ -147,15 +168,17 @@ func Open(o Options) (*Session, error) {
 			return &InterruptedError{Target: o.Target, Journal: o.Journal, Owners: dead}
 		}
 		if o.Adopt {
-			s.adopted = map[key]bool{}
+			// The interrupted session's originals are read once, here,
+			// and kept in memory like the session's own.
+			s.adopted = map[key]adoptRec{}
 			for _, f := range e.Fields {
-				s.adopted[key{off: f.Offset, mask: f.Mask, kind: 'r'}] = true
+				s.adopted[key{off: f.Offset, mask: f.Mask, kind: 'r'}] = adoptRec{orig: f.Original}
 			}
 			for _, f := range e.Files {
-				s.adopted[key{name: f.Path, kind: 'f'}] = true
+				s.adopted[key{name: f.Path, kind: 'f'}] = adoptRec{str: f.Original}
 			}
 			for _, p := range e.ModParams {
-				s.adopted[key{name: p.Name, kind: 'p'}] = true
+				s.adopted[key{name: p.Name, kind: 'p'}] = adoptRec{str: p.Original}
 			}
 			e.Sessions = slices.DeleteFunc(e.Sessions, func(x Owner) bool { return !x.Alive() })
 		}
@@ -165,6 +188,7 @@ func Open(o Options) (*Session, error) {
 		lk.release()
 		return nil, err
 	}
+	s.lastSeq = seen.Seq
 	return s, nil
 }
 
@@ -188,22 +212,33 @@ func (s *Session) Journal() string {
 func (s *Session) String() string { return s.o.Target.String() }
 
 // update runs fn on this target's journal entry (created as needed), and
-// registers a long session on its first record.
+// registers a long session on its first record. The journal must still
+// hold what this session recorded (trust.go): when it does not, nothing
+// of fn is saved and the error is a *JournalError.
 func (s *Session) update(fn func(e *Entry)) error {
 	if s.o.Journal == "" {
 		fn(&Entry{})
 		return nil
 	}
-	return Update(s.o.Journal, func(j *Journal) error {
-		now := time.Now().UTC()
-		e := j.For(Entry{Target: s.o.Target, Profile: s.o.Profile, ProfileFile: s.o.ProfileFile, Controller: s.o.Controller, Created: now})
-		e.Updated = now
-		if s.o.Owner.Kind.Long() && !slices.ContainsFunc(e.Sessions, s.o.Owner.Same) {
-			e.Sessions = append(e.Sessions, s.o.Owner)
-		}
-		fn(e)
-		return nil
+	if s.lost != nil {
+		return s.lost
+	}
+	return s.withJournal(func(j *Journal) bool {
+		fn(s.entry(j))
+		return true
 	})
+}
+
+// entry is this target's entry in j (created as needed), updated now and
+// with a long session registered.
+func (s *Session) entry(j *Journal) *Entry {
+	now := time.Now().UTC()
+	e := j.For(Entry{Target: s.o.Target, Profile: s.o.Profile, ProfileFile: s.o.ProfileFile, Controller: s.o.Controller, Created: now})
+	e.Updated = now
+	if s.o.Owner.Kind.Long() && !slices.ContainsFunc(e.Sessions, s.o.Owner.Same) {
+		e.Sessions = append(e.Sessions, s.o.Owner)
+	}
+	return e
 }
 
 // Touched lists the register fields the session changed, first changed

@@ -37,19 +37,21 @@ type fixture struct {
 	acc     *lockedAcc
 	journal string
 	id      TargetID
+	// locks stands in for SystemLocks (/run/citune).
+	locks string
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	m := regs.ChipIdea()
 	return &fixture{m: m, acc: &lockedAcc{s: sim.New(sim.Config{Map: m, Size: 0x200})},
-		journal: filepath.Join(t.TempDir(), "journal.json"), id: DevMem(0x2184200)}
+		journal: filepath.Join(t.TempDir(), "journal.json"), id: DevMem(0x2184200), locks: t.TempDir()}
 }
 
 func (f *fixture) open(t *testing.T, k Kind, mod func(*Options)) (*Session, error) {
 	t.Helper()
 	o := Options{Journal: f.journal, Target: f.id, Profile: "imx6q", Controller: "usbh1", Owner: Self(k, []string{"citune", string(k)}),
-		Acc: f.acc, Map: f.m}
+		Acc: f.acc, Map: f.m, TargetLocks: f.locks}
 	if mod != nil {
 		mod(&o)
 	}
@@ -205,7 +207,7 @@ func TestRestoreNeverWritesW1COrRST(t *testing.T) {
 	f.acc.s.Seed(0x140, v|0x40)
 	var writes []uint32
 	acc := &recAcc{Accessor: f.acc, w: &writes}
-	r, err := Open(Options{Journal: f.journal, Target: f.id, Owner: Self(KindRestore, nil), Acc: acc, Map: f.m})
+	r, err := Open(Options{Journal: f.journal, Target: f.id, Owner: Self(KindRestore, nil), Acc: acc, Map: f.m, TargetLocks: f.locks})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,10 @@ func advice(err error) string {
 		return "; choose a profile with --profile (see `citune profiles`), or use --sim"
 	case errors.Is(err, mmio.ErrNotRoot):
 		return "; without a board, use --sim, or --mem-file with a saved image"
+	case errors.Is(err, undo.ErrUntrusted), errors.Is(err, undo.ErrNoPlace):
+		return "; give a journal in a folder only you can write with --journal FILE (or $CITUNE_JOURNAL)"
+	case errors.Is(err, undo.ErrRefused):
+		return "; `citune restore --allow-live` writes live state back too"
 	case errors.Is(err, undo.ErrStore):
 		return "; give a writable place with --journal FILE (or $CITUNE_JOURNAL), e.g. on a tmpfs; it must survive until `citune restore`"
 	case errors.Is(err, plan.ErrNoAxes):

@@ -17,6 +17,7 @@ import (
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/textwrap"
 	"github.com/citune/citune/undo"
 )
 
@@ -194,7 +195,9 @@ func run(ctx context.Context, args []string, e *env) int {
 		code = ee.code
 	}
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %v%s\n", err, advice(err))
+		// Errors quote files others may have written (results files,
+		// profiles, journals): shown escaped.
+		fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %s%s\n", textwrap.Escape(err.Error()), advice(err))
 	} else {
 		code = exitOK
 	}
@@ -291,10 +294,11 @@ func (a *app) flags(c string) *flag.FlagSet {
 	return fs
 }
 
-// journalPath is where the journal lives.
-func (a *app) journalPath() string {
+// journalPath is where the journal lives (an error when there is no
+// private place for it).
+func (a *app) journalPath() (string, error) {
 	if a.g.journal != "" {
-		return a.g.journal
+		return a.g.journal, nil
 	}
 	return undo.DefaultPath(a.env.getenv, a.env.uid)
 }

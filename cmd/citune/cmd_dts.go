@@ -14,6 +14,7 @@ import (
 	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/textwrap"
 )
 
 func init() {
@@ -68,7 +69,7 @@ func runDTS(a *app, args []string) error {
 			Notes        []string         `json:"notes"`
 		}{in.Profile.Name, in.Controller.Label, string(in.Role), d.String(), d.Props, d.Params, d.Notes})
 	}
-	fmt.Fprint(a.env.stdout, d.String())
+	fmt.Fprint(a.env.stdout, textwrap.Escape(d.String()))
 	return nil
 }
 
@@ -125,6 +126,9 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 		if res, err = results.Load(path); err != nil {
 			return rank.Ranking{}, dtsout.DTSInput{}, explainResults(path, err)
 		}
+	}
+	if err := res.CheckValues(); err != nil {
+		return rank.Ranking{}, dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)
 	}
 	h := res.Header
 	p, err := a.resultsProfile(path, h.Profile, h.ProfileFile)

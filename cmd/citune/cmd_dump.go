@@ -9,6 +9,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/textwrap"
 )
 
 func init() {
@@ -64,7 +65,8 @@ func runDump(a *app, args []string) error {
 		}
 		return writeJSON(a.env.stdout, out)
 	}
-	w := a.env.stdout
+	// Names and descriptions may come from a user's profile.
+	w := textwrap.EscapeWriter(a.env.stdout)
 	if *raw {
 		for _, d := range ds {
 			fmt.Fprintf(w, "0x%03x %s %-14s %s\n", d.Reg.Offset, phys(t, d.Reg.Offset), d.Reg.Name, regs.Hex(d.Raw))

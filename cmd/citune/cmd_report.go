@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/textwrap"
 )
 
 func init() {
@@ -178,7 +180,10 @@ func (a *app) writeReports(ss []*report.Sweep, o report.Options, ro *reportOpts)
 		}
 		fmt.Fprintf(a.env.stderr, "wrote %s\n", ro.csvOut)
 	}
-	_, err = a.env.stdout.Write(table.Bytes())
+	// Text from the results files (probe, kernel, point names, values)
+	// is shown escaped: no escape sequence in a shared file reaches the
+	// terminal.
+	_, err = io.WriteString(a.env.stdout, textwrap.Escape(table.String()))
 	return err
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,14 +21,19 @@ import (
 func runRestore(a *app, args []string) error {
 	fs := a.flags("restore")
 	force := fs.Bool("force", false, "restore even while a sweep or TUI session owns the target; with a SNAPSHOT,\nalso onto another SoC or controller than it was taken of")
+	allowLive := fs.Bool("allow-live", false, "also write back live state the journal records (list addresses, run/stop, port control):\nonly what `citune set --allow-live` would write")
 	config := fs.Bool("config", false, "with a SNAPSHOT: also restore configuration fields, not only the tuning knobs")
+	from := fs.String("from", "", "restore what the journal `FILE` records, reading it without writing it (one whose folder\ncannot be written); the session keeps its own journal (--journal)")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	if len(fs.Args()) > 1 {
-		return usageErr("usage: citune restore [--force] [JOURNAL | SNAPSHOT [--config]]")
+		return usageErr("usage: citune restore [--force] [--allow-live] [--from FILE | JOURNAL | SNAPSHOT [--config]]")
 	}
-	path := a.journalPath()
+	path, err := a.journalPath()
+	if err != nil && len(fs.Args()) == 0 {
+		return err
+	}
 	if len(fs.Args()) == 1 {
 		path = fs.Arg(0)
 		b, err := os.ReadFile(path)
@@ -38,9 +44,23 @@ func runRestore(a *app, args []string) error {
 		if json.Unmarshal(b, &probe) == nil && probe.Kind == snapshotKind {
 			return a.restoreSnapshot(b, *force, *config)
 		}
+		// The session restores from (and updates) the journal given.
+		a.g.journal = path
 	}
-	j, err := undo.Load(path)
+	var j *undo.Journal
+	if *from != "" {
+		if len(fs.Args()) > 0 {
+			return usageErr("restore: --from FILE or a JOURNAL, not both")
+		}
+		path = *from
+		j, err = undo.Read(path)
+	} else {
+		j, err = undo.Load(path)
+	}
 	if err != nil {
+		if errors.Is(err, undo.ErrStore) {
+			return fmt.Errorf("%w\n`citune --journal FILE restore --from %s` reads it without writing it (FILE in a writable place)", err, path)
+		}
 		return err
 	}
 	entries := j.Entries
@@ -63,12 +83,22 @@ func runRestore(a *app, args []string) error {
 	}
 	var errs []error
 	for _, e := range entries {
-		if err := a.restoreEntry(path, &e, *force); err != nil {
+		if err := a.restoreEntry(&e, *from != "", *force, *allowLive); err != nil {
 			errs = append(errs, fmt.Errorf("%s (%s %s): %w", e.Target, e.Profile, e.Controller, err))
 		}
 	}
+	if *from != "" {
+		fmt.Fprintf(a.env.stdout, "the journal %s was read, not changed: remove it once its targets are back\n", path)
+	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w\nthe journal %s keeps what was not restored", errors.Join(errs...), path)
+		err := errors.Join(errs...)
+		if errors.Is(err, undo.ErrStore) {
+			return fmt.Errorf("%w\nthe journal %s could not be brought up to date: what it records may be back already (see above); `citune --journal FILE restore --from %s` reads it without writing it", err, path, path)
+		}
+		return fmt.Errorf("%w\nthe journal %s keeps what was not restored", err, path)
+	}
+	if *from != "" {
+		return nil
 	}
 	if j, err := undo.Load(path); err == nil && len(j.Entries) == 0 {
 		fmt.Fprintf(a.env.stdout, "journal %s restored and removed\n", path)
@@ -121,7 +151,7 @@ func (a *app) entryProfile(e *undo.Entry) (*soc.Profile, error) {
 }
 
 // restoreEntry returns one journal entry's target to its originals.
-func (a *app) restoreEntry(journal string, e *undo.Entry, force bool) error {
+func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 	p, err := a.entryProfile(e)
 	if err != nil {
 		return err
@@ -156,7 +186,7 @@ func (a *app) restoreEntry(journal string, e *undo.Entry, force bool) error {
 	if err := t.Identify(); err != nil {
 		return withCode(exitIdentity, fmt.Errorf("%w\nnothing was written", err))
 	}
-	uo := undoOpts{force: force}
+	uo := undoOpts{force: force, allowLive: allowLive}
 	if e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0 {
 		uo.host = host.HostFromReload(e.Reload)
 	}
@@ -166,7 +196,11 @@ func (a *app) restoreEntry(journal string, e *undo.Entry, force bool) error {
 	}
 	defer closeUndo()
 	fmt.Fprintf(a.env.stdout, "restoring %s (%s %s)\n", e.Target, p.Name, c.Label)
-	rs, err := u.RestoreAll(a.ctx)
+	restore := u.RestoreAll
+	if from {
+		restore = func(ctx context.Context) ([]undo.Restored, error) { return u.RestoreEntry(ctx, e) }
+	}
+	rs, err := restore(a.ctx)
 	for _, r := range rs {
 		// Values already back (a module reload resets the controller)
 		// are listed too, marked "(already)": the user sees every

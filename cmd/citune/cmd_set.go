@@ -230,7 +230,8 @@ func (a *app) printSet(t *soc.Target, results []regs.Result, warnings []string) 
 		if t.Kind == soc.KindSim {
 			fmt.Fprintln(w, "simulated controller: nothing on real hardware changed")
 		} else {
-			fmt.Fprintf(w, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
+			jp, _ := a.journalPath()
+			fmt.Fprintf(w, "originals journalled in %s; undo with `citune restore`\n", jp)
 		}
 	}
 	if len(notHeld) > 0 {
@@ -361,7 +362,11 @@ func runVerify(a *app, args []string) error {
 		return err
 	}
 	defer t.Close()
-	j, err := undo.Load(a.journalPath())
+	jp, err := a.journalPath()
+	if err != nil {
+		return err
+	}
+	j, err := undo.Load(jp)
 	if err != nil {
 		return err
 	}
@@ -371,7 +376,7 @@ func runVerify(a *app, args []string) error {
 	}
 	e := j.Find(id.Key())
 	if e == nil || len(e.Changes) == 0 {
-		return fmt.Errorf("nothing to verify: no set on %s is recorded in %s", t, a.journalPath())
+		return fmt.Errorf("nothing to verify: no set on %s is recorded in %s", t, jp)
 	}
 	type row struct {
 		Name  string `json:"name"`

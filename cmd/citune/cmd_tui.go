@@ -49,7 +49,11 @@ func runTUI(a *app, args []string) error {
 	if *sweepOut == "" {
 		// Results are worth keeping (citune dts and report read them):
 		// the state directory, not /tmp.
-		out, err := tuiSweepOut(a.journalPath(), time.Now())
+		jp, err := a.journalPath()
+		if err != nil {
+			return err
+		}
+		out, err := tuiSweepOut(jp, time.Now())
 		if err != nil {
 			return err
 		}
@@ -179,12 +183,19 @@ func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr err
 			fmt.Fprintf(a.env.stdout, "%d changed value(s) left on the simulated controller, which ends with the session: nothing on real hardware changed\n", len(touched))
 		default:
 			fmt.Fprintf(a.env.stdout, "kept %d changed value(s) on %s\n", len(touched), t)
-			fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", a.journalPath())
+			jp, _ := a.journalPath()
+			fmt.Fprintf(a.env.stdout, "originals journalled in %s; undo with `citune restore`\n", jp)
 		}
 		return nil
 	case out.Quit && out.Restored:
 		for _, l := range out.Report {
 			fmt.Fprintf(a.env.stdout, "restored %s\n", l)
+		}
+		if out.Stopped != nil {
+			if out.Err != nil {
+				return fmt.Errorf("%w\nrestoring the starting values: %w", out.Stopped, out.Err)
+			}
+			return out.Stopped
 		}
 		if len(out.Report) == 0 && out.Err == nil && !out.Unchanged {
 			fmt.Fprintln(a.env.stdout, "every value the session changed was already back at its starting value")

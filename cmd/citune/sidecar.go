@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/citune/citune/soc"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,10 +39,20 @@ func readSidecar(image string) (sidecar, bool, error) {
 	if err != nil {
 		return s, false, err
 	}
-	if err := json.Unmarshal(b, &s); err != nil || s.Kind != sidecarKind {
-		return s, false, fmt.Errorf("%s is not a citune image description", sidecarPath(image))
+	s, err = parseSidecar(b)
+	if err != nil {
+		return s, false, fmt.Errorf("%s %w", sidecarPath(image), err)
 	}
 	return s, true, nil
+}
+
+// parseSidecar reads a sidecar's text.
+func parseSidecar(b []byte) (sidecar, error) {
+	var s sidecar
+	if err := json.Unmarshal(b, &s); err != nil || s.Kind != sidecarKind {
+		return sidecar{}, errors.New("is not a citune image description")
+	}
+	return s, nil
 }
 
 // applySidecar fills --profile and --controller from the image's sidecar
@@ -99,6 +110,11 @@ func checkImage(path string) error {
 		return fmt.Errorf("register image %s: %w", path, err)
 	case fi.IsDir():
 		return usageErr("register image %s is a directory: give the image file", path)
+	}
+	// A FIFO, socket or device is refused before it is opened (opening a
+	// FIFO blocks until someone writes to it).
+	if err := soc.CheckImage(path); err != nil {
+		return usageErr("%v", err)
 	}
 	f, err := os.Open(path)
 	if err != nil {

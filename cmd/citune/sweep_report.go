@@ -9,6 +9,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/textwrap"
 )
 
 // How a sweep's outcome is printed: the ranking and winner, the closing
@@ -31,7 +32,7 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 	} else {
 		var b strings.Builder
 		out.Ranking.FormatIn(&b, display)
-		w := humanOut(a.env.stdout, a.env.isTTY)
+		w := textwrap.EscapeWriter(humanOut(a.env.stdout, a.env.isTTY)) // names and values may come from a resumed results file
 		fmt.Fprint(w, b.String())
 		if out.Ranking.Winner() != nil {
 			v := out.Ranking.Verdict

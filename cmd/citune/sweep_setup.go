@@ -18,6 +18,7 @@ import (
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/textwrap"
 	"github.com/citune/citune/undo"
 )
 
@@ -306,7 +307,8 @@ func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *s
 	runner := &sweep.Runner{
 		ParamUsers: users,
 		Target:     t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Plan: pl, Host: sysHost,
-		Log: humanOut(a.env.stderr, a.env.errTTY), ByteUnit: display, Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
+		// A resumed sweep's names and values come from its results file.
+		Log: textwrap.EscapeWriter(humanOut(a.env.stderr, a.env.errTTY)), ByteUnit: display, Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
 		Command: absArgs(a.args),
 	}
 	if t.Simulated() {

@@ -71,7 +71,11 @@ func (a *app) openUndo(t *soc.Target, k undo.Kind, o undoOpts) (*undo.Session, f
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
 		uo.ProfileFile, _ = filepath.Abs(t.Profile.File)
 	}
-	uo.Journal = a.journalPath() // undo keeps none for the simulator
+	// undo keeps none for the simulator's registers (files and module
+	// parameters are journalled all the same).
+	if uo.Journal, err = a.journalPath(); err != nil {
+		return nil, nil, err
+	}
 	s, err := undo.Open(uo)
 	if err != nil {
 		return nil, nil, explainUndo(err, k)
@@ -88,6 +92,16 @@ func (a *app) openUndo(t *soc.Target, k undo.Kind, o undoOpts) (*undo.Session, f
 func explainUndo(err error, k undo.Kind) error {
 	var be *undo.BusyError
 	if errors.As(err, &be) {
+		if be.Elsewhere {
+			advice := "let it end (a sweep or TUI session restores by itself), or give its journal with --journal"
+			if be.Holder.PID > 0 {
+				advice = fmt.Sprintf("let it end or stop it (kill -TERM %d; a sweep or TUI session restores by itself), or give its journal with --journal", be.Holder.PID)
+			}
+			if !k.Long() {
+				advice += "; --force goes ahead anyway (its end may undo this change)"
+			}
+			return fmt.Errorf("%w: %s", err, advice)
+		}
 		if be.Holder.Kind.Long() {
 			advice := fmt.Sprintf("stop it (Ctrl-C there, or kill -TERM %d) and it restores by itself", be.Holder.PID)
 			if !k.Long() {

@@ -84,6 +84,11 @@ func DefaultPlan() Plan {
 
 // Check validates the plan's shape (not against the live system; see
 // Runner).
+// MaxRepeats bounds the runs a point (and the warm-ups, and the points
+// between baselines): a plan read back from a results file is checked as
+// strictly as a new one, and 2^31 runs is no plan.
+const MaxRepeats = 10_000
+
 func (p *Plan) Check() error {
 	var errs []error
 	switch p.Mode {
@@ -94,8 +99,11 @@ func (p *Plan) Check() error {
 	if len(p.Axes) == 0 {
 		errs = append(errs, fmt.Errorf("%w: %w", ErrPlan, ErrNoAxes))
 	}
-	if p.Repeats < 1 {
-		errs = append(errs, fmt.Errorf("%w: repeat %d: at least 1", ErrPlan, p.Repeats))
+	if p.Repeats < 1 || p.Repeats > MaxRepeats {
+		errs = append(errs, fmt.Errorf("%w: repeat %d: at least 1, at most %d", ErrPlan, p.Repeats, MaxRepeats))
+	}
+	if p.Warmup > MaxRepeats || p.BaselineEvery > MaxRepeats {
+		errs = append(errs, fmt.Errorf("%w: warmup %d, baseline-every %d: at most %d", ErrPlan, p.Warmup, p.BaselineEvery, MaxRepeats))
 	}
 	if p.Mode == ModeAdaptive && p.Repeats < 3 {
 		errs = append(errs, fmt.Errorf("%w: the adaptive mode needs 3 or more runs a point (it races points up to that many runs)", ErrPlan))

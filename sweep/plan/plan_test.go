@@ -135,6 +135,8 @@ func TestPlanCheck(t *testing.T) {
 	}{
 		{func(p *plan.Plan) { p.Mode = "random" }, `mode "random" (want grid, ofat or adaptive)`},
 		{func(p *plan.Plan) { p.Repeats = 0 }, "repeat 0: at least 1"},
+		{func(p *plan.Plan) { p.Repeats = 1 << 31 }, "repeat 2147483648: at least 1, at most 10000"},
+		{func(p *plan.Plan) { p.Warmup = 1 << 40 }, "at most 10000"},
 		{func(p *plan.Plan) { p.Mode, p.Repeats = plan.ModeAdaptive, 2 }, "adaptive mode needs 3 or more runs"},
 		{func(p *plan.Plan) { p.Warmup = -1 }, "cannot be negative"},
 		{func(p *plan.Plan) { p.Settle = -time.Second }, "cannot be negative"},

@@ -27,5 +27,6 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		_ = res.Rank(rank.Policy{})
+		_ = res.CheckValues()
 	})
 }

@@ -1,0 +1,78 @@
+package undo
+
+// One owner per target wherever the journal is: the lock that lives with
+// the target (the image itself, or the system-wide folder for /dev/mem)
+// is met by every journal's sessions.
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/citune/citune/regs"
+)
+
+func TestOneOwnerAcrossJournals(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "regs.bin")
+	if err := os.WriteFile(img, make([]byte, 0x200), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	imgID, err := File(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, id := range map[string]TargetID{"image": imgID, "devmem": DevMem(0x2184200)} {
+		t.Run(name, func(t *testing.T) {
+			a := newFixture(t)
+			a.id = id
+			b := newFixture(t)
+			b.id, b.locks, b.acc = id, a.locks, a.acc // another journal, the same target
+			sw, err := a.open(t, KindSweep, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sw.Apply([]regs.Change{a.change(t, "ITC=64")}); err != nil {
+				t.Fatal(err)
+			}
+			_, err = os.Stat("/proc/locks")
+			procLocks := err == nil // the kernel names the image's holder
+			kinds := []Kind{KindSet, KindSweep, KindTUI, KindRestore}
+			if id.Kind == TargetFile {
+				// A short owner waits a moment for an owner that does not
+				// say who it is (a set is done within it): one is enough.
+				kinds = []Kind{KindSet, KindSweep}
+			}
+			for _, k := range kinds {
+				_, err := b.open(t, k, nil)
+				var be *BusyError
+				if !errors.As(err, &be) {
+					t.Fatalf("%s under a second journal while a sweep owns the target: %v, want busy", k, err)
+				}
+				if id.Kind == TargetDevMem && (be.Holder.PID != os.Getpid() || be.Holder.Kind != KindSweep) {
+					t.Errorf("%s: %v does not name the sweep", k, err)
+				}
+				if id.Kind == TargetFile && (!strings.Contains(err.Error(), "under another journal") || be.Holder.PID != os.Getpid() && procLocks) {
+					t.Errorf("%s: %v", k, err)
+				}
+			}
+			if a.field(t, "ITC") != 64 {
+				t.Errorf("ITC %d", a.field(t, "ITC"))
+			}
+			// Forced, a set goes ahead with a warning; a sweep never.
+			s, err := b.open(t, KindSet, func(o *Options) { o.Force = true })
+			if err != nil || len(s.Warnings()) == 0 {
+				t.Fatalf("forced set: %v, warnings %v", err, s.Warnings())
+			}
+			s.Close()
+			sw.Restore(t.Context())
+			sw.Close()
+			s, err = b.open(t, KindSet, nil)
+			if err != nil {
+				t.Fatalf("set under the second journal after the sweep ended: %v", err)
+			}
+			s.Close()
+		})
+	}
+}
