@@ -1,0 +1,78 @@
+package simmodel
+
+import (
+	"math"
+	"time"
+)
+
+// The gadget workloads: a network link through the board's stack.
+
+// txOverlap is how far the board's network stack and the link overlap
+// when the board sends (softMin's exponent): the stack builds frames
+// ahead while the queued requests go out. Fitted to the i.MX6SX g_ncm TX
+// figures (163 and 166 Mbit/s: the link's gain barely shows).
+const txOverlap = 6
+
+// NetRate is the rate, in bytes per second, at which the board's
+// network stack alone can send (transmit) or receive frames: its cost
+// per 1514-byte frame and per byte (SoC.NetTxFrame, NetTxByte,
+// NetRxFrame, NetRxByte).
+func (sc Scenario) NetRate() float64 {
+	frame, byt := sc.SoC.NetRxFrame, sc.SoC.NetRxByte
+	if sc.Workload.Transmits() {
+		frame, byt = sc.SoC.NetTxFrame, sc.SoC.NetTxByte
+	}
+	perByte := frame.Seconds()/NetFrame + byt.Seconds()
+	if perByte <= 0 {
+		return math.Inf(1)
+	}
+	return 1 / perByte
+}
+
+// gadget is n bytes of a steady gadget stream: Queue requests of Xfer
+// bytes in flight. A request completes every Xfer/rate; the controller
+// raises at most one interrupt per ITC window (coalescing), at least one
+// per window in which requests complete. The link moves the least of
+//   - the data path (DataRate), and
+//   - the queue: a completed request is queued again only after its
+//     interrupt (half a window on average), the handler and the driver's
+//     turnaround; Queue·Xfer bytes must cover that time.
+//
+// The board's network stack (NetRate, plus the handler's time per
+// interrupt) then bounds it, differently by direction:
+//   - sending, the stack overlaps with the link (softMin, txOverlap):
+//     the rate is about the slower of the two;
+//   - receiving, a request is given back to the controller only after
+//     the stack took its frames (netif_rx in the completion), so the two
+//     add up, as serial stages: 1/rate = 1/link + 1/stack.
+func (sc Scenario) gadget(s Settings, n int64) Transfer {
+	data, xrun := sc.DataRate(s)
+	req := float64(max(sc.Xfer, MaxPacket))
+	q := float64(max(sc.Queue, 1))
+	w := s.ITCWindow().Seconds()
+	h := sc.SoC.Handler.Seconds()
+	delay := w/2 + h + sc.SoC.Turnaround.Seconds()
+	queue := q * req / (req/data + delay)
+	link := math.Min(data, queue)
+	// Interrupts per byte: one per request, or fewer when the window
+	// gathers several.
+	irqPerByte := 1 / req
+	if w > 0 && link*w > req {
+		irqPerByte = 1 / (link * w)
+	}
+	stack := 1 / (1/sc.NetRate() + irqPerByte*h)
+	var rate float64
+	if sc.Workload.Transmits() {
+		rate = softMin(link, stack, txOverlap)
+	} else {
+		rate = 1 / (1/link + 1/stack)
+	}
+	irqRate := rate / req
+	if w > 0 {
+		irqRate = math.Min(irqRate, 1/w)
+	}
+	el := float64(n) / rate
+	irqs := irqRate * el
+	cpu := time.Duration((float64(n)/sc.NetRate() + irqs*h) * float64(time.Second))
+	return Transfer{Bytes: n, Elapsed: time.Duration(el * float64(time.Second)), IRQs: irqs, CPU: cpu, Xrun: xrun}
+}
