@@ -215,11 +215,8 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 		}
 	}
 	v.Reason = fmt.Sprintf("faster than the original settings beyond noise and the %.1f %% threshold", pol.MinGainPct)
-	if len(tied) > 1 {
-		v.Tie = fmt.Sprintf("chosen among the %d points tied with the fastest (%s) for fewer interrupts per MiB, then less CPU per MiB, then fewer changed settings", len(tied), SettingsString(lead.Settings))
-		if w.IRQsPerMiB != nil && lead.IRQsPerMiB != nil && w != lead {
-			v.Tie += fmt.Sprintf(": %.0f against %.0f irq/MiB", *w.IRQsPerMiB, *lead.IRQsPerMiB)
-		}
+	if len(tied) > 1 && w != lead {
+		v.Tie = fmt.Sprintf("chosen among the %d points tied with the fastest (%s) for %s", len(tied), SettingsString(lead.Settings), tieReason(w, lead, original))
 	}
 	if bench != nil && bench.logMean > w.logMean {
 		v.Bench = &BenchBest{Point: bench.Key, Settings: bench.Settings, Vs: bench.VsBaseline, Blocked: blocked}
@@ -404,4 +401,16 @@ func alwaysBlocked(rk *Ranking, original map[string]string) string {
 		return ""
 	}
 	return ks[0]
+}
+
+// tieReason says what put w ahead of lead in the tie order (tieLess):
+// fewer interrupts, less CPU, fewer changed settings.
+func tieReason(w, lead *Ranked, original map[string]string) string {
+	switch {
+	case cmpTol(w.IRQsPerMiB, lead.IRQsPerMiB, 0.02) < 0:
+		return fmt.Sprintf("fewer interrupts per MiB (%.0f against %.0f)", *w.IRQsPerMiB, *lead.IRQsPerMiB)
+	case cmpTol(w.CPUPerMiB, lead.CPUPerMiB, 0.05) < 0:
+		return fmt.Sprintf("less CPU per MiB (%.1f against %.1f ms)", *w.CPUPerMiB, *lead.CPUPerMiB)
+	}
+	return fmt.Sprintf("fewer changed settings (%d against %d)", changedFrom(w.Settings, original), changedFrom(lead.Settings, original))
 }
