@@ -246,8 +246,20 @@ func (a *app) printSet(t *soc.Target, results []regs.Result, warnings []string) 
 func dtLimits(p *soc.Profile, changes []regs.Change) error {
 	var errs []error
 	for _, c := range changes {
-		if k := p.Knob(c.Ref); c.Ref.Field != nil && k != nil && k.DTMax != nil && c.Value > *k.DTMax {
-			errs = append(errs, fmt.Errorf("%s=%d: the DT binding allows %s up to %#x (%d): refused, it could never be made permanent", c.Ref, c.Value, k.DT, *k.DTMax, *k.DTMax))
+		// A whole-register value (BURSTSIZE=0x4040, or by address) sets
+		// every field: each is held to its limit as if named.
+		fields := []regs.Change{c}
+		if c.Ref.Field == nil {
+			fields = nil
+			for i := range c.Ref.Reg.Fields {
+				f := &c.Ref.Reg.Fields[i]
+				fields = append(fields, regs.Change{Ref: regs.Ref{Reg: c.Ref.Reg, Field: f}, Value: f.Get(c.Value)})
+			}
+		}
+		for _, fc := range fields {
+			if k := p.Knob(fc.Ref); k != nil && k.DTMax != nil && fc.Value > *k.DTMax {
+				errs = append(errs, fmt.Errorf("%s=%d: the DT binding allows %s up to %#x (%d): refused, it could never be made permanent", fc.Ref, fc.Value, k.DT, *k.DTMax, *k.DTMax))
+			}
 		}
 	}
 	if len(errs) > 0 {
