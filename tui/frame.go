@@ -23,7 +23,7 @@ func (m Model) View() tea.View {
 
 // maxStatusLines is how many lines a long status or error may take
 // from the body, wrapped, so that it is read in full; a longer one ends
-// with "~" (which the help screen then shows whole).
+// with "... (? shows all)": the help screen shows the last message whole.
 const maxStatusLines = 3
 
 // bodyH is the number of lines between the header and the status.
