@@ -135,6 +135,9 @@ var kinds = map[string]*kind{
 	"sim":   {name: "sim", synopsis: "sim [--size 64M] [--xfer 120K] [--seed 1] [--write]", summary: "model a mass-storage transfer on the simulated controller (needs --sim)", flags: simFlags},
 }
 
+// Kinds are the probe kinds' names, sorted (for completion).
+func Kinds() []string { return kindNames() }
+
 func kindNames() []string {
 	var ns []string
 	for n := range kinds {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -22,7 +23,7 @@ func (m Model) View() tea.View {
 
 // maxStatusLines is how many lines a long status or error may take
 // from the body, wrapped, so that it is read in full; a longer one ends
-// with "~" (which the help screen then shows whole).
+// with "... (? shows all)": the help screen shows the last message whole.
 const maxStatusLines = 3
 
 // bodyH is the number of lines between the header and the status.
@@ -123,8 +124,9 @@ func (m Model) headerView() string {
 }
 
 // helpLine renders the bindings that fit in one line, in order. When
-// some do not fit, the help key (? all keys) stands last in their place,
-// so the line is never cut and says where the others are.
+// some do not fit, the quit key and the help key (as "? more") stand last
+// in their place, so the line is never cut, can always be left, and says
+// where the other keys are.
 func (m Model) helpLine(bs []key.Binding) string {
 	var on []key.Binding
 	for _, k := range bs {
@@ -132,29 +134,36 @@ func (m Model) helpLine(bs []key.Binding) string {
 			on = append(on, k)
 		}
 	}
-	width := func(k key.Binding) int { return len(k.Help().Key) + 1 + len(k.Help().Desc) }
-	total := 0
-	for i, k := range on {
-		total += width(k) + 2*min(i, 1)
-	}
-	var shown []key.Binding
-	if total <= m.w {
-		shown = on
-	} else {
-		help := m.keys.Help
-		room := m.w - width(help) - 2
+	width := func(ks []key.Binding) int {
 		n := 0
+		for i, k := range ks {
+			n += len(k.Help().Key) + 1 + len(k.Help().Desc) + 2*min(i, 1)
+		}
+		return n
+	}
+	shown := on
+	if width(on) > m.w {
+		more := key.NewBinding(key.WithKeys(m.keys.Help.Keys()...), key.WithHelp(m.keys.Help.Help().Key, "more"))
+		var tail []key.Binding // pinned last: quit, then the help key
+		var rest []key.Binding
 		for _, k := range on {
-			if k.Help() == help.Help() {
-				continue
+			switch k.Help() {
+			case m.keys.Quit.Help():
+				tail = append([]key.Binding{k}, tail...)
+			case m.keys.Help.Help():
+			default:
+				rest = append(rest, k)
 			}
-			if n+width(k)+2*min(len(shown), 1) > room {
+		}
+		tail = append(tail, more)
+		shown = nil
+		for _, k := range rest {
+			if width(append(append(slices.Clone(shown), k), tail...)) > m.w {
 				break
 			}
-			n += width(k) + 2*min(len(shown), 1)
 			shown = append(shown, k)
 		}
-		shown = append(shown, help)
+		shown = append(shown, tail...)
 	}
 	var b strings.Builder
 	for i, k := range shown {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 )
@@ -105,6 +107,9 @@ func complete(a *app, words []string) []string {
 	if strings.HasPrefix(cur, "-") {
 		return globalFlagNames()
 	}
+	if prev == "--" && (cmd == "sweep" || cmd == "tui") {
+		return probe.Kinds()
+	}
 	if cmd == "" {
 		var names []string
 		for n := range commands {
@@ -114,6 +119,20 @@ func complete(a *app, words []string) []string {
 		return names
 	}
 	switch cmd {
+	case "help":
+		if prev != "help" {
+			return nil
+		}
+		var names []string
+		for n := range commands {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return names
+	case "probe":
+		if prev == "probe" {
+			return probe.Kinds()
+		}
 	case "get", "set", "dump":
 		p := completionMap(profile, ctl)
 		if p == nil {
@@ -253,8 +272,22 @@ func axisValueCandidates(m *regs.Map, cur string, p *soc.Profile) []string {
 	if i := strings.LastIndexByte(vals, ','); i >= 0 {
 		prefix += vals[:i+1]
 	}
+	// Values already in the list are not offered again, whatever form
+	// they were given in (8, UF8, 0x8).
+	given := map[uint32]bool{}
+	ref, err := m.Lookup(name)
+	if i := strings.LastIndexByte(vals, ','); err == nil && ref.Field != nil && i >= 0 {
+		for _, v := range strings.Split(vals[:i], ",") {
+			if n, err := regs.ParseValue(ref.Field, v); err == nil {
+				given[n] = true
+			}
+		}
+	}
 	var out []string
 	for _, v := range fieldValues(m, name, p) {
+		if n, err := regs.ParseValue(ref.Field, v); err == nil && given[n] {
+			continue
+		}
 		out = append(out, prefix+v)
 	}
 	return out
@@ -270,20 +303,27 @@ func fieldValues(m *regs.Map, name string, p *soc.Profile) []string {
 		return nil
 	}
 	f := ref.Field
-	var out []string
+	// Named values: the numbers in numeric order, then the names.
+	var nums []uint32
+	var names []string
 	for _, e := range f.Values {
 		if e.Reserved {
 			continue
 		}
+		nums = append(nums, e.Value)
 		if e.Name != "" {
-			out = append(out, e.Name)
-		} else {
-			out = append(out, fmt.Sprint(e.Value))
+			names = append(names, e.Name)
 		}
 	}
-	if f.Strict || len(out) > 0 {
-		return out
+	if f.Strict || len(nums) > 0 {
+		slices.Sort(nums)
+		var out []string
+		for _, v := range nums {
+			out = append(out, fmt.Sprint(v))
+		}
+		return append(out, names...)
 	}
+	var out []string
 	lo, hi := uint32(0), f.WidthMax()
 	if f.HasRange {
 		lo, hi = f.Min, f.Max

@@ -247,8 +247,20 @@ func (a *app) printSet(t *soc.Target, results []regs.Result, warnings []string) 
 func dtLimits(p *soc.Profile, changes []regs.Change) error {
 	var errs []error
 	for _, c := range changes {
-		if err := p.DTLimit(c.Ref, c.Value); err != nil {
-			errs = append(errs, err)
+		// A whole-register value (BURSTSIZE=0x4040, or by address) sets
+		// every field: each is held to its limit as if named.
+		fields := []regs.Change{c}
+		if c.Ref.Field == nil {
+			fields = nil
+			for i := range c.Ref.Reg.Fields {
+				f := &c.Ref.Reg.Fields[i]
+				fields = append(fields, regs.Change{Ref: regs.Ref{Reg: c.Ref.Reg, Field: f}, Value: f.Get(c.Value)})
+			}
+		}
+		for _, fc := range fields {
+			if err := p.DTLimit(fc.Ref, fc.Value); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if len(errs) > 0 {

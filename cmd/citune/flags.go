@@ -77,11 +77,16 @@ func (e *unknownFlagError) Error() string {
 	if e.nearest != "" {
 		s += " (did you mean --" + e.nearest + "?)"
 	}
-	help := "citune help"
-	if e.cmd != "" {
-		help += " " + e.cmd
+	return s + "; " + flagsHelp(e.cmd)
+}
+
+// flagsHelp says where the flags of command cmd ("": the global ones)
+// are listed.
+func flagsHelp(cmd string) string {
+	if cmd == "" {
+		return "`citune help` lists the flags"
 	}
-	return s + "; `" + help + "` lists the flags"
+	return "`citune help " + cmd + "` lists the flags"
 }
 
 // quietParse runs parse with fs's messages and usage held back: -h
@@ -102,12 +107,14 @@ func quietParse(fs *flag.FlagSet, cmd string, parse func() error) error {
 		usage()
 		return err
 	}
+	// The flag package has no typed error for an unknown flag: its
+	// message is the only thing to go by.
 	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		err = &unknownFlagError{cmd: cmd, name: name, nearest: nearest(name, names)}
 	} else {
-		err = fmt.Errorf("%w; `citune help %s` lists the flags", err, cmd)
+		err = fmt.Errorf("%w; %s", err, flagsHelp(cmd))
 	}
 	return withCode(exitUsage, err)
 }
