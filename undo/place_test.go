@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,5 +137,63 @@ func TestOldJournalModesAccepted(t *testing.T) {
 	}
 	if _, err := Load(f.journal); err != nil {
 		t.Errorf("Load: %v", err)
+	}
+}
+
+// RestoreAll writes back only what set would: a journal entry recording
+// live state (the run bit, a list address) is refused without AllowLive,
+// a write-1-to-clear bit and a file outside /sys and /proc never; the
+// refused records stay in the journal, named.
+func TestRestoreAllWritesOnlyWhatSetWould(t *testing.T) {
+	f := newFixture(t)
+	h := newHost()
+	cmd, _ := f.acc.Read32(0x140)
+	err := Update(f.journal, func(j *Journal) error {
+		j.Entries = []Entry{{Target: f.id, Profile: "imx6q", Controller: "usbh1",
+			Fields: []FieldRec{
+				{Register: "USBCMD", Offset: 0x140, Field: "RS", Mask: 1, Original: cmd&1 ^ 1},
+				{Register: "USBSTS", Offset: 0x144, Field: "PCI", Mask: 4, Original: 4},
+				{Register: "USBCMD", Offset: 0x140, Field: "ITC", Mask: 0xff << 16, Original: 1 << 16},
+			},
+			Files: []FileRec{{Path: "/etc/shadow", Original: "root::0:0"}}}}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, allow := range []bool{false, true} {
+		var writes []uint32
+		r, err := f.open(t, KindRestore, func(o *Options) { o.AllowLive, o.Host = allow, h; o.Acc = &recAcc{Accessor: f.acc, w: &writes} })
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = r.RestoreAll(context.Background())
+		r.Close()
+		var re *RefusedError
+		if !errors.As(err, &re) || !errors.Is(err, ErrRefused) {
+			t.Fatalf("allow-live %v: %v, want RefusedError", allow, err)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "USBSTS.PCI is W1C") || !strings.Contains(msg, "/etc/shadow: not a /sys or /proc file") ||
+			strings.Contains(msg, "USBCMD.RS: live state") == allow {
+			t.Errorf("allow-live %v: %v", allow, msg)
+		}
+		if _, ok := h.files["/etc/shadow"]; ok {
+			t.Error("wrote /etc/shadow")
+		}
+		if sts, _ := f.acc.Read32(0x144); sts&4 != 0 {
+			t.Errorf("USBSTS %#x", sts)
+		}
+		if f.field(t, "ITC") != 1 {
+			t.Errorf("allow-live %v: ITC %d, want 1 (a knob is restored)", allow, f.field(t, "ITC"))
+		}
+		v, _ := f.acc.Read32(0x140)
+		if allow != (v&1 != cmd&1) {
+			t.Errorf("allow-live %v: USBCMD %#x (RS was %d)", allow, v, cmd&1)
+		}
+		e := mustEntry(t, f)
+		if len(e.Files) != 1 || !slices.ContainsFunc(e.Fields, func(fr FieldRec) bool { return fr.Field == "PCI" }) {
+			t.Errorf("refused records not kept: %+v", e)
+		}
 	}
 }

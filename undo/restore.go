@@ -184,15 +184,17 @@ func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error
 	slices.SortStableFunc(fields, func(a, b FieldRec) int { return b.Time.Compare(a.Time) })
 	var fts []fieldTarget
 	var refused []string
+	live := false
 	for _, f := range fields {
-		if why := s.refusal(f); why != "" {
+		if why, isLive := s.refusal(f); why != "" {
 			refused = append(refused, f.Name()+": "+why)
+			live = live || isLive
 			continue
 		}
 		fts = append(fts, fieldTarget{off: f.Offset, mask: f.Mask, want: f.Original, name: f.Name()})
 	}
 	if len(refused) > 0 {
-		errs = append(errs, &RefusedError{Journal: s.o.Journal, Items: refused})
+		errs = append(errs, &RefusedError{Journal: s.o.Journal, Items: refused, Live: live})
 	}
 	if s.o.Acc != nil && len(fts) > 0 {
 		rs, err := restoreFields(s.o.Map, s.o.Acc, fts)
@@ -230,6 +232,9 @@ var ErrRefused = errors.New("journal records refused")
 type RefusedError struct {
 	Journal string
 	Items   []string
+	// Live is set when live state is among the refused (AllowLive would
+	// write it).
+	Live bool
 }
 
 func (e *RefusedError) Error() string {
@@ -242,17 +247,17 @@ func (e *RefusedError) Unwrap() error { return ErrRefused }
 // may): the same rules as Apply's. A read-only, write-1-to-clear,
 // self-clearing or never-set field is never written; live state only
 // with AllowLive, by the same classification (regs.LiveChanges).
-func (s *Session) refusal(fr FieldRec) string {
+func (s *Session) refusal(fr FieldRec) (why string, live bool) {
 	r := s.o.Map.At(fr.Offset)
 	if r == nil {
-		return "" // restoreFields names it
+		return "", false // restoreFields names it
 	}
 	if r.ReadOnly {
-		return "a read-only register"
+		return "a read-only register", false
 	}
 	cur, err := s.o.Acc.Read32(fr.Offset)
 	if err != nil {
-		return "" // restoreFields names it
+		return "", false // restoreFields names it
 	}
 	want := cur&^fr.Mask | fr.Original&fr.Mask
 	var cs []regs.Change
@@ -262,10 +267,10 @@ func (s *Session) refusal(fr FieldRec) string {
 			continue
 		}
 		if f.Never {
-			return fmt.Sprintf("%s.%s is never set", r.Name, f.Name)
+			return fmt.Sprintf("%s.%s is never set", r.Name, f.Name), false
 		}
 		if f.Access == regs.RO || f.Access == regs.W1C || f.Access == regs.SC || f.Access == regs.WC {
-			return fmt.Sprintf("%s.%s is %s, which set never writes", r.Name, f.Name, f.Access)
+			return fmt.Sprintf("%s.%s is %s, which set never writes", r.Name, f.Name, f.Access), false
 		}
 		cs = append(cs, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: f.Get(want)})
 	}
@@ -273,12 +278,12 @@ func (s *Session) refusal(fr FieldRec) string {
 		cs = append(cs, regs.Change{Ref: regs.Ref{Reg: r}, Value: want})
 	}
 	if s.o.AllowLive {
-		return ""
+		return "", false
 	}
 	if live := regs.LiveChanges(cs, map[uint32]uint32{fr.Offset: cur}); len(live) > 0 {
-		return fmt.Sprintf("live state (%s), written back only when allowed", regs.LiveRisk(live[0].Ref))
+		return fmt.Sprintf("live state (%s), written back only when allowed", regs.LiveRisk(live[0].Ref)), true
 	}
-	return ""
+	return "", false
 }
 
 // paramTarget is a module parameter ("module.param") and the value to

@@ -27,7 +27,11 @@ func advice(err error) string {
 	case errors.Is(err, undo.ErrUntrusted), errors.Is(err, undo.ErrNoPlace):
 		return "; give a journal in a folder only you can write with --journal FILE (or $CITUNE_JOURNAL)"
 	case errors.Is(err, undo.ErrRefused):
-		return "; `citune restore --allow-live` writes live state back too"
+		var re *undo.RefusedError
+		if errors.As(err, &re) && re.Live {
+			return "; `citune restore --allow-live` writes live state back too"
+		}
+		return ""
 	case errors.Is(err, undo.ErrStore):
 		return "; give a writable place with --journal FILE (or $CITUNE_JOURNAL), e.g. on a tmpfs; it must survive until `citune restore`"
 	case errors.Is(err, plan.ErrNoAxes):
