@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
@@ -393,14 +394,29 @@ func (d DTS) KernelParams() string {
 // changes, those BuildDTS gives neither a device-tree property nor a
 // kernel parameter, with why. The verdict recommends only points whose
 // every change can be, so that no fragment holds part of a point.
+//
+// The answer for a set of changes never changes, and a sweep ranks its
+// points after every visit: answers are kept, so each point's fragment
+// is built once per sweep, not once per visit.
 func Permanence(in DTSInput) func(changes map[string]string) []string {
+	var mu sync.Mutex
+	seen := map[string][]string{}
 	return func(changes map[string]string) []string {
 		x := in
 		x.Settings = nil
+		var key strings.Builder
 		for _, k := range sortedKeys(changes) {
 			x.Settings = append(x.Settings, Setting{Name: k, Value: changes[k]})
+			fmt.Fprintf(&key, "%q=%q ", k, changes[k])
 		}
-		return BuildDTS(x).Unmade
+		mu.Lock()
+		defer mu.Unlock()
+		if u, ok := seen[key.String()]; ok {
+			return u
+		}
+		u := BuildDTS(x).Unmade
+		seen[key.String()] = u
+		return u
 	}
 }
 
