@@ -10,10 +10,9 @@ import (
 // running sweep and a results file read back feed it the same records,
 // so both rank alike.
 type Store struct {
-	order      []string
-	pts        map[string]*rank.PointStats
-	baseline   []float64
-	baseVisits []float64
+	order    []string
+	pts      map[string]*rank.PointStats
+	baseline []float64
 	// baseGroups are the baseline's rates by visit, for the
 	// between-visit noise.
 	baseGroups [][]float64
@@ -68,7 +67,6 @@ func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 	if p.Baseline {
 		if p.Status == rank.StatusOK && len(rates) > 0 {
 			s.baseline = append(s.baseline, rates...)
-			s.baseVisits = append(s.baseVisits, rank.Median(rates))
 			s.baseGroups = append(s.baseGroups, rates)
 		}
 		return
