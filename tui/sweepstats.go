@@ -125,7 +125,15 @@ func (m Model) bestLine() string {
 	}
 	if s.ranking != nil {
 		// Finished: the sweep's verdict, in its words.
-		line := fmt.Sprintf("best: %s %s; %s", s.label(b, m.m), m.pointRate(b), s.ranking.Verdict.Headline())
+		// Two lines at 80 columns: the headline where it applies a change
+		// (with its interval), the short form where it keeps or decides
+		// nothing (the report has the reason).
+		v := s.ranking.Verdict
+		say := v.Short()
+		if v.Kind == rank.VerdictApply {
+			say = v.Headline()
+		}
+		line := fmt.Sprintf("best: %s %s; %s", s.label(b, m.m), m.pointRate(b), say)
 		if bb := s.ranking.Verdict.Bench; bb != nil {
 			line += fmt.Sprintf("; faster, not permanent: %s", rank.SettingsString(bb.Settings))
 		}
