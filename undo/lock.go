@@ -30,7 +30,9 @@ type BusyError struct {
 func (e *BusyError) Error() string {
 	if e.Elsewhere {
 		who := "another citune process"
-		if e.Holder.PID > 0 {
+		if e.Holder.Kind != "" {
+			who = e.Holder.String()
+		} else if e.Holder.PID > 0 {
 			who = fmt.Sprintf("another citune process (pid %d)", e.Holder.PID)
 		}
 		return fmt.Sprintf("%s is owned by %s, under another journal (it holds the lock on the target itself)", e.Target, who)
@@ -114,7 +116,7 @@ func acquireTarget(id TargetID, dir string, o Owner, force bool) (*os.File, erro
 		} else if o.Kind.Long() || time.Now().After(deadline) {
 			busy = &BusyError{Target: id, Elsewhere: true}
 			if b, err := os.ReadFile("/proc/locks"); err == nil {
-				busy.Holder.PID = flockHolder(string(b), id)
+				busy.Holder = procOwner(flockHolder(string(b), id))
 			}
 		}
 		if busy != nil {
@@ -360,6 +362,33 @@ func (l *lock) release() {
 	flock(l.f, syscall.LOCK_UN)
 	l.f.Close()
 	l.f = nil
+}
+
+// procOwner describes the process pid from its command line, for an
+// owner whose lock file says nothing (an image locked under another
+// journal): the kind is its first argument that names one (flags such as
+// --mem-file come before the command). Only the pid when that fails.
+func procOwner(pid int) Owner {
+	o := Owner{PID: pid}
+	if pid <= 0 {
+		return o
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return o
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	for _, a := range args[1:] {
+		if k := Kind(a); k == KindSet || k == KindSweep || k == KindTUI || k == KindRestore {
+			o.Kind = k
+			break
+		}
+	}
+	if o.Kind != "" {
+		o.Command = append([]string{filepath.Base(args[0])}, args[1:]...)
+		o.Start, _ = procStart(pid)
+	}
+	return o
 }
 
 // flockHolder finds, in the text of /proc/locks, the pid holding a flock

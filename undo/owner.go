@@ -71,7 +71,10 @@ func (o Owner) String() string {
 	if len(cmd) > 120 {
 		cmd = cmd[:117] + "..."
 	}
-	s := fmt.Sprintf("citune %s (pid %d, since %s", o.Kind, o.PID, o.Since.Format("2006-01-02 15:04:05 MST"))
+	s := fmt.Sprintf("citune %s (pid %d", o.Kind, o.PID)
+	if !o.Since.IsZero() {
+		s += ", since " + o.Since.Format("2006-01-02 15:04:05 MST")
+	}
 	if cmd != "" {
 		s += ": " + cmd
 	}

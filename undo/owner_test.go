@@ -7,9 +7,11 @@ package undo
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/citune/citune/regs"
 )
@@ -74,5 +76,31 @@ func TestOneOwnerAcrossJournals(t *testing.T) {
 			}
 			s.Close()
 		})
+	}
+}
+
+// An image's owner under another journal is named by what its command
+// line says it is, not by its pid alone.
+func TestProcOwnerNamesKind(t *testing.T) {
+	c := exec.Command("/bin/sh", "-c", "sleep 30", "citune", "--mem-file", "x.bin", "sweep", "--axis", "ITC=1,2")
+	if err := c.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { c.Process.Kill(); c.Wait() }()
+	var o Owner
+	for i := 0; i < 200; i++ { // until the child has exec'd sh
+		if o = procOwner(c.Process.Pid); o.Kind != "" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if o.Kind != KindSweep || o.PID != c.Process.Pid || o.Start == 0 {
+		t.Fatalf("procOwner = %+v, want kind sweep, pid %d, a start time", o, c.Process.Pid)
+	}
+	if s := o.String(); !strings.Contains(s, "citune sweep (pid ") || strings.Contains(s, "since") {
+		t.Errorf("String() = %q", s)
+	}
+	if o := procOwner(os.Getpid()); o.Kind != "" || o.PID != os.Getpid() {
+		t.Errorf("a test binary's command line names no kind: %+v", o)
 	}
 }
