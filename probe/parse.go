@@ -332,11 +332,12 @@ func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 	xfer := sizeFlag(fs, "xfer", 0, "bytes per SCSI command (storage, default 120KiB) or gadget request (default 4KiB)")
 	seed := fs.Uint64("seed", 1, "noise seed: the same seed gives the same runs")
 	write := fs.Bool("write", false, "the same as --workload write")
-	workload := fs.String("workload", "read", "read or write (the board as host of a USB disk), gadget-in or gadget-out (the board as a g_ncm-like USB device, the PC pulling or pushing)")
+	workload := fs.String("workload", "read", "read or write (the board as host of a USB disk), net-tx or net-rx (as host of a USB Ethernet\nadapter, sending or receiving), gadget-in or gadget-out (the board as a g_ncm-like USB device, the PC\npulling or pushing), gadget-storage (as a mass-storage gadget the PC reads)")
 	load := fs.Float64("bus-load", 0, "share of AHB cycles other bus masters hold, 0 to 0.95")
 	noise := fs.Float64("noise", 0, "relative run-to-run spread (0: the model's 0.5 %; negative: none)")
 	nonBurst := fs.String("non-burst", "soc", "the usbmisc non-burst setting: soc (what Linux leaves: set on i.MX6, not on Vybrid), on or off")
-	qmult := fs.Int("qmult", simmodel.DefaultQmult, "gadget workloads: g_ether/g_ncm's qmult module parameter; 2 x N requests in flight (u_ether's qlen at high speed)")
+	qmult := fs.Int("qmult", simmodel.DefaultQmult, "gadget-in/out: g_ether/g_ncm's qmult module parameter; 2 x N requests in flight (u_ether's qlen at high speed)")
+	buffers := fs.Int("num-buffers", simmodel.DefaultBuffers, "gadget-storage: f_mass_storage's num_buffers, 2 to 32 buffers of 16KiB")
 	return func(d Deps, pos, rest []string) (Probe, error) {
 		if len(pos)+len(rest) > 0 {
 			return nil, usagef("probe sim takes no target (got %q): it models the simulated controller", append(pos, rest...))
@@ -361,7 +362,10 @@ func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		if *qmult < 1 || *qmult > 100 {
 			return nil, usagef("probe sim: --qmult %d: give 1 to 100", *qmult)
 		}
-		return &SimProbe{Ctl: d.Sim, Map: d.Map, Size: *size, Xfer: *xfer, Seed: *seed, Write: *write, Workload: w, BusLoad: *load, Noise: *noise, NonBurst: nb, Qmult: *qmult}, nil
+		if *buffers < 2 || *buffers > 32 {
+			return nil, usagef("probe sim: --num-buffers %d: f_mass_storage takes 2 to 32", *buffers)
+		}
+		return &SimProbe{Ctl: d.Sim, Map: d.Map, Size: *size, Xfer: *xfer, Seed: *seed, Write: *write, Workload: w, BusLoad: *load, Noise: *noise, NonBurst: nb, Qmult: *qmult, Buffers: *buffers}, nil
 	}
 }
 

@@ -73,6 +73,9 @@ type SimProbe struct {
 	// Qmult is the gadget's qmult (simmodel.QueueOf); 0 takes the
 	// model's default.
 	Qmult int
+	// Buffers is the mass-storage gadget's num_buffers; 0 takes the
+	// model's default (simmodel.DefaultBuffers).
+	Buffers int
 
 	runs    uint64
 	reloads uint64
@@ -95,8 +98,11 @@ func (p *SimProbe) Scenario() simmodel.Scenario {
 	if p.Xfer > 0 {
 		sc.Xfer = p.Xfer
 	}
-	if p.Qmult > 0 && sc.Workload.Role() == regs.RoleDevice {
+	if p.Qmult > 0 && (sc.Workload == simmodel.GadgetIn || sc.Workload == simmodel.GadgetOut) {
 		sc.Queue = simmodel.QueueOf(p.Qmult)
+	}
+	if p.Buffers > 0 && sc.Workload == simmodel.GadgetStorage {
+		sc.Buffers = p.Buffers
 	}
 	sc.BusLoad = p.BusLoad
 	if p.Noise != 0 {
@@ -116,8 +122,11 @@ func (p *SimProbe) Name() string {
 	if p.BusLoad > 0 {
 		fmt.Fprintf(&b, " bus-load=%g", p.BusLoad)
 	}
-	if p.Qmult > 0 && p.Qmult != simmodel.DefaultQmult && sc.Workload.Role() == regs.RoleDevice {
+	if p.Qmult > 0 && p.Qmult != simmodel.DefaultQmult && (sc.Workload == simmodel.GadgetIn || sc.Workload == simmodel.GadgetOut) {
 		fmt.Fprintf(&b, " qmult=%d", p.Qmult)
+	}
+	if sc.Workload == simmodel.GadgetStorage {
+		fmt.Fprintf(&b, " num-buffers=%d", sc.Buffers)
 	}
 	switch p.NonBurst {
 	case simmodel.NonBurstOn:
@@ -189,14 +198,18 @@ func (p *SimProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 		return r, err
 	}
 	if role, ok := s.Role(); ok && role != sc.Workload.Role() {
-		return r, fmt.Errorf("sim probe: the %s workload needs a controller in %s role, and this one is in %s role (USBMODE.CM=%d)", sc.Workload, sc.Workload.Role(), role, s.CM)
+		return r, fmt.Errorf("sim probe: the %s workload needs a controller in %s role, and this one is in %s role (USBMODE.CM=%d); an OTG port starts in that role with --sim-role %s", sc.Workload, sc.Workload.Role(), role, s.CM, sc.Workload.Role())
 	}
+	var t simmodel.Transfer
 	for done < p.Size {
 		if err := ctx.Err(); err != nil {
 			return r, err
 		}
-		n := min(sc.Xfer, p.Size-done)
-		t := sc.Transfer(s, n, rng)
+		// A deterministic workload's transfer is computed once a size.
+		if n := min(sc.Xfer, p.Size-done); !sc.Deterministic() || t.Bytes != n {
+			t = sc.Transfer(s, n, rng)
+		}
+		n := t.Bytes
 		modelled += time.Duration(float64(t.Elapsed) / factor)
 		cpu += t.CPU
 		irqs += t.IRQs

@@ -5,7 +5,23 @@ import (
 	"time"
 )
 
-// The gadget workloads: a network link through the board's stack.
+// The network workloads: a link through the board's network stack, the
+// board as a gadget (g_ncm, RNDIS) or as the host of a USB Ethernet
+// adapter (usbnet).
+
+// usbnet's queue at high speed: MAX_QUEUE_MEMORY (60 × 1518 bytes) over
+// the URB size, rx_urb_size for receiving and hard_mtu for sending
+// (usbnet_update_max_qlen(), drivers/net/usb/usbnet.c). rx_urb_size is
+// hard_mtu unless the adapter's driver sets it; the published adapter is
+// not named, so the model takes hard_mtu both ways (assumed).
+const (
+	usbnetQueueMemory = 60 * 1518
+	usbnetMTU         = 1518
+)
+
+// NetQueue is usbnet's URB queue length at high speed for URBs of size
+// bytes.
+func NetQueue(size int64) int { return max(int(usbnetQueueMemory/max(size, 1)), 1) }
 
 // txOverlap is how far the board's network stack and the link overlap
 // when the board sends (softMin's exponent): the stack builds frames
@@ -19,8 +35,11 @@ const txOverlap = 6
 // NetRxFrame, NetRxByte).
 func (sc Scenario) NetRate() float64 {
 	frame, byt := sc.SoC.NetRxFrame, sc.SoC.NetRxByte
-	if sc.Workload.Transmits() {
+	switch {
+	case sc.Workload.Transmits():
 		frame, byt = sc.SoC.NetTxFrame, sc.SoC.NetTxByte
+	case sc.Workload == NetRx:
+		frame, byt = sc.SoC.HostRxFrame, sc.SoC.HostRxByte
 	}
 	perByte := frame.Seconds()/NetFrame + byt.Seconds()
 	if perByte <= 0 {
@@ -42,9 +61,12 @@ func (sc Scenario) NetRate() float64 {
 // interrupt) then bounds it, differently by direction:
 //   - sending, the stack overlaps with the link (softMin, txOverlap):
 //     the rate is about the slower of the two;
-//   - receiving, a request is given back to the controller only after
-//     the stack took its frames (netif_rx in the completion), so the two
-//     add up, as serial stages: 1/rate = 1/link + 1/stack.
+//   - a gadget receiving gives a request back to the controller only
+//     after the stack took its frames (netif_rx in the completion), so
+//     the two add up, as serial stages: 1/rate = 1/link + 1/stack;
+//   - a host receiving through usbnet overlaps them as sending does:
+//     usbnet's bottom half takes the frames while the other URBs of its
+//     queue (60 at high speed) stay on the wire.
 func (sc Scenario) gadget(s Settings, n int64) Transfer {
 	data, xrun := sc.DataRate(s)
 	req := float64(max(sc.Xfer, MaxPacket))
@@ -62,7 +84,7 @@ func (sc Scenario) gadget(s Settings, n int64) Transfer {
 	}
 	stack := 1 / (1/sc.NetRate() + irqPerByte*h)
 	var rate float64
-	if sc.Workload.Transmits() {
+	if sc.Workload != GadgetOut {
 		rate = softMin(link, stack, txOverlap)
 	} else {
 		rate = 1 / (1/link + 1/stack)

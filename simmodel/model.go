@@ -69,34 +69,62 @@ const (
 	// GadgetOut: the PC pushes data to the gadget: bulk OUT, the board
 	// receives.
 	GadgetOut
+	// GadgetStorage: the board is a USB mass-storage device
+	// (f_mass_storage) and the PC reads it: bulk IN, the board reads its
+	// backing file into Buffers buffers and transmits them (fsg.go).
+	GadgetStorage
+	// NetTx and NetRx: the board, as host, sends (bulk OUT) or receives
+	// (bulk IN) through a USB Ethernet adapter (usbnet).
+	NetTx
+	NetRx
 )
 
-var workloadNames = map[Workload]string{StorageRead: "read", StorageWrite: "write", GadgetIn: "gadget-in", GadgetOut: "gadget-out"}
+var workloadNames = map[Workload]string{StorageRead: "read", StorageWrite: "write", GadgetIn: "gadget-in", GadgetOut: "gadget-out",
+	GadgetStorage: "gadget-storage", NetTx: "net-tx", NetRx: "net-rx"}
+
+// workloadOrder is how the workloads are listed to people.
+var workloadOrder = []Workload{StorageRead, StorageWrite, NetTx, NetRx, GadgetIn, GadgetOut, GadgetStorage}
 
 func (w Workload) String() string { return workloadNames[w] }
 
-// ParseWorkload reads a workload name (read, write, gadget-in, gadget-out).
+// WorkloadNames lists the workloads' names.
+func WorkloadNames() []string {
+	var ns []string
+	for _, w := range workloadOrder {
+		ns = append(ns, workloadNames[w])
+	}
+	return ns
+}
+
+// ParseWorkload reads a workload name (WorkloadNames).
 func ParseWorkload(s string) (Workload, error) {
 	for w, n := range workloadNames {
 		if n == s {
 			return w, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown workload %q (want read, write, gadget-in or gadget-out)", s)
+	return 0, fmt.Errorf("unknown workload %q (want %s)", s, strings.Join(WorkloadNames(), ", "))
 }
 
 // Role is the controller role the workload needs (regs.Role, the one
 // role type of the tree).
 func (w Workload) Role() regs.Role {
-	if w == GadgetIn || w == GadgetOut {
+	if w == GadgetIn || w == GadgetOut || w == GadgetStorage {
 		return regs.RoleDevice
 	}
 	return regs.RoleHost
 }
 
 // Transmits reports whether data flows from memory to the wire (through
-// the TX FIFO, TXPBURST): writes to a disk, and a gadget the PC reads.
-func (w Workload) Transmits() bool { return w == StorageWrite || w == GadgetIn }
+// the TX FIFO, TXPBURST): writes to a disk, a gadget the PC reads, and
+// frames the board sends.
+func (w Workload) Transmits() bool {
+	return w == StorageWrite || w == GadgetIn || w == GadgetStorage || w == NetTx
+}
+
+// Network reports whether the workload is a network link through the
+// board's stack (a gadget, or a USB Ethernet adapter on a host port).
+func (w Workload) Network() bool { return w == GadgetIn || w == GadgetOut || w == NetTx || w == NetRx }
 
 // NonBurst is the state of the usbmisc "non-burst setting"
 // (MX6_BM_NON_BURST_SETTING, bit 1 of the controller's usbmisc control
@@ -163,6 +191,10 @@ type SoC struct {
 	// NetRate.
 	NetTxFrame, NetRxFrame time.Duration
 	NetTxByte, NetRxByte   time.Duration
+	// HostRxFrame and HostRxByte are the stack's costs receiving through
+	// a USB Ethernet adapter in host role (usbnet and the adapter's
+	// driver: an skb per URB, the frame's fix-up and checksum).
+	HostRxFrame, HostRxByte time.Duration
 }
 
 // i.MX6 (Cortex-A9 up to 1 GHz, 132 MHz AHB) and Vybrid VF6xx (Cortex-A5
@@ -174,18 +206,24 @@ type SoC struct {
 // The network costs are fitted (README.md, "Validation"): i.MX6SX g_ncm
 // TX 163/166 Mbit/s and RX 184/230 Mbit/s, VF61 RNDIS TX 116 Mbit/s. The
 // split between frame and byte is assumed (about half each at 1514-byte
-// frames); only their sum at that size is fixed by the figures.
+// frames); only their sum at that size is fixed by the figures. The host
+// receive costs are fitted to the i.MX6SX USB Ethernet RX figure (216
+// and 219 Mbit/s); Vybrid's are i.MX6's scaled as its send costs are
+// (assumed). The host send figures (185, 186 Mbit/s) fit nothing: they
+// check the gadget's send costs.
 var (
 	imx6 = SoC{AHB: 132 * physic.MegaHertz, Latency: 200 * time.Nanosecond, NonBurst: true,
 		Handler: 14 * time.Microsecond, Turnaround: 40 * time.Microsecond,
 		StorageCPU: 4 * time.Millisecond,
 		NetTxFrame: 33 * time.Microsecond, NetTxByte: 23 * time.Nanosecond,
-		NetRxFrame: 6 * time.Microsecond, NetRxByte: 9 * time.Nanosecond}
+		NetRxFrame: 6 * time.Microsecond, NetRxByte: 9 * time.Nanosecond,
+		HostRxFrame: 25 * time.Microsecond, HostRxByte: 17 * time.Nanosecond}
 	vf610 = SoC{Name: "vf610", AHB: 166 * physic.MegaHertz, Latency: 240 * time.Nanosecond, NonBurst: false,
 		Handler: 30 * time.Microsecond, Turnaround: 80 * time.Microsecond,
 		StorageCPU: 8 * time.Millisecond,
 		NetTxFrame: 46 * time.Microsecond, NetTxByte: 31 * time.Nanosecond,
-		NetRxFrame: 9 * time.Microsecond, NetRxByte: 13 * time.Nanosecond}
+		NetRxFrame: 9 * time.Microsecond, NetRxByte: 13 * time.Nanosecond,
+		HostRxFrame: 35 * time.Microsecond, HostRxByte: 24 * time.Nanosecond}
 )
 
 // ForProfile returns the SoC terms of a citune profile; profiles the model
@@ -247,11 +285,15 @@ type Scenario struct {
 	// Xfer is the bytes per SCSI command (usb-storage max_sectors × 512;
 	// 240 sectors on USB 2.0) or per gadget request.
 	Xfer int64
-	// Queue is how many gadget requests are in flight (storage: one
+	// Queue is how many network requests are in flight (storage: one
 	// command at a time, bulk-only transport cannot queue): u_ether's
-	// qlen, 2 × qmult at high speed (QueueOf).
+	// qlen, 2 × qmult at high speed (QueueOf), or usbnet's (NetQueue).
 	Queue int
-	Disk  Disk
+	// Buffers is f_mass_storage's buffer count (GadgetStorage).
+	Buffers int
+	Disk    Disk
+	// Backing is the mass-storage gadget's backing file (GadgetStorage).
+	Backing Backing
 	// Noise is the relative run-to-run spread (log-normal), Drift the
 	// amplitude of a slow drift over runs (period DriftRuns runs).
 	Noise, Drift float64
@@ -277,8 +319,13 @@ const (
 func NewScenario(soc SoC, w Workload) Scenario {
 	sc := Scenario{SoC: soc, Workload: w, Xfer: DefaultStorageXfer, Queue: 1, Disk: DefaultDisk,
 		Noise: DefaultNoise, Drift: DefaultDrift, DriftRuns: DefaultDriftRuns}
-	if w.Role() == regs.RoleDevice {
+	switch w {
+	case GadgetIn, GadgetOut:
 		sc.Xfer, sc.Queue = DefaultGadgetXfer, QueueOf(DefaultQmult)
+	case NetTx, NetRx:
+		sc.Xfer, sc.Queue = usbnetMTU, NetQueue(usbnetMTU)
+	case GadgetStorage:
+		sc.Buffers, sc.Backing = DefaultBuffers, DefaultBacking
 	}
 	return sc
 }
@@ -420,11 +467,19 @@ func (t Transfer) Rate() float64 { return float64(t.Bytes) / t.Elapsed.Seconds()
 // Transfer models n bytes with settings s. rng draws where each
 // completion falls within its interrupt threshold window.
 func (sc Scenario) Transfer(s Settings, n int64, rng *rand.Rand) Transfer {
-	if sc.Workload.Role() == regs.RoleDevice {
+	switch {
+	case sc.Workload.Network():
 		return sc.gadget(s, n)
+	case sc.Workload == GadgetStorage:
+		return sc.fsg(s, n)
 	}
 	return sc.storage(s, n, rng)
 }
+
+// Deterministic reports whether Transfer gives the same result for the
+// same settings and size (it draws nothing from its generator): the
+// caller may reuse one.
+func (sc Scenario) Deterministic() bool { return sc.Workload.Network() || sc.Workload == GadgetStorage }
 
 // storage is one bulk-only-transport command: CBW (31 bytes out), the
 // data stage, CSW (13 bytes in). The data stage moves at the smooth

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -105,6 +106,18 @@ func BoardStart(p *Profile, role Role) map[uint32]uint32 {
 	return vals
 }
 
+// joinRoles is "host and device", "device only".
+func joinRoles(rs []Role) string {
+	var ns []string
+	for _, r := range rs {
+		ns = append(ns, string(r))
+	}
+	if len(ns) == 1 {
+		return ns[0] + " only"
+	}
+	return strings.Join(ns, " and ")
+}
+
 // OpenSim opens the simulated controller of profile p.
 func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 	var raz []sim.Range
@@ -119,6 +132,8 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 	role := o.Role
 	if role == "" {
 		role = SimRole(c)
+	} else if !slices.Contains(c.Roles, role) {
+		return nil, fmt.Errorf("%s %s cannot take the %s role (it has %s)", p.Name, c.Label, role, joinRoles(c.Roles))
 	}
 	cfg := sim.Config{Map: p.Map, Size: c.Span(), ReadAsZero: raz, SoC: p.Name,
 		Driver: o.Driver == SimDriverHost && role == RoleHost && !o.ResetValues, Log2IrqThresh: o.Log2IrqThresh, Park: o.Park}

@@ -130,6 +130,8 @@ type globals struct {
 	// simCmdline is --sim-cmdline: the kernel command line the simulated
 	// board booted with (its ehci_hcd parameters).
 	simCmdline string
+	// simRole is --sim-role: the role an OTG port starts in.
+	simRole string
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -139,6 +141,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.sim, "sim", g.sim, "use the built-in simulated controller (no board, no root)")
 	fs.Var(notFlag{&g.noSimDriver}, "sim-driver", "with --sim: simulate ehci-hcd writing its cached USBCMD back after transfers\non host ports, as on a board (--sim-driver=false: ITC and park hold)")
 	fs.StringVar(&g.simCmdline, "sim-cmdline", g.simCmdline, "with --sim: the kernel command line the simulated board booted with, e.g.\n'ehci_hcd.park=3 ehci_hcd.log2_irq_thresh=0' (its ehci_hcd parameters; other words are ignored)")
+	fs.StringVar(&g.simRole, "sim-role", g.simRole, "with --sim: the `ROLE` an OTG port starts in: host (a USB disk on an OTG cable: the ID\npin reads 0) or device (no cable; the default for dr_mode \"otg\")")
 	fs.BoolVar(&g.resetVals, "reset-values", g.resetVals, "with --sim and mkimage: start from the controller's reset values, before\nany driver, instead of what Linux leaves on a running board")
 	fs.BoolVar(&g.json, "json", g.json, "print JSON on stdout (lower-case snake_case keys)")
 	fs.StringVar(&g.journal, "journal", g.journal, "journal `FILE` (default $CITUNE_JOURNAL, else\n/var/lib/citune/journal.json as root, else in ~/.local/state/citune)")

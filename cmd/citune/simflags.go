@@ -15,6 +15,13 @@ func (a *app) simOptions() (soc.SimOptions, error) {
 	if a.g.noSimDriver {
 		o.Driver = soc.SimDriverOff
 	}
+	switch a.g.simRole {
+	case "":
+	case "host", "device":
+		o.Role = soc.Role(a.g.simRole)
+	default:
+		return o, usageErr("--sim-role %q: want host or device", a.g.simRole)
+	}
 	var err error
 	o.Log2IrqThresh, o.Park, err = parseSimCmdline(a.g.simCmdline)
 	return o, err
