@@ -203,17 +203,21 @@ func TestParseSim(t *testing.T) {
 // they stop at it.
 func TestSimNeverBeatsTheWire(t *testing.T) {
 	s, m := newSim(t, false, 0)
-	for _, w := range []simmodel.Workload{simmodel.StorageRead, simmodel.GadgetOut} {
+	for _, name := range simmodel.WorkloadNames() {
+		w, err := simmodel.ParseWorkload(name)
+		if err != nil {
+			t.Fatal(err)
+		}
 		p := &SimProbe{Ctl: s, Map: m, Size: 4 << 20, Seed: 9, Workload: w, Noise: 0.6}
 		top := 0.0
-		for range 40 {
+		for range 80 {
 			top = max(top, simRun(t, p).Rate)
 		}
 		if top > simmodel.WireCeiling {
 			t.Errorf("%v: a run at %.0f B/s, above the wire's %d", w, top, simmodel.WireCeiling)
 		}
 		if top < 0.9*simmodel.WireCeiling {
-			t.Errorf("%v: the fastest of 40 runs at 60 %% noise is %.1f MB/s: the cap was never reached, so this test shows nothing", w, top/1e6)
+			t.Errorf("%v: the fastest of 80 runs at 60 %% noise is %.1f MB/s: the cap was never reached, so this test shows nothing", w, top/1e6)
 		}
 	}
 }
