@@ -386,9 +386,9 @@ func (sc Scenario) DMARate(s Settings) float64 {
 
 // WireRate is the bulk rate the bus allows. The far end's host
 // controller (device role) fills every micro-frame; this controller as
-// host does with park mode at count 3 and loses one packet slot a
-// micro-frame per missing park count (it returns to the async schedule
-// between transactions).
+// host does with park mode at count 3 and loses a third of a packet
+// slot a micro-frame per missing park count, one slot with park off (it
+// returns to the async schedule between transactions; assumed).
 func (sc Scenario) WireRate(s Settings) float64 {
 	pkts := float64(PacketsPerMicroFrame)
 	if sc.Workload.Role() == regs.RoleHost {
