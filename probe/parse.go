@@ -132,7 +132,7 @@ var kinds = map[string]*kind{
 	"read":  {name: "read", synopsis: "read [--bs 1M] [--size N|all | --duration D] [--offset N] [--buffered] [--expect-hash H | --full-hash | --no-hash] [--small-pages] FILE|DEVICE", summary: "sequential O_DIRECT reads, like dd iflag=direct; hashes warm-up runs and samples timed ones to compare repeats", flags: readFlags},
 	"write": {name: "write", synopsis: "write [--bs 1M] [--size 64M] [--offset N] [--destructive] [--buffered] [--small-pages] NEWFILE|DIR|DEVICE", summary: "O_DIRECT pattern writes, fsync, read back and compare, remove", flags: writeFlags},
 	"cmd":   {name: "cmd", synopsis: "cmd [--timeout 10m] (--parse iperf3 [--sender] | --regex RE --unit U | --json-path a.b.c --unit U) [--] COMMAND [ARGS]", summary: "run a workload and take its rate from its output", command: true, flags: cmdFlags},
-	"sim":   {name: "sim", synopsis: "sim [--size 64M] [--xfer 120K] [--seed 1] [--write]", summary: "model a mass-storage transfer on the simulated controller (needs --sim)", flags: simFlags},
+	"sim":   {name: "sim", synopsis: "sim [--workload read] [--size 64M] [--xfer 120K] [--seed 1]", summary: "model a disk, network or gadget workload on the simulated controller (needs --sim)", flags: simFlags},
 }
 
 // Kinds are the probe kinds' names, sorted (for completion).
@@ -329,15 +329,15 @@ func cmdFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 
 func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 	size := sizeFlag(fs, "size", DefaultSimSize, "bytes to transfer")
-	xfer := sizeFlag(fs, "xfer", 0, "bytes per SCSI command (storage, default 120KiB) or gadget request (default 4KiB)")
+	xfer := sizeFlag(fs, "xfer", 0, "bytes per SCSI command (read, write, gadget-storage: default 120KiB), gadget request\n(gadget-in/out: 4KiB) or usbnet URB (net-tx/rx: 1514 bytes, one frame)")
 	seed := fs.Uint64("seed", 1, "noise seed: the same seed gives the same runs")
 	write := fs.Bool("write", false, "the same as --workload write")
 	workload := fs.String("workload", "read", "read or write (the board as host of a USB disk), net-tx or net-rx (as host of a USB Ethernet\nadapter, sending or receiving), gadget-in or gadget-out (the board as a g_ncm-like USB device, the PC\npulling or pushing), gadget-storage (as a mass-storage gadget the PC reads)")
 	load := fs.Float64("bus-load", 0, "share of AHB cycles other bus masters hold, 0 to 0.95")
-	noise := fs.Float64("noise", 0, "relative run-to-run spread (0: the model's 0.5 %; negative: none)")
+	noise := fs.Float64("noise", 0, "relative run-to-run spread, up to 0.2 (0: the model's 0.5 %; negative: none)")
 	nonBurst := fs.String("non-burst", "soc", "the usbmisc non-burst setting: soc (what Linux leaves: set on i.MX6, not on Vybrid), on or off")
 	qmult := fs.Int("qmult", simmodel.DefaultQmult, "gadget-in/out: g_ether/g_ncm's qmult module parameter; 2 x N requests in flight (u_ether's qlen at high speed)")
-	buffers := fs.Int("num-buffers", simmodel.DefaultBuffers, "gadget-storage: f_mass_storage's num_buffers, 2 to 32 buffers of 16KiB")
+	buffers := fs.Int("num-buffers", simmodel.DefaultBuffers, "gadget-storage: f_mass_storage's buffer count, 2 to 32 buffers of 16KiB\n(CONFIG_USB_GADGET_STORAGE_NUM_BUFFERS; the num_buffers module parameter with\nCONFIG_USB_GADGET_DEBUG_FILES)")
 	return func(d Deps, pos, rest []string) (Probe, error) {
 		if len(pos)+len(rest) > 0 {
 			return nil, usagef("probe sim takes no target (got %q): it models the simulated controller", append(pos, rest...))
@@ -364,6 +364,18 @@ func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		}
 		if *buffers < 2 || *buffers > 32 {
 			return nil, usagef("probe sim: --num-buffers %d: f_mass_storage takes 2 to 32", *buffers)
+		}
+		if *noise > 0.2 {
+			return nil, usagef("probe sim: --noise %g: give at most 0.2 (20 %% spread; wider noise would hide the model)", *noise)
+		}
+		// A flag the workload does not read is a mistake, not a no-op.
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if set["qmult"] && w != simmodel.GadgetIn && w != simmodel.GadgetOut {
+			return nil, usagef("probe sim: --qmult is g_ncm's queue: it applies to gadget-in and gadget-out, not %s", w)
+		}
+		if set["num-buffers"] && w != simmodel.GadgetStorage {
+			return nil, usagef("probe sim: --num-buffers is f_mass_storage's: it applies to gadget-storage, not %s", w)
 		}
 		return &SimProbe{Ctl: d.Sim, Map: d.Map, Size: *size, Xfer: *xfer, Seed: *seed, Write: *write, Workload: w, BusLoad: *load, Noise: *noise, NonBurst: nb, Qmult: *qmult, Buffers: *buffers}, nil
 	}

@@ -97,6 +97,9 @@ func (p *SimProbe) Scenario() simmodel.Scenario {
 	sc := simmodel.NewScenario(simmodel.ForProfile(name), p.workload())
 	if p.Xfer > 0 {
 		sc.Xfer = p.Xfer
+		if sc.Workload.Network() && sc.Workload.Role() == regs.RoleHost {
+			sc.Queue = simmodel.NetQueue(p.Xfer)
+		}
 	}
 	if p.Qmult > 0 && (sc.Workload == simmodel.GadgetIn || sc.Workload == simmodel.GadgetOut) {
 		sc.Queue = simmodel.QueueOf(p.Qmult)

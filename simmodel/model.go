@@ -42,11 +42,15 @@ const (
 	// wordBytes: BURSTSIZE and the AHB bursts count 32-bit words.
 	wordBytes = 4
 	// otherBurst is the mean length, in AHB cycles, of the bursts other
-	// masters (CPU cache line fills, other DMA) hold the bus for.
+	// masters (CPU cache line fills, other DMA) hold the bus for
+	// (assumed).
 	otherBurst = 16
 	// nakEfficiency: a device-role OUT endpoint whose FIFO is full NAKs;
 	// the host pings and resends, wasting part of the bus time.
 	nakEfficiency = 0.85
+	// minFIFOThres is TXFILLTUNING.TXFIFOTHRES's least effective value,
+	// in bursts ([SDK] TXFILLTUNING, "min 2"; chipidea.md §2).
+	minFIFOThres = 2
 )
 
 // MicroFrameRate is the high-speed micro-frame clock, 8 kHz.
@@ -197,16 +201,20 @@ type SoC struct {
 	HostRxFrame, HostRxByte time.Duration
 }
 
-// i.MX6 (Cortex-A9 up to 1 GHz, 132 MHz AHB) and Vybrid VF6xx (Cortex-A5
-// at 500 MHz, 166 MHz platform bus). The clocks are the SoCs' nominal bus
-// clocks; Latency, Handler and Turnaround were fitted to the calibration
-// points (README.md), within the 10–33 µs ARM ehci_irq means measured
-// with HCD_BH for Handler.
+// i.MX6 (Cortex-A9 up to 1 GHz, 132 MHz AHB; the i.MX6UL, a Cortex-A7 at
+// 528 MHz, takes these terms too: assumed) and Vybrid VF6xx (Cortex-A5 at
+// 500 MHz, 166 MHz platform bus). The clocks are the SoCs' nominal bus
+// clocks. Latency is fitted (i.MX6: the host write's gain with the patch
+// set; Vybrid: its read's drop), Turnaround too (with the disk, the 3.7×
+// between 120 KiB and 4 KiB commands). Handler is one of the 10–33 µs ARM
+// ehci_irq means measured with HCD_BH on i.MX6, assumed twice that on
+// Vybrid's slower core (README.md, terms 3 and 6).
 //
 // The network costs are fitted (README.md, "Validation"): i.MX6SX g_ncm
 // TX 163/166 Mbit/s and RX 184/230 Mbit/s, VF61 RNDIS TX 116 Mbit/s. The
-// split between frame and byte is assumed (about half each at 1514-byte
-// frames); only their sum at that size is fixed by the figures. The host
+// split between frame and byte is assumed; only their sum at that size
+// is fixed by the figures (Vybrid's receiving has none: i.MX6's, scaled
+// as the send costs are). The host
 // receive costs are fitted to the i.MX6SX USB Ethernet RX figure (216
 // and 219 Mbit/s); Vybrid's are i.MX6's scaled as its send costs are
 // (assumed). The host send figures (185, 186 Mbit/s) fit nothing: they
@@ -303,10 +311,15 @@ type Scenario struct {
 // Default scenario values.
 const (
 	DefaultStorageXfer = 240 * 512 // usb-storage max_sectors on USB 2.0
-	DefaultGadgetXfer  = 4 << 10   // bytes per gadget request (an NCM transfer block of about 2.7 frames)
+	// DefaultGadgetXfer is the bytes per gadget request: assumed. f_ncm's
+	// OUT transfer blocks are 16 KiB (NTB_OUT_SIZE) and its IN blocks
+	// 2 KiB in v4.0-era kernels (NTB_DEFAULT_IN_SIZE, 16 KiB in some later
+	// ones); RNDIS sends a frame a request. 4 KiB stands for all of them.
+	DefaultGadgetXfer = 4 << 10
 	// DefaultQmult is g_ether/g_ncm's qmult module parameter
-	// (QMULT_DEFAULT 10, drivers/usb/gadget/function/u_ether.h).
-	DefaultQmult = 10
+	// (QMULT_DEFAULT 5 in torvalds/linux's
+	// drivers/usb/gadget/function/u_ether.h; some trees carry 10).
+	DefaultQmult = 5
 	// NetFrame is the Ethernet frame size the network stack's costs
 	// count (1500-byte MTU and the 14-byte header).
 	NetFrame         = 1514
@@ -446,7 +459,9 @@ func (sc Scenario) Underrun(s Settings) float64 {
 		return 0
 	}
 	need := MaxPacket * (1 - dma/signalRate)
-	have := float64(s.TXFIFOTHRES) * sc.BurstWords(s) * wordBytes
+	// The SDK gives TXFIFOTHRES a minimum of 2 bursts: the 0 every board
+	// reads (TXFILLTUNING resets to 0x808) still prefills two.
+	have := float64(max(s.TXFIFOTHRES, minFIFOThres)) * sc.BurstWords(s) * wordBytes
 	return math.Max(0, 1-have/need)
 }
 

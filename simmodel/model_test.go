@@ -298,3 +298,43 @@ func TestParseWorkload(t *testing.T) {
 		t.Error("unknown workload accepted")
 	}
 }
+
+// A run's CPU never exceeds its time on these single-core SoCs (the
+// stack is charged the interrupts the run reports), at any threshold.
+func TestCPUWithinTime(t *testing.T) {
+	for _, name := range WorkloadNames() {
+		w, _ := ParseWorkload(name)
+		for _, itc := range []uint32{0, 1, 8, 64} {
+			s := sxDevWith
+			if w.Role() == regs.RoleHost {
+				s = sxHostWith
+			}
+			s.ITC = itc
+			sc := NewScenario(ForProfile("imx6sx"), w)
+			x := sc.Transfer(s, 1<<20, nil)
+			if x.CPU > x.Elapsed {
+				t.Errorf("%s ITC %d: CPU %v in %v", name, itc, x.CPU, x.Elapsed)
+			}
+		}
+	}
+}
+
+// Effects change smoothly: stepping the bus load by 1 % (up to 75 %, past
+// which the wait for other masters grows steeply) never moves a
+// streaming transmit by more than 3 % (the TX FIFO prefill is at least
+// TXFIFOTHRES's minimum of two bursts, so the underrun share grades in).
+func TestSmoothInBusLoad(t *testing.T) {
+	for _, w := range []Workload{StorageWrite, GadgetIn} {
+		s := Settings{ITC: 1, AHBBRST: 0, TXPBURST: 8, RXPBURST: 16, ParkEnable: true, ParkCount: 3}
+		prev := 0.0
+		for l := 0.0; l <= 0.75; l += 0.01 {
+			sc := NewScenario(ForProfile("imx6sx"), w)
+			sc.BusLoad = l
+			r, _, _ := rate(sc, s)
+			if prev > 0 && math.Abs(r/prev-1) > 0.03 {
+				t.Errorf("%v: %.2f -> %.2f MB/s between bus load %.2f and %.2f", w, prev, r, l-0.01, l)
+			}
+			prev = r
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,9 @@ func (a *app) simOptions() (soc.SimOptions, error) {
 	o := soc.SimOptions{ResetValues: a.g.resetVals}
 	if a.g.noSimDriver {
 		o.Driver = soc.SimDriverOff
+		if a.g.simCmdline != "" {
+			return o, usageErr("--sim-cmdline gives the simulated ehci-hcd its parameters, and --sim-driver=false leaves it out: give one of them")
+		}
 	}
 	switch a.g.simRole {
 	case "":
@@ -22,39 +26,60 @@ func (a *app) simOptions() (soc.SimOptions, error) {
 	default:
 		return o, usageErr("--sim-role %q: want host or device", a.g.simRole)
 	}
+	var notes []string
 	var err error
-	o.Log2IrqThresh, o.Park, err = parseSimCmdline(a.g.simCmdline)
+	o.Log2IrqThresh, o.Park, notes, err = parseSimCmdline(a.g.simCmdline)
+	for _, n := range notes {
+		fmt.Fprintf(a.env.stderr, "citune: --sim-cmdline: %s\n", n)
+	}
 	return o, err
 }
 
 // parseSimCmdline reads ehci-hcd's parameters from a kernel command line
-// as the kernel does (module.param=value words): log2_irq_thresh 0..6,
-// park 0..3 (ehci_hcd clamps a larger park to 3; a command line meant to
-// set it is refused here instead of guessed). Words of other modules are
-// ignored, so /proc/cmdline can be pasted as it is.
-func parseSimCmdline(line string) (log2, park uint, err error) {
+// as the kernel does (module.param=value words, the last one winning):
+// park above 3 is taken as 3 (ehci_init() clamps it) and a
+// log2_irq_thresh outside 0..6 as 0 (ehci_init() resets it), each with a
+// note, so a board's /proc/cmdline can be pasted as it is. Words of
+// other modules are ignored; the gadgets' qmult, which the sim probe
+// takes, gets a note saying where it goes. A value that is not a number
+// is refused: the kernel would refuse to load the module.
+func parseSimCmdline(line string) (log2, park uint, notes []string, err error) {
 	for _, w := range strings.Fields(line) {
 		name, val, ok := strings.Cut(w, "=")
 		mod, param, dotted := strings.Cut(name, ".")
-		if !dotted || (mod != "ehci_hcd" && mod != "ehci-hcd") {
+		mod = strings.ReplaceAll(mod, "-", "_")
+		if dotted && (mod == "g_ncm" || mod == "g_ether" || mod == "usb_f_ncm") && param == "qmult" {
+			notes = append(notes, fmt.Sprintf("%s is not read here: give the sim probe --qmult %s (after --)", w, val))
+			continue
+		}
+		if !dotted || mod != "ehci_hcd" {
 			continue
 		}
 		if !ok {
-			return 0, 0, usageErr("--sim-cmdline: %q has no value", w)
+			return 0, 0, nil, usageErr("--sim-cmdline: %q has no value", w)
 		}
-		n, perr := strconv.ParseUint(val, 0, 8)
-		switch {
-		case param == "log2_irq_thresh" && perr == nil && n <= 6:
-			log2 = uint(n)
-		case param == "park" && perr == nil && n <= 3:
-			park = uint(n)
-		case param == "log2_irq_thresh":
-			return 0, 0, usageErr("--sim-cmdline: %s: ehci_hcd.log2_irq_thresh takes 0 to 6 (ITC 1 to 64 micro-frames)", w)
-		case param == "park":
-			return 0, 0, usageErr("--sim-cmdline: %s: ehci_hcd.park takes 0 to 3 (back-to-back packets; 0 is off)", w)
+		// log2_irq_thresh is an int parameter, park a uint one.
+		n, perr := strconv.ParseInt(val, 0, 32)
+		if perr != nil || (param == "park" && n < 0) {
+			if param == "park" || param == "log2_irq_thresh" {
+				return 0, 0, nil, usageErr("--sim-cmdline: %s: not a number ehci_hcd takes (the kernel would refuse to load it)", w)
+			}
+		}
+		switch param {
+		case "log2_irq_thresh":
+			log2 = uint(max(n, 0))
+			if n < 0 || n > 6 {
+				log2 = 0
+				notes = append(notes, fmt.Sprintf("%s: ehci_hcd takes a threshold outside 0..6 as 0 (ITC 1), as ehci_init() does", w))
+			}
+		case "park":
+			park = uint(min(n, 3))
+			if n > 3 {
+				notes = append(notes, fmt.Sprintf("%s: ehci_hcd takes park above 3 as 3, as ehci_init() does", w))
+			}
 		default:
-			return 0, 0, usageErr("--sim-cmdline: %s: the simulated ehci-hcd has no parameter %q (it models log2_irq_thresh and park)", w, param)
+			return 0, 0, nil, usageErr("--sim-cmdline: %s: the simulated ehci-hcd has no parameter %q (it models log2_irq_thresh and park)", w, param)
 		}
 	}
-	return log2, park, nil
+	return log2, park, notes, nil
 }
