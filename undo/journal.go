@@ -212,7 +212,9 @@ func load(path string) (*Journal, error) {
 
 // loadFile reads the journal at path; a missing file is errNoFile.
 func loadFile(path string) (*Journal, error) {
-	f, err := os.Open(path)
+	// Non-blocking: a FIFO put where the journal belongs must not hang
+	// the open (and is refused below).
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errNoFile
 	}
@@ -222,6 +224,9 @@ func loadFile(path string) (*Journal, error) {
 	defer f.Close()
 	if err := trustedFile(f); err != nil {
 		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("journal: %w: %s is not a regular file (%v)", ErrStore, path, fi.Mode().Type())
 	}
 	b, err := io.ReadAll(f)
 	if err != nil {

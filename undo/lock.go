@@ -299,6 +299,42 @@ func recoverRecords(journal string, h holderFile) error {
 	})
 }
 
+// Recover gives the journal back the records that killed long sessions
+// kept in their lock files beside it (the journal deleted or emptied
+// under a sweep that was then killed): `citune restore` calls it before
+// it reads the journal, so it sees what a new session on the target
+// would recover (acquire). A lock file still held is a live owner's and
+// is left alone.
+func Recover(journal string) error {
+	dir := filepath.Join(filepath.Dir(journal), "locks")
+	names, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
+	if len(names) == 0 {
+		return nil
+	}
+	if err := trusted(dir); err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range names {
+		f, err := openPrivate(p, os.O_RDWR)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			h, ok := readHolderFile(f)
+			if ok && h.Entry != nil && h.Entry.Target.Key()+".lock" == filepath.Base(p) && !h.Owner.Alive() {
+				if err := recoverRecords(journal, h); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			flock(f, syscall.LOCK_UN)
+		}
+		f.Close()
+	}
+	return errors.Join(errs...)
+}
+
 // keep writes the owner and its records (nil: none left) into the lock
 // file beside the journal.
 func (l *lock) keep(o Owner, e *Entry) error {

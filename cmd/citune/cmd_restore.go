@@ -55,6 +55,11 @@ func runRestore(a *app, args []string) error {
 		path = *from
 		j, err = undo.Read(path)
 	} else {
+		// A killed sweep's copy of its records in its lock file comes
+		// back into the journal first (the journal deleted under it).
+		if err := undo.Recover(path); err != nil {
+			return err
+		}
 		j, err = undo.Load(path)
 	}
 	if err != nil {
