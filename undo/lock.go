@@ -48,6 +48,9 @@ func (e *BusyError) Unwrap() error { return ErrBusy }
 type lock struct {
 	f  *os.File
 	tf *os.File
+	// journal, id and dir name the target's claim (claim.go).
+	journal, dir string
+	id           TargetID
 }
 
 // SystemLocks is the system-wide folder of /dev/mem targets' own locks
@@ -220,7 +223,7 @@ func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lo
 		f.Close()
 		return nil, err
 	}
-	l := &lock{f: f, tf: tf}
+	l := &lock{f: f, tf: tf, journal: journal, dir: targetLocks, id: id}
 	if prev.Entry != nil && prev.Entry.Target.Key() == id.Key() && !prev.Owner.Alive() {
 		// A long session that was killed left its originals here too:
 		// the journal gets back whatever of them it lost.
@@ -229,6 +232,15 @@ func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lo
 			return nil, err
 		}
 	}
+	// Another journal's changes still on the target come first.
+	if err := checkClaim(journal, id, targetLocks); err != nil {
+		l.release()
+		if force && !o.Kind.Long() {
+			return nil, nil
+		}
+		return nil, err
+	}
+	writeClaim(journal, id, targetLocks, o)
 	return l, nil
 }
 
@@ -389,6 +401,9 @@ func Holder(journal string, id TargetID) (Owner, bool) {
 func (l *lock) release() {
 	if l == nil || l.f == nil {
 		return
+	}
+	if l.journal != "" {
+		dropClaim(l.journal, l.id, l.dir)
 	}
 	if l.tf != nil {
 		flock(l.tf, syscall.LOCK_UN)
