@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/textwrap"
 )
 
 // WriteCSV writes one row per point (the baseline first) of every file:
@@ -21,7 +22,7 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 	uniqueLabels(ss)
 	names, head := csvHead(ss)
 	cw := csv.NewWriter(w)
-	if err := cw.Write(head); err != nil {
+	if err := cw.Write(escapeCells(head)); err != nil {
 		return err
 	}
 	for _, s := range ss {
@@ -31,13 +32,23 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 		}
 		all = append(append(all, s.Ranked...), s.Others()...)
 		for _, p := range all {
-			if err := cw.Write(csvRecord(s, p, names)); err != nil {
+			if err := cw.Write(escapeCells(csvRecord(s, p, names))); err != nil {
 				return err
 			}
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// escapeCells neutralises escape sequences a results file from elsewhere
+// carries (kernel, probe, axis names and values): a CSV goes to terminals
+// (`--csv -`) as often as to spreadsheets.
+func escapeCells(rec []string) []string {
+	for i, c := range rec {
+		rec[i] = textwrap.Escape(c)
+	}
+	return rec
 }
 
 // csvHead returns the axis names of the files (the union, by name) and

@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/textwrap"
 )
 
 // Profile describes one SoC: how to recognise it, its controllers, the
@@ -342,6 +343,7 @@ func Parse(name string, data []byte) (*Profile, error) {
 	}
 	ps := &problems{name: name, loc: loc}
 	loc.unknownKeys(ps, md)
+	controlText(ps, loc, "", generic)
 	if ps.failed() {
 		// Further checks would mostly report consequences of the typos.
 		return nil, ps.err()
@@ -353,6 +355,40 @@ func Parse(name string, data []byte) (*Profile, error) {
 		return nil, ps.err()
 	}
 	return &p, nil
+}
+
+// controlText refuses text with terminal control characters (escape
+// sequences, C1 controls, bidirectional overrides) anywhere in a profile:
+// a profile is configuration, and its titles and notes reach terminals
+// (detect, dump, dts), so a shared profile file must not carry them.
+func controlText(ps *problems, l *locator, path string, v any) {
+	switch v := v.(type) {
+	case string:
+		if textwrap.Escape(v) != v {
+			ps.add(l.at(path), "%s: %q holds a control character (a terminal escape sequence?): not allowed in a profile", path, v)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			controlText(ps, l, p, v[k])
+		}
+	case []map[string]any:
+		for i, e := range v {
+			controlText(ps, l, fmt.Sprintf("%s[%d]", path, i), e)
+		}
+	case []any:
+		for i, e := range v {
+			controlText(ps, l, fmt.Sprintf("%s[%d]", path, i), e)
+		}
+	}
 }
 
 // build merges the profile's registers into the ChipIdea map and validates

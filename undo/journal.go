@@ -225,6 +225,16 @@ func loadFile(path string) (*Journal, error) {
 	if err := trustedFile(f); err != nil {
 		return nil, err
 	}
+	// Its folder too, and the real one behind a symbolic link: a trusted
+	// file in a folder someone else controls can be swapped under us.
+	if err := trusted(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(real) != filepath.Dir(path) {
+		if err := trusted(filepath.Dir(real)); err != nil {
+			return nil, err
+		}
+	}
 	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("journal: %w: %s is not a regular file (%v)", ErrStore, path, fi.Mode().Type())
 	}

@@ -104,3 +104,21 @@ func TestProcOwnerNamesKind(t *testing.T) {
 		t.Errorf("a test binary's command line names no kind: %+v", o)
 	}
 }
+
+// restore writes only /sys and /proc files, also after symbolic links.
+func TestSysOrProc(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/sys/block/sda/queue/scheduler":  true,
+		"/proc/sys/vm/dirty_ratio":        true,
+		"/proc/self/root/tmp/victim":      false,
+		"/proc/1/cwd/etc/passwd":          false,
+		"/proc/self/fd/3":                 false,
+		"/sys/../etc/passwd":              false,
+		"/etc/passwd":                     false,
+		"/sys/module/ehci_hcd/parameters": true,
+	} {
+		if got := sysOrProc(path); got != want {
+			t.Errorf("sysOrProc(%q) = %v, want %v", path, got, want)
+		}
+	}
+}

@@ -90,6 +90,29 @@ func bitsString(r *regs.Register, mask, v uint32) string {
 }
 
 // restoreFile writes a file back unless it holds its value already.
+// sysOrProc reports whether path is a /sys or /proc file, also once its
+// symbolic links are followed: /proc/self/root/..., /proc/PID/cwd/... and
+// the like lead anywhere, so they are refused by name as well.
+func sysOrProc(path string) bool {
+	under := func(p string) bool { return strings.HasPrefix(p, "/sys/") || strings.HasPrefix(p, "/proc/") }
+	c := filepath.Clean(path)
+	if c != path || !under(c) {
+		return false
+	}
+	if strings.HasPrefix(c, "/proc/") {
+		for _, part := range strings.Split(c, "/") {
+			switch part {
+			case "root", "cwd", "fd", "exe", "map_files":
+				return false
+			}
+		}
+	}
+	if r, err := filepath.EvalSymlinks(c); err == nil && !under(r) {
+		return false
+	}
+	return true
+}
+
 func restoreFile(h Host, path, want string) (Restored, error) {
 	if h == nil {
 		return Restored{}, fmt.Errorf("%s: no host to restore files", path)
@@ -168,7 +191,7 @@ func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error
 	files := slices.Clone(e.Files)
 	slices.SortStableFunc(files, func(a, b FileRec) int { return b.Time.Compare(a.Time) })
 	for _, f := range files {
-		if c := filepath.Clean(f.Path); c != f.Path || !strings.HasPrefix(c, "/sys/") && !strings.HasPrefix(c, "/proc/") {
+		if !sysOrProc(f.Path) {
 			// A sweep changes only /sys and /proc files.
 			errs = append(errs, &RefusedError{Journal: s.o.Journal, Items: []string{f.Path + ": not a /sys or /proc file, which is all a sweep changes"}})
 			continue
