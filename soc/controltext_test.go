@@ -1,6 +1,7 @@
 package soc
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -26,5 +27,23 @@ func TestProfileControlText(t *testing.T) {
 	}
 	if _, err := Parse("imx6q.toml", data); err != nil {
 		t.Errorf("the built-in profile: %v", err)
+	}
+}
+
+// A profile with thousands of entries is refused before the checks that
+// compare them with each other (which cost the square of their number).
+func TestProfileTooManyEntries(t *testing.T) {
+	data, err := os.ReadFile("testdata/profiles/bad-outside-window.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.Write(data)
+	for k := range 3000 {
+		fmt.Fprintf(&b, "\n[[register]]\nname = \"FAR%d\"\noffset = 0x%x\n", k, 0x800+4*k)
+	}
+	_, err = Parse("big.toml", []byte(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "a profile has at most 1024") {
+		t.Fatalf("3000 registers: %v", err)
 	}
 }

@@ -391,9 +391,19 @@ func controlText(ps *problems, l *locator, path string, v any) {
 	}
 }
 
+// maxEntries bounds a profile's array entries (see build).
+const maxEntries = 1024
+
 // build merges the profile's registers into the ChipIdea map and validates
 // the whole profile, adding every problem to ps.
 func (p *Profile) build(l *locator, ps *problems) {
+	// A controller window of at most 0x800 bytes holds at most 512
+	// registers: more is a broken or hostile file, refused before the
+	// checks that compare registers with each other.
+	if n := len(p.Registers) + len(p.Controllers) + len(p.Knobs) + len(p.Board); n > maxEntries {
+		ps.add(pos{}, "%d [[register]], [[controller]], [[knob]] and [[board]] entries: a profile has at most %d", n, maxEntries)
+		return
+	}
 	if p.Name == "" {
 		ps.add(pos{}, "missing key \"name\"")
 	} else if !validProfileName(p.Name) {

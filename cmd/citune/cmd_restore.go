@@ -193,6 +193,9 @@ func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 	}
 	uo := undoOpts{force: force, allowLive: allowLive}
 	if e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0 {
+		if err := host.CheckReload(e.Reload); err != nil {
+			return fmt.Errorf("%w\nnothing was written", err)
+		}
 		uo.host = host.HostFromReload(e.Reload)
 	}
 	u, closeUndo, err := a.openUndo(t, undo.KindRestore, uo)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/sweeptest"
+	"github.com/citune/citune/undo"
 )
 
 // tree is a fake /proc and /sys with ehci_hcd and ci_hdrc_imx loaded
@@ -277,5 +278,30 @@ func TestExecLoader(t *testing.T) {
 	err = host.ExecLoader{Rmmod: silent}.Unload(context.Background(), "x")
 	if err == nil || !strings.Contains(err.Error(), "exit status 3") || strings.HasSuffix(err.Error(), ": ") {
 		t.Errorf("failing silent rmmod: %v", err)
+	}
+}
+
+// restore runs a journal's reload as root: only module names and
+// modprobe/rmmod commands it would run itself.
+func TestCheckReload(t *testing.T) {
+	for _, rl := range []*undo.Reload{
+		{Modules: []string{"-C/etc/evil", "ehci_hcd"}},
+		{Modules: []string{"ehci_hcd;reboot"}},
+		{Modules: []string{"ehci_hcd"}, Modprobe: "evil"},
+		{Modules: []string{"ehci_hcd"}, Rmmod: "relative/rmmod"},
+		{Modules: []string{"ehci_hcd"}, Modprobe: "/nonexistent/modprobe"},
+	} {
+		if err := host.CheckReload(rl); err == nil {
+			t.Errorf("CheckReload(%+v) = nil, want a refusal", rl)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rl := range []*undo.Reload{nil, {Modules: []string{"usb_storage", "ci_hdrc_imx", "ehci-hcd"}}, {Modules: []string{"x"}, Modprobe: "modprobe", Rmmod: "rmmod"}, {Modules: []string{"x"}, Modprobe: exe}} {
+		if err := host.CheckReload(rl); err != nil {
+			t.Errorf("CheckReload(%+v) = %v", rl, err)
+		}
 	}
 }

@@ -3,8 +3,10 @@ package host
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/citune/citune/undo"
 )
@@ -29,8 +31,60 @@ func (h *Host) ReloadSpec() *undo.Reload {
 	return rl
 }
 
+// CheckReload refuses a journal's reload record that restore should not
+// run as root even from a trusted journal: module names that are not
+// module names (a leading '-' would be an option to modprobe), and
+// modprobe or rmmod commands other than those names or an absolute path
+// to a file only its owner (root or this user) can write.
+func CheckReload(rl *undo.Reload) error {
+	if rl == nil {
+		return nil
+	}
+	for _, m := range rl.Modules {
+		if !isModuleName(m) {
+			return fmt.Errorf("the journal's reload names the module %q, which is not a module name: not run", m)
+		}
+	}
+	for _, c := range []struct{ cmd, name string }{{rl.Modprobe, "modprobe"}, {rl.Rmmod, "rmmod"}} {
+		if c.cmd == "" || c.cmd == c.name {
+			continue
+		}
+		fi, err := os.Stat(c.cmd)
+		st, ok := fileOwner(fi)
+		if err != nil || !filepath.IsAbs(c.cmd) || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || !ok || (st != 0 && st != uint32(os.Geteuid())) {
+			return fmt.Errorf("the journal's reload runs %q as %s, which is not an absolute path to a file only root or you can write: not run", c.cmd, c.name)
+		}
+	}
+	return nil
+}
+
+// isModuleName: letters, digits, '_' and '-', not starting with '-'.
+func isModuleName(m string) bool {
+	if m == "" || m[0] == '-' {
+		return false
+	}
+	for _, c := range m {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// fileOwner is the uid owning fi.
+func fileOwner(fi os.FileInfo) (uint32, bool) {
+	if fi == nil {
+		return 0, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return st.Uid, true
+}
+
 // HostFromReload is the host that reloads the module stack as a journal
-// entry recorded it.
+// entry recorded it (CheckReload first).
 func HostFromReload(rl *undo.Reload) *Host {
 	if rl == nil {
 		return &Host{}
