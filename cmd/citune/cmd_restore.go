@@ -83,7 +83,11 @@ func runRestore(a *app, args []string) error {
 		entries = []undo.Entry{*e}
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(a.env.stdout, "nothing to restore: no journal at %s\n", path)
+		if _, err := os.Lstat(path); err == nil {
+			fmt.Fprintf(a.env.stdout, "nothing to restore: the journal %s holds no changes\n", path)
+		} else {
+			fmt.Fprintf(a.env.stdout, "nothing to restore: no journal at %s\n", path)
+		}
 		return nil
 	}
 	var errs []error
