@@ -374,6 +374,9 @@ func simFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 		if set["qmult"] && w != simmodel.GadgetIn && w != simmodel.GadgetOut {
 			return nil, usagef("probe sim: --qmult is g_ncm's queue: it applies to gadget-in and gadget-out, not %s", w)
 		}
+		if *write && set["workload"] && w != simmodel.StorageWrite {
+			return nil, usagef("probe sim: --write is --workload write: it cannot go with --workload %s", w)
+		}
 		if set["num-buffers"] && w != simmodel.GadgetStorage {
 			return nil, usagef("probe sim: --num-buffers is f_mass_storage's: it applies to gadget-storage, not %s", w)
 		}
