@@ -230,6 +230,12 @@ func (p *SimProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 	if floor := time.Duration(math.Ceil(float64(done) / sc.WireRate(s) * float64(time.Second))); modelled < floor {
 		modelled = floor
 	}
+	// Noise moves the time, not what bounds it: the controller raises at
+	// most one interrupt a window, and one CPU is busy at most all of it.
+	if w := s.ITCWindow(); w > 0 {
+		irqs = math.Min(irqs, math.Ceil(float64(modelled)/float64(w)))
+	}
+	cpu = min(cpu, modelled)
 	r.Bytes, r.Elapsed = done, modelled
 	r.IRQs = uint64(irqs + 0.5)
 	if modelled > 0 {

@@ -60,7 +60,15 @@ func (sc Scenario) fsg(s Settings, n int64) Transfer {
 	link, xrun := sc.DataRate(s)
 	w := s.ITCWindow().Seconds()
 	h := sc.SoC.Handler.Seconds()
-	done := w/2 + h + sc.SoC.Turnaround.Seconds()
+	after := h + sc.SoC.Turnaround.Seconds()
+	// done is when a transfer that ends at t is handed back: at the next
+	// ITC boundary, then the handler and the turnaround.
+	done := func(t float64) float64 {
+		if w > 0 {
+			t = math.Ceil(t/w) * w
+		}
+		return t + after
+	}
 	xfer := max(sc.Xfer, MaxPacket)
 	nb := int((xfer + FSGBufLen - 1) / FSGBufLen)
 	bufs := max(sc.Buffers, 1)
@@ -69,10 +77,10 @@ func (sc Scenario) fsg(s Settings, n int64) Transfer {
 	fill := make([]float64, nb)
 	sent := make([]float64, nb)
 	free := make([]float64, nb)
-	var total float64
+	var clock float64 // the time since the first command began
 	for range fsgCommands {
 		// The CBW (one packet out) and its completion start the command.
-		t := b.Command.Seconds() + MaxPacket/link + done
+		t := done(clock + b.Command.Seconds() + MaxPacket/link)
 		for k := range nb {
 			size := float64(min(FSGBufLen, xfer-int64(k)*FSGBufLen))
 			mean := size / b.Rate
@@ -90,12 +98,13 @@ func (sc Scenario) fsg(s Settings, n int64) Transfer {
 				on = math.Max(on, sent[k-1])
 			}
 			sent[k] = on + size/link
-			free[k] = sent[k] + done
+			free[k] = done(sent[k])
 		}
-		// The CSW goes once the last buffer's completion is in.
-		total += free[nb-1] + MaxPacket/link
+		// The CSW goes once the last buffer's completion is in; the next
+		// command starts after the CSW's own.
+		clock = done(free[nb-1] + MaxPacket/link)
 	}
-	per := total / fsgCommands // seconds per command
+	per := clock / fsgCommands // seconds per command
 	cmds := float64(n) / float64(xfer)
 	el := per * cmds
 	irqs := cmds * float64(nb+2)

@@ -56,8 +56,8 @@ func (sc Scenario) NetRate() float64 {
 // per window in which requests complete. The link moves the least of
 //   - the data path (DataRate), and
 //   - the queue: a completed request is queued again only after its
-//     interrupt (half a window on average), the handler and the driver's
-//     turnaround; Queue·Xfer bytes must cover that time.
+//     interrupt (at the next ITC boundary), the handler and the driver's
+//     turnaround, so Queue requests go round at most once a window.
 //
 // The board's network stack (NetRate, plus the handler's time per
 // interrupt) then bounds it, differently by direction:
@@ -77,8 +77,12 @@ func (sc Scenario) gadget(s Settings, n int64) Transfer {
 	q := float64(max(sc.Queue, 1))
 	w := s.ITCWindow().Seconds()
 	h := sc.SoC.Handler.Seconds()
-	delay := w/2 + h + sc.SoC.Turnaround.Seconds()
-	queue := q * req / (req/data + delay)
+	// A completed request is handed back only at the next ITC boundary,
+	// then the handler and the turnaround pass: so at most Queue requests
+	// go round per window, and each takes at least its time on the link.
+	// (A mean wait of half a window would let a dry queue beat that.)
+	cycle := math.Max(w, req/data) + h + sc.SoC.Turnaround.Seconds()
+	queue := q * req / cycle
 	link := math.Min(data, queue)
 	// Interrupts per byte: one per request, or fewer when the window
 	// gathers several; at the rate the link ends up moving, which the

@@ -461,7 +461,16 @@ func (sc Scenario) Underrun(s Settings) float64 {
 	need := MaxPacket * (1 - dma/signalRate)
 	// The SDK gives TXFIFOTHRES a minimum of 2 bursts: the 0 every board
 	// reads (TXFILLTUNING resets to 0x808) still prefills two.
-	have := float64(max(s.TXFIFOTHRES, minFIFOThres)) * sc.BurstWords(s) * wordBytes
+	//
+	// TXFILLTUNING is the host controller's (the SDK's text and EHCI's
+	// txfill_tuning both describe the host's scheduler): in device role
+	// the model takes the minimum prefill whatever the field holds
+	// (assumed: no source says what the device's TX FIFO waits for).
+	thres := max(s.TXFIFOTHRES, minFIFOThres)
+	if sc.Workload.Role() == regs.RoleDevice {
+		thres = minFIFOThres
+	}
+	have := float64(thres) * sc.BurstWords(s) * wordBytes
 	return math.Max(0, 1-have/need)
 }
 
@@ -501,9 +510,10 @@ func (sc Scenario) Deterministic() bool { return sc.Workload.Network() || sc.Wor
 // minimum of the controller's path (DataRate) and the disk's media rate;
 // the disk adds its fixed time per command. The three transfers are
 // serialized: each completes, the controller raises its interrupt at the
-// next ITC boundary (a uniform wait in [0, ITC) micro-frames; at once
-// for ITC 0), the handler runs and the driver queues the next. So
-// coalescing never merges interrupts here: three per command at every
+// next ITC boundary (at once for ITC 0), the handler runs and the driver
+// queues the next. The short CBW and CSW wait for nearly a whole window;
+// the data stage, ending at no fixed phase, for half of one on average.
+// So coalescing never merges interrupts here: three per command at every
 // ITC, and the threshold only adds latency.
 func (sc Scenario) storage(s Settings, n int64, rng *rand.Rand) Transfer {
 	path, xrun := sc.DataRate(s)
@@ -516,16 +526,28 @@ func (sc Scenario) storage(s Settings, n int64, rng *rand.Rand) Transfer {
 		rate = softMin(path, media, k)
 	}
 	t := time.Duration(float64(n) / rate * float64(time.Second))
-	t += 2 * MicroFrame / PacketsPerMicroFrame // CBW and CSW packets
-	t += cmd
+	pkt := MicroFrame / PacketsPerMicroFrame // the CBW's and the CSW's packet
+	t += 2*pkt + cmd
 	w := s.ITCWindow()
-	for range 3 {
-		if rng != nil {
-			t += time.Duration(rng.Float64() * float64(w))
-		} else {
-			t += w / 2
+	after := sc.SoC.Handler + sc.SoC.Turnaround
+	// The CBW and the CSW are queued the handler and the turnaround after
+	// an interrupt, so after an ITC boundary, and are done a packet
+	// later: each waits for the rest of that window (or more, when the
+	// driver's time is longer than a window), as QEMU's rule has it
+	// (the next interrupt no earlier than ITC after the last). The data
+	// stage ends at no fixed phase (the disk's own timing varies): its
+	// wait is uniform in [0, ITC).
+	short := time.Duration(0)
+	if w > 0 {
+		if ph := (after + pkt) % w; ph > 0 {
+			short = w - ph
 		}
-		t += sc.SoC.Handler + sc.SoC.Turnaround
+	}
+	t += 2*short + 3*after
+	if rng != nil {
+		t += time.Duration(rng.Float64() * float64(w))
+	} else {
+		t += w / 2
 	}
 	cpu := 3*sc.SoC.Handler + time.Duration(float64(sc.SoC.StorageCPU)*float64(n)/(1<<20))
 	return Transfer{Bytes: n, Elapsed: t, IRQs: 3, CPU: cpu, Xrun: xrun}

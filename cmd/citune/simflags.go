@@ -36,50 +36,89 @@ func (a *app) simOptions() (soc.SimOptions, error) {
 }
 
 // parseSimCmdline reads ehci-hcd's parameters from a kernel command line
-// as the kernel does (module.param=value words, the last one winning):
-// park above 3 is taken as 3 (ehci_init() clamps it) and a
-// log2_irq_thresh outside 0..6 as 0 (ehci_init() resets it), each with a
-// note, so a board's /proc/cmdline can be pasted as it is. Words of
-// other modules are ignored; the gadgets' qmult, which the sim probe
-// takes, gets a note saying where it goes. A value that is not a number
-// is refused: the kernel would refuse to load the module.
+// as the kernel does: module.param=value words, '-' and '_' alike in
+// names, the last word winning, numbers as kstrtoint/kstrtouint read them
+// (0x hex, a leading 0 octal, nothing else). Park above 3 is taken as 3
+// (ehci_init() clamps it) and a log2_irq_thresh outside 0..6 as 0
+// (ehci_init() resets it), each with a note, so a board's /proc/cmdline
+// can be pasted as it is. ehci-hcd's other parameters and parameters it
+// does not have are ignored with a note, as the kernel ignores unknown
+// ones; the gadgets' qmult, which the sim probe takes, gets a note
+// saying where it goes. A value the kernel would not parse is refused.
 func parseSimCmdline(line string) (log2, park uint, notes []string, err error) {
 	for _, w := range strings.Fields(line) {
 		name, val, ok := strings.Cut(w, "=")
-		mod, param, dotted := strings.Cut(name, ".")
-		mod = strings.ReplaceAll(mod, "-", "_")
-		if dotted && (mod == "g_ncm" || mod == "g_ether" || mod == "usb_f_ncm") && param == "qmult" {
-			notes = append(notes, fmt.Sprintf("%s is not read here: give the sim probe --qmult %s (after --)", w, val))
+		mod, param, dotted := strings.Cut(strings.ReplaceAll(name, "-", "_"), ".")
+		if !dotted {
 			continue
 		}
-		if !dotted || mod != "ehci_hcd" {
-			continue
-		}
-		if !ok {
-			return 0, 0, nil, usageErr("--sim-cmdline: %q has no value", w)
-		}
-		// log2_irq_thresh is an int parameter, park a uint one.
-		n, perr := strconv.ParseInt(val, 0, 32)
-		if perr != nil || (param == "park" && n < 0) {
-			if param == "park" || param == "log2_irq_thresh" {
-				return 0, 0, nil, usageErr("--sim-cmdline: %s: not a number ehci_hcd takes (the kernel would refuse to load it)", w)
+		switch mod {
+		case "g_ncm", "g_ether", "g_cdc", "g_multi":
+			if param == "qmult" {
+				notes = append(notes, fmt.Sprintf("%s is not read here: give the sim probe --qmult %s (after --)", w, val))
 			}
+			continue
+		case "ehci_hcd":
+		default:
+			continue
 		}
 		switch param {
-		case "log2_irq_thresh":
+		case "log2_irq_thresh", "park":
+		case "ignore_oc", "hird":
+			notes = append(notes, fmt.Sprintf("%s: the simulated ehci-hcd does not model %s; ignored", w, param))
+			continue
+		default:
+			notes = append(notes, fmt.Sprintf("%s: ehci_hcd has no parameter %q; ignored, as the kernel ignores it", w, param))
+			continue
+		}
+		n, perr := kernelInt(val, param == "log2_irq_thresh")
+		if !ok || perr != nil {
+			return 0, 0, nil, usageErr("--sim-cmdline: %s: not a number ehci_hcd takes (the kernel would refuse it)", w)
+		}
+		if param == "log2_irq_thresh" {
 			log2 = uint(max(n, 0))
 			if n < 0 || n > 6 {
 				log2 = 0
 				notes = append(notes, fmt.Sprintf("%s: ehci_hcd takes a threshold outside 0..6 as 0 (ITC 1), as ehci_init() does", w))
 			}
-		case "park":
-			park = uint(min(n, 3))
-			if n > 3 {
-				notes = append(notes, fmt.Sprintf("%s: ehci_hcd takes park above 3 as 3, as ehci_init() does", w))
-			}
-		default:
-			return 0, 0, nil, usageErr("--sim-cmdline: %s: the simulated ehci-hcd has no parameter %q (it models log2_irq_thresh and park)", w, param)
+			continue
+		}
+		park = uint(min(n, 3))
+		if n > 3 {
+			notes = append(notes, fmt.Sprintf("%s: ehci_hcd takes park above 3 as 3, as ehci_init() does", w))
 		}
 	}
 	return log2, park, notes, nil
+}
+
+// kernelInt parses s as the kernel's kstrtoint (signed) or kstrtouint
+// with base 0 do: an optional sign ('-' only when signed), then 0x or 0X
+// and hex digits, 0 and octal digits, or decimal digits; 32 bits.
+func kernelInt(s string, signed bool) (int64, error) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-' && signed) {
+		neg, s = s[0] == '-', s[1:]
+	}
+	base := 10
+	switch {
+	case len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X"):
+		base, s = 16, s[2:]
+	case len(s) > 1 && s[0] == '0':
+		base, s = 8, s[1:]
+	}
+	if s == "" || strings.ContainsAny(s, "_+-") {
+		return 0, strconv.ErrSyntax
+	}
+	bits := 32
+	if signed {
+		bits = 31 // the magnitude of an int32
+	}
+	u, err := strconv.ParseUint(s, base, bits)
+	if err != nil {
+		return 0, err
+	}
+	if neg {
+		return -int64(u), nil
+	}
+	return int64(u), nil
 }
