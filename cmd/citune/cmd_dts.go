@@ -20,12 +20,12 @@ import (
 func init() {
 	register(&command{
 		name:    "dts",
-		summary: "DT fragment and kernel parameters for a winner or live values",
+		summary: "DT fragment/overlay and kernel parameters: a winner or live values",
 		usage:   "dts [--results RESULTS.jsonl] [--overlay [--dtb BASE.dtb] [--out FILE.dtso]]",
 		run:     runDTS,
 
 		examples: []string{"citune dts --results usbh1.jsonl", "citune --sim dts",
-			"citune dts --results usbh1.jsonl --overlay --dtb imx6q-sabrelite.dtb --out usbh1.dtso"},
+			"citune dts --results usbh1.jsonl --overlay --dtb board.dtb --out usbh1.dtso"},
 	})
 }
 
