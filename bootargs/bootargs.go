@@ -125,3 +125,24 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return err
 }
+
+// ResumeFiles are the one-shot resume at boot a cmdline: sweep installs
+// (relative to the root): a systemd unit and its enabling link, or an
+// init script for busybox or sysvinit. `citune restore` removes them with
+// the boot arguments, so no sweep resumes after the restore.
+var ResumeFiles = []string{
+	"etc/systemd/system/multi-user.target.wants/citune-resume.service",
+	"etc/systemd/system/citune-resume.service",
+	"etc/init.d/S99citune-resume",
+}
+
+// RemoveResume removes ResumeFiles under root and names those removed.
+func RemoveResume(root string) []string {
+	var gone []string
+	for _, p := range ResumeFiles {
+		if err := os.Remove(filepath.Join(root, p)); err == nil {
+			gone = append(gone, "/"+p)
+		}
+	}
+	return gone
+}
