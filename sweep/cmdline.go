@@ -134,12 +134,20 @@ func (r *Runner) applyCmdline(vals []string, applied *[]results.Applied, mism *[
 	if had {
 		o["bootargs"] = &orig
 	}
+	vals2 := map[string]*string{"bootargs": &want}
+	if rec != nil {
+		o = rec.Original
+	}
+	oneShot := r.oneShot(orig, o, vals2)
 	if _, err := r.Session.RecordBoot(undo.BootRec{Kind: r.Boot.Kind(), Config: r.Boot.Config(), Root: r.BootRoot, Original: o,
-		Written: map[string]*string{"bootargs": &want}, BootID: id}); err != nil {
+		Written: vals2, BootID: id}); err != nil {
 		return &fatalError{err}
 	}
-	if err := r.Boot.Set(map[string]*string{"bootargs": &want}); err != nil {
+	if err := r.Boot.Set(vals2); err != nil {
 		return &fatalError{err}
+	}
+	if oneShot != "" {
+		r.emit(Event{Kind: ModuleReload, Message: oneShot})
 	}
 	r.rebooting = true
 	r.emit(Event{Kind: ModuleReload, Message: fmt.Sprintf("next boot: bootargs %q (%s); reboot, and the sweep resumes after the boot", want, r.Boot.Describe())})
@@ -160,4 +168,49 @@ func (r *Runner) restoreBoot() error {
 		return fmt.Errorf("restoring the boot arguments: %w", err)
 	}
 	return r.Session.DropBoot()
+}
+
+// The U-Boot variables of a one-shot boot (CONFIG_BOOTCOUNT_LIMIT with
+// the counter in the environment): with upgrade_available=1 U-Boot
+// counts boots in bootcount, and past bootlimit it runs altbootcmd
+// instead of bootcmd.
+var oneShotVars = []string{"bootcount", "bootlimit", "upgrade_available", "altbootcmd"}
+
+// oneShot adds to vals what makes a point's arguments last one boot where
+// the loader supports it: a U-Boot environment that already has
+// bootlimit, bootcount or altbootcmd (its U-Boot counts boots) gets
+// bootlimit=1 and an altbootcmd that boots with the original arguments
+// (orig) and saves them, so a point that does not come back falls back
+// by itself after the watchdog's reset. The variables' originals join
+// origs. It says what it did ("" for nothing).
+func (r *Runner) oneShot(orig string, origs, vals map[string]*string) string {
+	if r.Boot.Kind() != bootargs.KindUBoot {
+		return ""
+	}
+	have := false
+	for _, n := range oneShotVars {
+		v, ok, err := r.Boot.Get(n)
+		if err != nil {
+			return ""
+		}
+		have = have || ok
+		if _, seen := origs[n]; !seen {
+			origs[n] = nil
+			if ok {
+				origs[n] = &v
+			}
+		}
+	}
+	if !have || strings.ContainsAny(orig, "'") {
+		for _, n := range oneShotVars {
+			if origs[n] == nil {
+				delete(origs, n)
+			}
+		}
+		return "note: the U-Boot environment has no bootcount/bootlimit/altbootcmd: a point that does not boot stays until the board is booted by hand"
+	}
+	alt := "setenv bootargs '" + orig + "'; setenv upgrade_available 0; setenv bootcount 0; saveenv; run bootcmd"
+	one, zero := "1", "0"
+	vals["bootlimit"], vals["upgrade_available"], vals["bootcount"], vals["altbootcmd"] = &one, &one, &zero, &alt
+	return "one boot: bootlimit=1 and altbootcmd boot the original arguments if this boot does not come back"
 }

@@ -41,7 +41,8 @@ func cmdMkenv(ts *testscript.TestScript, neg bool, args []string) {
 // bootloader ROOT plays the boot loader of the board under ROOT: the
 // next boot's bootargs from its store become ROOT/proc/cmdline, and the
 // boot gets a new boot_id. bootloader ROOT ignore boots without them (a
-// loader that fell back), and bootloader ROOT show prints them.
+// loader that fell back), bootloader ROOT show prints them (show NAME...:
+// those variables).
 func cmdBootloader(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: bootloader ROOT [ignore|show]")
@@ -52,7 +53,17 @@ func cmdBootloader(ts *testscript.TestScript, neg bool, args []string) {
 	v, _, err := st.Get("bootargs")
 	ts.Check(err)
 	if len(args) > 1 && args[1] == "show" {
-		fmt.Fprintf(ts.Stdout(), "%s\n", v)
+		for _, n := range args[2:] {
+			x, ok, err := st.Get(n)
+			ts.Check(err)
+			if !ok {
+				x = "(unset)"
+			}
+			fmt.Fprintf(ts.Stdout(), "%s=%s\n", n, x)
+		}
+		if len(args) == 2 {
+			fmt.Fprintf(ts.Stdout(), "%s\n", v)
+		}
 		return
 	}
 	idf := filepath.Join(root, "proc/sys/kernel/random/boot_id")

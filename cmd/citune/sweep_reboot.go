@@ -93,8 +93,11 @@ func shellQuote(args []string) string {
 func installResume(root string, cmd []string) (string, error) {
 	line := shellQuote(cmd)
 	if _, err := os.Stat(filepath.Join(root, "run/systemd/system")); err == nil {
-		unit := "[Unit]\nDescription=citune: resume the reboot sweep\nAfter=local-fs.target\n\n[Service]\nType=simple\nExecStart=/bin/sh -c " +
-			shellQuote([]string{line + " >>/var/log/citune-resume.log 2>&1"}) + "\n\n[Install]\nWantedBy=multi-user.target\n"
+		// systemd's own quoting: C escapes in double quotes, $ and %
+		// doubled (it expands variables and specifiers there).
+		q := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", "$$", "%", "%%").Replace(line + " >>/var/log/citune-resume.log 2>&1")
+		unit := "[Unit]\nDescription=citune: resume the reboot sweep\nAfter=local-fs.target\n\n[Service]\nType=simple\nExecStart=/bin/sh -c \"" +
+			q + "\"\n\n[Install]\nWantedBy=multi-user.target\n"
 		p := filepath.Join(root, resumeService)
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, resumeWants)), 0o755); err != nil {
 			return "", err
