@@ -29,7 +29,8 @@ var (
 // ParseSource reads the text of a .dts fragment or .dtso overlay. Only
 // lines that hold one property each are read (as citune writes them);
 // kernel parameters are taken from comment lines that start with one,
-// and from a bootargs text (the FILE.bootargs beside an overlay).
+// and from a bootargs text (the FILE.bootargs beside an overlay), one
+// per parameter.
 func ParseSource(text, bootargs string) Source {
 	s := Source{Props: map[string]uint32{}}
 	inComment := false
@@ -68,5 +69,19 @@ func ParseSource(text, bootargs string) Source {
 			s.Params = append(s.Params, m[1])
 		}
 	}
+	// One per parameter, at its first place: the last value, as the
+	// kernel takes it (the bootargs file after the comments).
+	var out []string
+	at := map[string]int{}
+	for _, p := range s.Params {
+		n, _, _ := strings.Cut(p, "=")
+		if i, ok := at[n]; ok {
+			out[i] = p
+			continue
+		}
+		at[n] = len(out)
+		out = append(out, p)
+	}
+	s.Params = out
 	return s
 }
