@@ -206,3 +206,23 @@ func FuzzUBootRead(f *testing.F) {
 		}
 	})
 }
+
+func FuzzExtlinux(f *testing.F) {
+	f.Add(conf, "root=/dev/x ehci_hcd.park=3")
+	f.Add("label a\n  append x\nlabel b\n", "y")
+	f.Fuzz(func(t *testing.T, text, v string) {
+		p := filepath.Join(t.TempDir(), "extlinux.conf")
+		os.WriteFile(p, []byte(text), 0o644)
+		s, _ := Open(KindExtlinux, p, "/")
+		if _, _, err := s.Get("bootargs"); err != nil {
+			return
+		}
+		if err := s.Set(map[string]*string{"bootargs": &v}); err != nil {
+			return
+		}
+		got, ok, err := s.Get("bootargs")
+		if want := strings.TrimSpace(v); err != nil || !ok || got != want {
+			t.Fatalf("set %q, get %q %v %v in\n%s", v, got, ok, err, text)
+		}
+	})
+}
