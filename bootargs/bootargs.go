@@ -35,20 +35,23 @@ type Store interface {
 // ErrNone is returned by Detect when no boot loader store is found.
 var ErrNone = errors.New("no boot loader store found (neither /etc/fw_env.config nor /boot/extlinux/extlinux.conf)")
 
-// Detect finds the store under root ("/" on a board): the U-Boot
-// environment first (fw_env.config names where it is), else
-// extlinux.conf. Device paths in fw_env.config are taken under root.
+// Detect finds the store under root ("/" on a board): extlinux.conf
+// first, else the U-Boot environment that fw_env.config locates.
+// Decision: where both exist, U-Boot's distro boot reads extlinux.conf
+// and sets bootargs from its append line, so the environment's bootargs
+// would not reach the kernel. Device paths in fw_env.config are taken
+// under root.
 func Detect(root string) (Store, error) {
-	for _, c := range []string{"etc/fw_env.config", "etc/u-boot-env.config"} {
-		p := filepath.Join(root, c)
-		if _, err := os.Stat(p); err == nil {
-			return Open(KindUBoot, p, root)
-		}
-	}
 	for _, c := range []string{"boot/extlinux/extlinux.conf", "extlinux/extlinux.conf", "boot/extlinux.conf"} {
 		p := filepath.Join(root, c)
 		if _, err := os.Stat(p); err == nil {
 			return Open(KindExtlinux, p, root)
+		}
+	}
+	for _, c := range []string{"etc/fw_env.config", "etc/u-boot-env.config"} {
+		p := filepath.Join(root, c)
+		if _, err := os.Stat(p); err == nil {
+			return Open(KindUBoot, p, root)
 		}
 	}
 	return nil, ErrNone

@@ -148,6 +148,10 @@ func TestExtlinux(t *testing.T) {
 	p := filepath.Join(root, "boot/extlinux/extlinux.conf")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte(conf), 0o644)
+	// With fw_env.config too, extlinux.conf wins: its append line is
+	// what U-Boot's distro boot passes.
+	os.MkdirAll(filepath.Join(root, "etc"), 0o755)
+	os.WriteFile(filepath.Join(root, "etc/fw_env.config"), []byte("/dev/mmcblk0 0x4000 0x2000\n"), 0o644)
 	s, err := Detect(root)
 	if err != nil || s.Kind() != KindExtlinux {
 		t.Fatal(s, err)
