@@ -19,6 +19,9 @@ E2E_MODULES=(imx2_wdt gpio-mxc usbmisc_imx phy-mxs-usb ci_hdrc_imx ehci-hcd usb-
 # shellcheck disable=SC2034 # used by e2e/run and e2e/board
 E2E_APPEND='console=ttymxc1,115200 rdinit=/init panic=1 quiet'
 E2E_DISK_MB=64
+# A reboot scenario's U-Boot environment (single copy, 16 KiB) near the
+# disk's end, and the guest's saved state (a tar) before it.
+E2E_ENV_OFFSET=$((63 * 1024 * 1024))
 
 e2e_die() {
 	echo "e2e: error: $*" >&2

@@ -30,6 +30,9 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []results.Applied
 	if err := r.Session.Check(); err != nil {
 		return nil, nil, false, &fatalError{err}
 	}
+	if err := r.applyCmdline(p.Values, &applied, &mism); err != nil {
+		return applied, mism, reloaded, err
+	}
 	if err := r.applyModParams(ctx, p.Values, &applied, &mism, &reloaded); err != nil {
 		return applied, mism, reloaded, err
 	}
@@ -192,8 +195,11 @@ func (r *Runner) check(p *Point) ([]string, error) {
 			if !undo.FileHolds(want, got) {
 				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
 			}
-		case plan.KindModParam:
+		case plan.KindModParam, plan.KindCmdline:
 			got, err := r.Host.ReadParam(a.Module, a.Param)
+			if a.Kind == plan.KindCmdline {
+				got, err = r.cmdlineValue(a)
+			}
 			if err != nil {
 				return changed, err
 			}

@@ -168,7 +168,7 @@ func (r *Runner) groupingNotes(pts []*Point) []string {
 func (r *Runner) modKey(vals []string) string {
 	var ks []string
 	for i, a := range r.axes {
-		if a.Kind == plan.KindModParam {
+		if a.Kind == plan.KindModParam || a.Kind == plan.KindCmdline {
 			ks = append(ks, vals[i])
 		}
 	}

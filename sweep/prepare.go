@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/citune/citune/bootargs"
 	"os"
 	"slices"
 	"strconv"
@@ -124,6 +125,17 @@ func (r *Runner) readLive() (needReload bool, err error) {
 			v, err := r.fileLive(a)
 			if err != nil {
 				errs = append(errs, err)
+				continue
+			}
+			r.live[i] = v
+		case plan.KindCmdline:
+			if r.Boot == nil {
+				errs = append(errs, fmt.Errorf("%w: cmdline:%s needs the boot loader's store of the kernel arguments (%v)", plan.ErrPlan, a.Name, bootargs.ErrNone))
+				continue
+			}
+			v, err := r.cmdlineValue(a)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("cmdline:%s: %w", a.Name, err))
 				continue
 			}
 			r.live[i] = v

@@ -66,6 +66,9 @@ func (r *Runner) restore(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
+	if err := r.restoreBoot(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := r.Session.Settle(); err != nil {
 		errs = append(errs, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/citune/citune/bootargs"
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/host"
@@ -78,22 +79,28 @@ type Runner struct {
 	// MaxFailures aborts the sweep after this many failed points in a
 	// row (default 3).
 	MaxFailures int
+	// Boot is the boot loader's store a cmdline: axis writes the next
+	// boot's arguments to (nil: such an axis is refused).
+	Boot bootargs.Store
+	// BootRoot is the root Boot's devices are under ("/" on a board).
+	BootRoot string
 
-	session  int
-	axes     []plan.Axis
-	orig     []string // the baseline: original values (the header's when resuming)
-	live     []string // values when this session started: restored at its end
-	cur      []string // last applied values of file and modparam axes
-	deps     []dep
-	points   []*Point
-	role     soc.Role
-	notes    []string
-	snapshot soc.Snapshot
-	resumed  map[int]results.ClosedVisit
-	elimDone map[string]string
-	visitSeq int
-	store    *results.Store
-	policy   rank.Policy // the verdict's rule (Prepare)
+	session   int
+	rebooting bool // a visit needs a boot with other arguments (ErrReboot)
+	axes      []plan.Axis
+	orig      []string // the baseline: original values (the header's when resuming)
+	live      []string // values when this session started: restored at its end
+	cur       []string // last applied values of file and modparam axes
+	deps      []dep
+	points    []*Point
+	role      soc.Role
+	notes     []string
+	snapshot  soc.Snapshot
+	resumed   map[int]results.ClosedVisit
+	elimDone  map[string]string
+	visitSeq  int
+	store     *results.Store
+	policy    rank.Policy // the verdict's rule (Prepare)
 	// confirmRuns counts the probe runs of the verdict's second look;
 	// secondRuns are those still to come in it (for the time left).
 	confirmRuns, secondRuns int
@@ -226,7 +233,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
 		ProbeRuns: r.runs, TotalProbeRuns: r.total, Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, Ranking: out.Ranking}
 	switch {
-	case errors.Is(runErr, ErrInterrupted):
+	case errors.Is(runErr, ErrInterrupted), errors.Is(runErr, ErrReboot):
 		out.Status, end.Status = EndInterrupted, EndInterrupted
 	case runErr != nil:
 		out.Status, end.Status = EndFailed, EndFailed
@@ -258,7 +265,7 @@ func (r *Runner) begin() error {
 	}
 	r.store.SetOriginal(origs)
 	if r.Resume != nil {
-		rec := results.ResumeRecord{Type: results.TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live}
+		rec := results.ResumeRecord{Type: results.TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live, Boot: r.boot()}
 		return r.emit(Event{Kind: SweepStarted, Notes: r.notes, Resume: &rec})
 	}
 	plan := r.Plan
@@ -266,7 +273,7 @@ func (r *Runner) begin() error {
 	h := results.Header{Type: results.TypeHeader, Format: results.Format, Version: results.Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
 		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: t.Controller.Base,
 		Target: string(t.Kind), TargetPath: t.Path, Role: string(r.role), Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
-		ModParamControllers: r.ParamUsers}
+		ModParamControllers: r.ParamUsers, Boot: r.boot()}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
 		h.ProfileFile = host.AbsPath(t.Profile.File)
 	}

@@ -50,6 +50,9 @@ type Entry struct {
 	Fields    []FieldRec `json:"fields,omitempty"`
 	Files     []FileRec  `json:"files,omitempty"`
 	ModParams []ParamRec `json:"modparams,omitempty"`
+	// Boot is the boot loader's store of the next boot's arguments, as
+	// citune found it (a cmdline: sweep), nil when untouched.
+	Boot *BootRec `json:"boot,omitempty"`
 	// Reload is how to reload the module stack to put module parameters
 	// back (nil when none were changed).
 	Reload *Reload `json:"reload,omitempty"`
@@ -111,7 +114,7 @@ type Reload struct {
 // Empty reports whether the entry records nothing to restore and no
 // session owns it.
 func (e *Entry) Empty() bool {
-	return len(e.Fields) == 0 && len(e.Files) == 0 && len(e.ModParams) == 0 && len(e.Sessions) == 0
+	return len(e.Fields) == 0 && len(e.Files) == 0 && len(e.ModParams) == 0 && len(e.Sessions) == 0 && e.Boot == nil
 }
 
 // Interrupted lists the registered sessions whose process is gone.

@@ -188,6 +188,16 @@ func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error
 	if err != nil {
 		errs = append(errs, err)
 	}
+	bootBack := false
+	if e.Boot != nil {
+		rs, err := restoreBoot(e.Boot)
+		out = append(out, rs...)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			bootBack = true
+		}
+	}
 	files := slices.Clone(e.Files)
 	slices.SortStableFunc(files, func(a, b FileRec) int { return b.Time.Compare(a.Time) })
 	for _, f := range files {
@@ -235,6 +245,9 @@ func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error
 			e.prune(s.o.Acc, s.o.Host)
 		}
 		e.Sessions = slices.DeleteFunc(e.Sessions, func(o Owner) bool { return !o.Alive() })
+		if bootBack {
+			e.Boot = nil
+		}
 		if len(e.Fields) == 0 {
 			e.Changes = nil
 		}

@@ -20,11 +20,12 @@ import (
 func init() {
 	register(&command{
 		name:    "dts",
-		summary: "DT fragment and kernel parameters for a winner or live values",
-		usage:   "dts [--results RESULTS.jsonl]",
+		summary: "DT fragment/overlay and kernel parameters: a winner or live values",
+		usage:   "dts [--results RESULTS.jsonl] [--overlay [--dtb BASE.dtb] [--out FILE.dtso]]",
 		run:     runDTS,
 
-		examples: []string{"citune dts --results usbh1.jsonl", "citune --sim dts"},
+		examples: []string{"citune dts --results usbh1.jsonl", "citune --sim dts",
+			"citune dts --results usbh1.jsonl --overlay --dtb board.dtb --out usbh1.dtso"},
 	})
 }
 
@@ -32,12 +33,20 @@ func runDTS(a *app, args []string) error {
 	fs := a.flags("dts")
 	results := fs.String("results", "", "a sweep's results file: write down its verdict (default: the controller's live values)")
 	minGain := minGainFlag(fs)
+	var o overlayOpts
+	fs.BoolVar(&o.on, "overlay", false, "write a device-tree overlay (.dtso) for dtc -@, fdtoverlay and U-Boot's fdt apply")
+	fs.StringVar(&o.dtb, "dtb", "", "the board's base `DTB`, which decides whether the overlay targets a label or a path (with --overlay)")
+	fs.StringVar(&o.out, "out", "", "write the overlay to `FILE.dtso` and its kernel parameters to FILE.bootargs (with --overlay)")
+	fs.BoolVar(&o.force, "force", false, "replace existing --out files")
 	if err := a.parse(fs, args); err != nil {
 		return err
 	}
 	a.minGain = *minGain
 	if len(fs.Args()) > 0 {
-		return usageErr("usage: citune dts [--results RESULTS.jsonl]")
+		return usageErr("usage: citune dts [--results RESULTS.jsonl] [--overlay [--dtb BASE.dtb] [--out FILE.dtso]]")
+	}
+	if !o.on && (o.dtb != "" || o.out != "") {
+		return usageErr("--dtb and --out go with --overlay")
 	}
 	var in dtsout.DTSInput
 	if *results != "" {
@@ -58,6 +67,9 @@ func runDTS(a *app, args []string) error {
 		in = a.liveDTSInput(t, snap)
 	}
 	d := dtsout.BuildDTS(in)
+	if o.on {
+		return a.writeOverlay(o, in, d)
+	}
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
 			Profile      string           `json:"profile"`

@@ -20,7 +20,9 @@ func init() {
 			"citune --sim set --dry-run USBCMD=0x00080001",
 			"citune --sim set usbh1+0x160=0x0808",
 		}})
-	register(&command{name: "verify", summary: "check that the values the last set wrote still hold", usage: "verify", run: runVerify})
+	register(&command{name: "verify", summary: "check that set's values still hold, or a recommendation after boot",
+		usage: "verify [--results RESULTS.jsonl | --dts FILE.dtso]", run: runVerify,
+		examples: []string{"citune verify", "citune verify --results usbh1.jsonl", "citune verify --dts usbh1.dtso"}})
 }
 
 type setResult struct {
@@ -366,8 +368,17 @@ func explainMismatch(t *soc.Target, m regs.Mismatch) string {
 
 func runVerify(a *app, args []string) error {
 	fs := a.flags("verify")
+	results := fs.String("results", "", "after a reboot with a sweep's recommendation: check that each of its values is in force (registers, /proc/cmdline, /sys/module)")
+	dts := fs.String("dts", "", "the same for the values of a device-tree `FILE` (.dts fragment or .dtso overlay; FILE.bootargs beside it is read too)")
+	sysRoot := fs.String("sys-root", "", "`DIR` where /proc/cmdline, /sys/module and /proc/device-tree are (default $CITUNE_SYSROOT, else /)")
 	if err := a.parse(fs, args); err != nil {
 		return err
+	}
+	if len(fs.Args()) > 0 || *results != "" && *dts != "" {
+		return usageErr("usage: citune verify [--results RESULTS.jsonl | --dts FILE.dtso]")
+	}
+	if *results != "" || *dts != "" {
+		return a.verifyBoot(*results, *dts, *sysRoot)
 	}
 	t, err := a.open(false)
 	if err != nil {

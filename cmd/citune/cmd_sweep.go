@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
@@ -61,6 +62,7 @@ type sweepOpts struct {
 	modprobe      string
 	rmmod         string
 	sysRoot       string
+	reboot        string
 	irq           string
 	noTrace       bool
 	units         string
@@ -70,7 +72,7 @@ type sweepOpts struct {
 
 func (o *sweepOpts) register(fs *flag.FlagSet) {
 	d := plan.DefaultPlan()
-	fs.Var(&o.axes, "axis", "an axis `SPEC`: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack); repeat for more")
+	fs.Var(&o.axes, "axis", "an axis `SPEC`: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack),\ncmdline:MODULE.PARAM=V1,V2 (a built-in module's parameter: one boot per value); repeat for more")
 	fs.StringVar(&o.plan, "plan", "", "a TOML plan `FILE` (axes, mode, repeat, ...); flags win over it")
 	fs.StringVar(&o.mode, "mode", d.Mode, "`MODE`: grid (every combination, shuffled), ofat (one factor at a time) or adaptive (race the grid's points)")
 	fs.IntVar(&o.repeat, "repeat", d.Repeats, "`N` measured probe runs per point")
@@ -89,6 +91,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.modprobe, "modprobe", "modprobe", "the `COMMAND` that loads a module")
 	fs.StringVar(&o.rmmod, "rmmod", "rmmod", "the `COMMAND` that removes a module")
 	fs.StringVar(&o.sysRoot, "sys-root", "/", "`DIR` where /sys/module, /proc/modules and the reload-wait path are (tests)")
+	fs.StringVar(&o.reboot, "reboot", "reboot", "the `COMMAND` (sh -c) that reboots the board for a cmdline: axis's next point")
 	fs.StringVar(&o.irq, "irq", "", "interrupt `LINE` to count, as /proc/interrupts names it (default: the profile's controller)")
 	fs.BoolVar(&o.noTrace, "no-trace", false, "do not time the interrupt handler through tracefs")
 	fs.StringVar(&o.units, "units", "", unitsUsage("the results file keeps bytes per second"))
@@ -231,7 +234,10 @@ func runSweep(a *app, args []string) error {
 	if out == nil {
 		return err
 	}
-	return a.reportSweep(t, o.out, out, err, display)
+	if errors.Is(err, sweep.ErrReboot) {
+		return a.afterRun(&o, pl, err)
+	}
+	return a.afterRun(&o, pl, a.reportSweep(t, o.out, out, err, display))
 }
 
 // kernel is `uname -r`.

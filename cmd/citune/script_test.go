@@ -52,6 +52,9 @@ func TestScripts(t *testing.T) {
 			"poke": cmdPoke,
 			"peek": cmdPeek,
 			"code": cmdCode,
+			// A cmdline: sweep's boot loader (bootenv_test.go).
+			"mkenv":      cmdMkenv,
+			"bootloader": cmdBootloader,
 		},
 	})
 }

@@ -112,6 +112,8 @@ func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results
 	if (a.g.sim || a.g.memFile != "") && !set["sys-root"] {
 		for _, ax := range pl.Axes {
 			switch ax.Kind {
+			case plan.KindCmdline:
+				return nil, nil, pl, usageErr("sweep: cmdline:%s with a simulated or image target would write this machine's own boot loader; give a fake root with --sys-root, or sweep the board", ax.Name)
 			case plan.KindModParam:
 				return nil, nil, pl, usageErr("sweep: modparam:%s with a simulated or image target would reload this machine's own modules; give a fake module tree with --sys-root (and fake --modprobe/--rmmod), or sweep the board", ax.Name)
 			case plan.KindFile:
@@ -279,7 +281,7 @@ func (a *app) sweepProbeErr(err error) error {
 func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[string][]soc.ParamUser {
 	var out map[string][]soc.ParamUser
 	for _, ax := range pl.Axes {
-		if ax.Kind != plan.KindModParam {
+		if ax.Kind != plan.KindModParam && ax.Kind != plan.KindCmdline {
 			continue
 		}
 		if out == nil {
@@ -300,6 +302,10 @@ func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *s
 		scopeRoot = os.DirFS(o.sysRoot)
 	}
 	users := paramUsers(scopeRoot, p, t, pl)
+	st, broot, err := a.bootStore(o, pl)
+	if err != nil {
+		return nil, nil, err
+	}
 	u, closeUndo, err := a.openUndo(t, undo.KindSweep, undoOpts{adopt: prev != nil}.withHost(sysHost))
 	if err != nil {
 		return nil, nil, err
@@ -309,7 +315,7 @@ func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *s
 		Target:     t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Plan: pl, Host: sysHost,
 		// A resumed sweep's names and values come from its results file.
 		Log: textwrap.EscapeWriter(humanOut(a.env.stderr, a.env.errTTY)), ByteUnit: display, Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
-		Command: absArgs(a.args),
+		Command: absArgs(a.args), Boot: st, BootRoot: broot,
 	}
 	if t.Simulated() {
 		runner.Remap = func(context.Context) error { return t.ReloadSim(sysHost.ReadParam) }

@@ -19,6 +19,9 @@ const (
 	KindRegister Kind = "register" // a register field: "AHBBRST", "SBUSCFG.AHBBRST"
 	KindFile     Kind = "file"     // a sysfs/procfs file: "sysfs:/sys/block/sda/queue/max_sectors_kb"
 	KindModParam Kind = "modparam" // a module parameter: "modparam:ehci_hcd.log2_irq_thresh"
+	// KindCmdline is a parameter of a built-in module, set on the kernel
+	// command line: each value is a boot ("cmdline:ehci_hcd.park").
+	KindCmdline Kind = "cmdline"
 )
 
 // ErrPlan is wrapped by every error about a plan that cannot run.
@@ -65,8 +68,8 @@ func (a *Axis) SpecName() string {
 	switch a.Kind {
 	case KindFile:
 		return "sysfs:" + a.Name
-	case KindModParam:
-		return "modparam:" + a.Name
+	case KindModParam, KindCmdline:
+		return string(a.Kind) + ":" + a.Name
 	}
 	return a.Name
 }
@@ -85,6 +88,7 @@ func (a *Axis) Number(v string) uint32 {
 //	                           a fixed set)
 //	sysfs:/PATH=V1,V2,...      a file (also procfs: and file:)
 //	modparam:MODULE.PARAM=V1,... a kernel module parameter
+//	cmdline:MODULE.PARAM=V1,...  a built-in module's parameter, one boot each
 func ParseAxis(m *regs.Map, spec string) (Axis, error) {
 	s := strings.TrimSpace(spec)
 	i := strings.LastIndex(s, "=")
@@ -120,8 +124,12 @@ func NewAxis(m *regs.Map, name string, vals []string) (Axis, error) {
 		return fileAxis(rest, vals)
 	case "modparam":
 		return modParamAxis(rest, vals)
+	case "cmdline":
+		a, err := modParamAxis(rest, vals)
+		a.Kind = KindCmdline
+		return a, err
 	}
-	return Axis{}, fmt.Errorf("%w: axis %s: unknown kind %q (want a register field, sysfs:/PATH, procfs:/PATH or modparam:MODULE.PARAM)", ErrPlan, name, prefix)
+	return Axis{}, fmt.Errorf("%w: axis %s: unknown kind %q (want a register field, sysfs:/PATH, procfs:/PATH, modparam:MODULE.PARAM or cmdline:MODULE.PARAM)", ErrPlan, name, prefix)
 }
 
 func registerAxis(m *regs.Map, name string, vals []string) (Axis, error) {

@@ -42,20 +42,22 @@ const (
 
 // Header is the first record.
 type Header struct {
-	Type        string    `json:"type"`
-	Format      string    `json:"format"`
-	Version     int       `json:"version"`
-	Started     time.Time `json:"started"`
-	PID         int       `json:"pid"`
-	Command     []string  `json:"command"`
-	Kernel      string    `json:"kernel"`
-	Profile     string    `json:"profile"`
-	ProfileFile string    `json:"profile_file,omitempty"`
-	Controller  string    `json:"controller"`
-	Node        string    `json:"node"`
-	Base        uint64    `json:"base"`
-	Target      string    `json:"target"`
-	TargetPath  string    `json:"target_path,omitempty"`
+	Type    string    `json:"type"`
+	Format  string    `json:"format"`
+	Version int       `json:"version"`
+	Started time.Time `json:"started"`
+	PID     int       `json:"pid"`
+	Command []string  `json:"command"`
+	Kernel  string    `json:"kernel"`
+	// Boot is the first boot of a sweep across reboots (cmdline: axes).
+	Boot        *Boot  `json:"boot,omitempty"`
+	Profile     string `json:"profile"`
+	ProfileFile string `json:"profile_file,omitempty"`
+	Controller  string `json:"controller"`
+	Node        string `json:"node"`
+	Base        uint64 `json:"base"`
+	Target      string `json:"target"`
+	TargetPath  string `json:"target_path,omitempty"`
 	// Role is the controller's role when the sweep started: "host",
 	// "device", or "" when the registers do not tell (QEMU): a soc.Role
 	// kept a plain string here, so the file format is the file's own.
@@ -129,6 +131,17 @@ type ResumeRecord struct {
 	// Live are the axes' values when this session started (restored at
 	// its end); the baseline stays the header's originals.
 	Live map[string]string `json:"live"`
+	// Boot is the boot this session runs in (a cmdline: sweep).
+	Boot *Boot `json:"boot,omitempty"`
+}
+
+// Boot is one boot of a sweep across reboots: the kernel, its command
+// line, its boot_id and how many boots of the sweep it is.
+type Boot struct {
+	Kernel  string `json:"kernel"`
+	Cmdline string `json:"cmdline"`
+	BootID  string `json:"boot_id"`
+	Count   int    `json:"count"`
 }
 
 // RunRecord is one probe run.

@@ -1,0 +1,216 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/citune/citune/bootargs"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/undo"
+)
+
+// ErrReboot ends a run whose next visit needs a boot with other kernel
+// arguments: they are written to the boot loader's store (and
+// journalled); the caller reboots, and `sweep --resume` continues after
+// the boot. Decision: a cmdline: sweep is a resumed sweep per boot, so
+// every boot is a session of the results file (its resume record says
+// the kernel, /proc/cmdline and the boot count) and the visits, verdict
+// and restore are the ones every sweep has.
+var ErrReboot = errors.New("the next point needs a reboot")
+
+func (r *Runner) hasCmdline() bool {
+	for _, a := range r.axes {
+		if a.Kind == plan.KindCmdline {
+			return true
+		}
+	}
+	return false
+}
+
+// cmdlineValue is a cmdline axis's value in this boot: the last
+// MODULE.PARAM= on /proc/cmdline, else the parameter in sysfs (the
+// built-in module's default).
+func (r *Runner) cmdlineValue(a plan.Axis) (string, error) {
+	cl, err := r.Host.ReadFile("/proc/cmdline")
+	if err != nil {
+		return "", err
+	}
+	if v, ok := bootargs.Param(cl, a.Name); ok {
+		return v, nil
+	}
+	return r.Host.ReadParam(a.Module, a.Param)
+}
+
+func (r *Runner) bootID() string {
+	id, _ := r.Host.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(id)
+}
+
+// boot is this boot, for the resume record of a cmdline: sweep.
+func (r *Runner) boot() *results.Boot {
+	if !r.hasCmdline() {
+		return nil
+	}
+	cl, _ := r.Host.ReadFile("/proc/cmdline")
+	b := &results.Boot{Kernel: r.Kernel, Cmdline: strings.TrimSpace(cl), BootID: r.bootID(), Count: 1}
+	if r.Resume != nil {
+		seen := map[string]bool{}
+		if h := r.Resume.Header.Boot; h != nil && h.BootID != b.BootID {
+			seen[h.BootID] = true
+		}
+		for _, rr := range r.Resume.Resumes {
+			if rr.Boot != nil && rr.Boot.BootID != b.BootID {
+				seen[rr.Boot.BootID] = true
+			}
+		}
+		b.Count += len(seen)
+	}
+	return b
+}
+
+// wantBootargs is the boot loader's bootargs for the point's values:
+// the original ones where every cmdline axis is at its original value,
+// else the original with each changed parameter set.
+func (r *Runner) wantBootargs(vals []string, orig string) string {
+	s := orig
+	for i, a := range r.axes {
+		if a.Kind == plan.KindCmdline && vals[i] != r.orig[i] {
+			s = bootargs.SetParam(s, a.Name, vals[i])
+		}
+	}
+	return s
+}
+
+// applyCmdline checks that this boot's command line holds the point's
+// values. Where it does not: if the boot loader was given them for this
+// boot (a boot ago) they did not come back and the point is not held;
+// else they are written for the next boot and the run ends (ErrReboot).
+func (r *Runner) applyCmdline(vals []string, applied *[]results.Applied, mism *[]string) error {
+	held := true
+	got := map[int]string{}
+	for i, a := range r.axes {
+		if a.Kind != plan.KindCmdline {
+			continue
+		}
+		v, err := r.cmdlineValue(a)
+		if err != nil {
+			return &fatalError{err}
+		}
+		got[i], r.cur[i] = v, v
+		held = held && v == vals[i]
+	}
+	if len(got) == 0 {
+		return nil
+	}
+	rec, err := r.Session.Boot()
+	if err != nil {
+		return &fatalError{err}
+	}
+	id := r.bootID()
+	orig, had, err := r.Boot.Get("bootargs")
+	if rec != nil {
+		o := rec.Original["bootargs"]
+		orig, had = "", o != nil
+		if o != nil {
+			orig = *o
+		}
+	} else if err != nil {
+		return &fatalError{err}
+	}
+	want := r.wantBootargs(vals, orig)
+	written := rec != nil && rec.Written["bootargs"] != nil && *rec.Written["bootargs"] == want
+	if held || written && rec.BootID != id {
+		for i, v := range got {
+			*applied = append(*applied, results.Applied{Name: r.axes[i].Name, Want: vals[i], Readback: v})
+			if v != vals[i] {
+				*mism = append(*mism, fmt.Sprintf("%s: booted with %s=%s, /proc/cmdline gives %s (not held: the boot loader's fallback, or it ignored the arguments)", r.axes[i].Name, r.axes[i].Name, vals[i], v))
+			}
+		}
+		return nil
+	}
+	o := map[string]*string{"bootargs": nil}
+	if had {
+		o["bootargs"] = &orig
+	}
+	vals2 := map[string]*string{"bootargs": &want}
+	if rec != nil {
+		o = rec.Original
+	}
+	oneShot := r.oneShot(orig, o, vals2)
+	if _, err := r.Session.RecordBoot(undo.BootRec{Kind: r.Boot.Kind(), Config: r.Boot.Config(), Root: r.BootRoot, Original: o,
+		Written: vals2, BootID: id}); err != nil {
+		return &fatalError{err}
+	}
+	if err := r.Boot.Set(vals2); err != nil {
+		return &fatalError{err}
+	}
+	if oneShot != "" {
+		r.emit(Event{Kind: ModuleReload, Message: oneShot})
+	}
+	r.rebooting = true
+	r.emit(Event{Kind: ModuleReload, Message: fmt.Sprintf("next boot: bootargs %q (%s); reboot, and the sweep resumes after the boot", want, r.Boot.Describe())})
+	return &fatalError{ErrReboot}
+}
+
+// restoreBoot puts the boot loader's originals back (the sweep ended or
+// stopped; not when it ends for a reboot) and drops the record.
+func (r *Runner) restoreBoot() error {
+	if !r.hasCmdline() || r.rebooting || r.Boot == nil {
+		return nil
+	}
+	rec, err := r.Session.Boot()
+	if err != nil || rec == nil {
+		return err
+	}
+	if err := r.Boot.Set(rec.Original); err != nil {
+		return fmt.Errorf("restoring the boot arguments: %w", err)
+	}
+	return r.Session.DropBoot()
+}
+
+// The U-Boot variables of a one-shot boot (CONFIG_BOOTCOUNT_LIMIT with
+// the counter in the environment): with upgrade_available=1 U-Boot
+// counts boots in bootcount, and past bootlimit it runs altbootcmd
+// instead of bootcmd.
+var oneShotVars = []string{"bootcount", "bootlimit", "upgrade_available", "altbootcmd"}
+
+// oneShot adds to vals what makes a point's arguments last one boot where
+// the loader supports it: a U-Boot environment that already has
+// bootlimit, bootcount or altbootcmd (its U-Boot counts boots) gets
+// bootlimit=1 and an altbootcmd that boots with the original arguments
+// (orig) and saves them, so a point that does not come back falls back
+// by itself after the watchdog's reset. The variables' originals join
+// origs. It says what it did ("" for nothing).
+func (r *Runner) oneShot(orig string, origs, vals map[string]*string) string {
+	if r.Boot.Kind() != bootargs.KindUBoot {
+		return ""
+	}
+	have := false
+	for _, n := range oneShotVars {
+		v, ok, err := r.Boot.Get(n)
+		if err != nil {
+			return ""
+		}
+		have = have || ok
+		if _, seen := origs[n]; !seen {
+			origs[n] = nil
+			if ok {
+				origs[n] = &v
+			}
+		}
+	}
+	if !have || strings.ContainsAny(orig, "'") {
+		for _, n := range oneShotVars {
+			if origs[n] == nil {
+				delete(origs, n)
+			}
+		}
+		return "note: the U-Boot environment has no bootcount/bootlimit/altbootcmd: a point that does not boot stays until the board is booted by hand"
+	}
+	alt := "setenv bootargs '" + orig + "'; setenv upgrade_available 0; setenv bootcount 0; saveenv; run bootcmd"
+	one, zero := "1", "0"
+	vals["bootlimit"], vals["upgrade_available"], vals["bootcount"], vals["altbootcmd"] = &one, &one, &zero, &alt
+	return "one boot: bootlimit=1 and altbootcmd boot the original arguments if this boot does not come back"
+}

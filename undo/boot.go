@@ -1,0 +1,93 @@
+package undo
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/citune/citune/bootargs"
+)
+
+// BootRec is the boot loader's store as citune found it: its kind and
+// config (bootargs.Open), each variable's original (nil: it was not set),
+// and what citune wrote last, in which boot (the boot_id), so that a
+// sweep resumed after the reboot can tell a point's arguments that did
+// not come back from a boot that did not happen yet.
+type BootRec struct {
+	Kind     string             `json:"kind"`
+	Config   string             `json:"config"`
+	Root     string             `json:"root,omitempty"`
+	Original map[string]*string `json:"original"`
+	Written  map[string]*string `json:"written,omitempty"`
+	BootID   string             `json:"boot_id,omitempty"`
+	By       Owner              `json:"by"`
+	Time     time.Time          `json:"time"`
+}
+
+// RecordBoot records the store's originals before its first write (an
+// existing record keeps its originals) and what is written now; the
+// caller writes after it returns.
+func (s *Session) RecordBoot(rec BootRec) (BootRec, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := rec
+	err := s.update(func(e *Entry) {
+		if e.Boot != nil && e.Boot.Kind == rec.Kind && e.Boot.Config == rec.Config {
+			out.Original, out.By, out.Time = e.Boot.Original, e.Boot.By, e.Boot.Time
+		} else {
+			out.By, out.Time = s.o.Owner, time.Now().UTC()
+		}
+		e.Boot = &out
+	})
+	return out, err
+}
+
+// Boot returns the journal's boot record of the session's target.
+func (s *Session) Boot() (*BootRec, error) {
+	if s.o.Journal == "" {
+		return nil, nil
+	}
+	j, err := Load(s.o.Journal)
+	if err != nil {
+		return nil, err
+	}
+	if e := j.Find(s.o.Target.Key()); e != nil {
+		return e.Boot, nil
+	}
+	return nil, nil
+}
+
+// DropBoot removes the boot record once the store holds its originals.
+func (s *Session) DropBoot() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.update(func(e *Entry) { e.Boot = nil })
+}
+
+// restoreBoot writes the store's originals back.
+func restoreBoot(b *BootRec) ([]Restored, error) {
+	st, err := bootargs.Open(b.Kind, b.Config, b.Root)
+	if err != nil {
+		return nil, fmt.Errorf("boot loader: %w", err)
+	}
+	if err := st.Set(b.Original); err != nil {
+		return nil, fmt.Errorf("restoring the boot arguments in %s: %w", st.Describe(), err)
+	}
+	root := b.Root
+	if root == "" {
+		root = "/"
+	}
+	var out []Restored
+	for _, p := range bootargs.RemoveResume(root) {
+		out = append(out, Restored{Name: "resume at boot " + p, Want: "(removed)", Got: "(removed)", Held: true, Wrote: true})
+	}
+	for n, v := range b.Original {
+		got, ok, err := st.Get(n)
+		held := err == nil && (v == nil && !ok || v != nil && ok && got == *v)
+		w := "(unset)"
+		if v != nil {
+			w = *v
+		}
+		out = append(out, Restored{Name: st.Kind() + " " + n, Want: w, Got: got, Held: held, Wrote: true})
+	}
+	return out, nil
+}
