@@ -28,12 +28,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/citune/citune/rx"
 )
 
 // pos is where a problem is: an indexed key path ("" is the top of the
@@ -385,4 +385,4 @@ func bomLen(data []byte) int {
 	return 0
 }
 
-var tomlErrRE = regexp.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
+var tomlErrRE = rx.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
