@@ -25,16 +25,14 @@ type node struct {
 	min    int // opRepeat
 	max    int // opRepeat, -1 for no bound
 	greedy bool
-	cap    int  // opCapture: group number
-	flags  flag // flags in force where the node was parsed
+	cap    int // opCapture: group number
 	assert assert
 }
 
 type op uint8
 
 const (
-	opEmpty op = iota
-	opClass    // one rune in ranges (or not in, with neg)
+	opClass op = iota // one rune in ranges (or not in, with neg)
 	opConcat
 	opAlt
 	opRepeat
@@ -322,19 +320,27 @@ func (p *parser) flags(s string, fl flag) (flag, error) {
 }
 
 // perl are the ASCII classes \d \s \w (Go's are ASCII too).
-var perl = map[byte][]rune{
-	'd': {'0', '9'},
-	's': {'\t', '\n', '\f', '\r', ' ', ' '},
-	'w': {'0', '9', 'A', 'Z', '_', '_', 'a', 'z'},
+func perl(c byte) []rune {
+	switch c | 0x20 {
+	case 'd':
+		return []rune{'0', '9'}
+	case 's':
+		return []rune{'\t', '\n', '\f', '\r', ' ', ' '}
+	}
+	return []rune{'0', '9', 'A', 'Z', '_', '_', 'a', 'z'}
 }
 
-var posix = map[string][]rune{
-	"alnum": {'0', '9', 'A', 'Z', 'a', 'z'}, "alpha": {'A', 'Z', 'a', 'z'},
-	"ascii": {0, 0x7f}, "blank": {'\t', '\t', ' ', ' '}, "cntrl": {0, 0x1f, 0x7f, 0x7f},
-	"digit": {'0', '9'}, "graph": {'!', '~'}, "lower": {'a', 'z'}, "print": {' ', '~'},
-	"punct": {'!', '/', ':', '@', '[', '`', '{', '~'}, "space": {'\t', '\r', ' ', ' '},
-	"upper": {'A', 'Z'}, "word": {'0', '9', 'A', 'Z', '_', '_', 'a', 'z'},
-	"xdigit": {'0', '9', 'A', 'F', 'a', 'f'},
+// posix are the ASCII classes [:name:].
+var posix = []struct {
+	name string
+	rs   []rune
+}{
+	{"alnum", []rune{'0', '9', 'A', 'Z', 'a', 'z'}}, {"alpha", []rune{'A', 'Z', 'a', 'z'}},
+	{"ascii", []rune{0, 0x7f}}, {"blank", []rune{'\t', '\t', ' ', ' '}}, {"cntrl", []rune{0, 0x1f, 0x7f, 0x7f}},
+	{"digit", []rune{'0', '9'}}, {"graph", []rune{'!', '~'}}, {"lower", []rune{'a', 'z'}}, {"print", []rune{' ', '~'}},
+	{"punct", []rune{'!', '/', ':', '@', '[', '`', '{', '~'}}, {"space", []rune{'\t', '\r', ' ', ' '}},
+	{"upper", []rune{'A', 'Z'}}, {"word", []rune{'0', '9', 'A', 'Z', '_', '_', 'a', 'z'}},
+	{"xdigit", []rune{'0', '9', 'A', 'F', 'a', 'f'}},
 }
 
 // escape parses a backslash escape outside a class.
@@ -343,10 +349,11 @@ func (p *parser) escape(fl flag) (*node, error) {
 		switch c := p.s[1]; c {
 		case 'A', 'z', 'b', 'B':
 			p.s = p.s[2:]
-			return &node{op: opAssert, assert: map[byte]assert{'A': aBeginText, 'z': aEndText, 'b': aWord, 'B': aNotWord}[c]}, nil
+			// at the index of its assert: \A aBeginText, \z aEndText, \b aWord, \B aNotWord
+			return &node{op: opAssert, assert: assert(strings.IndexByte("Az\x00\x00bB", c))}, nil
 		case 'd', 's', 'w', 'D', 'S', 'W':
 			p.s = p.s[2:]
-			return &node{op: opClass, ranges: perl[c|0x20], neg: c < 'a'}, nil
+			return &node{op: opClass, ranges: perl(c), neg: c < 'a'}, nil
 		case 'Q': // literal text up to \E
 			lit, rest, _ := strings.Cut(p.s[2:], `\E`)
 			p.s = rest
@@ -445,8 +452,13 @@ func (p *parser) class(fl flag) (*node, error) {
 			if end >= 0 {
 				name := s[2 : 2+end]
 				not := strings.HasPrefix(name, "^")
-				t, ok := posix[strings.TrimPrefix(name, "^")]
-				if !ok {
+				var t []rune
+				for _, c := range posix {
+					if c.name == strings.TrimPrefix(name, "^") {
+						t = c.rs
+					}
+				}
+				if t == nil {
 					return nil, p.errorf("invalid character class range [:%s:]", name)
 				}
 				if not {
@@ -457,7 +469,7 @@ func (p *parser) class(fl flag) (*node, error) {
 			}
 		}
 		if len(s) > 1 && s[0] == '\\' && strings.IndexByte("dswDSW", s[1]) >= 0 {
-			t := perl[s[1]|0x20]
+			t := perl(s[1])
 			if s[1] < 'a' {
 				t = negate(normalize(t))
 			}

@@ -277,8 +277,14 @@ func (l *locator) badValue(key string) (pos, string, bool) {
 		if err = toml.NewEncoder(&b).Encode(map[string]any{"v": v}); err != nil {
 			return true
 		}
-		dst := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: t, Tag: `toml:"v"`}}))
-		if _, err = toml.Decode(b.String(), dst.Interface()); err == nil {
+		var wrap struct {
+			V toml.Primitive `toml:"v"`
+		}
+		md, err := toml.Decode(b.String(), &wrap)
+		if err != nil {
+			return true
+		}
+		if err = md.PrimitiveDecode(wrap.V, reflect.New(t).Interface()); err == nil {
 			return true
 		}
 		msg = err.Error()
