@@ -201,6 +201,7 @@ func (s *Session) note(k key, ref regs.Ref, label string, start uint32, str stri
 		t.orig, t.origStr = a.orig, a.str
 	}
 	s.touched = append(s.touched, t)
+	s.publish()
 	return t
 }
 
