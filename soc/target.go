@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc/mmio"
@@ -34,6 +35,11 @@ type Target struct {
 	Sim        *sim.Sim // for KindSim
 	win        *mmio.Window
 	halt       func() error
+	// mu orders window swaps (Remap, ReloadSim) with the accesses made
+	// through the Target itself (Read32, Write32: what undo sessions and
+	// the signal path's Halt write through) and with SetHalt/Halt. Acc and
+	// Sim are read directly only by the goroutine that swaps them.
+	mu sync.RWMutex
 }
 
 // SimDriver says when the simulated controller plays ehci-hcd.
@@ -191,6 +197,8 @@ func (t *Target) Remap() error {
 	if t.Kind != KindDevMem {
 		return nil
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.win != nil {
 		t.win.Close()
 	}
@@ -204,6 +212,8 @@ func (t *Target) Remap() error {
 
 // Close releases the mapping.
 func (t *Target) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.win != nil {
 		return t.win.Close()
 	}
@@ -228,7 +238,7 @@ var ErrIdentity = errors.New("controller identity check failed")
 // Identify runs the profile's identity checks. The error lists what was
 // read and what was expected; nothing may be written when it fails.
 func (t *Target) Identify() error {
-	return Identify(t.Profile, t.Acc)
+	return Identify(t.Profile, t)
 }
 
 // Identify runs p's identity checks against acc.
