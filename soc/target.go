@@ -144,6 +144,27 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 	return &Target{Profile: p, Controller: c, Kind: KindSim, Acc: regs.Guard(s, p.Map), Sim: s}, nil
 }
 
+// Where says which target Open opens: the simulated controller (Sim,
+// with SimOptions), a register image (Image, writable or not), else the
+// controller's window through /dev/mem.
+type Where struct {
+	Sim        bool
+	SimOptions SimOptions
+	Image      string
+	Writable   bool
+}
+
+// Open opens the target w names: the one way every command opens one.
+func Open(p *Profile, c *Controller, w Where) (*Target, error) {
+	switch {
+	case w.Sim:
+		return OpenSim(p, c, w.SimOptions)
+	case w.Image != "":
+		return OpenFile(p, c, w.Image, w.Writable)
+	}
+	return OpenDevMem(p, c)
+}
+
 // OpenFile opens a register image (a file holding the controller window
 // from its offset 0).
 func OpenFile(p *Profile, c *Controller, path string, writable bool) (*Target, error) {
