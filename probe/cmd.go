@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/citune/citune/rx"
 )
 
 // DefaultTimeout bounds a cmd probe's command when no --timeout is given.
@@ -148,7 +149,7 @@ func lastLines(data []byte, n, maxChars int) string {
 // RegexParser takes the last match of Re (its first group, or the whole
 // match) in stdout, else in stderr, as a number in Unit.
 type RegexParser struct {
-	Re   *regexp.Regexp
+	Re   *rx.Regexp
 	Unit Unit
 }
 

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/rx"
 	"github.com/citune/citune/simmodel"
 )
 
@@ -301,18 +301,18 @@ func cmdFlags(fs *flag.FlagSet) func(Deps, []string, []string) (Probe, error) {
 			}
 			p.Parse = &Iperf3Parser{Sender: *sender}
 		case *re != "":
-			rx, err := regexp.Compile(*re)
+			x, err := rx.Compile(*re)
 			if err != nil {
 				return nil, usagef("probe cmd: --regex: %v", err)
 			}
-			if rx.NumSubexp() > 1 {
-				return nil, usagef("probe cmd: --regex %q has %d groups; use one group around the number (or (?:...) for the others)", *re, rx.NumSubexp())
+			if x.NumSubexp() > 1 {
+				return nil, usagef("probe cmd: --regex %q has %d groups; use one group around the number (or (?:...) for the others)", *re, x.NumSubexp())
 			}
 			u, err := ParseUnit(*unit)
 			if err != nil {
 				return nil, err
 			}
-			p.Parse = &RegexParser{Re: rx, Unit: u}
+			p.Parse = &RegexParser{Re: x, Unit: u}
 		default:
 			u, err := ParseUnit(*unit)
 			if err != nil {

@@ -51,8 +51,6 @@ type ReadProbe struct {
 	ExpectHash string
 	// Verify says which runs hash every byte (default VerifyWarmup).
 	Verify Verify
-	// NoHash is Verify = VerifyNone (kept for callers that set it).
-	NoHash bool
 	// NoRing reads with pread(2) even where io_uring is available (see
 	// ring); the benchmark and the tests compare both.
 	NoRing bool
@@ -114,10 +112,7 @@ func IsWarmup(ctx context.Context) bool {
 }
 
 func (p *ReadProbe) verify() Verify {
-	switch {
-	case p.NoHash:
-		return VerifyNone
-	case p.Verify == "":
+	if p.Verify == "" {
 		return VerifyWarmup
 	}
 	return p.Verify

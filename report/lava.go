@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // LAVA's test shell turns lines of the form
@@ -206,7 +207,7 @@ func (lw *lavaWriter) points() {
 // winner's gain over the baseline.
 func (lw *lavaWriter) verdict() {
 	s, log, tc := lw.s, lw.log, lw.tc
-	if s.State == "complete" {
+	if s.State == results.StatusComplete {
 		tc("sweep", "pass", nil)
 	} else {
 		log("sweep: %s", or(s.StateDetail, s.State))

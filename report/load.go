@@ -404,7 +404,7 @@ func (s *Sweep) lastState(res *results.Results) {
 	// The last session's end decides (an earlier one killed with -9
 	// has none, and a resume finished the sweep).
 	if len(res.Ends) == 0 || res.Ends[len(res.Ends)-1].Session < res.Sessions() {
-		s.State = "unfinished"
+		s.State = results.StatusUnfinished
 		s.StateDetail = "no end record: the sweep was killed, or is still running"
 		return
 	}

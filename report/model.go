@@ -46,7 +46,7 @@ type Sweep struct {
 	Registers   []Register
 	Notes       []string
 
-	// State is "complete", "interrupted", "failed" or "unfinished" (no
+	// State is a results.Status* (StatusUnfinished: no
 	// end record: killed, or still running); StateDetail says more.
 	State       string
 	StateDetail string

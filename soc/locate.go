@@ -28,12 +28,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/citune/citune/rx"
 )
 
 // pos is where a problem is: an indexed key path ("" is the top of the
@@ -277,8 +277,14 @@ func (l *locator) badValue(key string) (pos, string, bool) {
 		if err = toml.NewEncoder(&b).Encode(map[string]any{"v": v}); err != nil {
 			return true
 		}
-		dst := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: t, Tag: `toml:"v"`}}))
-		if _, err = toml.Decode(b.String(), dst.Interface()); err == nil {
+		var wrap struct {
+			V toml.Primitive `toml:"v"`
+		}
+		md, err := toml.Decode(b.String(), &wrap)
+		if err != nil {
+			return true
+		}
+		if err = md.PrimitiveDecode(wrap.V, reflect.New(t).Interface()); err == nil {
 			return true
 		}
 		msg = err.Error()
@@ -385,4 +391,4 @@ func bomLen(data []byte) int {
 	return 0
 }
 
-var tomlErrRE = regexp.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
+var tomlErrRE = rx.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)

@@ -1,8 +1,6 @@
 package soc
 
 import (
-	"sync"
-
 	"periph.io/x/conn/v3"
 
 	"github.com/citune/citune/regs"
@@ -16,21 +14,19 @@ import (
 // and signal paths.
 var _ conn.Resource = (*Target)(nil)
 
-var haltMu sync.Mutex
-
 // SetHalt attaches what Halt runs (an undo session's Halt).
 func (t *Target) SetHalt(f func() error) {
-	haltMu.Lock()
-	defer haltMu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.halt = f
 }
 
 // Halt undoes this process's changes on the target; without an attached
 // session there is nothing to undo.
 func (t *Target) Halt() error {
-	haltMu.Lock()
+	t.mu.RLock()
 	f := t.halt
-	haltMu.Unlock()
+	t.mu.RUnlock()
 	if f == nil {
 		return nil
 	}
@@ -58,4 +54,8 @@ func (t *Target) Accessor() regs.Accessor { return t }
 
 // Write32 writes a register through whatever window is mapped now (Read32
 // is beside the other methods the sim probe uses, simulated.go).
-func (t *Target) Write32(off, v uint32) error { return t.Acc.Write32(off, v) }
+func (t *Target) Write32(off, v uint32) error {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.Acc.Write32(off, v)
+}

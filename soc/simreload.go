@@ -19,7 +19,7 @@ func (t *Target) ReloadSim(readParam func(module, param string) (string, error))
 	// The port comes back in the role it had (a gadget stays a gadget),
 	// and a simulated ehci-hcd only where there was one.
 	role := SimRole(t.Controller)
-	if snap, err := Take(t.Profile.Map, t.Acc); err == nil {
+	if snap, err := Take(t.Profile.Map, t); err == nil {
 		if r := t.Role(snap); r == RoleHost || r == RoleDevice {
 			role = r
 		}
@@ -53,6 +53,8 @@ func (t *Target) ReloadSim(readParam func(module, param string) (string, error))
 	if err != nil {
 		return err
 	}
+	t.mu.Lock()
 	t.Acc, t.Sim = nt.Acc, nt.Sim
+	t.mu.Unlock()
 	return t.Identify()
 }

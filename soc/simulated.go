@@ -15,7 +15,11 @@ func (t *Target) Simulated() bool { return t.Kind == KindSim && t.Sim != nil }
 func (t *Target) DriverModelled() bool { return t.Simulated() && t.Sim.DriverModelled() }
 
 // Read32 reads a register through whatever window is mapped now.
-func (t *Target) Read32(off uint32) (uint32, error) { return t.Acc.Read32(off) }
+func (t *Target) Read32(off uint32) (uint32, error) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.Acc.Read32(off)
+}
 
 // SoC names the SoC the target's profile describes.
 func (t *Target) SoC() string { return t.Profile.Name }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc/mmio"
@@ -35,6 +36,11 @@ type Target struct {
 	Sim        *sim.Sim // for KindSim
 	win        *mmio.Window
 	halt       func() error
+	// mu orders window swaps (Remap, ReloadSim) with the accesses made
+	// through the Target itself (Read32, Write32: what undo sessions and
+	// the signal path's Halt write through) and with SetHalt/Halt. Acc and
+	// Sim are read directly only by the goroutine that swaps them.
+	mu sync.RWMutex
 }
 
 // SimDriver says when the simulated controller plays ehci-hcd.
@@ -153,6 +159,27 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 	return &Target{Profile: p, Controller: c, Kind: KindSim, Acc: regs.Guard(s, p.Map), Sim: s}, nil
 }
 
+// Where says which target Open opens: the simulated controller (Sim,
+// with SimOptions), a register image (Image, writable or not), else the
+// controller's window through /dev/mem.
+type Where struct {
+	Sim        bool
+	SimOptions SimOptions
+	Image      string
+	Writable   bool
+}
+
+// Open opens the target w names: the one way every command opens one.
+func Open(p *Profile, c *Controller, w Where) (*Target, error) {
+	switch {
+	case w.Sim:
+		return OpenSim(p, c, w.SimOptions)
+	case w.Image != "":
+		return OpenFile(p, c, w.Image, w.Writable)
+	}
+	return OpenDevMem(p, c)
+}
+
 // OpenFile opens a register image (a file holding the controller window
 // from its offset 0).
 func OpenFile(p *Profile, c *Controller, path string, writable bool) (*Target, error) {
@@ -206,6 +233,8 @@ func (t *Target) Remap() error {
 	if t.Kind != KindDevMem {
 		return nil
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.win != nil {
 		t.win.Close()
 	}
@@ -219,6 +248,8 @@ func (t *Target) Remap() error {
 
 // Close releases the mapping.
 func (t *Target) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.win != nil {
 		return t.win.Close()
 	}
@@ -243,7 +274,7 @@ var ErrIdentity = errors.New("controller identity check failed")
 // Identify runs the profile's identity checks. The error lists what was
 // read and what was expected; nothing may be written when it fails.
 func (t *Target) Identify() error {
-	return Identify(t.Profile, t.Acc)
+	return Identify(t.Profile, t)
 }
 
 // Identify runs p's identity checks against acc.

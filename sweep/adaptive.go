@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/citune/citune/sweep/rank"
@@ -386,7 +387,7 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 	// can be made permanent) where there is one: a faster point that
 	// cannot be made permanent drops nothing, it races on as the best on
 	// the bench.
-	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.mean, a.mean) })
+	sort.SliceStable(cs, func(i, j int) bool { return cmp.Less(cs[j].mean, cs[i].mean) })
 	li := 0
 	if r.anyPermanent(alive) {
 		for i, c := range cs {
@@ -423,7 +424,9 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 	// would no longer cover, dropping points tied with it.
 	se := func(c cand) float64 { return sigma * math.Sqrt(1/float64(c.n)+1/float64(L.n)) }
 	others := slices.Delete(slices.Clone(cs), li, li+1)
-	slices.SortStableFunc(others, func(a, b cand) int { return cmp.Compare((L.mean-b.mean)/se(b), (L.mean-a.mean)/se(a)) })
+	sort.SliceStable(others, func(i, j int) bool {
+		return cmp.Less((L.mean-others[j].mean)/se(others[j]), (L.mean-others[i].mean)/se(others[i]))
+	})
 	dropped := map[*Point]bool{}
 	for k, c := range others {
 		m := len(others)
@@ -446,7 +449,7 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 			rest = append(rest, c)
 		}
 	}
-	slices.SortStableFunc(rest, func(a, b cand) int { return cmp.Compare(b.mean, a.mean) })
+	sort.SliceStable(rest, func(i, j int) bool { return cmp.Less(rest[j].mean, rest[i].mean) })
 	keep := len(rest)
 	if most > 0 && keep > most-1 {
 		keep = most - 1

@@ -88,7 +88,7 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 	if evs[0].Kind != sweep.SweepStarted || evs[0].Header == nil || len(evs[0].Notes) != len(out.Notes) {
 		t.Errorf("first event %+v", evs[0])
 	}
-	if n := len(evs); evs[n-1].Kind != sweep.SweepEnded || evs[n-1].End.Status != sweep.EndComplete ||
+	if n := len(evs); evs[n-1].Kind != sweep.SweepEnded || evs[n-1].End.Status != results.StatusComplete ||
 		evs[n-2].Kind != sweep.SettingsRestored || evs[n-2].RestoreFailed {
 		t.Errorf("last events %+v %+v", evs[n-2], evs[n-1])
 	}

@@ -313,7 +313,7 @@ func (r *Runner) checkResume() error {
 	if a, b := planKey(h.Plan), planKey(r.Plan); a != b {
 		return fmt.Errorf("%w: the plan differs from the results file's:\n  file: %s\n  now:  %s\nresume with the same axes, mode, repeat, warmup, seed, baseline-every, budget and min-gain (or leave them out to take the file's)", plan.ErrPlan, a, b)
 	}
-	if n := len(r.Resume.Ends); n > 0 && r.Resume.Ends[n-1].Status == EndComplete {
+	if n := len(r.Resume.Ends); n > 0 && r.Resume.Ends[n-1].Status == results.StatusComplete {
 		r.notes = append(r.notes, "the sweep in the results file is complete; nothing is measured again")
 	}
 	for i, a := range r.axes {

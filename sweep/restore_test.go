@@ -58,7 +58,7 @@ func TestCancelInTheMiddleOfAPointRestoresTheImage(t *testing.T) {
 	if !errors.Is(err, sweep.ErrInterrupted) {
 		t.Fatalf("error %v, want ErrInterrupted", err)
 	}
-	if out.Status != sweep.EndInterrupted || !out.Restored {
+	if out.Status != results.StatusInterrupted || !out.Restored {
 		t.Errorf("outcome %+v", out)
 	}
 	after, _ := os.ReadFile(img)
@@ -75,7 +75,7 @@ func TestCancelInTheMiddleOfAPointRestoresTheImage(t *testing.T) {
 	if len(res.Points) != 2 { // baseline and the first point
 		t.Errorf("%d point records, want 2", len(res.Points))
 	}
-	if e := res.Ends[0]; e.Status != sweep.EndInterrupted || !strings.Contains(e.Error, "resume") {
+	if e := res.Ends[0]; e.Status != results.StatusInterrupted || !strings.Contains(e.Error, "resume") {
 		t.Errorf("end %+v", e)
 	}
 }
@@ -187,7 +187,7 @@ func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bus error") || errors.Is(err, sweep.ErrInterrupted) {
 		t.Fatalf("error %v", err)
 	}
-	if out.Status != sweep.EndFailed || !out.Restored {
+	if out.Status != results.StatusFailed || !out.Restored {
 		t.Errorf("outcome %+v", out)
 	}
 	if after, _ := os.ReadFile(img); !bytes.Equal(before, after) {
@@ -197,7 +197,7 @@ func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
 		t.Errorf("journal left: %v", err)
 	}
 	res, _ := results.Load(s.out)
-	if e := res.Ends[0]; e.Status != sweep.EndFailed || !strings.Contains(e.Error, "bus error") || !e.Restored {
+	if e := res.Ends[0]; e.Status != results.StatusFailed || !strings.Contains(e.Error, "bus error") || !e.Restored {
 		t.Errorf("end %+v", e)
 	}
 }
@@ -228,7 +228,7 @@ func TestProbeFailures(t *testing.T) {
 		return nil
 	}
 	out, err = s.runner.Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "3 points in a row failed") || out.Status != sweep.EndFailed || !out.Restored {
+	if err == nil || !strings.Contains(err.Error(), "3 points in a row failed") || out.Status != results.StatusFailed || !out.Restored {
 		t.Fatalf("error %v, outcome %+v", err, out)
 	}
 }

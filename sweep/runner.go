@@ -134,7 +134,7 @@ type Runner struct {
 //
 // Its JSON form is the outcome in `citune sweep --json`.
 type Outcome struct {
-	// Status is "complete", "interrupted" or "failed".
+	// Status is results.StatusComplete, StatusInterrupted or StatusFailed.
 	Status string `json:"status"`
 	// ProbeRuns counts this session's probe runs, TotalProbeRuns all
 	// sessions' (warm-ups included).
@@ -167,13 +167,6 @@ type Outcome struct {
 	Reloads             int           `json:"reloads"`
 	SimulatedTime       bool          `json:"simulated_time"`
 }
-
-// Session end statuses.
-const (
-	EndComplete    = "complete"
-	EndInterrupted = "interrupted"
-	EndFailed      = "failed"
-)
 
 // ErrInterrupted is returned when the context was cancelled (Ctrl-C,
 // SIGTERM): the original settings were restored and the sweep can be
@@ -226,17 +219,17 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 		// memory, and says so.
 		runErr = lost
 	}
-	out = &Outcome{Ranking: r.store.Rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
+	out = &Outcome{Ranking: r.store.Rank(), Status: results.StatusComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr,
 		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil,
 		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, ConfirmRuns: r.confirmRuns}
-	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
+	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: results.StatusComplete, Restored: restoreErr == nil,
 		ProbeRuns: r.runs, TotalProbeRuns: r.total, Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, Ranking: out.Ranking}
 	switch {
 	case errors.Is(runErr, ErrInterrupted), errors.Is(runErr, ErrReboot):
-		out.Status, end.Status = EndInterrupted, EndInterrupted
+		out.Status, end.Status = results.StatusInterrupted, results.StatusInterrupted
 	case runErr != nil:
-		out.Status, end.Status = EndFailed, EndFailed
+		out.Status, end.Status = results.StatusFailed, results.StatusFailed
 	}
 	if runErr != nil {
 		end.Error = runErr.Error()

@@ -173,7 +173,7 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 	if got := len(res.Runs); got != out.ProbeRuns || out.ProbeRuns-out.ConfirmRuns != 18 {
 		t.Errorf("%d run records, %d probe runs (%d of the second look); want 18 before it", got, out.ProbeRuns, out.ConfirmRuns)
 	}
-	if n := len(res.Ends); n != 1 || res.Ends[0].Status != sweep.EndComplete || !res.Ends[0].Restored {
+	if n := len(res.Ends); n != 1 || res.Ends[0].Status != results.StatusComplete || !res.Ends[0].Restored {
 		t.Errorf("end records %+v", res.Ends)
 	}
 	// The file ranks like the sweep did.

@@ -15,6 +15,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -63,7 +64,7 @@ type (
 		// after is the setting read after the run; it differs from
 		// setting when something changed it during the run.
 		after string
-		res   ProbeResult
+		res   results.Measurement
 		err   error
 	}
 

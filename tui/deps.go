@@ -17,30 +17,11 @@ import (
 	"github.com/citune/citune/undo"
 )
 
-// ProbeResult is the outcome of one probe run, as the TUI shows it.
-type ProbeResult struct {
-	Bytes      int64
-	Elapsed    time.Duration
-	Rate       float64 // bytes per second, or per Unit
-	IRQsPerSec float64
-	IRQsPerMiB float64
-	CPUPercent float64 // busy share of all CPUs during the run, 0..100
-	Simulated  bool
-	// Corrupt is set when the probe's integrity check failed; Detail says
-	// where.
-	Corrupt bool
-	Detail  string
-	// Unit is the rate's unit when it is not bytes per second: a
-	// command probe's own (fps), as probe.Run.Unit; "" or "B/s" for
-	// bytes per second.
-	Unit string
-}
-
 // Prober runs the configured probe once. progress, when not nil, is called
 // with bytes done and bytes planned (0 when unknown), from any goroutine.
 type Prober interface {
 	Name() string
-	Run(ctx context.Context, progress func(done, total int64)) (ProbeResult, error)
+	Run(ctx context.Context, progress func(done, total int64)) (results.Measurement, error)
 }
 
 // axisLabel is the short name of a sweep axis shown in tables: the

@@ -425,18 +425,20 @@ func TestRoleIsTheTargets(t *testing.T) {
 	tg := e.m.cfg.Target
 	c := *tg.Controller
 	c.Roles, c.DRMode = []soc.Role{soc.RoleHost, soc.RoleDevice}, "host"
-	t2 := *tg
-	t2.Controller = &c
+	t2, err := soc.OpenSim(tg.Profile, &c, soc.SimOptions{}) // a Target is not copied (it holds a lock)
+	if err != nil {
+		t.Fatal(err)
+	}
 	idle := map[uint32]uint32{tg.Profile.Map.Register("USBMODE").Offset: 0}
-	if role, assumed := roleOf(&t2, tg.Profile.Map, idle); role != "host" || assumed {
+	if role, assumed := roleOf(t2, tg.Profile.Map, idle); role != "host" || assumed {
 		t.Errorf("dr_mode host: %s (assumed %v), want host", role, assumed)
 	}
 	c.DRMode = "otg"
-	if role, assumed := roleOf(&t2, tg.Profile.Map, idle); role != "host" || !assumed {
+	if role, assumed := roleOf(t2, tg.Profile.Map, idle); role != "host" || !assumed {
 		t.Errorf("otg, idle: %s (assumed %v), want host assumed", role, assumed)
 	}
 	dev := map[uint32]uint32{tg.Profile.Map.Register("USBMODE").Offset: 2}
-	if role, _ := roleOf(&t2, tg.Profile.Map, dev); role != "device" {
+	if role, _ := roleOf(t2, tg.Profile.Map, dev); role != "device" {
 		t.Errorf("CM=2: %s, want device", role)
 	}
 }

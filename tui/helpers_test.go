@@ -22,6 +22,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/sim"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 )
 
@@ -79,7 +80,7 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 	cfg := Config{
 		Target: tg, Start: start,
 		Ctx: context.Background(), Jobs: &sync.WaitGroup{},
-		Prober: simProber{pr},
+		Prober: sweep.SingleRun{Probe: pr},
 		Sweeper: &SweepRunner{Target: tg, Prober: e.measure, ProbeName: pr.Name(), Out: "sweep.jsonl",
 			Adjust: func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
 			Now:    fixedClock},
@@ -314,30 +315,6 @@ func golden(t *testing.T, name, got string, w, h int) {
 	if string(want) != got {
 		t.Errorf("%s differs from %s (go test ./tui -update rewrites it):\n--- got\n%s\n--- want\n%s", name, path, got, want)
 	}
-}
-
-// simProber runs the sim probe (the one throughput model, package
-// simmodel) once per Run, as cmd/citune's adapter does.
-type simProber struct{ p probe.Probe }
-
-func (f simProber) Name() string { return f.p.Name() }
-
-func (f simProber) Run(ctx context.Context, progress func(done, total int64)) (ProbeResult, error) {
-	o := probe.Options{Repeat: 1}
-	if progress != nil {
-		o.Progress = func(p probe.Progress) { progress(p.Done, p.Total) }
-	}
-	res, err := probe.Measure(ctx, f.p, o)
-	if len(res.Runs) == 0 {
-		return ProbeResult{}, err
-	}
-	r := res.Runs[0]
-	out := ProbeResult{Bytes: r.Bytes, Elapsed: r.Elapsed, Rate: r.Rate, IRQsPerSec: r.IRQsPerSec, IRQsPerMiB: r.IRQsPerMiB,
-		Simulated: r.Simulated, Corrupt: r.Corrupt, Detail: r.Detail, Unit: r.Unit}
-	if r.CPU.Total > 0 {
-		out.CPUPercent = (r.CPU.User + r.CPU.System + r.CPU.IRQ + r.CPU.SoftIRQ) / r.CPU.Total * 100
-	}
-	return out, err
 }
 
 // simMeasure is the sim probe as package sweep calls it; cancel, when

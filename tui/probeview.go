@@ -11,6 +11,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // probeState is the Probe tab.
@@ -24,7 +25,7 @@ type probeState struct {
 	run, of     int
 	done, total int64
 
-	last    *ProbeResult
+	last    *results.Measurement
 	lastErr string
 	hist    []history
 	sel     int
@@ -34,7 +35,7 @@ type probeState struct {
 // history is every run measured with one setting.
 type history struct {
 	setting string
-	runs    []ProbeResult // good runs
+	runs    []results.Measurement // good runs
 	corrupt int
 	dropped int // runs whose setting changed while they ran
 }
@@ -60,7 +61,7 @@ func (m Model) medianRate(h history) string {
 	return m.fmtRate(rank.Median(h.rates()), h.unit())
 }
 
-func (h history) avg(f func(ProbeResult) float64) float64 {
+func (h history) avg(f func(results.Measurement) float64) float64 {
 	var xs []float64
 	for _, x := range h.runs {
 		xs = append(xs, f(x))
@@ -293,8 +294,8 @@ func (m Model) probeRunView() []string {
 	if p.last != nil {
 		r := p.last
 		cpu := "--"
-		if r.CPUPercent > 0 {
-			cpu = fmt.Sprintf("%.1f%%", r.CPUPercent)
+		if r.CPUPercent() > 0 {
+			cpu = fmt.Sprintf("%.1f%%", r.CPUPercent())
 		}
 		s := fmt.Sprintf("last run: %s  irq/s %.0f  irq/MiB %.1f  CPU %s", m.fmtRate(r.Rate, r.Unit), r.IRQsPerSec, r.IRQsPerMiB, cpu)
 		if r.Simulated {
@@ -330,8 +331,8 @@ func (m Model) probeHistLine(i, setW, medW int) string {
 	if len(hr.runs) > 0 {
 		med = m.medianRate(hr)
 		spr = fmtSpread(hr.rates())
-		irq = fmt.Sprintf("%.1f", hr.avg(func(r ProbeResult) float64 { return r.IRQsPerMiB }))
-		if c := hr.avg(func(r ProbeResult) float64 { return r.CPUPercent }); c > 0 {
+		irq = fmt.Sprintf("%.1f", hr.avg(func(r results.Measurement) float64 { return r.IRQsPerMiB }))
+		if c := hr.avg(func(r results.Measurement) float64 { return r.CPUPercent() }); c > 0 {
 			cpu = fmt.Sprintf("%.1f%%", c)
 		}
 	}
@@ -365,7 +366,7 @@ func (m Model) compareView() []string {
 	line := func(label, x, y, z string) string {
 		return cut(fit(label, 12)+"  "+fit(x, colW)+fit(y, colW)+z, m.w)
 	}
-	stat := func(h history, f func(ProbeResult) float64, format string) string {
+	stat := func(h history, f func(results.Measurement) float64, format string) string {
 		if len(h.runs) == 0 {
 			return "--"
 		}
@@ -389,8 +390,8 @@ func (m Model) compareView() []string {
 		line("", "A: "+a.setting, "B: "+b.setting, "B against A"),
 		line("median rate", rate(a), rate(b), diff),
 		line("spread", fmtSpread(a.rates())+fmt.Sprintf(" (%d runs)", len(a.runs)), fmtSpread(b.rates())+fmt.Sprintf(" (%d runs)", len(b.runs)), ""),
-		line("irq/s", stat(a, func(r ProbeResult) float64 { return r.IRQsPerSec }, "%.0f"), stat(b, func(r ProbeResult) float64 { return r.IRQsPerSec }, "%.0f"), ""),
-		line("irq/MiB", stat(a, func(r ProbeResult) float64 { return r.IRQsPerMiB }, "%.1f"), stat(b, func(r ProbeResult) float64 { return r.IRQsPerMiB }, "%.1f"), ""),
-		line("CPU", stat(a, func(r ProbeResult) float64 { return r.CPUPercent }, "%.1f%%"), stat(b, func(r ProbeResult) float64 { return r.CPUPercent }, "%.1f%%"), ""),
+		line("irq/s", stat(a, func(r results.Measurement) float64 { return r.IRQsPerSec }, "%.0f"), stat(b, func(r results.Measurement) float64 { return r.IRQsPerSec }, "%.0f"), ""),
+		line("irq/MiB", stat(a, func(r results.Measurement) float64 { return r.IRQsPerMiB }, "%.1f"), stat(b, func(r results.Measurement) float64 { return r.IRQsPerMiB }, "%.1f"), ""),
+		line("CPU", stat(a, func(r results.Measurement) float64 { return r.CPUPercent() }, "%.1f%%"), stat(b, func(r results.Measurement) float64 { return r.CPUPercent() }, "%.1f%%"), ""),
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // inUnit makes the session's probe (the Probe tab's and the sweep's) a
@@ -30,7 +31,7 @@ type unitProber struct {
 	scale float64
 }
 
-func (p unitProber) Run(ctx context.Context, progress func(done, total int64)) (ProbeResult, error) {
+func (p unitProber) Run(ctx context.Context, progress func(done, total int64)) (results.Measurement, error) {
 	r, err := p.Prober.Run(ctx, progress)
 	r.Rate, r.Unit = r.Rate/p.scale, p.unit
 	return r, err

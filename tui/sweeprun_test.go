@@ -63,7 +63,7 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Ends) != 1 || res.Ends[0].Status != sweep.EndComplete {
+	if len(res.Ends) != 1 || res.Ends[0].Status != results.StatusComplete {
 		t.Errorf("results end records: %+v", res.Ends)
 	}
 	if e.m.sweep.results != out || !strings.Contains(e.screen(), "results: /") {

@@ -99,7 +99,7 @@ func (s *Session) Apply(changes []regs.Change) ([]regs.Result, error) {
 			recs = append(recs, pending{t, fr})
 		}
 	}
-	if len(recs) == 0 && s.o.Owner.Kind != KindSet || s.o.Target.Kind == TargetSim {
+	if (len(recs) == 0 && s.o.Owner.Kind != KindSet) || s.o.Target.Kind == TargetSim {
 		return commit(s.o.Acc, ws)
 	}
 	err = s.update(func(e *Entry) {
@@ -201,6 +201,7 @@ func (s *Session) note(k key, ref regs.Ref, label string, start uint32, str stri
 		t.orig, t.origStr = a.orig, a.str
 	}
 	s.touched = append(s.touched, t)
+	s.publish()
 	return t
 }
 

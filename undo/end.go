@@ -106,6 +106,7 @@ func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, err
 			s.touched = slices.DeleteFunc(s.touched, func(t *touch) bool { return t.label == r.Name || t.name == r.Name && t.kind != 'r' })
 		}
 	}
+	s.publish()
 	if err := s.dropRestored(); err != nil {
 		errs = append(errs, err)
 	}
@@ -208,6 +209,7 @@ func (s *Session) Settle() error {
 			return err == nil && (v == t.str || v == t.origStr)
 		}
 	})
+	s.publish()
 	return s.dropRestored()
 }
 
@@ -218,6 +220,7 @@ func (s *Session) Keep() error {
 	defer s.mu.Unlock()
 	s.kept = true
 	s.touched = nil
+	s.publish()
 	return s.dropRestored()
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -199,7 +200,7 @@ func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error
 		}
 	}
 	files := slices.Clone(e.Files)
-	slices.SortStableFunc(files, func(a, b FileRec) int { return b.Time.Compare(a.Time) })
+	sort.SliceStable(files, func(i, j int) bool { return files[i].Time.After(files[j].Time) }) // newest first
 	for _, f := range files {
 		if !sysOrProc(f.Path) {
 			// A sweep changes only /sys and /proc files.
@@ -214,7 +215,7 @@ func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error
 		out = append(out, r)
 	}
 	fields := slices.Clone(e.Fields)
-	slices.SortStableFunc(fields, func(a, b FieldRec) int { return b.Time.Compare(a.Time) })
+	sort.SliceStable(fields, func(i, j int) bool { return fields[i].Time.After(fields[j].Time) })
 	var fts []fieldTarget
 	var refused []string
 	live := false

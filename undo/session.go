@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/citune/citune/regs"
@@ -115,6 +116,7 @@ type Session struct {
 	o       Options
 	lk      *lock
 	touched []*touch
+	changes atomic.Pointer[Changes] // published after every change of touched
 	seq     int
 	adopted map[key]adoptRec
 	halted  bool
@@ -241,31 +243,57 @@ func (s *Session) entry(j *Journal) *Entry {
 	return e
 }
 
-// Touched lists the register fields the session changed, first changed
-// first.
-func (s *Session) Touched() []regs.Ref {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []regs.Ref
-	for _, t := range s.touched {
-		if t.kind == 'r' {
-			out = append(out, t.ref)
-		}
-	}
-	return out
+// Changes is a snapshot of the register fields a session changed, first
+// changed first, with their values when it first changed them.
+//
+// Decision: the session publishes a new snapshot (an atomic pointer)
+// whenever its list of changes changes, and Touched, StartValue and
+// Changes read it without the session's mutex, which is held across
+// register I/O, the journal's flock and module reloads: the TUI's View
+// reads them on every frame and must not freeze while a restore runs.
+type Changes struct {
+	refs  []regs.Ref
+	start []uint32 // register bits under the field's mask
 }
 
-// StartValue is the value the field had when the session first changed
-// it (ok false when the session did not change it).
-func (s *Session) StartValue(ref regs.Ref) (uint32, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// publish stores the snapshot of s.touched; s.mu is held.
+func (s *Session) publish() {
+	c := &Changes{}
 	for _, t := range s.touched {
-		if t.kind == 'r' && t.off == ref.Reg.Offset && (ref.Field == nil && t.ref.Field == nil || ref.Field != nil && t.ref.Field != nil && strings.EqualFold(ref.Field.Name, t.ref.Field.Name)) {
+		if t.kind == 'r' {
+			c.refs, c.start = append(c.refs, t.ref), append(c.start, t.start)
+		}
+	}
+	s.changes.Store(c)
+}
+
+// Changes is the current snapshot; it takes no lock.
+func (s *Session) Changes() *Changes {
+	if c := s.changes.Load(); c != nil {
+		return c
+	}
+	return &Changes{}
+}
+
+// Touched lists the register fields the session changed, first changed
+// first (from the snapshot: no lock).
+func (s *Session) Touched() []regs.Ref { return s.Changes().Touched() }
+
+// StartValue is the value the field had when the session first changed
+// it (ok false when the session did not change it); no lock.
+func (s *Session) StartValue(ref regs.Ref) (uint32, bool) { return s.Changes().StartValue(ref) }
+
+// Touched lists the register fields changed, first changed first.
+func (c *Changes) Touched() []regs.Ref { return slices.Clone(c.refs) }
+
+// StartValue is the value ref had when the session first changed it.
+func (c *Changes) StartValue(ref regs.Ref) (uint32, bool) {
+	for i, t := range c.refs {
+		if t.Reg.Offset == ref.Reg.Offset && (ref.Field == nil && t.Field == nil || ref.Field != nil && t.Field != nil && strings.EqualFold(ref.Field.Name, t.Field.Name)) {
 			if ref.Field != nil {
-				return ref.Field.Get(t.start), true
+				return ref.Field.Get(c.start[i]), true
 			}
-			return t.start, true
+			return c.start[i], true
 		}
 	}
 	return 0, false

@@ -382,12 +382,7 @@ func (a *app) identifyLive(p *soc.Profile) error {
 	if err != nil {
 		return err
 	}
-	var t *soc.Target
-	if a.g.memFile != "" {
-		t, err = soc.OpenFile(p, c, a.g.memFile, false)
-	} else {
-		t, err = soc.OpenDevMem(p, c)
-	}
+	t, err := soc.Open(p, c, soc.Where{Image: a.g.memFile})
 	if err != nil {
 		return err
 	}
@@ -432,19 +427,13 @@ func (a *app) openProfile(p *soc.Profile, writable bool) (*soc.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	var t *soc.Target
-	switch {
-	case a.g.sim:
-		var o soc.SimOptions
-		if o, err = a.simOptions(); err != nil {
+	w := soc.Where{Sim: a.g.sim, Image: a.g.memFile, Writable: writable}
+	if a.g.sim {
+		if w.SimOptions, err = a.simOptions(); err != nil {
 			return nil, err
 		}
-		t, err = soc.OpenSim(p, c, o)
-	case a.g.memFile != "":
-		t, err = soc.OpenFile(p, c, a.g.memFile, writable)
-	default:
-		t, err = soc.OpenDevMem(p, c)
 	}
+	t, err := soc.Open(p, c, w)
 	if err != nil {
 		return nil, err
 	}

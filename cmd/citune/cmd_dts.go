@@ -10,7 +10,6 @@ import (
 
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -187,7 +186,7 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 	if len(bad) > 0 {
 		lines = append(lines, fmt.Sprintf("%d point(s) were not ranked (%s): see the results file", len(bad), strings.Join(uniq(bad), ", ")))
 	}
-	if n := len(res.Ends); n == 0 || res.Ends[n-1].Status != sweep.EndComplete {
+	if n := len(res.Ends); n == 0 || res.Ends[n-1].Status != results.StatusComplete {
 		lines = append(lines, "the sweep did not complete: this is the best of what was measured")
 	}
 	lines = append(lines, placeAfter(c))

@@ -169,22 +169,22 @@ func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 	if err != nil {
 		return err
 	}
-	var t *soc.Target
+	var w soc.Where
 	switch e.Target.Kind {
 	case undo.TargetFile:
-		t, err = soc.OpenFile(p, c, e.Target.Path, true)
+		w = soc.Where{Image: e.Target.Path, Writable: true}
 	case undo.TargetSim:
 		// Only the files and module parameters a simulated sweep changed
 		// on this machine are journalled.
-		t, err = soc.OpenSim(p, c, soc.SimOptions{})
+		w.Sim = true
 	case undo.TargetDevMem:
 		if c.Base != e.Target.Base {
 			return fmt.Errorf("the journal names %s at %#x but profile %s puts it at %#x: not restored", e.Controller, e.Target.Base, p.Name, c.Base)
 		}
-		t, err = soc.OpenDevMem(p, c)
 	default:
 		return fmt.Errorf("journal entry of kind %q cannot be restored", e.Target.Kind)
 	}
+	t, err := soc.Open(p, c, w)
 	if err != nil {
 		return err
 	}

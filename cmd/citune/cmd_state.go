@@ -94,7 +94,7 @@ func runMkimage(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	t, err := soc.OpenSim(p, c, o)
+	t, err := soc.Open(p, c, soc.Where{Sim: true, SimOptions: o})
 	if err != nil {
 		return err
 	}

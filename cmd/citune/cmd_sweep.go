@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -114,24 +113,6 @@ func (o *sweepOpts) host(p *soc.Profile) *host.Host {
 		h.Wait = o.reloadWait
 	}
 	return h
-}
-
-// sweepOptsFromCommand recovers a sweep's flags from its command line
-// (a journal entry's), for `citune restore`.
-func sweepOptsFromCommand(cmd []string) *sweepOpts {
-	o := &sweepOpts{}
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	o.register(fs)
-	var g globals
-	g.register(fs)
-	for i, w := range cmd {
-		if w == "sweep" {
-			fs.Parse(cmd[i+1:])
-			break
-		}
-	}
-	return o
 }
 
 // absArgs makes the values of path flags absolute (paths always;

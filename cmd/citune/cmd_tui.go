@@ -147,7 +147,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		}
 		return err
 	}
-	cfg.Prober = tuiProber{p: pr, env: env}
+	cfg.Prober = sweep.SingleRun{Probe: pr, Env: env}
 	// The sweep's probe adapter also checks that every run read the
 	// same data as the sweep's first (a setting that corrupts transfers
 	// shows).
@@ -241,38 +241,6 @@ func tuiSweepOut(journal string, now time.Time) (string, error) {
 		return "", fmt.Errorf("state directory for the TUI's sweep results: %w (give --sweep-out)", err)
 	}
 	return freshName(filepath.Join(dir, "tui-sweep-"+now.Format("20060102-150405")), ".jsonl"), nil
-}
-
-// tuiProber runs one measured run of a probe with its accounting.
-type tuiProber struct {
-	p   probe.Probe
-	env probe.Env
-}
-
-func (t tuiProber) Name() string { return t.p.Name() }
-
-func (t tuiProber) Run(ctx context.Context, progress func(done, total int64)) (tui.ProbeResult, error) {
-	o := probe.Options{Repeat: 1, Env: t.env}
-	if progress != nil {
-		o.Progress = func(p probe.Progress) { progress(p.Done, p.Total) }
-	}
-	res, err := probe.Measure(ctx, t.p, o)
-	if len(res.Runs) == 0 {
-		if err == nil {
-			err = errors.New("the probe made no run")
-		}
-		return tui.ProbeResult{}, err
-	}
-	r := res.Runs[len(res.Runs)-1]
-	out := tui.ProbeResult{Bytes: r.Bytes, Elapsed: r.Elapsed, Rate: r.Rate, IRQsPerSec: r.IRQsPerSec, IRQsPerMiB: r.IRQsPerMiB,
-		Simulated: r.Simulated, Corrupt: r.Corrupt, Detail: r.Detail, Unit: r.Unit}
-	if c := r.CPU; c.Total > 0 {
-		out.CPUPercent = (c.User + c.System + c.IRQ + c.SoftIRQ) / c.Total * 100
-	}
-	if r.Corrupt && errors.Is(err, probe.ErrCorrupt) {
-		err = nil // shown as a corrupt run
-	}
-	return out, err
 }
 
 // monochrome reports a terminal without colour: NO_COLOR set, or a

@@ -9,6 +9,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/textwrap"
 )
 
@@ -59,7 +60,7 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		fmt.Fprintln(w, sweepTime(out))
 		fmt.Fprintf(w, "results: %s", path)
 		switch {
-		case out.Status != sweep.EndComplete || out.Ranking.Winner() == nil:
+		case out.Status != results.StatusComplete || out.Ranking.Winner() == nil:
 		case out.Ranking.Verdict.Kind == rank.VerdictApply:
 			fmt.Fprintf(w, "; make it permanent: citune dts --results %s", path)
 		default:

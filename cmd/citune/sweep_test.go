@@ -1,6 +1,8 @@
 package main
 
 import (
+	"flag"
+	"io"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -25,4 +27,22 @@ func TestAbsArgsAndOptionsFromTheJournal(t *testing.T) {
 	if o := sweepOptsFromCommand([]string{"citune", "set", "ITC=1"}); o.sysRoot != "/" || o.modprobe != "modprobe" {
 		t.Errorf("defaults %+v", o)
 	}
+}
+
+// sweepOptsFromCommand recovers a sweep's flags from its command line
+// (a journal entry's): what absArgs wrote still parses.
+func sweepOptsFromCommand(cmd []string) *sweepOpts {
+	o := &sweepOpts{}
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.register(fs)
+	var g globals
+	g.register(fs)
+	for i, w := range cmd {
+		if w == "sweep" {
+			fs.Parse(cmd[i+1:])
+			break
+		}
+	}
+	return o
 }

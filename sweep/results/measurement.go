@@ -47,6 +47,15 @@ type CPUTimes struct {
 // Busy is the CPU time not idle.
 func (c CPUTimes) Busy() float64 { return c.User + c.System + c.IRQ + c.SoftIRQ }
 
+// CPUPercent is the busy share of all CPUs during the run, 0..100 (0
+// when no CPU times were taken).
+func (m Measurement) CPUPercent() float64 {
+	if m.CPU.Total <= 0 {
+		return 0
+	}
+	return m.CPU.Busy() / m.CPU.Total * 100
+}
+
 // PerMiBIRQs is interrupts per MiB moved (false when none were counted).
 func (m Measurement) PerMiBIRQs() (float64, bool) {
 	if m.IRQs == 0 && m.IRQsPerMiB == 0 {

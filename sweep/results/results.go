@@ -228,16 +228,24 @@ const (
 	EventSecondLook = "second-look"
 )
 
+// The statuses a session ends with, and StatusUnfinished for a file whose
+// last session has no end record (killed with -9, or still running).
+const (
+	StatusComplete    = "complete"
+	StatusInterrupted = "interrupted"
+	StatusFailed      = "failed"
+	StatusUnfinished  = "unfinished"
+)
+
 // EndRecord closes a session.
 type EndRecord struct {
-	Type    string    `json:"type"`
-	Session int       `json:"session"`
-	Time    time.Time `json:"time"`
-	// Status is "complete", "interrupted" or "failed".
-	Status       string `json:"status"`
-	Error        string `json:"error,omitempty"`
-	Restored     bool   `json:"restored"`
-	RestoreError string `json:"restore_error,omitempty"`
+	Type         string    `json:"type"`
+	Session      int       `json:"session"`
+	Time         time.Time `json:"time"`
+	Status       string    `json:"status"` // StatusComplete, StatusInterrupted or StatusFailed
+	Error        string    `json:"error,omitempty"`
+	Restored     bool      `json:"restored"`
+	RestoreError string    `json:"restore_error,omitempty"`
 	// ProbeRuns counts this session's probe runs (warm-ups included);
 	// TotalProbeRuns all sessions'.
 	ProbeRuns      int `json:"probe_runs"`
