@@ -343,9 +343,12 @@ func Parse(name string, data []byte) (*Profile, error) {
 	}
 	ps := &problems{name: name, loc: loc}
 	loc.unknownKeys(ps, md)
-	controlText(ps, loc, "", generic)
 	if ps.failed() {
 		// Further checks would mostly report consequences of the typos.
+		return nil, ps.err()
+	}
+	controlText(ps, loc, "", generic, 0)
+	if ps.failed() {
 		return nil, ps.err()
 	}
 	p.File = name
@@ -361,7 +364,12 @@ func Parse(name string, data []byte) (*Profile, error) {
 // sequences, C1 controls, bidirectional overrides) anywhere in a profile:
 // a profile is configuration, and its titles and notes reach terminals
 // (detect, dump, dts), so a shared profile file must not carry them.
-func controlText(ps *problems, l *locator, path string, v any) {
+func controlText(ps *problems, l *locator, path string, v any, depth int) {
+	if depth > 8 {
+		// Deeper than any profile key goes: unknown keys are refused
+		// before this runs.
+		return
+	}
 	switch v := v.(type) {
 	case string:
 		if textwrap.Escape(v) != v {
@@ -378,15 +386,15 @@ func controlText(ps *problems, l *locator, path string, v any) {
 			if path != "" {
 				p = path + "." + k
 			}
-			controlText(ps, l, p, v[k])
+			controlText(ps, l, p, v[k], depth+1)
 		}
 	case []map[string]any:
 		for i, e := range v {
-			controlText(ps, l, fmt.Sprintf("%s[%d]", path, i), e)
+			controlText(ps, l, fmt.Sprintf("%s[%d]", path, i), e, depth+1)
 		}
 	case []any:
 		for i, e := range v {
-			controlText(ps, l, fmt.Sprintf("%s[%d]", path, i), e)
+			controlText(ps, l, fmt.Sprintf("%s[%d]", path, i), e, depth+1)
 		}
 	}
 }
