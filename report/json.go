@@ -35,11 +35,16 @@ type JSONPoint struct {
 
 // JSONSweep is one results file.
 type JSONSweep struct {
-	File        string     `json:"file"`
-	Profile     string     `json:"profile"`
-	Controller  string     `json:"controller"`
-	Node        string     `json:"node,omitempty"`
-	Role        string     `json:"role,omitempty"`
+	File       string `json:"file"`
+	Profile    string `json:"profile"`
+	Controller string `json:"controller"`
+	Node       string `json:"node,omitempty"`
+	Role       string `json:"role,omitempty"`
+	// Simulated: the sweep ran on the simulated controller (citune
+	// --sim); RealProbe: with a real probe (sweep --force), whose rates
+	// do not depend on the simulated settings.
+	Simulated   bool       `json:"simulated"`
+	RealProbe   bool       `json:"real_probe,omitempty"`
 	Probe       string     `json:"probe"`
 	Mode        string     `json:"mode"`
 	State       string     `json:"state"`
@@ -83,7 +88,7 @@ func JSON(ss []*Sweep) []JSONSweep {
 	out := []JSONSweep{}
 	for _, s := range ss {
 		j := JSONSweep{File: s.File, Profile: s.Profile, Controller: s.Controller, Node: s.Node, Role: s.Role,
-			Probe: s.Probe, Mode: s.Mode, State: s.State, StateDetail: s.StateDetail, Warnings: s.Warnings,
+			Simulated: s.Simulated, RealProbe: s.RealProbe, Probe: s.Probe, Mode: s.Mode, State: s.State, StateDetail: s.StateDetail, Warnings: s.Warnings,
 			DTS: s.DTS, DTSError: s.DTSErr, Points: []JSONPoint{}}
 		if s.Baseline != nil {
 			b := pointJSON(s, s.Baseline)

@@ -305,7 +305,7 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 
 // writeTextHead writes what was swept, how, its state and its warnings.
 func writeTextHead(w io.Writer, s *Sweep, o Options, width int) {
-	fmt.Fprintf(w, "%s: %s, kernel %s\n", s.File, s.Board(), or(s.Kernel, "unknown"))
+	fmt.Fprintf(w, "%s: %s, %s\n", s.File, s.Board(), s.KernelText())
 	if o.Width > 0 {
 		fmt.Fprint(w, wrap("probe: ", s.Probe, width))
 		fmt.Fprint(w, wrap("plan: ", s.PlanString()+"; original settings "+s.Originals(), width))

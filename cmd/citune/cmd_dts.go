@@ -87,7 +87,20 @@ func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) dtsout.DTSInput {
 		fmt.Sprintf("citune dts: %s, live values (not measured)", header(t)),
 		placeAfter(in.Controller),
 	}
+	if t.Simulated() {
+		in.Header = append([]string{"SIMULATED controller (--sim): the simulator's values, not a board's"}, in.Header...)
+	}
 	return in
+}
+
+// kernelOf names the kernel a sweep ran under; a simulated sweep's
+// figures owe nothing to this machine's kernel (files written before the
+// header left it out for them name the host's, which is not shown).
+func kernelOf(h results.Header) string {
+	if h.Simulated() && !h.RealProbe() {
+		return "simulated controller (no kernel)"
+	}
+	return "kernel " + orUnknown(h.Kernel)
 }
 
 // dtsText is the text `citune dts` prints: for a results file's winner,
@@ -155,9 +168,12 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 	v := rk.Verdict
 	lines := []string{
 		fmt.Sprintf("citune dts: %s %s (%s), role %s, from %s", p.Name, c.Label, c.Node, orUnknown(h.Role), path),
-		fmt.Sprintf("%s sweep, probe %s, kernel %s, started %s", h.Plan.Mode, h.Probe, orUnknown(h.Kernel), h.Started.Format("2006-01-02 15:04 MST")),
+		fmt.Sprintf("%s sweep, probe %s, %s, started %s", h.Plan.Mode, h.Probe, kernelOf(h), h.Started.Format("2006-01-02 15:04 MST")),
 		fmt.Sprintf("original settings: %s", rank.FormatRate(rk.Baseline.Median, rk.Baseline.Unit)),
 		v.Headline(),
+	}
+	if m := h.SimulatedMark(); m != "" {
+		lines = append([]string{m}, lines...)
 	}
 	lines = append(lines, v.Details()...)
 	switch v.Kind {
