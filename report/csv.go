@@ -64,7 +64,7 @@ func csvHead(ss []*Sweep) (names, head []string) {
 		}
 	}
 	head = append(head, "runs", "median", "min", "max", "unit", "diff_pct", "ci_lo_pct", "ci_hi_pct", "significant",
-		"irqs_per_sec", "irqs_per_mib", "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_mib", "change", "verdict")
+		"irqs_per_s", "irqs_per_mib", "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_mib", "change", "verdict")
 	return names, head
 }
 

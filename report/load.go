@@ -226,7 +226,7 @@ func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 // and how, and the registers' snapshot.
 func sweepOfHeader(res *results.Results) *Sweep {
 	h := res.Header
-	s := &Sweep{Profile: h.Profile, ProfileFile: h.ProfileFile, Controller: h.Controller, Node: h.Node, Base: h.Base,
+	s := &Sweep{Profile: h.Profile, ProfileFile: h.ProfileFile, Controller: h.Controller, Node: h.Node, Base: uint64(h.Base),
 		Kernel: h.Kernel, Target: h.Target, TargetPath: h.TargetPath, Role: h.Role, Probe: h.Probe, Command: h.Command,
 		Started: h.Started, Mode: h.Plan.Mode, Repeats: h.Plan.Repeats, Warmup: h.Plan.Warmup, Notes: h.Notes,
 		Simulated: h.Simulated(), RealProbe: h.RealProbe(),

@@ -40,11 +40,19 @@ func runDTS(a *app, args []string) error {
 		return usageErr("usage: citune dts [--results RESULTS.jsonl]")
 	}
 	var in dtsout.DTSInput
+	var tinfo targetInfo
 	if *results != "" {
-		var err error
-		if _, in, err = a.decideResults(*results, nil); err != nil {
+		res, err := loadResults(*results)
+		if err != nil {
 			return err
 		}
+		if _, in, err = a.decideResults(*results, res); err != nil {
+			return err
+		}
+		// The sweep's target, as its results file names it.
+		h := res.Header
+		tinfo = targetInfo{Profile: in.Profile.Name, Controller: in.Controller.Label, Node: in.Controller.Node,
+			Base: fmt.Sprintf("%#08x", in.Controller.Base), Kind: h.Target, Path: h.TargetPath, Simulated: h.Simulated()}
 	} else {
 		t, err := a.open(false)
 		if err != nil {
@@ -56,10 +64,12 @@ func runDTS(a *app, args []string) error {
 			return err
 		}
 		in = a.liveDTSInput(t, snap)
+		tinfo = infoOf(t)
 	}
 	d := dtsout.BuildDTS(in)
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
+			Target       targetInfo       `json:"target"`
 			Profile      string           `json:"profile"`
 			Controller   string           `json:"controller"`
 			Role         string           `json:"role"`
@@ -67,7 +77,7 @@ func runDTS(a *app, args []string) error {
 			Properties   []dtsout.DTSLine `json:"properties"`
 			KernelParams []dtsout.DTSLine `json:"kernel_params"`
 			Notes        []string         `json:"notes"`
-		}{in.Profile.Name, in.Controller.Label, string(in.Role), d.String(), d.Props, d.Params, d.Notes})
+		}{tinfo, in.Profile.Name, in.Controller.Label, string(in.Role), d.String(), d.Props, d.Params, d.Notes})
 	}
 	fmt.Fprint(a.env.stdout, textwrap.Escape(d.String()))
 	return nil
@@ -299,4 +309,14 @@ func uniq(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// loadResults reads a results file, explaining a damaged one as report
+// does.
+func loadResults(path string) (*results.Results, error) {
+	res, err := results.Load(path)
+	if err != nil {
+		return nil, explainResults(path, err)
+	}
+	return res, nil
 }

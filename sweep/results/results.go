@@ -53,7 +53,7 @@ type Header struct {
 	ProfileFile string    `json:"profile_file,omitempty"`
 	Controller  string    `json:"controller"`
 	Node        string    `json:"node"`
-	Base        uint64    `json:"base"`
+	Base        Addr      `json:"base"`
 	Target      string    `json:"target"`
 	TargetPath  string    `json:"target_path,omitempty"`
 	// Role is the controller's role when the sweep started: "host",
