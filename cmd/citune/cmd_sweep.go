@@ -232,6 +232,9 @@ func runSweep(a *app, args []string) error {
 	}
 	fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
 		header(t), pl.Mode, len(runner.Points()), pl.Repeats, pl.Warmup, pr.Name(), o.out)
+	if w := rank.FewRunsWarning(pl.Repeats); w != "" && prev == nil {
+		fmt.Fprintln(humanOut(a.env.stderr, a.env.errTTY), "warning: "+w)
+	}
 	out, err := runner.Run(a.ctx)
 	if out == nil {
 		return err
