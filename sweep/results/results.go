@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/citune/citune/soc"
@@ -290,7 +289,7 @@ func CreateFile(path string) (*os.File, error) {
 			return nil, fmt.Errorf("results file %s is a directory: give a file name", path)
 		}
 		if lerr == nil && fi.Mode().IsRegular() && holdsNoRun(path) {
-			return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
+			return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|oNoFollow, 0)
 		}
 		return nil, fmt.Errorf("results file %s: %w", path, ErrExists)
 	}
@@ -325,7 +324,7 @@ func OpenAppend(path string) (*os.File, error) {
 			return nil, err
 		}
 	}
-	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|oNoFollow, 0)
 }
 
 // Results is a results file read back.
