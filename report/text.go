@@ -102,13 +102,23 @@ func footnotes(s *Sweep, pts []*Point) []string {
 		blocked = blocked || len(p.Blocked) > 0
 	}
 	if tied {
-		n := 0
+		n, shown := 0, 0
 		for _, p := range s.Ranked {
 			if p.Tied {
 				n++
 			}
 		}
-		out = append(out, fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per MiB, then less CPU per MiB, then fewer settings changed from the original, rank first (--top %d shows them all)", n, n))
+		for _, p := range pts {
+			if p.Tied {
+				shown++
+			}
+		}
+		line := fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per MiB, then less CPU per MiB, then fewer settings changed from the original, rank first", n)
+		if shown < n {
+			// Only when --top hides some of them.
+			line += fmt.Sprintf(" (--top %d shows them all)", n)
+		}
+		out = append(out, line)
 	}
 	if ns {
 		out = append(out, "n.s. = no significant difference to the baseline (the interval includes 0)")
