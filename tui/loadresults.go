@@ -31,18 +31,18 @@ type resultsMsg struct {
 }
 
 // loadPlanOrResults reads path as a results file when it is one, else as
-// a plan file.
+// a plan file (in the command: the sniff reads the file).
 func loadPlanOrResults(load PlanLoader, path string, m *regs.Map) tea.Cmd {
-	if strings.HasSuffix(path, ".jsonl") || results.IsFile(path) {
-		return func() tea.Msg {
+	return func() tea.Msg {
+		if strings.HasSuffix(path, ".jsonl") || results.IsFile(path) {
 			res, err := results.Load(path)
 			return resultsMsg{path: path, res: res, err: err}
 		}
+		if load == nil {
+			return planMsg{path: path, err: fmt.Errorf("plan files are not available")}
+		}
+		return loadPlan(load, path, m)()
 	}
-	if load == nil {
-		return func() tea.Msg { return planMsg{path: path, err: fmt.Errorf("plan files are not available")} }
-	}
-	return loadPlan(load, path, m)
 }
 
 func (m Model) onResults(msg resultsMsg) Model {
