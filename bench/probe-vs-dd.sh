@@ -155,8 +155,8 @@ for r in $(seq 1 "$ROUNDS"); do
 		b1=$(busy)
 		irqs=$(awk -F': ' '/"irqs"/ {gsub(/,/, "", $2); print $2; exit}' "$tmp/out")
 		# kernel time (system + irq + softirq) of the whole machine
-		# during the timed run, from the run's own "cpu" figures
-		kern=$(awk -F': ' '/"cpu": \{/ {in_cpu = 1; next} in_cpu && /}/ {exit} in_cpu && /"(system|irq|softirq)"/ {gsub(/,/, "", $2); k += $2} END {print k + 0}' "$tmp/out")
+		# during the timed run, from the run's own "cpu_s" figures
+		kern=$(awk -F': ' '/"cpu_s": \{/ {in_cpu = 1; next} in_cpu && /}/ {exit} in_cpu && /"(system|irq|softirq)"/ {gsub(/,/, "", $2); k += $2} END {print k + 0}' "$tmp/out")
 		echo "$t0 $irqs $((b1 - b0)) $kern" | awk -v hz="$hz" '{print $1 + $2, $3, $4 / hz, $5}' >>"$tmp/irq-$t"
 	done
 done

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/citune/citune/rx"
@@ -56,8 +55,7 @@ func (p *CmdProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, p.Argv[0], p.Argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	var stdout, stderr capBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

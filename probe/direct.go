@@ -80,7 +80,7 @@ func newAlignedBuf(n int, huge bool) (*alignedBuf, error) {
 		size = (n + hp - 1) / hp * hp
 		mapSize = size + hp // room to align the start
 	}
-	base, err := syscall.Mmap(-1, 0, mapSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	base, err := mmapAnon(mapSize)
 	if err != nil {
 		return nil, fmt.Errorf("probe: allocating a %d-byte aligned buffer: %w", n, err)
 	}
@@ -91,7 +91,7 @@ func newAlignedBuf(n int, huge bool) (*alignedBuf, error) {
 		b = base[skip : skip+size : skip+size]
 		// A kernel that refuses (THP "never", or a sandbox) leaves
 		// ordinary pages: the buffer works the same, only costlier.
-		huge = syscall.Madvise(b, madvHugepage) == nil
+		huge = madviseHuge(b)
 	}
 	for i := 0; i < size; i += pg {
 		b[i] = 0 // fault in now, outside the timed transfers
@@ -101,7 +101,7 @@ func newAlignedBuf(n int, huge bool) (*alignedBuf, error) {
 
 func (a *alignedBuf) free() {
 	if a != nil && a.base != nil {
-		syscall.Munmap(a.base)
+		munmap(a.base)
 		a.b, a.base = nil, nil
 	}
 }
@@ -143,9 +143,8 @@ func (t *target) geometry(f *os.File) error {
 		return fmt.Errorf("%s: finding the device size: %w", t.path, err)
 	}
 	t.size = end
-	var lbs int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), blkSSZGet, uintptr(unsafe.Pointer(&lbs))); e == 0 && lbs > 0 {
-		t.lbs = int64(lbs)
+	if lbs := blockSize(f); lbs > 0 {
+		t.lbs = lbs
 	}
 	return nil
 }
@@ -164,7 +163,7 @@ func (t *target) checkAlign(bs, offset int64) error {
 // openDirect opens path with O_DIRECT (unless buffered).
 func openDirect(path string, flag int, buffered bool) (*os.File, error) {
 	if !buffered {
-		flag |= syscall.O_DIRECT
+		flag |= oDirect
 	}
 	f, err := os.OpenFile(path, flag|syscall.O_CLOEXEC, 0o600)
 	if err != nil {

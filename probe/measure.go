@@ -62,9 +62,9 @@ type Stats struct {
 	StdDev float64 `json:"stddev"` // sample standard deviation
 	CV     float64 `json:"cv"`     // StdDev / Mean
 	// Means over the runs.
-	IRQsPerSec float64  `json:"irqs_per_sec"`
+	IRQsPerSec float64  `json:"irqs_per_s"`
 	IRQsPerMiB float64  `json:"irqs_per_mib"`
-	CPU        CPUTimes `json:"cpu"`
+	CPU        CPUTimes `json:"cpu_s"` // seconds, by kind
 	// CPUPerGiB is busy CPU time (user+system+irq+softirq, all CPUs) per
 	// GiB moved, in seconds.
 	CPUPerGiB    float64 `json:"cpu_s_per_gib,omitempty"`

@@ -47,7 +47,7 @@ type Probe interface {
 type Run struct {
 	Bytes     int64         `json:"bytes"`
 	Elapsed   time.Duration `json:"elapsed_ns"`
-	Rate      float64       `json:"rate_bps"` // bytes per second
+	Rate      float64       `json:"rate_bytes_per_s"` // bytes per second
 	Simulated bool          `json:"simulated,omitempty"`
 	// Hash of the data read (read probe), to compare repeats; only when
 	// the run hashed every byte (Integrity "full").
@@ -70,9 +70,9 @@ type Run struct {
 	Warmup  bool   `json:"warmup,omitempty"`
 	// Accounting over the run.
 	IRQs          uint64   `json:"irqs"`
-	IRQsPerSec    float64  `json:"irqs_per_sec"`
+	IRQsPerSec    float64  `json:"irqs_per_s"`
 	IRQsPerMiB    float64  `json:"irqs_per_mib"`
-	CPU           CPUTimes `json:"cpu"`
+	CPU           CPUTimes `json:"cpu_s"` // seconds, by kind
 	HandlerAvgUS  float64  `json:"handler_avg_us,omitempty"`
 	HandlerMaxUS  float64  `json:"handler_max_us,omitempty"`
 	HandlerEvents uint64   `json:"handler_events,omitempty"`
@@ -82,10 +82,10 @@ type Run struct {
 	// counted bytes (a camera's "fps"); Rate is then not bytes per second.
 	Unit string `json:"unit,omitempty"`
 	// SenderRate and ReceiverRate are iperf3's two ends, bytes per second.
-	SenderRate   float64 `json:"sender_rate_bps,omitempty"`
-	ReceiverRate float64 `json:"receiver_rate_bps,omitempty"`
+	SenderRate   float64 `json:"sender_rate_bytes_per_s,omitempty"`
+	ReceiverRate float64 `json:"receiver_rate_bytes_per_s,omitempty"`
 	// ReadBackRate is the write probe's verifying read, bytes per second.
-	ReadBackRate float64 `json:"readback_rate_bps,omitempty"`
+	ReadBackRate float64 `json:"readback_rate_bytes_per_s,omitempty"`
 
 	// marks are the running CRC after each block of markSize bytes (read
 	// probe), so that repeats can be compared block by block and a

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -456,7 +455,7 @@ func (r *Run) fill(done int64, el time.Duration, crc uint32) {
 // dropCaches empties the page cache before a buffered run, as
 // `sync; echo 3 > /proc/sys/vm/drop_caches` does.
 func dropCaches(procRoot string) error {
-	syscall.Sync()
+	sysSync()
 	path := filepath.Join(procRootOr(procRoot), "sys/vm/drop_caches")
 	if err := os.WriteFile(path, []byte("3\n"), 0o200); err != nil {
 		return fmt.Errorf("buffered reads: dropping the page cache before the run needs root (writing %s: %w)", path, err)

@@ -53,7 +53,7 @@ func (o *osFile) pread(b []byte, off int64) (int, error) {
 		o.ring = nil
 	}
 	for {
-		n, err := syscall.Pread(o.fd, b, off)
+		n, err := sysPread(o.fd, b, off)
 		if err == syscall.EINTR {
 			continue
 		}

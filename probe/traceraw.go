@@ -278,16 +278,16 @@ func collectRaw(dir string, l rawLayout, irq int) (handlerStats, error) {
 // buffer: the kernel answers ENODEV, which is an empty CPU here (seen on
 // the emulated i.MX6 board, cpu1 of one).
 func readPipeRaw(path string, page []byte, each func([]byte) error) error {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	fd, err := openNonblock(path)
 	if err == syscall.ENODEV {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("tracefs: %w", &os.PathError{Op: "open", Path: path, Err: err})
 	}
-	defer syscall.Close(fd)
+	defer sysClose(fd)
 	for {
-		n, err := syscall.Read(fd, page)
+		n, err := sysRead(fd, page)
 		switch {
 		case err == syscall.EINTR:
 			continue

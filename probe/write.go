@@ -310,7 +310,7 @@ func verifyPattern(b []byte, off int64, seed uint64) (at, count int64, got, want
 func pwriteFull(fd int, b []byte, off int64) (int, error) {
 	done := 0
 	for done < len(b) {
-		n, err := syscall.Pwrite(fd, b[done:], off+int64(done))
+		n, err := sysPwrite(fd, b[done:], off+int64(done))
 		if err == syscall.EINTR {
 			continue
 		}
@@ -328,7 +328,7 @@ func pwriteFull(fd int, b []byte, off int64) (int, error) {
 func preadFull(fd int, b []byte, off int64) (int, error) {
 	done := 0
 	for done < len(b) {
-		n, err := syscall.Pread(fd, b[done:], off+int64(done))
+		n, err := sysPread(fd, b[done:], off+int64(done))
 		if err == syscall.EINTR {
 			continue
 		}
@@ -352,9 +352,7 @@ func checkUnmounted(dev, mountsPath string) error {
 	}
 	var devRdev uint64
 	if st, err := os.Stat(real); err == nil {
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-			devRdev = uint64(sys.Rdev)
-		}
+		devRdev = rdevOf(st)
 	}
 	data, err := os.ReadFile(mountsPath)
 	if err != nil {
@@ -384,7 +382,7 @@ func mountedFrom(mounts, disk string, rdev uint64) []string {
 		hit := isDiskOrPartition(disk, filepath.Base(real))
 		if !hit && rdev != 0 {
 			if st, err := os.Stat(real); err == nil {
-				if sys, ok := st.Sys().(*syscall.Stat_t); ok && uint64(sys.Rdev) == rdev && st.Mode()&os.ModeDevice != 0 {
+				if rdevOf(st) == rdev && st.Mode()&os.ModeDevice != 0 {
 					hit = true
 				}
 			}

@@ -11,7 +11,7 @@ import (
 )
 
 // WriteCSV writes one row per point (the baseline first) of every file:
-// the file's board and kernel, the point's settings (a column per axis),
+// the file's board, kernel and whether it was simulated, the point's settings (a column per axis),
 // status, rates in the unit of the unit column, the difference to the
 // baseline with its interval, interrupts, handler time and CPU. Empty
 // cells were not measured.
@@ -66,7 +66,7 @@ func csvHead(ss []*Sweep) (names, head []string) {
 			count[a.Label]++
 		}
 	}
-	head = []string{"file", "profile", "controller", "kernel", "probe", "point", "baseline", "rank", "tied", "status", "reason"}
+	head = []string{"file", "profile", "controller", "kernel", "simulated", "probe", "point", "baseline", "rank", "tied", "status", "reason"}
 	for _, n := range names {
 		if count[label[n]] > 1 {
 			head = append(head, n)
@@ -75,7 +75,7 @@ func csvHead(ss []*Sweep) (names, head []string) {
 		}
 	}
 	head = append(head, "runs", "median", "min", "max", "unit", "diff_pct", "ci_lo_pct", "ci_hi_pct", "significant",
-		"irqs_per_sec", "irqs_per_mib", "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_mib", "change", "verdict")
+		"irqs_per_s", "irqs_per_mib", "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_mib", "change", "verdict")
 	return names, head
 }
 
@@ -97,7 +97,11 @@ func csvRecord(s *Sweep, p *Point, names []string) []string {
 	if len(p.Changed) > 0 {
 		reason += ": " + strings.Join(p.Changed, "; ")
 	}
-	rec := []string{s.File, s.Profile, s.Controller, s.Kernel, s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
+	kernel := s.Kernel
+	if s.Simulated && !s.RealProbe {
+		kernel = "" // older files name the host's: no part in the figures
+	}
+	rec := []string{s.File, s.Profile, s.Controller, kernel, strconv.FormatBool(s.Simulated), s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
 		strconv.FormatBool(p.Tied), string(p.Status), reason}
 	for _, name := range names {
 		rec = append(rec, p.Settings[name])

@@ -426,7 +426,7 @@ func (g *FleetGroup) boardTable() *table {
 				vs = "best swept " + vs
 			}
 		}
-		t.add(g.Boards[i], s.File, or(s.Kernel, "unknown"), s.State, w, vs)
+		t.add(g.Boards[i], s.File, s.kernelCell(), s.State, w, vs)
 	}
 	return t
 }

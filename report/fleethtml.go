@@ -86,7 +86,7 @@ func fleetLegend(g *FleetGroup, width float64) ([]legendEntry, float64) {
 	var legend []legendEntry
 	lx, ly := 10.0, 18.0
 	for k, name := range g.Boards {
-		l := name + " (" + or(g.Sweeps[k].Kernel, "unknown") + ")"
+		l := name + " (" + g.Sweeps[k].kernelCell() + ")"
 		w := float64(utf8.RuneCountInString(l))*6.6 + 40
 		if lx > 10 && lx+w > width {
 			lx, ly = 10, ly+18

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -151,11 +152,17 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	}
 	uniqueLabels(ss)
 	v := &pageView{Title: "citune report: " + ss[0].Board(), CSS: css, Legend: legend()}
+	if ss[0].Simulated {
+		v.Title = "citune report: SIMULATED " + ss[0].Board()
+	}
 	switch {
 	case isFleet(ss, o):
 		v.Title = fmt.Sprintf("citune report: %d boards compared", len(ss))
 	case len(ss) > 1:
 		v.Title = fmt.Sprintf("citune report: %d results side by side", len(ss))
+	}
+	if len(ss) > 1 && slices.ContainsFunc(ss, func(s *Sweep) bool { return s.Simulated }) {
+		v.Title += " (SIMULATED ones among them)"
 	}
 	var files []string
 	for _, s := range ss {
@@ -223,7 +230,7 @@ func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &sweepView{Board: s.Board(), Kernel: or(s.Kernel, "unknown"), Label: s.Label,
+	v := &sweepView{Board: s.Board(), Kernel: s.KernelText(), Label: s.Label,
 		Plan: s.PlanString(), State: stateLine(s), Unit: s.RateUnit()}
 	if many {
 		v.Sfx = "-" + strconv.Itoa(n)
@@ -331,7 +338,7 @@ func (v *sweepView) addHeader(s *Sweep) {
 	add("board", board)
 	add("controller", fmt.Sprintf("%s, %s at %#x", s.Controller, s.Node, s.Base))
 	add("role", s.Role)
-	add("kernel", s.Kernel)
+	add("kernel", s.kernelCell())
 	add("target", strings.TrimSpace(s.Target+" "+s.TargetPath))
 	add("probe", s.Probe)
 	add("command", strings.Join(s.Command, " "))

@@ -157,7 +157,7 @@ func (s *sweepView) render(b *hb) {
 	b.open("section", "class", "sweep", "id", "sweep"+s.Sfx)
 	b.nl()
 	b.open("h2")
-	b.text(s.Board + ", kernel " + s.Kernel + " ")
+	b.text(s.Board + ", " + s.Kernel + " ")
 	b.el("span", "("+s.Label+")", "class", "mono")
 	b.close("h2")
 	b.nl()

@@ -1,6 +1,10 @@
 package report
 
-import "github.com/citune/citune/sweep/rank"
+import (
+	"fmt"
+
+	"github.com/citune/citune/sweep/rank"
+)
 
 // The machine form of results files (`citune report --json`): one object
 // per results file, every point (ranked, excluded, eliminated), lower-case
@@ -33,13 +37,31 @@ type JSONPoint struct {
 	CPUPct     *float64 `json:"cpu_pct,omitempty"`
 }
 
+// JSONTarget is the controller a sweep measured, with the keys every
+// --json's "target" has (docs/json.md).
+type JSONTarget struct {
+	Profile    string `json:"profile"`
+	Controller string `json:"controller"`
+	Node       string `json:"node"`
+	Base       string `json:"base"`
+	Kind       string `json:"kind"`
+	Path       string `json:"path,omitempty"`
+	Simulated  bool   `json:"simulated"`
+}
+
 // JSONSweep is one results file.
 type JSONSweep struct {
-	File        string     `json:"file"`
-	Profile     string     `json:"profile"`
-	Controller  string     `json:"controller"`
-	Node        string     `json:"node,omitempty"`
-	Role        string     `json:"role,omitempty"`
+	File       string     `json:"file"`
+	Target     JSONTarget `json:"target"`
+	Profile    string     `json:"profile"`
+	Controller string     `json:"controller"`
+	Node       string     `json:"node,omitempty"`
+	Role       string     `json:"role,omitempty"`
+	// Simulated: the sweep ran on the simulated controller (citune
+	// --sim); RealProbe: with a real probe (sweep --force), whose rates
+	// do not depend on the simulated settings.
+	Simulated   bool       `json:"simulated"`
+	RealProbe   bool       `json:"real_probe,omitempty"`
 	Probe       string     `json:"probe"`
 	Mode        string     `json:"mode"`
 	State       string     `json:"state"`
@@ -82,8 +104,9 @@ func pointJSON(s *Sweep, p *Point) JSONPoint {
 func JSON(ss []*Sweep) []JSONSweep {
 	out := []JSONSweep{}
 	for _, s := range ss {
-		j := JSONSweep{File: s.File, Profile: s.Profile, Controller: s.Controller, Node: s.Node, Role: s.Role,
-			Probe: s.Probe, Mode: s.Mode, State: s.State, StateDetail: s.StateDetail, Warnings: s.Warnings,
+		j := JSONSweep{File: s.File, Target: JSONTarget{Profile: s.Profile, Controller: s.Controller, Node: s.Node,
+			Base: fmt.Sprintf("%#08x", s.Base), Kind: s.Target, Path: s.TargetPath, Simulated: s.Simulated}, Profile: s.Profile, Controller: s.Controller, Node: s.Node, Role: s.Role,
+			Simulated: s.Simulated, RealProbe: s.RealProbe, Probe: s.Probe, Mode: s.Mode, State: s.State, StateDetail: s.StateDetail, Warnings: s.Warnings,
 			DTS: s.DTS, DTSError: s.DTSErr, Points: []JSONPoint{}}
 		if s.Baseline != nil {
 			b := pointJSON(s, s.Baseline)

@@ -112,7 +112,7 @@ func writeLAVA(w io.Writer, s *Sweep) {
 	// Names are unique per file: two labels could sanitise alike.
 	lw := &lavaWriter{w: w, s: s, units: lavaUnits(s.RateUnit()),
 		used: map[string]int{"baseline": 1, "sweep": 1, "winner": 1, "winner-gain": 1}}
-	lw.log("%s: %s, kernel %s", s.File, s.Board(), or(s.Kernel, "unknown"))
+	lw.log("%s: %s, %s", s.File, s.Board(), s.KernelText())
 	if s.BoardName != "" {
 		lw.log("board: %s", s.BoardName)
 	}

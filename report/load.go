@@ -62,6 +62,10 @@ func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
 	s.File = name
 	s.Label = tail(name, 1)
 	s.Warnings = append(warnings, s.Warnings...)
+	if m := res.Header.SimulatedMark(); m != "" {
+		// First, in every format: a simulated sweep says so at its top.
+		s.Warnings = append([]string{m}, s.Warnings...)
+	}
 	switch {
 	case s.Winner() == nil:
 		s.DTSErr = "no point was ranked: nothing to make permanent"
@@ -222,9 +226,10 @@ func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 // and how, and the registers' snapshot.
 func sweepOfHeader(res *results.Results) *Sweep {
 	h := res.Header
-	s := &Sweep{Profile: h.Profile, ProfileFile: h.ProfileFile, Controller: h.Controller, Node: h.Node, Base: h.Base,
+	s := &Sweep{Profile: h.Profile, ProfileFile: h.ProfileFile, Controller: h.Controller, Node: h.Node, Base: uint64(h.Base),
 		Kernel: h.Kernel, Target: h.Target, TargetPath: h.TargetPath, Role: h.Role, Probe: h.Probe, Command: h.Command,
 		Started: h.Started, Mode: h.Plan.Mode, Repeats: h.Plan.Repeats, Warmup: h.Plan.Warmup, Notes: h.Notes,
+		Simulated: h.Simulated(), RealProbe: h.RealProbe(),
 		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
 	s.Axes = axesOf(h)
 	s.BoardName = h.Board.String()

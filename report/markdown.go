@@ -27,7 +27,7 @@ func WriteMarkdown(w io.Writer, ss []*Sweep, o Options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "### USB throughput: %s, kernel %s\n\n", s.Board(), or(s.Kernel, "unknown"))
+	fmt.Fprintf(w, "### USB throughput: %s, %s\n\n", s.Board(), s.KernelText())
 	fmt.Fprintf(w, "- probe: %s\n", s.Probe)
 	fmt.Fprintf(w, "- plan: %s\n", s.PlanString())
 	fmt.Fprintf(w, "- original settings: `%s`\n", s.Originals())

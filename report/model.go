@@ -33,18 +33,21 @@ type Sweep struct {
 	Node        string
 	Base        uint64
 	Kernel      string
-	Target      string
-	TargetPath  string
-	Role        string
-	Probe       string
-	Command     []string
-	Started     time.Time
-	Mode        string
-	Repeats     int
-	Warmup      int
-	Axes        []Axis
-	Registers   []Register
-	Notes       []string
+	// Simulated: the sweep ran on the simulated controller (citune
+	// --sim); RealProbe: with a real probe (sweep --force).
+	Simulated, RealProbe bool
+	Target               string
+	TargetPath           string
+	Role                 string
+	Probe                string
+	Command              []string
+	Started              time.Time
+	Mode                 string
+	Repeats              int
+	Warmup               int
+	Axes                 []Axis
+	Registers            []Register
+	Notes                []string
 
 	// State is a results.Status* (StatusUnfinished: no
 	// end record: killed, or still running); StateDetail says more.
@@ -213,6 +216,31 @@ func (s *Sweep) Board() string {
 		b += " (" + s.Node + ")"
 	}
 	return b
+}
+
+// KernelText names what the sweep ran under: "kernel K", or the
+// simulated controller (whose figures owe nothing to a kernel; older
+// files name the host's kernel there, which is not shown).
+func (s *Sweep) KernelText() string {
+	switch {
+	case s.RealProbe:
+		return "SIMULATED controller, real probe on kernel " + or(s.Kernel, "unknown")
+	case s.Simulated:
+		return "SIMULATED controller (no kernel)"
+	}
+	return "kernel " + or(s.Kernel, "unknown")
+}
+
+// kernelCell is KernelText for a table cell or a legend: the kernel, or
+// SIMULATED.
+func (s *Sweep) kernelCell() string {
+	switch {
+	case s.RealProbe:
+		return "SIMULATED, real probe on " + or(s.Kernel, "unknown")
+	case s.Simulated:
+		return "SIMULATED"
+	}
+	return or(s.Kernel, "unknown")
 }
 
 // RateUnit is the unit rates are shown in (rank.DisplayUnit: ByteUnit

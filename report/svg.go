@@ -460,7 +460,7 @@ func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 	for k, s := range ss {
 		col := fileColours[k%len(fileColours)]
 		b.elem("circle", "cx", px(lx+5), "cy", "14", "r", "5", "fill", col)
-		l := s.Label + ": " + s.Profile + ", " + s.Kernel
+		l := s.Label + ": " + s.Profile + ", " + s.kernelCell()
 		b.text(lx+14, 18, "start", "small", l)
 		lx += float64(utf8.RuneCountInString(l))*6.6 + 40
 	}

@@ -102,13 +102,23 @@ func footnotes(s *Sweep, pts []*Point) []string {
 		blocked = blocked || len(p.Blocked) > 0
 	}
 	if tied {
-		n := 0
+		n, shown := 0, 0
 		for _, p := range s.Ranked {
 			if p.Tied {
 				n++
 			}
 		}
-		out = append(out, fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per MiB, then less CPU per MiB, then fewer settings changed from the original, rank first (--top %d shows them all)", n, n))
+		for _, p := range pts {
+			if p.Tied {
+				shown++
+			}
+		}
+		line := fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per MiB, then less CPU per MiB, then fewer settings changed from the original, rank first", n)
+		if shown < n {
+			// Only when --top hides some of them.
+			line += fmt.Sprintf(" (--top %d shows them all)", n)
+		}
+		out = append(out, line)
 	}
 	if ns {
 		out = append(out, "n.s. = no significant difference to the baseline (the interval includes 0)")
@@ -305,7 +315,7 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 
 // writeTextHead writes what was swept, how, its state and its warnings.
 func writeTextHead(w io.Writer, s *Sweep, o Options, width int) {
-	fmt.Fprintf(w, "%s: %s, kernel %s\n", s.File, s.Board(), or(s.Kernel, "unknown"))
+	fmt.Fprintf(w, "%s: %s, %s\n", s.File, s.Board(), s.KernelText())
 	if o.Width > 0 {
 		fmt.Fprint(w, wrap("probe: ", s.Probe, width))
 		fmt.Fprint(w, wrap("plan: ", s.PlanString()+"; original settings "+s.Originals(), width))

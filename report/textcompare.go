@@ -97,7 +97,7 @@ type summaryRow func(name string, f func(s *Sweep) string)
 func summarySweepRows(row summaryRow) {
 	row("file", func(s *Sweep) string { return s.File })
 	row("board", func(s *Sweep) string { return s.Board() })
-	row("kernel", func(s *Sweep) string { return s.Kernel })
+	row("kernel", func(s *Sweep) string { return s.kernelCell() })
 	row("probe", func(s *Sweep) string { return s.Probe })
 	row("plan", func(s *Sweep) string { return s.PlanString() })
 	row("state", func(s *Sweep) string {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -23,9 +24,23 @@ var tableRow = regexp.MustCompile(`^[> ] [*.][R.][S.][!.][x.] |^[> ]  \d+ +\S|^(
 // wraps); at 60x20 the body may shorten what does not fit, the export's
 // preview included.
 func TestScreensFit(t *testing.T) {
+	fixture, err := filepath.Abs("../report/testdata/grid.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := append([]viewCase{
 		{"plan_prompt", func(e *env) { e.keys("3", "e") }},
 		{"load_prompt", func(e *env) { e.keys("3", "l") }},
+		// An earlier sweep's results opened with l (a report fixture of
+		// this imx6q usbh1: 12 points, two not ranked).
+		{"results_loaded", func(e *env) {
+			e.keys("3", "l")
+			e.typeText(fixture)
+			e.keys("enter")
+			if !strings.Contains(strings.Join(strings.Fields(e.screen()), ""), "opened"+fixture) {
+				e.t.Fatalf("the results file did not open:\n%s", e.screen())
+			}
+		}},
 		{"sweep_empty", func(e *env) { e.keys("3") }},
 		{"long_error", func(e *env) {
 			e.m.setErr("export: %s", strings.Repeat("a long reason that goes on ", 12))

@@ -151,7 +151,7 @@ func (e *env) do(cmd tea.Cmd) {
 		case tea.QuitMsg:
 			e.quit = true
 		case regsMsg, writeMsg, restoredMsg, probeProgressMsg, probeRunMsg, probeDoneMsg,
-			sweepMsg, sweepDoneMsg, planMsg, exportMsg:
+			sweepMsg, sweepDoneMsg, planMsg, resultsMsg, exportMsg:
 			mm, next := e.m.Update(msg)
 			e.m = mm.(Model)
 			queue = append(queue, next)

@@ -244,6 +244,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onSweep(msg)
 	case planMsg:
 		return m.onPlan(msg), nil
+	case resultsMsg:
+		return m.onResults(msg), nil
 	case exportMsg:
 		m.exports--
 		if msg.exists && m.mode != modeClosing {

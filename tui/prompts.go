@@ -139,7 +139,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			if len(m.sweep.plan.Axes) == 0 {
 				m.setStatus("plan cleared")
 			} else {
-				m.setStatus("plan set: %d point(s); r starts it", m.sweep.plan.Points())
+				m.setStatus("plan set: %d point(s); r starts it%s", m.sweep.plan.Points(), fewRuns(m.sweep.plan.Repeats))
 			}
 			return m, nil
 		case modeLoad:
@@ -150,7 +150,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.mode = modeNormal
 			m.in.Blur()
 			m.setStatus("loading %s...", val)
-			return m, loadPlan(m.cfg.LoadPlan, val, m.m)
+			return m, loadPlanOrResults(m.cfg.LoadPlan, val, m.m)
 		}
 	}
 	var cmd tea.Cmd

@@ -159,14 +159,14 @@ func TestParsePlanErrors(t *testing.T) {
 	e := newEnv(t, false)
 	m := e.target.Profile.Map
 	for text, want := range map[string]string{
-		"ITC=3":          "not a legal value",
-		"AHBBRST=4":      "reserved",
-		"USBCMD=1":       "a sweep changes fields, not whole registers",
-		"NOPE=1":         "no such register or field",
-		"ITC=1 repeat=0": "want 3..100",
-		"ITC=1 repeat=2": "repeat=2: want 3..100 (with fewer runs per point no difference can be told from noise",
-		"ITC":            "want FIELD=",
-		"ID.ID=1":        "write refused",
+		"ITC=3":              "not a legal value",
+		"AHBBRST=4":          "reserved",
+		"USBCMD=1":           "a sweep changes fields, not whole registers",
+		"NOPE=1":             "no such register or field",
+		"ITC=1 repeat=0":     "repeat=0: want 1..10000, as citune sweep --repeat",
+		"ITC=1 repeat=10001": "repeat=10001: want 1..",
+		"ITC":                "want FIELD=",
+		"ID.ID=1":            "write refused",
 		// The sweep's own axis grammar: files and module parameters are
 		// checked on the screen too.
 		"sysfs:/etc/passwd=1":          "a file axis takes a path under /sys or /proc",
@@ -183,12 +183,12 @@ func TestParsePlanErrors(t *testing.T) {
 	}
 }
 
-// Plan errors are shown whole at 80 columns, every one of them, and
-// repeat below 3 is refused up front.
+// Plan errors are shown whole at 80 columns, every one of them, and a
+// repeat citune sweep refuses is refused up front.
 func TestPlanErrorsWhole(t *testing.T) {
 	e := newEnv(t, false)
 	e.resize(80, 24)
-	text := "ITC=3 AHBBRST=4 NOPE=1 repeat=2"
+	text := "ITC=3 AHBBRST=4 NOPE=1 repeat=0"
 	_, err := parsePlan(text, e.target.Profile.Map)
 	if err == nil {
 		t.Fatal("the plan should have errors")

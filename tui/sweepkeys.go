@@ -37,13 +37,9 @@ func (m Model) sweepKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.setErr("a plan cannot be loaded while the sweep runs (s stops it)")
 			return m, nil
 		}
-		if m.cfg.LoadPlan == nil {
-			m.setErr("plan files are not available: %s", m.cfg.NoSweep)
-			return m, nil
-		}
 		m.mode = modeLoad
-		m.in.Prompt = "plan file: "
-		m.in.Placeholder = "plan.toml"
+		m.in.Prompt = "plan or results file: "
+		m.in.Placeholder = "plan.toml or an earlier sweep's results.jsonl"
 		m.in.SetValue("")
 		return m, m.in.Focus()
 	case key.Matches(msg, k.Chart):

@@ -41,8 +41,9 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 		switch {
 		case strings.EqualFold(name, "repeat"):
 			n, err := strconv.Atoi(vals)
-			if err != nil || n < rank.MinRunsForCI || n > 100 {
-				errs = append(errs, fmt.Errorf("repeat=%s: want %d..100 (with fewer runs per point no difference can be told from noise: no confidence interval)", vals, rank.MinRunsForCI))
+			// The bounds citune sweep --repeat has (plan.Validate).
+			if err != nil || n < 1 || n > plan.MaxRepeats {
+				errs = append(errs, fmt.Errorf("repeat=%s: want 1..%d, as citune sweep --repeat", vals, plan.MaxRepeats))
 				continue
 			}
 			p.Repeats = n
@@ -267,6 +268,15 @@ func (m Model) onPlan(msg planMsg) Model {
 	for _, a := range m.sweep.plan.Axes {
 		m.axes = append(m.axes, a.Ref)
 	}
-	m.setStatus("loaded plan %s: %d point(s); r starts it", msg.path, m.sweep.plan.Points())
+	m.setStatus("loaded plan %s: %d point(s); r starts it%s", msg.path, m.sweep.plan.Points(), fewRuns(m.sweep.plan.Repeats))
 	return m
+}
+
+// fewRuns is the warning citune sweep prints for so few runs a point,
+// as a tail of a status line ("" for enough).
+func fewRuns(repeats int) string {
+	if w := rank.FewRunsWarning(repeats); w != "" {
+		return "; warning: " + w
+	}
+	return ""
 }

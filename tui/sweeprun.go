@@ -16,7 +16,6 @@ import (
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
-	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
@@ -29,13 +28,14 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	}
 	sp := plan.DefaultPlan()
 	pf.Apply(&sp)
-	if sp.Repeats < rank.MinRunsForCI {
-		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, rank.MinRunsForCI)
-	}
 	if sp.Budget != 0 && sp.Mode != plan.ModeAdaptive {
 		return SweepPlan{}, fmt.Errorf("%s: budget = %g: only an adaptive sweep has a budget (mode %s measures every point)", path, sp.Budget, sp.Mode)
 	}
 	sp.Axes = axes
+	// The bounds citune sweep --plan has (repeat 1 and up, ...).
+	if err := sp.Check(); err != nil && len(axes) > 0 {
+		return SweepPlan{}, fmt.Errorf("%s: %w", path, err)
+	}
 	return SweepPlan{Plan: sp, Source: filepath.Base(path)}, nil
 }
 

@@ -138,11 +138,19 @@ func TestLoadPlanFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plan.toml")
 	e.files = nil
 	bad := filepath.Join(t.TempDir(), "bad.toml")
+	// The bounds of citune sweep --plan: repeat 2 is taken (with the
+	// sweep's warning), 0 and an adaptive race of 2 are not.
 	if err := writeTestFile(bad, "repeat = 2\naxis = [\"AHBBRST=0,3\"]\n"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadPlanFile(bad, e.target.Profile.Map); err == nil || !strings.Contains(err.Error(), "repeat = 2: want at least 3") {
-		t.Errorf("a plan file with repeat 2: %v, want it refused", err)
+	if p, err := LoadPlanFile(bad, e.target.Profile.Map); err != nil || p.Repeats != 2 {
+		t.Errorf("a plan file with repeat 2: %v (repeats %d), want it taken as citune sweep takes it", err, p.Repeats)
+	}
+	if err := writeTestFile(bad, "mode = \"adaptive\"\nrepeat = 2\naxis = [\"AHBBRST=0,3\"]\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPlanFile(bad, e.target.Profile.Map); err == nil || !strings.Contains(err.Error(), "adaptive mode needs 3 or more runs") {
+		t.Errorf("an adaptive plan file with repeat 2: %v, want it refused as citune sweep refuses it", err)
 	}
 	if err := writeTestFile(path, "mode = \"grid\"\nrepeat = 3\nsettle = \"0s\"\naxis = [\"AHBBRST=0,3\"]\n[[axes]]\nname = \"ITC\"\nvalues = [1, 8]\n"); err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func (m Model) sweepPlanView() []string {
 		out = append(out, wrapStyled(m.st.Title, "Sweep plan: FIELD=v1,v2,... per axis and repeat=N; values as for citune set", w)...)
 		out = append(out, m.inputView())
 	case modeLoad:
-		out = append(out, m.st.Title.Render(cut("Load a sweep plan file", w)), m.inputView())
+		out = append(out, m.st.Title.Render(cut("Load a sweep plan, or an earlier sweep's results", w)), m.inputView())
 	}
 	if m.cfg.Sweeper == nil {
 		out = append(out, wrapStyled(m.st.Error, "Sweeping is not available: "+m.cfg.NoSweep, w)...)

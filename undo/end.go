@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/citune/citune/regs"
@@ -131,7 +130,7 @@ func (s *Session) dropRestored() error {
 	if s.lost != nil && s.lost.What == Damaged {
 		return s.keepCopy()
 	}
-	unlock, err := lockFile(s.o.Journal+".lock", syscall.LOCK_EX)
+	unlock, err := lockFile(s.o.Journal+".lock", lockEX)
 	if err != nil {
 		return err
 	}

@@ -169,7 +169,7 @@ func Load(path string) (*Journal, error) {
 		// with nothing to do) creates nothing.
 		return &Journal{Version: Version}, nil
 	}
-	unlock, err := lockFile(path+".lock", syscall.LOCK_SH)
+	unlock, err := lockFile(path+".lock", lockSH)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func Read(path string) (*Journal, error) {
 // and saves the result: concurrent updates serialise and none is lost.
 // When fn fails nothing is saved.
 func Update(path string, fn func(*Journal) error) error {
-	unlock, err := lockFile(path+".lock", syscall.LOCK_EX)
+	unlock, err := lockFile(path+".lock", lockEX)
 	if err != nil {
 		return err
 	}
@@ -324,7 +324,7 @@ func lockFile(path string, how int) (func(), error) {
 		return nil, err
 	}
 	for {
-		err = syscall.Flock(int(f.Fd()), how)
+		err = sysFlock(f, how)
 		if err != syscall.EINTR {
 			break
 		}
@@ -334,7 +334,7 @@ func lockFile(path string, how int) (func(), error) {
 		return nil, fmt.Errorf("journal lock %s: %w: %w", path, ErrStore, err)
 	}
 	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		sysFlock(f, lockUN)
 		f.Close()
 	}, nil
 }

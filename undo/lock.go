@@ -69,7 +69,12 @@ func targetLockFile(id TargetID, dir string) (f *os.File, named bool, err error)
 			return nil, false, fmt.Errorf("target lock: %w: %w", ErrStore, err)
 		}
 		fi, err := f.Stat()
-		if st, ok := fi.Sys().(*syscall.Stat_t); err != nil || !ok || uint64(st.Dev) != id.Dev || uint64(st.Ino) != id.Ino {
+		var dev, ino uint64
+		ok := false
+		if err == nil {
+			dev, ino, ok = devIno(fi)
+		}
+		if err != nil || !ok || dev != id.Dev || ino != id.Ino {
 			f.Close()
 			return nil, false, fmt.Errorf("target lock: %s is not the file it was (replaced)", id.Path)
 		}
@@ -98,7 +103,7 @@ func acquireTarget(id TargetID, dir string, o Owner, force bool) (*os.File, erro
 	}
 	deadline := time.Now().Add(holderWait)
 	for {
-		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+		err := flock(f, lockEX|lockNB)
 		if err == nil {
 			break
 		}
@@ -109,7 +114,7 @@ func acquireTarget(id TargetID, dir string, o Owner, force bool) (*os.File, erro
 		var busy *BusyError
 		if h, ok := readHolder(f); named && ok && h.Alive() {
 			if !o.Kind.Long() && !h.Kind.Long() {
-				if err := flock(f, syscall.LOCK_EX); err != nil {
+				if err := flock(f, lockEX); err != nil {
 					f.Close()
 					return nil, fmt.Errorf("target lock %s: %w: %w", f.Name(), ErrStore, err)
 				}
@@ -175,7 +180,7 @@ func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lo
 	}
 	deadline := time.Now().Add(holderWait)
 	for {
-		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+		err := flock(f, lockEX|lockNB)
 		if err == nil {
 			break
 		}
@@ -203,7 +208,7 @@ func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lo
 			return nil, &BusyError{Target: id, Holder: h}
 		}
 		// Another set or restore: they are short; wait for it.
-		if err := flock(f, syscall.LOCK_EX); err != nil {
+		if err := flock(f, lockEX); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("target lock %s: %w: %w", p, ErrStore, err)
 		}
@@ -219,7 +224,7 @@ func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lo
 	tf, err := acquireTarget(id, targetLocks, o, force)
 	if err != nil || tf == nil {
 		// Refused, or forced past its owner.
-		flock(f, syscall.LOCK_UN)
+		flock(f, lockUN)
 		f.Close()
 		return nil, err
 	}
@@ -368,7 +373,7 @@ func (l *lock) keep(o Owner, e *Entry) error {
 
 func flock(f *os.File, how int) error {
 	for {
-		err := syscall.Flock(int(f.Fd()), how)
+		err := sysFlock(f, how)
 		if err != syscall.EINTR {
 			return err
 		}
@@ -388,8 +393,8 @@ func Holder(journal string, id TargetID) (Owner, bool) {
 		return Owner{}, false
 	}
 	defer f.Close()
-	if flock(f, syscall.LOCK_SH|syscall.LOCK_NB) == nil {
-		flock(f, syscall.LOCK_UN)
+	if flock(f, lockSH|lockNB) == nil {
+		flock(f, lockUN)
 		return Owner{}, false
 	}
 	h, ok := readHolder(f)
@@ -406,11 +411,11 @@ func (l *lock) release() {
 		dropClaim(l.journal, l.id, l.dir)
 	}
 	if l.tf != nil {
-		flock(l.tf, syscall.LOCK_UN)
+		flock(l.tf, lockUN)
 		l.tf.Close()
 		l.tf = nil
 	}
-	flock(l.f, syscall.LOCK_UN)
+	flock(l.f, lockUN)
 	l.f.Close()
 	l.f = nil
 }

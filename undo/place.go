@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // This file holds how the journal's place is trusted, the way ssh trusts
@@ -25,7 +24,7 @@ var ErrNoPlace = errors.New("no private place for the journal")
 // trustInfo refuses fi (of path) unless it belongs to the caller or root
 // and neither its group nor others may write it.
 func trustInfo(path string, fi os.FileInfo) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	fileUID, ok := ownerOf(fi)
 	if !ok {
 		return nil
 	}
@@ -33,8 +32,8 @@ func trustInfo(path string, fi os.FileInfo) error {
 	if fi.IsDir() {
 		what = "folder"
 	}
-	if uid := uint32(os.Geteuid()); st.Uid != uid && st.Uid != 0 {
-		return fmt.Errorf("%w: the %s %s belongs to uid %d, not to you (uid %d) or root: someone else could have planted it", ErrUntrusted, what, path, st.Uid, uid)
+	if uid := uint32(os.Geteuid()); fileUID != uid && fileUID != 0 {
+		return fmt.Errorf("%w: the %s %s belongs to uid %d, not to you (uid %d) or root: someone else could have planted it", ErrUntrusted, what, path, fileUID, uid)
 	}
 	if m := fi.Mode().Perm(); m&0o022 != 0 {
 		return fmt.Errorf("%w: the %s %s is writable by its group or others (mode %#o): someone else could have planted it; `chmod go-w %s` if it is yours", ErrUntrusted, what, path, m, path)
@@ -81,7 +80,7 @@ func openPrivate(path string, flag int) (*os.File, error) {
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(path, flag|oNoFollow, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w: %w", ErrStore, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // Target kinds, as soc names them.
@@ -51,11 +50,11 @@ func File(path string) (TargetID, error) {
 	if err != nil {
 		return TargetID{}, err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	dev, ino, ok := devIno(fi)
 	if !ok {
 		return TargetID{}, fmt.Errorf("%s: no device and inode", path)
 	}
-	return TargetID{Kind: TargetFile, Dev: uint64(st.Dev), Ino: uint64(st.Ino), Path: abs}, nil
+	return TargetID{Kind: TargetFile, Dev: dev, Ino: ino, Path: abs}, nil
 }
 
 // Key is the identity as one string (also the lock file's name).

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -101,7 +100,7 @@ func (s *Session) recorded() []*touch {
 // records are written back from memory where the file can be written
 // (nothing of fn is saved), and the *JournalError is kept in s.lost.
 func (s *Session) withJournal(fn func(j *Journal) bool) error {
-	unlock, err := lockFile(s.o.Journal+".lock", syscall.LOCK_EX)
+	unlock, err := lockFile(s.o.Journal+".lock", lockEX)
 	if err != nil {
 		return err
 	}

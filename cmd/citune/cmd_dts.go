@@ -48,11 +48,19 @@ func runDTS(a *app, args []string) error {
 		return usageErr("--dtb and --out go with --overlay")
 	}
 	var in dtsout.DTSInput
+	var tinfo targetInfo
 	if *results != "" {
-		var err error
-		if _, in, err = a.decideResults(*results, nil); err != nil {
+		res, err := loadResults(*results)
+		if err != nil {
 			return err
 		}
+		if _, in, err = a.decideResults(*results, res); err != nil {
+			return err
+		}
+		// The sweep's target, as its results file names it.
+		h := res.Header
+		tinfo = targetInfo{Profile: in.Profile.Name, Controller: in.Controller.Label, Node: in.Controller.Node,
+			Base: fmt.Sprintf("%#08x", in.Controller.Base), Kind: h.Target, Path: h.TargetPath, Simulated: h.Simulated()}
 	} else {
 		t, err := a.open(false)
 		if err != nil {
@@ -64,6 +72,7 @@ func runDTS(a *app, args []string) error {
 			return err
 		}
 		in = a.liveDTSInput(t, snap)
+		tinfo = infoOf(t)
 	}
 	d := dtsout.BuildDTS(in)
 	if o.on {
@@ -71,6 +80,7 @@ func runDTS(a *app, args []string) error {
 	}
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
+			Target       targetInfo       `json:"target"`
 			Profile      string           `json:"profile"`
 			Controller   string           `json:"controller"`
 			Role         string           `json:"role"`
@@ -78,7 +88,7 @@ func runDTS(a *app, args []string) error {
 			Properties   []dtsout.DTSLine `json:"properties"`
 			KernelParams []dtsout.DTSLine `json:"kernel_params"`
 			Notes        []string         `json:"notes"`
-		}{in.Profile.Name, in.Controller.Label, string(in.Role), d.String(), d.Props, d.Params, d.Notes})
+		}{tinfo, in.Profile.Name, in.Controller.Label, string(in.Role), d.String(), d.Props, d.Params, d.Notes})
 	}
 	fmt.Fprint(a.env.stdout, textwrap.Escape(d.String()))
 	return nil
@@ -98,7 +108,20 @@ func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) dtsout.DTSInput {
 		fmt.Sprintf("citune dts: %s, live values (not measured)", header(t)),
 		placeAfter(in.Controller),
 	}
+	if t.Simulated() {
+		in.Header = append([]string{"SIMULATED controller (--sim): the simulator's values, not a board's"}, in.Header...)
+	}
 	return in
+}
+
+// kernelOf names the kernel a sweep ran under; a simulated sweep's
+// figures owe nothing to this machine's kernel (files written before the
+// header left it out for them name the host's, which is not shown).
+func kernelOf(h results.Header) string {
+	if h.Simulated() && !h.RealProbe() {
+		return "simulated controller (no kernel)"
+	}
+	return "kernel " + orUnknown(h.Kernel)
 }
 
 // dtsText is the text `citune dts` prints: for a results file's winner,
@@ -166,9 +189,12 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 	v := rk.Verdict
 	lines := []string{
 		fmt.Sprintf("citune dts: %s %s (%s), role %s, from %s", p.Name, c.Label, c.Node, orUnknown(h.Role), path),
-		fmt.Sprintf("%s sweep, probe %s, kernel %s, started %s", h.Plan.Mode, h.Probe, orUnknown(h.Kernel), h.Started.Format("2006-01-02 15:04 MST")),
+		fmt.Sprintf("%s sweep, probe %s, %s, started %s", h.Plan.Mode, h.Probe, kernelOf(h), h.Started.Format("2006-01-02 15:04 MST")),
 		fmt.Sprintf("original settings: %s", rank.FormatRate(rk.Baseline.Median, rk.Baseline.Unit)),
 		v.Headline(),
+	}
+	if m := h.SimulatedMark(); m != "" {
+		lines = append([]string{m}, lines...)
 	}
 	lines = append(lines, v.Details()...)
 	switch v.Kind {
@@ -294,4 +320,14 @@ func uniq(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// loadResults reads a results file, explaining a damaged one as report
+// does.
+func loadResults(path string) (*results.Results, error) {
+	res, err := results.Load(path)
+	if err != nil {
+		return nil, explainResults(path, err)
+	}
+	return res, nil
 }

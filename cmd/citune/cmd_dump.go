@@ -267,7 +267,10 @@ func runGet(a *app, args []string) error {
 		items = append(items, it)
 	}
 	if a.g.json {
-		return writeJSON(a.env.stdout, items)
+		return writeJSON(a.env.stdout, struct {
+			Target targetInfo `json:"target"`
+			Values []item     `json:"values"`
+		}{infoOf(t), items})
 	}
 	for i, it := range items {
 		if byAddr[i] {

@@ -431,7 +431,11 @@ func runVerify(a *app, args []string) error {
 		rows = append(rows, r)
 	}
 	if a.g.json {
-		if err := writeJSON(a.env.stdout, rows); err != nil {
+		if err := writeJSON(a.env.stdout, struct {
+			Target targetInfo `json:"target"`
+			Holds  bool       `json:"holds"`
+			Checks []row      `json:"checks"`
+		}{infoOf(t), len(bad) == 0, rows}); err != nil {
 			return err
 		}
 	} else {

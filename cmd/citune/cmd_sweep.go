@@ -14,6 +14,7 @@ import (
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 func init() {
@@ -82,7 +83,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.budget, "budget", 0, "adaptive mode: spend at most this `SHARE` of the probe runs the grid would take (warm-ups and\nbaselines included; default a third); the points still racing when it runs out are ranked on the runs\nthey have")
 	fs.Float64Var(&o.minGain, "min-gain", rank.DefaultMinGainPct, "the verdict's practical threshold in `PERCENT`: a smaller gain is no change, and nothing is recommended for it")
 	fs.StringVar(&o.out, "out", "", "the results `FILE` to create (JSON Lines; default: a new citune-sweep-DATE-TIME.jsonl)")
-	fs.BoolVar(&o.force, "force", false, "replace an existing --out file (its results are lost)")
+	fs.BoolVar(&o.force, "force", false, "replace an existing --out file (its results are lost); with --sim, also\nrun a real probe (read, write, cmd) on the simulated controller, every\noutput marked SIMULATED")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep of this results `FILE` (appends to it)")
 	fs.StringVar(&o.reload, "reload", "", "`MODULES` to reload for modparam axes, top first, comma-separated (default: the profile's [reload])")
 	fs.StringVar(&o.reloadWait, "reload-wait", "", "`PATH` that must exist again after a reload, e.g. /dev/sda (default: the profile's)")
@@ -209,8 +210,15 @@ func runSweep(a *app, args []string) error {
 	}
 	defer f.Close()
 
+	sim := results.Header{Target: string(t.Kind), Probe: pr.Name()}
+	if mark := sim.SimulatedMark(); mark != "" {
+		fmt.Fprintln(humanOut(a.env.stderr, a.env.errTTY), mark)
+	}
 	fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
 		header(t), pl.Mode, len(runner.Points()), pl.Repeats, pl.Warmup, pr.Name(), o.out)
+	if w := rank.FewRunsWarning(pl.Repeats); w != "" && prev == nil {
+		fmt.Fprintln(humanOut(a.env.stderr, a.env.errTTY), "warning: "+w)
+	}
 	out, err := runner.Run(a.ctx)
 	if out == nil {
 		return err
@@ -218,7 +226,7 @@ func runSweep(a *app, args []string) error {
 	if errors.Is(err, sweep.ErrReboot) {
 		return a.afterRun(&o, pl, err)
 	}
-	return a.afterRun(&o, pl, a.reportSweep(t, o.out, out, err, display))
+	return a.afterRun(&o, pl, a.reportSweep(t, o.out, out, err, display, sim))
 }
 
 // kernel is `uname -r`.

@@ -148,6 +148,12 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		return err
 	}
 	cfg.Prober = sweep.SingleRun{Probe: pr, Env: env}
+	if err := simWithRealProbe(t, pr, false); err != nil {
+		// A single probe run measures this machine, as it says; a
+		// sweep would rank simulated settings on real rates.
+		cfg.NoSweep = "the probe " + pr.Name() + " measures this machine, and its rates do not depend on the simulated settings: start with -- sim (citune sweep --force runs such a sweep, marked)"
+		return nil
+	}
 	// The sweep's probe adapter also checks that every run read the
 	// same data as the sweep's first (a setting that corrupts transfers
 	// shows).
@@ -155,6 +161,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		Command: a.args, Kernel: a.kernel()}
 	sw.Host, sw.Session = sysHost, u
 	if sp, ok := pr.(*probe.SimProbe); ok && t.Simulated() {
+		sw.Kernel = "" // as citune sweep: the host's kernel played no part
 		// As citune sweep: the sim probe's sweeps run on the simulated
 		// board's clock.
 		sw.NewClock = func() *sweep.SimClock { return sweep.NewSimClock(time.Now(), sp) }

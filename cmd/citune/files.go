@@ -50,7 +50,7 @@ func writeOutput(path string, data []byte, replace bool) error {
 	if err := checkOutput(path, replace); err != nil {
 		return err
 	}
-	flags := os.O_WRONLY | os.O_CREATE | syscall.O_NOFOLLOW
+	flags := os.O_WRONLY | os.O_CREATE | oNoFollow
 	if replace {
 		flags |= os.O_TRUNC
 	} else {

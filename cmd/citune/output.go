@@ -74,7 +74,7 @@ type targetInfo struct {
 	Base       string `json:"base"`
 	Kind       string `json:"kind"`
 	Path       string `json:"path,omitempty"`
-	Simulated  bool   `json:"simulated,omitempty"`
+	Simulated  bool   `json:"simulated"`
 }
 
 func infoOf(t *soc.Target) targetInfo {

@@ -16,24 +16,31 @@ import (
 // How a sweep's outcome is printed: the ranking and winner, the closing
 // status, and the JSON form of `citune sweep --json`.
 
-// reportSweep prints the ranking and turns the outcome into an exit code.
-func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display string) error {
+// reportSweep prints the ranking and turns the outcome into an exit code;
+// sim (target and probe) says whether it is a simulated sweep, whose
+// output starts with SIMULATED.
+func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display string, sim results.Header) error {
 	if a.g.json {
 		if jerr := writeJSON(a.env.stdout, struct {
 			Target  targetInfo `json:"target"`
 			Results string     `json:"results"`
+			// RealProbe: a simulated sweep with a real probe (--force).
+			RealProbe bool `json:"real_probe,omitempty"`
 			*sweep.Outcome
 			// The session's time on the sweep's clock (the simulated
 			// board's modelled time when simulated_time).
 			Elapsed float64 `json:"elapsed_s"`
 			ReloadS float64 `json:"reload_s"`
-		}{infoOf(t), path, out, out.Elapsed.Seconds(), out.ReloadTime.Seconds()}); jerr != nil {
+		}{infoOf(t), path, sim.RealProbe(), out, out.Elapsed.Seconds(), out.ReloadTime.Seconds()}); jerr != nil {
 			return jerr
 		}
 	} else {
 		var b strings.Builder
 		out.Ranking.FormatIn(&b, display)
 		w := textwrap.EscapeWriter(humanOut(a.env.stdout, a.env.isTTY)) // names and values may come from a resumed results file
+		if mark := sim.SimulatedMark(); mark != "" {
+			fmt.Fprintln(w, mark)
+		}
 		fmt.Fprint(w, b.String())
 		if out.Ranking.Winner() != nil {
 			v := out.Ranking.Verdict

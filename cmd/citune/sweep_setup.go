@@ -151,7 +151,22 @@ func (a *app) sweepProbe(t *soc.Target, o *sweepOpts, words []string, prev *resu
 		// recorded ones.
 		return nil, env, usageErr("sweep: %s was measured with probe %s; this probe is %s: leave the probe out to continue with the recorded one, or start a new sweep", o.out, prev.Header.Probe, ps[0].Name())
 	}
+	if err := simWithRealProbe(t, ps[0], o.force || (prev != nil && prev.Header.RealProbe())); err != nil {
+		return nil, env, err
+	}
 	return ps[0], env, nil
+}
+
+// simWithRealProbe refuses a real probe (read, write, cmd) on the
+// simulated controller unless forced: its rates are this machine's and
+// do not depend on the simulated settings, so a ranking of them would
+// mislead. Forced, every output of the sweep is marked (results.Header's
+// SimulatedMark).
+func simWithRealProbe(t *soc.Target, pr probe.Probe, force bool) error {
+	if _, ok := pr.(*probe.SimProbe); !t.Simulated() || ok || force {
+		return nil
+	}
+	return usageErr("sweep: --sim sets simulated registers, but probe %s measures this machine: its rates do not depend on the simulated settings, and ranking them would mislead; use the simulated board's probe (-- sim), sweep the board, or add --force to run it anyway (every output then says so)", pr.Name())
 }
 
 // freshName is base+ext, or base-2+ext, base-3+ext... whichever does not
@@ -318,6 +333,11 @@ func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *s
 		Command: absArgs(a.args), Boot: st, BootRoot: broot,
 	}
 	if t.Simulated() {
+		if _, ok := pr.(*probe.SimProbe); ok {
+			// This machine's kernel played no part in a simulated
+			// sweep's figures: the header names none.
+			runner.Kernel = ""
+		}
 		runner.Remap = func(context.Context) error { return t.ReloadSim(sysHost.ReadParam) }
 		if sp, ok := pr.(*probe.SimProbe); ok {
 			// The sim probe's runs take modelled time: the sweep runs on

@@ -3,7 +3,6 @@ package mmio
 import (
 	"fmt"
 	"os"
-	"syscall"
 )
 
 // MapFile maps size bytes of the file at path from its offset 0: a saved
@@ -11,9 +10,9 @@ import (
 // as for /dev/mem is used; with writable false, writes fault and are
 // reported as errors.
 func MapFile(path string, size uint32, writable bool) (*Window, error) {
-	flag, prot := os.O_RDONLY, syscall.PROT_READ
+	flag := os.O_RDONLY
 	if writable {
-		flag, prot = os.O_RDWR, syscall.PROT_READ|syscall.PROT_WRITE
+		flag = os.O_RDWR
 	}
 	// Checked before it is opened: opening a FIFO blocks until someone
 	// writes to it, and opening a device can act on it.
@@ -24,7 +23,7 @@ func MapFile(path string, size uint32, writable bool) (*Window, error) {
 	if err := regularImage(path, pre); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := os.OpenFile(path, flag|openImageFlags, 0)
 	if err != nil {
 		return nil, fmt.Errorf("register image: %w", err)
 	}
@@ -49,11 +48,11 @@ func MapFile(path string, size uint32, writable bool) (*Window, error) {
 		// prefix we need instead when the file ends inside the last page.
 		n = int(size)
 	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, n, prot, syscall.MAP_SHARED)
+	b, unmap, err := mapShared(f, n, writable)
 	if err != nil {
 		return nil, fmt.Errorf("register image %s: mmap: %w", path, err)
 	}
-	return &Window{mem: b[:size], base: 0, what: path, unmap: func() error { return syscall.Munmap(b) }}, nil
+	return &Window{mem: b[:size], base: 0, what: path, unmap: unmap}, nil
 }
 
 // CheckImage is regularImage for a caller that looks at an image before
@@ -79,7 +78,7 @@ func regularImage(path string, fi os.FileInfo) error {
 	case m&os.ModeSocket != 0:
 		return fmt.Errorf("register image %s: a socket, not a regular file (nothing was opened)", path)
 	case m&os.ModeDevice != 0:
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && m&os.ModeCharDevice != 0 && unixMajor(st.Rdev) == 1 && unixMinor(st.Rdev) == 1 {
+		if rdev, ok := rdevOf(fi); ok && m&os.ModeCharDevice != 0 && unixMajor(rdev) == 1 && unixMinor(rdev) == 1 {
 			return fmt.Errorf("register image %s: /dev/mem, not an image: the board's registers are reached without a register image (nothing was opened)", path)
 		}
 		return fmt.Errorf("register image %s: a device, not a regular file (nothing was opened)", path)

@@ -163,6 +163,16 @@ func near(x, t float64) string {
 	return s
 }
 
+// FewRunsWarning is what citune sweep and the TUI both say of a plan of
+// fewer than MinRunsForCI runs a point ("" for enough): both take any
+// number from 1 (a quick look), and warn alike.
+func FewRunsWarning(repeats int) string {
+	if repeats >= MinRunsForCI {
+		return ""
+	}
+	return fmt.Sprintf("repeat %d: with fewer than %d runs a point no difference can be told from noise (no confidence interval) unless the verdict's second look measures it again", repeats, MinRunsForCI)
+}
+
 // MinRunsForCI is the fewest runs per side for which a confidence
 // interval is given.
 const MinRunsForCI = 3

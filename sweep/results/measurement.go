@@ -11,7 +11,7 @@ import (
 type Measurement struct {
 	Bytes         int64         `json:"bytes"`
 	Elapsed       time.Duration `json:"elapsed_ns"`
-	Rate          float64       `json:"rate_bps"` // bytes per second, or per Unit
+	Rate          float64       `json:"rate_bytes_per_s"` // bytes per second, or per Unit
 	Simulated     bool          `json:"simulated,omitempty"`
 	Hash          string        `json:"hash,omitempty"`
 	Sample        string        `json:"sample,omitempty"`
@@ -21,17 +21,17 @@ type Measurement struct {
 	Detail        string        `json:"detail,omitempty"`
 	Warmup        bool          `json:"warmup,omitempty"`
 	IRQs          uint64        `json:"irqs"`
-	IRQsPerSec    float64       `json:"irqs_per_sec"`
+	IRQsPerSec    float64       `json:"irqs_per_s"`
 	IRQsPerMiB    float64       `json:"irqs_per_mib"`
-	CPU           CPUTimes      `json:"cpu"`
+	CPU           CPUTimes      `json:"cpu_s"` // seconds, by kind
 	HandlerAvgUS  float64       `json:"handler_avg_us,omitempty"`
 	HandlerMaxUS  float64       `json:"handler_max_us,omitempty"`
 	HandlerEvents uint64        `json:"handler_events,omitempty"`
 	Err           string        `json:"error,omitempty"`
 	Unit          string        `json:"unit,omitempty"`
-	SenderRate    float64       `json:"sender_rate_bps,omitempty"`
-	ReceiverRate  float64       `json:"receiver_rate_bps,omitempty"`
-	ReadBackRate  float64       `json:"readback_rate_bps,omitempty"`
+	SenderRate    float64       `json:"sender_rate_bytes_per_s,omitempty"`
+	ReceiverRate  float64       `json:"receiver_rate_bytes_per_s,omitempty"`
+	ReadBackRate  float64       `json:"readback_rate_bytes_per_s,omitempty"`
 }
 
 // CPUTimes are the system's CPU seconds over a run, by kind.

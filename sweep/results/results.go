@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/citune/citune/soc"
@@ -55,7 +54,7 @@ type Header struct {
 	ProfileFile string `json:"profile_file,omitempty"`
 	Controller  string `json:"controller"`
 	Node        string `json:"node"`
-	Base        uint64 `json:"base"`
+	Base        Addr   `json:"base"`
 	Target      string `json:"target"`
 	TargetPath  string `json:"target_path,omitempty"`
 	// Role is the controller's role when the sweep started: "host",
@@ -311,7 +310,7 @@ func CreateFile(path string) (*os.File, error) {
 			return nil, fmt.Errorf("results file %s is a directory: give a file name", path)
 		}
 		if lerr == nil && fi.Mode().IsRegular() && holdsNoRun(path) {
-			return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
+			return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|oNoFollow, 0)
 		}
 		return nil, fmt.Errorf("results file %s: %w", path, ErrExists)
 	}
@@ -346,7 +345,7 @@ func OpenAppend(path string) (*os.File, error) {
 			return nil, err
 		}
 	}
-	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|oNoFollow, 0)
 }
 
 // Results is a results file read back.

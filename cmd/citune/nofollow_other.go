@@ -1,0 +1,7 @@
+//go:build !unix
+
+package main
+
+// oNoFollow: Windows has no O_NOFOLLOW (its symbolic links need
+// privileges to make).
+const oNoFollow = 0

@@ -1,0 +1,109 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/dtsout"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
+)
+
+// An earlier sweep's results file (`l` on a .jsonl, or any file that is
+// one) opens in the Sweep tab as the session's own sweep would show it:
+// its plan, its points folded over their visits, the ranking and the
+// verdict, ranked as the sweep and citune dts rank it (its practical
+// threshold; only what can be made permanent is recommended). Only a file of the session's own SoC and controller opens:
+// its settings name this map's fields. Starting a sweep afterwards
+// measures the plan anew into a new results file; the loaded file is
+// never written.
+
+// resultsMsg carries a loaded results file.
+type resultsMsg struct {
+	path string
+	res  *results.Results
+	err  error
+}
+
+// loadPlanOrResults reads path as a results file when it is one, else as
+// a plan file (in the command: the sniff reads the file).
+func loadPlanOrResults(load PlanLoader, path string, m *regs.Map) tea.Cmd {
+	return func() tea.Msg {
+		if strings.HasSuffix(path, ".jsonl") || results.IsFile(path) {
+			res, err := results.Load(path)
+			return resultsMsg{path: path, res: res, err: err}
+		}
+		if load == nil {
+			return planMsg{path: path, err: fmt.Errorf("plan files are not available")}
+		}
+		return loadPlan(load, path, m)()
+	}
+}
+
+func (m Model) onResults(msg resultsMsg) Model {
+	if msg.err != nil {
+		m.setErr("%v", msg.err)
+		return m
+	}
+	if m.sweep.running {
+		m.setErr("%s: not opened while the sweep runs (s stops it)", msg.path)
+		return m
+	}
+	h := msg.res.Header
+	t := m.cfg.Target
+	if !strings.EqualFold(h.Profile, t.Profile.Name) || !strings.EqualFold(h.Controller, t.Controller.Label) {
+		m.setErr("%s was measured on %s %s, this session is %s %s: citune report %s shows it", msg.path, h.Profile, h.Controller, t.Profile.Name, t.Controller.Label, msg.path)
+		return m
+	}
+	pl, err := h.Plan.Bind(m.m)
+	if err != nil {
+		m.setErr("%s: %v", msg.path, err)
+		return m
+	}
+	s := &m.sweep
+	s.resetResults()
+	s.plan = SweepPlan{Plan: pl, Source: msg.path}
+	s.setPlanText(planString(s.plan, m.m), m.m)
+	s.plan.Source = msg.path
+	m.axes = nil
+	for _, a := range s.plan.Axes {
+		m.axes = append(m.axes, a.Ref)
+	}
+	for _, p := range h.Points {
+		if p.Key != results.BaselineKey {
+			s.planned++
+		}
+	}
+	for _, p := range msg.res.Points {
+		s.addPoint(p)
+	}
+	s.total = s.planned
+	if n := len(msg.res.Runs); n > 0 {
+		s.elapsed = msg.res.Runs[n-1].Time.Sub(msg.res.Runs[0].Time)
+	}
+	// The verdict's rule of the session's own sweeps and of citune dts:
+	// only what can be made permanent on this controller is recommended.
+	in := dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: soc.Role(h.Role), Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers}
+	rk := msg.res.Rank(rank.Policy{MinGainPct: h.Plan.MinGainPct(), NotPermanent: dtsout.Permanence(in)})
+	s.ranking = &rk
+	s.simulated = h.Simulated() && !h.RealProbe()
+	s.results = msg.path
+	s.finished = true
+	if n := len(msg.res.Ends); n == 0 || msg.res.Ends[n-1].Status != results.StatusComplete {
+		s.finished, s.stopped = false, true
+	}
+	what := "opened " + msg.path
+	if mark := h.SimulatedMark(); mark != "" && !t.Simulated() {
+		what += " (" + mark + ")"
+	}
+	if b, ok := s.best(); ok {
+		m.setStatus("%s: %d point(s); best %s at %s; %s", what, countHeld(s.points), s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()), rk.Verdict.Short())
+	} else {
+		m.setStatus("%s: %d point(s), none that held", what, countHeld(s.points))
+	}
+	return m
+}
