@@ -126,11 +126,11 @@ func ChipIdea() *Map {
 		deviceOnly(readOnly(reg(0x120, "DCIVERSION", 0x00000001, "Device controller interface version (16-bit).",
 			bits("DCIVERSION", 15, 0, RO, "device interface version (BCD)"),
 		))),
-		deviceOnly(readOnly(reg(0x124, "DCCPARAMS", 0x00000188, "Device controller capability parameters.",
+		hostReset(readOnly(reg(0x124, "DCCPARAMS", 0x00000188, "Device controller capability parameters.",
 			bits("DEN", 4, 0, RO, "device endpoints"),
 			bit("DC", 7, RO, "device capable"),
 			bit("HC", 8, RO, "host capable"),
-		))),
+		)), 0x00000100, srcHostDCCPARAMS),
 		withNote(reg(0x140, "USBCMD", 0x00080000, "USB command. [SDK] gives reset 0x00080000 for every core although its ASP/ASPE text says park defaults to 3/enabled on host-only cores: the ASP/ASPE reset values are unverified.",
 			bit("RS", 0, RW, "run/stop"),
 			neverSet(bit("RST", 1, SC, "controller reset; citune never sets it")),
@@ -358,6 +358,22 @@ func hostAs(r Register, name, desc string, fs ...Field) Register {
 	return r
 }
 func readOnly(r Register) Register     { r.ReadOnly = true; return r }
+
+// hostReset gives r the value it reads on a host-only core, where it is
+// kept (a register Linux needs on every core) and src says why.
+func hostReset(r Register, v uint32, src string) Register {
+	r.HostReset, r.HostSource = v, src
+	return r
+}
+
+// srcHostDCCPARAMS: the SDK's USB_UHx sets list no DCCPARAMS, but Linux
+// reads it on every core: ci_hdrc_host_init() (drivers/usb/chipidea/host.c)
+// returns -ENXIO unless DCCPARAMS.HC reads 1, and hw_device_init() (core.c)
+// takes the endpoint count from DCCPARAMS.DEN. The i.MX6Q usbh1-usbh3
+// ports probe as hosts, so HC reads 1 there; DC=0 and DEN=0 because the
+// core has no device part (no HWDEVICE or ENDPT* registers in the SDK).
+// QEMU's ChipIdea model returns HC only (0x100) for the same reason.
+const srcHostDCCPARAMS = "host-only core: HC=1, DC=0, DEN=0, derived: Linux ci_hdrc_host_init() (drivers/usb/chipidea/host.c) refuses a core whose DCCPARAMS.HC reads 0 and the host-only ports probe; no device part (i.MX6 SDK USB_UHx sets); QEMU hw/usb/chipidea.c reads 0x100"
 func w1c(r Register) Register          { r.W1C = true; return r }
 func resetUnknown(r Register) Register { r.ResetKnown = false; return r }
 func neverSet(f Field) Field           { f.Never = true; return f }
