@@ -192,9 +192,9 @@ func ChipIdea() *Map {
 		),
 		hostAs(reg(0x158, "ASYNCLISTADDR", 0, "ASYNCLISTADDR in host role; ENDPOINTLISTADDR in device role. Raw."),
 			"ASYNCLISTADDR", "Next asynchronous list address (host-only core: no ENDPOINTLISTADDR). Raw."),
-		resetUnknown(reg(0x15C, "TTCTRL", 0, "Embedded transaction translator control. Not in [SDK]; layout from Linux bits.h; reset unknown.",
+		reg(0x15C, "TTCTRL", 0, "Embedded transaction translator control. Not in [SDK]; layout from Linux bits.h; TTHA resets to 0 (binding chipidea,usb2-common.yaml).",
 			knob(bits("TTHA", 30, 24, RW, "internal TT hub address (non-zero-ttctrl-ttha sets 0x7f)")),
-		)),
+		),
 		withNote(reg(0x160, "BURSTSIZE", 0x00000000, "Programmable burst size, in 32-bit words. Effective only while SBUSCFG.AHBBRST is 0. [SDK] gives TXPBURST as 9 bits (16:8), Linux as 8 bits (15:8): bit 16 is left undecoded and shown raw if set. [SDK] reset 0 contradicts its own note that the defaults come from HWTXBUF/HWRXBUF (8/8).",
 			knob(bits("RXPBURST", 7, 0, RW, "RX burst length (USB to memory), 32-bit words")),
 			knob(bits("TXPBURST", 15, 8, RW, "TX burst length (memory to USB), 32-bit words")),
@@ -332,6 +332,8 @@ func ChipIdea() *Map {
 		switch {
 		case !r.ResetKnown:
 			r.Source = "unknown: " + srcNone
+		case r.Name == "TTCTRL":
+			r.Source = SourceTTHA
 		case r.Name == "CAPLENGTH":
 			r.Source = SourceSDK + " (CAPLENGTH 0x40, HCIVERSION 0x0100 read as one word)"
 		default:
@@ -346,6 +348,11 @@ func ChipIdea() *Map {
 // §0, §2); profiles for other SoCs say whether it holds there.
 const SourceSDK = "i.MX6 Platform SDK regsusbcore.h (mx6dq, USB_UOG_* and USB_UHx_* register sets)"
 
+// SourceTTHA: TTCTRL is not in the SDK; the binding documents TTHA's
+// default (its only field): "if not [set], the value will be 0x0, this is
+// the default value".
+const SourceTTHA = "DT binding chipidea,usb2-common.yaml (non-zero-ttctrl-ttha): TTHA is 0x0 by default, the other bits are not described"
+
 const srcNone = "not in the i.MX6 SDK headers, nor in any other source read"
 
 func withNote(r Register, note string) Register { r.Note = note; return r }
@@ -357,7 +364,7 @@ func hostAs(r Register, name, desc string, fs ...Field) Register {
 	r.HostName, r.HostDesc, r.HostFields = name, desc, fs
 	return r
 }
-func readOnly(r Register) Register     { r.ReadOnly = true; return r }
+func readOnly(r Register) Register { r.ReadOnly = true; return r }
 
 // hostReset gives r the value it reads on a host-only core, where it is
 // kept (a register Linux needs on every core) and src says why.
@@ -374,9 +381,9 @@ func hostReset(r Register, v uint32, src string) Register {
 // core has no device part (no HWDEVICE or ENDPT* registers in the SDK).
 // QEMU's ChipIdea model returns HC only (0x100) for the same reason.
 const srcHostDCCPARAMS = "host-only core: HC=1, DC=0, DEN=0, derived: Linux ci_hdrc_host_init() (drivers/usb/chipidea/host.c) refuses a core whose DCCPARAMS.HC reads 0 and the host-only ports probe; no device part (i.MX6 SDK USB_UHx sets); QEMU hw/usb/chipidea.c reads 0x100"
-func w1c(r Register) Register          { r.W1C = true; return r }
-func resetUnknown(r Register) Register { r.ResetKnown = false; return r }
-func neverSet(f Field) Field           { f.Never = true; return f }
+
+func w1c(r Register) Register { r.W1C = true; return r }
+func neverSet(f Field) Field  { f.Never = true; return f }
 func rangeOf(f Field, lo, hi uint32) Field {
 	f.HasRange, f.Min, f.Max = true, lo, hi
 	return f
