@@ -164,3 +164,23 @@ func TestUSBMiscProfileErrors(t *testing.T) {
 		t.Errorf("USBMISC_CTRL = %+v", r)
 	}
 }
+
+// TestUSBMiscPowerOnValue (issue 27, truth 4): the 6SX/6UL port word's
+// power-on value is known: usbmisc_imx6sx_power_lost_check() treats
+// 0x30001000 as it, and the same ops serve fsl,imx6ul-usbmisc.
+func TestUSBMiscPowerOnValue(t *testing.T) {
+	for _, name := range []string{"imx6sx", "imx6ul"} {
+		p := profile(t, name)
+		for i := range p.Controllers {
+			c := &p.Controllers[i]
+			r := c.Map.Register("USBMISC_CTRL")
+			if r == nil {
+				t.Fatalf("%s %s: no USBMISC_CTRL", name, c.Label)
+			}
+			if !r.ResetKnown || r.Reset != 0x30001000 || !strings.Contains(r.Source, "usbmisc_imx6sx_power_lost_check") {
+				t.Errorf("%s %s: USBMISC_CTRL reset %#x known %v source %q; want 0x30001000 from usbmisc_imx6sx_power_lost_check()",
+					name, c.Label, r.Reset, r.ResetKnown, r.Source)
+			}
+		}
+	}
+}
