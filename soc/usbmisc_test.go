@@ -184,3 +184,41 @@ func TestUSBMiscPowerOnValue(t *testing.T) {
 		}
 	}
 }
+
+// TestNonBurstPersistence (issue 27, truths 2 and 3): what a cleared
+// NON_BURST survives depends on the usbmisc ops and the kernel version:
+// imx_usbmisc_resume() re-runs init only through power_lost_check, which
+// imx6q_usbmisc_ops (6Q, and 6SL by its fallback) lacks and 6SX/6UL's ops
+// gained only in late 2022; and v4.1-era kernels never set the bit.
+func TestNonBurstPersistence(t *testing.T) {
+	for name, want := range map[string][]string{
+		"imx6q":  {"imx6q_usbmisc_ops has no power_lost_check", "resume never re-runs"},
+		"imx6sl": {"imx6q_usbmisc_ops has no power_lost_check", "resume never re-runs", "fsl,imx6q-usbmisc"},
+		"imx6sx": {"usbmisc_imx6sx_power_lost_check()", "0x30001000", "v6.2", "before it"},
+		"imx6ul": {"usbmisc_imx6sx_power_lost_check()", "0x30001000", "v6.2", "before it"},
+	} {
+		p := profile(t, name)
+		k := p.Knob(regs.Ref{Reg: &regs.Register{Name: "USBMISC_CTRL"}, Field: &regs.Field{Name: "NON_BURST"}})
+		if k == nil {
+			t.Fatalf("%s: no NON_BURST knob", name)
+		}
+		text := k.None + " " + k.Driver
+		if strings.Contains(text, "resume with power loss)") && name != "imx6sx" && name != "imx6ul" {
+			t.Errorf("%s: still says a resume with power loss re-sets the bit", name)
+		}
+		for _, w := range append(want, "v4.1") {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s NON_BURST knob does not say %q:\n%s", name, w, text)
+			}
+		}
+		var board string
+		for _, b := range p.Board {
+			if b.Field == "USBMISC_CTRL.NON_BURST" {
+				board = b.Source
+			}
+		}
+		if !strings.Contains(board, "v4.1") {
+			t.Errorf("%s: the NON_BURST board value does not carry the v4.1 caveat: %q", name, board)
+		}
+	}
+}
