@@ -20,6 +20,10 @@ type BoardValue struct {
 	// Roles limits the value to controllers in these roles (RoleHost,
 	// RoleDevice); empty means every role.
 	Roles []Role `toml:"roles"`
+	// Controllers limits the value to these controllers (labels); empty
+	// means every controller. A controller's view of the profile
+	// (Profile.ForController) keeps only the values that apply to it.
+	Controllers []string `toml:"controllers"`
 	// Source says where the value comes from (DT property, driver
 	// default, glue flag), or that it is assumed and why.
 	Source string `toml:"source"`
@@ -75,6 +79,11 @@ func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
 		}
 		if strings.TrimSpace(b.Source) == "" {
 			ps.add(l.at(at), "board %s: say where the value comes from (source)", b.Field)
+		}
+		for k, lbl := range b.Controllers {
+			if _, err := p.Controller(lbl); err != nil {
+				ps.add(l.at(fmt.Sprintf("%s.controllers[%d]", at, k)), "board %s: no controller %q", b.Field, lbl)
+			}
 		}
 		for k, r := range b.Roles {
 			if !r.Valid() {

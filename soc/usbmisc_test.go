@@ -222,3 +222,37 @@ func TestNonBurstPersistence(t *testing.T) {
 		}
 	}
 }
+
+// TestHSICPortWord (issue 27, truth 7): on the imx6q HSIC ports
+// (usbh2/usbh3) usbmisc_imx6q_init() also sets UTMI_ON_CLOCK (bit 13), so a
+// running board reads 0x3002 there, not 0x1002; and the SDK marks bits
+// 9:0 and 30:16 of UH2/UH3_CTRL reserved, so the over-current, power
+// polarity and wake-up fields there are not decoded.
+func TestHSICPortWord(t *testing.T) {
+	p := profile(t, "imx6q")
+	for lbl, want := range map[string]uint32{"usbh1": 0x3002, "usbh2": 0x3002, "usbh3": 0x3002, "usbotg": 0x3002} {
+		c, err := p.Controller(lbl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := OpenSim(p.ForController(c), c, SimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := tg.Profile.Map.Register("USBMISC_CTRL")
+		v, err := tg.Acc.Read32(r.Offset)
+		if err != nil || v != want {
+			t.Errorf("%s: board USBMISC_CTRL = %#x, %v; want %#x", lbl, v, err, want)
+		}
+		hsic := lbl == "usbh2" || lbl == "usbh3"
+		for _, f := range []string{"OVER_CUR_DIS", "OVER_CUR_POL", "PWR_POL", "ID_WAKEUP", "VBUS_WAKEUP"} {
+			if (r.Field(f) != nil) == hsic {
+				t.Errorf("%s: field %s decoded = %v; want %v (SDK: UH2/UH3_CTRL bits 9:0, 30:16 reserved)", lbl, f, r.Field(f) != nil, !hsic)
+			}
+		}
+		if r.Field("NON_BURST") == nil || r.Field("UTMI_ON_CLK") == nil {
+			t.Errorf("%s: NON_BURST or UTMI_ON_CLK not decoded", lbl)
+		}
+		tg.Close()
+	}
+}
