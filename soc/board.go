@@ -92,3 +92,29 @@ func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
 		}
 	}
 }
+
+// Assumed is what a board value that no source gives rests on: a
+// [[board]] entry whose source starts with "assumed" (vf610's
+// SBUSCFG.AHBBRST, borrowed from the i.MX6).
+func (b *BoardValue) Assumed() bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(b.Source)), "assumed")
+}
+
+// AssumedValue says whether the value v of field ref on target t is an
+// assumption rather than a reading of silicon: t is the simulator or an
+// image (which start from the profile's board values) and v is the
+// profile's assumed board value for the field. It returns the board
+// entry's source ("" when the value is not assumed). Every output that
+// shows such a value marks it with this (issue 27).
+func (t *Target) AssumedValue(ref regs.Ref, v uint32) string {
+	if t == nil || t.Kind == KindDevMem || ref.Field == nil || t.Profile == nil {
+		return ""
+	}
+	for i := range t.Profile.Board {
+		b := &t.Profile.Board[i]
+		if b.Assumed() && strings.EqualFold(b.Field, ref.String()) && b.Value == v {
+			return b.Source
+		}
+	}
+	return ""
+}
