@@ -191,7 +191,7 @@ func TestRole(t *testing.T) {
 // profiles), and the host-only ones are the ones the SDK names UHx.
 func TestEmbeddedProfilesDeclareCores(t *testing.T) {
 	hostOnly := map[string]bool{"imx6q/usbh1": true, "imx6q/usbh2": true, "imx6q/usbh3": true,
-		"imx6sl/usbh": true, "imx6sx/usbh": true}
+		"imx6sl/usbh": true, "imx6sx/usbh": true, "imx7d/usbh": true}
 	names, _ := fs.Glob(profiles.FS, "*.toml")
 	for _, n := range names {
 		data, _ := fs.ReadFile(profiles.FS, n)
