@@ -166,8 +166,8 @@ type dir struct {
 }
 
 func (d *dir) Stat() (fs.FileInfo, error) { return info{".", 0, true}, nil }
-func (d *dir) Read([]byte) (int, error)    { return 0, errors.New("is a directory") }
-func (d *dir) Close() error                { return nil }
+func (d *dir) Read([]byte) (int, error)   { return 0, errors.New("is a directory") }
+func (d *dir) Close() error               { return nil }
 func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
 	rest := d.ents[d.pos:]
 	if n <= 0 {
