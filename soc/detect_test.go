@@ -52,9 +52,12 @@ func TestDetect(t *testing.T) {
 		// Issue 27: the i.MX7D/7S and i.MX8M Mini/Nano trees and soc_ids
 		// each match exactly one profile (every identity check passing
 		// would report two).
-		{"i.MX7D board", dt("fsl,imx7d-sdb\x00fsl,imx7d\x00", "i.MX7D"), func(*Profile) error { return nil }, "imx7d", ""},
-		{"i.MX7S board", dt("warp,imx7s-warp\x00fsl,imx7s\x00", "i.MX7D"), func(*Profile) error { return nil }, "imx7d", ""},
-		{"i.MX7D by soc_id", dt("", "i.MX7D"), func(*Profile) error { return nil }, "imx7d", ""},
+		{"i.MX7D board", dt("fsl,imx7d-sdb\x00fsl,imx7d\x00", "i.MX7D"), only("imx7d"), "imx7d", ""},
+		{"i.MX7D board under QEMU", dt("fsl,imx7d-sdb\x00fsl,imx7d\x00", "i.MX7D"), only("qemu-imx7d"), "qemu-imx7d", ""},
+		{"i.MX7S board", dt("warp,imx7s-warp\x00fsl,imx7s\x00", "i.MX7D"), only("imx7d"), "imx7d", ""},
+		{"i.MX7D by soc_id", dt("", "i.MX7D"), only("imx7d"), "imx7d", ""},
+		{"i.MX6UL EVK under QEMU", dt("fsl,imx6ul-14x14-evk\x00fsl,imx6ul\x00", "i.MX6UL"), only("qemu-imx6ul"), "qemu-imx6ul", ""},
+		{"i.MX6UL EVK silicon", dt("fsl,imx6ul-14x14-evk\x00fsl,imx6ul\x00", "i.MX6UL"), only("imx6ul"), "imx6ul", ""},
 		{"i.MX8MM board", dt("fsl,imx8mm-evk\x00fsl,imx8mm\x00", "i.MX8MM"), func(*Profile) error { return nil }, "imx8mm", ""},
 		{"i.MX8MM by soc_id", dt("", "i.MX8MM"), func(*Profile) error { return nil }, "imx8mm", ""},
 		{"i.MX8MN board", dt("fsl,imx8mn-ddr4-evk\x00fsl,imx8mn\x00", "i.MX8MN"), func(*Profile) error { return nil }, "imx8mn", ""},
