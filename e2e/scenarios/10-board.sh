@@ -43,7 +43,8 @@ check "no journal left" test ! -e "$E2E_JOURNAL"
 
 # --- the modparam sweep (module reloads)
 R=/tmp/sweep.jsonl
-check "sweep log2_irq_thresh=0,3" ct --controller "$HOST_LABEL" sweep \
+# shellcheck disable=SC2086 # NOTRACE is empty or one flag
+check "sweep log2_irq_thresh=0,3" ct --controller "$HOST_LABEL" sweep $NOTRACE \
 	--axis modparam:ehci_hcd.log2_irq_thresh=0,3 --repeat 2 --warmup 0 --settle 0 --seed 1 \
 	--out "$R" -- read --size 4M /dev/sda
 cp "$E2E_OUT" /tmp/sweep.out
@@ -57,7 +58,8 @@ check "disk is back" test -b /dev/sda
 
 # --- kill -9 in the middle of a sweep, then citune restore
 K=/tmp/killed.jsonl
-citune --journal "$E2E_JOURNAL" --controller "$HOST_LABEL" sweep --axis TXFIFOTHRES=2 \
+# shellcheck disable=SC2086
+citune --journal "$E2E_JOURNAL" --controller "$HOST_LABEL" sweep $NOTRACE --axis TXFIFOTHRES=2 \
 	--repeat 3 --warmup 0 --settle 0 --seed 1 --out "$K" -- read --size 4M /dev/sda >/tmp/killed.out 2>&1 &
 PID=$!
 i=0
