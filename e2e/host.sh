@@ -5,6 +5,8 @@
 #   CITUNE_E2E_CACHE  kernel/busybox cache (default /var/cache/citune-e2e)
 #   CITUNE_E2E_WORK   build products and logs (default /tmp/citune-e2e)
 #   CITUNE_E2E_BIN    a prebuilt linux/arm citune to use instead of building one
+#   CITUNE_E2E_BOARD  the emulated board (e2e_board): sabrelite (default),
+#                     imx6ul-evk or imx7d-sabre
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$E2E_DIR/.." && pwd)
@@ -12,16 +14,40 @@ CACHE=${CITUNE_E2E_CACHE:-/var/cache/citune-e2e}
 WORK=${CITUNE_E2E_WORK:-/tmp/citune-e2e}
 export PATH="$PATH:/sbin:/usr/sbin"
 
-# Kernel modules the guest may load (their dependencies are added).
-E2E_MODULES=(imx2_wdt gpio-mxc usbmisc_imx phy-mxs-usb ci_hdrc_imx ehci-hcd usb-storage sd_mod)
-# Kernel command line of every boot (the reference board command); iomem=relaxed
-# is added unless a scenario asks for the strict /dev/mem default.
-# shellcheck disable=SC2034 # used by e2e/run and e2e/board
-E2E_APPEND='console=ttymxc1,115200 rdinit=/init panic=1 quiet'
+# Kernel modules the guest may load (their dependencies are added): every
+# board's, so one initramfs layout serves them all (anatop-regulator: the
+# 6UL PHYs' 3p0 supply; phy-generic: the 7D's usb-nop-xceiv PHYs).
+E2E_MODULES=(imx2_wdt gpio-mxc usbmisc_imx phy-mxs-usb ci_hdrc_imx ehci-hcd usb-storage sd_mod
+	anatop-regulator phy-generic)
 E2E_DISK_MB=64
 # A reboot scenario's U-Boot environment (single copy, 16 KiB) near the
 # disk's end, and the guest's saved state (a tar) before it.
 E2E_ENV_OFFSET=$((63 * 1024 * 1024))
+
+# e2e_board NAME: the emulated board's machine, device tree, console and
+# serial wiring (qemu-imx6.md, "Other emulated boards"). Sets E2E_BOARD,
+# E2E_MACHINE, E2E_DTB (a file name in the kernel package), E2E_SERIAL (QEMU
+# serial options) and E2E_APPEND (the kernel command line of every boot;
+# iomem=relaxed is added unless a scenario asks for the strict default).
+# shellcheck disable=SC2034 # used by e2e/run and e2e/board
+e2e_board() {
+	E2E_BOARD=$1
+	case $1 in
+	sabrelite) # console on QEMU's second serial port
+		E2E_MACHINE=sabrelite E2E_DTB=imx6q-sabrelite.dtb E2E_SERIAL=(-serial null -serial stdio)
+		E2E_APPEND='console=ttymxc1,115200 rdinit=/init panic=1 quiet' ;;
+	imx6ul-evk) # one CPU only; console on the first serial port
+		E2E_MACHINE=mcimx6ul-evk E2E_DTB=imx6ul-14x14-evk.dtb E2E_SERIAL=(-serial stdio)
+		E2E_APPEND='console=ttymxc0,115200 rdinit=/init panic=1 quiet' ;;
+	imx7d-sabre)
+		E2E_MACHINE=mcimx7d-sabre E2E_DTB=imx7d-sdb.dtb E2E_SERIAL=(-serial stdio)
+		E2E_APPEND='console=ttymxc0,115200 rdinit=/init panic=1 quiet' ;;
+	*)
+		echo "e2e: unknown board '$1' (sabrelite, imx6ul-evk, imx7d-sabre)" >&2
+		return 2 ;;
+	esac
+}
+e2e_board "${CITUNE_E2E_BOARD:-sabrelite}" || exit 2
 
 e2e_die() {
 	echo "e2e: error: $*" >&2
@@ -132,8 +158,8 @@ e2e_make_disk() {
 e2e_qemu_args() {
 	# shellcheck disable=SC2034,SC2054 # QEMU_ARGS is the result; commas are qemu syntax
 	QEMU_ARGS=(
-		-M sabrelite -smp 1 -m 1G
-		-kernel "$VMLINUZ" -dtb "$DTB" -initrd "$1"
+		-M "$E2E_MACHINE" -smp 1 -m 1G
+		-kernel "$VMLINUZ" -dtb "$(dirname "$DTB")/$E2E_DTB" -initrd "$1"
 		-append "$2"
 		-display none -monitor none -no-reboot
 		-drive "if=none,id=stick,format=raw,file=$3"

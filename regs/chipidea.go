@@ -67,4 +67,18 @@ func ChipIdea() *Map {
 // §0, §2); profiles for other SoCs say whether it holds there.
 const SourceSDK = "i.MX6 Platform SDK regsusbcore.h (mx6dq, USB_UOG_* and USB_UHx_* register sets)"
 
+// SourceTTHA: TTCTRL is not in the SDK; the binding documents TTHA's
+// default (its only field): "if not [set], the value will be 0x0, this is
+// the default value".
+const SourceTTHA = "DT binding chipidea,usb2-common.yaml (non-zero-ttctrl-ttha): TTHA is 0x0 by default, the other bits are not described"
+
 const srcNone = "not in the i.MX6 SDK headers, nor in any other source read"
+
+// srcHostDCCPARAMS: the SDK's USB_UHx sets list no DCCPARAMS, but Linux
+// reads it on every core: ci_hdrc_host_init() (drivers/usb/chipidea/host.c)
+// returns -ENXIO unless DCCPARAMS.HC reads 1, and hw_device_init() (core.c)
+// takes the endpoint count from DCCPARAMS.DEN. The i.MX6Q usbh1-usbh3
+// ports probe as hosts, so HC reads 1 there; DC=0 and DEN=0 because the
+// core has no device part (no HWDEVICE or ENDPT* registers in the SDK).
+// QEMU's ChipIdea model returns HC only (0x100) for the same reason.
+const srcHostDCCPARAMS = "host-only core: HC=1, DC=0, DEN=0, derived: Linux ci_hdrc_host_init() (drivers/usb/chipidea/host.c) refuses a core whose DCCPARAMS.HC reads 0 and the host-only ports probe; no device part (i.MX6 SDK USB_UHx sets); QEMU hw/usb/chipidea.c reads 0x100"

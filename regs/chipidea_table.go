@@ -103,7 +103,8 @@ var chipIdea = []Register{
 			{Name: "DCIVERSION", Lsb: 0, Width: 16, Access: RO, Desc: "device interface version (BCD)"},
 		},
 	},
-	{Offset: 0x124, Name: "DCCPARAMS", Reset: 0x00000188, ResetKnown: true, ReadOnly: true, DeviceOnly: true, Source: SourceSDK,
+	{Offset: 0x124, Name: "DCCPARAMS", Reset: 0x00000188, ResetKnown: true, ReadOnly: true, Source: SourceSDK,
+		HostReset: 0x00000100, HostSource: srcHostDCCPARAMS,
 		Desc: "Device controller capability parameters.",
 		Fields: []Field{
 			{Name: "DEN", Lsb: 0, Width: 5, Access: RO, Desc: "device endpoints"},
@@ -192,8 +193,8 @@ var chipIdea = []Register{
 		Desc:     "ASYNCLISTADDR in host role; ENDPOINTLISTADDR in device role. Raw.",
 		HostName: "ASYNCLISTADDR", HostDesc: "Next asynchronous list address (host-only core: no ENDPOINTLISTADDR). Raw.",
 	},
-	{Offset: 0x15C, Name: "TTCTRL", Reset: 0x00000000, Source: "unknown: " + srcNone,
-		Desc: "Embedded transaction translator control. Not in [SDK]; layout from Linux bits.h; reset unknown.",
+	{Offset: 0x15C, Name: "TTCTRL", Reset: 0x00000000, ResetKnown: true, Source: SourceTTHA,
+		Desc: "Embedded transaction translator control. Not in [SDK]; layout from Linux bits.h; TTHA resets to 0 (binding chipidea,usb2-common.yaml).",
 		Fields: []Field{
 			{Name: "TTHA", Lsb: 24, Width: 7, Access: RW, Knob: true, Desc: "internal TT hub address (non-zero-ttctrl-ttha sets 0x7f)"},
 		},

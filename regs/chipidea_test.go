@@ -2,6 +2,7 @@ package regs_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/citune/citune/regs"
@@ -125,9 +126,10 @@ func TestChipIdeaResetValues(t *testing.T) {
 			}
 		})
 	}
-	t.Run("TTCTRL reset unknown", func(t *testing.T) {
-		if r := m.Register("TTCTRL"); r.ResetKnown {
-			t.Errorf("TTCTRL: ResetKnown = true, but the reference has no reset value for it (not in [SDK])")
+	// Issue 27, truth 5: the binding documents TTHA's default (0).
+	t.Run("TTCTRL reset 0 from the binding", func(t *testing.T) {
+		if r := m.Register("TTCTRL"); !r.ResetKnown || r.Reset != 0 || !strings.Contains(r.Source, "chipidea,usb2-common.yaml") {
+			t.Errorf("TTCTRL: reset %#x known %v source %q; want 0 from chipidea,usb2-common.yaml", r.Reset, r.ResetKnown, r.Source)
 		}
 	})
 }

@@ -9,8 +9,10 @@ import (
 // Platform SDK register headers give the OTG core (USB_UOG_*) a device
 // part that the host-only cores (USB_UH1..3_* on i.MX6Q/DL, USB_UH on
 // i.MX6SL and i.MX6SX, the HSIC ports) do not have: no HWDEVICE,
-// DCIVERSION, DCCPARAMS, DEVICEADDR (0x154 is PERIODICLISTBASE there),
+// DCIVERSION, DEVICEADDR (0x154 is PERIODICLISTBASE there),
 // ENDPTLISTADDR, ENDPTNAK/ENDPTNAKEN, OTGSC or ENDPT* registers.
+// DCCPARAMS stays, reading HC=1 DC=0: Linux's ci_hdrc_host_init()
+// refuses a core whose DCCPARAMS.HC reads 0 (drivers/usb/chipidea/host.c).
 type Core string
 
 const (
@@ -67,6 +69,14 @@ func (m *Map) ForCore(c Core) *Map {
 			}
 			r.HostName, r.HostFields, r.HostDesc, r.DeviceOnly = "", nil, "", false
 			r.Note = ""
+			kept = append(kept, r)
+		case r.HostSource != "":
+			// Kept, with the value a host-only core reads, unless a
+			// profile already said the reset value is unknown.
+			if r.ResetKnown {
+				r.Reset, r.Source = r.HostReset, r.HostSource
+			}
+			r.HostSource, r.HostReset = "", 0
 			kept = append(kept, r)
 		case r.DeviceOnly:
 			out.Absent = append(out.Absent, Absence{Name: r.Name, Offset: r.Offset,

@@ -10,7 +10,7 @@ import (
 
 // hostOnlyAbsent is the list of registers the i.MX6 SDK's USB_UHx register
 // sets do not have (issue 11, reference chipidea.md §2).
-var hostOnlyAbsent = []string{"HWDEVICE", "DCIVERSION", "DCCPARAMS", "DEVICEADDR",
+var hostOnlyAbsent = []string{"HWDEVICE", "DCIVERSION", "DEVICEADDR",
 	"ENDPTNAK", "ENDPTNAKEN", "OTGSC", "ENDPTSETUPSTAT", "ENDPTPRIME", "ENDPTFLUSH",
 	"ENDPTSTAT", "ENDPTCOMPLETE", "ENDPTCTRL0", "ENDPTCTRL1", "ENDPTCTRL2", "ENDPTCTRL3",
 	"ENDPTCTRL4", "ENDPTCTRL5", "ENDPTCTRL6", "ENDPTCTRL7"}
@@ -55,7 +55,7 @@ func TestForCoreHostOnly(t *testing.T) {
 
 func TestLookupAbsentRegister(t *testing.T) {
 	m := regs.ChipIdea().ForCore(regs.CoreHostOnly)
-	for _, name := range []string{"DCCPARAMS", "dccparams.DC", "OTGSC.IDPU", "ENDPTCTRL3", "HWDEVICE.DC", "DEVICEADDR.USBADR"} {
+	for _, name := range []string{"DCIVERSION", "OTGSC.IDPU", "ENDPTCTRL3", "HWDEVICE.DC", "DEVICEADDR.USBADR"} {
 		_, err := m.Lookup(name)
 		if !errors.Is(err, regs.ErrAbsent) {
 			t.Errorf("Lookup(%q) = %v, want ErrAbsent", name, err)
@@ -77,8 +77,8 @@ func TestGuardRefusesAbsentRegisters(t *testing.T) {
 	m := regs.ChipIdea().ForCore(regs.CoreHostOnly)
 	b := newFakeBus(t)
 	g := regs.Guard(b, m)
-	if _, err := g.Read32(0x124); !errors.Is(err, regs.ErrAbsent) || !strings.Contains(err.Error(), "DCCPARAMS") {
-		t.Errorf("read of DCCPARAMS = %v", err)
+	if _, err := g.Read32(0x120); !errors.Is(err, regs.ErrAbsent) || !strings.Contains(err.Error(), "DCIVERSION") {
+		t.Errorf("read of DCIVERSION = %v", err)
 	}
 	if err := g.Write32(0x1A4, 0); !errors.Is(err, regs.ErrAbsent) || !strings.Contains(err.Error(), "OTGSC") {
 		t.Errorf("write of OTGSC = %v", err)
@@ -220,5 +220,33 @@ func TestTXSCHHEALTHClearedByAnyWrite(t *testing.T) {
 	// A real difference in a RW field is still reported.
 	if ms := regs.Check(m.Register("TXFILLTUNING"), []regs.Change{c}, 0x00030010); len(ms) != 1 {
 		t.Errorf("TXFIFOTHRES difference: %v, want one mismatch", ms)
+	}
+}
+
+// TestHostOnlyKeepsDCCPARAMS (issue 27, truth 1): Linux's
+// ci_hdrc_host_init() returns -ENXIO unless DCCPARAMS.HC reads 1, and
+// hw_device_init() reads DCCPARAMS.DEN, so a host-only core has the
+// register: HC=1, DC=0.
+func TestHostOnlyKeepsDCCPARAMS(t *testing.T) {
+	m := regs.ChipIdea().ForCore(regs.CoreHostOnly)
+	r := m.Register("DCCPARAMS")
+	if r == nil {
+		t.Fatal("host-only map has no DCCPARAMS")
+	}
+	if !r.ResetKnown || r.Reset != 0x100 || r.Field("HC").Get(r.Reset) != 1 || r.Field("DC").Get(r.Reset) != 0 {
+		t.Errorf("host-only DCCPARAMS reset %#x (known %v), want 0x100 (HC=1, DC=0)", r.Reset, r.ResetKnown)
+	}
+	if !strings.Contains(r.Source, "ci_hdrc_host_init") {
+		t.Errorf("host-only DCCPARAMS source %q does not cite host.c", r.Source)
+	}
+	if _, err := m.Lookup("DCCPARAMS.HC"); err != nil {
+		t.Errorf("Lookup(DCCPARAMS.HC) on host-only: %v", err)
+	}
+	if m.AbsentAt(0x124) != nil {
+		t.Error("0x124 listed absent on a host-only core")
+	}
+	// The OTG core keeps the SDK value.
+	if o := regs.ChipIdea().ForCore(regs.CoreOTG).Register("DCCPARAMS"); o == nil || o.Reset != 0x188 {
+		t.Errorf("OTG DCCPARAMS = %+v", o)
 	}
 }

@@ -208,7 +208,7 @@ func TestDecodeChangedFromReset(t *testing.T) {
 		{"SBUSCFG reserved bit set", "SBUSCFG", 0x80000002, true, ""},
 		{"PORTSC1 at reset", "PORTSC1", 0x10000000, false, ""},
 		{"PORTSC1 PFSC", "PORTSC1", 0x11000000, true, "PFSC"},
-		{"TTCTRL reset unknown", "TTCTRL", 0x7F000000, false, ""},
+		{"TTCTRL TTHA set", "TTCTRL", 0x7F000000, true, "TTHA"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -105,6 +105,11 @@ type Register struct {
 	HostName   string
 	HostDesc   string
 	HostFields []Field
+	// HostSource, when set, keeps the register on a host-only core with
+	// the value HostReset (DCCPARAMS: Linux needs its HC bit on every
+	// core) and says where that value comes from.
+	HostReset  uint32
+	HostSource string
 	// Source says where the reset value comes from ("unknown" where no
 	// source gives one); profiles replace it for their SoC.
 	Source string

@@ -20,6 +20,10 @@ type BoardValue struct {
 	// Roles limits the value to controllers in these roles (RoleHost,
 	// RoleDevice); empty means every role.
 	Roles []Role `toml:"roles"`
+	// Controllers limits the value to these controllers (labels); empty
+	// means every controller. A controller's view of the profile
+	// (Profile.ForController) keeps only the values that apply to it.
+	Controllers []string `toml:"controllers"`
 	// Source says where the value comes from (DT property, driver
 	// default, glue flag), or that it is assumed and why.
 	Source string `toml:"source"`
@@ -76,10 +80,41 @@ func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
 		if strings.TrimSpace(b.Source) == "" {
 			ps.add(l.at(at), "board %s: say where the value comes from (source)", b.Field)
 		}
+		for k, lbl := range b.Controllers {
+			if _, err := p.Controller(lbl); err != nil {
+				ps.add(l.at(fmt.Sprintf("%s.controllers[%d]", at, k)), "board %s: no controller %q", b.Field, lbl)
+			}
+		}
 		for k, r := range b.Roles {
 			if !r.Valid() {
 				ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "board %s: role %q (want host or device)", b.Field, r)
 			}
 		}
 	}
+}
+
+// Assumed is what a board value that no source gives rests on: a
+// [[board]] entry whose source starts with "assumed" (vf610's
+// SBUSCFG.AHBBRST, borrowed from the i.MX6).
+func (b *BoardValue) Assumed() bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(b.Source)), "assumed")
+}
+
+// AssumedValue says whether the value v of field ref on target t is an
+// assumption rather than a reading of silicon: t is the simulator or an
+// image (which start from the profile's board values) and v is the
+// profile's assumed board value for the field. It returns the board
+// entry's source ("" when the value is not assumed). Every output that
+// shows such a value marks it with this (issue 27).
+func (t *Target) AssumedValue(ref regs.Ref, v uint32) string {
+	if t == nil || t.Kind == KindDevMem || ref.Field == nil || t.Profile == nil {
+		return ""
+	}
+	for i := range t.Profile.Board {
+		b := &t.Profile.Board[i]
+		if b.Assumed() && strings.EqualFold(b.Field, ref.String()) && b.Value == v {
+			return b.Source
+		}
+	}
+	return ""
 }

@@ -95,3 +95,30 @@ func TestBadBoardValues(t *testing.T) {
 		}
 	}
 }
+
+// TestAssumedValue (issue 27, truth 8): a board value resting on an
+// assumption is marked on the simulator and images, never on /dev/mem.
+func TestAssumedValue(t *testing.T) {
+	p := profile(t, "vf610")
+	c, _ := p.Controller("usbh1")
+	tg, err := OpenSim(p.ForController(c), c, SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	ref, _ := tg.Profile.Map.Lookup("SBUSCFG.AHBBRST")
+	if s := tg.AssumedValue(ref, 2); !strings.HasPrefix(s, "assumed") {
+		t.Errorf("sim AHBBRST=2: %q, want the assumption", s)
+	}
+	if s := tg.AssumedValue(ref, 0); s != "" {
+		t.Errorf("sim AHBBRST=0 (not the assumed value): %q", s)
+	}
+	itc, _ := tg.Profile.Map.Lookup("USBCMD.ITC")
+	if s := tg.AssumedValue(itc, 1); s != "" {
+		t.Errorf("ITC=1 has a source, marked %q", s)
+	}
+	real := &Target{Profile: tg.Profile, Controller: c, Kind: KindDevMem}
+	if s := real.AssumedValue(ref, 2); s != "" {
+		t.Errorf("/dev/mem value marked assumed: %q", s)
+	}
+}

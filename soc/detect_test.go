@@ -49,6 +49,20 @@ func TestDetect(t *testing.T) {
 		{"i.MX6ULZ by soc_id", dt("", "i.MX6ULZ"), only("imx6ul"), "imx6ul", ""},
 		{"i.MX6ULZ board", dt("inversepath,imx6ulz-usbarmory-mkII\x00fsl,imx6ull\x00fsl,imx6ulz\x00", "i.MX6ULZ"), only("imx6ul"), "imx6ul", ""},
 		{"i.MX6QP board", dt("fsl,imx6qp-sabresd\x00fsl,imx6qp\x00", "i.MX6Q"), only("imx6q"), "imx6q", ""},
+		// Issue 27: the i.MX7D/7S and i.MX8M Mini/Nano trees and soc_ids
+		// each match exactly one profile (every identity check passing
+		// would report two).
+		{"i.MX7D board", dt("fsl,imx7d-sdb\x00fsl,imx7d\x00", "i.MX7D"), only("imx7d"), "imx7d", ""},
+		{"i.MX7D board under QEMU", dt("fsl,imx7d-sdb\x00fsl,imx7d\x00", "i.MX7D"), only("qemu-imx7d"), "qemu-imx7d", ""},
+		{"i.MX7S board", dt("warp,imx7s-warp\x00fsl,imx7s\x00", "i.MX7D"), only("imx7d"), "imx7d", ""},
+		{"i.MX7D by soc_id", dt("", "i.MX7D"), only("imx7d"), "imx7d", ""},
+		{"i.MX6UL EVK under QEMU", dt("fsl,imx6ul-14x14-evk\x00fsl,imx6ul\x00", "i.MX6UL"), only("qemu-imx6ul"), "qemu-imx6ul", ""},
+		{"i.MX6UL EVK silicon", dt("fsl,imx6ul-14x14-evk\x00fsl,imx6ul\x00", "i.MX6UL"), only("imx6ul"), "imx6ul", ""},
+		{"i.MX8MM board", dt("fsl,imx8mm-evk\x00fsl,imx8mm\x00", "i.MX8MM"), func(*Profile) error { return nil }, "imx8mm", ""},
+		{"i.MX8MM by soc_id", dt("", "i.MX8MM"), func(*Profile) error { return nil }, "imx8mm", ""},
+		{"i.MX8MN board", dt("fsl,imx8mn-ddr4-evk\x00fsl,imx8mn\x00", "i.MX8MN"), func(*Profile) error { return nil }, "imx8mn", ""},
+		{"i.MX8MN by soc_id", dt("", "i.MX8MN"), func(*Profile) error { return nil }, "imx8mn", ""},
+		{"i.MX8MP is not i.MX8MM", dt("fsl,imx8mp-evk\x00fsl,imx8mp\x00", "i.MX8MP"), nil, "", "no profile matches"},
 		{"unknown SoC", dt("acme,rocket\x00", "R1"), nil, "", "no profile matches"},
 		{"nothing readable", dt("", ""), nil, "", "neither"},
 		{"nothing passes identity", dt("fsl,imx6q\x00", ""), only("none"), "", "no controller passed"},
@@ -83,8 +97,11 @@ func TestAliases(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, want %s", alias, p, want)
 		}
 	}
-	if p := Lookup(ps, "imx7d"); p != nil {
-		t.Errorf("Lookup(imx7d) = %s", p.Name)
+	if p := Lookup(ps, "imx7s"); p == nil || p.Name != "imx7d" {
+		t.Errorf("Lookup(imx7s) = %v, want imx7d", p)
+	}
+	if p := Lookup(ps, "imx8mq"); p != nil {
+		t.Errorf("Lookup(imx8mq) = %s", p.Name)
 	}
 	// An alias that is another profile's name is an error.
 	bad := fstest.MapFS{}

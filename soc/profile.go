@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,7 +91,11 @@ type Controller struct {
 	// the [usbmisc] reset value for this word.
 	USBMisc      uint64  `toml:"usbmisc"`
 	USBMiscReset *uint32 `toml:"usbmisc_reset"`
-	Notes        string  `toml:"notes"`
+	// USBMiscOmit names [usbmisc] fields this port's word does not have
+	// (the i.MX6 SDK marks UH2/UH3_CTRL bits 9:0 and 30:16 reserved on
+	// the HSIC ports): they are left undecoded there, shown raw.
+	USBMiscOmit []string `toml:"usbmisc_omit"`
+	Notes       string   `toml:"notes"`
 	// Map is the profile's register map narrowed to this controller's
 	// core (regs.Map.ForCore): only the registers the core has.
 	Map *regs.Map `toml:"-" json:"-"`
@@ -299,6 +304,12 @@ func (p *Profile) ForController(c *Controller) *Profile {
 		// A controller of another profile (or built by hand): narrow
 		// this profile's map to its core.
 		q.Map = p.Map.ForCore(c.Core)
+	}
+	q.Board = nil
+	for _, b := range p.Board {
+		if len(b.Controllers) == 0 || slices.ContainsFunc(b.Controllers, func(l string) bool { return strings.EqualFold(l, c.Label) }) {
+			q.Board = append(q.Board, b)
+		}
 	}
 	return &q
 }

@@ -2,6 +2,7 @@ package soc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -198,6 +199,9 @@ func (p *Profile) addUSBMisc(l *locator, ps *problems, misc *regs.Register) {
 		c := &p.Controllers[i]
 		at := fmt.Sprintf("controller[%d]", i)
 		if c.USBMisc == 0 {
+			if len(c.USBMiscOmit) > 0 {
+				ps.add(l.at(at+".usbmisc_omit"), "controller %s: usbmisc_omit without usbmisc", c.Label)
+			}
 			if c.USBMiscReset != nil {
 				ps.add(l.at(at+".usbmisc_reset"), "controller %s: usbmisc_reset without usbmisc", c.Label)
 			}
@@ -217,7 +221,17 @@ func (p *Profile) addUSBMisc(l *locator, ps *problems, misc *regs.Register) {
 			continue
 		}
 		r := *misc
-		r.Fields = append([]regs.Field(nil), misc.Fields...)
+		r.Fields = nil
+		for _, f := range misc.Fields {
+			if !slices.ContainsFunc(c.USBMiscOmit, func(n string) bool { return strings.EqualFold(n, f.Name) }) {
+				r.Fields = append(r.Fields, f)
+			}
+		}
+		for k, n := range c.USBMiscOmit {
+			if misc.Field(n) == nil {
+				ps.add(l.at(fmt.Sprintf("%s.usbmisc_omit[%d]", at, k)), "controller %s: usbmisc_omit names %q, which [usbmisc] does not describe", c.Label, n)
+			}
+		}
 		r.Offset = uint32(c.USBMisc - c.Base)
 		if c.USBMiscReset != nil {
 			r.Reset, r.ResetKnown = *c.USBMiscReset, true

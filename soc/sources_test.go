@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
 )
 
@@ -41,8 +42,14 @@ func TestSourcesInTheOpen(t *testing.T) {
 		if r := p.Map.Register("PORTSC1"); !strings.HasPrefix(r.Source, want) {
 			t.Errorf("%s PORTSC1 source %q, want %q...", name, r.Source, want)
 		}
-		if r := p.Map.Register("TTCTRL"); !strings.HasPrefix(r.Source, "unknown") && name != "qemu-sabrelite" {
-			t.Errorf("%s TTCTRL source %q", name, r.Source)
+		// Issue 27, truth 5: TTHA's default is documented by the binding
+		// (Vybrid keeps every reset value unknown).
+		ttWant := "DT binding chipidea,usb2-common.yaml"
+		if name == "vf610" {
+			ttWant = "unknown"
+		}
+		if r := p.Map.Register("TTCTRL"); !strings.HasPrefix(r.Source, ttWant) && name != "qemu-sabrelite" {
+			t.Errorf("%s TTCTRL source %q, want %q...", name, r.Source, ttWant)
 		}
 	}
 	q := profile(t, "qemu-sabrelite")
@@ -63,4 +70,37 @@ func goodBoard(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestCitesCurrentBinding (issue 27, truth 9): every embedded profile, the
+// profile documentation and the built-in map cite the current binding,
+// chipidea,usb2-common.yaml, never the retired ci-hdrc-usb2.txt.
+func TestCitesCurrentBinding(t *testing.T) {
+	ents, err := profiles.FS.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cites := 0
+	for _, e := range ents {
+		b, err := profiles.FS.ReadFile(e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "ci-hdrc-usb2.txt") {
+			t.Errorf("%s cites ci-hdrc-usb2.txt; cite chipidea,usb2-common.yaml", e.Name())
+		}
+		cites += strings.Count(string(b), "chipidea,usb2-common.yaml")
+	}
+	if cites == 0 {
+		t.Error("no embedded profile cites chipidea,usb2-common.yaml")
+	}
+	for _, name := range []string{"imx6q", "imx6sl", "imx6sx", "imx6ul", "vf610"} {
+		k := profile(t, name).Knob(regs.Ref{Reg: &regs.Register{Name: "TTCTRL"}, Field: &regs.Field{Name: "TTHA"}})
+		if k == nil || !strings.Contains(k.Source, "chipidea,usb2-common.yaml") {
+			t.Errorf("%s TTCTRL.TTHA knob source does not cite chipidea,usb2-common.yaml: %+v", name, k)
+		}
+	}
+	if r := regs.ChipIdea().Register("TTCTRL"); strings.Contains(r.Source+r.Desc, "ci-hdrc-usb2") {
+		t.Errorf("built-in TTCTRL cites the old binding: %s", r.Source)
+	}
 }

@@ -191,7 +191,7 @@ func TestRole(t *testing.T) {
 // profiles), and the host-only ones are the ones the SDK names UHx.
 func TestEmbeddedProfilesDeclareCores(t *testing.T) {
 	hostOnly := map[string]bool{"imx6q/usbh1": true, "imx6q/usbh2": true, "imx6q/usbh3": true,
-		"imx6sl/usbh": true, "imx6sx/usbh": true}
+		"imx6sl/usbh": true, "imx6sx/usbh": true, "imx7d/usbh": true}
 	names, _ := fs.Glob(profiles.FS, "*.toml")
 	for _, n := range names {
 		data, _ := fs.ReadFile(profiles.FS, n)
@@ -214,8 +214,11 @@ func TestEmbeddedProfilesDeclareCores(t *testing.T) {
 			if pc.Core != want {
 				t.Errorf("%s %s: core %q, want %q", p.Name, pc.Label, pc.Core, want)
 			}
-			if (pc.Map.Register("DCCPARAMS") == nil) != (want == regs.CoreHostOnly) {
-				t.Errorf("%s %s: DCCPARAMS presence does not match core %s", p.Name, pc.Label, want)
+			if (pc.Map.Register("OTGSC") == nil) != (want == regs.CoreHostOnly) {
+				t.Errorf("%s %s: OTGSC presence does not match core %s", p.Name, pc.Label, want)
+			}
+			if pc.Map.Register("DCCPARAMS") == nil {
+				t.Errorf("%s %s: no DCCPARAMS (Linux needs its HC bit on every core)", p.Name, pc.Label)
 			}
 		}
 	}
@@ -238,8 +241,12 @@ func TestTargetsRefuseAbsentRegisters(t *testing.T) {
 		if tg.Profile.Map.Register("OTGSC") != nil || tg.Profile.Map.Register("PERIODICLISTBASE") == nil {
 			t.Errorf("%s: map is not the host-only one", tg)
 		}
-		if _, err := tg.Acc.Read32(0x124); !errors.Is(err, regs.ErrAbsent) || !strings.Contains(err.Error(), "DCCPARAMS") {
-			t.Errorf("%s: read of DCCPARAMS = %v", tg, err)
+		if _, err := tg.Acc.Read32(0x120); !errors.Is(err, regs.ErrAbsent) || !strings.Contains(err.Error(), "DCIVERSION") {
+			t.Errorf("%s: read of DCIVERSION = %v", tg, err)
+		}
+		// DCCPARAMS is there, HC=1 DC=0, in the simulator and the image.
+		if v, err := tg.Acc.Read32(0x124); err != nil || v != 0x100 {
+			t.Errorf("%s: host-only DCCPARAMS = %#x, %v; want 0x100", tg, v, err)
 		}
 		if err := tg.Acc.Write32(0x1A4, 0); !errors.Is(err, regs.ErrAbsent) {
 			t.Errorf("%s: write of OTGSC = %v", tg, err)

@@ -164,3 +164,95 @@ func TestUSBMiscProfileErrors(t *testing.T) {
 		t.Errorf("USBMISC_CTRL = %+v", r)
 	}
 }
+
+// TestUSBMiscPowerOnValue (issue 27, truth 4): the 6SX/6UL port word's
+// power-on value is known: usbmisc_imx6sx_power_lost_check() treats
+// 0x30001000 as it, and the same ops serve fsl,imx6ul-usbmisc.
+func TestUSBMiscPowerOnValue(t *testing.T) {
+	for _, name := range []string{"imx6sx", "imx6ul"} {
+		p := profile(t, name)
+		for i := range p.Controllers {
+			c := &p.Controllers[i]
+			r := c.Map.Register("USBMISC_CTRL")
+			if r == nil {
+				t.Fatalf("%s %s: no USBMISC_CTRL", name, c.Label)
+			}
+			if !r.ResetKnown || r.Reset != 0x30001000 || !strings.Contains(r.Source, "usbmisc_imx6sx_power_lost_check") {
+				t.Errorf("%s %s: USBMISC_CTRL reset %#x known %v source %q; want 0x30001000 from usbmisc_imx6sx_power_lost_check()",
+					name, c.Label, r.Reset, r.ResetKnown, r.Source)
+			}
+		}
+	}
+}
+
+// TestNonBurstPersistence (issue 27, truths 2 and 3): what a cleared
+// NON_BURST survives depends on the usbmisc ops and the kernel version:
+// imx_usbmisc_resume() re-runs init only through power_lost_check, which
+// imx6q_usbmisc_ops (6Q, and 6SL by its fallback) lacks and 6SX/6UL's ops
+// gained only in late 2022; and v4.1-era kernels never set the bit.
+func TestNonBurstPersistence(t *testing.T) {
+	for name, want := range map[string][]string{
+		"imx6q":  {"imx6q_usbmisc_ops has no power_lost_check", "resume never re-runs"},
+		"imx6sl": {"imx6q_usbmisc_ops has no power_lost_check", "resume never re-runs", "fsl,imx6q-usbmisc"},
+		"imx6sx": {"usbmisc_imx6sx_power_lost_check()", "0x30001000", "v6.2", "before it"},
+		"imx6ul": {"usbmisc_imx6sx_power_lost_check()", "0x30001000", "v6.2", "before it"},
+	} {
+		p := profile(t, name)
+		k := p.Knob(regs.Ref{Reg: &regs.Register{Name: "USBMISC_CTRL"}, Field: &regs.Field{Name: "NON_BURST"}})
+		if k == nil {
+			t.Fatalf("%s: no NON_BURST knob", name)
+		}
+		text := k.None + " " + k.Driver
+		if strings.Contains(text, "resume with power loss)") && name != "imx6sx" && name != "imx6ul" {
+			t.Errorf("%s: still says a resume with power loss re-sets the bit", name)
+		}
+		for _, w := range append(want, "v4.1") {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s NON_BURST knob does not say %q:\n%s", name, w, text)
+			}
+		}
+		var board string
+		for _, b := range p.Board {
+			if b.Field == "USBMISC_CTRL.NON_BURST" {
+				board = b.Source
+			}
+		}
+		if !strings.Contains(board, "v4.1") {
+			t.Errorf("%s: the NON_BURST board value does not carry the v4.1 caveat: %q", name, board)
+		}
+	}
+}
+
+// TestHSICPortWord (issue 27, truth 7): on the imx6q HSIC ports
+// (usbh2/usbh3) usbmisc_imx6q_init() also sets UTMI_ON_CLOCK (bit 13), so a
+// running board reads 0x3002 there, not 0x1002; and the SDK marks bits
+// 9:0 and 30:16 of UH2/UH3_CTRL reserved, so the over-current, power
+// polarity and wake-up fields there are not decoded.
+func TestHSICPortWord(t *testing.T) {
+	p := profile(t, "imx6q")
+	for lbl, want := range map[string]uint32{"usbh1": 0x3002, "usbh2": 0x3002, "usbh3": 0x3002, "usbotg": 0x3002} {
+		c, err := p.Controller(lbl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := OpenSim(p.ForController(c), c, SimOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := tg.Profile.Map.Register("USBMISC_CTRL")
+		v, err := tg.Acc.Read32(r.Offset)
+		if err != nil || v != want {
+			t.Errorf("%s: board USBMISC_CTRL = %#x, %v; want %#x", lbl, v, err, want)
+		}
+		hsic := lbl == "usbh2" || lbl == "usbh3"
+		for _, f := range []string{"OVER_CUR_DIS", "OVER_CUR_POL", "PWR_POL", "ID_WAKEUP", "VBUS_WAKEUP"} {
+			if (r.Field(f) != nil) == hsic {
+				t.Errorf("%s: field %s decoded = %v; want %v (SDK: UH2/UH3_CTRL bits 9:0, 30:16 reserved)", lbl, f, r.Field(f) != nil, !hsic)
+			}
+		}
+		if r.Field("NON_BURST") == nil || r.Field("UTMI_ON_CLK") == nil {
+			t.Errorf("%s: NON_BURST or UTMI_ON_CLK not decoded", lbl)
+		}
+		tg.Close()
+	}
+}

@@ -98,7 +98,7 @@ func runDTS(a *app, args []string) error {
 // values (snap).
 func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) dtsout.DTSInput {
 	in := dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: t.Role(snap), Snapshot: snap,
-		Settings: dtsout.LiveSettings(t.Profile, snap), ParamUsers: map[string][]soc.ParamUser{}}
+		Settings: dtsout.TargetSettings(t, snap), ParamUsers: map[string][]soc.ParamUser{}}
 	for _, k := range t.Profile.Knobs {
 		if k.Param != "" {
 			in.ParamUsers[k.Param] = soc.ParamScope(a.env.root, t.Profile, k.Param)

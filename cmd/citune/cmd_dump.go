@@ -124,6 +124,9 @@ func printKnobs(w io.Writer, t *soc.Target, ds []regs.Decoded, cols int) {
 			if fv.Meaning != "" {
 				val += " " + fv.Meaning
 			}
+			if t.AssumedValue(ref, fv.Value) != "" {
+				val += " [assumed, not read from silicon]"
+			}
 			fmt.Fprintf(w, " %s %-24s %s\n", mark, ref.String(), truncate(val, cols-28))
 			if k := t.Profile.Knob(ref); k != nil {
 				fmt.Fprintf(w, "   %-24s %s\n", "", truncate(persistText(k, t.Controller), cols-28))
@@ -252,6 +255,7 @@ func runGet(a *app, args []string) error {
 		Value   uint32 `json:"value"`
 		Raw     string `json:"raw"`
 		Meaning string `json:"meaning,omitempty"`
+		Assumed string `json:"assumed,omitempty"`
 	}
 	var items []item
 	for _, ref := range refs {
@@ -263,6 +267,7 @@ func runGet(a *app, args []string) error {
 		if ref.Field != nil {
 			it.Value = ref.Field.Get(v)
 			it.Meaning = regs.Meaning(ref.Field, it.Value)
+			it.Assumed = t.AssumedValue(ref, it.Value)
 		}
 		items = append(items, it)
 	}
@@ -282,6 +287,9 @@ func runGet(a *app, args []string) error {
 			fmt.Fprintf(a.env.stdout, "%s=%d", it.Name, it.Value)
 			if it.Meaning != "" {
 				fmt.Fprintf(a.env.stdout, "  (%s)", it.Meaning)
+			}
+			if it.Assumed != "" {
+				fmt.Fprint(a.env.stdout, "  [assumed, not read from silicon]")
 			}
 			fmt.Fprintln(a.env.stdout)
 		} else {

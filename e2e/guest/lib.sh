@@ -147,12 +147,28 @@ e2e_finish() {
 
 # --- board helpers -------------------------------------------------------------
 
-# Physical addresses of the emulated controllers.
+# The emulated board (E2E_BOARD from /e2e/config): the physical addresses of
+# the OTG port and of the host port the disk is on (USBH1_BASE), that host
+# port's label, the profile detect must choose, the supplier module the USB
+# PHYs wait for (qemu-imx6.md, "Other emulated boards"), and the BURSTSIZE
+# the driver leaves on the host port (from the tree's burst properties);
+# NOTRACE is the probe flag a board needs (empty: handler timing works).
 # shellcheck disable=SC2034 # used by the scenarios
-{
-	USBOTG_BASE=0x02184000
-	USBH1_BASE=0x02184200
-}
+NOTRACE=
+case ${E2E_BOARD:-sabrelite} in
+imx6ul-evk)
+	USBOTG_BASE=0x02184000 USBH1_BASE=0x02184200 HOST_LABEL=usbotg2 OTG_LABEL=usbotg1
+	QEMU_PROFILE=qemu-imx6ul SILICON_PROFILE=imx6ul SUPPLIER=anatop-regulator PHY=phy-mxs-usb BOUND_BURST=0x00001010 ;;
+imx7d-sabre)
+	USBOTG_BASE=0x30b10000 USBH1_BASE=0x30b20000 HOST_LABEL=usbotg2 OTG_LABEL=usbotg1
+	QEMU_PROFILE=qemu-imx7d SILICON_PROFILE=imx7d SUPPLIER=phy-generic PHY= BOUND_BURST=0x00000000
+	# timing the interrupt handler through tracefs soft-locks this emulated
+	# kernel (seen with citune probe; probe --no-trace and dd are fine)
+	NOTRACE=--no-trace ;;
+*)
+	USBOTG_BASE=0x02184000 USBH1_BASE=0x02184200 HOST_LABEL=usbh1 OTG_LABEL=usbotg
+	QEMU_PROFILE=qemu-sabrelite SILICON_PROFILE=imx6q SUPPLIER= PHY=phy-mxs-usb BOUND_BURST=0x00001010 ;;
+esac
 
 # rd32 ADDR: print a 32-bit register as 0xXXXXXXXX (busybox devmem).
 rd32() { devmem "$1" 32; }
@@ -182,7 +198,7 @@ load_usb() {
 	if [ $# -gt 0 ]; then
 		modprobe ehci-hcd "$@" || return 1
 	fi
-	for _m in gpio-mxc usbmisc_imx phy-mxs-usb ci_hdrc_imx usb-storage sd_mod; do
+	for _m in $SUPPLIER gpio-mxc usbmisc_imx $PHY ci_hdrc_imx usb-storage sd_mod; do
 		modprobe "$_m" || {
 			echo "modprobe $_m failed"
 			return 1

@@ -100,7 +100,7 @@ func TestDriverRevertsUSBCMD(t *testing.T) {
 
 func TestHostOnlyCoreRefusesDeviceRegisters(t *testing.T) {
 	s := newSim(t, Config{Map: regs.ChipIdea().ForCore(regs.CoreHostOnly)})
-	for _, off := range []uint32{0x00c, 0x120, 0x124, 0x178, 0x17c, 0x1a4, 0x1ac, 0x1b0, 0x1bc, 0x1c0, 0x1dc} {
+	for _, off := range []uint32{0x00c, 0x120, 0x178, 0x17c, 0x1a4, 0x1ac, 0x1b0, 0x1bc, 0x1c0, 0x1dc} {
 		if _, err := s.Read32(off); !errors.Is(err, regs.ErrAbsent) {
 			t.Errorf("Read32(%#x) = %v, want ErrAbsent", off, err)
 		}
@@ -119,6 +119,10 @@ func TestHostOnlyCoreRefusesDeviceRegisters(t *testing.T) {
 	}
 	if v, _ := s.Read32(0x154); v != 0x12345000 {
 		t.Errorf("PERIODICLISTBASE = %#x", v)
+	}
+	// DCCPARAMS is kept: HC=1, DC=0 (ci_hdrc_host_init needs HC), read-only.
+	if v, err := s.Read32(0x124); err != nil || v != 0x100 {
+		t.Errorf("host-only DCCPARAMS = %#x, %v; want 0x100", v, err)
 	}
 	// An OTG core answers at every offset of the map.
 	otg := newSim(t, Config{})

@@ -511,6 +511,17 @@ func aloneGain(res *results.Results, rk rank.Ranking, name, v string) string {
 // LiveSettings lists every knob of the profile with its current value
 // (for `citune dts` without a results file).
 func LiveSettings(p *soc.Profile, snap soc.Snapshot) []Setting {
+	return liveSettings(p, snap, nil)
+}
+
+// TargetSettings is LiveSettings for target t: a value that is the
+// profile's assumption on the simulator or an image (soc.AssumedValue)
+// says so instead of passing for a live value.
+func TargetSettings(t *soc.Target, snap soc.Snapshot) []Setting {
+	return liveSettings(t.Profile, snap, t)
+}
+
+func liveSettings(p *soc.Profile, snap soc.Snapshot, t *soc.Target) []Setting {
 	var out []Setting
 	for _, k := range p.Knobs {
 		ref, err := p.Map.Lookup(k.Field)
@@ -518,7 +529,12 @@ func LiveSettings(p *soc.Profile, snap soc.Snapshot) []Setting {
 			continue
 		}
 		raw, _ := snap.Value(ref.Reg.Name)
-		out = append(out, Setting{Name: ref.String(), Value: strconv.FormatUint(uint64(ref.Field.Get(raw)), 10), Comment: "live value, not measured"})
+		v := ref.Field.Get(raw)
+		c := "live value, not measured"
+		if t.AssumedValue(ref, v) != "" {
+			c = "assumed value, not read from silicon (the profile's board value has no source)"
+		}
+		out = append(out, Setting{Name: ref.String(), Value: strconv.FormatUint(uint64(v), 10), Comment: c})
 	}
 	return out
 }

@@ -144,6 +144,15 @@ func TestDTSEmitsOnlyWhatTheKernelHonours(t *testing.T) {
 			settings: []dtsout.Setting{{Name: "USBCMD.ASP", Value: "2"}, {Name: "USBCMD.ASPE", Value: "1"}},
 			want:     []string{" *   ehci_hcd.park=2\tASPE=1 ASP=2"},
 		},
+		// Issue 27, truth 6: ci_get_platdata() reads the property in every
+		// role and ci_platform_configure() writes TTHA on device-role
+		// resets too; only its effect is host-only.
+		"non-zero-ttctrl-ttha in device role": {
+			role:     "device",
+			settings: []dtsout.Setting{{Name: "TTCTRL.TTHA", Value: "127"}},
+			want:     []string{"\tnon-zero-ttctrl-ttha;"},
+			not:      []string{"kept only in host role"},
+		},
 		"SDIS has no mechanism": {
 			role:     "host",
 			settings: []dtsout.Setting{{Name: "USBMODE.SDIS", Value: "0"}},
