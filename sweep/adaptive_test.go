@@ -39,9 +39,7 @@ func raceSweep(t *testing.T, mode string, seed uint64, noise float64, warmup int
 	s.land.BusLoad = 0.8
 	s.runner.Journal = ""
 	s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed = 5, warmup, int64(seed)
-	if mode == plan.ModeAdaptive {
-		s.runner.Plan.Budget = plan.DefaultBudget // as citune sweep sets it
-	}
+	s.runner.Plan.SetDefaultBudget() // as citune sweep sets it
 	s.land.Noise, s.land.Seed = noise, seed
 	out, err := s.runner.Run(context.Background())
 	if err != nil {

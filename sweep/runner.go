@@ -121,6 +121,13 @@ type Runner struct {
 	reloadTime time.Duration
 	started    time.Time
 	sched      []*Point // the visits of a grid or one-factor sweep
+
+	// model is a model-mode sweep's last fit, modelSeq the fits so far
+	// (a resumed sweep replays as many as its file records);
+	// modelFallback is set when it raced instead.
+	model         *results.ModelFit
+	modelSeq      int
+	modelFallback bool
 }
 
 // Outcome is what a session found.
@@ -150,6 +157,9 @@ type Outcome struct {
 	// ConfirmRuns are this session's probe runs of the verdict's second
 	// look (Runner.confirm), warm-ups included: outside any budget.
 	ConfirmRuns int `json:"confirm_runs,omitempty"`
+	// Model is a model-mode sweep's last fit of its model (its Fallback
+	// says when it raced the points instead).
+	Model *results.ModelFit `json:"model,omitempty"`
 
 	// Elapsed is the session's time from its first record to its end,
 	// restore included; Reloads and ReloadTime are its module reloads
@@ -222,7 +232,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	out = &Outcome{Ranking: r.store.Rank(), Status: EndComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr,
 		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil,
-		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, ConfirmRuns: r.confirmRuns}
+		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, ConfirmRuns: r.confirmRuns, Model: r.model}
 	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: EndComplete, Restored: restoreErr == nil,
 		ProbeRuns: r.runs, TotalProbeRuns: r.total, Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, Ranking: out.Ranking}
 	switch {
@@ -280,6 +290,12 @@ func (r *Runner) begin() error {
 // execute measures the points in the plan's mode, then takes the
 // verdict's second look where it asks for one.
 func (r *Runner) execute(ctx context.Context) error {
+	if r.Plan.Mode == plan.ModeModel {
+		if err := r.modelSearch(ctx); err != nil {
+			return err
+		}
+		return r.confirm(ctx)
+	}
 	if r.Plan.Mode == plan.ModeAdaptive {
 		if err := r.adaptive(ctx); err != nil {
 			return err
@@ -368,7 +384,7 @@ func (r *Runner) reloadNote() string {
 	for _, p := range r.points {
 		groups[r.modKey(p.Values)] = true
 	}
-	if r.Plan.Mode == plan.ModeAdaptive {
+	if r.Plan.Mode == plan.ModeAdaptive || r.Plan.Mode == plan.ModeModel {
 		// Rounds alternate the order of the values, so a round after
 		// the first needs one reload fewer than it has values.
 		rounds := raceRounds(r.Plan.Repeats)
