@@ -399,6 +399,15 @@ func (s *Sweep) inProgress(res *results.Results) {
 	s.InProgress = fmt.Sprintf("%s (%d run%s recorded, not counted)", name, runs, plural(runs))
 }
 
+// droppedBy is the title of the eliminated points' table and why they
+// are not ranked, by the sweep's mode.
+func (s *Sweep) droppedBy() (title, why string) {
+	if s.Mode == "model" {
+		return "not confirmed by the model search", "Screened only, predicted below the top set the model confirmed (or not permanent); not ranked."
+	}
+	return "dropped by the adaptive race", "Clearly slower than its leader; fewer runs, not ranked."
+}
+
 // modelNotes adds a model-mode sweep's last fit to the notes; once the
 // sweep is complete the points it never measured are its design's
 // choice, counted in a note, not listed as missing.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/citune/citune/sweep/fit"
 	"github.com/citune/citune/sweep/rank"
@@ -96,7 +97,13 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 			return err
 		}
 		if mf.Fallback != "" {
+			// The race gets its whole budget on top of the runs the
+			// model spent.
 			r.modelFallback = true
+			if r.budget > 0 {
+				r.budget += r.spent
+				r.logf("model: racing the points, with a budget of %d probe runs more\n", r.budget-r.spent)
+			}
 			return r.adaptive(ctx)
 		}
 		if len(todo) == 0 {
@@ -123,12 +130,15 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 		best = max(best, pred[i])
 	}
 	unmeasured := 0
+	perm := r.anyPermanent(r.points)
 	for i, p := range r.points {
 		ps := r.store.Point(p.Key)
 		switch {
 		case ps == nil && len(r.store.Screened(p.Key)) == 0:
 			unmeasured++
 		case ps != nil && (ps.Status != rank.StatusOK || len(ps.Rates) >= r.Plan.Repeats):
+		case perm && !r.permanent(p):
+			r.drop(p, fmt.Sprintf("screened only: it cannot be made permanent (%s), so the model's runs went to points that can", strings.Join(r.policy.NotPermanent(r.changes(p)), "; ")))
 		default:
 			r.drop(p, fmt.Sprintf("screened only: the model predicts it %.1f %% below its best point", (1-math.Exp(pred[i]-best))*100))
 		}
@@ -295,6 +305,11 @@ func (r *Runner) modelTopSet(m *fit.Model, xs [][]int, pred []float64, mf *resul
 	// matter (TX bursts on a read) the points that leave it at its
 	// original value come first, as the ranking's tie rule would put
 	// them.
+	if perm := slices.ContainsFunc(cands, func(i int) bool { return r.permanent(r.points[i]) }); perm {
+		// As in the race: the verdict recommends only what can be made
+		// permanent, so the runs go to those points.
+		cands = slices.DeleteFunc(cands, func(i int) bool { return !r.permanent(r.points[i]) })
+	}
 	cost := r.Plan.MinGainPct() / 100
 	score := func(i int) float64 { return pred[i] + se[i] - cost*float64(len(r.changes(r.points[i]))) }
 	cands = slices.DeleteFunc(cands, func(i int) bool { return pred[i]+modelWidth*se[i] < best })

@@ -32,8 +32,8 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	if sp.Repeats < rank.MinRunsForCI {
 		return SweepPlan{}, fmt.Errorf("%s: repeat = %d: want at least %d (with fewer runs per point no difference can be told from noise: no confidence interval)", path, sp.Repeats, rank.MinRunsForCI)
 	}
-	if sp.Budget != 0 && sp.Mode != plan.ModeAdaptive {
-		return SweepPlan{}, fmt.Errorf("%s: budget = %g: only an adaptive sweep has a budget (mode %s measures every point)", path, sp.Budget, sp.Mode)
+	if sp.Budget != 0 && sp.Mode != plan.ModeAdaptive && sp.Mode != plan.ModeModel {
+		return SweepPlan{}, fmt.Errorf("%s: budget = %g: only an adaptive or model sweep has a budget (mode %s measures every point)", path, sp.Budget, sp.Mode)
 	}
 	sp.Axes = axes
 	return SweepPlan{Plan: sp, Source: filepath.Base(path)}, nil
