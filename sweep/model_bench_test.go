@@ -15,10 +15,12 @@ import (
 var modelScenarios = []struct {
 	name  string
 	specs []string
+	// most is the goal's share of the grid's runs (0: none).
+	most float64
 }{
-	{"adaptive.sh 1 (42 points)", []string{"AHBBRST=0,1,3", "RXPBURST=4,8,16,32", "ITC=1,2,4,8,16,32,64"}},
-	{"adaptive.sh 2 (28 points)", closeCompetitors},
-	{"four axes (308 points)", []string{"AHBBRST=0,1,3", "TXPBURST=2,4,8,12,16,24,32", "RXPBURST=4,8,12,16,24,32", "ITC=1,2,4,8,16,32,64"}},
+	{"adaptive.sh 1 (42 points)", []string{"AHBBRST=0,1,3", "RXPBURST=4,8,16,32", "ITC=1,2,4,8,16,32,64"}, 0},
+	{"adaptive.sh 2 (28 points)", closeCompetitors, 0},
+	{"four axes (308 points)", []string{"AHBBRST=0,1,3", "TXPBURST=2,4,8,12,16,24,32", "RXPBURST=4,8,12,16,24,32", "ITC=1,2,4,8,16,32,64"}, 0.08},
 }
 
 // TestModelBench compares the model mode with the full grid per
@@ -27,7 +29,10 @@ var modelScenarios = []struct {
 // (warm-ups and screening runs counted, the verdict's second look left
 // out of both, as bench/adaptive.sh counts) and whether it finds the
 // grid's winner or one the grid calls tied; it prints every miss.
-// Goal: no miss, and at most 8 % of the grid's runs on the 308 points.
+// Goal: no miss, and at most 8 % of the grid's runs in every seed on the
+// 308 points. (On the small grids 8 % is fewer runs than the two
+// baseline visits, one run per model parameter and the winner's own
+// runs: 20 of the 245 runs of the 42-point grid. The share is printed.)
 func TestModelBench(t *testing.T) {
 	if os.Getenv("CITUNE_BENCH") == "" {
 		t.Skip("set CITUNE_BENCH=1 (bench/model.sh does)")
@@ -50,6 +55,9 @@ func TestModelBench(t *testing.T) {
 				m += mruns
 				n++
 				worst = max(worst, float64(mruns)/float64(gruns))
+				if sc.most > 0 && float64(mruns) > sc.most*float64(gruns) {
+					t.Errorf("%s, seed %d, warm-up %d: %d of the grid's %d runs, more than %.0f %%", sc.name, seed, w, mruns, gruns, 100*sc.most)
+				}
 				if mo.Model != nil && mo.Model.Fallback != "" {
 					fell++
 				}
@@ -60,6 +68,7 @@ func TestModelBench(t *testing.T) {
 					tied++
 				default:
 					gw := gr.Ranking.Winner()
+					t.Errorf("%s, seed %d, warm-up %d: missed the grid's winner", sc.name, seed, w)
 					misses = append(misses, fmt.Sprintf("  miss: seed %d warm-up %d: grid %s, model %s (the grid ranks it %v)", seed, w, gw.Key, mo.Ranking.Winner().Key, gr.Ranking.Find(mo.Ranking.Winner().Key)))
 				}
 			}
