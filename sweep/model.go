@@ -55,6 +55,7 @@ const (
 	// than once) before it is judged at all.
 	modelBand     = 0.10
 	modelNoiseDoF = 10
+	modelAlpha    = 0.01
 )
 
 // modelSearch runs the model mode.
@@ -146,8 +147,56 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 	if unmeasured > 0 {
 		r.logf("model: %d of the %d points not measured (predicted below the top set)\n", unmeasured, len(r.points))
 	}
+	predOf := map[string]float64{}
+	for i, p := range r.points {
+		predOf[p.Key] = pred[i]
+	}
+	if err := r.modelTieBreak(ctx, predOf); err != nil {
+		return err
+	}
 	_, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil)
 	return err
+}
+
+// modelTieBreak measures the ranking's first point and the fastest one
+// the plan's runs more while the ranking's tie rule (interrupts, CPU,
+// settings changed) puts another point than the fastest first among
+// points it cannot tell apart, twice at most: as the race's tie-break,
+// so that the winner is the faster one where runs can tell, not the one
+// a tie rule picks for want of runs; and only those two, since every
+// run counts against the model's share; and only where the model tells
+// them apart by the verdict's least gain (where it does not, as between
+// TX burst lengths on a read, more runs would only confirm the tie).
+func (r *Runner) modelTieBreak(ctx context.Context, pred map[string]float64) error {
+	byKey := map[string]*Point{}
+	for _, p := range r.points {
+		byKey[p.Key] = p
+	}
+	for range 2 {
+		rk := r.store.Rank()
+		if len(rk.Ranked) < 2 || !rk.Ranked[0].Tied {
+			return nil
+		}
+		fastest := 0
+		for i, p := range rk.Ranked {
+			if p.Tied && p.Median > rk.Ranked[fastest].Median {
+				fastest = i
+			}
+		}
+		if fastest == 0 || math.Abs(pred[rk.Ranked[0].Key]-pred[rk.Ranked[fastest].Key]) < r.Plan.MinGainPct()/100 {
+			return nil
+		}
+		for _, k := range []string{rk.Ranked[0].Key, rk.Ranked[fastest].Key} {
+			n := r.fit(r.Plan.Warmup, r.Plan.Repeats)
+			if n == 0 || byKey[k] == nil {
+				return nil
+			}
+			if _, err := r.visit(ctx, byKey[k], n, false, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // modelLevels are the number of levels of every axis, their scores for
@@ -272,8 +321,11 @@ func (r *Runner) modelFit(round int, levels []int, scores [][]float64, xs [][]in
 		mf.TopMisfitPct = 100 * sigma * math.Sqrt(max(q/float64(k)-1, 0))
 	}
 	// Judged once the noise is known (the baseline's runs alone are too
-	// few) and the top holds a few points.
-	if misfit := mf.TopMisfitPct / 100; dof >= modelNoiseDoF && k >= 3 && misfit > max(sigma, modelMisfit) {
+	// few) and the top holds a few points: the misfit must be beyond
+	// what an estimate of the noise on its degrees of freedom explains
+	// (q/k against Fisher's F at modelAlpha) and large.
+	if misfit := mf.TopMisfitPct / 100; dof >= modelNoiseDoF && k >= 3 && misfit > max(sigma, modelMisfit) &&
+		1-rank.FCDF(q/float64(k), float64(k), float64(dof)) < modelAlpha {
 		mf.Fallback = fmt.Sprintf("its top %d points are %.1f %% off its predictions beyond the run noise", k, 100*misfit)
 	}
 	return m, mf, pred
@@ -314,9 +366,27 @@ func (r *Runner) modelTopSet(m *fit.Model, xs [][]int, pred []float64, mf *resul
 	score := func(i int) float64 { return pred[i] + se[i] - cost*float64(len(r.changes(r.points[i]))) }
 	cands = slices.DeleteFunc(cands, func(i int) bool { return pred[i]+modelWidth*se[i] < best })
 	slices.SortStableFunc(cands, func(a, b int) int { return cmp.Compare(score(b), score(a)) })
+	// Points the model cannot tell apart (they differ only in axes it
+	// has no term for) are one candidate: the first, which changes the
+	// fewest settings. Measuring the others would only confirm the tie.
+	used := make([]bool, len(r.axes))
+	for a := range used {
+		used[a] = m.Has(a) || slices.ContainsFunc(m.Pairs, func(p fit.Pair) bool { return p.A == a || p.B == a })
+	}
+	seen := map[string]bool{}
 	var top []*Point
-	for _, i := range cands[:min(len(cands), modelTop)] {
-		top = append(top, r.points[i])
+	for _, i := range cands {
+		sig := make([]int, len(r.axes))
+		for a := range sig {
+			sig[a] = -1
+			if used[a] {
+				sig[a] = xs[i][a]
+			}
+		}
+		if k := fmt.Sprint(sig); !seen[k] && len(top) < modelTop {
+			seen[k] = true
+			top = append(top, r.points[i])
+		}
 	}
 	return top
 }

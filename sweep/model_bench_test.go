@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
 )
 
 // The model mode's bench scenarios (bench/model.sh): bench/adaptive.sh's
@@ -25,7 +26,8 @@ var modelScenarios = []struct {
 
 // TestModelBench compares the model mode with the full grid per
 // scenario, seed (CITUNE_BENCH_SEEDS) and warm-up count
-// (CITUNE_BENCH_WARMUPS): the share of the grid's probe runs it takes
+// (CITUNE_BENCH_WARMUPS), scenarios whose name holds
+// CITUNE_BENCH_SCENARIO (default all): the share of the grid's probe runs it takes
 // (warm-ups and screening runs counted, the verdict's second look left
 // out of both, as bench/adaptive.sh counts) and whether it finds the
 // grid's winner or one the grid calls tied; it prints every miss.
@@ -41,10 +43,14 @@ func TestModelBench(t *testing.T) {
 	warmups := benchList(t, "CITUNE_BENCH_WARMUPS", "0 1")
 	var b strings.Builder
 	fmt.Fprintf(&b, "model bench: 2 %% noise, repeat 5, bus load 0.8, seeds %v\n", seeds)
-	fmt.Fprintf(&b, "%-27s %-6s %7s %6s %6s %6s  %-5s %-5s %-6s %s\n", "scenario", "warmup", "grid", "model", "share", "worst", "same", "tied", "missed", "fallback")
+	fmt.Fprintf(&b, "%-27s %-6s %7s %6s %6s %6s  %-5s %-5s %-6s %-8s %s\n", "scenario", "warmup", "grid", "model", "share", "worst", "same", "tied", "missed", "fallback", "applies (grid / model)")
+	only := os.Getenv("CITUNE_BENCH_SCENARIO")
 	for _, sc := range modelScenarios {
+		if !strings.Contains(sc.name, only) {
+			continue
+		}
 		for _, w := range warmups {
-			g, m, same, tied, fell, n := 0, 0, 0, 0, 0, 0
+			g, m, same, tied, fell, n, gapply, mapply := 0, 0, 0, 0, 0, 0, 0, 0
 			worst := 0.0
 			var misses []string
 			for _, seed := range seeds {
@@ -60,6 +66,13 @@ func TestModelBench(t *testing.T) {
 				}
 				if mo.Model != nil && mo.Model.Fallback != "" {
 					fell++
+					misses = append(misses, fmt.Sprintf("  fallback: seed %d warm-up %d: %s", seed, w, mo.Model))
+				}
+				if gr.Ranking.Verdict.Kind == rank.VerdictApply {
+					gapply++
+				}
+				if mo.Ranking.Verdict.Kind == rank.VerdictApply {
+					mapply++
 				}
 				switch {
 				case gr.Ranking.Winner().Key == mo.Ranking.Winner().Key:
@@ -73,8 +86,8 @@ func TestModelBench(t *testing.T) {
 				}
 			}
 			frac := func(k int) string { return fmt.Sprintf("%d/%d", k, n) }
-			fmt.Fprintf(&b, "%-27s %-6d %7d %6d %5.1f%% %5.1f%%  %-5s %-5s %-6s %s\n", sc.name, w, g, m, 100*float64(m)/float64(g), 100*worst,
-				frac(same), frac(tied), frac(n-same-tied), frac(fell))
+			fmt.Fprintf(&b, "%-27s %-6d %7d %6d %5.1f%% %5.1f%%  %-5s %-5s %-6s %-8s %s / %s\n", sc.name, w, g, m, 100*float64(m)/float64(g), 100*worst,
+				frac(same), frac(tied), frac(n-same-tied), frac(fell), frac(gapply), frac(mapply))
 			for _, l := range misses {
 				fmt.Fprintln(&b, l)
 			}
