@@ -1,6 +1,7 @@
 package sweep_test
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -130,5 +132,41 @@ func TestModelFallsBackToRacing(t *testing.T) {
 	grid, _ := raceSweepWith(t, plan.ModeGrid, 1, 0.01, 0, bump, specs...)
 	if !sameOrTied(grid, out) {
 		t.Errorf("winner %s, the grid's %s", out.Ranking.Winner().Key, grid.Ranking.Winner().Key)
+	}
+}
+
+// A model sweep of a module parameter groups its visits by value and
+// stays within the reloads its note announces.
+func TestModelModParamReloadsWithinItsBound(t *testing.T) {
+	root, loader := modTree(t)
+	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	s := newRunner(t, tg, plan.ModeModel, "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "AHBBRST=0,1,2,3")
+	s.runner.Plan.Repeats = 3
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+	s.runner.Remap = func(context.Context) error { return tg.Identify() }
+	if err := s.runner.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	most := -1
+	for _, n := range s.runner.Notes() {
+		if _, after, ok := strings.Cut(n, "at most "); ok && strings.Contains(n, "reloads of") {
+			fmt.Sscanf(after, "%d", &most)
+		}
+	}
+	if most < 0 {
+		t.Fatalf("no bound on the reloads in %q", s.runner.Notes())
+	}
+	out, err := s.runner.Run(context.Background())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, s.log)
+	}
+	loads := 0
+	for _, c := range loader.CallLog() {
+		if strings.HasPrefix(c, "modprobe ehci_hcd ") {
+			loads++
+		}
+	}
+	if loads > most || loads < 3 || out.Model == nil {
+		t.Errorf("ehci_hcd loaded %d times, want 3 to %d; model %+v", loads, most, out.Model)
 	}
 }

@@ -384,7 +384,15 @@ func (r *Runner) reloadNote() string {
 	for _, p := range r.points {
 		groups[r.modKey(p.Values)] = true
 	}
-	if r.Plan.Mode == plan.ModeAdaptive || r.Plan.Mode == plan.ModeModel {
+	if r.Plan.Mode == plan.ModeModel {
+		// The design, up to modelRounds rounds of confirmation (each
+		// may load every value again), the tie-break's four visits and
+		// the original values; the race it may fall back to, more.
+		most := len(groups) + modelRounds*len(groups) + 4 + 1
+		return fmt.Sprintf("module parameters: %d value(s) to load, points grouped by value: at most %d reloads of %s (more if the model falls back to racing)%s",
+			len(groups), most, strings.Join(r.Host.Modules, ", "), r.reloadEstimate(most, "at most "))
+	}
+	if r.Plan.Mode == plan.ModeAdaptive {
 		// Rounds alternate the order of the values, so a round after
 		// the first needs one reload fewer than it has values.
 		rounds := raceRounds(r.Plan.Repeats)
