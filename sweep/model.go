@@ -81,6 +81,7 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 		}
 	}
 	var top []*Point
+	confirmed := map[string]bool{} // visited for their runs, not screening
 	for round := 0; round < modelRounds; round++ {
 		m, mf, pred := r.modelFit(round, levels, scores, xs)
 		if m == nil {
@@ -117,6 +118,7 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 				spentOut = true
 				break
 			}
+			confirmed[p.Key] = true
 			if _, err := r.visit(ctx, p, n, false, nil); err != nil {
 				return err
 			}
@@ -137,7 +139,11 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 		switch {
 		case ps == nil && len(r.store.Screened(p.Key)) == 0:
 			unmeasured++
-		case ps != nil && (ps.Status != rank.StatusOK || len(ps.Rates) >= r.Plan.Repeats):
+		case ps != nil && ps.Status != rank.StatusOK:
+		case confirmed[p.Key]:
+			if len(ps.Rates) < r.Plan.Repeats {
+				r.outOfBudget++ // ranked on the runs the budget left it
+			}
 		case perm && !r.permanent(p):
 			r.drop(p, fmt.Sprintf("screened only: it cannot be made permanent (%s), so the model's runs went to points that can", strings.Join(r.policy.NotPermanent(r.changes(p)), "; ")))
 		default:
