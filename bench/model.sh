@@ -22,12 +22,14 @@
 #
 # Figures (seeds 1-20, warm-ups 0 and 1): see README.md, "Model sweeps".
 #
-# usage: bench/model.sh [SEEDS] [WARMUPS]   (default "1 2 3 4 5", "0 1")
+# usage: bench/model.sh [SEEDS] [WARMUPS]   (default "1 2 3 4 5", "0 1");
+# CITUNE_BENCH_AGAIN=1 also runs a second grid per seed (seed+1000) and
+# says how often the grid agrees with itself, judged the same way.
 # Exit status 1 when the goal is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-out=$(CITUNE_BENCH=1 CITUNE_BENCH_SEEDS="${1:-1 2 3 4 5}" CITUNE_BENCH_WARMUPS="${2:-0 1}" go test ./sweep/ -run '^TestModelBench$' -count=1 -v -timeout 2h 2>&1) || status=1
+out=$(CITUNE_BENCH=1 CITUNE_BENCH_SCENARIO="${CITUNE_BENCH_SCENARIO:-}" CITUNE_BENCH_AGAIN="${CITUNE_BENCH_AGAIN:-}" CITUNE_BENCH_SEEDS="${1:-1 2 3 4 5}" CITUNE_BENCH_WARMUPS="${2:-0 1}" go test ./sweep/ -run '^TestModelBench$' -count=1 -v -timeout 2h 2>&1) || status=1
 sed -n '/^model bench/,/^[-=]/p' <<<"$out" | grep -v '^[-=]'
 grep -E '^\s+model_bench_test.go' <<<"$out" || true
 [ $status = 0 ] && echo "goal met" || echo "goal MISSED"

@@ -31,6 +31,8 @@ var modelScenarios = []struct {
 // (warm-ups and screening runs counted, the verdict's second look left
 // out of both, as bench/adaptive.sh counts) and whether it finds the
 // grid's winner or one the grid calls tied; it prints every miss.
+// With CITUNE_BENCH_AGAIN set it also runs a second grid per seed and
+// says how often it agrees with the first, judged the same way.
 // Goal: no miss, and at most 8 % of the grid's runs in every seed on the
 // 308 points. (On the small grids 8 % is fewer runs than the two
 // baseline visits, one run per model parameter and the winner's own
@@ -50,12 +52,20 @@ func TestModelBench(t *testing.T) {
 			continue
 		}
 		for _, w := range warmups {
-			g, m, same, tied, fell, n, gapply, mapply := 0, 0, 0, 0, 0, 0, 0, 0
+			g, m, same, tied, fell, n, gapply, mapply, again := 0, 0, 0, 0, 0, 0, 0, 0, 0
 			worst := 0.0
 			var misses []string
 			for _, seed := range seeds {
 				gr, _ := raceSweep(t, plan.ModeGrid, uint64(seed), 0.02, w, sc.specs...)
 				mo, _ := raceSweep(t, plan.ModeModel, uint64(seed), 0.02, w, sc.specs...)
+				if os.Getenv("CITUNE_BENCH_AGAIN") != "" {
+					// A second grid, its order and noise from seed+1000,
+					// judged as the model is: how often the grid agrees
+					// with itself.
+					if g2, _ := raceSweep(t, plan.ModeGrid, uint64(seed)+1000, 0.02, w, sc.specs...); sameOrTied(gr, g2) {
+						again++
+					}
+				}
 				gruns, mruns := gr.ProbeRuns-gr.ConfirmRuns, mo.ProbeRuns-mo.ConfirmRuns
 				g += gruns
 				m += mruns
@@ -88,6 +98,9 @@ func TestModelBench(t *testing.T) {
 			frac := func(k int) string { return fmt.Sprintf("%d/%d", k, n) }
 			fmt.Fprintf(&b, "%-27s %-6d %7d %6d %5.1f%% %5.1f%%  %-5s %-5s %-6s %-8s %s / %s\n", sc.name, w, g, m, 100*float64(m)/float64(g), 100*worst,
 				frac(same), frac(tied), frac(n-same-tied), frac(fell), frac(gapply), frac(mapply))
+			if os.Getenv("CITUNE_BENCH_AGAIN") != "" {
+				fmt.Fprintf(&b, "  a second grid (seed+1000) agreed (same or tied) in %s\n", frac(again))
+			}
 			for _, l := range misses {
 				fmt.Fprintln(&b, l)
 			}
