@@ -101,7 +101,6 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 		if mf.Fallback != "" {
 			// The race gets its whole budget on top of the runs the
 			// model spent.
-			r.modelFallback = true
 			if r.budget > 0 {
 				r.budget += r.spent
 				r.logf("model: racing the points, with a budget of %d probe runs more\n", r.budget-r.spent)

@@ -123,11 +123,9 @@ type Runner struct {
 	sched      []*Point // the visits of a grid or one-factor sweep
 
 	// model is a model-mode sweep's last fit, modelSeq the fits so far
-	// (a resumed sweep replays as many as its file records);
-	// modelFallback is set when it raced instead.
-	model         *results.ModelFit
-	modelSeq      int
-	modelFallback bool
+	// (a resumed sweep replays as many as its file records).
+	model    *results.ModelFit
+	modelSeq int
 }
 
 // Outcome is what a session found.
