@@ -131,6 +131,7 @@ type sweepView struct {
 	Rates, Heatmap, Scatter   trustedHTML
 	HeatCaption               string
 	Excluded, Eliminated      *tableView
+	DroppedTitle, DroppedWhy  string
 	Effects                   *tableView
 	EffectsHow                string
 	DTS, KernelParams, DTSErr string
@@ -317,6 +318,11 @@ func (v *sweepView) addTables(s *Sweep) {
 	}
 	if len(s.Eliminated) > 0 {
 		v.Eliminated = htmlTable(eliminatedTable(s), "eliminated"+sfx, "eliminated", nil)
+		v.DroppedTitle, v.DroppedWhy = "Dropped by the adaptive race", "Clearly slower than the race's leader after fewer runs; not ranked."
+		if s.Mode == "model" {
+			t, w := s.droppedBy()
+			v.DroppedTitle, v.DroppedWhy = strings.ToUpper(t[:1])+t[1:], w
+		}
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
 		v.EffectsHow = effs[0].How

@@ -203,7 +203,7 @@ func (s *sweepView) render(b *hb) {
 		t.render(b)
 	}
 	section(s.Excluded, "Not ranked", "These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.")
-	section(s.Eliminated, "Dropped by the adaptive race", "Clearly slower than the race's leader after fewer runs; not ranked.")
+	section(s.Eliminated, s.DroppedTitle, s.DroppedWhy)
 	section(s.Effects, "Effect of each axis on its own", s.EffectsHow+"; spread in points of the baseline.")
 	b.el("h3", "The verdict")
 	b.nl()

@@ -219,6 +219,7 @@ func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	s.missing(h.Points)
 	s.inProgress(res)
 	s.lastState(res)
+	s.modelNotes(res)
 	return s
 }
 
@@ -401,6 +402,30 @@ func (s *Sweep) inProgress(res *results.Results) {
 		}
 	}
 	s.InProgress = fmt.Sprintf("%s (%d run%s recorded, not counted)", name, runs, plural(runs))
+}
+
+// droppedBy is the title of the eliminated points' table and why they
+// are not ranked, by the sweep's mode.
+func (s *Sweep) droppedBy() (title, why string) {
+	if s.Mode == "model" {
+		return "not confirmed by the model search", "Screened only, predicted below the top set the model confirmed (or not permanent); not ranked."
+	}
+	return "dropped by the adaptive race", "Clearly slower than its leader; fewer runs, not ranked."
+}
+
+// modelNotes adds a model-mode sweep's last fit to the notes; once the
+// sweep is complete the points it never measured are its design's
+// choice, counted in a note, not listed as missing.
+func (s *Sweep) modelNotes(res *results.Results) {
+	ms := res.Models()
+	if len(ms) == 0 {
+		return
+	}
+	s.Notes = append(s.Notes, ms[len(ms)-1].String())
+	if s.State == "complete" && len(s.Missing) > 0 && ms[len(ms)-1].Fallback == "" {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d of the %d points not measured: the model predicted them below its top set", len(s.Missing), s.Planned))
+		s.Missing = nil
+	}
 }
 
 // lastState is the state of the last session, with a warning when it did

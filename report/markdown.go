@@ -67,7 +67,8 @@ func WriteMarkdown(w io.Writer, ss []*Sweep, o Options) error {
 		}
 	}
 	if len(s.Eliminated) > 0 {
-		fmt.Fprintf(w, "\nDropped by the adaptive race (clearly slower than its leader; fewer runs, not ranked):\n\n")
+		title, why := s.droppedBy()
+		fmt.Fprintf(w, "\n%s (%s):\n\n", strings.ToUpper(title[:1])+title[1:], strings.ToLower(why[:1])+strings.TrimSuffix(why[1:], "."))
 		eliminatedTable(s).markdown(w)
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {

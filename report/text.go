@@ -378,7 +378,8 @@ func writeTextOthers(w io.Writer, s *Sweep, o Options, width int) {
 		t.textFit(w, "  ", o.Width)
 	}
 	if len(s.Eliminated) > 0 {
-		fmt.Fprintf(w, "\ndropped by the adaptive race (clearly slower than its leader; fewer runs, not ranked):\n")
+		title, why := s.droppedBy()
+		fmt.Fprintf(w, "\n%s (%s):\n", title, strings.ToLower(why[:1])+strings.TrimSuffix(why[1:], "."))
 		eliminatedTable(s).textFit(w, "  ", o.Width)
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {

@@ -375,7 +375,10 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 	}
 	cs := make([]cand, 0, len(alive))
 	for _, p := range alive {
-		rates := r.store.Point(p.Key).Rates
+		var rates []float64
+		if ps := r.store.Point(p.Key); ps != nil {
+			rates = ps.Rates
+		}
 		if len(rates) == 0 {
 			rates = r.store.Screened(p.Key)
 		}

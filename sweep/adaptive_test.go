@@ -31,6 +31,12 @@ var closeCompetitors = []string{"AHBBRST=0,2,3,7", "RXPBURST=4,8,16,32", "ITC=1,
 // (the order and the probe's noise), 5 repeats.
 func raceSweep(t *testing.T, mode string, seed uint64, noise float64, warmup int, specs ...string) (*sweep.Outcome, *setup) {
 	t.Helper()
+	return raceSweepWith(t, mode, seed, noise, warmup, nil, specs...)
+}
+
+// raceSweepWith is raceSweep with a change to the setup before the run.
+func raceSweepWith(t *testing.T, mode string, seed uint64, noise float64, warmup int, change func(*setup), specs ...string) (*sweep.Outcome, *setup) {
+	t.Helper()
 	if specs == nil {
 		specs = closeCompetitors
 	}
@@ -39,10 +45,11 @@ func raceSweep(t *testing.T, mode string, seed uint64, noise float64, warmup int
 	s.land.BusLoad = 0.8
 	s.runner.Journal = ""
 	s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed = 5, warmup, int64(seed)
-	if mode == plan.ModeAdaptive {
-		s.runner.Plan.Budget = plan.DefaultBudget // as citune sweep sets it
-	}
+	s.runner.Plan.SetDefaultBudget() // as citune sweep sets it
 	s.land.Noise, s.land.Seed = noise, seed
+	if change != nil {
+		change(s)
+	}
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, s.log)

@@ -46,8 +46,12 @@ func (r *Runner) planBudget() {
 		r.budget = least
 		return
 	}
-	r.notes = append(r.notes, fmt.Sprintf("adaptive race: at most %d probe runs, %s of the %d a grid of these %d points takes (warm-ups and baseline visits included)",
-		r.budget, budgetShare(r.Plan.Budget), r.gridRuns, len(r.points)))
+	what := "adaptive race"
+	if r.Plan.Mode == plan.ModeModel {
+		what = "model search (and the race it falls back to)"
+	}
+	r.notes = append(r.notes, fmt.Sprintf("%s: at most %d probe runs, %s of the %d a grid of these %d points takes (warm-ups and baseline visits included)",
+		what, r.budget, budgetShare(r.Plan.Budget), r.gridRuns, len(r.points)))
 }
 
 // budgetShare renders a budget share: "a third" for the default, else a

@@ -34,7 +34,10 @@
 // budget (budget.go: a third of the grid's probe runs by default), which
 // finds the grid's winner (or one it calls tied) with 24 to 28 % of its
 // probe runs on average (warm-ups and screening runs counted in both;
-// bench/adaptive.sh).
+// bench/adaptive.sh); and a model search (model.go, its statistics in
+// sweep/fit) that screens a covering design, fits an additive model of
+// log rate with the interactions the data ask for and confirms its
+// predicted top, ranked by the grid's verdict (bench/model.sh).
 //
 // Points are ranked (sweep/rank) by median rate against the baseline, with a bootstrap
 // confidence interval of the difference; interrupts per MiB and CPU time

@@ -55,6 +55,9 @@ const (
 	// says why and how many runs); Replayed when the file being resumed
 	// records it already.
 	SecondLook
+	// ModelFitted: a model-mode sweep fitted its model (Model; Message
+	// says it in a line).
+	ModelFitted
 )
 
 var eventNames = [...]string{
@@ -68,6 +71,7 @@ var eventNames = [...]string{
 	SettingsRestored: results.EventRestore,
 	SweepEnded:       results.TypeEnd,
 	SecondLook:       results.EventSecondLook,
+	ModelFitted:      results.EventModel,
 }
 
 // String is the kind's name; for kinds written as event records it is
@@ -107,6 +111,7 @@ type Event struct {
 	Run    *results.RunRecord    // RunFinished
 	Closed *results.PointRecord  // PointClosed
 	End    *results.EndRecord    // SweepEnded
+	Model  *results.ModelFit     // ModelFitted
 }
 
 // record is what the results file records for e; nil for nothing.
@@ -125,11 +130,11 @@ func (e Event) record() any {
 		return e.Closed
 	case SweepEnded:
 		return e.End
-	case PointStarted, ModuleReload, SettingsRestored, PointEliminated, SecondLook:
+	case PointStarted, ModuleReload, SettingsRestored, PointEliminated, SecondLook, ModelFitted:
 		if e.Replayed {
 			return nil
 		}
-		return results.EventRecord{Type: results.TypeEvent, Session: e.Session, Time: e.Time, Event: e.Kind.String(), Point: e.Point, Message: e.Message}
+		return results.EventRecord{Type: results.TypeEvent, Session: e.Session, Time: e.Time, Event: e.Kind.String(), Point: e.Point, Message: e.Message, Model: e.Model}
 	}
 	return nil
 }
@@ -168,7 +173,7 @@ func (r *Runner) print(e Event) {
 		r.logf("    dropped %s: %s\n", rank.SettingsString(e.Settings), e.Message)
 	case ModuleReload, SettingsRestored:
 		r.logf("%s\n", e.Message)
-	case SecondLook:
+	case SecondLook, ModelFitted:
 		if !e.Replayed {
 			r.logf("%s\n", e.Message)
 		}

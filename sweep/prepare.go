@@ -197,8 +197,6 @@ func (r *Runner) planPoints(needReload bool) error {
 	switch r.Plan.Mode {
 	case plan.ModeOFAT:
 		r.points = r.byReload(r.ofatPoints(), false)
-	case plan.ModeAdaptive:
-		r.points = r.byReload(shuffled(r.gridPoints(), r.Plan.Seed), false)
 	default:
 		r.points = r.byReload(shuffled(r.gridPoints(), r.Plan.Seed), false)
 	}
@@ -206,7 +204,7 @@ func (r *Runner) planPoints(needReload bool) error {
 		return fmt.Errorf("%w: no point differs from the original settings", plan.ErrPlan)
 	}
 	r.notes = append(r.notes, r.groupingNotes(r.points)...)
-	if r.Plan.Mode == plan.ModeAdaptive {
+	if r.Plan.Mode == plan.ModeAdaptive || r.Plan.Mode == plan.ModeModel {
 		r.planBudget()
 	}
 	if needReload {

@@ -128,6 +128,11 @@ type Runner struct {
 	reloadTime time.Duration
 	started    time.Time
 	sched      []*Point // the visits of a grid or one-factor sweep
+
+	// model is a model-mode sweep's last fit, modelSeq the fits so far
+	// (a resumed sweep replays as many as its file records).
+	model    *results.ModelFit
+	modelSeq int
 }
 
 // Outcome is what a session found.
@@ -157,6 +162,9 @@ type Outcome struct {
 	// ConfirmRuns are this session's probe runs of the verdict's second
 	// look (Runner.confirm), warm-ups included: outside any budget.
 	ConfirmRuns int `json:"confirm_runs,omitempty"`
+	// Model is a model-mode sweep's last fit of its model (its Fallback
+	// says when it raced the points instead).
+	Model *results.ModelFit `json:"model,omitempty"`
 
 	// Elapsed is the session's time from its first record to its end,
 	// restore included; Reloads and ReloadTime are its module reloads
@@ -222,7 +230,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	out = &Outcome{Ranking: r.store.Rank(), Status: results.StatusComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr,
 		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil,
-		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, ConfirmRuns: r.confirmRuns}
+		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, ConfirmRuns: r.confirmRuns, Model: r.model}
 	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: results.StatusComplete, Restored: restoreErr == nil,
 		ProbeRuns: r.runs, TotalProbeRuns: r.total, Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, Ranking: out.Ranking}
 	switch {
@@ -280,6 +288,12 @@ func (r *Runner) begin() error {
 // execute measures the points in the plan's mode, then takes the
 // verdict's second look where it asks for one.
 func (r *Runner) execute(ctx context.Context) error {
+	if r.Plan.Mode == plan.ModeModel {
+		if err := r.modelSearch(ctx); err != nil {
+			return err
+		}
+		return r.confirm(ctx)
+	}
 	if r.Plan.Mode == plan.ModeAdaptive {
 		if err := r.adaptive(ctx); err != nil {
 			return err
@@ -367,6 +381,14 @@ func (r *Runner) reloadNote() string {
 	groups := map[string]bool{}
 	for _, p := range r.points {
 		groups[r.modKey(p.Values)] = true
+	}
+	if r.Plan.Mode == plan.ModeModel {
+		// The design, up to modelRounds rounds of confirmation (each
+		// may load every value again), the tie-break's four visits and
+		// the original values; the race it may fall back to, more.
+		most := len(groups) + modelRounds*len(groups) + 4 + 1
+		return fmt.Sprintf("module parameters: %d value(s) to load, points grouped by value: at most %d reloads of %s (more if the model falls back to racing)%s",
+			len(groups), most, strings.Join(r.Host.Modules, ", "), r.reloadEstimate(most, "at most "))
 	}
 	if r.Plan.Mode == plan.ModeAdaptive {
 		// Rounds alternate the order of the values, so a round after

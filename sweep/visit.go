@@ -249,7 +249,12 @@ func (r *Runner) left(seq int) string {
 	switch {
 	case r.secondRuns > 0:
 		runs = r.secondRuns // the second look's visits still to come
-	case r.Plan.Mode == plan.ModeAdaptive:
+	case r.Plan.Mode == plan.ModeModel && r.alive == nil:
+		if r.budget == 0 {
+			return ""
+		}
+		bound, runs = "at most ", r.budget-r.spent
+	case r.Plan.Mode == plan.ModeAdaptive || r.Plan.Mode == plan.ModeModel:
 		bound = "at most "
 		rounds := 0
 		for t := r.target; t < r.Plan.Repeats; rounds++ {

@@ -175,7 +175,7 @@ func TestParsePlanErrors(t *testing.T) {
 		"AHBBRST=0,0":                  "value 0 given twice",
 		"ITC=1 mode=adaptive budget=0": "budget=0: want a share of the grid's probe runs above 0 and at most 1",
 		"ITC=1 mode=adaptive budget=x": "budget=x: want a share",
-		"ITC=1 budget=0.5":             "budget=0.5: only mode=adaptive races within a budget",
+		"ITC=1 budget=0.5":             "budget=0.5: only mode=adaptive or mode=model runs within a budget",
 	} {
 		if _, err := parsePlan(text, m); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parsePlan(%q) = %v, want %q", text, err, want)

@@ -58,10 +58,10 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 			continue
 		case strings.EqualFold(name, "mode"):
 			switch strings.ToLower(vals) {
-			case "grid", "ofat", "adaptive":
+			case "grid", "ofat", "adaptive", "model":
 				p.Mode = strings.ToLower(vals)
 			default:
-				errs = append(errs, fmt.Errorf("mode=%s: want grid, ofat or adaptive", vals))
+				errs = append(errs, fmt.Errorf("mode=%s: want grid, ofat, adaptive or model", vals))
 			}
 			continue
 		}
@@ -80,8 +80,8 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 		}
 		p.Axes = append(p.Axes, ax)
 	}
-	if p.Budget != 0 && p.Mode != plan.ModeAdaptive {
-		errs = append(errs, fmt.Errorf("budget=%g: only mode=adaptive races within a budget", p.Budget))
+	if p.Budget != 0 && p.Mode != plan.ModeAdaptive && p.Mode != plan.ModeModel {
+		errs = append(errs, fmt.Errorf("budget=%g: only mode=adaptive or mode=model runs within a budget", p.Budget))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return SweepPlan{}, err

@@ -28,8 +28,8 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 	}
 	sp := plan.DefaultPlan()
 	pf.Apply(&sp)
-	if sp.Budget != 0 && sp.Mode != plan.ModeAdaptive {
-		return SweepPlan{}, fmt.Errorf("%s: budget = %g: only an adaptive sweep has a budget (mode %s measures every point)", path, sp.Budget, sp.Mode)
+	if sp.Budget != 0 && sp.Mode != plan.ModeAdaptive && sp.Mode != plan.ModeModel {
+		return SweepPlan{}, fmt.Errorf("%s: budget = %g: only an adaptive or model sweep has a budget (mode %s measures every point)", path, sp.Budget, sp.Mode)
 	}
 	sp.Axes = axes
 	// The bounds citune sweep --plan has (repeat 1 and up, ...).

@@ -21,7 +21,7 @@ func init() {
 	register(&command{
 		name:    "sweep",
 		summary: "measure settings that held, record them, restore, rank",
-		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
+		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive|model [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
 		run:     runSweep,
 		examples: []string{
 			"citune --sim sweep --axis AHBBRST=INCR,INCR16 --axis TXPBURST=0x8,0x10 -- sim",
@@ -74,13 +74,13 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	d := plan.DefaultPlan()
 	fs.Var(&o.axes, "axis", "an axis `SPEC`: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack),\ncmdline:MODULE.PARAM=V1,V2 (a built-in module's parameter: one boot per value); repeat for more")
 	fs.StringVar(&o.plan, "plan", "", "a TOML plan `FILE` (axes, mode, repeat, ...); flags win over it")
-	fs.StringVar(&o.mode, "mode", d.Mode, "`MODE`: grid (every combination, shuffled), ofat (one factor at a time) or adaptive (race the grid's points)")
+	fs.StringVar(&o.mode, "mode", d.Mode, "`MODE`: grid (every combination, shuffled), ofat (one factor at a time), adaptive (race the grid's points) or model\n(screen a design, fit an additive model, confirm its top)")
 	fs.IntVar(&o.repeat, "repeat", d.Repeats, "`N` measured probe runs per point")
 	fs.IntVar(&o.warmup, "warmup", d.Warmup, "`N` warm-up runs per visit of a point (recorded, not counted)")
 	fs.DurationVar(&o.settle, "settle", d.Settle, "`DURATION` to pause after applying a point, before probing it")
 	fs.Int64Var(&o.seed, "seed", 0, "`SEED` of the shuffled order (default: from the clock; recorded in the results)")
 	fs.IntVar(&o.baselineEvery, "baseline-every", d.BaselineEvery, "measure the baseline again after `N` points (0: first and last only)")
-	fs.Float64Var(&o.budget, "budget", 0, "adaptive mode: spend at most this `SHARE` of the probe runs the grid would take (warm-ups and\nbaselines included; default a third); the points still racing when it runs out are ranked on the runs\nthey have")
+	fs.Float64Var(&o.budget, "budget", 0, "adaptive and model modes: spend at most this `SHARE` of the probe runs the grid would take (warm-ups and\nbaselines included; default a third); the points still racing when it runs out are ranked on the runs\nthey have")
 	fs.Float64Var(&o.minGain, "min-gain", rank.DefaultMinGainPct, "the verdict's practical threshold in `PERCENT`: a smaller gain is no change, and nothing is recommended for it")
 	fs.StringVar(&o.out, "out", "", "the results `FILE` to create (JSON Lines; default: a new citune-sweep-DATE-TIME.jsonl)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing --out file (its results are lost); with --sim, also\nrun a real probe (read, write, cmd) on the simulated controller, every\noutput marked SIMULATED")

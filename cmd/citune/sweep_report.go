@@ -61,6 +61,9 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 			fmt.Fprintf(w, "; the verdict's second look: %d of them, outside any budget", out.ConfirmRuns)
 		}
 		fmt.Fprintln(w)
+		if out.Model != nil {
+			fmt.Fprintln(w, out.Model.String())
+		}
 		if out.OutOfBudget > 0 {
 			fmt.Fprintf(w, "the race's budget ran out with %d point(s) still racing: they are ranked on the runs they had (a larger --budget races them further)\n", out.OutOfBudget)
 		}

@@ -21,6 +21,7 @@ const (
 	ModeGrid     = "grid"     // every combination, shuffled, baseline again at intervals
 	ModeOFAT     = "ofat"     // one factor at a time around the original settings
 	ModeAdaptive = "adaptive" // race the grid's points, dropping the clearly worse
+	ModeModel    = "model"    // screen a design, fit an additive model, confirm its top
 )
 
 // Plan is what to sweep and how.
@@ -72,7 +73,7 @@ const DefaultBudget = 1.0 / 3
 // results file keeps what it recorded, none for files from before the
 // budget).
 func (p *Plan) SetDefaultBudget() {
-	if p.Mode == ModeAdaptive && p.Budget == 0 {
+	if (p.Mode == ModeAdaptive || p.Mode == ModeModel) && p.Budget == 0 {
 		p.Budget = DefaultBudget
 	}
 }
@@ -92,9 +93,9 @@ const MaxRepeats = 10_000
 func (p *Plan) Check() error {
 	var errs []error
 	switch p.Mode {
-	case ModeGrid, ModeOFAT, ModeAdaptive:
+	case ModeGrid, ModeOFAT, ModeAdaptive, ModeModel:
 	default:
-		errs = append(errs, fmt.Errorf("%w: mode %q (want grid, ofat or adaptive)", ErrPlan, p.Mode))
+		errs = append(errs, fmt.Errorf("%w: mode %q (want grid, ofat, adaptive or model)", ErrPlan, p.Mode))
 	}
 	if len(p.Axes) == 0 {
 		errs = append(errs, fmt.Errorf("%w: %w", ErrPlan, ErrNoAxes))
@@ -105,14 +106,14 @@ func (p *Plan) Check() error {
 	if p.Warmup > MaxRepeats || p.BaselineEvery > MaxRepeats {
 		errs = append(errs, fmt.Errorf("%w: warmup %d, baseline-every %d: at most %d", ErrPlan, p.Warmup, p.BaselineEvery, MaxRepeats))
 	}
-	if p.Mode == ModeAdaptive && p.Repeats < 3 {
-		errs = append(errs, fmt.Errorf("%w: the adaptive mode needs 3 or more runs a point (it races points up to that many runs)", ErrPlan))
+	if (p.Mode == ModeAdaptive || p.Mode == ModeModel) && p.Repeats < 3 {
+		errs = append(errs, fmt.Errorf("%w: the %s mode needs 3 or more runs a point (it races points up to that many runs)", ErrPlan, p.Mode))
 	}
 	switch {
 	case p.Budget < 0 || p.Budget > 1 || math.IsNaN(p.Budget):
 		errs = append(errs, fmt.Errorf("%w: budget %g: a share of the grid's probe runs, above 0 and at most 1", ErrPlan, p.Budget))
-	case p.Budget != 0 && p.Mode != ModeAdaptive:
-		errs = append(errs, fmt.Errorf("%w: budget %g: only an adaptive sweep has a budget (mode %s measures every point)", ErrPlan, p.Budget, p.Mode))
+	case p.Budget != 0 && p.Mode != ModeAdaptive && p.Mode != ModeModel:
+		errs = append(errs, fmt.Errorf("%w: budget %g: only an adaptive or model sweep has a budget (mode %s measures every point)", ErrPlan, p.Budget, p.Mode))
 	}
 	if g := p.MinGain; g != nil && (*g < 0 || *g > 50 || math.IsNaN(*g)) {
 		errs = append(errs, fmt.Errorf("%w: min-gain %g: a gain in percent from 0 to 50", ErrPlan, *g))

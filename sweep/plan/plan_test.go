@@ -133,7 +133,7 @@ func TestPlanCheck(t *testing.T) {
 		edit func(*plan.Plan)
 		want string
 	}{
-		{func(p *plan.Plan) { p.Mode = "random" }, `mode "random" (want grid, ofat or adaptive)`},
+		{func(p *plan.Plan) { p.Mode = "random" }, `mode "random" (want grid, ofat, adaptive or model)`},
 		{func(p *plan.Plan) { p.Repeats = 0 }, "repeat 0: at least 1"},
 		{func(p *plan.Plan) { p.Repeats = 1 << 31 }, "repeat 2147483648: at least 1, at most 10000"},
 		{func(p *plan.Plan) { p.Warmup = 1 << 40 }, "at most 10000"},
@@ -142,7 +142,7 @@ func TestPlanCheck(t *testing.T) {
 		{func(p *plan.Plan) { p.Settle = -time.Second }, "cannot be negative"},
 		{func(p *plan.Plan) { p.BaselineEvery = -1 }, "cannot be negative"},
 		{func(p *plan.Plan) { p.Axes = append(p.Axes, itc) }, "axis USBCMD.ITC given twice"},
-		{func(p *plan.Plan) { p.Budget = 0.5 }, "budget 0.5: only an adaptive sweep has a budget (mode grid measures every point)"},
+		{func(p *plan.Plan) { p.Budget = 0.5 }, "budget 0.5: only an adaptive or model sweep has a budget (mode grid measures every point)"},
 		{func(p *plan.Plan) { p.Mode, p.Repeats, p.Budget = plan.ModeAdaptive, 3, 1.5 }, "budget 1.5: a share of the grid's probe runs, above 0 and at most 1"},
 		{func(p *plan.Plan) { p.Mode, p.Repeats, p.Budget = plan.ModeAdaptive, 3, -0.1 }, "budget -0.1: a share"},
 		{func(p *plan.Plan) { p.Mode, p.Repeats, p.Budget = plan.ModeAdaptive, 3, math.NaN() }, "budget NaN: a share"},

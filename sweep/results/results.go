@@ -213,6 +213,8 @@ type EventRecord struct {
 	Event   string    `json:"event"`
 	Point   string    `json:"point,omitempty"`
 	Message string    `json:"message"`
+	// Model is the fit of a model-mode sweep (EventModel).
+	Model *ModelFit `json:"model,omitempty"`
 }
 
 // Events.
@@ -225,6 +227,9 @@ const (
 	// EventSecondLook: the verdict's second look begins; Point is the
 	// point it measures again, the only one that look may recommend.
 	EventSecondLook = "second-look"
+	// EventModel: a model-mode sweep fitted its model (Model); the last
+	// one is the sweep's.
+	EventModel = "model"
 )
 
 // The statuses a session ends with, and StatusUnfinished for a file whose
@@ -491,6 +496,17 @@ func (res *Results) Eliminated() map[string]string {
 	for _, e := range res.Events {
 		if e.Event == EventEliminated {
 			out[e.Point] = e.Message
+		}
+	}
+	return out
+}
+
+// Models are the model fits a model-mode sweep recorded, in order.
+func (res *Results) Models() []*ModelFit {
+	var out []*ModelFit
+	for _, e := range res.Events {
+		if e.Event == EventModel && e.Model != nil {
+			out = append(out, e.Model)
 		}
 	}
 	return out

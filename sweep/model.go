@@ -1,0 +1,405 @@
+package sweep
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/citune/citune/sweep/fit"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
+)
+
+// This file holds the model mode (`--mode model`), a structured search:
+//
+//  1. The baseline, then a screening design (fit.Design): the fewest
+//     points the greedy cover finds that see every pair of values of
+//     every two axes, or, where that would take more than a quarter of
+//     the points, every value of every axis at least twice; one run
+//     each, without warm-ups (as the race screens).
+//  2. A fit of log rate on the axes (an axis the hardware ignores at a
+//     point is a level of its own, "ignored") with the pairwise
+//     interactions forward selection by BIC takes (fit.Select).
+//  3. The predicted top set (at most modelTop points within
+//     modelWidth standard errors of the best prediction) is measured to
+//     the plan's runs, the model fitted again with those runs, and so on
+//     until the predicted top set has its runs (modelRounds at most).
+//  4. Only the points with the plan's runs are ranked, by the grid's
+//     ranking and verdict (store.Rank), the baseline measured again
+//     last; every other point is recorded as eliminated with the
+//     model's prediction. So the winner and the verdict rest on the
+//     confirmation runs alone, never on a prediction.
+//
+// Where the model fits badly (its residual beyond the run noise and
+// modelMisfit) the sweep says so and races the points (adaptive.go)
+// instead. Every fit is an event in the results file (results.ModelFit);
+// a resumed sweep replays the visits and fits again to the same model.
+
+// modelTop is the most points a round's predicted top set holds;
+// modelWidth the width of that set in standard errors of a prediction;
+// modelRounds the most rounds of fitting; modelMisfit the least misfit
+// (the residual beyond the run noise) that makes the model fit badly.
+// Decision (bench/model.sh): see its figures.
+const (
+	modelTop    = 5
+	modelWidth  = 2.5
+	modelRounds = 4
+	modelMisfit = 0.01
+	// modelBand is the top the fit is judged on (log rate below the
+	// best prediction); modelNoiseDoF the degrees of freedom of the
+	// noise estimate (the baseline's runs and the points measured more
+	// than once) before it is judged at all.
+	modelBand     = 0.10
+	modelNoiseDoF = 10
+	modelAlpha    = 0.01
+)
+
+// modelSearch runs the model mode.
+func (r *Runner) modelSearch(ctx context.Context) error {
+	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil); err != nil {
+		return err
+	}
+	levels, scores, xs := r.modelLevels()
+	pick, _ := fit.Design(xs, len(r.points)/4)
+	design := make([]*Point, len(pick))
+	for i, k := range pick {
+		design[i] = r.points[k]
+	}
+	for _, p := range r.byReload(design, false) {
+		if r.store.Runs(p.Key) > 0 || len(r.store.Screened(p.Key)) > 0 {
+			continue
+		}
+		if r.fit(0, 1) == 0 {
+			break
+		}
+		if _, err := r.visit(ctx, p, 1, true, nil); err != nil {
+			return err
+		}
+	}
+	var top []*Point
+	confirmed := map[string]bool{} // visited for their runs, not screening
+	for round := 0; round < modelRounds; round++ {
+		m, mf, pred := r.modelFit(round, levels, scores, xs)
+		if m == nil {
+			break
+		}
+		top = r.modelTopSet(m, xs, pred, mf)
+		var todo []*Point
+		for _, p := range top {
+			mf.Top = append(mf.Top, p.Key)
+			if r.store.Runs(p.Key) < r.Plan.Repeats {
+				todo = append(todo, p)
+			}
+		}
+		if err := r.emitModel(mf); err != nil {
+			return err
+		}
+		if mf.Fallback != "" {
+			// The race gets its whole budget on top of the runs the
+			// model spent.
+			if r.budget > 0 {
+				r.budget += r.spent
+				r.logf("model: racing the points, with a budget of %d probe runs more\n", r.budget-r.spent)
+			}
+			return r.adaptive(ctx)
+		}
+		if len(todo) == 0 {
+			break
+		}
+		spentOut := false
+		for _, p := range r.byReload(todo, round%2 == 1) {
+			n := r.fit(r.Plan.Warmup, r.Plan.Repeats-r.store.Runs(p.Key))
+			if n == 0 {
+				spentOut = true
+				break
+			}
+			confirmed[p.Key] = true
+			if _, err := r.visit(ctx, p, n, false, nil); err != nil {
+				return err
+			}
+		}
+		if spentOut {
+			break
+		}
+	}
+	_, _, pred := r.modelFit(-1, levels, scores, xs)
+	best := math.Inf(-1)
+	for i := range r.points {
+		best = max(best, pred[i])
+	}
+	unmeasured := 0
+	perm := r.anyPermanent(r.points)
+	for i, p := range r.points {
+		ps := r.store.Point(p.Key)
+		switch {
+		case ps == nil && len(r.store.Screened(p.Key)) == 0:
+			unmeasured++
+		case ps != nil && ps.Status != rank.StatusOK:
+		case confirmed[p.Key]:
+			if len(ps.Rates) < r.Plan.Repeats {
+				r.outOfBudget++ // ranked on the runs the budget left it
+			}
+		case perm && !r.permanent(p):
+			r.drop(p, fmt.Sprintf("screened only: it cannot be made permanent (%s), so the model's runs went to points that can", strings.Join(r.policy.NotPermanent(r.changes(p)), "; ")))
+		default:
+			r.drop(p, fmt.Sprintf("screened only: the model predicts it %.1f %% below its best point", (1-math.Exp(pred[i]-best))*100))
+		}
+	}
+	if unmeasured > 0 {
+		r.logf("model: %d of the %d points not measured (predicted below the top set)\n", unmeasured, len(r.points))
+	}
+	predOf := map[string]float64{}
+	for i, p := range r.points {
+		predOf[p.Key] = pred[i]
+	}
+	if err := r.modelTieBreak(ctx, predOf); err != nil {
+		return err
+	}
+	_, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil)
+	return err
+}
+
+// modelTieBreak measures the ranking's first point and the fastest one
+// the plan's runs more while the ranking's tie rule (interrupts, CPU,
+// settings changed) puts another point than the fastest first among
+// points it cannot tell apart, twice at most: as the race's tie-break,
+// so that the winner is the faster one where runs can tell, not the one
+// a tie rule picks for want of runs; and only those two, since every
+// run counts against the model's share; and only where the model tells
+// them apart by the verdict's least gain (where it does not, as between
+// TX burst lengths on a read, more runs would only confirm the tie).
+func (r *Runner) modelTieBreak(ctx context.Context, pred map[string]float64) error {
+	byKey := map[string]*Point{}
+	for _, p := range r.points {
+		byKey[p.Key] = p
+	}
+	for range 2 {
+		rk := r.store.Rank()
+		if len(rk.Ranked) < 2 || !rk.Ranked[0].Tied {
+			return nil
+		}
+		fastest := 0
+		for i, p := range rk.Ranked {
+			if p.Tied && p.Median > rk.Ranked[fastest].Median {
+				fastest = i
+			}
+		}
+		if fastest == 0 || math.Abs(pred[rk.Ranked[0].Key]-pred[rk.Ranked[fastest].Key]) < r.Plan.MinGainPct()/100 {
+			return nil
+		}
+		for _, k := range []string{rk.Ranked[0].Key, rk.Ranked[fastest].Key} {
+			n := r.fit(r.Plan.Warmup, r.Plan.Repeats)
+			if n == 0 || byKey[k] == nil {
+				return nil
+			}
+			if _, err := r.visit(ctx, byKey[k], n, false, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// modelLevels are the number of levels of every axis, their scores for
+// the interactions linear in an axis (fit.Scores of the values' numbers)
+// and each point's level per axis (an ignored axis is a level of its
+// own, without a score).
+func (r *Runner) modelLevels() ([]int, [][]float64, [][]int) {
+	levels := make([]int, len(r.axes))
+	names := make([][]string, len(r.axes))
+	idx := make([]map[string]int, len(r.axes))
+	for a := range idx {
+		idx[a] = map[string]int{}
+	}
+	xs := make([][]int, len(r.points))
+	for i, p := range r.points {
+		xs[i] = make([]int, len(r.axes))
+		for a, v := range p.Values {
+			if p.Ignored[a] {
+				v = "\x00ignored"
+			}
+			l, ok := idx[a][v]
+			if !ok {
+				l = levels[a]
+				idx[a][v] = l
+				levels[a]++
+				names[a] = append(names[a], v)
+			}
+			xs[i][a] = l
+		}
+	}
+	scores := make([][]float64, len(r.axes))
+	for a := range scores {
+		scores[a] = fit.Scores(names[a], func(v string) (float64, bool) {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		})
+	}
+	return levels, scores, xs
+}
+
+// modelFit fits the model to every run of the points measured so far
+// (screening runs included) and returns it, its record (Fallback set
+// when it fits badly) and its prediction at every point. Nil before any
+// point has a run.
+func (r *Runner) modelFit(round int, levels []int, scores [][]float64, xs [][]int) (*fit.Model, *results.ModelFit, []float64) {
+	var x [][]int
+	var y []float64
+	pts := 0
+	means, ns := make([]float64, len(r.points)), make([]int, len(r.points))
+	for i, p := range r.points {
+		ps := r.store.Point(p.Key)
+		if ps != nil && ps.Status != rank.StatusOK {
+			continue
+		}
+		var rates []float64
+		if ps != nil {
+			rates = ps.Rates
+		}
+		rates = append(slices.Clone(rates), r.store.Screened(p.Key)...)
+		if len(rates) > 0 {
+			pts++
+		}
+		for _, v := range rates {
+			if v > 0 {
+				x = append(x, xs[i])
+				y = append(y, math.Log(v))
+				means[i] += math.Log(v)
+				ns[i]++
+			}
+		}
+	}
+	if len(y) == 0 {
+		return nil, nil, make([]float64, len(r.points))
+	}
+	m := fit.Select(levels, scores, x, y)
+	sigma, dof := r.store.PooledLogSD()
+	if math.IsNaN(sigma) {
+		sigma = 0
+	}
+	sigma = max(sigma, minNoise)
+	df := m.N - m.Rank
+	resid := 0.0
+	if df > 0 {
+		resid = math.Sqrt(m.RSS / float64(df))
+	}
+	mf := &results.ModelFit{Round: round, Points: pts, Runs: m.N, R2: m.R2(), ResidualPct: 100 * resid, NoisePct: 100 * sigma}
+	for a, ax := range r.axes {
+		if levels[a] > 1 && m.Has(a) {
+			mf.Terms = append(mf.Terms, ax.Name)
+		}
+	}
+	for _, p := range m.Pairs {
+		a, b := r.axes[p.A].Name, r.axes[p.B].Name
+		switch p.Kind {
+		case fit.LinLin:
+			a, b = "lin "+a, "lin "+b
+		case fit.CatLin:
+			b = "lin " + b
+		case fit.LinCat:
+			a = "lin " + a
+		}
+		mf.Terms = append(mf.Terms, a+"×"+b)
+	}
+	pred := make([]float64, len(r.points))
+	best := math.Inf(-1)
+	for i := range r.points {
+		pred[i] = m.Predict(xs[i])
+		best = max(best, pred[i])
+	}
+	// The fit where it matters, the top: the measured points predicted
+	// within modelBand of the best, their means against the predictions
+	// in units of the noise (about 1 each where the model fits).
+	q, k := 0.0, 0
+	for i := range r.points {
+		if ns[i] > 0 && best-pred[i] <= modelBand {
+			e := means[i]/float64(ns[i]) - pred[i]
+			q += float64(ns[i]) * e * e / (sigma * sigma)
+			k++
+		}
+	}
+	if k > 0 {
+		mf.TopMisfitPct = 100 * sigma * math.Sqrt(max(q/float64(k)-1, 0))
+	}
+	// Judged once the noise is known (the baseline's runs alone are too
+	// few) and the top holds a few points: the misfit must be beyond
+	// what an estimate of the noise on its degrees of freedom explains
+	// (q/k against Fisher's F at modelAlpha) and large.
+	if misfit := mf.TopMisfitPct / 100; dof >= modelNoiseDoF && k >= 3 && misfit > max(sigma, modelMisfit) &&
+		1-rank.FCDF(q/float64(k), float64(k), float64(dof)) < modelAlpha {
+		mf.Fallback = fmt.Sprintf("its top %d points are %.1f %% off its predictions beyond the run noise", k, 100*misfit)
+	}
+	return m, mf, pred
+}
+
+// modelTopSet is the predicted top set: the points still in the sweep
+// (not failed, not held) within modelWidth standard errors of the best
+// prediction, at most modelTop of them, best first (a changed setting
+// costing the verdict's least gain). The standard error
+// of a prediction is taken as the noise over the runs per parameter
+// (σ·√(rank/N)) with the misfit beyond the noise added.
+func (r *Runner) modelTopSet(m *fit.Model, xs [][]int, pred []float64, mf *results.ModelFit) []*Point {
+	sigma := math.Hypot(mf.NoisePct/100, mf.TopMisfitPct/100)
+	se := make([]float64, len(r.points))
+	best := math.Inf(-1)
+	var cands []int
+	for i, p := range r.points {
+		if ps := r.store.Point(p.Key); ps == nil || ps.Status == rank.StatusOK {
+			se[i] = min(sigma*m.SE(xs[i]), 1)
+			cands = append(cands, i)
+			best = max(best, pred[i]-modelWidth*se[i])
+		}
+	}
+	// The candidates are the points whose optimistic prediction reaches
+	// the best pessimistic one; they are measured in the order of their
+	// prediction plus one standard error (a point no run has told much
+	// about comes early), where a setting changed must earn the
+	// verdict's least gain (Plan.MinGainPct): where an axis does not
+	// matter (TX bursts on a read) the points that leave it at its
+	// original value come first, as the ranking's tie rule would put
+	// them.
+	if perm := slices.ContainsFunc(cands, func(i int) bool { return r.permanent(r.points[i]) }); perm {
+		// As in the race: the verdict recommends only what can be made
+		// permanent, so the runs go to those points.
+		cands = slices.DeleteFunc(cands, func(i int) bool { return !r.permanent(r.points[i]) })
+	}
+	cost := r.Plan.MinGainPct() / 100
+	score := func(i int) float64 { return pred[i] + se[i] - cost*float64(len(r.changes(r.points[i]))) }
+	cands = slices.DeleteFunc(cands, func(i int) bool { return pred[i]+modelWidth*se[i] < best })
+	slices.SortStableFunc(cands, func(a, b int) int { return cmp.Compare(score(b), score(a)) })
+	// Points the model cannot tell apart (they differ only in axes it
+	// has no term for) are one candidate: the first, which changes the
+	// fewest settings. Measuring the others would only confirm the tie.
+	used := make([]bool, len(r.axes))
+	for a := range used {
+		used[a] = m.Has(a) || slices.ContainsFunc(m.Pairs, func(p fit.Pair) bool { return p.A == a || p.B == a })
+	}
+	seen := map[string]bool{}
+	var top []*Point
+	for _, i := range cands {
+		sig := make([]int, len(r.axes))
+		for a := range sig {
+			sig[a] = -1
+			if used[a] {
+				sig[a] = xs[i][a]
+			}
+		}
+		if k := fmt.Sprint(sig); !seen[k] && len(top) < modelTop {
+			seen[k] = true
+			top = append(top, r.points[i])
+		}
+	}
+	return top
+}
+
+// emitModel records a fit (not again when a resumed sweep replays it).
+func (r *Runner) emitModel(mf *results.ModelFit) error {
+	replayed := r.Resume != nil && r.modelSeq < len(r.Resume.Models())
+	r.modelSeq++
+	r.model = mf
+	return r.emit(Event{Kind: ModelFitted, Model: mf, Message: mf.String(), Replayed: replayed})
+}

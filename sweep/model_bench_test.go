@@ -1,0 +1,110 @@
+package sweep_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+)
+
+// The model mode's bench scenarios (bench/model.sh): bench/adaptive.sh's
+// two (the CLI's 42 points, the close competitors' 28) and a 308-point
+// landscape of four axes, the AHB 80 % busy, 2 % run noise.
+var modelScenarios = []struct {
+	name  string
+	specs []string
+	// most is the goal's share of the grid's runs (0: none).
+	most float64
+}{
+	{"adaptive.sh 1 (42 points)", []string{"AHBBRST=0,1,3", "RXPBURST=4,8,16,32", "ITC=1,2,4,8,16,32,64"}, 0},
+	{"adaptive.sh 2 (28 points)", closeCompetitors, 0},
+	{"four axes (308 points)", []string{"AHBBRST=0,1,3", "TXPBURST=2,4,8,12,16,24,32", "RXPBURST=4,8,12,16,24,32", "ITC=1,2,4,8,16,32,64"}, 0.08},
+}
+
+// TestModelBench compares the model mode with the full grid per
+// scenario, seed (CITUNE_BENCH_SEEDS) and warm-up count
+// (CITUNE_BENCH_WARMUPS), scenarios whose name holds
+// CITUNE_BENCH_SCENARIO (default all): the share of the grid's probe runs it takes
+// (warm-ups and screening runs counted, the verdict's second look left
+// out of both, as bench/adaptive.sh counts) and whether it finds the
+// grid's winner or one the grid calls tied; it prints every miss.
+// With CITUNE_BENCH_AGAIN set it also runs a second grid per seed and
+// says how often it agrees with the first, judged the same way.
+// Goal: no miss, and at most 8 % of the grid's runs in every seed on the
+// 308 points. (On the small grids 8 % is fewer runs than the two
+// baseline visits, one run per model parameter and the winner's own
+// runs: 20 of the 245 runs of the 42-point grid. The share is printed.)
+func TestModelBench(t *testing.T) {
+	if os.Getenv("CITUNE_BENCH") == "" {
+		t.Skip("set CITUNE_BENCH=1 (bench/model.sh does)")
+	}
+	seeds := benchList(t, "CITUNE_BENCH_SEEDS", "1 2 3 4 5")
+	warmups := benchList(t, "CITUNE_BENCH_WARMUPS", "0 1")
+	var b strings.Builder
+	fmt.Fprintf(&b, "model bench: 2 %% noise, repeat 5, bus load 0.8, seeds %v\n", seeds)
+	fmt.Fprintf(&b, "%-27s %-6s %7s %6s %6s %6s  %-5s %-5s %-6s %-8s %s\n", "scenario", "warmup", "grid", "model", "share", "worst", "same", "tied", "missed", "fallback", "applies (grid / model)")
+	only := os.Getenv("CITUNE_BENCH_SCENARIO")
+	for _, sc := range modelScenarios {
+		if !strings.Contains(sc.name, only) {
+			continue
+		}
+		for _, w := range warmups {
+			g, m, same, tied, fell, n, gapply, mapply, again := 0, 0, 0, 0, 0, 0, 0, 0, 0
+			worst := 0.0
+			var misses []string
+			for _, seed := range seeds {
+				gr, _ := raceSweep(t, plan.ModeGrid, uint64(seed), 0.02, w, sc.specs...)
+				mo, _ := raceSweep(t, plan.ModeModel, uint64(seed), 0.02, w, sc.specs...)
+				if os.Getenv("CITUNE_BENCH_AGAIN") != "" {
+					// A second grid, its order and noise from seed+1000,
+					// judged as the model is: how often the grid agrees
+					// with itself.
+					if g2, _ := raceSweep(t, plan.ModeGrid, uint64(seed)+1000, 0.02, w, sc.specs...); sameOrTied(gr, g2) {
+						again++
+					}
+				}
+				gruns, mruns := gr.ProbeRuns-gr.ConfirmRuns, mo.ProbeRuns-mo.ConfirmRuns
+				g += gruns
+				m += mruns
+				n++
+				worst = max(worst, float64(mruns)/float64(gruns))
+				if sc.most > 0 && float64(mruns) > sc.most*float64(gruns) {
+					t.Errorf("%s, seed %d, warm-up %d: %d of the grid's %d runs, more than %.0f %%", sc.name, seed, w, mruns, gruns, 100*sc.most)
+				}
+				if mo.Model != nil && mo.Model.Fallback != "" {
+					fell++
+					misses = append(misses, fmt.Sprintf("  fallback: seed %d warm-up %d: %s", seed, w, mo.Model))
+				}
+				if gr.Ranking.Verdict.Kind == rank.VerdictApply {
+					gapply++
+				}
+				if mo.Ranking.Verdict.Kind == rank.VerdictApply {
+					mapply++
+				}
+				switch {
+				case gr.Ranking.Winner().Key == mo.Ranking.Winner().Key:
+					same++
+				case sameOrTied(gr, mo):
+					tied++
+				default:
+					gw := gr.Ranking.Winner()
+					t.Errorf("%s, seed %d, warm-up %d: missed the grid's winner", sc.name, seed, w)
+					misses = append(misses, fmt.Sprintf("  miss: seed %d warm-up %d: grid %s, model %s (the grid ranks it %v)", seed, w, gw.Key, mo.Ranking.Winner().Key, gr.Ranking.Find(mo.Ranking.Winner().Key)))
+				}
+			}
+			frac := func(k int) string { return fmt.Sprintf("%d/%d", k, n) }
+			fmt.Fprintf(&b, "%-27s %-6d %7d %6d %5.1f%% %5.1f%%  %-5s %-5s %-6s %-8s %s / %s\n", sc.name, w, g, m, 100*float64(m)/float64(g), 100*worst,
+				frac(same), frac(tied), frac(n-same-tied), frac(fell), frac(gapply), frac(mapply))
+			if os.Getenv("CITUNE_BENCH_AGAIN") != "" {
+				fmt.Fprintf(&b, "  a second grid (seed+1000) agreed (same or tied) in %s\n", frac(again))
+			}
+			for _, l := range misses {
+				fmt.Fprintln(&b, l)
+			}
+		}
+	}
+	fmt.Print(b.String())
+}

@@ -1,0 +1,172 @@
+package sweep_test
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"testing"
+
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
+)
+
+var modelSpecs = []string{"AHBBRST=0,2,3,7", "TXPBURST=4,8,16,32", "RXPBURST=8,16,32", "ITC=1,2,8,64"}
+
+// The model mode finds the grid's winner (or one the grid calls tied)
+// with a fraction of its runs; what it ranks rests on confirmation runs
+// alone (every ranked point has the plan's runs), the points it did not
+// confirm are eliminated, and the fit is in the outcome and, as events,
+// in the results file.
+func TestModelFindsTheGridWinner(t *testing.T) {
+	for seed := uint64(1); seed <= 2; seed++ {
+		grid, _ := raceSweep(t, plan.ModeGrid, seed, 0.02, 1, modelSpecs...)
+		mo, s := raceSweep(t, plan.ModeModel, seed, 0.02, 1, modelSpecs...)
+		if !sameOrTied(grid, mo) {
+			t.Errorf("seed %d: grid winner %s, model %s", seed, grid.Ranking.Winner().Key, mo.Ranking.Winner().Key)
+		}
+		if g, m := grid.ProbeRuns-grid.ConfirmRuns, mo.ProbeRuns-mo.ConfirmRuns; m*100 > g*30 {
+			t.Errorf("seed %d: the model took %d probe runs, the grid %d", seed, m, g)
+		}
+		for _, p := range mo.Ranking.Ranked {
+			if p.Runs < 5 {
+				t.Errorf("seed %d: %s ranked on %d runs", seed, p.Key, p.Runs)
+			}
+		}
+		if mo.Model == nil || mo.Model.Fallback != "" || mo.Model.R2 < 0.9 || len(mo.Model.Top) == 0 {
+			t.Fatalf("seed %d: model %+v", seed, mo.Model)
+		}
+		res, err := results.Load(s.out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms := res.Models()
+		if len(ms) == 0 || ms[len(ms)-1].R2 != mo.Model.R2 {
+			t.Errorf("seed %d: the file records %d fits, the last %+v; the outcome's %+v", seed, len(ms), ms, mo.Model)
+		}
+		if !strings.Contains(s.log.String(), "model (round 1): ") {
+			t.Errorf("seed %d: the log does not show the fit:\n%s", seed, s.log)
+		}
+		elim := res.Eliminated()
+		for _, x := range mo.Ranking.Excluded {
+			if x.Status == rank.StatusEliminated && !strings.Contains(elim[x.Key], "the model predicts it") {
+				t.Errorf("seed %d: %s eliminated for %q", seed, x.Key, elim[x.Key])
+			}
+		}
+	}
+}
+
+// A model sweep interrupted after its first fit and resumed replays the
+// visits, fits the same models without recording them twice, and ends
+// where an uninterrupted sweep ends.
+func TestModelResume(t *testing.T) {
+	whole, _ := raceSweep(t, plan.ModeModel, 3, 0.02, 0, modelSpecs...)
+	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
+	s := newRunner(t, tg, plan.ModeModel, modelSpecs...)
+	s.land.BusLoad, s.land.Noise, s.land.Seed = 0.8, 0.02, 3
+	s.runner.Plan.Repeats, s.runner.Plan.Seed = 5, 3
+	s.runner.Plan.SetDefaultBudget()
+	fits := 0
+	out := interruptAndResume(t, tg, s, func(e sweep.Event) bool {
+		if e.Kind == sweep.ModelFitted {
+			fits++
+		}
+		return fits == 1 && e.Kind == sweep.PointClosed
+	}, nil, nil)
+	if out.Ranking.Winner().Key != whole.Ranking.Winner().Key || out.TotalProbeRuns != whole.ProbeRuns {
+		t.Errorf("resumed: winner %s after %d runs; uninterrupted: %s after %d", out.Ranking.Winner().Key, out.TotalProbeRuns, whole.Ranking.Winner().Key, whole.ProbeRuns)
+	}
+	res, err := results.Load(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := map[int]int{}
+	for _, m := range res.Models() {
+		rounds[m.Round]++
+	}
+	for r, n := range rounds {
+		if n != 1 {
+			t.Errorf("round %d recorded %d times", r, n)
+		}
+	}
+	if len(rounds) != whole.Model.Round+1 {
+		t.Errorf("%d rounds recorded, the uninterrupted sweep fitted %d", len(rounds), whole.Model.Round+1)
+	}
+}
+
+// Where the landscape is not additive (every point's rate scaled by its
+// own factor, drawn from 1 to 1.2 by a hash of its settings: no pair of
+// axes explains it), the model says it fits badly and the sweep races
+// the points instead, and finds the fastest.
+func TestModelFallsBackToRacing(t *testing.T) {
+	specs := []string{"TXPBURST=4,8,16,32", "RXPBURST=4,8,16,32", "ITC=1,2,4,8"}
+	bump := func(s *setup) {
+		field := func(name string) uint32 {
+			ref, err := s.runner.Target.Profile.Map.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := s.runner.Target.Acc.Read32(ref.Reg.Offset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ref.Field.Get(raw)
+		}
+		s.land.Extra = func() float64 {
+			h := fnv.New32a()
+			fmt.Fprint(h, field("TXPBURST"), field("RXPBURST"), field("ITC"))
+			return 1 + 0.2*float64(h.Sum32()%1000)/1000
+		}
+	}
+	out, s := raceSweepWith(t, plan.ModeModel, 1, 0.01, 0, bump, specs...)
+	if out.Model == nil || out.Model.Fallback == "" {
+		t.Fatalf("no fallback: %+v\n%s", out.Model, s.log)
+	}
+	if !strings.Contains(s.log.String(), "racing the points instead") || !strings.Contains(s.log.String(), "below the leader") {
+		t.Errorf("the log does not show the race:\n%s", s.log)
+	}
+	grid, _ := raceSweepWith(t, plan.ModeGrid, 1, 0.01, 0, bump, specs...)
+	if !sameOrTied(grid, out) {
+		t.Errorf("winner %s, the grid's %s", out.Ranking.Winner().Key, grid.Ranking.Winner().Key)
+	}
+}
+
+// A model sweep of a module parameter groups its visits by value and
+// stays within the reloads its note announces.
+func TestModelModParamReloadsWithinItsBound(t *testing.T) {
+	root, loader := modTree(t)
+	tg := simTarget(t, "imx6q", soc.SimOptions{})
+	s := newRunner(t, tg, plan.ModeModel, "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "AHBBRST=0,1,2,3")
+	s.runner.Plan.Repeats = 3
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
+	s.runner.Remap = func(context.Context) error { return tg.Identify() }
+	if err := s.runner.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	most := -1
+	for _, n := range s.runner.Notes() {
+		if _, after, ok := strings.Cut(n, "at most "); ok && strings.Contains(n, "reloads of") {
+			fmt.Sscanf(after, "%d", &most)
+		}
+	}
+	if most < 0 {
+		t.Fatalf("no bound on the reloads in %q", s.runner.Notes())
+	}
+	out, err := s.runner.Run(context.Background())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, s.log)
+	}
+	loads := 0
+	for _, c := range loader.CallLog() {
+		if strings.HasPrefix(c, "modprobe ehci_hcd ") {
+			loads++
+		}
+	}
+	if loads > most || loads < 3 || out.Model == nil {
+		t.Errorf("ehci_hcd loaded %d times, want 3 to %d; model %+v", loads, most, out.Model)
+	}
+}
