@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 #@ desc: a reboot sweep of cmdline:ehci_hcd.park=0,3 x cmdline:ehci_hcd.log2_irq_thresh=0,3; the host plays U-Boot (the environment on the disk), every point's /proc/cmdline verified, the results complete, the original bootargs back
 #@ needs: citune
-#@ host: 11-reboot-sweep.host
+#@ host: 12-reboot-sweep.host
 #@ reboots: 10
 
 . /e2e/env

@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 #@ desc: dts --overlay (BURSTSIZE 32/32) applied to imx6q-sabrelite.dtb with fdtoverlay on the host; after the boot verify --dts finds it in force, SBUSCFG not applicable
 #@ needs: citune
-#@ host: 10-overlay-verify.host
+#@ host: 11-overlay-verify.host
 
 check "USB stack loads, disk on host1" load_usb
 TX=/proc/device-tree/soc/bus@2100000/usb@2184200/tx-burst-size-dword
