@@ -27,7 +27,6 @@ func (m Model) startClose(c closing) (tea.Model, tea.Cmd) {
 	m.mode = modeClosing
 	m.out.Quit = true
 	m.out.Kept = c == closeKeep
-	m.out.Unchanged = len(m.differing()) == 0
 	if m.probe.cancel != nil {
 		m.probe.cancel()
 	}
@@ -50,6 +49,9 @@ func (m Model) proceedClose() (tea.Model, tea.Cmd) {
 	if m.writing {
 		return m, nil // onWrite brings us back here (keep it too: the write's value is kept)
 	}
+	// What differs is known only now: a write typed just before the quit
+	// has landed.
+	m.out.Unchanged = len(m.differing()) == 0
 	if m.closing == closeKeep {
 		return m, tea.Quit
 	}
