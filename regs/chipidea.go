@@ -72,7 +72,6 @@ const SourceSDK = "i.MX6 Platform SDK regsusbcore.h (mx6dq, USB_UOG_* and USB_UH
 // the default value".
 const SourceTTHA = "DT binding chipidea,usb2-common.yaml (non-zero-ttctrl-ttha): TTHA is 0x0 by default, the other bits are not described"
 
-const srcNone = "not in the i.MX6 SDK headers, nor in any other source read"
 
 // srcHostDCCPARAMS: the SDK's USB_UHx sets list no DCCPARAMS, but Linux
 // reads it on every core: ci_hdrc_host_init() (drivers/usb/chipidea/host.c)
