@@ -72,7 +72,6 @@ const SourceSDK = "i.MX6 Platform SDK regsusbcore.h (mx6dq, USB_UOG_* and USB_UH
 // the default value".
 const SourceTTHA = "DT binding chipidea,usb2-common.yaml (non-zero-ttctrl-ttha): TTHA is 0x0 by default, the other bits are not described"
 
-
 // srcHostDCCPARAMS: the SDK's USB_UHx sets list no DCCPARAMS, but Linux
 // reads it on every core: ci_hdrc_host_init() (drivers/usb/chipidea/host.c)
 // returns -ENXIO unless DCCPARAMS.HC reads 1, and hw_device_init() (core.c)
