@@ -47,7 +47,7 @@ func claimPath(id TargetID, dir string) string {
 }
 
 func readClaim(p string) (claim, bool) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return claim{}, false
 	}
@@ -117,7 +117,7 @@ func writeClaim(journal string, id TargetID, dir string, o Owner) {
 	}
 	b, _ := json.Marshal(claim{Journal: journal, Owner: o, Dev: id.Dev, Ino: id.Ino})
 	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
 	if err != nil {
 		return
 	}

@@ -338,14 +338,14 @@ func Recover(journal string) error {
 			errs = append(errs, err)
 			continue
 		}
-		if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		if flock(f, lockEX|lockNB) == nil {
 			h, ok := readHolderFile(f)
 			if ok && h.Entry != nil && h.Entry.Target.Key()+".lock" == filepath.Base(p) && !h.Owner.Alive() {
 				if err := recoverRecords(journal, h); err != nil {
 					errs = append(errs, err)
 				}
 			}
-			flock(f, syscall.LOCK_UN)
+			flock(f, lockUN)
 		}
 		f.Close()
 	}

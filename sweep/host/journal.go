@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/citune/citune/undo"
 )
@@ -69,18 +68,6 @@ func isModuleName(m string) bool {
 		}
 	}
 	return true
-}
-
-// fileOwner is the uid owning fi.
-func fileOwner(fi os.FileInfo) (uint32, bool) {
-	if fi == nil {
-		return 0, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return st.Uid, true
 }
 
 // HostFromReload is the host that reloads the module stack as a journal
