@@ -153,13 +153,24 @@ e2e_make_disk() {
 	fi
 }
 
+# e2e_dtb: the DTB that boots: a scenario's own (a host step's board.dtb,
+# an overlay applied) as it is, else the board's DTB beside the kernel
+# package's sabrelite one that setup names in DTB.
+e2e_dtb() {
+	if [ "$(basename "$DTB")" = board.dtb ]; then
+		echo "$DTB"
+	else
+		echo "$(dirname "$DTB")/$E2E_DTB"
+	fi
+}
+
 # e2e_qemu_args INITRD APPEND DISK: set QEMU_ARGS to the reference command
 # without its serial options (test and board modes wire the console differently).
 e2e_qemu_args() {
 	# shellcheck disable=SC2034,SC2054 # QEMU_ARGS is the result; commas are qemu syntax
 	QEMU_ARGS=(
 		-M "$E2E_MACHINE" -smp 1 -m 1G
-		-kernel "$VMLINUZ" -dtb "$(dirname "$DTB")/$E2E_DTB" -initrd "$1"
+		-kernel "$VMLINUZ" -dtb "$(e2e_dtb)" -initrd "$1"
 		-append "$2"
 		-display none -monitor none -no-reboot
 		-drive "if=none,id=stick,format=raw,file=$3"
