@@ -63,7 +63,9 @@ func runRestore(a *app, args []string) error {
 		j, err = undo.Load(path)
 	}
 	if err != nil {
-		if errors.Is(err, undo.ErrStore) {
+		// --from helps a journal whose place cannot be written, not one
+		// that is no regular file (a FIFO or device put there).
+		if fi, serr := os.Stat(path); errors.Is(err, undo.ErrStore) && serr == nil && fi.Mode().IsRegular() {
 			return fmt.Errorf("%w\n`citune --journal FILE restore --from %s` reads it without writing it (FILE in a writable place)", err, path)
 		}
 		return err
