@@ -189,7 +189,9 @@ func TestUSBMiscPowerOnValue(t *testing.T) {
 // NON_BURST survives depends on the usbmisc ops and the kernel version:
 // imx_usbmisc_resume() re-runs init only through power_lost_check, which
 // imx6q_usbmisc_ops (6Q, and 6SL by its fallback) lacks and 6SX/6UL's ops
-// gained only in late 2022; and v4.1-era kernels never set the bit.
+// gained only in late 2022; and mainline v4.1 never sets the bit, where
+// mainline v4.9 and NXP's own imx_4.1 BSP kernels do (so "a v4.1 board
+// reads 0" holds for mainline only).
 func TestNonBurstPersistence(t *testing.T) {
 	for name, want := range map[string][]string{
 		"imx6q":  {"imx6q_usbmisc_ops has no power_lost_check", "resume never re-runs"},
@@ -206,7 +208,7 @@ func TestNonBurstPersistence(t *testing.T) {
 		if strings.Contains(text, "resume with power loss)") && name != "imx6sx" && name != "imx6ul" {
 			t.Errorf("%s: still says a resume with power loss re-sets the bit", name)
 		}
-		for _, w := range append(want, "v4.1") {
+		for _, w := range append(want, "mainline v4.1", "v4.9", "imx_4.1") {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s NON_BURST knob does not say %q:\n%s", name, w, text)
 			}
@@ -217,8 +219,10 @@ func TestNonBurstPersistence(t *testing.T) {
 				board = b.Source
 			}
 		}
-		if !strings.Contains(board, "v4.1") {
-			t.Errorf("%s: the NON_BURST board value does not carry the v4.1 caveat: %q", name, board)
+		for _, w := range []string{"mainline v4.1", "imx_4.1"} {
+			if !strings.Contains(board, w) {
+				t.Errorf("%s: the NON_BURST board value does not say %q: %q", name, w, board)
+			}
 		}
 	}
 }
@@ -254,5 +258,23 @@ func TestHSICPortWord(t *testing.T) {
 			t.Errorf("%s: NON_BURST or UTMI_ON_CLK not decoded", lbl)
 		}
 		tg.Close()
+	}
+}
+
+// TestNonBurstBSP7D (issue 27, truth 3): on i.MX7D and i.MX8M mainline set
+// NON_BURST only from the April 2020 change (v4.9 still lacks it), but NXP's
+// BSP kernels set it since their imx_4.1 branch: the caveat names both.
+func TestNonBurstBSP7D(t *testing.T) {
+	for _, name := range []string{"imx7d", "imx8mm", "imx8mn"} {
+		p := profile(t, name)
+		k := p.Knob(regs.Ref{Reg: &regs.Register{Name: "USBMISC_CTRL"}, Field: &regs.Field{Name: "NON_BURST"}})
+		if k == nil {
+			t.Fatalf("%s: no NON_BURST knob", name)
+		}
+		for _, w := range []string{"mainline kernels before the April 2020 change", "v4.9 still lacks it", "imx_4.1"} {
+			if !strings.Contains(k.Driver, w) {
+				t.Errorf("%s NON_BURST driver text does not say %q:\n%s", name, w, k.Driver)
+			}
+		}
 	}
 }
