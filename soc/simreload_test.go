@@ -3,6 +3,8 @@ package soc
 import (
 	"errors"
 	"testing"
+
+	"github.com/citune/citune/regs"
 )
 
 func TestReloadSimStartsTheDriverFromItsParameters(t *testing.T) {
@@ -55,7 +57,7 @@ func TestReloadSimKeepsTheRoleAndParksOnlyWhereItCan(t *testing.T) {
 	none := func(string, string) (string, error) { return "", errors.New("none") }
 	p := profile(t, "imx6q")
 	c, _ := p.Controller("usbotg")
-	tg, err := OpenSim(p, c, SimOptions{Role: RoleDevice})
+	tg, err := OpenSim(p, c, SimOptions{Role: regs.RoleDevice})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestReloadSimKeepsTheRoleAndParksOnlyWhereItCan(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap, _ := Take(tg.Profile.Map, tg.Acc)
-	if r := tg.Role(snap); r != RoleDevice {
+	if r := tg.Role(snap); r != regs.RoleDevice {
 		t.Errorf("the OTG port came back in %q role, want device", r)
 	}
 	h, _ := p.Controller("usbh1")

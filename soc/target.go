@@ -67,28 +67,24 @@ type SimOptions struct {
 	// any driver: its reset values instead of the profile's board values
 	// (what Linux leaves on a running board), and no simulated ehci-hcd.
 	ResetValues bool
-	// Role is RoleHost or RoleDevice; empty takes SimRole's.
-	Role Role
+	// Role is regs.RoleHost or regs.RoleDevice; empty: simStart's.
+	Role regs.Role
 }
 
-// SimRole is the role a simulated controller starts in: its only role,
-// its dr_mode, or for an OTG port "device" (no cable: the ID pin reads
-// 1, a B-device, and the ChipIdea driver starts the gadget role).
-func SimRole(c *Controller) Role {
-	if len(c.Roles) == 1 {
-		return c.Roles[0]
-	}
-	if r, ok := DRRole(c.DRMode); ok {
+// simStart is the role a simulated controller starts in: RoleOf, and
+// device for a port whose role RoleOf does not know (see there).
+func simStart(p *Profile, c *Controller, snap Snapshot) regs.Role {
+	if r := RoleOf(p.Map, c, snap); r != "" {
 		return r
 	}
-	return RoleDevice
+	return regs.RoleDevice
 }
 
 // BoardStart returns the register values (by offset) a running board
 // holds in role: the reset values with the profile's board values for
 // that role, and USBMODE.CM set to the role as the driver sets it when
 // it starts the role.
-func BoardStart(p *Profile, role Role) map[uint32]uint32 {
+func BoardStart(p *Profile, role regs.Role) map[uint32]uint32 {
 	vals := map[uint32]uint32{}
 	get := func(r *regs.Register) uint32 {
 		if v, ok := vals[r.Offset]; ok {
@@ -101,7 +97,7 @@ func BoardStart(p *Profile, role Role) map[uint32]uint32 {
 		if f := r.Field("CM"); f != nil {
 			cm, ok := role.CM()
 			if !ok {
-				cm, _ = RoleDevice.CM()
+				cm, _ = regs.RoleDevice.CM()
 			}
 			cs = append(cs, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: cm})
 		}
@@ -113,7 +109,7 @@ func BoardStart(p *Profile, role Role) map[uint32]uint32 {
 }
 
 // joinRoles is "host and device", "device only".
-func joinRoles(rs []Role) string {
+func joinRoles(rs []regs.Role) string {
 	var ns []string
 	for _, r := range rs {
 		ns = append(ns, string(r))
@@ -137,12 +133,12 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 	p = p.ForController(c)
 	role := o.Role
 	if role == "" {
-		role = SimRole(c)
+		role = simStart(p, c, Snapshot{})
 	} else if !slices.Contains(c.Roles, role) {
 		return nil, fmt.Errorf("%s %s cannot take the %s role (it has %s)", p.Name, c.Label, role, joinRoles(c.Roles))
 	}
 	cfg := sim.Config{Map: p.Map, Size: c.Span(), ReadAsZero: raz, SoC: p.Name,
-		Driver: o.Driver == SimDriverHost && role == RoleHost && !o.ResetValues, Log2IrqThresh: o.Log2IrqThresh, Park: o.Park}
+		Driver: o.Driver == SimDriverHost && role == regs.RoleHost && !o.ResetValues, Log2IrqThresh: o.Log2IrqThresh, Park: o.Park}
 	if !o.ResetValues {
 		cfg.Initial = BoardStart(p, role)
 	}
@@ -347,11 +343,20 @@ func Take(m *regs.Map, acc regs.Accessor) (Snapshot, error) {
 	return s, nil
 }
 
-// Role is the controller's current role, RoleHost or RoleDevice: USBMODE.CM
-// in snap, or, where the register does not say (idle, or QEMU, where it
-// reads 0), the controller's only role or its dr_mode. "" when unknown.
-func (t *Target) Role(snap Snapshot) Role {
-	if r := t.Profile.Map.Register("USBMODE"); r != nil {
+// RoleOf is the tree's one decision of a controller's role: USBMODE.CM
+// in snap when it names one (regs.RoleOfCM), else the controller's only
+// role, else the role its dr_mode fixes (DRRole). Its one fallback is ""
+// (unknown: an OTG port that no driver has started, or QEMU, whose CM
+// reads 0), never a guess: a wrong role would sweep or export the other
+// role's mechanisms, so callers say "role unknown" and offer both (dtsout
+// lists both roles' mechanisms, BoardValues only role-free values).
+// The simulator alone must pick a role for an unknown port, because it
+// creates the state it then reads: it starts in device role (simStart),
+// as the ChipIdea driver starts an OTG port with no cable (the ID pin
+// reads 1: a B-device). sysfsRole reads the kernel's own word for a bound
+// controller citune has not mapped (ParamScope), not a second rule.
+func RoleOf(m *regs.Map, c *Controller, snap Snapshot) regs.Role {
+	if r := m.Register("USBMODE"); r != nil {
 		if f := r.Field("CM"); f != nil {
 			v, _ := snap.Value(r.Name)
 			if role, ok := regs.RoleOfCM(f.Get(v)); ok {
@@ -359,7 +364,6 @@ func (t *Target) Role(snap Snapshot) Role {
 			}
 		}
 	}
-	c := t.Controller
 	if len(c.Roles) == 1 {
 		return c.Roles[0]
 	}
@@ -367,8 +371,11 @@ func (t *Target) Role(snap Snapshot) Role {
 	return r
 }
 
+// Role is RoleOf the target's controller in snap.
+func (t *Target) Role(snap Snapshot) regs.Role { return RoleOf(t.Profile.Map, t.Controller, snap) }
+
 // RoleNow reads USBMODE and returns Role.
-func (t *Target) RoleNow() (Role, error) {
+func (t *Target) RoleNow() (regs.Role, error) {
 	r := t.Profile.Map.Register("USBMODE")
 	if r == nil {
 		return t.Role(Snapshot{}), nil

@@ -164,15 +164,15 @@ func TestSimulatorAnswersIdentity(t *testing.T) {
 
 func TestRole(t *testing.T) {
 	imx, qemu := profile(t, "imx6q"), profile(t, "qemu-sabrelite")
-	at := func(p *Profile, label string, usbmode uint32) Role {
+	at := func(p *Profile, label string, usbmode uint32) regs.Role {
 		c, _ := p.Controller(label)
 		tg := &Target{Profile: p, Controller: c}
 		return tg.Role(Snapshot{Registers: []RegValue{{Name: "USBMODE", Offset: 0x1a8, Value: usbmode}}})
 	}
 	for _, tc := range []struct {
 		name string
-		got  Role
-		want Role
+		got  regs.Role
+		want regs.Role
 	}{
 		{"OTG running as host", at(imx, "usbotg", 3), "host"},
 		{"OTG running as device", at(imx, "usbotg", 2), "device"},

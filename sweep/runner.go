@@ -11,6 +11,7 @@ import (
 
 	"github.com/citune/citune/bootargs"
 	"github.com/citune/citune/probe"
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
@@ -93,7 +94,7 @@ type Runner struct {
 	cur       []string // last applied values of file and modparam axes
 	deps      []dep
 	points    []*Point
-	role      soc.Role
+	role      regs.Role
 	notes     []string
 	snapshot  soc.Snapshot
 	resumed   map[int]results.ClosedVisit

@@ -135,10 +135,10 @@ type Config struct {
 	// the live values in snap; the export then matches the command byte
 	// for byte. nil, or an error: the TUI builds the fragment itself.
 	DTS func(results string, snap soc.Snapshot) (string, error)
-	// Role is the controller's current role (soc.RoleHost or
-	// soc.RoleDevice); empty means: decide from USBMODE.CM and the
+	// Role is the controller's current role (regs.RoleHost or
+	// regs.RoleDevice); empty means: decide from USBMODE.CM and the
 	// controller's roles.
-	Role soc.Role
+	Role regs.Role
 	// ByteUnit is the unit byte rates are shown in: one of
 	// rank.ByteUnits (MiB/s when empty), as `citune probe`, `sweep` and
 	// `report` show them (--units, $CITUNE_UNITS). A probe's own unit

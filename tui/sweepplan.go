@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
@@ -215,11 +216,12 @@ func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
 }
 
 // mainline is the value Linux leaves in ref on a board in the
-// controller's role (the profile's board values), or nil.
+// controller's role (the profile's board values; where the role is
+// unknown, only the values every role gets), or nil.
 func (m Model) mainline(ref regs.Ref) *uint32 {
 	role := m.cfg.Role
 	if role == "" {
-		role, _ = roleOf(m.cfg.Target, m.m, m.cur)
+		role = soc.RoleOf(m.m, m.cfg.Target.Controller, snapshotOf(m.m, m.cur))
 	}
 	for _, c := range m.cfg.Target.Profile.BoardValues(role) {
 		if c.Ref.Reg.Offset == ref.Reg.Offset && c.Ref.Field != nil && ref.Field != nil && c.Ref.Field.Name == ref.Field.Name {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/dtsout"
 )
@@ -57,7 +58,7 @@ func TestDTSCompilesForEveryProfile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, role := range []soc.Role{"", soc.RoleHost, soc.RoleDevice} {
+				for _, role := range []regs.Role{"", regs.RoleHost, regs.RoleDevice} {
 					// The live values, and a winner that sets every
 					// knob the map has plus a module parameter and a file.
 					live := dtsout.LiveSettings(p, snap)
@@ -99,7 +100,7 @@ func TestDTSEmitsOnlyWhatTheKernelHonours(t *testing.T) {
 	tg, _ := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
 	snap, _ := soc.Take(p.Map, tg.Acc) // SBUSCFG reads 2 at reset
 	cases := map[string]struct {
-		role     soc.Role
+		role     regs.Role
 		settings []dtsout.Setting
 		want     []string
 		not      []string
