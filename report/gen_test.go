@@ -33,9 +33,11 @@ type fixtureProber struct {
 	n       int
 }
 
-func (f *fixtureProber) Measure(ctx context.Context) (probe.Run, error) {
+func (f *fixtureProber) Name() string { return "fixture" }
+
+func (f *fixtureProber) Run(ctx context.Context, progress func(done, total int64)) (probe.Run, error) {
 	f.n++
-	r, err := f.l.Measure(ctx)
+	r, err := f.l.Run(ctx, progress)
 	if err != nil {
 		return r, err
 	}

@@ -20,17 +20,14 @@ import (
 	"github.com/citune/citune/undo"
 )
 
-// Prober runs the workload once and measures it. The sweep calls it once
-// per run (warm-ups included) so that it can read the swept settings
-// again after every run.
-type Prober interface {
-	Measure(ctx context.Context) (probe.Run, error)
-}
-
 // Runner runs one sweep session.
 type Runner struct {
 	Target *soc.Target
-	Prober Prober
+	// Prober runs the workload once and measures it with the accounting
+	// (a probe.Series): the sweep calls it once per run, warm-ups
+	// included, with nil progress, so that it reads the swept settings
+	// again after every run.
+	Prober probe.Probe
 	// ProbeName describes the probe in the results header.
 	ProbeName string
 	Plan      plan.Plan

@@ -293,13 +293,13 @@ func TestCorruptPointIsShownAndNotRanked(t *testing.T) {
 
 // warmRecorder records which runs the sweep marked as warm-ups.
 type warmRecorder struct {
-	sweep.Prober
+	probe.Probe
 	warm []bool
 }
 
-func (w *warmRecorder) Measure(ctx context.Context) (probe.Run, error) {
+func (w *warmRecorder) Run(ctx context.Context, progress func(done, total int64)) (probe.Run, error) {
 	w.warm = append(w.warm, probe.IsWarmup(ctx))
-	return w.Prober.Measure(ctx)
+	return w.Probe.Run(ctx, progress)
 }
 
 // The sweep marks its warm-up runs, so that a read probe hashes every
@@ -309,7 +309,7 @@ func TestSweepMarksWarmupRuns(t *testing.T) {
 	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0")
 	s.runner.Plan.Warmup = 1
 	s.runner.Plan.Repeats = 2
-	w := &warmRecorder{Prober: s.land}
+	w := &warmRecorder{Probe: s.land}
 	s.runner.Prober = w
 	if _, err := s.runner.Run(context.Background()); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
@@ -46,7 +47,7 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 // that file.
 type SweepRunner struct {
 	Target    *soc.Target
-	Prober    sweep.Prober
+	Prober    probe.Probe
 	ProbeName string
 	// Out is the results file of the first plan; later plans add -2,
 	// -3... Empty: new files in the temporary directory.

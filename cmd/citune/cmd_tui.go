@@ -148,7 +148,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		}
 		return err
 	}
-	cfg.Prober = sweep.SingleRun{Probe: pr, Env: env}
+	cfg.Prober = probe.NewSeries(pr, env)
 	if err := simWithRealProbe(t, pr, false); err != nil {
 		// A single probe run measures this machine, as it says; a
 		// sweep would rank simulated settings on real rates.

@@ -66,8 +66,11 @@ type Landscape struct {
 	visits   uint64
 }
 
-// Measure implements sweep.Prober.
-func (l *Landscape) Measure(ctx context.Context) (probe.Run, error) {
+// Name implements probe.Probe.
+func (l *Landscape) Name() string { return "landscape" }
+
+// Run implements probe.Probe (progress is not called).
+func (l *Landscape) Run(ctx context.Context, _ func(done, total int64)) (probe.Run, error) {
 	l.mu.Lock()
 	l.Runs++
 	n := l.Runs
