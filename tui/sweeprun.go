@@ -28,13 +28,13 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 		return SweepPlan{}, err
 	}
 	sp := plan.DefaultPlan()
-	pf.Apply(&sp)
-	if sp.Budget != 0 && sp.Mode != plan.ModeAdaptive && sp.Mode != plan.ModeModel {
-		return SweepPlan{}, fmt.Errorf("%s: budget = %g: only an adaptive or model sweep has a budget (mode %s measures every point)", path, sp.Budget, sp.Mode)
+	if err := pf.Apply(&sp); err != nil {
+		return SweepPlan{}, fmt.Errorf("%s: %w", path, err)
 	}
 	sp.Axes = axes
-	// The bounds citune sweep --plan has (repeat 1 and up, ...).
-	if err := sp.Check(); err != nil && len(axes) > 0 {
+	// The rules citune sweep --plan has (plan.Check); the fields may be
+	// chosen on screen later.
+	if err := sp.CheckSettings(); err != nil {
 		return SweepPlan{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return SweepPlan{Plan: sp, Source: filepath.Base(path)}, nil
