@@ -137,7 +137,7 @@ func (t *Target) ParamUsers(root fs.FS, p *Profile, param string) []ParamUser {
 			continue
 		}
 		if c.Label == t.Controller.Label {
-			u.readSettings(t.Acc, t.Profile.Map, p, param)
+			u.readSettings(t.acc, t.Profile.Map, p, param)
 			continue
 		}
 		if t.Kind != KindDevMem {
@@ -152,7 +152,7 @@ func (t *Target) ParamUsers(root fs.FS, p *Profile, param string) []ParamUser {
 		if err := ot.Identify(); err != nil {
 			u.Note = "settings not read: " + err.Error()
 		} else {
-			u.readSettings(ot.Acc, ot.Profile.Map, p, param)
+			u.readSettings(ot.acc, ot.Profile.Map, p, param)
 		}
 		ot.Close()
 	}

@@ -23,7 +23,7 @@ func (t *Target) ReloadSim(readParam func(module, param string) (string, error))
 	snap, _ := Take(t.Profile.Map, t)
 	role := simStart(t.Profile, t.Controller, snap)
 	o := SimOptions{Role: role}
-	if role == regs.RoleHost && t.Sim != nil && !t.Sim.DriverModelled() {
+	if role == regs.RoleHost && t.simr != nil && !t.simr.DriverModelled() {
 		o.Driver = SimDriverOff
 	}
 	for _, k := range t.Profile.Knobs {
@@ -52,7 +52,7 @@ func (t *Target) ReloadSim(readParam func(module, param string) (string, error))
 		return err
 	}
 	t.mu.Lock()
-	t.Acc, t.Sim = nt.Acc, nt.Sim
+	t.acc, t.simr = nt.acc, nt.simr
 	t.mu.Unlock()
 	return t.Identify()
 }

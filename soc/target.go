@@ -25,21 +25,23 @@ const (
 
 // Target is an open controller window with the profile that describes it.
 // Profile is the view of the controller (Profile.ForController): its Map
-// holds only the registers the controller's core has, and Acc refuses
-// reads and writes of the others (regs.Guard), whatever the target kind.
+// holds only the registers the controller's core has, and its accessor
+// (the Target itself: Read32, Write32) refuses reads and writes of the
+// others (regs.Guard), whatever the target kind. The window is not
+// exported: every access takes the lock that orders it with swaps.
 type Target struct {
 	Profile    *Profile
 	Controller *Controller
 	Kind       Kind
-	Path       string // image path for KindFile
-	Acc        regs.Accessor
-	Sim        *sim.Sim // for KindSim
+	path       string // image path for KindFile
+	acc        regs.Accessor
+	simr       *sim.Sim // for KindSim
 	win        *mmio.Window
 	halt       func() error
 	// mu orders window swaps (Remap, ReloadSim) with the accesses made
 	// through the Target itself (Read32, Write32: what undo sessions and
-	// the signal path's Halt write through) and with SetHalt/Halt. Acc and
-	// Sim are read directly only by the goroutine that swaps them.
+	// the signal path's Halt write through) and with SetHalt/Halt. acc and
+	// simr are read without it only by the goroutine that swaps them.
 	mu sync.RWMutex
 }
 
@@ -152,7 +154,7 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 			s.Seed(r.Offset, v&^ch.Mask|ch.Value)
 		}
 	}
-	return &Target{Profile: p, Controller: c, Kind: KindSim, Acc: regs.Guard(s, p.Map), Sim: s}, nil
+	return &Target{Profile: p, Controller: c, Kind: KindSim, acc: regs.Guard(s, p.Map), simr: s}, nil
 }
 
 // Where says which target Open opens: the simulated controller (Sim,
@@ -208,7 +210,7 @@ func OpenFile(p *Profile, c *Controller, path string, writable bool) (*Target, e
 		q.Map = m
 		p = &q
 	}
-	return &Target{Profile: p, Controller: c, Kind: KindFile, Path: path, Acc: regs.Guard(w, p.Map), win: w}, nil
+	return &Target{Profile: p, Controller: c, Kind: KindFile, path: path, acc: regs.Guard(w, p.Map), win: w}, nil
 }
 
 // OpenDevMem maps the controller's physical window through /dev/mem.
@@ -220,7 +222,7 @@ func OpenDevMem(p *Profile, c *Controller) (*Target, error) {
 		return nil, err
 	}
 	p = p.ForController(c)
-	return &Target{Profile: p, Controller: c, Kind: KindDevMem, Acc: regs.Guard(w, p.Map), win: w}, nil
+	return &Target{Profile: p, Controller: c, Kind: KindDevMem, acc: regs.Guard(w, p.Map), win: w}, nil
 }
 
 // Remap maps a /dev/mem window again (after a driver reload, an old
@@ -238,7 +240,7 @@ func (t *Target) Remap() error {
 	if err != nil {
 		return err
 	}
-	t.win, t.Acc = w, regs.Guard(w, t.Profile.Map)
+	t.win, t.acc = w, regs.Guard(w, t.Profile.Map)
 	return nil
 }
 
@@ -258,7 +260,7 @@ func (t *Target) String() string {
 	case KindSim:
 		return fmt.Sprintf("simulated %s %s", t.Profile.Name, t.Controller.Label)
 	case KindFile:
-		return fmt.Sprintf("image %s (%s %s)", t.Path, t.Profile.Name, t.Controller.Label)
+		return fmt.Sprintf("image %s (%s %s)", t.path, t.Profile.Name, t.Controller.Label)
 	}
 	return fmt.Sprintf("/dev/mem %#08x (%s %s)", t.Controller.Base, t.Profile.Name, t.Controller.Label)
 }
@@ -380,7 +382,7 @@ func (t *Target) RoleNow() (regs.Role, error) {
 	if r == nil {
 		return t.Role(Snapshot{}), nil
 	}
-	v, err := t.Acc.Read32(r.Offset)
+	v, err := t.acc.Read32(r.Offset)
 	if err != nil {
 		return "", err
 	}

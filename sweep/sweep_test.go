@@ -53,7 +53,7 @@ func imageTarget(t *testing.T, profile string) (*soc.Target, string) {
 	sim := simTarget(t, profile, soc.SimOptions{ResetValues: true})
 	img := make([]byte, sim.Controller.Span())
 	for off := uint32(0); off < sim.Controller.Span(); off += 4 {
-		v, err := sim.Acc.Read32(off)
+		v, err := sim.Read32(off)
 		if errors.Is(err, regs.ErrAbsent) {
 			continue // a host-only core has nothing there
 		}
@@ -120,7 +120,7 @@ func newRunner(t *testing.T, tg *soc.Target, mode string, specs ...string) *setu
 
 func snapshot(t *testing.T, tg *soc.Target) soc.Snapshot {
 	t.Helper()
-	s, err := soc.Take(tg.Profile.Map, tg.Acc)
+	s, err := soc.Take(tg.Profile.Map, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,8 +236,8 @@ func TestValidatedBeforeTheFirstWrite(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
-			if tg.Sim.Writes != 0 {
-				t.Errorf("%d writes before the plan was valid", tg.Sim.Writes)
+			if tg.Simulator().Writes != 0 {
+				t.Errorf("%d writes before the plan was valid", tg.Simulator().Writes)
 			}
 		})
 	}

@@ -67,11 +67,11 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start, err := soc.Take(p.Map, tg.Acc)
+	start, err := soc.Take(p.Map, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, target: tg, sim: tg.Sim, start: start, files: map[string]string{}}
+	e := &env{t: t, target: tg, sim: tg.Simulator(), start: start, files: map[string]string{}}
 	pr := simProbe(t, tg)
 	e.measure = &simMeasure{p: pr}
 	t.Chdir(t.TempDir()) // the results file's name shows on screen
@@ -340,7 +340,7 @@ func (s *simMeasure) Run(ctx context.Context, _ func(done, total int64)) (probe.
 
 func simProbe(t *testing.T, tg *soc.Target) probe.Probe {
 	t.Helper()
-	p, err := probe.Parse([]string{"sim", "--size", "8M"}, probe.Deps{Sim: tg.Sim, Map: tg.Profile.Map})
+	p, err := probe.Parse([]string{"sim", "--size", "8M"}, probe.Deps{Sim: tg.Simulator(), Map: tg.Profile.Map})
 	if err != nil {
 		t.Fatal(err)
 	}

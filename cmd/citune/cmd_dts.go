@@ -68,7 +68,7 @@ func runDTS(a *app, args []string) error {
 			return err
 		}
 		defer t.Close()
-		snap, err := soc.Take(t.Profile.Map, t.Acc)
+		snap, err := soc.Take(t.Profile.Map, t)
 		if err != nil {
 			return err
 		}

@@ -69,7 +69,7 @@ func runTUI(a *app, args []string) error {
 		return err
 	}
 	defer t.Close()
-	start, err := soc.Take(t.Profile.Map, t.Acc)
+	start, err := soc.Take(t.Profile.Map, t)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func TestDTSCompilesForEveryProfile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				snap, err := soc.Take(p.Map, tg.Acc)
+				snap, err := soc.Take(p.Map, tg)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -98,7 +98,7 @@ func TestDTSEmitsOnlyWhatTheKernelHonours(t *testing.T) {
 	p := loadProfile(t, "imx6q")
 	c, _ := p.Controller("usbh1")
 	tg, _ := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
-	snap, _ := soc.Take(p.Map, tg.Acc) // SBUSCFG reads 2 at reset
+	snap, _ := soc.Take(p.Map, tg) // SBUSCFG reads 2 at reset
 	cases := map[string]struct {
 		role     regs.Role
 		settings []dtsout.Setting
@@ -236,9 +236,9 @@ func TestPermanence(t *testing.T) {
 	p := loadProfile(t, "imx6q")
 	c, _ := p.Controller("usbh1")
 	tg, _ := soc.OpenSim(p, c, soc.SimOptions{})
-	board, _ := soc.Take(p.Map, tg.Acc) // the board's values: AHBBRST 0
+	board, _ := soc.Take(p.Map, tg) // the board's values: AHBBRST 0
 	reset, _ := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
-	atReset, _ := soc.Take(p.Map, reset.Acc) // AHBBRST 2
+	atReset, _ := soc.Take(p.Map, reset) // AHBBRST 2
 	perm := dtsout.Permanence(dtsout.DTSInput{Profile: p, Controller: c, Role: "host", Snapshot: board})
 	for _, tc := range []struct {
 		changes map[string]string

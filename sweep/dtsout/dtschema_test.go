@@ -113,7 +113,7 @@ func TestDTSPassesDTSchema(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				snap, _ := soc.Take(pc.Map, tg.Acc)
+				snap, _ := soc.Take(pc.Map, tg)
 				tg.Close()
 				d := dtsout.BuildDTS(dtsout.DTSInput{Profile: pc, Controller: c, Role: role, Settings: settings, Snapshot: snap})
 				if len(d.Props) == 0 {

@@ -30,7 +30,7 @@ func FuzzBuildDTS(f *testing.F) {
 	}
 	c, _ := pr.Controller("usbh1")
 	tg, _ := soc.OpenSim(pr, c, soc.SimOptions{})
-	snap, _ := soc.Take(pr.Map, tg.Acc)
+	snap, _ := soc.Take(pr.Map, tg)
 	prop := regexp.MustCompile(`^[a-z0-9-]+( = <0x[0-9a-f]+>)?$`)
 	f.Fuzz(func(t *testing.T, name, value, role string) {
 		in := dtsout.DTSInput{Profile: pr, Controller: c, Role: regs.Role(role), Snapshot: snap,

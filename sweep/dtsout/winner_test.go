@@ -99,7 +99,7 @@ func TestDTSNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := soc.Take(p.Map, tg.Acc)
+	snap, err := soc.Take(p.Map, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
