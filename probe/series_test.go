@@ -31,7 +31,7 @@ func TestSeriesComparesDataAcrossPoints(t *testing.T) {
 	s := NewSeries(p, Env{})
 	var corrupt []bool
 	for range p.runs {
-		r, err := s.Measure(context.Background())
+		r, err := s.Run(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func (failProbe) Run(context.Context, func(done, total int64)) (Run, error) {
 
 // A failed run is the series' error, not a run.
 func TestSeriesReturnsTheProbesError(t *testing.T) {
-	if _, err := NewSeries(failProbe{}, Env{}).Measure(context.Background()); err == nil || !strings.Contains(err.Error(), "device vanished") {
+	if _, err := NewSeries(failProbe{}, Env{}).Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "device vanished") {
 		t.Errorf("error %v", err)
 	}
 }

@@ -8,7 +8,7 @@ package regs
 //
 // *Decision:* the one role type of the tree lives here, the lowest
 // package, because everything that speaks of roles imports regs: soc
-// (profiles, targets; soc.Role is this type), simmodel (the workload's
+// (profiles, targets, and soc.RoleOf, the one role decision), simmodel (the workload's
 // role against the controller's) and, through them, probe, sweep, tui and
 // the command. soc cannot be that place: simmodel must not import soc.
 type Role string

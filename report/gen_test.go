@@ -33,9 +33,11 @@ type fixtureProber struct {
 	n       int
 }
 
-func (f *fixtureProber) Measure(ctx context.Context) (probe.Run, error) {
+func (f *fixtureProber) Name() string { return "fixture" }
+
+func (f *fixtureProber) Run(ctx context.Context, progress func(done, total int64)) (probe.Run, error) {
 	f.n++
-	r, err := f.l.Measure(ctx)
+	r, err := f.l.Run(ctx, progress)
 	if err != nil {
 		return r, err
 	}
@@ -52,8 +54,8 @@ func (f *fixtureProber) Measure(ctx context.Context) (probe.Run, error) {
 	}
 	if f.revert[f.n] {
 		ref, _ := f.t.Profile.Map.Lookup("USBCMD.ITC")
-		v, _ := f.t.Acc.Read32(ref.Reg.Offset)
-		f.t.Acc.Write32(ref.Reg.Offset, ref.Field.Put(v, 8))
+		v, _ := f.t.Read32(ref.Reg.Offset)
+		f.t.Write32(ref.Reg.Offset, ref.Field.Put(v, 8))
 	}
 	return r, nil
 }
@@ -122,7 +124,7 @@ func genFixture(t *testing.T, fx fixture) {
 			t.Fatal(err)
 		}
 		l.Extra = func() float64 {
-			v, _ := tg.Acc.Read32(ref.Reg.Offset)
+			v, _ := tg.Read32(ref.Reg.Offset)
 			if f, ok := fx.favour[ref.Field.Get(v)]; ok {
 				return f
 			}

@@ -11,6 +11,11 @@
 // controller's registers by ReadSettings) and a Scenario, and returns the
 // time, interrupts and CPU of one transfer. Noise and drift are drawn from
 // a generator the caller seeds.
+//
+// Decision: a package of its own, not part of soc/sim or probe: soc/sim
+// is a register file and stays one, the model is arithmetic that tests
+// and benchmarks check on its own, and with one caller the tests that
+// measure through the sim probe cannot grow a second formula.
 package simmodel
 
 import (

@@ -17,9 +17,9 @@ type BoardValue struct {
 	// Field is REG.FIELD (or a unique FIELD).
 	Field string `toml:"field"`
 	Value uint32 `toml:"value"`
-	// Roles limits the value to controllers in these roles (RoleHost,
-	// RoleDevice); empty means every role.
-	Roles []Role `toml:"roles"`
+	// Roles limits the value to controllers in these roles (regs.RoleHost,
+	// regs.RoleDevice); empty means every role.
+	Roles []regs.Role `toml:"roles"`
 	// Controllers limits the value to these controllers (labels); empty
 	// means every controller. A controller's view of the profile
 	// (Profile.ForController) keeps only the values that apply to it.
@@ -30,8 +30,8 @@ type BoardValue struct {
 }
 
 // BoardValues returns the profile's board values for a controller in
-// role (RoleHost or RoleDevice), with their resolved fields.
-func (p *Profile) BoardValues(role Role) []regs.Change {
+// role (regs.RoleHost or regs.RoleDevice), with their resolved fields.
+func (p *Profile) BoardValues(role regs.Role) []regs.Change {
 	var cs []regs.Change
 	for _, b := range p.Board {
 		if len(b.Roles) > 0 && !containsFold(b.Roles, role) {
@@ -46,7 +46,7 @@ func (p *Profile) BoardValues(role Role) []regs.Change {
 	return cs
 }
 
-func containsFold(xs []Role, s Role) bool {
+func containsFold(xs []regs.Role, s regs.Role) bool {
 	for _, x := range xs {
 		if strings.EqualFold(string(x), string(s)) {
 			return true

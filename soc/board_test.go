@@ -14,7 +14,7 @@ func simField(t *testing.T, tg *Target, name string) uint32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := tg.Acc.Read32(ref.Reg.Offset)
+	v, err := tg.Read32(ref.Reg.Offset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +53,8 @@ func TestSimStartsAtBoardValues(t *testing.T) {
 				t.Errorf("%s %s %+v: %s = %d, want %d", c.profile, c.controller, c.opts, f, got, want)
 			}
 		}
-		if tg.Sim.DriverModelled() != c.driver {
-			t.Errorf("%s %s %+v: driver modelled %v, want %v", c.profile, c.controller, c.opts, tg.Sim.DriverModelled(), c.driver)
+		if tg.simr.DriverModelled() != c.driver {
+			t.Errorf("%s %s %+v: driver modelled %v, want %v", c.profile, c.controller, c.opts, tg.simr.DriverModelled(), c.driver)
 		}
 		if err := tg.Identify(); err != nil {
 			t.Errorf("%s %s: %v", c.profile, c.controller, err)

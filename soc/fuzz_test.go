@@ -92,7 +92,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		for _, c := range p.Controllers {
-			BoardStart(p, SimRole(&c))
+			BoardStart(p, simStart(p, &c, Snapshot{}))
 		}
 	})
 }

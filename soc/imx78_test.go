@@ -40,7 +40,7 @@ func TestIMX7And8MProfiles(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				raw, _ := tg.Acc.Read32(ref.Reg.Offset)
+				raw, _ := tg.Read32(ref.Reg.Offset)
 				if got := ref.Field.Get(raw); got != v {
 					t.Errorf("%s %s: board %s = %d, want %d", name, lbl, field, got, v)
 				}

@@ -79,9 +79,9 @@ type Controller struct {
 	Base  uint64 `toml:"base"`  // physical base address
 	Size  uint32 `toml:"size"`  // window size in bytes
 	IRQ   string `toml:"irq"`   // name in /proc/interrupts: 2184200.usb
-	// Roles the controller can take: RoleHost, RoleDevice.
-	Roles  []Role `toml:"roles"`
-	DRMode string `toml:"dr_mode"`
+	// Roles the controller can take: regs.RoleHost, regs.RoleDevice.
+	Roles  []regs.Role `toml:"roles"`
+	DRMode string      `toml:"dr_mode"`
 	// Core is the kind of ChipIdea core: "otg" (host and device register
 	// sets) or "host-only" (no device registers: i.MX6Q UH1-UH3, the
 	// i.MX6SL/SX HSIC port). Optional: "otg" when left out.
@@ -101,36 +101,21 @@ type Controller struct {
 	Map *regs.Map `toml:"-" json:"-"`
 }
 
-// Role is a controller's role: regs.Role, the tree's one role type (it
-// lives in regs, which simmodel can import and soc cannot be imported
-// by). The names below are regs' constants under soc's names, not other
-// values.
-type Role = regs.Role
-
-// The roles. "" means unknown (QEMU: the registers do not tell).
-const (
-	RoleHost   = regs.RoleHost
-	RoleDevice = regs.RoleDevice
-	// RoleOTG is a dual-role port whose current role is not known
-	// (ParamUser.Role only; never a profile value).
-	RoleOTG = regs.RoleOTG
-)
-
 // DRRole is the role a device tree's dr_mode value fixes: "host" is
-// RoleHost, "peripheral" RoleDevice; ok is false for "otg" and "" (the
+// regs.RoleHost, "peripheral" regs.RoleDevice; ok is false for "otg" and "" (the
 // port may take either). The one reading of dr_mode's words.
-func DRRole(drMode string) (r Role, ok bool) {
+func DRRole(drMode string) (r regs.Role, ok bool) {
 	switch drMode {
 	case "host":
-		return RoleHost, true
+		return regs.RoleHost, true
 	case "peripheral":
-		return RoleDevice, true
+		return regs.RoleDevice, true
 	}
 	return "", false
 }
 
 // JoinRoles joins roles with sep, as strings.Join does.
-func JoinRoles(rs []Role, sep string) string {
+func JoinRoles(rs []regs.Role, sep string) string {
 	ss := make([]string, len(rs))
 	for i, r := range rs {
 		ss[i] = string(r)
@@ -139,7 +124,7 @@ func JoinRoles(rs []Role, sep string) string {
 }
 
 // HasRole reports whether the controller can take role r.
-func (c *Controller) HasRole(r Role) bool {
+func (c *Controller) HasRole(r regs.Role) bool {
 	for _, x := range c.Roles {
 		if x == r {
 			return true
@@ -225,18 +210,18 @@ type Knob struct {
 	Field string `toml:"field" json:"field"` // REG.FIELD
 	// DT property that sets the field, and the roles in which the value
 	// the driver writes from it is kept.
-	DT      string  `toml:"dt" json:"dt,omitempty"`
-	DTRoles []Role  `toml:"dt_roles" json:"dt_roles,omitempty"`
-	DTMax   *uint32 `toml:"dt_max" json:"dt_max,omitempty"`
+	DT      string      `toml:"dt" json:"dt,omitempty"`
+	DTRoles []regs.Role `toml:"dt_roles" json:"dt_roles,omitempty"`
+	DTMax   *uint32     `toml:"dt_max" json:"dt_max,omitempty"`
 	// Requires names a condition for the DT property to take effect,
 	// "REG.FIELD=VALUE" (burst sizes need SBUSCFG.AHBBRST=0).
 	Requires string `toml:"requires" json:"requires,omitempty"`
 	// Param is the kernel parameter that sets the field in ParamRoles;
 	// ParamEncoding is "value" (field = param), "log2" (field = 2^param)
 	// or "park" (ASPE=1 and ASP=param when param > 0).
-	Param         string   `toml:"param" json:"param,omitempty"`
-	ParamRoles    []Role   `toml:"param_roles" json:"param_roles,omitempty"`
-	ParamEncoding Encoding `toml:"param_encoding" json:"param_encoding,omitempty"`
+	Param         string      `toml:"param" json:"param,omitempty"`
+	ParamRoles    []regs.Role `toml:"param_roles" json:"param_roles,omitempty"`
+	ParamEncoding Encoding    `toml:"param_encoding" json:"param_encoding,omitempty"`
 	// None explains why the knob has no persistent mechanism.
 	None string `toml:"none" json:"none,omitempty"`
 	// Warn is a caution that set and dts repeat whenever the field is

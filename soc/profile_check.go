@@ -128,7 +128,7 @@ func (cc ctrlCheck) roles(m *regs.Map) {
 			break
 		}
 		c.Core = core
-		if core == regs.CoreHostOnly && c.HasRole(RoleDevice) {
+		if core == regs.CoreHostOnly && c.HasRole(regs.RoleDevice) {
 			ps.add(l.at(at+".roles"), "%s: a host-only core cannot take the device role", who)
 		}
 	}
@@ -141,11 +141,11 @@ func (cc ctrlCheck) roles(m *regs.Map) {
 	switch c.DRMode {
 	case "", "otg":
 	case "host":
-		if c.HasRole(RoleDevice) {
+		if c.HasRole(regs.RoleDevice) {
 			ps.add(l.at(at+".roles"), "%s: dr_mode \"host\" but roles include \"device\"", who)
 		}
 	case "peripheral":
-		if c.HasRole(RoleHost) {
+		if c.HasRole(regs.RoleHost) {
 			ps.add(l.at(at+".roles"), "%s: dr_mode \"peripheral\" but roles include \"host\"", who)
 		}
 	default:
@@ -241,7 +241,7 @@ func (p *Profile) checkKnobs(l *locator, ps *problems, m *regs.Map) {
 		if k.DT == "" && k.Param == "" && k.None == "" {
 			ps.add(l.at(at), "knob %s: say how it persists (dt, param) or why it cannot (none)", k.Field)
 		}
-		roles := func(key string, rs []Role, owner string) {
+		roles := func(key string, rs []regs.Role, owner string) {
 			if len(rs) > 0 && owner == "" {
 				ps.add(l.at(at+"."+key), "knob %s: %s given without %s", k.Field, key, strings.TrimSuffix(key, "_roles"))
 			}

@@ -41,7 +41,7 @@ func (t *Target) ID() (undo.TargetID, error) {
 	case KindDevMem:
 		return undo.DevMem(t.Controller.Base), nil
 	case KindFile:
-		return undo.File(t.Path)
+		return undo.File(t.path)
 	}
 	return undo.Sim(t.Profile.Name + "/" + t.Controller.Label), nil
 }
@@ -57,5 +57,5 @@ func (t *Target) Accessor() regs.Accessor { return t }
 func (t *Target) Write32(off, v uint32) error {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return t.Acc.Write32(off, v)
+	return t.acc.Write32(off, v)
 }

@@ -14,15 +14,15 @@ import (
 // the JSON of results files; only host and device are roles a profile
 // may name.
 func TestRoleValues(t *testing.T) {
-	for r, want := range map[Role]bool{RoleHost: true, RoleDevice: true, RoleOTG: false, "": false, "Host": false, "gadget": false} {
+	for r, want := range map[regs.Role]bool{regs.RoleHost: true, regs.RoleDevice: true, regs.RoleOTG: false, "": false, "Host": false, "gadget": false} {
 		if got := r.Valid(); got != want {
 			t.Errorf("Role(%q).Valid() = %v, want %v", r, got, want)
 		}
 	}
-	if RoleHost != "host" || RoleDevice != "device" || RoleOTG != "otg" {
-		t.Errorf("role strings changed: %q %q %q (profiles and results files use them)", RoleHost, RoleDevice, RoleOTG)
+	if regs.RoleHost != "host" || regs.RoleDevice != "device" || regs.RoleOTG != "otg" {
+		t.Errorf("role strings changed: %q %q %q (profiles and results files use them)", regs.RoleHost, regs.RoleDevice, regs.RoleOTG)
 	}
-	if got := JoinRoles([]Role{RoleHost, RoleDevice}, ", "); got != "host, device" {
+	if got := JoinRoles([]regs.Role{regs.RoleHost, regs.RoleDevice}, ", "); got != "host, device" {
 		t.Errorf("JoinRoles = %q", got)
 	}
 	if got := JoinRoles(nil, ","); got != "" {
@@ -41,7 +41,7 @@ func TestBadRoles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the base profile: %v", err)
 	}
-	if c := good.Controllers[0]; !c.HasRole(RoleHost) || !c.HasRole(RoleDevice) || c.HasRole(RoleOTG) {
+	if c := good.Controllers[0]; !c.HasRole(regs.RoleHost) || !c.HasRole(regs.RoleDevice) || c.HasRole(regs.RoleOTG) {
 		t.Errorf("controller %s roles %v: want host and device", c.Label, c.Roles)
 	}
 	for name, tc := range map[string]struct{ old, new, want string }{
@@ -62,7 +62,7 @@ func TestBadRoles(t *testing.T) {
 // dr_mode's words fix a role or leave both open, and a controller's
 // role falls back on them when USBMODE.CM does not say.
 func TestDRRole(t *testing.T) {
-	for mode, want := range map[string]Role{"host": RoleHost, "peripheral": RoleDevice, "otg": "", "": "", "gadget": ""} {
+	for mode, want := range map[string]regs.Role{"host": regs.RoleHost, "peripheral": regs.RoleDevice, "otg": "", "": "", "gadget": ""} {
 		r, ok := DRRole(mode)
 		if r != want || ok != (want != "") {
 			t.Errorf("DRRole(%q) = %q, %v; want %q", mode, r, ok, want)
@@ -70,19 +70,20 @@ func TestDRRole(t *testing.T) {
 	}
 	for _, c := range []struct {
 		dr        string
-		sim, role Role
-	}{{"host", RoleHost, RoleHost}, {"peripheral", RoleDevice, RoleDevice}, {"otg", RoleDevice, ""}, {"", RoleDevice, ""}} {
-		ctl := &Controller{Roles: []Role{RoleHost, RoleDevice}, DRMode: c.dr}
-		if got := SimRole(ctl); got != c.sim {
-			t.Errorf("dr_mode %q: SimRole %q, want %q", c.dr, got, c.sim)
+		sim, role regs.Role
+	}{{"host", regs.RoleHost, regs.RoleHost}, {"peripheral", regs.RoleDevice, regs.RoleDevice}, {"otg", regs.RoleDevice, ""}, {"", regs.RoleDevice, ""}} {
+		ctl := &Controller{Roles: []regs.Role{regs.RoleHost, regs.RoleDevice}, DRMode: c.dr}
+		p := &Profile{Map: regs.ChipIdea()}
+		if got := simStart(p, ctl, Snapshot{}); got != c.sim {
+			t.Errorf("dr_mode %q: simStart %q, want %q", c.dr, got, c.sim)
 		}
-		tg := &Target{Profile: &Profile{Map: regs.ChipIdea()}, Controller: ctl}
+		tg := &Target{Profile: p, Controller: ctl}
 		idle := Snapshot{Registers: []RegValue{{Name: "USBMODE", Offset: 0x1a8, Value: 0}}}
 		if got := tg.Role(idle); got != c.role {
 			t.Errorf("dr_mode %q, CM idle: role %q, want %q", c.dr, got, c.role)
 		}
 		host := Snapshot{Registers: []RegValue{{Name: "USBMODE", Offset: 0x1a8, Value: 3}}}
-		if got := tg.Role(host); got != RoleHost {
+		if got := tg.Role(host); got != regs.RoleHost {
 			t.Errorf("dr_mode %q, CM=3: role %q, want host", c.dr, got)
 		}
 	}

@@ -21,11 +21,11 @@ import (
 type ParamUser struct {
 	Label string `json:"label"`
 	Node  string `json:"node"`
-	// Role is RoleHost (the parameter applies), or RoleOTG when the
+	// Role is regs.RoleHost (the parameter applies), or regs.RoleOTG when the
 	// controller may switch roles and the parameter applies while it is a
 	// host.
-	Role Role `json:"role"`
-	// Source says how Role was found: "sysfs" (the ci_hdrc role file),
+	Role regs.Role `json:"role"`
+	// Source says how regs.Role was found: "sysfs" (the ci_hdrc role file),
 	// "device tree" (status and dr_mode of the node), "profile".
 	Source string `json:"source"`
 	// Settings are the values of the fields the parameter sets, when the
@@ -37,7 +37,7 @@ type ParamUser struct {
 // String renders "usbh1 (host, sysfs)".
 func (u ParamUser) String() string {
 	role := u.Role
-	if role == RoleOTG {
+	if role == regs.RoleOTG {
 		role = "when host"
 	}
 	return fmt.Sprintf("%s (%s, %s)", u.Label, role, u.Source)
@@ -67,7 +67,7 @@ func ParamUsersString(us []ParamUser) string {
 //     ("host", "peripheral", "otg" or absent) gives the role;
 //   - profile: the controller's roles and dr_mode.
 func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
-	var roles []Role
+	var roles []regs.Role
 	for _, k := range p.Knobs {
 		if k.Param == param {
 			roles = append(roles, k.ParamRoles...)
@@ -76,7 +76,7 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 	if len(roles) == 0 {
 		return nil
 	}
-	applies := func(role Role) bool {
+	applies := func(role regs.Role) bool {
 		for _, r := range roles {
 			if r == role {
 				return true
@@ -99,22 +99,22 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 			if r, ok := DRRole(readTrim(root, dir+"/dr_mode")); ok {
 				u.Role = r
 			} else {
-				u.Role = RoleOTG
+				u.Role = regs.RoleOTG
 			}
 		} else {
 			u.Source = "profile"
 			switch {
-			case !c.HasRole(RoleHost):
-				u.Role = RoleDevice
-			case !c.HasRole(RoleDevice):
-				u.Role = RoleHost
+			case !c.HasRole(regs.RoleHost):
+				u.Role = regs.RoleDevice
+			case !c.HasRole(regs.RoleDevice):
+				u.Role = regs.RoleHost
 			default:
-				u.Role = RoleOTG
+				u.Role = regs.RoleOTG
 			}
 		}
 		// An OTG controller may be a host at any time: the parameter
 		// applies then.
-		if u.Role == RoleOTG && !applies(RoleHost) || u.Role != RoleOTG && !applies(u.Role) {
+		if u.Role == regs.RoleOTG && !applies(regs.RoleHost) || u.Role != regs.RoleOTG && !applies(u.Role) {
 			continue
 		}
 		us = append(us, u)
@@ -137,7 +137,7 @@ func (t *Target) ParamUsers(root fs.FS, p *Profile, param string) []ParamUser {
 			continue
 		}
 		if c.Label == t.Controller.Label {
-			u.readSettings(t.Acc, t.Profile.Map, p, param)
+			u.readSettings(t.acc, t.Profile.Map, p, param)
 			continue
 		}
 		if t.Kind != KindDevMem {
@@ -152,7 +152,7 @@ func (t *Target) ParamUsers(root fs.FS, p *Profile, param string) []ParamUser {
 		if err := ot.Identify(); err != nil {
 			u.Note = "settings not read: " + err.Error()
 		} else {
-			u.readSettings(ot.Acc, ot.Profile.Map, p, param)
+			u.readSettings(ot.acc, ot.Profile.Map, p, param)
 		}
 		ot.Close()
 	}
@@ -183,7 +183,7 @@ func (u *ParamUser) readSettings(acc regs.Accessor, m *regs.Map, p *Profile, par
 }
 
 // sysfsRole reads the role of a bound ChipIdea controller.
-func sysfsRole(root fs.FS, c *Controller) (Role, bool) {
+func sysfsRole(root fs.FS, c *Controller) (regs.Role, bool) {
 	if root == nil || c.IRQ == "" {
 		return "", false
 	}
@@ -198,9 +198,9 @@ func sysfsRole(root fs.FS, c *Controller) (Role, bool) {
 		}
 		switch readTrim(root, path.Join(dir, e.Name(), "role")) {
 		case "host": // the kernel's words for the roles
-			return RoleHost, true
+			return regs.RoleHost, true
 		case "gadget":
-			return RoleDevice, true
+			return regs.RoleDevice, true
 		}
 	}
 	return "", false

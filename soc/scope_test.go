@@ -70,7 +70,7 @@ func TestParamUsersReadTheTargetsSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := tg.Acc.Read32(ref.Reg.Offset)
+	v, err := tg.Read32(ref.Reg.Offset)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/citune/citune/regs"
 )
 
 // ReloadSim plays a driver reload on a simulated target: the controller
@@ -18,14 +20,10 @@ func (t *Target) ReloadSim(readParam func(module, param string) (string, error))
 	}
 	// The port comes back in the role it had (a gadget stays a gadget),
 	// and a simulated ehci-hcd only where there was one.
-	role := SimRole(t.Controller)
-	if snap, err := Take(t.Profile.Map, t); err == nil {
-		if r := t.Role(snap); r == RoleHost || r == RoleDevice {
-			role = r
-		}
-	}
+	snap, _ := Take(t.Profile.Map, t)
+	role := simStart(t.Profile, t.Controller, snap)
 	o := SimOptions{Role: role}
-	if role == RoleHost && t.Sim != nil && !t.Sim.DriverModelled() {
+	if role == regs.RoleHost && t.simr != nil && !t.simr.DriverModelled() {
 		o.Driver = SimDriverOff
 	}
 	for _, k := range t.Profile.Knobs {
@@ -54,7 +52,7 @@ func (t *Target) ReloadSim(readParam func(module, param string) (string, error))
 		return err
 	}
 	t.mu.Lock()
-	t.Acc, t.Sim = nt.Acc, nt.Sim
+	t.acc, t.simr = nt.acc, nt.simr
 	t.mu.Unlock()
 	return t.Identify()
 }

@@ -3,6 +3,8 @@ package soc
 import (
 	"errors"
 	"testing"
+
+	"github.com/citune/citune/regs"
 )
 
 func TestReloadSimStartsTheDriverFromItsParameters(t *testing.T) {
@@ -27,7 +29,7 @@ func TestReloadSimStartsTheDriverFromItsParameters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, _ := tg.Acc.Read32(ref.Reg.Offset)
+		v, _ := tg.Read32(ref.Reg.Offset)
 		return ref.Field.Get(v)
 	}
 	if field("USBCMD.ITC") != 8 || field("USBCMD.ASPE") != 1 || field("USBCMD.ASP") != 2 {
@@ -55,15 +57,15 @@ func TestReloadSimKeepsTheRoleAndParksOnlyWhereItCan(t *testing.T) {
 	none := func(string, string) (string, error) { return "", errors.New("none") }
 	p := profile(t, "imx6q")
 	c, _ := p.Controller("usbotg")
-	tg, err := OpenSim(p, c, SimOptions{Role: RoleDevice})
+	tg, err := OpenSim(p, c, SimOptions{Role: regs.RoleDevice})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := tg.ReloadSim(none); err != nil {
 		t.Fatal(err)
 	}
-	snap, _ := Take(tg.Profile.Map, tg.Acc)
-	if r := tg.Role(snap); r != RoleDevice {
+	snap, _ := Take(tg.Profile.Map, tg)
+	if r := tg.Role(snap); r != regs.RoleDevice {
 		t.Errorf("the OTG port came back in %q role, want device", r)
 	}
 	h, _ := p.Controller("usbh1")
@@ -74,7 +76,7 @@ func TestReloadSimKeepsTheRoleAndParksOnlyWhereItCan(t *testing.T) {
 	if err := off.ReloadSim(none); err != nil {
 		t.Fatal(err)
 	}
-	if off.Sim.DriverModelled() {
+	if off.simr.DriverModelled() {
 		t.Error("a reload switched on a simulated ehci-hcd that was off")
 	}
 	for _, tc := range []struct {
@@ -88,7 +90,7 @@ func TestReloadSimKeepsTheRoleAndParksOnlyWhereItCan(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref, _ := q.Map.Lookup("USBCMD.ASPE")
-		v, _ := qt.Acc.Read32(ref.Reg.Offset)
+		v, _ := qt.Read32(ref.Reg.Offset)
 		if got := ref.Field.Get(v); got != tc.park {
 			t.Errorf("%s with ehci_hcd.park=3: ASPE=%d, want %d (HCCPARAMS' park capability)", tc.profile, got, tc.park)
 		}

@@ -1,5 +1,10 @@
 package soc
 
+import (
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc/sim"
+)
+
 // A simulated target is what the sim probe measures: through these
 // methods (probe.SimController and probe.NonBurstReader) the probe reads
 // the target's registers and plays its driver, without knowing the
@@ -8,17 +13,17 @@ package soc
 
 // Simulated reports whether the target is the built-in simulated
 // controller.
-func (t *Target) Simulated() bool { return t.Kind == KindSim && t.Sim != nil }
+func (t *Target) Simulated() bool { return t.Kind == KindSim && t.simr != nil }
 
 // DriverModelled reports whether a simulated target plays ehci-hcd's
 // USBCMD write-back (false for every other target).
-func (t *Target) DriverModelled() bool { return t.Simulated() && t.Sim.DriverModelled() }
+func (t *Target) DriverModelled() bool { return t.Simulated() && t.simr.DriverModelled() }
 
 // Read32 reads a register through whatever window is mapped now.
 func (t *Target) Read32(off uint32) (uint32, error) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return t.Acc.Read32(off)
+	return t.acc.Read32(off)
 }
 
 // SoC names the SoC the target's profile describes.
@@ -29,7 +34,7 @@ func (t *Target) SoC() string { return t.Profile.Name }
 // back); other targets have nothing to play.
 func (t *Target) Transfer() {
 	if t.Simulated() {
-		t.Sim.Transfer()
+		t.simr.Transfer()
 	}
 }
 
@@ -41,9 +46,29 @@ func (t *Target) NonBurst() (on, ok bool) {
 	if err != nil || ref.Field == nil {
 		return false, false
 	}
-	v, err := t.Acc.Read32(ref.Reg.Offset)
+	v, err := t.acc.Read32(ref.Reg.Offset)
 	if err != nil {
 		return false, false
 	}
 	return ref.Field.Get(v) == 1, true
+}
+
+// Path is the register image's path (KindFile), else "".
+func (t *Target) Path() string { return t.path }
+
+// Simulator is the simulated register file of a KindSim target (nil
+// otherwise), as it is now: a reload replaces it.
+func (t *Target) Simulator() *sim.Sim {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.simr
+}
+
+// Intercept wraps the window's accessor in f's, under the lock that
+// orders window swaps (tests inject faults with it; a later swap drops
+// the wrapper). It is the only way around the target's own accessor.
+func (t *Target) Intercept(f func(regs.Accessor) regs.Accessor) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.acc = f(t.acc)
 }

@@ -25,21 +25,23 @@ const (
 
 // Target is an open controller window with the profile that describes it.
 // Profile is the view of the controller (Profile.ForController): its Map
-// holds only the registers the controller's core has, and Acc refuses
-// reads and writes of the others (regs.Guard), whatever the target kind.
+// holds only the registers the controller's core has, and its accessor
+// (the Target itself: Read32, Write32) refuses reads and writes of the
+// others (regs.Guard), whatever the target kind. The window is not
+// exported: every access takes the lock that orders it with swaps.
 type Target struct {
 	Profile    *Profile
 	Controller *Controller
 	Kind       Kind
-	Path       string // image path for KindFile
-	Acc        regs.Accessor
-	Sim        *sim.Sim // for KindSim
+	path       string // image path for KindFile
+	acc        regs.Accessor
+	simr       *sim.Sim // for KindSim
 	win        *mmio.Window
 	halt       func() error
 	// mu orders window swaps (Remap, ReloadSim) with the accesses made
 	// through the Target itself (Read32, Write32: what undo sessions and
-	// the signal path's Halt write through) and with SetHalt/Halt. Acc and
-	// Sim are read directly only by the goroutine that swaps them.
+	// the signal path's Halt write through) and with SetHalt/Halt. acc and
+	// simr are read without it only by the goroutine that swaps them.
 	mu sync.RWMutex
 }
 
@@ -67,28 +69,24 @@ type SimOptions struct {
 	// any driver: its reset values instead of the profile's board values
 	// (what Linux leaves on a running board), and no simulated ehci-hcd.
 	ResetValues bool
-	// Role is RoleHost or RoleDevice; empty takes SimRole's.
-	Role Role
+	// Role is regs.RoleHost or regs.RoleDevice; empty: simStart's.
+	Role regs.Role
 }
 
-// SimRole is the role a simulated controller starts in: its only role,
-// its dr_mode, or for an OTG port "device" (no cable: the ID pin reads
-// 1, a B-device, and the ChipIdea driver starts the gadget role).
-func SimRole(c *Controller) Role {
-	if len(c.Roles) == 1 {
-		return c.Roles[0]
-	}
-	if r, ok := DRRole(c.DRMode); ok {
+// simStart is the role a simulated controller starts in: RoleOf, and
+// device for a port whose role RoleOf does not know (see there).
+func simStart(p *Profile, c *Controller, snap Snapshot) regs.Role {
+	if r := RoleOf(p.Map, c, snap); r != "" {
 		return r
 	}
-	return RoleDevice
+	return regs.RoleDevice
 }
 
 // BoardStart returns the register values (by offset) a running board
 // holds in role: the reset values with the profile's board values for
 // that role, and USBMODE.CM set to the role as the driver sets it when
 // it starts the role.
-func BoardStart(p *Profile, role Role) map[uint32]uint32 {
+func BoardStart(p *Profile, role regs.Role) map[uint32]uint32 {
 	vals := map[uint32]uint32{}
 	get := func(r *regs.Register) uint32 {
 		if v, ok := vals[r.Offset]; ok {
@@ -101,7 +99,7 @@ func BoardStart(p *Profile, role Role) map[uint32]uint32 {
 		if f := r.Field("CM"); f != nil {
 			cm, ok := role.CM()
 			if !ok {
-				cm, _ = RoleDevice.CM()
+				cm, _ = regs.RoleDevice.CM()
 			}
 			cs = append(cs, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: cm})
 		}
@@ -113,7 +111,7 @@ func BoardStart(p *Profile, role Role) map[uint32]uint32 {
 }
 
 // joinRoles is "host and device", "device only".
-func joinRoles(rs []Role) string {
+func joinRoles(rs []regs.Role) string {
 	var ns []string
 	for _, r := range rs {
 		ns = append(ns, string(r))
@@ -137,12 +135,12 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 	p = p.ForController(c)
 	role := o.Role
 	if role == "" {
-		role = SimRole(c)
+		role = simStart(p, c, Snapshot{})
 	} else if !slices.Contains(c.Roles, role) {
 		return nil, fmt.Errorf("%s %s cannot take the %s role (it has %s)", p.Name, c.Label, role, joinRoles(c.Roles))
 	}
 	cfg := sim.Config{Map: p.Map, Size: c.Span(), ReadAsZero: raz, SoC: p.Name,
-		Driver: o.Driver == SimDriverHost && role == RoleHost && !o.ResetValues, Log2IrqThresh: o.Log2IrqThresh, Park: o.Park}
+		Driver: o.Driver == SimDriverHost && role == regs.RoleHost && !o.ResetValues, Log2IrqThresh: o.Log2IrqThresh, Park: o.Park}
 	if !o.ResetValues {
 		cfg.Initial = BoardStart(p, role)
 	}
@@ -156,7 +154,7 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 			s.Seed(r.Offset, v&^ch.Mask|ch.Value)
 		}
 	}
-	return &Target{Profile: p, Controller: c, Kind: KindSim, Acc: regs.Guard(s, p.Map), Sim: s}, nil
+	return &Target{Profile: p, Controller: c, Kind: KindSim, acc: regs.Guard(s, p.Map), simr: s}, nil
 }
 
 // Where says which target Open opens: the simulated controller (Sim,
@@ -212,7 +210,7 @@ func OpenFile(p *Profile, c *Controller, path string, writable bool) (*Target, e
 		q.Map = m
 		p = &q
 	}
-	return &Target{Profile: p, Controller: c, Kind: KindFile, Path: path, Acc: regs.Guard(w, p.Map), win: w}, nil
+	return &Target{Profile: p, Controller: c, Kind: KindFile, path: path, acc: regs.Guard(w, p.Map), win: w}, nil
 }
 
 // OpenDevMem maps the controller's physical window through /dev/mem.
@@ -224,7 +222,7 @@ func OpenDevMem(p *Profile, c *Controller) (*Target, error) {
 		return nil, err
 	}
 	p = p.ForController(c)
-	return &Target{Profile: p, Controller: c, Kind: KindDevMem, Acc: regs.Guard(w, p.Map), win: w}, nil
+	return &Target{Profile: p, Controller: c, Kind: KindDevMem, acc: regs.Guard(w, p.Map), win: w}, nil
 }
 
 // Remap maps a /dev/mem window again (after a driver reload, an old
@@ -242,7 +240,7 @@ func (t *Target) Remap() error {
 	if err != nil {
 		return err
 	}
-	t.win, t.Acc = w, regs.Guard(w, t.Profile.Map)
+	t.win, t.acc = w, regs.Guard(w, t.Profile.Map)
 	return nil
 }
 
@@ -262,7 +260,7 @@ func (t *Target) String() string {
 	case KindSim:
 		return fmt.Sprintf("simulated %s %s", t.Profile.Name, t.Controller.Label)
 	case KindFile:
-		return fmt.Sprintf("image %s (%s %s)", t.Path, t.Profile.Name, t.Controller.Label)
+		return fmt.Sprintf("image %s (%s %s)", t.path, t.Profile.Name, t.Controller.Label)
 	}
 	return fmt.Sprintf("/dev/mem %#08x (%s %s)", t.Controller.Base, t.Profile.Name, t.Controller.Label)
 }
@@ -347,11 +345,20 @@ func Take(m *regs.Map, acc regs.Accessor) (Snapshot, error) {
 	return s, nil
 }
 
-// Role is the controller's current role, RoleHost or RoleDevice: USBMODE.CM
-// in snap, or, where the register does not say (idle, or QEMU, where it
-// reads 0), the controller's only role or its dr_mode. "" when unknown.
-func (t *Target) Role(snap Snapshot) Role {
-	if r := t.Profile.Map.Register("USBMODE"); r != nil {
+// RoleOf is the tree's one decision of a controller's role: USBMODE.CM
+// in snap when it names one (regs.RoleOfCM), else the controller's only
+// role, else the role its dr_mode fixes (DRRole). Its one fallback is ""
+// (unknown: an OTG port that no driver has started, or QEMU, whose CM
+// reads 0), never a guess: a wrong role would sweep or export the other
+// role's mechanisms, so callers say "role unknown" and offer both (dtsout
+// lists both roles' mechanisms, BoardValues only role-free values).
+// The simulator alone must pick a role for an unknown port, because it
+// creates the state it then reads: it starts in device role (simStart),
+// as the ChipIdea driver starts an OTG port with no cable (the ID pin
+// reads 1: a B-device). sysfsRole reads the kernel's own word for a bound
+// controller citune has not mapped (ParamScope), not a second rule.
+func RoleOf(m *regs.Map, c *Controller, snap Snapshot) regs.Role {
+	if r := m.Register("USBMODE"); r != nil {
 		if f := r.Field("CM"); f != nil {
 			v, _ := snap.Value(r.Name)
 			if role, ok := regs.RoleOfCM(f.Get(v)); ok {
@@ -359,7 +366,6 @@ func (t *Target) Role(snap Snapshot) Role {
 			}
 		}
 	}
-	c := t.Controller
 	if len(c.Roles) == 1 {
 		return c.Roles[0]
 	}
@@ -367,13 +373,16 @@ func (t *Target) Role(snap Snapshot) Role {
 	return r
 }
 
+// Role is RoleOf the target's controller in snap.
+func (t *Target) Role(snap Snapshot) regs.Role { return RoleOf(t.Profile.Map, t.Controller, snap) }
+
 // RoleNow reads USBMODE and returns Role.
-func (t *Target) RoleNow() (Role, error) {
+func (t *Target) RoleNow() (regs.Role, error) {
 	r := t.Profile.Map.Register("USBMODE")
 	if r == nil {
 		return t.Role(Snapshot{}), nil
 	}
-	v, err := t.Acc.Read32(r.Offset)
+	v, err := t.acc.Read32(r.Offset)
 	if err != nil {
 		return "", err
 	}

@@ -32,7 +32,7 @@ func imageOf(t testing.TB, p *Profile, c *Controller) string {
 	}
 	b := make([]byte, c.Span())
 	for off := uint32(0); off < c.Span(); off += 4 {
-		v, _ := st.Acc.Read32(off)
+		v, _ := st.Read32(off)
 		b[off], b[off+1], b[off+2], b[off+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 	}
 	path := filepath.Join(t.TempDir(), p.Name+".bin")
@@ -80,7 +80,7 @@ func TestSnapshotCoversMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Take(p.Map, tg.Acc)
+	s, err := Take(p.Map, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,11 +112,11 @@ func BenchmarkSetRoundTrip(b *testing.B) {
 		cs = append(cs, ch)
 	}
 	for b.Loop() {
-		ws, err := regs.Prepare(tg.Acc, cs)
+		ws, err := regs.Prepare(tg, cs)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := regs.Commit(tg.Acc, ws); err != nil {
+		if _, err := regs.Commit(tg, ws); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -135,7 +135,7 @@ func BenchmarkDumpController(b *testing.B) {
 	for b.Loop() {
 		for i := range p.Map.Registers {
 			r := &p.Map.Registers[i]
-			v, _ := tg.Acc.Read32(r.Offset)
+			v, _ := tg.Read32(r.Offset)
 			_ = r.Decode(v)
 		}
 	}
@@ -164,15 +164,15 @@ func TestSimulatorAnswersIdentity(t *testing.T) {
 
 func TestRole(t *testing.T) {
 	imx, qemu := profile(t, "imx6q"), profile(t, "qemu-sabrelite")
-	at := func(p *Profile, label string, usbmode uint32) Role {
+	at := func(p *Profile, label string, usbmode uint32) regs.Role {
 		c, _ := p.Controller(label)
 		tg := &Target{Profile: p, Controller: c}
 		return tg.Role(Snapshot{Registers: []RegValue{{Name: "USBMODE", Offset: 0x1a8, Value: usbmode}}})
 	}
 	for _, tc := range []struct {
 		name string
-		got  Role
-		want Role
+		got  regs.Role
+		want regs.Role
 	}{
 		{"OTG running as host", at(imx, "usbotg", 3), "host"},
 		{"OTG running as device", at(imx, "usbotg", 2), "device"},
@@ -241,17 +241,17 @@ func TestTargetsRefuseAbsentRegisters(t *testing.T) {
 		if tg.Profile.Map.Register("OTGSC") != nil || tg.Profile.Map.Register("PERIODICLISTBASE") == nil {
 			t.Errorf("%s: map is not the host-only one", tg)
 		}
-		if _, err := tg.Acc.Read32(0x120); !errors.Is(err, regs.ErrAbsent) || !strings.Contains(err.Error(), "DCIVERSION") {
+		if _, err := tg.Read32(0x120); !errors.Is(err, regs.ErrAbsent) || !strings.Contains(err.Error(), "DCIVERSION") {
 			t.Errorf("%s: read of DCIVERSION = %v", tg, err)
 		}
 		// DCCPARAMS is there, HC=1 DC=0, in the simulator and the image.
-		if v, err := tg.Acc.Read32(0x124); err != nil || v != 0x100 {
+		if v, err := tg.Read32(0x124); err != nil || v != 0x100 {
 			t.Errorf("%s: host-only DCCPARAMS = %#x, %v; want 0x100", tg, v, err)
 		}
-		if err := tg.Acc.Write32(0x1A4, 0); !errors.Is(err, regs.ErrAbsent) {
+		if err := tg.Write32(0x1A4, 0); !errors.Is(err, regs.ErrAbsent) {
 			t.Errorf("%s: write of OTGSC = %v", tg, err)
 		}
-		if _, err := Take(tg.Profile.Map, tg.Acc); err != nil {
+		if _, err := Take(tg.Profile.Map, tg); err != nil {
 			t.Errorf("%s: snapshot: %v", tg, err)
 		}
 		tg.Close()
@@ -262,7 +262,7 @@ func TestTargetsRefuseAbsentRegisters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := tg.Acc.Read32(0x124); err != nil || v != 0x188 {
+	if v, err := tg.Read32(0x124); err != nil || v != 0x188 {
 		t.Errorf("usbotg DCCPARAMS = %#x, %v", v, err)
 	}
 }

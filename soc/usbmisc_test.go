@@ -103,15 +103,15 @@ func TestUSBMiscReadWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ws, err := regs.Prepare(tg.Acc, []regs.Change{ch})
+		ws, err := regs.Prepare(tg, []regs.Change{ch})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs, err := regs.Commit(tg.Acc, ws)
+		rs, err := regs.Commit(tg, ws)
 		if err != nil || !rs[0].Held() {
 			t.Fatalf("%s: %v %+v", tg, err, rs)
 		}
-		if v, _ := tg.Acc.Read32(0x604); v != 0x3002 {
+		if v, _ := tg.Read32(0x604); v != 0x3002 {
 			t.Errorf("%s: USBMISC_CTRL = %#x, want 0x3002", tg, v)
 		}
 	}
@@ -129,7 +129,7 @@ func TestUSBMiscReadWrite(t *testing.T) {
 	if _, err := st.Profile.Map.Lookup("USBMISC_CTRL.NON_BURST"); !errors.Is(err, regs.ErrAbsent) || !strings.Contains(err.Error(), "mkimage") {
 		t.Errorf("short image: %v", err)
 	}
-	if _, err := st.Acc.Read32(0x604); !errors.Is(err, regs.ErrAbsent) {
+	if _, err := st.Read32(0x604); !errors.Is(err, regs.ErrAbsent) {
 		t.Errorf("short image read: %v", err)
 	}
 }
@@ -244,7 +244,7 @@ func TestHSICPortWord(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := tg.Profile.Map.Register("USBMISC_CTRL")
-		v, err := tg.Acc.Read32(r.Offset)
+		v, err := tg.Read32(r.Offset)
 		if err != nil || v != want {
 			t.Errorf("%s: board USBMISC_CTRL = %#x, %v; want %#x", lbl, v, err, want)
 		}

@@ -178,7 +178,7 @@ func (r *Runner) check(p *Point) ([]string, error) {
 		case plan.KindRegister:
 			v, ok := vals[a.Ref.Reg.Offset]
 			if !ok {
-				x, err := r.Target.Acc.Read32(a.Ref.Reg.Offset)
+				x, err := r.Target.Read32(a.Ref.Reg.Offset)
 				if err != nil {
 					return changed, err
 				}

@@ -82,16 +82,15 @@ func TestModParamAxisReloadsTheModuleStack(t *testing.T) {
 		if module != "ehci_hcd" {
 			return
 		}
-		var l uint
-		for _, c := range params["log2_irq_thresh"] {
-			l = l*10 + uint(c-'0')
-		}
-		nt, err := soc.OpenSim(tg.Profile, tg.Controller, soc.SimOptions{Log2IrqThresh: l})
+		err := tg.ReloadSim(func(_, p string) (string, error) {
+			if v, ok := params[p]; ok {
+				return v, nil
+			}
+			return "", os.ErrNotExist
+		})
 		if err != nil {
 			t.Error(err)
-			return
 		}
-		tg.Acc, tg.Sim = nt.Acc, nt.Sim
 	}
 	s := newRunner(t, tg, plan.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3,6")
 	remaps := 0
@@ -163,7 +162,7 @@ func TestModParamRefusedWhenBuiltIn(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ehci_hcd is built into the kernel") || !strings.Contains(err.Error(), "kernel command line (ehci_hcd.log2_irq_thresh=V)") {
 		t.Fatalf("error %v", err)
 	}
-	if tg.Sim.Writes != 0 {
+	if tg.Simulator().Writes != 0 {
 		t.Error("wrote before refusing")
 	}
 }

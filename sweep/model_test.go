@@ -111,7 +111,7 @@ func TestModelFallsBackToRacing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			raw, err := s.runner.Target.Acc.Read32(ref.Reg.Offset)
+			raw, err := s.runner.Target.Read32(ref.Reg.Offset)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -50,7 +50,7 @@ func (r *Runner) Prepare() error {
 	if err != nil {
 		return err
 	}
-	snap, err := soc.Take(t.Profile.Map, t.Acc)
+	snap, err := soc.Take(t.Profile.Map, t)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func TestCancelInTheMiddleOfAPointRestoresTheImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3", "TXPBURST=8,32", "RXPBURST=8,32")
-	tg.Acc = &journalWatch{Accessor: tg.Acc, t: t, path: s.journal}
+	tg.Intercept(func(a regs.Accessor) regs.Accessor { return &journalWatch{Accessor: a, t: t, path: s.journal} })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s.land.Before = func(n int) {
@@ -182,7 +182,7 @@ func TestAnErrorRestoresAndIsRecorded(t *testing.T) {
 	tg, img := imageTarget(t, "imx6q")
 	before, _ := os.ReadFile(img)
 	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0,3", "ITC=1,8")
-	tg.Acc = &failingWrites{Accessor: tg.Acc, n: 4}
+	tg.Intercept(func(a regs.Accessor) regs.Accessor { return &failingWrites{Accessor: a, n: 4} })
 	out, err := s.runner.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "bus error") || errors.Is(err, sweep.ErrInterrupted) {
 		t.Fatalf("error %v", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/citune/citune/bootargs"
 	"github.com/citune/citune/probe"
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
@@ -19,17 +20,14 @@ import (
 	"github.com/citune/citune/undo"
 )
 
-// Prober runs the workload once and measures it. The sweep calls it once
-// per run (warm-ups included) so that it can read the swept settings
-// again after every run.
-type Prober interface {
-	Measure(ctx context.Context) (probe.Run, error)
-}
-
 // Runner runs one sweep session.
 type Runner struct {
 	Target *soc.Target
-	Prober Prober
+	// Prober runs the workload once and measures it with the accounting
+	// (a probe.Series): the sweep calls it once per run, warm-ups
+	// included, with nil progress, so that it reads the swept settings
+	// again after every run.
+	Prober probe.Probe
 	// ProbeName describes the probe in the results header.
 	ProbeName string
 	Plan      plan.Plan
@@ -93,7 +91,7 @@ type Runner struct {
 	cur       []string // last applied values of file and modparam axes
 	deps      []dep
 	points    []*Point
-	role      soc.Role
+	role      regs.Role
 	notes     []string
 	snapshot  soc.Snapshot
 	resumed   map[int]results.ClosedVisit
@@ -273,7 +271,7 @@ func (r *Runner) begin() error {
 	plan.Axes = r.axes
 	h := results.Header{Type: results.TypeHeader, Format: results.Format, Version: results.Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
 		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: results.Addr(t.Controller.Base),
-		Target: string(t.Kind), TargetPath: t.Path, Role: string(r.role), Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
+		Target: string(t.Kind), TargetPath: t.Path(), Role: string(r.role), Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
 		ModParamControllers: r.ParamUsers, Boot: r.boot()}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
 		h.ProfileFile = host.AbsPath(t.Profile.File)

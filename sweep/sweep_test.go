@@ -53,7 +53,7 @@ func imageTarget(t *testing.T, profile string) (*soc.Target, string) {
 	sim := simTarget(t, profile, soc.SimOptions{ResetValues: true})
 	img := make([]byte, sim.Controller.Span())
 	for off := uint32(0); off < sim.Controller.Span(); off += 4 {
-		v, err := sim.Acc.Read32(off)
+		v, err := sim.Read32(off)
 		if errors.Is(err, regs.ErrAbsent) {
 			continue // a host-only core has nothing there
 		}
@@ -120,7 +120,7 @@ func newRunner(t *testing.T, tg *soc.Target, mode string, specs ...string) *setu
 
 func snapshot(t *testing.T, tg *soc.Target) soc.Snapshot {
 	t.Helper()
-	s, err := soc.Take(tg.Profile.Map, tg.Acc)
+	s, err := soc.Take(tg.Profile.Map, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,8 +236,8 @@ func TestValidatedBeforeTheFirstWrite(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
-			if tg.Sim.Writes != 0 {
-				t.Errorf("%d writes before the plan was valid", tg.Sim.Writes)
+			if tg.Simulator().Writes != 0 {
+				t.Errorf("%d writes before the plan was valid", tg.Simulator().Writes)
 			}
 		})
 	}
@@ -293,13 +293,13 @@ func TestCorruptPointIsShownAndNotRanked(t *testing.T) {
 
 // warmRecorder records which runs the sweep marked as warm-ups.
 type warmRecorder struct {
-	sweep.Prober
+	probe.Probe
 	warm []bool
 }
 
-func (w *warmRecorder) Measure(ctx context.Context) (probe.Run, error) {
+func (w *warmRecorder) Run(ctx context.Context, progress func(done, total int64)) (probe.Run, error) {
 	w.warm = append(w.warm, probe.IsWarmup(ctx))
-	return w.Prober.Measure(ctx)
+	return w.Probe.Run(ctx, progress)
 }
 
 // The sweep marks its warm-up runs, so that a read probe hashes every
@@ -309,7 +309,7 @@ func TestSweepMarksWarmupRuns(t *testing.T) {
 	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=0")
 	s.runner.Plan.Warmup = 1
 	s.runner.Plan.Repeats = 2
-	w := &warmRecorder{Prober: s.land}
+	w := &warmRecorder{Probe: s.land}
 	s.runner.Prober = w
 	if _, err := s.runner.Run(context.Background()); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package sweep_test
 import (
 	"testing"
 
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/dtsout"
@@ -20,7 +21,7 @@ func fileVerdict(t *testing.T, tg *soc.Target, path string) rank.Verdict {
 		t.Fatal(err)
 	}
 	h := res.Header
-	in := dtsout.DTSInput{Profile: tg.Profile, Controller: tg.Controller, Role: soc.Role(h.Role), Snapshot: h.Snapshot}
+	in := dtsout.DTSInput{Profile: tg.Profile, Controller: tg.Controller, Role: regs.Role(h.Role), Snapshot: h.Snapshot}
 	return res.Rank(rank.Policy{MinGainPct: h.Plan.MinGainPct(), NotPermanent: dtsout.Permanence(in)}).Verdict
 }
 

@@ -135,7 +135,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop f
 			// and only samples the timed ones.
 			mctx = probe.WarmupContext(ctx)
 		}
-		run, perr := r.Prober.Measure(mctx)
+		run, perr := r.Prober.Run(mctx, nil)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -147,7 +147,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop f
 		r.spent++
 		r.measured++
 		rr := results.RunRecord{Type: results.TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
-			Warmup: i < warmup, Screen: screen && r.Plan.Warmup > 0, Time: r.Now().UTC(), Run: MeasurementOf(run), Held: true}
+			Warmup: i < warmup, Screen: screen && r.Plan.Warmup > 0, Time: r.Now().UTC(), Run: results.MeasurementOf(run), Held: true}
 		if perr != nil {
 			rr.Error = perr.Error()
 		}

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
@@ -201,7 +202,7 @@ func listen(ch chan tea.Msg) tea.Cmd {
 
 // probeJob runs the probe n times, reading the setting before and after
 // each run.
-func probeJob(ctx context.Context, p Prober, acc regs.Accessor, m *regs.Map, start soc.Snapshot, id, n int) func(func(tea.Msg)) {
+func probeJob(ctx context.Context, p probe.Probe, acc regs.Accessor, m *regs.Map, start soc.Snapshot, id, n int) func(func(tea.Msg)) {
 	return func(send func(tea.Msg)) {
 		defer send(probeDoneMsg{id: id})
 		for i := 1; i <= n; i++ {
@@ -214,7 +215,7 @@ func probeJob(ctx context.Context, p Prober, acc regs.Accessor, m *regs.Map, sta
 				return
 			}
 			var last time.Time
-			res, err := p.Run(ctx, func(done, total int64) {
+			run, err := p.Run(ctx, func(done, total int64) {
 				now := time.Now()
 				if done != total && now.Sub(last) < 50*time.Millisecond {
 					return
@@ -222,6 +223,7 @@ func probeJob(ctx context.Context, p Prober, acc regs.Accessor, m *regs.Map, sta
 				last = now
 				send(probeProgressMsg{id: id, run: i, of: n, done: done, total: total})
 			})
+			res := results.MeasurementOf(run)
 			after, aerr := readSetting(acc, m, start)
 			if aerr != nil && err == nil {
 				err = aerr

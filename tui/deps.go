@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
@@ -16,13 +17,6 @@ import (
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
-
-// Prober runs the configured probe once. progress, when not nil, is called
-// with bytes done and bytes planned (0 when unknown), from any goroutine.
-type Prober interface {
-	Name() string
-	Run(ctx context.Context, progress func(done, total int64)) (results.Measurement, error)
-}
 
 // axisLabel is the short name of a sweep axis shown in tables: the
 // field name when it is unique in the map, else REG.FIELD; a file or
@@ -116,8 +110,10 @@ type Config struct {
 	// the caller can wait for them before restoring.
 	Ctx  context.Context
 	Jobs *sync.WaitGroup
-	// Prober runs the probe; NoProbe says why there is none.
-	Prober  Prober
+	// Prober runs the probe once per run, with the accounting (a
+	// probe.Series); its progress may come from any goroutine. NoProbe
+	// says why there is none.
+	Prober  probe.Probe
 	NoProbe string
 	// Sweeper runs sweeps; NoSweep says why there is none.
 	Sweeper Sweeper
@@ -135,10 +131,10 @@ type Config struct {
 	// the live values in snap; the export then matches the command byte
 	// for byte. nil, or an error: the TUI builds the fragment itself.
 	DTS func(results string, snap soc.Snapshot) (string, error)
-	// Role is the controller's current role (soc.RoleHost or
-	// soc.RoleDevice); empty means: decide from USBMODE.CM and the
+	// Role is the controller's current role (regs.RoleHost or
+	// regs.RoleDevice); empty means: decide from USBMODE.CM and the
 	// controller's roles.
-	Role soc.Role
+	Role regs.Role
 	// ByteUnit is the unit byte rates are shown in: one of
 	// rank.ByteUnits (MiB/s when empty), as `citune probe`, `sweep` and
 	// `report` show them (--units, $CITUNE_UNITS). A probe's own unit

@@ -31,4 +31,11 @@
 // changed to their values when it first changed them unless the user
 // chooses to keep them, and the session is safe for concurrent use so
 // that cmd/citune can halt it after the program was killed (SIGHUP).
+// View reads the session's published snapshot (undo.Session.Changes),
+// never its mutex, which is held across register I/O and reloads.
+//
+// Decision: the tests drive the real sweep runner and the sim probe on
+// the simulated controller, with no fake sweeper or throughput of their
+// own, and the sweep is followed through the runner's events
+// (sweep.Runner.OnEvent), never by reading the results file back.
 package tui

@@ -73,22 +73,6 @@ func (m Model) originalSettings() ([]dtsout.Setting, string, bool) {
 	return out, why, len(out) > 0
 }
 
-// roleOf decides the controller's role the way every citune command
-// does (soc.Target.Role: USBMODE.CM, else the controller's only role or
-// its dr_mode); where none of them says, host is assumed.
-func roleOf(t *soc.Target, m *regs.Map, raw map[uint32]uint32) (role soc.Role, assumed bool) {
-	var snap soc.Snapshot
-	if r := m.Register("USBMODE"); r != nil {
-		if v, ok := raw[r.Offset]; ok {
-			snap.Registers = []soc.RegValue{{Name: r.Name, Offset: r.Offset, Value: v}}
-		}
-	}
-	if role := t.Role(snap); role != "" {
-		return role, false
-	}
-	return soc.RoleHost, true
-}
-
 // versusOf is how the point compares with the baseline, if known.
 func (m Model) versusOf(p results.PointRecord) string {
 	if rk := m.sweep.ranking; rk != nil {

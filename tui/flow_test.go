@@ -10,6 +10,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/rank"
 )
@@ -424,21 +425,24 @@ func TestRoleIsTheTargets(t *testing.T) {
 	e := newEnv(t, false)
 	tg := e.m.cfg.Target
 	c := *tg.Controller
-	c.Roles, c.DRMode = []soc.Role{soc.RoleHost, soc.RoleDevice}, "host"
+	c.Roles, c.DRMode = []regs.Role{regs.RoleHost, regs.RoleDevice}, "host"
 	t2, err := soc.OpenSim(tg.Profile, &c, soc.SimOptions{}) // a Target is not copied (it holds a lock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	idle := map[uint32]uint32{tg.Profile.Map.Register("USBMODE").Offset: 0}
-	if role, assumed := roleOf(t2, tg.Profile.Map, idle); role != "host" || assumed {
-		t.Errorf("dr_mode host: %s (assumed %v), want host", role, assumed)
+	roleOf := func(raw map[uint32]uint32) regs.Role {
+		return soc.RoleOf(tg.Profile.Map, t2.Controller, snapshotOf(tg.Profile.Map, raw))
+	}
+	if role := roleOf(idle); role != "host" {
+		t.Errorf("dr_mode host: %q, want host", role)
 	}
 	c.DRMode = "otg"
-	if role, assumed := roleOf(t2, tg.Profile.Map, idle); role != "host" || !assumed {
-		t.Errorf("otg, idle: %s (assumed %v), want host assumed", role, assumed)
+	if role := roleOf(idle); role != "" {
+		t.Errorf("otg, idle: %q, want unknown", role)
 	}
 	dev := map[uint32]uint32{tg.Profile.Map.Register("USBMODE").Offset: 2}
-	if role, _ := roleOf(t2, tg.Profile.Map, dev); role != "device" {
+	if role := roleOf(dev); role != "device" {
 		t.Errorf("CM=2: %s, want device", role)
 	}
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/sim"
-	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 )
 
@@ -68,11 +67,11 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start, err := soc.Take(p.Map, tg.Acc)
+	start, err := soc.Take(p.Map, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, target: tg, sim: tg.Sim, start: start, files: map[string]string{}}
+	e := &env{t: t, target: tg, sim: tg.Simulator(), start: start, files: map[string]string{}}
 	pr := simProbe(t, tg)
 	e.measure = &simMeasure{p: pr}
 	t.Chdir(t.TempDir()) // the results file's name shows on screen
@@ -80,7 +79,7 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 	cfg := Config{
 		Target: tg, Start: start,
 		Ctx: context.Background(), Jobs: &sync.WaitGroup{},
-		Prober: sweep.SingleRun{Probe: pr},
+		Prober: probe.NewSeries(pr, probe.Env{}),
 		Sweeper: &SweepRunner{Target: tg, Prober: e.measure, ProbeName: pr.Name(), Out: "sweep.jsonl",
 			Adjust: func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
 			Now:    fixedClock},
@@ -326,7 +325,9 @@ type simMeasure struct {
 	cancel    context.CancelFunc
 }
 
-func (s *simMeasure) Measure(ctx context.Context) (probe.Run, error) {
+func (s *simMeasure) Name() string { return s.p.Name() }
+
+func (s *simMeasure) Run(ctx context.Context, _ func(done, total int64)) (probe.Run, error) {
 	res, err := probe.Measure(ctx, s.p, probe.Options{Repeat: 1})
 	if n := s.runs.Add(1); s.cancel != nil && n == s.stopAfter {
 		s.cancel()
@@ -339,7 +340,7 @@ func (s *simMeasure) Measure(ctx context.Context) (probe.Run, error) {
 
 func simProbe(t *testing.T, tg *soc.Target) probe.Probe {
 	t.Helper()
-	p, err := probe.Parse([]string{"sim", "--size", "8M"}, probe.Deps{Sim: tg.Sim, Map: tg.Profile.Map})
+	p, err := probe.Parse([]string{"sim", "--size", "8M"}, probe.Deps{Sim: tg.Simulator(), Map: tg.Profile.Map})
 	if err != nil {
 		t.Fatal(err)
 	}

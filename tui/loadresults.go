@@ -7,7 +7,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/regs"
-	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -87,7 +86,7 @@ func (m Model) onResults(msg resultsMsg) Model {
 	}
 	// The verdict's rule of the session's own sweeps and of citune dts:
 	// only what can be made permanent on this controller is recommended.
-	in := dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: soc.Role(h.Role), Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers}
+	in := dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: regs.Role(h.Role), Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers}
 	rk := msg.res.Rank(rank.Policy{MinGainPct: h.Plan.MinGainPct(), NotPermanent: dtsout.Permanence(in)})
 	s.ranking = &rk
 	s.simulated = h.Simulated() && !h.RealProbe()

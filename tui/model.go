@@ -198,7 +198,7 @@ func (m Model) Outcome() Outcome { return m.out }
 
 // Init starts the first read and the refresh schedule.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(readRegs(m.cfg.Target.Acc, m.m, m.wgen), m.tick())
+	return tea.Batch(readRegs(m.cfg.Target, m.m, m.wgen), m.tick())
 }
 
 // Update handles one message.
@@ -225,7 +225,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		cmds := []tea.Cmd{m.tick()}
 		if !m.writing {
-			cmds = append(cmds, readRegs(m.cfg.Target.Acc, m.m, m.wgen))
+			cmds = append(cmds, readRegs(m.cfg.Target, m.m, m.wgen))
 		}
 		return m, tea.Batch(cmds...)
 	case regsMsg:
@@ -370,7 +370,7 @@ func (m Model) refreshKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.setStatus("live refresh every %s", m.interval)
-		return m, tea.Batch(readRegs(m.cfg.Target.Acc, m.m, m.wgen), m.tick())
+		return m, tea.Batch(readRegs(m.cfg.Target, m.m, m.wgen), m.tick())
 	case key.Matches(msg, k.Slower, k.Faster):
 		i := 0
 		for i < len(intervals)-1 && intervals[i] < m.interval {

@@ -161,7 +161,7 @@ func (m Model) startProbe() (tea.Model, tea.Cmd) {
 	p.lastErr = ""
 	p.ch = make(chan tea.Msg, 16)
 	m.setStatus("probing: %d run(s) of %s", p.repeats, m.cfg.Prober.Name())
-	fn := probeJob(ctx, m.cfg.Prober, m.cfg.Target.Acc, m.m, m.cfg.Start, p.id, p.repeats)
+	fn := probeJob(ctx, m.cfg.Prober, m.cfg.Target, m.m, m.cfg.Start, p.id, p.repeats)
 	return m, job(m.cfg.Ctx, m.cfg.Jobs, p.ch, fn)
 }
 

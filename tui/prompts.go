@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/dtsout"
 )
 
@@ -38,13 +39,12 @@ func (m Model) exportText() string {
 		}
 	}
 	t := m.cfg.Target
-	role, assumed := m.cfg.Role, false
+	role := m.cfg.Role
 	if role == "" {
-		role, assumed = roleOf(t, m.m, m.cur)
+		role = soc.RoleOf(m.m, t.Controller, snapshotOf(m.m, m.cur))
 	}
 	header := []string{"citune: " + t.String() + ", " + string(role) + " role"}
-	if assumed {
-		role = "" // BuildDTS then gives both roles' mechanisms
+	if role == "" { // BuildDTS then gives both roles' mechanisms
 		header[0] = "citune: " + t.String() + ", role unknown (USBMODE.CM says neither host nor device)"
 	}
 	settings := liveSettings(t.Profile, m.cur)

@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/probe"
-	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/rank"
-	"github.com/citune/citune/sweep/results"
 )
 
 // inUnit makes the session's probe (the Probe tab's and the sweep's) a
@@ -19,32 +17,20 @@ func inUnit(unit string, scale float64) envOpt {
 	return func(c *Config) {
 		c.Prober = unitProber{c.Prober, unit, scale}
 		sr := c.Sweeper.(*SweepRunner)
-		sr.Prober = unitMeasure{sr.Prober, unit, scale}
+		sr.Prober = unitProber{sr.Prober, unit, scale}
 	}
 }
 
 func byteUnit(u string) envOpt { return func(c *Config) { c.ByteUnit = u } }
 
 type unitProber struct {
-	Prober
+	probe.Probe
 	unit  string
 	scale float64
 }
 
-func (p unitProber) Run(ctx context.Context, progress func(done, total int64)) (results.Measurement, error) {
-	r, err := p.Prober.Run(ctx, progress)
-	r.Rate, r.Unit = r.Rate/p.scale, p.unit
-	return r, err
-}
-
-type unitMeasure struct {
-	sweep.Prober
-	unit  string
-	scale float64
-}
-
-func (p unitMeasure) Measure(ctx context.Context) (probe.Run, error) {
-	r, err := p.Prober.Measure(ctx)
+func (p unitProber) Run(ctx context.Context, progress func(done, total int64)) (probe.Run, error) {
+	r, err := p.Probe.Run(ctx, progress)
 	r.Rate, r.Unit = r.Rate/p.scale, p.unit
 	return r, err
 }

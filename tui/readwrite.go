@@ -108,7 +108,7 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 	m.writing = false
 	m.wgen++
 	m.resync = true
-	read := readRegs(m.cfg.Target.Acc, m.m, m.wgen)
+	read := readRegs(m.cfg.Target, m.m, m.wgen)
 	var ok, bad []string
 	for _, r := range msg.results {
 		for _, c := range r.Changes {

@@ -3,9 +3,12 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 )
@@ -163,8 +166,8 @@ func TestParsePlanErrors(t *testing.T) {
 		"AHBBRST=4":          "reserved",
 		"USBCMD=1":           "a sweep changes fields, not whole registers",
 		"NOPE=1":             "no such register or field",
-		"ITC=1 repeat=0":     "repeat=0: want 1..10000, as citune sweep --repeat",
-		"ITC=1 repeat=10001": "repeat=10001: want 1..",
+		"ITC=1 repeat=0":     "repeat 0: at least 1, at most 10000",
+		"ITC=1 repeat=10001": "repeat 10001: at least 1",
 		"ITC":                "want FIELD=",
 		"ID.ID=1":            "write refused",
 		// The sweep's own axis grammar: files and module parameters are
@@ -173,12 +176,40 @@ func TestParsePlanErrors(t *testing.T) {
 		"modparam:ehci_hcd=1":          "want modparam:MODULE.PARAM",
 		"AHBBRST=0 SBUSCFG.AHBBRST=3":  "AHBBRST is listed twice",
 		"AHBBRST=0,0":                  "value 0 given twice",
-		"ITC=1 mode=adaptive budget=0": "budget=0: want a share of the grid's probe runs above 0 and at most 1",
-		"ITC=1 mode=adaptive budget=x": "budget=x: want a share",
-		"ITC=1 budget=0.5":             "budget=0.5: only mode=adaptive or mode=model runs within a budget",
+		"ITC=1 mode=adaptive budget=0": "budget 0: a share of the grid's probe runs, above 0 and at most 1",
+		"ITC=1 mode=adaptive budget=x": "budget x: a share",
+		"ITC=1 budget=0.5":             "budget 0.5: only an adaptive or model sweep has a budget",
 	} {
 		if _, err := parsePlan(text, m); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parsePlan(%q) = %v, want %q", text, err, want)
+		}
+	}
+}
+
+// A bad setting reads the same on the plan line and in a plan file (and
+// as a flag: cmd/citune's TestPlanSettingErrors), through plan.Set and
+// plan.Check.
+func TestPlanSettingErrorsAgree(t *testing.T) {
+	m := regs.ChipIdea()
+	for _, c := range []struct{ line, file, want string }{
+		{"repeat=0", "repeat = 0", "invalid sweep plan: repeat 0: at least 1, at most 10000"},
+		{"mode=adaptive budget=2", "mode = \"adaptive\"\nbudget = 2.0", "invalid sweep plan: budget 2: a share of the grid's probe runs, above 0 and at most 1"},
+		{"mode=adaptive budget=0", "mode = \"adaptive\"\nbudget = 0.0", "invalid sweep plan: budget 0: a share of the grid's probe runs, above 0 and at most 1"},
+		{"mode=race", "mode = \"race\"", "invalid sweep plan: mode \"race\" (want grid, ofat, adaptive or model)"},
+		{"mode=adaptive repeat=2", "mode = \"adaptive\"\nrepeat = 2", "invalid sweep plan: the adaptive mode needs 3 or more runs a point"},
+		{"settle=soon", "settle = \"soon\"", "invalid sweep plan: settle \"soon\": want a duration"},
+	} {
+		_, lerr := parsePlan("ITC=1 "+c.line, m)
+		path := filepath.Join(t.TempDir(), "p.toml")
+		if err := os.WriteFile(path, []byte(c.file+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, ferr := LoadPlanFile(path, m)
+		if lerr == nil || !strings.Contains(lerr.Error(), c.want) {
+			t.Errorf("plan line %q: %v, want %q", c.line, lerr, c.want)
+		}
+		if ferr == nil || !strings.Contains(ferr.Error(), c.want) {
+			t.Errorf("plan file %q: %v, want %q", c.file, ferr, c.want)
 		}
 	}
 }

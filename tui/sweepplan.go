@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
@@ -25,8 +26,8 @@ func (p SweepPlan) has(ref regs.Ref) bool {
 
 // parsePlan reads the on-screen plan syntax: an axis per word as
 // plan.ParseAxis reads it (FIELD=v1,v2,..., sysfs:PATH=..., modparam:M.P=...),
-// optional repeat=N, mode=grid|ofat|adaptive and budget=SHARE (an
-// adaptive race's, as citune sweep --budget).
+// optional settings KEY=VALUE as plan.Set reads them (repeat=N,
+// mode=grid|ofat|adaptive|model, budget=SHARE, ..., as citune sweep's flags).
 func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 	p := SweepPlan{Plan: plan.DefaultPlan(), Source: "screen"}
 	p.Mode, p.Repeats = "", 3
@@ -38,30 +39,9 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 			continue
 		}
 		name, vals := tok[:i], tok[i+1:]
-		switch {
-		case strings.EqualFold(name, "repeat"):
-			n, err := strconv.Atoi(vals)
-			// The bounds citune sweep --repeat has (plan.Validate).
-			if err != nil || n < 1 || n > plan.MaxRepeats {
-				errs = append(errs, fmt.Errorf("repeat=%s: want 1..%d, as citune sweep --repeat", vals, plan.MaxRepeats))
-				continue
-			}
-			p.Repeats = n
-			continue
-		case strings.EqualFold(name, "budget"):
-			b, err := strconv.ParseFloat(vals, 64)
-			if err != nil || !(b > 0 && b <= 1) {
-				errs = append(errs, fmt.Errorf("budget=%s: want a share of the grid's probe runs above 0 and at most 1 (an adaptive race's; default a third)", vals))
-				continue
-			}
-			p.Budget = b
-			continue
-		case strings.EqualFold(name, "mode"):
-			switch strings.ToLower(vals) {
-			case "grid", "ofat", "adaptive", "model":
-				p.Mode = strings.ToLower(vals)
-			default:
-				errs = append(errs, fmt.Errorf("mode=%s: want grid, ofat, adaptive or model", vals))
+		if plan.IsKey(name) {
+			if err := p.Plan.Set(name, vals); err != nil {
+				errs = append(errs, err)
 			}
 			continue
 		}
@@ -80,9 +60,12 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 		}
 		p.Axes = append(p.Axes, ax)
 	}
-	if p.Budget != 0 && p.Mode != plan.ModeAdaptive && p.Mode != plan.ModeModel {
-		errs = append(errs, fmt.Errorf("budget=%g: only mode=adaptive or mode=model runs within a budget", p.Budget))
+	// Every rule of citune sweep (plan.Check); no mode is grid.
+	c := p.Plan
+	if c.Mode == "" {
+		c.Mode = plan.ModeGrid
 	}
+	errs = append(errs, c.CheckSettings())
 	if err := errors.Join(errs...); err != nil {
 		return SweepPlan{}, err
 	}
@@ -215,11 +198,12 @@ func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
 }
 
 // mainline is the value Linux leaves in ref on a board in the
-// controller's role (the profile's board values), or nil.
+// controller's role (the profile's board values; where the role is
+// unknown, only the values every role gets), or nil.
 func (m Model) mainline(ref regs.Ref) *uint32 {
 	role := m.cfg.Role
 	if role == "" {
-		role, _ = roleOf(m.cfg.Target, m.m, m.cur)
+		role = soc.RoleOf(m.m, m.cfg.Target.Controller, snapshotOf(m.m, m.cur))
 	}
 	for _, c := range m.cfg.Target.Profile.BoardValues(role) {
 		if c.Ref.Reg.Offset == ref.Reg.Offset && c.Ref.Field != nil && ref.Field != nil && c.Ref.Field.Name == ref.Field.Name {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
@@ -27,13 +28,13 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 		return SweepPlan{}, err
 	}
 	sp := plan.DefaultPlan()
-	pf.Apply(&sp)
-	if sp.Budget != 0 && sp.Mode != plan.ModeAdaptive && sp.Mode != plan.ModeModel {
-		return SweepPlan{}, fmt.Errorf("%s: budget = %g: only an adaptive or model sweep has a budget (mode %s measures every point)", path, sp.Budget, sp.Mode)
+	if err := pf.Apply(&sp); err != nil {
+		return SweepPlan{}, fmt.Errorf("%s: %w", path, err)
 	}
 	sp.Axes = axes
-	// The bounds citune sweep --plan has (repeat 1 and up, ...).
-	if err := sp.Check(); err != nil && len(axes) > 0 {
+	// The rules citune sweep --plan has (plan.Check); the fields may be
+	// chosen on screen later.
+	if err := sp.CheckSettings(); err != nil {
 		return SweepPlan{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return SweepPlan{Plan: sp, Source: filepath.Base(path)}, nil
@@ -46,7 +47,7 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 // that file.
 type SweepRunner struct {
 	Target    *soc.Target
-	Prober    sweep.Prober
+	Prober    probe.Probe
 	ProbeName string
 	// Out is the results file of the first plan; later plans add -2,
 	// -3... Empty: new files in the temporary directory.

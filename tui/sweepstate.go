@@ -100,7 +100,7 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.wgen++
 		m.resync = true
-		read := readRegs(m.cfg.Target.Acc, m.m, m.wgen)
+		read := readRegs(m.cfg.Target, m.m, m.wgen)
 		switch {
 		case errors.Is(msg.err, context.Canceled):
 			s.stopped = true

@@ -400,6 +400,8 @@ func (a *app) pickController(p *soc.Profile) (*soc.Controller, error) {
 		}
 		return c, nil
 	}
+	// Decision: the default is usbh1, the first host port on every
+	// shipped SoC (a disk to probe is plugged into a host port).
 	if c, err := p.Controller("usbh1"); err == nil {
 		return c, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/dtsout"
@@ -67,7 +68,7 @@ func runDTS(a *app, args []string) error {
 			return err
 		}
 		defer t.Close()
-		snap, err := soc.Take(t.Profile.Map, t.Acc)
+		snap, err := soc.Take(t.Profile.Map, t)
 		if err != nil {
 			return err
 		}
@@ -176,7 +177,7 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 	if err := a.conflictsWithResults(path, p, c); err != nil {
 		return rank.Ranking{}, dtsout.DTSInput{}, err
 	}
-	in := dtsout.DTSInput{Profile: p, Controller: c, Role: soc.Role(h.Role), Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers}
+	in := dtsout.DTSInput{Profile: p, Controller: c, Role: regs.Role(h.Role), Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers}
 	pol := rank.Policy{MinGainPct: h.Plan.MinGainPct(), NotPermanent: dtsout.Permanence(in)}
 	if a.minGain >= 0 {
 		pol.MinGainPct = a.minGain

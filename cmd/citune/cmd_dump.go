@@ -49,7 +49,7 @@ func runDump(a *app, args []string) error {
 	var ds []regs.Decoded
 	for i := range regsToShow {
 		r := m.Register(regsToShow[i].Name)
-		v, err := t.Acc.Read32(r.Offset)
+		v, err := t.Read32(r.Offset)
 		if err != nil {
 			return err
 		}
@@ -259,7 +259,7 @@ func runGet(a *app, args []string) error {
 	}
 	var items []item
 	for _, ref := range refs {
-		v, err := t.Acc.Read32(ref.Reg.Offset)
+		v, err := t.Read32(ref.Reg.Offset)
 		if err != nil {
 			return err
 		}

@@ -176,13 +176,13 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 // lower-case keys like every --json.
 func profileJSON(p *soc.Profile) any {
 	type ctl struct {
-		Label string     `json:"label"`
-		Node  string     `json:"node"`
-		Base  string     `json:"base"`
-		Size  string     `json:"size"`
-		IRQ   string     `json:"irq,omitempty"`
-		Roles []soc.Role `json:"roles"`
-		Core  string     `json:"core"`
+		Label string      `json:"label"`
+		Node  string      `json:"node"`
+		Base  string      `json:"base"`
+		Size  string      `json:"size"`
+		IRQ   string      `json:"irq,omitempty"`
+		Roles []regs.Role `json:"roles"`
+		Core  string      `json:"core"`
 	}
 	type check struct {
 		Register string `json:"register"`

@@ -325,7 +325,7 @@ func snapshotChanges(t *soc.Target, snap soc.Snapshot, config bool) ([]regs.Chan
 		if r == nil || r.ReadOnly {
 			continue
 		}
-		cur, err := t.Acc.Read32(r.Offset)
+		cur, err := t.Read32(r.Offset)
 		if err != nil {
 			return nil, err
 		}

@@ -60,7 +60,7 @@ func runSet(a *app, args []string) error {
 			fmt.Fprintf(a.env.stderr, "citune: warning: %v\n", err)
 		}
 	}
-	ws, err := regs.Prepare(t.Acc, changes)
+	ws, err := regs.Prepare(t, changes)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -292,7 +292,7 @@ func inertChanges(t *soc.Target, changes []regs.Change, ws []regs.Write) []strin
 		}
 		v, ok := after[cond.Ref.Reg.Offset]
 		if !ok {
-			if v, err = t.Acc.Read32(cond.Ref.Reg.Offset); err != nil {
+			if v, err = t.Read32(cond.Ref.Reg.Offset); err != nil {
 				continue
 			}
 		}
@@ -415,7 +415,7 @@ func runVerify(a *app, args []string) error {
 		if err != nil {
 			return fmt.Errorf("journal: %w", err)
 		}
-		v, err := t.Acc.Read32(c.Ref.Reg.Offset)
+		v, err := t.Read32(c.Ref.Reg.Offset)
 		if err != nil {
 			return err
 		}

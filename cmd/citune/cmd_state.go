@@ -44,7 +44,7 @@ func runSnapshot(a *app, args []string) error {
 		return err
 	}
 	defer t.Close()
-	s, err := soc.Take(t.Profile.Map, t.Acc)
+	s, err := soc.Take(t.Profile.Map, t)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func runMkimage(a *app, args []string) error {
 	}
 	img := make([]byte, c.Span()) // the window and the usbmisc word
 	for off := uint32(0); off < c.Span(); off += 4 {
-		v, err := t.Acc.Read32(off)
+		v, err := t.Read32(off)
 		if errors.Is(err, regs.ErrAbsent) {
 			// A host-only core has no register here; citune never
 			// reads it, the image holds 0.

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/probe"
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
@@ -43,7 +44,7 @@ func runTUI(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if r := soc.Role(*role); r != "" && !r.Valid() {
+	if r := regs.Role(*role); r != "" && !r.Valid() {
 		return usageErr("--role %q: want host or device", *role)
 	}
 	if *sweepOut == "" {
@@ -68,7 +69,7 @@ func runTUI(a *app, args []string) error {
 		return err
 	}
 	defer t.Close()
-	start, err := soc.Take(t.Profile.Map, t.Acc)
+	start, err := soc.Take(t.Profile.Map, t)
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func runTUI(a *app, args []string) error {
 	cfg := tui.Config{
 		Target: t, Start: start, Undo: u, Ctx: ctx, Jobs: jobs,
 		Interval:  *interval,
-		Role:      soc.Role(*role),
+		Role:      regs.Role(*role),
 		ByteUnit:  display,
 		Mono:      monochrome(a.env.getenv),
 		WriteFile: writeOutput,
@@ -147,7 +148,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		}
 		return err
 	}
-	cfg.Prober = sweep.SingleRun{Probe: pr, Env: env}
+	cfg.Prober = probe.NewSeries(pr, env)
 	if err := simWithRealProbe(t, pr, false); err != nil {
 		// A single probe run measures this machine, as it says; a
 		// sweep would rank simulated settings on real rates.

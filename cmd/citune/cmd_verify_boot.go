@@ -255,7 +255,7 @@ func (v bootVerifier) check(w want) bootCheck {
 		c.Why = fmt.Sprintf("the emulator ignores writes to %s (it reads 0): the value cannot be in force here%s", ref.Reg.Name, v.propNote(w.prop))
 		return c
 	}
-	raw, err := v.t.Acc.Read32(ref.Reg.Offset)
+	raw, err := v.t.Read32(ref.Reg.Offset)
 	if err != nil {
 		c.Status, c.Why = notInForce, err.Error()
 		return c
@@ -360,7 +360,7 @@ func (v bootVerifier) propWhy(prop string, ref regs.Ref, k *soc.Knob) string {
 	}
 	if k != nil && k.Requires != "" {
 		if cond, err := v.t.Profile.Map.ParseChange(k.Requires); err == nil && cond.Ref.Field != nil {
-			if raw, err := v.t.Acc.Read32(cond.Ref.Reg.Offset); err == nil && cond.Ref.Field.Get(raw) != cond.Value {
+			if raw, err := v.t.Read32(cond.Ref.Reg.Offset); err == nil && cond.Ref.Field.Get(raw) != cond.Value {
 				return fmt.Sprintf("property ignored: the driver writes %s only when %s reads %d, and it reads %d", name, cond.Ref, cond.Value, cond.Ref.Field.Get(raw))
 			}
 		}

@@ -79,7 +79,7 @@ type targetInfo struct {
 
 func infoOf(t *soc.Target) targetInfo {
 	return targetInfo{Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node,
-		Base: fmt.Sprintf("%#08x", t.Controller.Base), Kind: string(t.Kind), Path: t.Path, Simulated: t.Kind == soc.KindSim}
+		Base: fmt.Sprintf("%#08x", t.Controller.Base), Kind: string(t.Kind), Path: t.Path(), Simulated: t.Kind == soc.KindSim}
 }
 
 // header is the first line of human output: what is being looked at.
@@ -89,7 +89,7 @@ func header(t *soc.Target) string {
 	case soc.KindSim:
 		s += " - simulated controller"
 	case soc.KindFile:
-		s += " - image " + t.Path
+		s += " - image " + t.Path()
 	default:
 		s += " - /dev/mem"
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 )
 
@@ -22,7 +23,7 @@ func (a *app) simOptions() (soc.SimOptions, error) {
 	switch a.g.simRole {
 	case "":
 	case "host", "device":
-		o.Role = soc.Role(a.g.simRole)
+		o.Role = regs.Role(a.g.simRole)
 	default:
 		return o, usageErr("--sim-role %q: want host or device", a.g.simRole)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -220,7 +221,9 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 		if err != nil {
 			return pl, err
 		}
-		pf.Apply(&pl)
+		if err := pf.Apply(&pl); err != nil {
+			return pl, err
+		}
 		if prev == nil {
 			pl.Axes = axes
 		}
@@ -241,33 +244,15 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 			pl.Axes = axes
 		}
 	}
-	if set["mode"] {
-		pl.Mode = o.mode
-	}
-	if set["repeat"] {
-		pl.Repeats = o.repeat
-	}
-	if set["warmup"] {
-		pl.Warmup = o.warmup
-	}
-	if set["settle"] {
-		pl.Settle = o.settle
-	}
-	if set["seed"] {
-		pl.Seed = o.seed
-	}
-	if set["baseline-every"] {
-		pl.BaselineEvery = o.baselineEvery
-	}
-	if set["budget"] {
-		if o.budget <= 0 {
-			errs = append(errs, fmt.Errorf("%w: --budget %g: a share of the grid's probe runs above 0 (1: as many as the grid)", plan.ErrPlan, o.budget))
+	// The flags given, through the plan's one setter (as plan files
+	// and the TUI's plan line).
+	flags := map[string]string{"mode": o.mode, "repeat": strconv.Itoa(o.repeat), "warmup": strconv.Itoa(o.warmup),
+		"settle": o.settle.String(), "seed": strconv.FormatInt(o.seed, 10), "baseline-every": strconv.Itoa(o.baselineEvery),
+		"budget": strconv.FormatFloat(o.budget, 'g', -1, 64), "min-gain": strconv.FormatFloat(o.minGain, 'g', -1, 64)}
+	for _, k := range plan.Keys {
+		if set[k] {
+			errs = append(errs, pl.Set(k, flags[k]))
 		}
-		pl.Budget = o.budget
-	}
-	if set["min-gain"] {
-		g := o.minGain
-		pl.MinGain = &g
 	}
 	if prev == nil {
 		pl.SetDefaultBudget()

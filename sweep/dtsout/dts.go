@@ -20,9 +20,9 @@ import (
 type DTSInput struct {
 	Profile    *soc.Profile
 	Controller *soc.Controller
-	// Role is soc.RoleHost, soc.RoleDevice or "" (unknown: both roles'
+	// Role is regs.RoleHost, regs.RoleDevice or "" (unknown: both roles'
 	// mechanisms are given).
-	Role     soc.Role
+	Role     regs.Role
 	Settings []Setting
 	Snapshot soc.Snapshot
 	// Header lines say where the values come from.
@@ -125,11 +125,11 @@ func (b *dtsBuilder) value(ref regs.Ref) uint32 {
 	return ref.Field.Get(raw)
 }
 
-func (b *dtsBuilder) roleOK(roles []soc.Role) bool {
+func (b *dtsBuilder) roleOK(roles []regs.Role) bool {
 	return b.in.Role == "" || slices.Contains(roles, b.in.Role)
 }
 
-func (b *dtsBuilder) roleNote(roles []soc.Role) string {
+func (b *dtsBuilder) roleNote(roles []regs.Role) string {
 	if b.in.Role == "" && len(roles) > 0 {
 		return fmt.Sprintf(" (%s role)", soc.JoinRoles(roles, ", "))
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/dtsout"
 )
@@ -53,11 +54,11 @@ func TestDTSCompilesForEveryProfile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				snap, err := soc.Take(p.Map, tg.Acc)
+				snap, err := soc.Take(p.Map, tg)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, role := range []soc.Role{"", soc.RoleHost, soc.RoleDevice} {
+				for _, role := range []regs.Role{"", regs.RoleHost, regs.RoleDevice} {
 					// The live values, and a winner that sets every
 					// knob the map has plus a module parameter and a file.
 					live := dtsout.LiveSettings(p, snap)
@@ -97,9 +98,9 @@ func TestDTSEmitsOnlyWhatTheKernelHonours(t *testing.T) {
 	p := loadProfile(t, "imx6q")
 	c, _ := p.Controller("usbh1")
 	tg, _ := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
-	snap, _ := soc.Take(p.Map, tg.Acc) // SBUSCFG reads 2 at reset
+	snap, _ := soc.Take(p.Map, tg) // SBUSCFG reads 2 at reset
 	cases := map[string]struct {
-		role     soc.Role
+		role     regs.Role
 		settings []dtsout.Setting
 		want     []string
 		not      []string
@@ -235,9 +236,9 @@ func TestPermanence(t *testing.T) {
 	p := loadProfile(t, "imx6q")
 	c, _ := p.Controller("usbh1")
 	tg, _ := soc.OpenSim(p, c, soc.SimOptions{})
-	board, _ := soc.Take(p.Map, tg.Acc) // the board's values: AHBBRST 0
+	board, _ := soc.Take(p.Map, tg) // the board's values: AHBBRST 0
 	reset, _ := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
-	atReset, _ := soc.Take(p.Map, reset.Acc) // AHBBRST 2
+	atReset, _ := soc.Take(p.Map, reset) // AHBBRST 2
 	perm := dtsout.Permanence(dtsout.DTSInput{Profile: p, Controller: c, Role: "host", Snapshot: board})
 	for _, tc := range []struct {
 		changes map[string]string

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/dtsout"
 )
@@ -99,7 +100,7 @@ func TestDTSPassesDTSchema(t *testing.T) {
 		if !ok {
 			continue // QEMU boards: their SoC's profile is checked
 		}
-		for _, role := range []soc.Role{soc.RoleHost, soc.RoleDevice} {
+		for _, role := range []regs.Role{regs.RoleHost, regs.RoleDevice} {
 			var cs []*soc.Controller
 			var frags []string
 			for i := range p.Controllers {
@@ -112,7 +113,7 @@ func TestDTSPassesDTSchema(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				snap, _ := soc.Take(pc.Map, tg.Acc)
+				snap, _ := soc.Take(pc.Map, tg)
 				tg.Close()
 				d := dtsout.BuildDTS(dtsout.DTSInput{Profile: pc, Controller: c, Role: role, Settings: settings, Snapshot: snap})
 				if len(d.Props) == 0 {

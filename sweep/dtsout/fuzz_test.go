@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/dtsout"
 )
@@ -29,10 +30,10 @@ func FuzzBuildDTS(f *testing.F) {
 	}
 	c, _ := pr.Controller("usbh1")
 	tg, _ := soc.OpenSim(pr, c, soc.SimOptions{})
-	snap, _ := soc.Take(pr.Map, tg.Acc)
+	snap, _ := soc.Take(pr.Map, tg)
 	prop := regexp.MustCompile(`^[a-z0-9-]+( = <0x[0-9a-f]+>)?$`)
 	f.Fuzz(func(t *testing.T, name, value, role string) {
-		in := dtsout.DTSInput{Profile: pr, Controller: c, Role: soc.Role(role), Snapshot: snap,
+		in := dtsout.DTSInput{Profile: pr, Controller: c, Role: regs.Role(role), Snapshot: snap,
 			Settings: []dtsout.Setting{{Name: name, Value: value, Comment: value}}}
 		d := dtsout.BuildDTS(in)
 		for _, p := range d.Props {

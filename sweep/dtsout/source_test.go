@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 )
 
@@ -14,7 +15,7 @@ func TestParseSourceReadsWhatBuildDTSWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := p.Controller("usbh1")
-	in := DTSInput{Profile: p, Controller: c, Role: soc.RoleHost, Header: []string{"h ehci_hcd.park=2 */"},
+	in := DTSInput{Profile: p, Controller: c, Role: regs.RoleHost, Header: []string{"h ehci_hcd.park=2 */"},
 		Settings: []Setting{{Name: "SBUSCFG.AHBBRST", Value: "0"}, {Name: "BURSTSIZE.TXPBURST", Value: "32"},
 			{Name: "TTCTRL.TTHA", Value: "127"}, {Name: "USBCMD.ITC", Value: "8"}, {Name: "ehci_hcd.park", Value: "3"}}}
 	d := BuildDTS(in)

@@ -78,7 +78,7 @@ func TestWinnerSettings(t *testing.T) {
 func TestKernelParams(t *testing.T) {
 	p := loadProfile(t, "imx6q")
 	c, _ := p.Controller("usbh1")
-	d := dtsout.BuildDTS(dtsout.DTSInput{Profile: p, Controller: c, Role: soc.RoleHost, Settings: []dtsout.Setting{
+	d := dtsout.BuildDTS(dtsout.DTSInput{Profile: p, Controller: c, Role: regs.RoleHost, Settings: []dtsout.Setting{
 		{Name: "USBCMD.ITC", Value: "8"}, {Name: "USBCMD.ASP", Value: "2"}, {Name: "USBCMD.ASPE", Value: "1"},
 		{Name: "usb_storage.delay_use", Value: "0"},
 	}})
@@ -99,30 +99,30 @@ func TestDTSNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := soc.Take(p.Map, tg.Acc)
+	snap, err := soc.Take(p.Map, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := func(role soc.Role, s ...dtsout.Setting) string {
+	build := func(role regs.Role, s ...dtsout.Setting) string {
 		return dtsout.BuildDTS(dtsout.DTSInput{Profile: p, Controller: c, Role: role, Settings: s, Snapshot: snap,
 			Header: []string{"from results.jsonl */ evil"}}).String()
 	}
 	for _, tc := range []struct {
 		name string
-		role soc.Role
+		role regs.Role
 		set  []dtsout.Setting
 		want []string
 	}{
-		{"unknown field", soc.RoleHost, []dtsout.Setting{{Name: "USBCMD.NOPE", Value: "1"}}, []string{"USBCMD.NOPE = 1: not a field of imx6q's register map"}},
-		{"whole register", soc.RoleHost, []dtsout.Setting{{Name: "USBCMD", Value: "1"}}, []string{"USBCMD = 1: not a field of imx6q's register map"}},
-		{"not a knob", soc.RoleHost, []dtsout.Setting{{Name: "USBINTR.UE", Value: "1"}}, []string{"USBINTR.UE = 1: profile imx6q names no device-tree property or kernel parameter for this field."}},
-		{"park off with ASPE=1 ASP=0", soc.RoleHost, []dtsout.Setting{{Name: "USBCMD.ASPE", Value: "1"}, {Name: "USBCMD.ASP", Value: "0"}},
+		{"unknown field", regs.RoleHost, []dtsout.Setting{{Name: "USBCMD.NOPE", Value: "1"}}, []string{"USBCMD.NOPE = 1: not a field of imx6q's register map"}},
+		{"whole register", regs.RoleHost, []dtsout.Setting{{Name: "USBCMD", Value: "1"}}, []string{"USBCMD = 1: not a field of imx6q's register map"}},
+		{"not a knob", regs.RoleHost, []dtsout.Setting{{Name: "USBINTR.UE", Value: "1"}}, []string{"USBINTR.UE = 1: profile imx6q names no device-tree property or kernel parameter for this field."}},
+		{"park off with ASPE=1 ASP=0", regs.RoleHost, []dtsout.Setting{{Name: "USBCMD.ASPE", Value: "1"}, {Name: "USBCMD.ASP", Value: "0"}},
 			[]string{"ehci_hcd.park=0\tASPE=1 ASP=0: ehci-hcd parks only with 1-3 packets; 0 turns park off"}},
-		{"park disabled", soc.RoleHost, []dtsout.Setting{{Name: "USBCMD.ASPE", Value: "0"}, {Name: "USBCMD.ASP", Value: "3"}},
+		{"park disabled", regs.RoleHost, []dtsout.Setting{{Name: "USBCMD.ASPE", Value: "0"}, {Name: "USBCMD.ASP", Value: "3"}},
 			[]string{"ehci_hcd.park=0\tASPE=0 ASP=3"}},
 		{"unknown role names both", "", []dtsout.Setting{{Name: "USBCMD.ITC", Value: "8"}},
 			[]string{"itc-setting = <0x8>;\t/* ITC=8 (device role) */", "ehci_hcd.log2_irq_thresh=3\tITC=8 (host role)"}},
-		{"header cannot end the comment", soc.RoleHost, nil, []string{" * from results.jsonl * / evil\n"}},
+		{"header cannot end the comment", regs.RoleHost, nil, []string{" * from results.jsonl * / evil\n"}},
 	} {
 		s := build(tc.role, tc.set...)
 		for _, w := range tc.want {

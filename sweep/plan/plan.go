@@ -83,21 +83,28 @@ func DefaultPlan() Plan {
 	return Plan{Mode: ModeGrid, Repeats: 5, Warmup: 1, Settle: 200 * time.Millisecond, BaselineEvery: 8}
 }
 
-// Check validates the plan's shape (not against the live system; see
-// Runner).
 // MaxRepeats bounds the runs a point (and the warm-ups, and the points
 // between baselines): a plan read back from a results file is checked as
 // strictly as a new one, and 2^31 runs is no plan.
 const MaxRepeats = 10_000
 
-func (p *Plan) Check() error {
+// Check validates the plan's shape (not against the live system; see
+// Runner): every rule of a plan, wherever its settings came from (Set).
+func (p *Plan) Check() error { return p.check(true) }
+
+// CheckSettings is Check but for the rule that a plan has axes, for the
+// settings of a plan whose axes come later (the TUI's plan line and plan
+// files of settings only, before the fields are chosen on screen).
+func (p *Plan) CheckSettings() error { return p.check(false) }
+
+func (p *Plan) check(axes bool) error {
 	var errs []error
 	switch p.Mode {
 	case ModeGrid, ModeOFAT, ModeAdaptive, ModeModel:
 	default:
 		errs = append(errs, fmt.Errorf("%w: mode %q (want grid, ofat, adaptive or model)", ErrPlan, p.Mode))
 	}
-	if len(p.Axes) == 0 {
+	if axes && len(p.Axes) == 0 {
 		errs = append(errs, fmt.Errorf("%w: %w", ErrPlan, ErrNoAxes))
 	}
 	if p.Repeats < 1 || p.Repeats > MaxRepeats {
@@ -111,7 +118,7 @@ func (p *Plan) Check() error {
 	}
 	switch {
 	case p.Budget < 0 || p.Budget > 1 || math.IsNaN(p.Budget):
-		errs = append(errs, fmt.Errorf("%w: budget %g: a share of the grid's probe runs, above 0 and at most 1", ErrPlan, p.Budget))
+		errs = append(errs, fmt.Errorf("%w: budget %g: %s", ErrPlan, p.Budget, budgetWant))
 	case p.Budget != 0 && p.Mode != ModeAdaptive && p.Mode != ModeModel:
 		errs = append(errs, fmt.Errorf("%w: budget %g: only an adaptive or model sweep has a budget (mode %s measures every point)", ErrPlan, p.Budget, p.Mode))
 	}
@@ -224,10 +231,8 @@ func ParsePlanFile(m *regs.Map, name string, data []byte) (PlanFile, []Axis, err
 		}
 		axes = append(axes, a)
 	}
-	if pf.Settle != nil {
-		if _, err := time.ParseDuration(*pf.Settle); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w: settle %q: %v", name, ErrPlan, *pf.Settle, err))
-		}
+	if err := pf.Apply(&Plan{}); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", name, err))
 	}
 	return pf, axes, errors.Join(errs...)
 }
@@ -242,33 +247,37 @@ func ReadPlanFile(m *regs.Map, path string) (PlanFile, []Axis, error) {
 	return ParsePlanFile(m, path, data)
 }
 
-// Apply sets the plan's fields that the file gives.
-func (pf PlanFile) Apply(p *Plan) {
-	if pf.Mode != nil {
-		p.Mode = *pf.Mode
-	}
-	if pf.Repeat != nil {
-		p.Repeats = *pf.Repeat
-	}
-	if pf.Warmup != nil {
-		p.Warmup = *pf.Warmup
-	}
-	if pf.Settle != nil {
-		if d, err := time.ParseDuration(*pf.Settle); err == nil {
-			p.Settle = d
+// Apply sets the plan's fields that the file gives, through Set.
+func (pf PlanFile) Apply(p *Plan) error {
+	var errs []error
+	set := func(key, value string) {
+		if err := p.Set(key, value); err != nil {
+			errs = append(errs, err)
 		}
 	}
+	if pf.Mode != nil {
+		set("mode", *pf.Mode)
+	}
+	ints := func(k string, v *int) {
+		if v != nil {
+			set(k, strconv.Itoa(*v))
+		}
+	}
+	ints("repeat", pf.Repeat)
+	ints("warmup", pf.Warmup)
+	ints("baseline-every", pf.BaselineEvery)
+	if pf.Settle != nil {
+		set("settle", *pf.Settle)
+	}
 	if pf.Seed != nil {
-		p.Seed = *pf.Seed
+		set("seed", strconv.FormatInt(*pf.Seed, 10))
 	}
-	if pf.BaselineEvery != nil {
-		p.BaselineEvery = *pf.BaselineEvery
+	floats := func(k string, v *float64) {
+		if v != nil {
+			set(k, strconv.FormatFloat(*v, 'g', -1, 64))
+		}
 	}
-	if pf.Budget != nil {
-		p.Budget = *pf.Budget
-	}
-	if pf.MinGain != nil {
-		g := *pf.MinGain
-		p.MinGain = &g
-	}
+	floats("budget", pf.Budget)
+	floats("min-gain", pf.MinGain)
+	return errors.Join(errs...)
 }

@@ -5,4 +5,6 @@
 // not significantly different by interrupts and CPU time per MiB, then by
 // how few original settings they change. Pure: standard library only, so
 // the results file's records (sweep) and the report can both use it.
+// Status lives here, not in results, because results records rankings
+// and importing it from rank would make a cycle.
 package rank

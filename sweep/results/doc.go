@@ -6,8 +6,8 @@
 // OpenAppend open a file for a new or a resumed sweep, and Load/Read read
 // one back for resuming, `citune report` and `citune dts`. Store turns
 // closed visits into a ranking, so the running sweep and a file read back
-// rank alike. The records are independent of probe's structs (sweep
-// converts a probe.Run with MeasurementOf). Imports soc, sweep/plan (the
+// rank alike. The records are types of their own, not probe's structs
+// (MeasurementOf converts a probe.Run). Imports probe, soc, sweep/plan (the
 // header records the plan) and sweep/rank (statuses, comparisons and the
 // ranking in the records).
 package results

@@ -2,7 +2,20 @@ package results
 
 import (
 	"time"
+
+	"github.com/citune/citune/probe"
 )
+
+// MeasurementOf records a probe run: the record's owner converts into
+// it (the sweep's runs and the TUI's probe tab alike).
+func MeasurementOf(r probe.Run) Measurement {
+	return Measurement{Bytes: r.Bytes, Elapsed: r.Elapsed, Rate: r.Rate, Simulated: r.Simulated, Hash: r.Hash, Sample: r.Sample,
+		Integrity: r.Integrity, IntegrityCPU: r.IntegrityCPU, Corrupt: r.Corrupt, Detail: r.Detail, Warmup: r.Warmup,
+		IRQs: r.IRQs, IRQsPerSec: r.IRQsPerSec, IRQsPerMiB: r.IRQsPerMiB,
+		CPU:          CPUTimes{User: r.CPU.User, System: r.CPU.System, IRQ: r.CPU.IRQ, SoftIRQ: r.CPU.SoftIRQ, Idle: r.CPU.Idle, Total: r.CPU.Total},
+		HandlerAvgUS: r.HandlerAvgUS, HandlerMaxUS: r.HandlerMaxUS, HandlerEvents: r.HandlerEvents, Err: r.Err, Unit: r.Unit,
+		SenderRate: r.SenderRate, ReceiverRate: r.ReceiverRate, ReadBackRate: r.ReadBackRate}
+}
 
 // Measurement is one probe run as the results file records it. It is
 // the results format's own type, not probe.Run: a change to the probe's

@@ -58,7 +58,7 @@ type Header struct {
 	Target      string `json:"target"`
 	TargetPath  string `json:"target_path,omitempty"`
 	// Role is the controller's role when the sweep started: "host",
-	// "device", or "" when the registers do not tell (QEMU): a soc.Role
+	// "device", or "" when the registers do not tell (QEMU): a regs.Role
 	// kept a plain string here, so the file format is the file's own.
 	Role  string    `json:"role"`
 	Probe string    `json:"probe"`

@@ -27,7 +27,7 @@ import (
 // probe (probe.SimProbe) on Target's simulated controller, which reads
 // the controller's settings before every transfer, lets the simulated
 // ehci-hcd write USBCMD back, and asks package simmodel for the time,
-// interrupts and CPU. It follows Target.Sim when a simulated module
+// interrupts and CPU. It follows Target.Simulator() when a simulated module
 // reload replaces it.
 type Landscape struct {
 	Target *soc.Target
@@ -66,8 +66,11 @@ type Landscape struct {
 	visits   uint64
 }
 
-// Measure implements sweep.Prober.
-func (l *Landscape) Measure(ctx context.Context) (probe.Run, error) {
+// Name implements probe.Probe.
+func (l *Landscape) Name() string { return "landscape" }
+
+// Run implements probe.Probe (progress is not called).
+func (l *Landscape) Run(ctx context.Context, _ func(done, total int64)) (probe.Run, error) {
 	l.mu.Lock()
 	l.Runs++
 	n := l.Runs
@@ -273,7 +276,7 @@ func (l *Loader) CallLog() []string {
 // visitShift is the current visit's shift factor, drawn anew when the
 // controller's registers changed since the last run.
 func (l *Landscape) visitShift() float64 {
-	snap, err := soc.Take(l.Target.Profile.Map, l.Target.Acc)
+	snap, err := soc.Take(l.Target.Profile.Map, l.Target)
 	if err != nil {
 		return 1
 	}
