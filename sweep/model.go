@@ -112,7 +112,7 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 		}
 		spentOut := false
 		for _, p := range r.byReload(todo, round%2 == 1) {
-			n := r.fit(r.Plan.Warmup, r.Plan.Repeats-r.store.Runs(p.Key))
+			n := r.fit(r.warmups(false), r.Plan.Repeats-r.store.Runs(p.Key))
 			if n == 0 {
 				spentOut = true
 				break
@@ -192,7 +192,7 @@ func (r *Runner) modelTieBreak(ctx context.Context, pred map[string]float64) err
 			return nil
 		}
 		for _, k := range []string{rk.Ranked[0].Key, rk.Ranked[fastest].Key} {
-			n := r.fit(r.Plan.Warmup, r.Plan.Repeats)
+			n := r.fit(r.warmups(false), r.Plan.Repeats)
 			if n == 0 || byKey[k] == nil {
 				return nil
 			}
