@@ -69,11 +69,13 @@ func sameOrTied(grid, ad *sweep.Outcome) bool {
 // once without them and keeps those runs out of the points' rates; the
 // race still finds the grid's winner (or one it calls tied) with at most
 // 35 % of the grid's probe runs, warm-ups and screening runs counted in
-// both.
+// both. (Both keep the plan's warm-ups on every visit, FixedCosts: the
+// test is about the screening round's.)
 func TestAdaptiveScreensWithoutWarmups(t *testing.T) {
+	fixed := func(s *setup) { s.runner.FixedCosts() }
 	for seed := uint64(1); seed <= 3; seed++ {
-		grid, _ := raceSweep(t, plan.ModeGrid, seed, 0.02, 1)
-		ad, s := raceSweep(t, plan.ModeAdaptive, seed, 0.02, 1)
+		grid, _ := raceSweepWith(t, plan.ModeGrid, seed, 0.02, 1, fixed)
+		ad, s := raceSweepWith(t, plan.ModeAdaptive, seed, 0.02, 1, fixed)
 		if !sameOrTied(grid, ad) {
 			t.Errorf("seed %d: grid winner %s, adaptive %s", seed, grid.Ranking.Winner().Key, ad.Ranking.Winner().Key)
 		}
@@ -502,6 +504,10 @@ func budgetRace(t *testing.T, mode string, seed uint64, budget float64) (*sweep.
 	s := newRunner(t, tg, mode, wideField...)
 	s.land.Noise, s.land.Seed = 0.02, seed
 	s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed, s.runner.Plan.Budget = 5, 1, int64(seed), budget
+	// The budget is a share of the grid as planned, every visit's
+	// warm-ups and a baseline every BaselineEvery points: the grid it is
+	// checked against keeps those fixed costs.
+	s.runner.FixedCosts()
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

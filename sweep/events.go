@@ -58,20 +58,28 @@ const (
 	// ModelFitted: a model-mode sweep fitted its model (Model; Message
 	// says it in a line).
 	ModelFitted
+	// BaselineScheduled: after a baseline visit between points the
+	// interval to the next one was decided by drift (Message says how).
+	BaselineScheduled
+	// WarmupsDecided: the visits' first runs decided that warm-ups are
+	// skipped, or taken again (Message says why).
+	WarmupsDecided
 )
 
 var eventNames = [...]string{
-	SweepStarted:     "started",
-	PointStarted:     results.EventApply,
-	RunFinished:      results.TypeRun,
-	PointClosed:      results.TypePoint,
-	PointEliminated:  results.EventEliminated,
-	ModuleReload:     results.EventReload,
-	SweepInterrupted: "interrupted",
-	SettingsRestored: results.EventRestore,
-	SweepEnded:       results.TypeEnd,
-	SecondLook:       results.EventSecondLook,
-	ModelFitted:      results.EventModel,
+	SweepStarted:      "started",
+	PointStarted:      results.EventApply,
+	RunFinished:       results.TypeRun,
+	PointClosed:       results.TypePoint,
+	PointEliminated:   results.EventEliminated,
+	ModuleReload:      results.EventReload,
+	SweepInterrupted:  "interrupted",
+	SettingsRestored:  results.EventRestore,
+	SweepEnded:        results.TypeEnd,
+	SecondLook:        results.EventSecondLook,
+	ModelFitted:       results.EventModel,
+	BaselineScheduled: results.EventBaselineSchedule,
+	WarmupsDecided:    results.EventWarmups,
 }
 
 // String is the kind's name; for kinds written as event records it is
@@ -130,7 +138,7 @@ func (e Event) record() any {
 		return e.Closed
 	case SweepEnded:
 		return e.End
-	case PointStarted, ModuleReload, SettingsRestored, PointEliminated, SecondLook, ModelFitted:
+	case PointStarted, ModuleReload, SettingsRestored, PointEliminated, SecondLook, ModelFitted, BaselineScheduled, WarmupsDecided:
 		if e.Replayed {
 			return nil
 		}
@@ -173,7 +181,7 @@ func (r *Runner) print(e Event) {
 		r.logf("    dropped %s: %s\n", rank.SettingsString(e.Settings), e.Message)
 	case ModuleReload, SettingsRestored:
 		r.logf("%s\n", e.Message)
-	case SecondLook, ModelFitted:
+	case SecondLook, ModelFitted, BaselineScheduled, WarmupsDecided:
 		if !e.Replayed {
 			r.logf("%s\n", e.Message)
 		}

@@ -164,7 +164,8 @@ func TestCancelFromAnEventEndsWithRestore(t *testing.T) {
 
 func TestEventKindNames(t *testing.T) {
 	for k, want := range map[sweep.EventKind]string{sweep.PointStarted: results.EventApply, sweep.ModuleReload: results.EventReload,
-		sweep.SettingsRestored: results.EventRestore, sweep.PointEliminated: results.EventEliminated, sweep.SecondLook: results.EventSecondLook, sweep.ModelFitted: results.EventModel, 0: "unknown", sweep.ModelFitted + 1: "unknown"} {
+		sweep.SettingsRestored: results.EventRestore, sweep.PointEliminated: results.EventEliminated, sweep.SecondLook: results.EventSecondLook, sweep.ModelFitted: results.EventModel,
+		sweep.BaselineScheduled: results.EventBaselineSchedule, sweep.WarmupsDecided: results.EventWarmups, 0: "unknown", sweep.WarmupsDecided + 1: "unknown"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d: %q, want %q", k, got, want)
 		}

@@ -112,7 +112,7 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 		}
 		spentOut := false
 		for _, p := range r.byReload(todo, round%2 == 1) {
-			n := r.fit(r.Plan.Warmup, r.Plan.Repeats-r.store.Runs(p.Key))
+			n := r.fit(r.warmups(false), r.Plan.Repeats-r.store.Runs(p.Key))
 			if n == 0 {
 				spentOut = true
 				break
@@ -156,11 +156,14 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 	for i, p := range r.points {
 		predOf[p.Key] = pred[i]
 	}
-	if err := r.modelTieBreak(ctx, predOf); err != nil {
+	// The tie-break after the last baseline visit: that visit's runs
+	// join the pooled noise and may turn a lead into a tie (adaptive.sh's
+	// 42 points, seed 1: RXPBURST 32 led before it, tied with the
+	// original after it, and the tie rule kept the original).
+	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil); err != nil {
 		return err
 	}
-	_, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil)
-	return err
+	return r.modelTieBreak(ctx, predOf)
 }
 
 // modelTieBreak measures the ranking's first point and the fastest one
@@ -188,11 +191,18 @@ func (r *Runner) modelTieBreak(ctx context.Context, pred map[string]float64) err
 				fastest = i
 			}
 		}
-		if fastest == 0 || math.Abs(pred[rk.Ranked[0].Key]-pred[rk.Ranked[fastest].Key]) < r.Plan.MinGainPct()/100 {
+		// Also where the runs themselves put the fastest more than twice
+		// the least gain ahead (adaptive.sh's 42 points, seed 1: the
+		// model predicted RXPBURST 32 within 1 % of the original 16,
+		// the runs said 3 %, the grid 3.8 %, and the tie rule kept the
+		// original).
+		least := r.Plan.MinGainPct() / 100
+		measured := math.Log(rk.Ranked[fastest].Median / rk.Ranked[0].Median)
+		if fastest == 0 || (math.Abs(pred[rk.Ranked[0].Key]-pred[rk.Ranked[fastest].Key]) < least && !(measured > 2*least)) {
 			return nil
 		}
 		for _, k := range []string{rk.Ranked[0].Key, rk.Ranked[fastest].Key} {
-			n := r.fit(r.Plan.Warmup, r.Plan.Repeats)
+			n := r.fit(r.warmups(false), r.Plan.Repeats)
 			if n == 0 || byKey[k] == nil {
 				return nil
 			}

@@ -215,8 +215,17 @@ func (r *Runner) byReload(pts []*Point, reverse bool) []*Point {
 // order needs. A baseline between points is left out where it would
 // need a reload (the points at other module-parameter values): two
 // reloads for one baseline visit cost more than the drift it watches.
+// The sweep plans it again after every baseline visit between
+// (reschedule, fixedcost.go: the interval follows the drift).
 func (r *Runner) schedule() (visits []*Point, reloads int) {
-	cur := r.modKey(r.orig)
+	base := r.baselinePoint()
+	tail, reloads := r.scheduleFrom(r.modKey(r.orig), r.points, r.Plan.BaselineEvery)
+	return append([]*Point{base}, tail...), reloads
+}
+
+// scheduleFrom is the visits of pts, the values cur loaded, with the
+// baseline after every every points and at the end, and their reloads.
+func (r *Runner) scheduleFrom(cur string, pts []*Point, every int) (visits []*Point, reloads int) {
 	add := func(p *Point) {
 		if k := r.modKey(p.Values); k != cur {
 			reloads++
@@ -225,11 +234,9 @@ func (r *Runner) schedule() (visits []*Point, reloads int) {
 		visits = append(visits, p)
 	}
 	base := r.baselinePoint()
-	every := r.Plan.BaselineEvery
-	add(base)
-	for i, p := range r.points {
+	for i, p := range pts {
 		add(p)
-		if every > 0 && (i+1)%every == 0 && i+1 < len(r.points) && r.modKey(base.Values) == cur {
+		if every > 0 && (i+1)%every == 0 && i+1 < len(pts) && r.modKey(base.Values) == cur {
 			add(base)
 		}
 	}

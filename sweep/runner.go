@@ -131,6 +131,15 @@ type Runner struct {
 	// (a resumed sweep replays as many as its file records).
 	model    *results.ModelFit
 	modelSeq int
+
+	// The fixed costs the data decide (fixedcost.go): every is the
+	// points to the next baseline visit, firstRuns each visit's first
+	// run against its others, warmSkip whether warm-ups are skipped;
+	// fixedCosts keeps the plan's as they are (FixedCosts).
+	every      int
+	firstRuns  []firstRun
+	warmSkip   bool
+	fixedCosts bool
 }
 
 // Outcome is what a session found.
@@ -300,9 +309,15 @@ func (r *Runner) execute(ctx context.Context) error {
 	}
 	sched, _ := r.schedule()
 	r.planned, r.sched = len(sched), sched
-	for _, p := range sched {
+	for k := 0; k < len(r.sched); k++ {
+		p := r.sched[k]
 		if _, err := r.visit(ctx, p, r.Plan.Repeats, false, nil); err != nil {
 			return err
+		}
+		if p.Baseline && k > 0 && k+1 < len(r.sched) {
+			if err := r.reschedule(k); err != nil {
+				return err
+			}
 		}
 	}
 	return r.confirm(ctx)

@@ -45,7 +45,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int, screen bool, stop f
 		r.store.AddVisit(cv.Point, cv.Runs)
 		r.spent += len(cv.Runs)
 		r.count(cv.Point.Status)
-		return cv.Point.Status, nil
+		return cv.Point.Status, r.noteFirstRun(cv.Point, cv.Runs, true)
 	}
 	t0 := r.Now()
 	defer func() { r.elapsed += r.Now().Sub(t0) }()
@@ -92,6 +92,9 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int, screen bool, stop f
 		rec.Rates = []float64{}
 	}
 	r.store.AddVisit(rec, runs)
+	if err := r.noteFirstRun(rec, runs, false); err != nil {
+		return "", err
+	}
 	r.summarise(&rec)
 	r.count(rec.Status)
 	r.elapsed += r.Now().Sub(t0)
@@ -190,9 +193,9 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop f
 }
 
 // warmups is the warm-up runs of a visit: the plan's, none when
-// screening.
+// screening or where the visits show no first-run effect (fixedcost.go).
 func (r *Runner) warmups(screen bool) int {
-	if screen {
+	if screen || r.warmSkip {
 		return 0
 	}
 	return r.Plan.Warmup

@@ -227,6 +227,18 @@ func VisitNoiseOf(visits [][]float64, nz Noise) VisitNoise {
 		sq += ns[i] * ns[i]
 	}
 	vn := VisitNoise{MSB: ss / float64(k-1), DoF: k - 1, N0: (total - sq/total) / float64(k-1)}
+	if vn.DoF < minVisitDoF {
+		// Decision: two visits give MSB one degree of freedom, and a
+		// shift estimated on it makes the interval's t (and
+		// Satterthwaite's degrees of freedom) near 1: "+4.5 %, 95 % CI
+		// -20.8 to 38.0" for a point that is plainly faster. Below
+		// three visits the shift does not enter; what the two visits
+		// differ by stays in the baseline's own spread, which takes
+		// Welch's interval where it is more than twice the pooled noise
+		// (compareWith), and the runner's drift check (sweep) adds a
+		// visit where two disagree.
+		return vn
+	}
 	// The shift counts only where the visits differ beyond chance (the
 	// F test of MSB against σ² at visitAlpha): with two or three
 	// baseline visits a variance estimated on 1 or 2 degrees of freedom
@@ -239,8 +251,13 @@ func VisitNoiseOf(visits [][]float64, nz Noise) VisitNoise {
 	return vn
 }
 
-// visitAlpha is the F test's level for a shift between visits.
-const visitAlpha = 0.10
+// visitAlpha is the F test's level for a shift between visits;
+// minVisitDoF the fewest degrees of freedom (visits less one) on which
+// the shift is estimated at all.
+const (
+	visitAlpha  = 0.10
+	minVisitDoF = 2
+)
 
 // FCDF is P(F <= x) for Fisher's F with d1 and d2 degrees of freedom.
 func FCDF(x, d1, d2 float64) float64 {

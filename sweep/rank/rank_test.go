@@ -1,6 +1,9 @@
 package rank_test
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -93,4 +96,33 @@ func TestVerdictKeepsTheOriginalSettings(t *testing.T) {
 	if v := rank.Rank(nil, base, nil, nil, rank.Policy{}).Verdict; v.Kind != rank.VerdictNone {
 		t.Errorf("nothing ranked: %+v, want no decision", v)
 	}
+}
+
+// A point is possibly the best where its runs are within the multiple-
+// comparison bound of the fastest other; one far below it is not.
+func TestPossiblyBest(t *testing.T) {
+	var pts []rank.PointStats
+	for i := range 30 {
+		pts = append(pts, rank.PointStats{Key: fmt.Sprint("p", i), Status: rank.StatusOK, Rates: spread(100, 0.02, 5, uint64(i))})
+	}
+	pts = append(pts, rank.PointStats{Key: "slow", Status: rank.StatusOK, Rates: spread(90, 0.02, 5, 99)})
+	rk := rank.Rank(pts, spread(100, 0.02, 5, 100), nil, nil, rank.Policy{})
+	for i := range 30 {
+		if k := fmt.Sprint("p", i); !rk.PossiblyBest(k) {
+			t.Errorf("%s, the same rate as the fastest in truth: not possibly the best", k)
+		}
+	}
+	if rk.PossiblyBest("slow") {
+		t.Error("a point 10 % below the others at 2 % noise is possibly the best")
+	}
+}
+
+// spread is n rates around x, log-normal of spread sd, drawn from seed.
+func spread(x, sd float64, n int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = x * math.Exp(sd*rng.NormFloat64())
+	}
+	return out
 }

@@ -172,3 +172,25 @@ func TestVisitNoiseWidens(t *testing.T) {
 		t.Errorf("+4 %% against steady visits %v, against visits 3 %% apart %v: want significant, then not", a.Significant, b.Significant)
 	}
 }
+
+// Two baseline visits give the between-visit variance one degree of
+// freedom: a shift estimated on it (t and Satterthwaite on ~1 df) made
+// intervals like "+4.5 %, 95 % CI -20.8 to 38.0". Below three visits the
+// shift does not enter; the baseline's own spread (Welch, where it is
+// more than twice the pooled noise) carries what the two visits differ.
+func TestTwoVisitsNoShiftTerm(t *testing.T) {
+	two := [][]float64{runs(98, 5), runs(102, 5)}
+	p := []rank.PointStats{pt("a", map[string]string{"A": "3"}, 104.5, 5), pt("b", map[string]string{"A": "1"}, 100, 5), pt("c", map[string]string{"A": "2"}, 101, 5)}
+	rk := rank.RankVisits(p, two, nil, rank.Policy{})
+	if rk.Visits.Tau2 != 0 {
+		t.Errorf("two visits: between-visit variance %g entered, want none below three visits", rk.Visits.Tau2)
+	}
+	c := rk.Find("a").VsBaseline
+	if w := c.Hi - c.Lo; w > 15 {
+		t.Errorf("two visits 4 %% apart: %s, an interval %.1f points wide", c, w)
+	}
+	three := [][]float64{runs(98, 5), runs(100, 5), runs(102, 5)}
+	if rk := rank.RankVisits(p, three, nil, rank.Policy{}); rk.Visits.Tau2 <= 0 {
+		t.Errorf("three visits 2 %% apart each: no between-visit variance (%+v)", rk.Visits)
+	}
+}

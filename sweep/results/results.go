@@ -230,6 +230,12 @@ const (
 	// EventModel: a model-mode sweep fitted its model (Model); the last
 	// one is the sweep's.
 	EventModel = "model"
+	// EventBaselineSchedule: after a baseline visit the sweep decided
+	// when to visit the original settings next, by their drift.
+	EventBaselineSchedule = "baseline-schedule"
+	// EventWarmups: the visits' first runs decided to skip warm-ups
+	// (no first-run effect) or to take them again.
+	EventWarmups = "warmups"
 )
 
 // The statuses a session ends with, and StatusUnfinished for a file whose

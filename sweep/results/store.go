@@ -153,6 +153,9 @@ func MedianOf(xs []float64) *float64 {
 // closed); the runner reads them to write a point record.
 func (s *Store) Point(key string) *rank.PointStats { return s.pts[key] }
 
+// BaselineVisits is the baseline's ok rates so far, by visit.
+func (s *Store) BaselineVisits() [][]float64 { return s.baseGroups }
+
 // Baseline is the baseline's ok rates so far.
 func (s *Store) Baseline() []float64 { return s.baseline }
 

@@ -46,6 +46,14 @@ type Landscape struct {
 	// are applied (caches, the disk's state). A visit starts where the
 	// controller's registers differ from the last run's.
 	VisitShift float64
+	// Drift is the amplitude of the model's slow drift of the rate
+	// (simmodel: a sine over DefaultDriftRuns runs; 0 the model's
+	// default, negative none).
+	Drift float64
+	// FirstRun multiplies the rate of a visit's first run (0: 1): a
+	// board whose first transfer after a change is slower (a cold
+	// cache, a disk spinning up).
+	FirstRun float64
 	// Before is called at the start of every run with its number
 	// (1-based); a test cancels its context there to interrupt a point.
 	Before func(n int)
@@ -64,6 +72,8 @@ type Landscape struct {
 	lastRegs string
 	shift    float64
 	visits   uint64
+	// firstRegs are the registers of the last run FirstRun looked at.
+	firstRegs string
 }
 
 // Name implements probe.Probe.
@@ -100,6 +110,10 @@ func (l *Landscape) Run(ctx context.Context, _ func(done, total int64)) (probe.R
 		run.Rate *= f
 		run.Elapsed = time.Duration(float64(run.Elapsed) / f)
 	}
+	if l.FirstRun > 0 && l.firstOfVisit() {
+		run.Rate *= l.FirstRun
+		run.Elapsed = time.Duration(float64(run.Elapsed) / l.FirstRun)
+	}
 	if l.VisitShift > 0 {
 		f := l.visitShift()
 		run.Rate *= f
@@ -119,7 +133,7 @@ func (l *Landscape) simProbe() *probe.SimProbe {
 			size = 16 << 20
 		}
 		l.probe = &probe.SimProbe{Ctl: l.Target, Map: l.Target.Profile.Map, Size: size, Seed: l.Seed,
-			Workload: l.Workload, BusLoad: l.BusLoad, Noise: l.Noise}
+			Workload: l.Workload, BusLoad: l.BusLoad, Noise: l.Noise, Drift: l.Drift}
 	}
 	return l.probe
 }
@@ -275,6 +289,21 @@ func (l *Loader) CallLog() []string {
 
 // visitShift is the current visit's shift factor, drawn anew when the
 // controller's registers changed since the last run.
+// firstOfVisit says whether this run is the first at the controller's
+// registers (a new visit).
+func (l *Landscape) firstOfVisit() bool {
+	snap, err := soc.Take(l.Target.Profile.Map, l.Target)
+	if err != nil {
+		return false
+	}
+	key := fmt.Sprint(snap.Registers)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	first := key != l.firstRegs
+	l.firstRegs = key
+	return first
+}
+
 func (l *Landscape) visitShift() float64 {
 	snap, err := soc.Take(l.Target.Profile.Map, l.Target)
 	if err != nil {
