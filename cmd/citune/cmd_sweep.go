@@ -21,7 +21,7 @@ func init() {
 	register(&command{
 		name:    "sweep",
 		summary: "measure settings that held, record them, restore, rank",
-		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive|model [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
+		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive|model [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET] | sweep --abort [RESULTS.jsonl]",
 		run:     runSweep,
 		examples: []string{
 			"citune --sim sweep --axis AHBBRST=INCR,INCR16 --axis TXPBURST=0x8,0x10 -- sim",
@@ -68,6 +68,7 @@ type sweepOpts struct {
 	units         string
 	board         string
 	force         bool
+	abort         bool
 }
 
 func (o *sweepOpts) register(fs *flag.FlagSet) {
@@ -84,6 +85,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.minGain, "min-gain", rank.DefaultMinGainPct, "the verdict's practical threshold in `PERCENT`: a smaller gain is no change, and nothing is recommended for it")
 	fs.StringVar(&o.out, "out", "", "the results `FILE` to create (JSON Lines; default: a new citune-sweep-DATE-TIME.jsonl)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing --out file (its results are lost); with --sim, also\nrun a real probe (read, write, cmd) on the simulated controller, every\noutput marked SIMULATED")
+	fs.BoolVar(&o.abort, "abort", false, "stop for good the sweep of the results file given (default: the one that resumes at the next boot):\nput back its settings and boot arguments, remove the resume at boot, mark the file aborted")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep of this results `FILE` (appends to it)")
 	fs.StringVar(&o.reload, "reload", "", "`MODULES` to reload for modparam axes, top first, comma-separated (default: the profile's [reload])")
 	fs.StringVar(&o.reloadWait, "reload-wait", "", "`PATH` that must exist again after a reload, e.g. /dev/sda (default: the profile's)")
@@ -167,6 +169,9 @@ func runSweep(a *app, args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.abort {
+		return a.abortSweep(&o, set, fs.Args())
+	}
 	display, err := byteUnit(o.units, a.env.getenv)
 	if err != nil {
 		return err
