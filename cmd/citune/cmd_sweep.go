@@ -73,7 +73,7 @@ type sweepOpts struct {
 
 func (o *sweepOpts) register(fs *flag.FlagSet) {
 	d := plan.DefaultPlan()
-	fs.Var(&o.axes, "axis", "an axis `SPEC`: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack),\ncmdline:MODULE.PARAM=V1,V2 (a built-in module's parameter: one boot per value); repeat for more")
+	fs.Var(&o.axes, "axis", "an axis `SPEC`: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack),\ncmdline:MODULE.PARAM=V1,V2 (a built-in module's parameter: one boot per value), dt:PROPERTY=V1,V2 (a device-tree property of the\ncontroller's node, e.g. dt:tx-burst-size-dword=0x10,0x20: one boot per value through an overlay the boot loader applies;\nin force when the register field it sets reads it); repeat for more")
 	fs.StringVar(&o.plan, "plan", "", "a TOML plan `FILE` (axes, mode, repeat, ...); flags win over it")
 	fs.StringVar(&o.mode, "mode", d.Mode, "`MODE`: grid (every combination, shuffled), ofat (one factor at a time), adaptive (race the grid's points) or model\n(screen a design, fit an additive model, confirm its top)")
 	fs.IntVar(&o.repeat, "repeat", d.Repeats, "`N` measured probe runs per point")

@@ -112,8 +112,8 @@ func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results
 	if (a.g.sim || a.g.memFile != "") && !set["sys-root"] {
 		for _, ax := range pl.Axes {
 			switch ax.Kind {
-			case plan.KindCmdline:
-				return nil, nil, pl, usageErr("sweep: cmdline:%s with a simulated or image target would write this machine's own boot loader; give a fake root with --sys-root, or sweep the board", ax.Name)
+			case plan.KindCmdline, plan.KindDT:
+				return nil, nil, pl, usageErr("sweep: %s with a simulated or image target would write this machine's own boot loader; give a fake root with --sys-root, or sweep the board", ax.SpecName())
 			case plan.KindModParam:
 				return nil, nil, pl, usageErr("sweep: modparam:%s with a simulated or image target would reload this machine's own modules; give a fake module tree with --sys-root (and fake --modprobe/--rmmod), or sweep the board", ax.Name)
 			case plan.KindFile:

@@ -5,7 +5,20 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/citune/citune/soc"
 )
+
+// KnobOfDT is the knob whose device-tree property is prop (a dt: axis's
+// name), nil when the profile has none.
+func KnobOfDT(p *soc.Profile, prop string) *soc.Knob {
+	for i := range p.Knobs {
+		if p.Knobs[i].DT != "" && p.Knobs[i].DT == prop {
+			return &p.Knobs[i]
+		}
+	}
+	return nil
+}
 
 // OverlayBlob is Overlay compiled: the flattened device tree (version
 // 17) that `dtc -@ -I dts -O dtb` makes of the same source, which
