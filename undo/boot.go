@@ -24,10 +24,10 @@ type BootRec struct {
 	Written  map[string]*string `json:"written,omitempty"`
 	// Files are the files citune wrote for the boot loader (a dt: sweep's
 	// overlays, absolute paths): removed with the originals' restore.
-	Files []string `json:"files,omitempty"`
-	BootID   string             `json:"boot_id,omitempty"`
-	By       Owner              `json:"by"`
-	Time     time.Time          `json:"time"`
+	Files  []string  `json:"files,omitempty"`
+	BootID string    `json:"boot_id,omitempty"`
+	By     Owner     `json:"by"`
+	Time   time.Time `json:"time"`
 }
 
 // RecordBoot records the store's originals before its first write (an
