@@ -28,8 +28,15 @@ func init() {
 			"citune sweep --axis ITC=0,1,8 --out usbh1.jsonl -- read --size 64M /dev/sda",
 			"citune sweep --resume usbh1.jsonl",
 		},
-		values: true,
+		values:  true,
+		details: sweepDetails,
 	})
+}
+
+// sweepDetails is the help on sweeps across reboots.
+var sweepDetails = []string{
+	"across reboots: cmdline: and dt: axes take one boot per point. citune writes the next boot's kernel arguments (bootargs) and overlays (fdtoverlays) to the boot loader's store (extlinux.conf's default entry, else the U-Boot environment /etc/fw_env.config locates), journals the originals, installs a one-shot resume and reboots (--reboot); after the boot `sweep --resume FILE` measures and goes on, and the originals are back at the end. `citune restore` puts them back after a kill -9 or a power cut; `sweep --abort [FILE]` stops such a sweep for good.",
+	"dt:PROPERTY takes a property the profile's knobs name (itc-setting, ahb-burst-config, tx-burst-size-dword, rx-burst-size-dword ...; `citune dts` writes the same ones), with one-cell values, which are the register field's. A point that changes one boots with an overlay, /boot/citune-CRC.dtbo (beside extlinux/ with extlinux), that targets the node by path where /proc/device-tree has it, else by label, listed after the original fdtoverlays. extlinux applies fdtoverlays itself; a U-Boot boot script must apply the variable before it boots the kernel: for o in ${fdtoverlays}; do load ${devtype} ${devnum}:${distro_bootpart} ${fdtoverlay_addr_r} ${o} && fdt addr ${fdt_addr_r} && fdt resize 8192 && fdt apply ${fdtoverlay_addr_r}; done. The value is in force when the register field reads it back after the boot; else the point is not held, and the reason says whether the overlay was applied (the running device tree) or the driver or the emulator did not take it. `report`, `dts` and `verify --results` take the winner as the property.",
 }
 
 // axisFlags collects repeated --axis flags.
