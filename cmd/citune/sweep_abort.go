@@ -35,23 +35,30 @@ import (
 //   - A second --abort finds the file ended, nothing journalled and no
 //     resume: it says there is nothing to abort and exits 0.
 
-// resumeFileRe finds the results file in an installed resume's command.
-var resumeFileRe = regexp.MustCompile(`'--resume' '([^']+)'`)
+// resumeFileRe and resumeJournalRe find the results file and the journal
+// in an installed resume's command.
+var (
+	resumeFileRe    = regexp.MustCompile(`'--resume' '([^']+)'`)
+	resumeJournalRe = regexp.MustCompile(`'--journal' '([^']+)'`)
+)
 
-// installedResume returns the resume at boot under root and the results
-// file it resumes ("" where none is installed).
-func installedResume(root string) (where, file string) {
+// installedResume returns the resume at boot under root, the results
+// file it resumes ("" where none is installed) and the journal it names.
+func installedResume(root string) (where, file, journal string) {
 	for _, p := range bootargs.ResumeFiles {
 		b, err := os.ReadFile(filepath.Join(root, p))
 		if err != nil {
 			continue
 		}
 		where = "/" + p
+		if m := resumeJournalRe.FindSubmatch(b); m != nil {
+			journal = string(m[1])
+		}
 		if m := resumeFileRe.FindSubmatch(b); m != nil {
-			return where, string(m[1])
+			return where, string(m[1]), journal
 		}
 	}
-	return where, ""
+	return where, "", journal
 }
 
 func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) error {
@@ -63,7 +70,11 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 	if len(words) > 1 {
 		return usageErr("usage: citune sweep --abort [--sys-root DIR] [RESULTS.jsonl]")
 	}
-	where, resumes := installedResume(o.sysRoot)
+	where, resumes, journal := installedResume(o.sysRoot)
+	if a.g.journal == "" && journal != "" {
+		// The journal the resumed sweep would use (its command names it).
+		a.g.journal = journal
+	}
 	file := resumes
 	if len(words) == 1 {
 		file = words[0]
