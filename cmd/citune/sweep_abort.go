@@ -157,8 +157,13 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 		fmt.Fprintf(a.env.stdout, "removed the resume at boot %s\n", g)
 	}
 	rs, rerr := u.RestoreAll(a.ctx)
+	boot := false
 	for _, r := range rs {
 		fmt.Fprintf(a.env.stdout, "restored %s %s\n", t.Controller.Label, r)
+		boot = boot || strings.HasPrefix(r.Name, bootargs.KindUBoot+" ") || strings.HasPrefix(r.Name, bootargs.KindExtlinux+" ")
+	}
+	if boot {
+		fmt.Fprintln(a.env.stdout, "the next boot has the original boot arguments and overlays; this boot keeps what it booted with until the reboot")
 	}
 	if ended {
 		fmt.Fprintf(a.env.stdout, "%s was %s already: its state is left as it is\n", file, last)
