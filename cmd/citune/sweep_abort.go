@@ -94,23 +94,7 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 		return explainResults(file, err)
 	}
 	h := res.Header
-	if a.g.profile == "" {
-		a.g.profile = h.Profile
-		if h.ProfileFile != "" {
-			a.g.profile = h.ProfileFile
-		}
-	}
-	if a.g.controller == "" {
-		a.g.controller = h.Controller
-	}
-	if !a.g.sim && a.g.memFile == "" {
-		switch soc.Kind(h.Target) {
-		case soc.KindSim:
-			a.g.sim = true
-		case soc.KindFile:
-			a.g.memFile = h.TargetPath
-		}
-	}
+	a.targetOf(h)
 	last := ""
 	if n := len(res.Ends); n > 0 && res.Ends[n-1].Session == res.Sessions() {
 		last = res.Ends[n-1].Status
@@ -211,4 +195,26 @@ func (a *app) journalEntry() (*undo.Entry, error) {
 		return nil, err
 	}
 	return j.Find(id.Key()), nil
+}
+
+// targetOf takes the target a results file was measured on where the
+// global flags name none (--resume and --abort).
+func (a *app) targetOf(h results.Header) {
+	if a.g.profile == "" {
+		a.g.profile = h.Profile
+		if h.ProfileFile != "" {
+			a.g.profile = h.ProfileFile
+		}
+	}
+	if a.g.controller == "" {
+		a.g.controller = h.Controller
+	}
+	if !a.g.sim && a.g.memFile == "" {
+		switch soc.Kind(h.Target) {
+		case soc.KindSim:
+			a.g.sim = true
+		case soc.KindFile:
+			a.g.memFile = h.TargetPath
+		}
+	}
 }

@@ -46,28 +46,12 @@ func (a *app) sweepResume(o *sweepOpts, words []string) (*results.Results, []str
 		}
 		o.out = o.resume
 		h := prev.Header
-		if a.g.profile == "" {
-			a.g.profile = h.Profile
-			if h.ProfileFile != "" {
-				a.g.profile = h.ProfileFile
-			}
-		}
-		if a.g.controller == "" {
-			a.g.controller = h.Controller
-		}
+		a.targetOf(h)
 		if len(words) == 0 {
 			// --resume FILE alone: the probe the sweep ran with.
 			words = probeWordsFromCommand(h.Command)
 			if len(words) > 0 {
 				fmt.Fprintf(a.env.stderr, "citune: resuming with the recorded probe: %s\n", strings.Join(words, " "))
-			}
-		}
-		if !a.g.sim && a.g.memFile == "" {
-			switch soc.Kind(h.Target) {
-			case soc.KindSim:
-				a.g.sim = true
-			case soc.KindFile:
-				a.g.memFile = h.TargetPath
 			}
 		}
 	}
