@@ -175,7 +175,7 @@ func (r *Runner) check(p *Point) ([]string, error) {
 	for i, a := range r.axes {
 		want := p.Values[i]
 		switch a.Kind {
-		case plan.KindRegister:
+		case plan.KindRegister, plan.KindDT:
 			v, ok := vals[a.Ref.Reg.Offset]
 			if !ok {
 				x, err := r.Target.Read32(a.Ref.Reg.Offset)

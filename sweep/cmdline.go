@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/citune/citune/bootargs"
@@ -20,9 +21,25 @@ import (
 // and restore are the ones every sweep has.
 var ErrReboot = errors.New("the next point needs a reboot")
 
+// bootVars are the boot loader's variables the sweep's axes write.
+func (r *Runner) bootVars() []string {
+	var vs []string
+	for _, k := range []plan.Kind{plan.KindCmdline, plan.KindDT} {
+		for _, a := range r.axes {
+			if a.Kind == k {
+				vs = append(vs, map[plan.Kind]string{plan.KindCmdline: "bootargs", plan.KindDT: "fdtoverlays"}[k])
+				break
+			}
+		}
+	}
+	return vs
+}
+
+// hasCmdline says whether the sweep goes across reboots (cmdline: or dt:
+// axes).
 func (r *Runner) hasCmdline() bool {
 	for _, a := range r.axes {
-		if a.Kind == plan.KindCmdline {
+		if a.Kind == plan.KindCmdline || a.Kind == plan.KindDT {
 			return true
 		}
 	}
@@ -83,18 +100,25 @@ func (r *Runner) wantBootargs(vals []string, orig string) string {
 	return s
 }
 
-// applyCmdline checks that this boot's command line holds the point's
+// applyCmdline checks that this boot holds the point's cmdline: and dt:
 // values. Where it does not: if the boot loader was given them for this
 // boot (a boot ago) they did not come back and the point is not held;
-// else they are written for the next boot and the run ends (ErrReboot).
+// else they are written for the next boot (bootargs, fdtoverlays and
+// the point's overlay) and the run ends (ErrReboot).
 func (r *Runner) applyCmdline(vals []string, applied *[]results.Applied, mism *[]string) error {
 	held := true
 	got := map[int]string{}
 	for i, a := range r.axes {
-		if a.Kind != plan.KindCmdline {
+		var v string
+		var err error
+		switch a.Kind {
+		case plan.KindCmdline:
+			v, err = r.cmdlineValue(a)
+		case plan.KindDT:
+			v, err = r.dtValue(a)
+		default:
 			continue
 		}
-		v, err := r.cmdlineValue(a)
 		if err != nil {
 			return &fatalError{err}
 		}
@@ -109,50 +133,106 @@ func (r *Runner) applyCmdline(vals []string, applied *[]results.Applied, mism *[
 		return &fatalError{err}
 	}
 	id := r.bootID()
-	orig, had, err := r.Boot.Get("bootargs")
-	if rec != nil {
-		o := rec.Original["bootargs"]
-		orig, had = "", o != nil
-		if o != nil {
-			orig = *o
+	orig := map[string]*string{}
+	for _, n := range r.bootVars() {
+		if rec != nil {
+			if o, ok := rec.Original[n]; ok {
+				orig[n] = o
+				continue
+			}
 		}
-	} else if err != nil {
-		return &fatalError{err}
+		v, ok, err := r.Boot.Get(n)
+		if err != nil {
+			return &fatalError{err}
+		}
+		orig[n] = nil
+		if ok {
+			orig[n] = &v
+		}
 	}
-	want := r.wantBootargs(vals, orig)
-	written := rec != nil && rec.Written["bootargs"] != nil && *rec.Written["bootargs"] == want
+	want := map[string]*string{}
+	if _, ok := orig["bootargs"]; ok {
+		s := r.wantBootargs(vals, deref(orig["bootargs"]))
+		want["bootargs"] = &s
+	}
+	var ov *overlay
+	if o, ok := orig["fdtoverlays"]; ok {
+		if ov, err = r.wantOverlay(vals, o); err != nil {
+			return &fatalError{err}
+		}
+		want["fdtoverlays"] = o
+		if ov != nil {
+			want["fdtoverlays"] = &ov.list
+		}
+	}
+	written := rec != nil
+	for n, w := range want {
+		written = written && samePtr(rec.Written[n], w)
+	}
 	if held || written && rec.BootID != id {
 		for i, v := range got {
 			*applied = append(*applied, results.Applied{Name: r.axes[i].Name, Want: vals[i], Readback: v})
 			if v != vals[i] {
-				*mism = append(*mism, fmt.Sprintf("%s: booted with %s=%s, /proc/cmdline gives %s (not held: the boot loader's fallback, or it ignored the arguments)", r.axes[i].Name, r.axes[i].Name, vals[i], v))
+				*mism = append(*mism, r.notHeldWhy(r.axes[i], vals[i], v))
 			}
 		}
 		return nil
 	}
-	o := map[string]*string{"bootargs": nil}
-	if had {
-		o["bootargs"] = &orig
-	}
-	vals2 := map[string]*string{"bootargs": &want}
+	o := maps.Clone(orig)
 	if rec != nil {
-		o = rec.Original
+		maps.Copy(o, rec.Original)
 	}
-	oneShot := r.oneShot(orig, o, vals2)
-	if _, err := r.Session.RecordBoot(undo.BootRec{Kind: r.Boot.Kind(), Config: r.Boot.Config(), Root: r.BootRoot, Original: o,
-		Written: vals2, BootID: id}); err != nil {
+	br := undo.BootRec{Kind: r.Boot.Kind(), Config: r.Boot.Config(), Root: r.BootRoot, Original: o, Written: want, BootID: id}
+	if ov != nil {
+		br.Files = []string{ov.file}
+	}
+	oneShot := r.oneShot(o, want)
+	br.Written = want
+	if _, err := r.Session.RecordBoot(br); err != nil {
 		return &fatalError{err}
 	}
-	if err := r.Boot.Set(vals2); err != nil {
+	if ov != nil {
+		if err := ov.write(); err != nil {
+			return &fatalError{err}
+		}
+	}
+	if err := r.Boot.Set(want); err != nil {
 		return &fatalError{err}
 	}
 	if oneShot != "" {
 		r.emit(Event{Kind: ModuleReload, Message: oneShot})
 	}
 	r.rebooting = true
-	r.emit(Event{Kind: ModuleReload, Message: fmt.Sprintf("next boot: bootargs %q (%s); reboot, and the sweep resumes after the boot", want, r.Boot.Describe())})
+	var what []string
+	for _, n := range []string{"bootargs", "fdtoverlays"} {
+		if w, ok := want[n]; ok {
+			what = append(what, fmt.Sprintf("%s %q", n, deref(w)))
+		}
+	}
+	if ov != nil {
+		what = append(what, fmt.Sprintf("overlay %s (%s)", ov.file, ov.props))
+	}
+	r.emit(Event{Kind: ModuleReload, Message: fmt.Sprintf("next boot: %s (%s); reboot, and the sweep resumes after the boot", strings.Join(what, ", "), r.Boot.Describe())})
 	return &fatalError{ErrReboot}
 }
+
+// notHeldWhy says why a cmdline: or dt: value is not in force after the
+// boot that was given it.
+func (r *Runner) notHeldWhy(a plan.Axis, want, got string) string {
+	if a.Kind == plan.KindDT {
+		return fmt.Sprintf("dt:%s: booted with the overlay setting %s = <%s>, %s reads %s: not in force (%s)", a.Name, a.Name, hexOf(want), a.Ref, got, r.dtReason(a, want))
+	}
+	return fmt.Sprintf("%s: booted with %s=%s, /proc/cmdline gives %s (not held: the boot loader's fallback, or it ignored the arguments)", a.Name, a.Name, want, got)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func samePtr(a, b *string) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 
 // restoreBoot puts the boot loader's originals back (the sweep ended or
 // stopped; not when it ends for a reboot) and drops the record.
@@ -167,6 +247,7 @@ func (r *Runner) restoreBoot() error {
 	if err := r.Boot.Set(rec.Original); err != nil {
 		return fmt.Errorf("restoring the boot arguments: %w", err)
 	}
+	removeOverlays(rec.Files)
 	return r.Session.DropBoot()
 }
 
@@ -179,13 +260,26 @@ var oneShotVars = []string{"bootcount", "bootlimit", "upgrade_available", "altbo
 // oneShot adds to vals what makes a point's arguments last one boot where
 // the loader supports it: a U-Boot environment that already has
 // bootlimit, bootcount or altbootcmd (its U-Boot counts boots) gets
-// bootlimit=1 and an altbootcmd that boots with the original arguments
-// (orig) and saves them, so a point that does not come back falls back
-// by itself after the watchdog's reset. The variables' originals join
-// origs. It says what it did ("" for nothing).
-func (r *Runner) oneShot(orig string, origs, vals map[string]*string) string {
+// bootlimit=1 and an altbootcmd that boots with the original variables
+// (origs: bootargs, fdtoverlays) and saves them, so a point that does not
+// come back falls back by itself after the watchdog's reset. The
+// variables' originals join origs. It says what it did ("" for nothing).
+func (r *Runner) oneShot(origs, vals map[string]*string) string {
 	if r.Boot.Kind() != bootargs.KindUBoot {
 		return ""
+	}
+	var alt []string
+	quoted := true
+	for _, n := range []string{"bootargs", "fdtoverlays"} {
+		o, ok := origs[n]
+		switch {
+		case !ok:
+		case o == nil:
+			alt = append(alt, "setenv "+n)
+		default:
+			alt = append(alt, "setenv "+n+" '"+*o+"'")
+			quoted = quoted && !strings.ContainsAny(*o, "'")
+		}
 	}
 	have := false
 	for _, n := range oneShotVars {
@@ -201,7 +295,7 @@ func (r *Runner) oneShot(orig string, origs, vals map[string]*string) string {
 			}
 		}
 	}
-	if !have || strings.ContainsAny(orig, "'") {
+	if !have || !quoted {
 		for _, n := range oneShotVars {
 			if origs[n] == nil {
 				delete(origs, n)
@@ -209,8 +303,8 @@ func (r *Runner) oneShot(orig string, origs, vals map[string]*string) string {
 		}
 		return "note: the U-Boot environment has no bootcount/bootlimit/altbootcmd: a point that does not boot stays until the board is booted by hand"
 	}
-	alt := "setenv bootargs '" + orig + "'; setenv upgrade_available 0; setenv bootcount 0; saveenv; run bootcmd"
+	a := strings.Join(alt, "; ") + "; setenv upgrade_available 0; setenv bootcount 0; saveenv; run bootcmd"
 	one, zero := "1", "0"
-	vals["bootlimit"], vals["upgrade_available"], vals["bootcount"], vals["altbootcmd"] = &one, &one, &zero, &alt
+	vals["bootlimit"], vals["upgrade_available"], vals["bootcount"], vals["altbootcmd"] = &one, &one, &zero, &a
 	return "one boot: bootlimit=1 and altbootcmd boot the original arguments if this boot does not come back"
 }

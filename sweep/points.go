@@ -168,7 +168,7 @@ func (r *Runner) groupingNotes(pts []*Point) []string {
 func (r *Runner) modKey(vals []string) string {
 	var ks []string
 	for i, a := range r.axes {
-		if a.Kind == plan.KindModParam || a.Kind == plan.KindCmdline {
+		if a.Kind == plan.KindModParam || a.Kind == plan.KindCmdline || a.Kind == plan.KindDT {
 			ks = append(ks, vals[i])
 		}
 	}

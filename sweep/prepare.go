@@ -91,10 +91,20 @@ func (r *Runner) resolveAxes() ([]plan.Axis, error) {
 	axes := slices.Clone(r.Plan.Axes)
 	var errs []error
 	for i := range axes {
-		if axes[i].Kind != plan.KindRegister {
+		name := axes[i].Name
+		switch axes[i].Kind {
+		case plan.KindDT:
+			k := dtsout.KnobOfDT(t.Profile, name)
+			if k == nil {
+				errs = append(errs, fmt.Errorf("%w: axis dt:%s: profile %s has no knob with that device-tree property (%s)", plan.ErrPlan, name, t.Profile.Name, dtProps(t.Profile)))
+				continue
+			}
+			name = k.Field
+		case plan.KindRegister:
+		default:
 			continue
 		}
-		ref, err := t.Profile.Map.Lookup(axes[i].Name)
+		ref, err := t.Profile.Map.Lookup(name)
 		if err != nil || ref.Field == nil {
 			errs = append(errs, fmt.Errorf("%w: axis %s: not a field of %s's map", plan.ErrPlan, axes[i].Name, t.Profile.Name))
 			continue
@@ -128,6 +138,13 @@ func (r *Runner) readLive() (needReload bool, err error) {
 				continue
 			}
 			r.live[i] = v
+		case plan.KindDT:
+			if r.Boot == nil {
+				errs = append(errs, fmt.Errorf("%w: dt:%s needs the boot loader's store of the next boot's overlays (%v)", plan.ErrPlan, a.Name, bootargs.ErrNone))
+				continue
+			}
+			v, _ := r.snapshot.Value(a.Ref.Reg.Name)
+			r.live[i] = strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
 		case plan.KindCmdline:
 			if r.Boot == nil {
 				errs = append(errs, fmt.Errorf("%w: cmdline:%s needs the boot loader's store of the kernel arguments (%v)", plan.ErrPlan, a.Name, bootargs.ErrNone))
@@ -269,7 +286,7 @@ func (r *Runner) findDeps() error {
 	p := r.Target.Profile
 	var errs []error
 	for i, a := range r.axes {
-		if a.Kind != plan.KindRegister {
+		if a.Kind != plan.KindRegister && a.Kind != plan.KindDT {
 			continue
 		}
 		k := p.Knob(a.Ref)
@@ -282,7 +299,7 @@ func (r *Runner) findDeps() error {
 		}
 		d := dep{axis: i, cond: cond, condAxis: -1}
 		for j, b := range r.axes {
-			if b.Kind == plan.KindRegister && b.Ref.Reg == cond.Ref.Reg && b.Ref.Field == cond.Ref.Field {
+			if (b.Kind == plan.KindRegister || b.Kind == plan.KindDT) && b.Ref.Reg == cond.Ref.Reg && b.Ref.Field == cond.Ref.Field {
 				d.condAxis = j
 			}
 		}

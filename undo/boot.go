@@ -2,6 +2,10 @@ package undo
 
 import (
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/citune/citune/bootargs"
@@ -18,9 +22,12 @@ type BootRec struct {
 	Root     string             `json:"root,omitempty"`
 	Original map[string]*string `json:"original"`
 	Written  map[string]*string `json:"written,omitempty"`
-	BootID   string             `json:"boot_id,omitempty"`
-	By       Owner              `json:"by"`
-	Time     time.Time          `json:"time"`
+	// Files are the files citune wrote for the boot loader (a dt: sweep's
+	// overlays, absolute paths): removed with the originals' restore.
+	Files  []string  `json:"files,omitempty"`
+	BootID string    `json:"boot_id,omitempty"`
+	By     Owner     `json:"by"`
+	Time   time.Time `json:"time"`
 }
 
 // RecordBoot records the store's originals before its first write (an
@@ -32,7 +39,21 @@ func (s *Session) RecordBoot(rec BootRec) (BootRec, error) {
 	out := rec
 	err := s.update(func(e *Entry) {
 		if e.Boot != nil && e.Boot.Kind == rec.Kind && e.Boot.Config == rec.Config {
-			out.Original, out.By, out.Time = e.Boot.Original, e.Boot.By, e.Boot.Time
+			// The first originals stay; a variable first written now
+			// joins them, and so do the files.
+			orig := maps.Clone(e.Boot.Original)
+			for n, v := range rec.Original {
+				if _, ok := orig[n]; !ok {
+					orig[n] = v
+				}
+			}
+			files := slices.Clone(e.Boot.Files)
+			for _, f := range rec.Files {
+				if !slices.Contains(files, f) {
+					files = append(files, f)
+				}
+			}
+			out.Original, out.Files, out.By, out.Time = orig, files, e.Boot.By, e.Boot.Time
 		} else {
 			out.By, out.Time = s.o.Owner, time.Now().UTC()
 		}
@@ -77,6 +98,15 @@ func restoreBoot(b *BootRec) ([]Restored, error) {
 		root = "/"
 	}
 	var out []Restored
+	for _, f := range b.Files {
+		// Only what citune names so: never any file a journal lists.
+		if ok, _ := filepath.Match("citune-*.dtbo", filepath.Base(f)); !ok || !filepath.IsAbs(f) {
+			continue
+		}
+		if err := os.Remove(f); err == nil {
+			out = append(out, Restored{Name: "boot file " + f, Want: "(removed)", Got: "(removed)", Held: true, Wrote: true})
+		}
+	}
 	for _, p := range bootargs.RemoveResume(root) {
 		out = append(out, Restored{Name: "resume at boot " + p, Want: "(removed)", Got: "(removed)", Held: true, Wrote: true})
 	}

@@ -174,6 +174,8 @@ type command struct {
 	// examples close the command's help, one command line each (the
 	// help's test runs those on --sim).
 	examples []string
+	// details are paragraphs the help prints after the flags.
+	details []string
 	// values: the command takes register values (set, sweep axes), and
 	// its help says in what forms.
 	values bool

@@ -102,7 +102,13 @@ func complete(a *app, words []string) []string {
 		if strings.Contains(cur, "=") {
 			return axisValueCandidates(p.Map, cur, p)
 		}
-		return append(fieldCandidates(p.Map, "set"), "sysfs:", "modparam:")
+		c := append(fieldCandidates(p.Map, "set"), "sysfs:", "modparam:", "cmdline:")
+		for _, k := range p.Knobs {
+			if k.DT != "" {
+				c = append(c, "dt:"+k.DT+"=")
+			}
+		}
+		return c
 	}
 	if strings.HasPrefix(cur, "-") {
 		return globalFlagNames()

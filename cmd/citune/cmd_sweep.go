@@ -21,15 +21,22 @@ func init() {
 	register(&command{
 		name:    "sweep",
 		summary: "measure settings that held, record them, restore, rank",
-		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive|model [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET]",
+		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive|model [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET] | sweep --abort [RESULTS.jsonl]",
 		run:     runSweep,
 		examples: []string{
 			"citune --sim sweep --axis AHBBRST=INCR,INCR16 --axis TXPBURST=0x8,0x10 -- sim",
 			"citune sweep --axis ITC=0,1,8 --out usbh1.jsonl -- read --size 64M /dev/sda",
 			"citune sweep --resume usbh1.jsonl",
 		},
-		values: true,
+		values:  true,
+		details: sweepDetails,
 	})
+}
+
+// sweepDetails is the help on sweeps across reboots.
+var sweepDetails = []string{
+	"across reboots: cmdline: and dt: axes take one boot per point. citune writes the next boot's kernel arguments (bootargs) and overlays (fdtoverlays) to the boot loader's store (extlinux.conf's default entry, else the U-Boot environment /etc/fw_env.config locates), journals the originals, installs a one-shot resume and reboots (--reboot); after the boot `sweep --resume FILE` measures and goes on, and the originals are back at the end. `citune restore` puts them back after a kill -9 or a power cut; `sweep --abort [FILE]` stops such a sweep for good.",
+	"dt:PROPERTY takes a property the profile's knobs name (itc-setting, ahb-burst-config, tx-burst-size-dword, rx-burst-size-dword ...; `citune dts` writes the same ones), with one-cell values, which are the register field's. A point that changes one boots with an overlay, /boot/citune-CRC.dtbo (beside extlinux/ with extlinux), that targets the node by path where /proc/device-tree has it, else by label, listed after the original fdtoverlays. extlinux applies fdtoverlays itself; a U-Boot boot script must apply the variable before it boots the kernel: for o in ${fdtoverlays}; do load ${devtype} ${devnum}:${distro_bootpart} ${fdtoverlay_addr_r} ${o} && fdt addr ${fdt_addr_r} && fdt resize 8192 && fdt apply ${fdtoverlay_addr_r}; done. The value is in force when the register field reads it back after the boot; else the point is not held, and the reason says whether the overlay was applied (the running device tree) or the driver or the emulator did not take it. `report`, `dts` and `verify --results` take the winner as the property.",
 }
 
 // axisFlags collects repeated --axis flags.
@@ -68,11 +75,12 @@ type sweepOpts struct {
 	units         string
 	board         string
 	force         bool
+	abort         bool
 }
 
 func (o *sweepOpts) register(fs *flag.FlagSet) {
 	d := plan.DefaultPlan()
-	fs.Var(&o.axes, "axis", "an axis `SPEC`: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack),\ncmdline:MODULE.PARAM=V1,V2 (a built-in module's parameter: one boot per value); repeat for more")
+	fs.Var(&o.axes, "axis", "an axis `SPEC`: FIELD=V1,V2 (register field), sysfs:/PATH=V1,V2 (a file), modparam:MODULE.PARAM=V1,V2 (reloads the module stack),\ncmdline:MODULE.PARAM=V1,V2 (a built-in module's parameter: one boot per value), dt:PROPERTY=V1,V2 (a device-tree property of the\ncontroller's node, e.g. dt:tx-burst-size-dword=0x10,0x20: one boot per value through an overlay the boot loader applies;\nin force when the register field it sets reads it); repeat for more")
 	fs.StringVar(&o.plan, "plan", "", "a TOML plan `FILE` (axes, mode, repeat, ...); flags win over it")
 	fs.StringVar(&o.mode, "mode", d.Mode, "`MODE`: grid (every combination, shuffled), ofat (one factor at a time), adaptive (race the grid's points) or model\n(screen a design, fit an additive model, confirm its top)")
 	fs.IntVar(&o.repeat, "repeat", d.Repeats, "`N` measured probe runs per point")
@@ -84,6 +92,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 	fs.Float64Var(&o.minGain, "min-gain", rank.DefaultMinGainPct, "the verdict's practical threshold in `PERCENT`: a smaller gain is no change, and nothing is recommended for it")
 	fs.StringVar(&o.out, "out", "", "the results `FILE` to create (JSON Lines; default: a new citune-sweep-DATE-TIME.jsonl)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing --out file (its results are lost); with --sim, also\nrun a real probe (read, write, cmd) on the simulated controller, every\noutput marked SIMULATED")
+	fs.BoolVar(&o.abort, "abort", false, "stop for good the sweep of the results file given (default: the one that resumes at the next boot):\nput back its settings and boot arguments, remove the resume at boot, mark the file aborted")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep of this results `FILE` (appends to it)")
 	fs.StringVar(&o.reload, "reload", "", "`MODULES` to reload for modparam axes, top first, comma-separated (default: the profile's [reload])")
 	fs.StringVar(&o.reloadWait, "reload-wait", "", "`PATH` that must exist again after a reload, e.g. /dev/sda (default: the profile's)")
@@ -167,6 +176,9 @@ func runSweep(a *app, args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.abort {
+		return a.abortSweep(&o, set, fs.Args())
+	}
 	display, err := byteUnit(o.units, a.env.getenv)
 	if err != nil {
 		return err

@@ -151,6 +151,9 @@ func resultsWants(in dtsout.DTSInput, d dtsout.DTS) []want {
 	p := in.Profile.ForController(in.Controller)
 	var ws []want
 	for _, s := range in.Settings {
+		if k := dtsout.KnobOfDT(p, s.Name); k != nil {
+			s.Name = k.Field // a dt: axis's setting: the field it sets
+		}
 		w := want{name: s.Name, value: s.Value}
 		for _, u := range d.Unmade {
 			if strings.HasPrefix(u, s.Name+" ") || strings.HasPrefix(u, s.Name+":") {

@@ -236,6 +236,9 @@ func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	if c.values {
 		fmt.Fprintf(w, "\n%s\n", wordWrap("values: a number (decimal 16, hex 0x10 or binary 0b10000), the name of one of the field's values (UF8, INCR16), or on/off for a one-bit field; `citune dump` lists the names", 80))
 	}
+	for _, d := range c.details {
+		fmt.Fprintf(w, "\n%s\n", wordWrap(d, 80))
+	}
 	if len(c.examples) > 0 {
 		fmt.Fprintf(w, "\nexamples:\n")
 		for _, e := range c.examples {

@@ -22,9 +22,11 @@ var (
 	resumeInit    = bootargs.ResumeFiles[2]
 )
 
+// hasCmdlineAxis says whether the plan sweeps across reboots (cmdline: or
+// dt: axes).
 func hasCmdlineAxis(pl plan.Plan) bool {
 	for _, a := range pl.Axes {
-		if a.Kind == plan.KindCmdline {
+		if a.Kind == plan.KindCmdline || a.Kind == plan.KindDT {
 			return true
 		}
 	}
@@ -42,9 +44,9 @@ func (a *app) bootStore(o *sweepOpts, pl plan.Plan) (st bootargs.Store, root str
 		return nil, "", err
 	}
 	if st, err = bootargs.Detect(root); err != nil {
-		return nil, "", usageErr("sweep: a cmdline: axis: %v", err)
+		return nil, "", usageErr("sweep: a cmdline: or dt: axis: %v", err)
 	}
-	fmt.Fprintf(a.env.stderr, "boot loader: %s; each point's kernel arguments are written there, one boot each\n", st.Describe())
+	fmt.Fprintf(a.env.stderr, "boot loader: %s; each point's kernel arguments and overlays are written there, one boot each\n", st.Describe())
 	if st.Kind() == bootargs.KindExtlinux {
 		fmt.Fprintln(a.env.stderr, "note: extlinux.conf has no boot counter: a point that does not boot stays until the board is booted by hand (the README says how to get back)")
 	}

@@ -47,28 +47,12 @@ func (a *app) sweepResume(o *sweepOpts, words []string) (*results.Results, []str
 		}
 		o.out = o.resume
 		h := prev.Header
-		if a.g.profile == "" {
-			a.g.profile = h.Profile
-			if h.ProfileFile != "" {
-				a.g.profile = h.ProfileFile
-			}
-		}
-		if a.g.controller == "" {
-			a.g.controller = h.Controller
-		}
+		a.targetOf(h)
 		if len(words) == 0 {
 			// --resume FILE alone: the probe the sweep ran with.
 			words = probeWordsFromCommand(h.Command)
 			if len(words) > 0 {
 				fmt.Fprintf(a.env.stderr, "citune: resuming with the recorded probe: %s\n", strings.Join(words, " "))
-			}
-		}
-		if !a.g.sim && a.g.memFile == "" {
-			switch soc.Kind(h.Target) {
-			case soc.KindSim:
-				a.g.sim = true
-			case soc.KindFile:
-				a.g.memFile = h.TargetPath
 			}
 		}
 	}
@@ -113,8 +97,8 @@ func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results
 	if (a.g.sim || a.g.memFile != "") && !set["sys-root"] {
 		for _, ax := range pl.Axes {
 			switch ax.Kind {
-			case plan.KindCmdline:
-				return nil, nil, pl, usageErr("sweep: cmdline:%s with a simulated or image target would write this machine's own boot loader; give a fake root with --sys-root, or sweep the board", ax.Name)
+			case plan.KindCmdline, plan.KindDT:
+				return nil, nil, pl, usageErr("sweep: %s with a simulated or image target would write this machine's own boot loader; give a fake root with --sys-root, or sweep the board", ax.SpecName())
 			case plan.KindModParam:
 				return nil, nil, pl, usageErr("sweep: modparam:%s with a simulated or image target would reload this machine's own modules; give a fake module tree with --sys-root (and fake --modprobe/--rmmod), or sweep the board", ax.Name)
 			case plan.KindFile:

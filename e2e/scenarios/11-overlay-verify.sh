@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-#@ desc: dts --overlay (BURSTSIZE 32/32) applied to imx6q-sabrelite.dtb with fdtoverlay on the host; after the boot verify --dts finds it in force, SBUSCFG not applicable
+#@ desc: a short sweep's winner (BURSTSIZE 32/32) as dts --results --overlay, applied to imx6q-sabrelite.dtb with fdtoverlay on the host; after the boot verify --dts finds it in force, SBUSCFG not applicable
 #@ needs: citune
 #@ host: 11-overlay-verify.host
 

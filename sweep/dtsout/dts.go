@@ -77,6 +77,13 @@ func BuildDTS(in DTSInput) DTS {
 	// The controller's view: its core's registers and its usbmisc word.
 	p := in.Profile.ForController(in.Controller)
 	b := &dtsBuilder{in: in, d: DTS{Label: in.Controller.Label, Header: in.Header}, p: p, m: p.Map, given: map[string]string{}}
+	// A dt: axis's setting names its property: it is the field it sets.
+	in.Settings = slices.Clone(in.Settings)
+	for i, s := range in.Settings {
+		if k := KnobOfDT(p, s.Name); k != nil {
+			in.Settings[i].Name = k.Field
+		}
+	}
 	for _, s := range in.Settings {
 		b.given[s.Name] = s.Value
 	}

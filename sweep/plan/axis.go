@@ -22,6 +22,11 @@ const (
 	// KindCmdline is a parameter of a built-in module, set on the kernel
 	// command line: each value is a boot ("cmdline:ehci_hcd.park").
 	KindCmdline Kind = "cmdline"
+	// KindDT is a device-tree property of the controller's node, set by an
+	// overlay the boot loader applies: each value is a boot, and it is in
+	// force when the register field it sets reads it ("dt:tx-burst-size-dword").
+	// Values are the property's (one cell), which is the field's value.
+	KindDT Kind = "dt"
 )
 
 // ErrPlan is wrapped by every error about a plan that cannot run.
@@ -68,7 +73,7 @@ func (a *Axis) SpecName() string {
 	switch a.Kind {
 	case KindFile:
 		return "sysfs:" + a.Name
-	case KindModParam, KindCmdline:
+	case KindModParam, KindCmdline, KindDT:
 		return string(a.Kind) + ":" + a.Name
 	}
 	return a.Name
@@ -89,6 +94,8 @@ func (a *Axis) Number(v string) uint32 {
 //	sysfs:/PATH=V1,V2,...      a file (also procfs: and file:)
 //	modparam:MODULE.PARAM=V1,... a kernel module parameter
 //	cmdline:MODULE.PARAM=V1,...  a built-in module's parameter, one boot each
+//	dt:PROPERTY=V1,...          a device-tree property of the controller's
+//	                            node, through an overlay, one boot each
 func ParseAxis(m *regs.Map, spec string) (Axis, error) {
 	s := strings.TrimSpace(spec)
 	i := strings.LastIndex(s, "=")
@@ -128,8 +135,10 @@ func NewAxis(m *regs.Map, name string, vals []string) (Axis, error) {
 		a, err := modParamAxis(rest, vals)
 		a.Kind = KindCmdline
 		return a, err
+	case "dt":
+		return dtAxis(rest, vals)
 	}
-	return Axis{}, fmt.Errorf("%w: axis %s: unknown kind %q (want a register field, sysfs:/PATH, procfs:/PATH, modparam:MODULE.PARAM or cmdline:MODULE.PARAM)", ErrPlan, name, prefix)
+	return Axis{}, fmt.Errorf("%w: axis %s: unknown kind %q (want a register field, sysfs:/PATH, procfs:/PATH, modparam:MODULE.PARAM, cmdline:MODULE.PARAM or dt:PROPERTY)", ErrPlan, name, prefix)
 }
 
 func registerAxis(m *regs.Map, name string, vals []string) (Axis, error) {
@@ -232,4 +241,23 @@ func uniqueValues(name string, vals []string) error {
 		seen[v] = true
 	}
 	return nil
+}
+
+// dtAxis is a dt:PROPERTY axis. Which field the property sets comes from
+// the profile's knobs (the sweep resolves it, plan does not know
+// profiles); values are one-cell numbers, kept as canonical decimal like
+// a register axis's.
+func dtAxis(prop string, vals []string) (Axis, error) {
+	if prop == "" || strings.Trim(prop, "abcdefghijklmnopqrstuvwxyz0123456789,._+-") != "" {
+		return Axis{}, fmt.Errorf("%w: axis dt:%s: want dt:PROPERTY (a device-tree property name, tx-burst-size-dword)", ErrPlan, prop)
+	}
+	a := Axis{Kind: KindDT, Name: prop}
+	for _, v := range vals {
+		n, err := strconv.ParseUint(v, 0, 32)
+		if err != nil {
+			return Axis{}, fmt.Errorf("%w: axis dt:%s: value %q: want a number (one cell: 16, 0x10)", ErrPlan, prop, v)
+		}
+		a.Values = append(a.Values, strconv.FormatUint(n, 10))
+	}
+	return a, uniqueValues("dt:"+prop, a.Values)
 }

@@ -10,7 +10,7 @@ import (
 // accepted register axis names a field of the map.
 func FuzzParseAxis(f *testing.F) {
 	for _, s := range []string{"ITC=1,8,64", "AHBBRST=0,2,3,7", "TXPBURST=8,16,32", "ITC=all",
-		"sysfs:/sys/block/sda/queue/max_sectors_kb=64,120,512", "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "=", "ITC=", "x=1,,2"} {
+		"sysfs:/sys/block/sda/queue/max_sectors_kb=64,120,512", "modparam:ehci_hcd.log2_irq_thresh=0,3,6", "dt:tx-burst-size-dword=0x10,0x20", "=", "ITC=", "x=1,,2"} {
 		f.Add(s)
 	}
 	m := regs.ChipIdea()

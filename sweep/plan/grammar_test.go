@@ -26,6 +26,7 @@ func TestParseAxis(t *testing.T) {
 		"all":             {spec: "ITC=all", name: "USBCMD.ITC", kind: plan.KindRegister, vals: []string{"0", "1", "2", "4", "8", "16", "32", "64"}},
 		"sysfs":           {spec: "sysfs:/sys/block/sda/queue/max_sectors_kb=64,120,512", name: "/sys/block/sda/queue/max_sectors_kb", kind: plan.KindFile, vals: []string{"64", "120", "512"}},
 		"modparam":        {spec: "modparam:ehci-hcd.log2_irq_thresh=0,3,6", name: "ehci_hcd.log2_irq_thresh", kind: plan.KindModParam, vals: []string{"0", "3", "6"}},
+		"dt":              {spec: "dt:tx-burst-size-dword=0x10,32", name: "tx-burst-size-dword", kind: plan.KindDT, vals: []string{"16", "32"}},
 		"reserved":        {spec: "AHBBRST=4", err: "reserved"},
 		"illegal ITC":     {spec: "ITC=3", err: "not a legal value"},
 		"whole register":  {spec: "USBCMD=1", err: "a sweep changes fields"},

@@ -93,6 +93,11 @@ func TestParseAxisErrors(t *testing.T) {
 		"modparam:../x.y=1":              "want modparam:MODULE.PARAM",
 		"modparam:ehci_hcd.park=1,1":     "value 1 given twice",
 		"modparam:ehci_hcd.park=1,\"2\"": "no spaces or quotes",
+		"dt:=1":                          "want dt:PROPERTY",
+		"dt:Tx-Burst=1":                  "want dt:PROPERTY",
+		"dt:a/b=1":                       "want dt:PROPERTY",
+		"dt:tx-burst-size-dword=0x10,16": "value 16 given twice",
+		"dt:tx-burst-size-dword=big":     "want a number",
 	} {
 		_, err := plan.ParseAxis(m, spec)
 		if err == nil || !errors.Is(err, plan.ErrPlan) || !strings.Contains(err.Error(), want) {

@@ -245,6 +245,13 @@ const (
 	StatusInterrupted = "interrupted"
 	StatusFailed      = "failed"
 	StatusUnfinished  = "unfinished"
+	// StatusAborted closes a sweep that `citune sweep --abort` stopped
+	// (a reboot sweep that would resume at the next boot): its settings
+	// and boot arguments were put back and no resume is left. Its end
+	// record carries the last session's number and no probe runs of its
+	// own. Decision: a `sweep --resume` may still continue it (the user
+	// asks for it explicitly); nothing resumes it by itself.
+	StatusAborted = "aborted"
 )
 
 // EndRecord closes a session.
@@ -252,7 +259,7 @@ type EndRecord struct {
 	Type         string    `json:"type"`
 	Session      int       `json:"session"`
 	Time         time.Time `json:"time"`
-	Status       string    `json:"status"` // StatusComplete, StatusInterrupted or StatusFailed
+	Status       string    `json:"status"` // StatusComplete, StatusInterrupted, StatusFailed or StatusAborted
 	Error        string    `json:"error,omitempty"`
 	Restored     bool      `json:"restored"`
 	RestoreError string    `json:"restore_error,omitempty"`
