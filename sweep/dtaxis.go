@@ -39,7 +39,7 @@ import (
 
 // dtValue is a dt axis's value in this boot: the field's reading.
 func (r *Runner) dtValue(a plan.Axis) (string, error) {
-	raw, err := r.Target.Acc.Read32(a.Ref.Reg.Offset)
+	raw, err := r.Target.Read32(a.Ref.Reg.Offset)
 	if err != nil {
 		return "", err
 	}
