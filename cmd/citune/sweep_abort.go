@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -35,12 +34,20 @@ import (
 //   - A second --abort finds the file ended, nothing journalled and no
 //     resume: it says there is nothing to abort and exits 0.
 
-// resumeFileRe and resumeJournalRe find the results file and the journal
-// in an installed resume's command.
-var (
-	resumeFileRe    = regexp.MustCompile(`'--resume' '([^']+)'`)
-	resumeJournalRe = regexp.MustCompile(`'--journal' '([^']+)'`)
-)
+// quotedArg finds flag's single-quoted value ('--resume' 'FILE') in an
+// installed resume's command ("" where it is not there). The resume quotes
+// every word it writes, so a value never holds a quote.
+func quotedArg(b []byte, flag string) string {
+	_, rest, ok := strings.Cut(string(b), "'"+flag+"' '")
+	if !ok {
+		return ""
+	}
+	v, _, ok := strings.Cut(rest, "'")
+	if !ok {
+		return ""
+	}
+	return v
+}
 
 // installedResume returns the resume at boot under root, the results
 // file it resumes ("" where none is installed) and the journal it names.
@@ -51,11 +58,11 @@ func installedResume(root string) (where, file, journal string) {
 			continue
 		}
 		where = "/" + p
-		if m := resumeJournalRe.FindSubmatch(b); m != nil {
-			journal = string(m[1])
+		if j := quotedArg(b, "--journal"); j != "" {
+			journal = j
 		}
-		if m := resumeFileRe.FindSubmatch(b); m != nil {
-			return where, string(m[1]), journal
+		if f := quotedArg(b, "--resume"); f != "" {
+			return where, f, journal
 		}
 	}
 	return where, "", journal

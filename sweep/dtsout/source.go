@@ -1,9 +1,10 @@
 package dtsout
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/citune/citune/rx"
 )
 
 // Source is what a device-tree fragment or overlay asks of one node
@@ -18,12 +19,11 @@ type Source struct {
 }
 
 var (
-	srcProp   = regexp.MustCompile(`^([a-z0-9,#_-]+)\s*=\s*<\s*(0x[0-9a-fA-F]+|[0-9]+)\s*>\s*;$`)
-	srcBool   = regexp.MustCompile(`^([a-z0-9,_-]+)\s*;$`)
-	srcLabel  = regexp.MustCompile(`^&([A-Za-z_][A-Za-z0-9_]*)\s*\{|^target\s*=\s*<\s*&([A-Za-z_][A-Za-z0-9_]*)\s*>\s*;`)
-	srcPath   = regexp.MustCompile(`^target-path\s*=\s*"([^"]+)"\s*;|^&\{([^}]+)\}\s*\{`)
-	srcParam  = regexp.MustCompile(`^\*?\s*([a-z0-9_-]+\.[a-z0-9_-]+=[^\s*]+)`)
-	srcInline = regexp.MustCompile(`/\*.*?\*/`)
+	srcProp  = rx.MustCompile(`^([a-z0-9,#_-]+)\s*=\s*<\s*(0x[0-9a-fA-F]+|[0-9]+)\s*>\s*;$`)
+	srcBool  = rx.MustCompile(`^([a-z0-9,_-]+)\s*;$`)
+	srcLabel = rx.MustCompile(`^&([A-Za-z_][A-Za-z0-9_]*)\s*\{|^target\s*=\s*<\s*&([A-Za-z_][A-Za-z0-9_]*)\s*>\s*;`)
+	srcPath  = rx.MustCompile(`^target-path\s*=\s*"([^"]+)"\s*;|^&\{([^}]+)\}\s*\{`)
+	srcParam = rx.MustCompile(`^\*?\s*([a-z0-9_-]+\.[a-z0-9_-]+=[^\s*]+)`)
 )
 
 // ParseSource reads the text of a .dts fragment or .dtso overlay. Only
@@ -46,7 +46,7 @@ func ParseSource(text, bootargs string) Source {
 			}
 			inComment, l = false, strings.TrimSpace(l[end+2:])
 		}
-		l = strings.TrimSpace(srcInline.ReplaceAllString(l, ""))
+		l = strings.TrimSpace(stripInline(l))
 		if i := strings.Index(l, "/*"); i >= 0 {
 			inComment, l = true, strings.TrimSpace(l[:i])
 		}
@@ -84,4 +84,19 @@ func ParseSource(text, bootargs string) Source {
 	}
 	s.Params = out
 	return s
+}
+
+// stripInline removes every comment that opens and closes on line l.
+func stripInline(l string) string {
+	for {
+		i := strings.Index(l, "/*")
+		if i < 0 {
+			return l
+		}
+		j := strings.Index(l[i+2:], "*/")
+		if j < 0 {
+			return l
+		}
+		l = l[:i] + l[i+2+j+2:]
+	}
 }
