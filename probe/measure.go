@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/citune/citune/units"
 	"math"
 	"sort"
 	"sync"
@@ -262,13 +263,13 @@ func (m *measurement) compare(i int, r *Run, n int) {
 	if !r.Corrupt && refs[i] != nil {
 		if off, differ := firstDiff(refs[i], r, refs[i].marks, r.marks); differ {
 			r.Corrupt = true
-			r.Detail = fmt.Sprintf("run %d read different data than run %d: the first difference is in the %s block at byte offset %d", n, refs[i].seq, fmtSize(r.markSize), off)
+			r.Detail = fmt.Sprintf("run %d read different data than run %d: the first difference is in the %s block at byte offset %d", n, refs[i].seq, units.Size(r.markSize), off)
 		}
 	}
 	if !r.Corrupt && srefs[i] != nil {
 		if off, differ := firstDiff(srefs[i], r, srefs[i].smarks, r.smarks); differ {
 			r.Corrupt = true
-			r.Detail = fmt.Sprintf("run %d read different data than run %d in the sampled bytes: the first difference is in the %s block at byte offset %d", n, srefs[i].seq, fmtSize(r.markSize), off)
+			r.Detail = fmt.Sprintf("run %d read different data than run %d in the sampled bytes: the first difference is in the %s block at byte offset %d", n, srefs[i].seq, units.Size(r.markSize), off)
 		}
 	}
 	r.seq = n
