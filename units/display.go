@@ -1,6 +1,9 @@
 package units
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Display is a unit byte rates are shown in (--units): MiB/s, MB/s or
 // Mbit/s. An empty or unknown Display is MiB/s.
@@ -82,4 +85,18 @@ func RateOf(v float64, unit string) Rate {
 	}
 	p := func(f float64) *float64 { return &f }
 	return Rate{BytesPerS: p(v), MiBps: p(v / Displays[MiBps]), MBps: p(v / Displays[MBps]), Mbitps: p(v / Displays[Mbitps])}
+}
+
+// ParseDisplay reads a --units value: mib, mb, mbit, with or without /s
+// or ps, any case; "" is MiB/s.
+func ParseDisplay(s string) (Display, bool) {
+	switch strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "/s"), "ps")) {
+	case "", "mib":
+		return MiBps, true
+	case "mb":
+		return MBps, true
+	case "mbit":
+		return Mbitps, true
+	}
+	return "", false
 }

@@ -98,3 +98,14 @@ func TestRateOf(t *testing.T) {
 		t.Errorf("own unit: %s", b)
 	}
 }
+
+func TestParseDisplay(t *testing.T) {
+	for s, want := range map[string]units.Display{"": units.MiBps, "MiB/s": units.MiBps, "mb": units.MBps, "MBps": units.MBps, "Mbit/s": units.Mbitps, "mbitps": units.Mbitps} {
+		if d, ok := units.ParseDisplay(s); !ok || d != want {
+			t.Errorf("ParseDisplay(%q) = %q, %v", s, d, ok)
+		}
+	}
+	if _, ok := units.ParseDisplay("GB/s"); ok {
+		t.Error("GB/s accepted")
+	}
+}
