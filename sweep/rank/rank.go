@@ -51,7 +51,7 @@ type Ranked struct {
 	Settings   map[string]string `json:"settings"`
 	Ignored    []string          `json:"ignored,omitempty"`
 	Runs       int               `json:"runs"`
-	Median     float64           `json:"median_rate"`
+	Median     float64           `json:"median_bytes_per_s"`
 	Unit       string            `json:"unit,omitempty"`
 	IRQsPerMiB *float64          `json:"irqs_per_mib,omitempty"`
 	CPUPerMiB  *float64          `json:"cpu_ms_per_mib,omitempty"`
@@ -81,7 +81,7 @@ type Excluded struct {
 	Runs     int               `json:"runs"`
 	// Median, Unit, VsBaseline and Blocked are an eliminated point's
 	// (the race dropped it on good runs, just fewer of them).
-	Median     float64     `json:"median_rate,omitempty"`
+	Median     float64     `json:"median_bytes_per_s,omitempty"`
 	Unit       string      `json:"unit,omitempty"`
 	VsBaseline *Comparison `json:"vs_baseline,omitempty"`
 	Blocked    []string    `json:"blocked,omitempty"`
@@ -92,7 +92,7 @@ type Excluded struct {
 // BaselineStats is the baseline (original settings) over all its visits.
 type BaselineStats struct {
 	Runs   int     `json:"runs"`
-	Median float64 `json:"median_rate"`
+	Median float64 `json:"median_bytes_per_s"`
 	// Visits are the medians of each baseline measurement in order;
 	// DriftPct is last against first.
 	Visits   []float64 `json:"visits"`

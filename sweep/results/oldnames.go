@@ -38,3 +38,21 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// UnmarshalJSON reads a point's median under today's name
+// (median_bytes_per_s) or the older median_rate.
+func (p *PointRecord) UnmarshalJSON(b []byte) error {
+	type plain PointRecord
+	var aux struct {
+		*plain
+		OldMedian *float64 `json:"median_rate"`
+	}
+	aux.plain = (*plain)(p)
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.OldMedian != nil && p.Median == 0 {
+		p.Median = *aux.OldMedian
+	}
+	return nil
+}
