@@ -253,7 +253,8 @@ func (m Model) probeView(h int) []string {
 	}
 	top := max(0, min(p.sel-listH+1, len(p.hist)-listH))
 	if len(p.hist) == 0 {
-		out = append(out, "    no runs yet: r runs the probe with the settings now on the controller")
+		// Wrapped: at 60 columns it was cut with no mark (issue 24).
+		out = append(out, wrap("    no runs yet: r runs the probe with the settings now on the controller", w, "    ")...)
 	}
 	for i := top; i < len(p.hist) && i < top+listH; i++ {
 		out = append(out, m.probeHistLine(i, setW, medW))
