@@ -1,6 +1,10 @@
 package results
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/citune/citune/sweep/rank"
+)
 
 // UnmarshalJSON reads a run under the names of either form: today's,
 // with units in the names (rate_bytes_per_s, irqs_per_s, cpu_s), and the
@@ -43,16 +47,5 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 // (median_bytes_per_s) or the older median_rate.
 func (p *PointRecord) UnmarshalJSON(b []byte) error {
 	type plain PointRecord
-	var aux struct {
-		*plain
-		OldMedian *float64 `json:"median_rate"`
-	}
-	aux.plain = (*plain)(p)
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	if aux.OldMedian != nil && p.Median == 0 {
-		p.Median = *aux.OldMedian
-	}
-	return nil
+	return rank.DecodeOldMedian(b, (*plain)(p), &p.Median)
 }
