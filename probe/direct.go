@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"github.com/citune/citune/units"
 	"io"
 	"os"
 	"strconv"
@@ -152,7 +153,7 @@ func (t *target) geometry(f *os.File) error {
 // checkAlign refuses a block size or offset that O_DIRECT cannot use.
 func (t *target) checkAlign(bs, offset int64) error {
 	if bs%t.lbs != 0 {
-		return usagef("--bs %s is not a multiple of %s's logical block size (%d bytes): O_DIRECT needs aligned transfers", fmtSize(bs), t.path, t.lbs)
+		return usagef("--bs %s is not a multiple of %s's logical block size (%d bytes): O_DIRECT needs aligned transfers", units.Size(bs), t.path, t.lbs)
 	}
 	if offset%t.lbs != 0 {
 		return usagef("--offset %d is not a multiple of %s's logical block size (%d bytes): O_DIRECT needs aligned transfers", offset, t.path, t.lbs)
@@ -204,7 +205,7 @@ func explainOpen(path string, err error, direct bool) error {
 func explainIO(op, path string, off, done int64, n int, err error, direct bool, lbs int64) error {
 	var errno syscall.Errno
 	errors.As(err, &errno)
-	where := fmt.Sprintf("%s of %d bytes at offset %d of %s failed after %s", op, n, off, path, fmtSize(done))
+	where := fmt.Sprintf("%s of %d bytes at offset %d of %s failed after %s", op, n, off, path, units.Size(done))
 	switch errno {
 	case syscall.EINVAL:
 		if direct {
@@ -216,23 +217,4 @@ func explainIO(op, path string, off, done int64, n int, err error, direct bool, 
 		return fmt.Errorf("%s: no space left on the device for the probe's size", where)
 	}
 	return fmt.Errorf("%s: %w", where, err)
-}
-
-// fmtSize renders a byte count with a binary unit: "64MiB", "1.5GiB".
-func fmtSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%dB", n)
-	}
-	units := []string{"KiB", "MiB", "GiB", "TiB"}
-	v := float64(n) / unit
-	i := 0
-	for v >= unit && i < len(units)-1 {
-		v /= unit
-		i++
-	}
-	if v == float64(int64(v)) {
-		return fmt.Sprintf("%d%s", int64(v), units[i])
-	}
-	return fmt.Sprintf("%.1f%s", v, units[i])
 }

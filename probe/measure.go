@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/citune/citune/units"
 	"math"
 	"sort"
 	"sync"
@@ -53,14 +54,15 @@ type Result struct {
 type Stats struct {
 	N int `json:"n"`
 	// Unit of the rates: "B/s" (bytes per second) or the probe's own
-	// unit, such as "fps".
-	Unit   string  `json:"unit"`
-	Min    float64 `json:"min"`
-	Median float64 `json:"median"`
-	Mean   float64 `json:"mean"`
-	Max    float64 `json:"max"`
-	StdDev float64 `json:"stddev"` // sample standard deviation
-	CV     float64 `json:"cv"`     // StdDev / Mean
+	// unit, such as "fps". JSON gives the unit only for a unit of its
+	// own, as a run does (statsjson.go).
+	Unit   string  `json:"unit,omitempty"`
+	Min    float64 `json:"min_bytes_per_s"`
+	Median float64 `json:"median_bytes_per_s"`
+	Mean   float64 `json:"mean_bytes_per_s"`
+	Max    float64 `json:"max_bytes_per_s"`
+	StdDev float64 `json:"stddev_bytes_per_s"` // sample standard deviation
+	CV     float64 `json:"cv"`                 // StdDev / Mean
 	// Means over the runs.
 	IRQsPerSec float64  `json:"irqs_per_s"`
 	IRQsPerMiB float64  `json:"irqs_per_mib"`
@@ -262,13 +264,13 @@ func (m *measurement) compare(i int, r *Run, n int) {
 	if !r.Corrupt && refs[i] != nil {
 		if off, differ := firstDiff(refs[i], r, refs[i].marks, r.marks); differ {
 			r.Corrupt = true
-			r.Detail = fmt.Sprintf("run %d read different data than run %d: the first difference is in the %s block at byte offset %d", n, refs[i].seq, fmtSize(r.markSize), off)
+			r.Detail = fmt.Sprintf("run %d read different data than run %d: the first difference is in the %s block at byte offset %d", n, refs[i].seq, units.Size(r.markSize), off)
 		}
 	}
 	if !r.Corrupt && srefs[i] != nil {
 		if off, differ := firstDiff(srefs[i], r, srefs[i].smarks, r.smarks); differ {
 			r.Corrupt = true
-			r.Detail = fmt.Sprintf("run %d read different data than run %d in the sampled bytes: the first difference is in the %s block at byte offset %d", n, srefs[i].seq, fmtSize(r.markSize), off)
+			r.Detail = fmt.Sprintf("run %d read different data than run %d in the sampled bytes: the first difference is in the %s block at byte offset %d", n, srefs[i].seq, units.Size(r.markSize), off)
 		}
 	}
 	r.seq = n

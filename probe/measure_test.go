@@ -167,20 +167,6 @@ func TestParseCmd(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	tests := map[string]int64{"4096": 4096, "512K": 512 << 10, "1M": 1 << 20, "1MiB": 1 << 20, "2G": 2 << 30, "1MB": 1e6, "1.5M": 3 << 19, "all": -1}
-	for in, want := range tests {
-		if got, err := ParseSize(in); err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "M", "1X", "0.1", "-1"} {
-		if _, err := ParseSize(in); err == nil {
-			t.Errorf("ParseSize(%q): no error", in)
-		}
-	}
-}
-
 // stuckProbe's run never returns by itself (it ignores its context),
 // like a write stuck in the kernel.
 type stuckProbe struct {

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/citune/citune/units"
 	"io"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -183,7 +183,7 @@ func oneTarget(kind string, pos, rest []string) (string, error) {
 
 func checkBS(bs int64) error {
 	if bs <= 0 || bs > 1<<30 {
-		return usagef("--bs %s: give a block size from 512 bytes to 1GiB", fmtSize(bs))
+		return usagef("--bs %s: give a block size from 512 bytes to 1GiB", units.Size(bs))
 	}
 	if bs%sectorSize != 0 {
 		return usagef("--bs %d is not a multiple of 512 bytes: O_DIRECT needs block-aligned transfers", bs)
@@ -415,42 +415,10 @@ func (s size) String() string {
 }
 
 func (s size) Set(v string) error {
-	n, err := ParseSize(v)
+	n, err := units.ParseSize(v)
 	if err != nil {
 		return err
 	}
 	*s.v = n
 	return nil
-}
-
-// ParseSize reads a byte count as dd does: a number with an optional
-// suffix K, M, G, T (powers of 1024; also KiB, MiB, ...) or kB, MB, GB, TB
-// (powers of 1000). "all" is -1.
-func ParseSize(s string) (int64, error) {
-	if s == "all" {
-		return -1, nil
-	}
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		i++
-	}
-	num, suffix := s[:i], s[i:]
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || num == "" {
-		return 0, fmt.Errorf("%q is not a size (like 4096, 512K, 1M, 2G)", s)
-	}
-	mult := map[string]float64{
-		"": 1, "B": 1,
-		"K": 1 << 10, "k": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MiB": 1 << 20,
-		"G": 1 << 30, "GiB": 1 << 30, "T": 1 << 40, "TiB": 1 << 40,
-		"kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
-	}[suffix]
-	if mult == 0 {
-		return 0, fmt.Errorf("%q: unknown size suffix %q (K, M, G, T or kB, MB, GB, TB)", s, suffix)
-	}
-	b := v * mult
-	if b != math.Trunc(b) || b > math.MaxInt64/2 {
-		return 0, fmt.Errorf("%q is not a whole number of bytes", s)
-	}
-	return int64(b), nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/citune/citune/units"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,16 +28,6 @@ func (u Unit) set(r *Run, v float64) {
 	r.Rate = v * u.Factor
 }
 
-var rateUnits = map[string]float64{
-	"b/s": 1, "bytes/s": 1, "byte/s": 1,
-	"kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9,
-	"kib/s": 1 << 10, "mib/s": 1 << 20, "gib/s": 1 << 30,
-	"bit/s": 1.0 / 8, "bps": 1.0 / 8, "bits/s": 1.0 / 8,
-	"kbit/s": 1e3 / 8, "kbps": 1e3 / 8,
-	"mbit/s": 1e6 / 8, "mbps": 1e6 / 8,
-	"gbit/s": 1e9 / 8, "gbps": 1e9 / 8,
-}
-
 // ParseUnit reads a unit name. Byte rates: B/s, kB/s, MB/s, GB/s
 // (decimal), KiB/s, MiB/s, GiB/s; bit rates: bit/s, kbit/s, Mbit/s,
 // Gbit/s (also bps, Mbps, ...). Anything else is a unit of its own.
@@ -45,9 +36,7 @@ func ParseUnit(s string) (Unit, error) {
 	if s == "" {
 		return Unit{}, usagef("a unit is needed: --unit MB/s, MiB/s, Mbit/s, fps, ...")
 	}
-	if f, ok := rateUnits[strings.ToLower(s)]; ok {
-		// Case is ignored, so "Mb/s" means megabytes: bits must be
-		// spelled "bit" or "bps".
+	if f, ok := units.RateFactor(s); ok {
 		return Unit{Name: s, Factor: f}, nil
 	}
 	return Unit{Name: s}, nil

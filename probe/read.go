@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/citune/citune/units"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -124,12 +125,12 @@ var ringBroken atomic.Bool
 // Name implements Probe.
 func (p *ReadProbe) Name() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "read %s bs=%s", p.Path, fmtSize(p.BS))
+	fmt.Fprintf(&b, "read %s bs=%s", p.Path, units.Size(p.BS))
 	switch {
 	case p.Dur > 0:
 		fmt.Fprintf(&b, " duration=%s", p.Dur)
 	case p.Size > 0:
-		fmt.Fprintf(&b, " size=%s", fmtSize(p.Size))
+		fmt.Fprintf(&b, " size=%s", units.Size(p.Size))
 	case p.Size < 0:
 		b.WriteString(" size=all")
 	}
@@ -154,12 +155,12 @@ func (p *ReadProbe) Name() string {
 // plan decides the byte range [start, end) of one pass.
 func (p *ReadProbe) plan(t target) (start, end int64, err error) {
 	if p.Offset >= t.size && t.size > 0 {
-		return 0, 0, usagef("--offset %d is at or past the end of %s (%s)", p.Offset, p.Path, fmtSize(t.size))
+		return 0, 0, usagef("--offset %d is at or past the end of %s (%s)", p.Offset, p.Path, units.Size(t.size))
 	}
 	avail := t.size - p.Offset
 	switch {
 	case p.Size > 0 && p.Size > avail:
-		return 0, 0, usagef("--size %s from offset %d goes past the end of %s (%s)", fmtSize(p.Size), p.Offset, p.Path, fmtSize(t.size))
+		return 0, 0, usagef("--size %s from offset %d goes past the end of %s (%s)", units.Size(p.Size), p.Offset, p.Path, units.Size(t.size))
 	case p.Size > 0:
 		return p.Offset, p.Offset + p.Size, nil
 	case p.Size == 0 && p.Dur == 0 && avail > DefaultReadSize:
@@ -195,8 +196,8 @@ func (p *ReadProbe) Run(ctx context.Context, progress func(done, total int64)) (
 	}
 	n := done.Load()
 	r := Run{Bytes: n}
-	r.Err = fmt.Sprintf("read %s stopped after %s: %v (a read was still in the kernel; it was left to finish on its own)", p.Path, fmtSize(n), context.Cause(ctx))
-	return r, fmt.Errorf("read %s stopped after %s: %w", p.Path, fmtSize(n), ctx.Err())
+	r.Err = fmt.Sprintf("read %s stopped after %s: %v (a read was still in the kernel; it was left to finish on its own)", p.Path, units.Size(n), context.Cause(ctx))
+	return r, fmt.Errorf("read %s stopped after %s: %w", p.Path, units.Size(n), ctx.Err())
 }
 
 // readTarget is what run opens and plans before its loop: the target's
@@ -307,7 +308,7 @@ func (p *ReadProbe) checkExpected(r *Run, start, done int64) {
 	}
 	if want := normHash(p.ExpectHash); want != r.Hash {
 		r.Corrupt = true
-		r.Detail = fmt.Sprintf("the %s read from offset %d to %d hash to %s, expected %s", fmtSize(done), start, start+done, r.Hash, want)
+		r.Detail = fmt.Sprintf("the %s read from offset %d to %d hash to %s, expected %s", units.Size(done), start, start+done, r.Hash, want)
 	}
 }
 
@@ -380,7 +381,7 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	for {
 		if err := ctx.Err(); err != nil {
 			finishRead(&r, h, &smp, done, t0, full, sample)
-			return r, fmt.Errorf("read %s stopped after %s: %w", p.Path, fmtSize(done), err)
+			return r, fmt.Errorf("read %s stopped after %s: %w", p.Path, units.Size(done), err)
 		}
 		if off >= end {
 			if p.Dur == 0 {

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"github.com/citune/citune/units"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -121,7 +122,7 @@ func (p *SimProbe) Scenario() simmodel.Scenario {
 func (p *SimProbe) Name() string {
 	sc := p.Scenario()
 	var b strings.Builder
-	fmt.Fprintf(&b, "sim %s size=%s xfer=%s", sc.Workload, fmtSize(p.Size), fmtSize(sc.Xfer))
+	fmt.Fprintf(&b, "sim %s size=%s xfer=%s", sc.Workload, units.Size(p.Size), units.Size(sc.Xfer))
 	if p.BusLoad > 0 {
 		fmt.Fprintf(&b, " bus-load=%g", p.BusLoad)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/citune/citune/units"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,7 +52,7 @@ var writeSeq atomic.Uint64
 
 // Name implements Probe.
 func (p *WriteProbe) Name() string {
-	s := fmt.Sprintf("write %s bs=%s size=%s", p.Path, fmtSize(p.BS), fmtSize(p.Size))
+	s := fmt.Sprintf("write %s bs=%s size=%s", p.Path, units.Size(p.BS), units.Size(p.Size))
 	if p.Offset != 0 {
 		s += fmt.Sprintf(" offset=%d", p.Offset)
 	}
@@ -175,7 +176,7 @@ func (p *WriteProbe) openDest() (wd writeDest, _ *os.File, err error) {
 		return wd, nil, err
 	}
 	if t.block && start+p.Size > t.size {
-		return wd, nil, usagef("--size %s from offset %d goes past the end of %s (%s)", fmtSize(p.Size), start, p.Path, fmtSize(t.size))
+		return wd, nil, usagef("--size %s from offset %d goes past the end of %s (%s)", units.Size(p.Size), start, p.Path, units.Size(t.size))
 	}
 	return writeDest{path: path, t: t, start: start}, f, nil
 }
@@ -191,7 +192,7 @@ func (p *WriteProbe) writeAll(ctx context.Context, f *os.File, buf []byte, wd wr
 		if err := ctx.Err(); err != nil {
 			f.Close()
 			r.fill(done, time.Since(t0), 0)
-			return r, fmt.Errorf("write %s stopped after %s: %w", path, fmtSize(done), err)
+			return r, fmt.Errorf("write %s stopped after %s: %w", path, units.Size(done), err)
 		}
 		n := min(p.BS, p.Size-done)
 		b := buf[:n]
@@ -210,7 +211,7 @@ func (p *WriteProbe) writeAll(ctx context.Context, f *os.File, buf []byte, wd wr
 	if err := f.Sync(); err != nil {
 		f.Close()
 		r.fill(done, time.Since(t0), 0)
-		r.Err = fmt.Sprintf("fsync of %s after writing %s failed: %v", path, fmtSize(done), err)
+		r.Err = fmt.Sprintf("fsync of %s after writing %s failed: %v", path, units.Size(done), err)
 		return r, errors.New(r.Err)
 	}
 	r.fill(done, time.Since(t0), 0)
@@ -236,7 +237,7 @@ func (p *WriteProbe) readBack(ctx context.Context, r *Run, buf []byte, wd writeD
 	t1 := time.Now()
 	for checked < p.Size {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("read-back of %s stopped after %s: %w", path, fmtSize(checked), err)
+			return fmt.Errorf("read-back of %s stopped after %s: %w", path, units.Size(checked), err)
 		}
 		n := min(p.BS, p.Size-checked)
 		b := buf[:n]

@@ -48,8 +48,17 @@ func (r *Register) Decode(raw uint32) Decoded {
 	return d
 }
 
-// Hex renders v as 0x%08x.
+// Messages use one number base for each kind of number: a whole
+// register's value is Hex (0x%08x), an offset in a controller's window
+// Off (0x%03x), a physical address 0x%08x, a field's value decimal
+// (FormatValue adds hex for wide fields), a byte count decimal or
+// units.Size.
+
+// Hex renders a register value v as 0x%08x.
 func Hex(v uint32) string { return fmt.Sprintf("0x%08x", v) }
+
+// Off renders a register offset as 0x%03x ("0x140").
+func Off(off uint32) string { return fmt.Sprintf("0x%03x", off) }
 
 // FormatValue renders a field value: decimal for narrow fields, hex as
 // well for wide ones, and the meaning when there is one.

@@ -28,7 +28,7 @@ func TestWholeRegisterValueWithIllegalField(t *testing.T) {
 	m := regs.ChipIdea()
 	sbuscfg := m.Register("SBUSCFG")
 	_, err := regs.Prepare(newChipIdeaBus(t), []regs.Change{{Ref: regs.Ref{Reg: sbuscfg}, Value: 4}})
-	if !errors.Is(err, regs.ErrValue) || !strings.Contains(err.Error(), "SBUSCFG=0x4: SBUSCFG.AHBBRST: ") || !strings.Contains(err.Error(), "reserved") {
+	if !errors.Is(err, regs.ErrValue) || !strings.Contains(err.Error(), "SBUSCFG=0x00000004: SBUSCFG.AHBBRST: ") || !strings.Contains(err.Error(), "reserved") {
 		t.Errorf("SBUSCFG=4: %v, want AHBBRST's reserved value named", err)
 	}
 }

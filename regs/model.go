@@ -397,21 +397,21 @@ func (m *Map) Validate() error {
 	for i := range m.Registers {
 		r := &m.Registers[i]
 		if r.Name == "" {
-			errs = append(errs, fmt.Errorf("register at %#x: empty name", r.Offset))
+			errs = append(errs, fmt.Errorf("register at %s: empty name", Off(r.Offset)))
 		}
 		if !ValidName(r.Name) {
 			errs = append(errs, fmt.Errorf("register %q: name must be letters, digits and _ and start with a letter", r.Name))
 		}
 		if r.Offset%4 != 0 {
-			errs = append(errs, fmt.Errorf("register %s: offset %#x is not 32-bit aligned", r.Name, r.Offset))
+			errs = append(errs, fmt.Errorf("register %s: offset %s is not 32-bit aligned", r.Name, Off(r.Offset)))
 		}
 		if prev, dup := seenOff[r.Offset]; dup {
-			errs = append(errs, fmt.Errorf("register %s: offset %#x already used by %s", r.Name, r.Offset, prev))
+			errs = append(errs, fmt.Errorf("register %s: offset %s already used by %s", r.Name, Off(r.Offset), prev))
 		}
 		seenOff[r.Offset] = r.Name
 		key := strings.ToUpper(r.Name)
 		if prev, dup := seenName[key]; dup {
-			errs = append(errs, fmt.Errorf("register %s at %#x: name already used at %#x", r.Name, r.Offset, prev))
+			errs = append(errs, fmt.Errorf("register %s at %s: name already used at %s", r.Name, Off(r.Offset), Off(prev)))
 		}
 		seenName[key] = r.Offset
 		errs = append(errs, r.validateFields()...)

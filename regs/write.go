@@ -71,14 +71,14 @@ func (c Change) check() error {
 	for i := range r.Fields {
 		f := &r.Fields[i]
 		if f.Never && f.Get(c.Value) != 0 {
-			return fmt.Errorf("%s=%#x: %w: the value sets %s.%s, which citune never sets", r.Name, c.Value, ErrRefused, r.Name, f.Name)
+			return fmt.Errorf("%s=%s: %w: the value sets %s.%s, which citune never sets", r.Name, Hex(c.Value), ErrRefused, r.Name, f.Name)
 		}
 		if f.Access != RO {
 			allRO = false
 		}
 		if f.Access == RW || f.Access == WriteOnce {
 			if err := CheckValue(f, f.Get(c.Value)); err != nil {
-				return fmt.Errorf("%s=%#x: %s.%w", r.Name, c.Value, r.Name, err)
+				return fmt.Errorf("%s=%s: %s.%w", r.Name, Hex(c.Value), r.Name, err)
 			}
 		}
 	}
@@ -115,7 +115,7 @@ func Compose(r *Register, cur uint32, changes []Change) (uint32, error) {
 			for i := range r.Fields {
 				f := &r.Fields[i]
 				if f.Access == WriteOnce && f.Get(c.Value) != f.Get(cur) {
-					return 0, fmt.Errorf("%s=%#x: %w: %s.%s is write-once and is %d now", r.Name, c.Value, ErrRefused, r.Name, f.Name, f.Get(cur))
+					return 0, fmt.Errorf("%s=%s: %w: %s.%s is write-once and is %d now", r.Name, Hex(c.Value), ErrRefused, r.Name, f.Name, f.Get(cur))
 				}
 			}
 			v = c.Value
@@ -150,7 +150,7 @@ func Prepare(acc Accessor, changes []Change) ([]Write, error) {
 	for _, r := range order {
 		cur, err := acc.Read32(r.Offset)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s at %#x: %w", r.Name, r.Offset, err)
+			return nil, fmt.Errorf("reading %s at %s: %w", r.Name, Off(r.Offset), err)
 		}
 		nv, err := Compose(r, cur, by[r])
 		if err != nil {
@@ -247,11 +247,11 @@ func Commit(acc Accessor, ws []Write) ([]Result, error) {
 	var rs []Result
 	for _, w := range ws {
 		if err := acc.Write32(w.Reg.Offset, w.New); err != nil {
-			return rs, fmt.Errorf("writing %s=%s at %#x: %w", w.Reg.Name, Hex(w.New), w.Reg.Offset, err)
+			return rs, fmt.Errorf("writing %s=%s at %s: %w", w.Reg.Name, Hex(w.New), Off(w.Reg.Offset), err)
 		}
 		rb, err := acc.Read32(w.Reg.Offset)
 		if err != nil {
-			return rs, fmt.Errorf("reading back %s at %#x: %w", w.Reg.Name, w.Reg.Offset, err)
+			return rs, fmt.Errorf("reading back %s at %s: %w", w.Reg.Name, Off(w.Reg.Offset), err)
 		}
 		rs = append(rs, Result{Write: w, Readback: rb, Mismatches: Check(w.Reg, w.Changes, rb)})
 	}

@@ -74,8 +74,12 @@ func csvHead(ss []*Sweep) (names, head []string) {
 			head = append(head, label[n])
 		}
 	}
+	amount := "mib"
+	if len(ss) > 0 {
+		amount = strings.ToLower(ss[0].Amount())
+	}
 	head = append(head, "runs", "median", "min", "max", "unit", "diff_pct", "ci_lo_pct", "ci_hi_pct", "significant",
-		"irqs_per_s", "irqs_per_mib", "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_mib", "change", "verdict")
+		"irqs_per_s", "irqs_per_"+amount, "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_"+amount, "change", "verdict")
 	return names, head
 }
 
@@ -124,7 +128,7 @@ func csvRecord(s *Sweep, p *Point, names []string) []string {
 	if p.Vs != nil {
 		change = p.Vs.Change
 	}
-	return append(rec, n(p.IRQsPerSec, 0), n(p.IRQsPerMiB, 1), n(p.HandlerAvgUS, 2), n(p.HandlerMaxUS, 2), n(p.CPUPct, 2), n(p.CPUPerMiB, 3),
+	return append(rec, n(p.IRQsPerSec, 0), n(s.Per(p.IRQsPerMiB), 1), n(p.HandlerAvgUS, 2), n(p.HandlerMaxUS, 2), n(p.CPUPct, 2), n(s.Per(p.CPUPerMiB), 3),
 		change, csvVerdict(s, p))
 }
 

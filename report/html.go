@@ -127,7 +127,7 @@ type sweepView struct {
 	Warnings                  []string
 	Summary                   *tableView
 	Footnotes                 []string
-	Unit                      string
+	Unit, Amount              string
 	Rates, Heatmap, Scatter   trustedHTML
 	HeatCaption               string
 	Excluded, Eliminated      *tableView
@@ -232,7 +232,7 @@ func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
 		return nil, err
 	}
 	v := &sweepView{Board: s.Board(), Kernel: s.KernelText(), Label: s.Label,
-		Plan: s.PlanString(), State: stateLine(s), Unit: s.RateUnit()}
+		Plan: s.PlanString(), State: stateLine(s), Unit: s.RateUnit(), Amount: s.Amount()}
 	if many {
 		v.Sfx = "-" + strconv.Itoa(n)
 	}

@@ -191,7 +191,7 @@ func (s *sweepView) render(b *hb) {
 	if s.Heatmap != "" {
 		figure(b, "fig-heatmap"+s.Sfx, "Heat map of the median rate", "("+s.HeatCaption+")", s.Heatmap)
 	}
-	figure(b, "fig-scatter"+s.Sfx, "Rate against interrupts per MiB", "(the dashed line joins the points no other point beats on both)", s.Scatter)
+	figure(b, "fig-scatter"+s.Sfx, "Rate against interrupts per "+s.Amount, "(the dashed line joins the points no other point beats on both)", s.Scatter)
 	section := func(t *tableView, title, foot string) {
 		if t == nil {
 			return

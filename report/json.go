@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/citune/citune/units"
 
 	"github.com/citune/citune/sweep/rank"
 )
@@ -9,7 +10,7 @@ import (
 // The machine form of results files (`citune report --json`): one object
 // per results file, every point (ranked, excluded, eliminated), lower-case
 // keys like every other --json. Rates in bytes per second come in the
-// units dd, hdparm and iperf3 print too (rank.Rate): MiB/s, SI MB/s and
+// units dd, hdparm and iperf3 print too (units.Rate): MiB/s, SI MB/s and
 // Mbit/s.
 
 // JSONPoint is one point of a results file.
@@ -22,9 +23,9 @@ type JSONPoint struct {
 	Status   string            `json:"status"`
 	Reason   string            `json:"reason,omitempty"`
 	Runs     int               `json:"runs"`
-	Median   *rank.Rate        `json:"median,omitempty"`
-	Min      *rank.Rate        `json:"min,omitempty"`
-	Max      *rank.Rate        `json:"max,omitempty"`
+	Median   *units.Rate       `json:"median,omitempty"`
+	Min      *units.Rate       `json:"min,omitempty"`
+	Max      *units.Rate       `json:"max,omitempty"`
 	// VsBaseline is the ranking's comparison, in the results file's form
 	// (rank.Comparison: diff_pct, ci_lo_pct, ci_hi_pct, level, family,
 	// significant, min_gain_pct, change, n, ref_n).
@@ -93,7 +94,7 @@ func pointJSON(s *Sweep, p *Point) JSONPoint {
 		Status: string(p.Status), Reason: p.Reason, Runs: p.Runs(), IRQsPerSec: numPtr(p.IRQsPerSec),
 		IRQsPerMiB: numPtr(p.IRQsPerMiB), HandlerAvg: numPtr(p.HandlerAvgUS), CPUPct: numPtr(p.CPUPct)}
 	if p.Runs() > 0 {
-		md, lo, hi := rank.RateOf(p.Median, s.Unit), rank.RateOf(p.Min, s.Unit), rank.RateOf(p.Max, s.Unit)
+		md, lo, hi := units.RateOf(p.Median, s.Unit), units.RateOf(p.Min, s.Unit), units.RateOf(p.Max, s.Unit)
 		j.Median, j.Min, j.Max = &md, &lo, &hi
 	}
 	j.VsBaseline, j.Original = p.Vs, p.Original

@@ -25,7 +25,7 @@ func TestJSONListsEveryPointWithItsRates(t *testing.T) {
 		if w := s.Winner(); w == nil || j.Winner != w.Label {
 			t.Errorf("%s: winner %q, report's %+v", s.File, j.Winner, w)
 		}
-		if j.Baseline == nil || !j.Baseline.Baseline || j.Baseline.Median == nil || j.Baseline.Median.Value != s.Baseline.Median {
+		if j.Baseline == nil || !j.Baseline.Baseline || j.Baseline.Median == nil || *j.Baseline.Median.BytesPerS != s.Baseline.Median {
 			t.Errorf("%s: baseline %+v", s.File, j.Baseline)
 		}
 		for k, p := range j.Points {
@@ -37,11 +37,11 @@ func TestJSONListsEveryPointWithItsRates(t *testing.T) {
 				continue
 			}
 			m := p.Median
-			if m == nil || m.Unit != "B/s" || m.MiBps == nil || !near(*m.MiBps, m.Value/(1<<20)) || !near(*m.MBps, m.Value/1e6) || !near(*m.Mbitps, m.Value*8/1e6) {
+			if m == nil || m.Unit != "" || m.BytesPerS == nil || m.MiBps == nil || !near(*m.MiBps, *m.BytesPerS/(1<<20)) || !near(*m.MBps, *m.BytesPerS/1e6) || !near(*m.Mbitps, *m.BytesPerS*8/1e6) {
 				t.Errorf("%s: point %d median %+v", s.File, k, m)
 			}
-			if p.Min.Value > m.Value || p.Max.Value < m.Value {
-				t.Errorf("%s: point %s min %v median %v max %v", s.File, p.Label, p.Min.Value, m.Value, p.Max.Value)
+			if *p.Min.BytesPerS > *m.BytesPerS || *p.Max.BytesPerS < *m.BytesPerS {
+				t.Errorf("%s: point %s min %v median %v max %v", s.File, p.Label, *p.Min.BytesPerS, *m.BytesPerS, *p.Max.BytesPerS)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"github.com/citune/citune/units"
 	"math"
 	"path/filepath"
 	"strings"
@@ -93,12 +94,8 @@ type Sweep struct {
 	// ByteUnit is the unit byte rates are shown in: "MiB/s" (the
 	// default, as the sweep prints them), or the SI "MB/s" and "Mbit/s"
 	// that dd, hdparm and iperf3 print.
-	ByteUnit string
+	ByteUnit units.Display
 }
-
-// ByteUnits are rank.ByteUnits: the units byte rates can be shown in, with their size in
-// bytes per second.
-var ByteUnits = rank.ByteUnits
 
 // Axis is one swept setting.
 type Axis struct {
@@ -243,17 +240,29 @@ func (s *Sweep) kernelCell() string {
 	return or(s.Kernel, "unknown")
 }
 
-// RateUnit is the unit rates are shown in (rank.DisplayUnit: ByteUnit
-// for byte rates, else the probe's own unit).
-func (s *Sweep) RateUnit() string { return rank.DisplayUnit(s.Unit, s.ByteUnit) }
+// RateUnit is the unit rates are shown in (ByteUnit for byte
+// rates, else the probe's own unit).
+func (s *Sweep) RateUnit() string { return s.ByteUnit.Unit(s.Unit) }
 
 // Rate renders a rate in RateUnit without the unit.
 func (s *Sweep) Rate(r float64) string {
 	return fmt.Sprintf("%.2f", s.RateValue(r))
 }
 
-// RateValue converts a rate to RateUnit (rank.RateIn).
-func (s *Sweep) RateValue(r float64) float64 { return rank.RateIn(r, s.Unit, s.ByteUnit) }
+// RateValue converts a rate to RateUnit (Display.In).
+func (s *Sweep) RateValue(r float64) float64 { return s.ByteUnit.In(r, s.Unit) }
+
+// Amount is what figures per amount moved are per (ByteUnit's: MiB, MB,
+// Mbit); Per converts a figure per MiB, as the files hold them, to it.
+func (s *Sweep) Amount() string { return s.ByteUnit.Amount() }
+
+// Per is n (per MiB) per Amount.
+func (s *Sweep) Per(n Num) Num {
+	if n.OK {
+		n.V = s.ByteUnit.Per(n.V)
+	}
+	return n
+}
 
 // PlanString is "grid over ITC=1,8,64 × AHBBRST=0,2,3,7, 5 runs per point
 // (1 warm-up)".

@@ -197,7 +197,7 @@ func pointTitle(s *Sweep, p *Point) string {
 		t += "; " + p.Vs.String()
 	}
 	if p.IRQsPerMiB.OK {
-		t += fmt.Sprintf("; %.0f irq/MiB", p.IRQsPerMiB.V)
+		t += fmt.Sprintf("; %.0f irq/%s", s.Per(p.IRQsPerMiB).V, s.Amount())
 	}
 	if p.Status != rank.StatusOK {
 		t += "; " + string(p.Status) + ": " + p.Reason
@@ -215,8 +215,8 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 	pts := scatterPoints(s)
 	const h = 420.0
 	var b svgb
-	b.open(id, "scatter", width, h, "rate against interrupts per MiB")
-	b.title(fmt.Sprintf("Median rate (%s) against interrupts per MiB", s.RateUnit()))
+	b.open(id, "scatter", width, h, "rate against interrupts per "+s.Amount())
+	b.title(fmt.Sprintf("Median rate (%s) against interrupts per %s", s.RateUnit(), s.Amount()))
 	if len(pts) == 0 {
 		b.text(width/2, h/2, "middle", "note", "the probe did not count interrupts: no scatter")
 		b.close()
@@ -232,7 +232,7 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 			if i == 0 {
 				cmd = "M"
 			}
-			d = append(d, fmt.Sprintf("%s%.1f %.1f", cmd, ax.X(p.IRQsPerMiB.V), ax.Y(s.RateValue(p.Median))))
+			d = append(d, fmt.Sprintf("%s%.1f %.1f", cmd, ax.X(s.Per(p.IRQsPerMiB).V), ax.Y(s.RateValue(p.Median))))
 		}
 		b.elem("path", "d", strings.Join(d, " "), "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "stroke-dasharray", "5 4", "opacity", "0.7")
 	}
@@ -276,7 +276,8 @@ func scatterScales(s *Sweep, pts []*Point, width, h float64) *scatterAxes {
 	const left, right, top, bottom = 70.0, 40.0, 24.0, 56.0
 	xl, xh, yl, yh := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, p := range pts {
-		xl, xh = math.Min(xl, p.IRQsPerMiB.V), math.Max(xh, p.IRQsPerMiB.V)
+		x := s.Per(p.IRQsPerMiB).V
+		xl, xh = math.Min(xl, x), math.Max(xh, x)
 		yl, yh = math.Min(yl, s.RateValue(p.Median)), math.Max(yh, s.RateValue(p.Median))
 	}
 	ax := &scatterAxes{h: h, left: left, top: top, pw: width - left - right, ph: h - top - bottom, xl: xl, xh: xh}
@@ -325,7 +326,7 @@ func (ax *scatterAxes) draw(b *svgb, s *Sweep) {
 	}
 	b.line(left, top+ph, left+pw, top+ph, colAxis, 1)
 	b.line(left, top, left, top+ph, colAxis, 1)
-	xlab := "interrupts per MiB"
+	xlab := "interrupts per " + s.Amount()
 	switch {
 	case ax.logX:
 		xlab += " (log scale)"
@@ -392,7 +393,7 @@ func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, onFront map[*
 	win := s.winning()
 	var placed []labelBox
 	for _, p := range pts {
-		cx, cy := ax.X(p.IRQsPerMiB.V), ax.Y(s.RateValue(p.Median))
+		cx, cy := ax.X(s.Per(p.IRQsPerMiB).V), ax.Y(s.RateValue(p.Median))
 		col := pointColour(s, p)
 		b.start("g")
 		b.title(pointTitle(s, p))

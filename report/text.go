@@ -70,7 +70,7 @@ func pointName(s *Sweep, p *Point) string {
 func pointTable(s *Sweep, pts []*Point) *table {
 	t := &table{
 		head: []string{"#", "point", "runs", "median " + s.RateUnit(), "min", "max", "vs baseline", "95 % CI",
-			"irq/s", "irq/MiB", "handler avg/max µs", "CPU %", "CPU ms/MiB"},
+			"irq/s", "irq/" + s.Amount(), "handler avg/max µs", "CPU %", "CPU ms/" + s.Amount()},
 		right: []bool{true, false, true, true, true, true, true, true, true, true, true, true, true},
 	}
 	all := pts
@@ -83,7 +83,7 @@ func pointTable(s *Sweep, pts []*Point) *table {
 			continue
 		}
 		t.add(rankCell(p), pointName(s, p), strconv.Itoa(p.Runs()), s.Rate(p.Median), s.Rate(p.Min), s.Rate(p.Max),
-			p.Vs.Short(), p.Vs.Range(), fn(p.IRQsPerSec), fn(p.IRQsPerMiB), handler(p), f1(p.CPUPct), f1(p.CPUPerMiB))
+			p.Vs.Short(), p.Vs.Range(), fn(p.IRQsPerSec), fn(s.Per(p.IRQsPerMiB)), handler(p), f1(p.CPUPct), f1(s.Per(p.CPUPerMiB)))
 	}
 	t.drop()
 	return t
@@ -113,7 +113,7 @@ func footnotes(s *Sweep, pts []*Point) []string {
 				shown++
 			}
 		}
-		line := fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per MiB, then less CPU per MiB, then fewer settings changed from the original, rank first", n)
+		line := fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per %s, then less CPU per %[2]s, then fewer settings changed from the original, rank first", n, s.Amount())
 		if shown < n {
 			// Only when --top hides some of them.
 			line += fmt.Sprintf(" (--top %d shows them all)", n)
@@ -446,7 +446,7 @@ func fitPointTable(s *Sweep, t *table, width int) {
 			}
 		}
 	}
-	t.fit(width, 0, "runs", "CPU ms/MiB")
+	t.fit(width, 0, "runs", "CPU ms/"+s.Amount())
 }
 
 // eliminatedTable lists the points the adaptive race dropped.

@@ -68,7 +68,7 @@ func summaryTable(ss []*Sweep, o Options) (*table, error) {
 		t.add(r...)
 	}
 	summarySweepRows(row)
-	summaryWinnerRows(row)
+	summaryWinnerRows(row, ss[0].Amount())
 	for _, name := range o.Points {
 		var err error
 		row(name, func(s *Sweep) string {
@@ -119,7 +119,7 @@ func summarySweepRows(row summaryRow) {
 
 // summaryWinnerRows are the summary's rows of each sweep's winner: its
 // settings, its rate and, baseline -> winner, its interrupts and CPU.
-func summaryWinnerRows(row summaryRow) {
+func summaryWinnerRows(row summaryRow, amount string) {
 	row("verdict", func(s *Sweep) string {
 		switch v := s.Verdict; v.Kind {
 		case rank.VerdictApply:
@@ -148,14 +148,14 @@ func summaryWinnerRows(row summaryRow) {
 		}
 		return ""
 	})
-	both := func(name string, f func(p *Point) Num, fmtf func(Num) string) {
+	both := func(name string, f func(s *Sweep, p *Point) Num, fmtf func(Num) string) {
 		row(name, func(s *Sweep) string {
 			var parts []string
 			if s.Baseline != nil {
-				parts = append(parts, fmtf(f(s.Baseline)))
+				parts = append(parts, fmtf(f(s, s.Baseline)))
 			}
 			if w := s.Winner(); w != nil {
-				parts = append(parts, fmtf(f(w)))
+				parts = append(parts, fmtf(f(s, w)))
 			}
 			if strings.Join(parts, "") == "" {
 				return ""
@@ -163,11 +163,11 @@ func summaryWinnerRows(row summaryRow) {
 			return strings.Join(parts, " -> ")
 		})
 	}
-	both("irq/s", func(p *Point) Num { return p.IRQsPerSec }, fn)
-	both("irq/MiB", func(p *Point) Num { return p.IRQsPerMiB }, fn)
-	both("handler avg µs", func(p *Point) Num { return p.HandlerAvgUS }, f1)
-	both("handler max µs", func(p *Point) Num { return p.HandlerMaxUS }, f1)
-	both("CPU %", func(p *Point) Num { return p.CPUPct }, f1)
+	both("irq/s", func(_ *Sweep, p *Point) Num { return p.IRQsPerSec }, fn)
+	both("irq/"+amount, func(s *Sweep, p *Point) Num { return s.Per(p.IRQsPerMiB) }, fn)
+	both("handler avg µs", func(_ *Sweep, p *Point) Num { return p.HandlerAvgUS }, f1)
+	both("handler max µs", func(_ *Sweep, p *Point) Num { return p.HandlerMaxUS }, f1)
+	both("CPU %", func(_ *Sweep, p *Point) Num { return p.CPUPct }, f1)
 }
 
 func matrixTable(ss []*Sweep) *table {

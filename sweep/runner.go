@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/citune/citune/units"
 	"io"
 	"os"
 	"strings"
@@ -42,9 +43,9 @@ type Runner struct {
 	Out *results.Writer
 	// Log receives progress for people (may be nil).
 	Log io.Writer
-	// ByteUnit is the unit the progress lines show byte rates in (one of
-	// rank.ByteUnits; MiB/s when empty).
-	ByteUnit string
+	// ByteUnit is the unit the progress lines show byte rates in (MiB/s
+	// when empty).
+	ByteUnit units.Display
 	// OnEvent, when set, receives every event of the sweep (events.go),
 	// after the results file and Log got theirs, on Run's goroutine.
 	OnEvent func(Event)

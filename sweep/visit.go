@@ -372,7 +372,7 @@ func (r *Runner) progress(seq int, rec *results.PointRecord) {
 	}
 	switch rec.Status {
 	case rank.StatusOK:
-		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, rank.FormatRateIn(rec.Median, rec.Unit, r.ByteUnit), rec.Total)
+		s := fmt.Sprintf("%s %s: %s (median of %d)", pos, name, r.ByteUnit.Rate(rec.Median, rec.Unit), rec.Total)
 		if rec.VsBaseline != nil {
 			// The comparison so far: the closing ranking has the final one.
 			s += ", so far " + rec.VsBaseline.String()

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"github.com/citune/citune/units"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -135,11 +136,11 @@ type Config struct {
 	// regs.RoleDevice); empty means: decide from USBMODE.CM and the
 	// controller's roles.
 	Role regs.Role
-	// ByteUnit is the unit byte rates are shown in: one of
-	// rank.ByteUnits (MiB/s when empty), as `citune probe`, `sweep` and
+	// ByteUnit is the unit byte rates are shown in: a
+	// units.Display (MiB/s when empty), as `citune probe`, `sweep` and
 	// `report` show them (--units, $CITUNE_UNITS). A probe's own unit
 	// (fps) is shown as it is.
-	ByteUnit string
+	ByteUnit units.Display
 	// Interval is the initial refresh interval (default 1s).
 	Interval time.Duration
 	// Tick schedules refreshes (nil: tea.Tick). Tests replace it to drive

@@ -46,53 +46,62 @@ func TestScreensFit(t *testing.T) {
 			e.m.setErr("export: %s", strings.Repeat("a long reason that goes on ", 12))
 		}},
 	}, viewCases...)
-	mono := MonoStyles()
+	// TERM=vt100 gets the mono styles, xterm-256color the colour ones:
+	// both must fit, their escape sequences taking no column.
+	mono, colour := MonoStyles(), DefaultStyles()
+	terms := []struct {
+		name string
+		st   *Styles
+		mono bool
+	}{{"vt100", &mono, true}, {"xterm256", &colour, false}}
 	for _, c := range cases {
 		for _, size := range [][2]int{{80, 24}, {60, 20}} {
-			w, h := size[0], size[1]
-			t.Run(fmt.Sprintf("%s_%dx%d", c.name, w, h), func(t *testing.T) {
-				e := newEnv(t, c.name == "registers_drift", func(cfg *Config) { cfg.Styles, cfg.Mono = &mono, true })
-				e.resize(w, h)
-				c.setup(e)
-				lines := strings.Split(e.screen(), "\n")
-				if len(lines) != h {
-					t.Errorf("%d lines, want %d", len(lines), h)
-				}
-				preview := false
-				statusAt := h - 1 - len(e.m.statusLines()) // then the help line
-				for i, l := range lines {
-					if n := ansi.StringWidth(l); n > w {
-						t.Errorf("line %d is %d columns wide (max %d): %q", i+1, n, w, l)
+			for _, term := range terms {
+				w, h := size[0], size[1]
+				t.Run(fmt.Sprintf("%s_%dx%d_%s", c.name, w, h, term.name), func(t *testing.T) {
+					e := newEnv(t, c.name == "registers_drift", func(cfg *Config) { cfg.Styles, cfg.Mono = term.st, term.mono })
+					e.resize(w, h)
+					c.setup(e)
+					lines := strings.Split(e.screen(), "\n")
+					if len(lines) != h {
+						t.Errorf("%d lines, want %d", len(lines), h)
 					}
-					preview = preview || strings.HasPrefix(l, "-- preview")
-					body := i > 0 && i < statusAt
-					if body && (w < 80 || preview || tableRow.MatchString(l)) {
-						continue
+					preview := false
+					statusAt := h - 1 - len(e.m.statusLines()) // then the help line
+					for i, l := range lines {
+						if n := ansi.StringWidth(l); n > w {
+							t.Errorf("line %d is %d columns wide (max %d): %q", i+1, n, w, l)
+						}
+						preview = preview || strings.HasPrefix(l, "-- preview")
+						body := i > 0 && i < statusAt
+						if body && (w < 80 || preview || tableRow.MatchString(l)) {
+							continue
+						}
+						if strings.HasSuffix(strings.TrimRight(ansi.Strip(l), " "), "~") {
+							t.Errorf("line %d is cut: %q", i+1, l)
+						}
 					}
-					if strings.HasSuffix(strings.TrimRight(l, " "), "~") {
-						t.Errorf("line %d is cut: %q", i+1, l)
+					if e.m.mode == modeNormal && (!strings.Contains(lines[h-1], "q quit") || !strings.Contains(lines[h-1], "? ")) {
+						t.Errorf("the help line lacks q quit or the ? key: %q", lines[h-1])
 					}
-				}
-				if e.m.mode == modeNormal && (!strings.Contains(lines[h-1], "q quit") || !strings.Contains(lines[h-1], "? ")) {
-					t.Errorf("the help line lacks q quit or the ? key: %q", lines[h-1])
-				}
-				if !strings.Contains(lines[0], "SIMULATED") {
-					t.Errorf("the header lost the SIMULATED marker: %q", lines[0])
-				}
-				if c.name == "help" {
-					screen := e.screen()
-					for _, col := range e.m.keys.FullHelp() {
-						for _, b := range col {
-							if h := b.Help(); !strings.Contains(screen, h.Key+" ") || !strings.Contains(screen, h.Desc) {
-								t.Errorf("the help screen lacks %s %s", h.Key, h.Desc)
+					if !strings.Contains(ansi.Strip(lines[0]), "SIMULATED") {
+						t.Errorf("the header lost the SIMULATED marker: %q", lines[0])
+					}
+					if c.name == "help" {
+						screen := e.screen()
+						for _, col := range e.m.keys.FullHelp() {
+							for _, b := range col {
+								if h := b.Help(); !strings.Contains(screen, h.Key+" ") || !strings.Contains(screen, h.Desc) {
+									t.Errorf("the help screen lacks %s %s", h.Key, h.Desc)
+								}
 							}
 						}
 					}
-				}
-				if t.Failed() {
-					t.Logf("screen:\n%s", e.screen())
-				}
-			})
+					if t.Failed() {
+						t.Logf("screen:\n%s", e.screen())
+					}
+				})
+			}
 		}
 	}
 }

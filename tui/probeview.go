@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/citune/citune/units"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -244,7 +245,7 @@ func (m Model) probeView(h int) []string {
 		}
 	}
 	setW := max(12, w-2-2-5-(medW+1)-9-9-7)
-	out = append(out, m.st.ColHead.Render(fit(fmt.Sprintf("    %s %4s %*s %8s %8s %6s", fit("setting (history)", setW), "runs", medW, "median", "spread", "irq/MiB", "CPU"), w)))
+	out = append(out, m.st.ColHead.Render(fit(fmt.Sprintf("    %s %4s %*s %8s %8s %6s", fit("setting (history)", setW), "runs", medW, "median", "spread", "irq/"+m.amount(), "CPU"), w)))
 	cmpH := 7
 	listH := max(2, h-len(out)-cmpH)
 	if len(p.hist) < 2 {
@@ -252,7 +253,8 @@ func (m Model) probeView(h int) []string {
 	}
 	top := max(0, min(p.sel-listH+1, len(p.hist)-listH))
 	if len(p.hist) == 0 {
-		out = append(out, "    no runs yet: r runs the probe with the settings now on the controller")
+		// Wrapped: at 60 columns it was cut with no mark (issue 24).
+		out = append(out, wrap("    no runs yet: r runs the probe with the settings now on the controller", w, "    ")...)
 	}
 	for i := top; i < len(p.hist) && i < top+listH; i++ {
 		out = append(out, m.probeHistLine(i, setW, medW))
@@ -276,13 +278,13 @@ func (m Model) probeRunView() []string {
 		if p.total > 0 {
 			frac = float64(p.done) / float64(p.total)
 		}
-		info := fmt.Sprintf(" %3.0f%%  %s", frac*100, fmtMiB(p.done))
+		info := fmt.Sprintf(" %3.0f%%  %s", frac*100, units.Size(p.done).String())
 		if p.total > 0 {
-			info += " of " + fmtMiB(p.total)
+			info += " of " + units.Size(p.total).String()
 		}
 		lead := fmt.Sprintf("run %d/%d ", max(p.run, 1), p.of)
 		if p.total == 0 {
-			out = append(out, cut(lead+"running; the probe does not say how much it moves ("+fmtMiB(p.done)+" so far)", w))
+			out = append(out, cut(lead+"running; the probe does not say how much it moves ("+units.Size(p.done).String()+" so far)", w))
 			break
 		}
 		out = append(out, lead+bar(frac, max(10, w-len(lead)-len(info)))+info)
@@ -297,7 +299,7 @@ func (m Model) probeRunView() []string {
 		if r.CPUPercent() > 0 {
 			cpu = fmt.Sprintf("%.1f%%", r.CPUPercent())
 		}
-		s := fmt.Sprintf("last run: %s  irq/s %.0f  irq/MiB %.1f  CPU %s", m.fmtRate(r.Rate, r.Unit), r.IRQsPerSec, r.IRQsPerMiB, cpu)
+		s := fmt.Sprintf("last run: %s  irq/s %.0f  irq/%s %.1f  CPU %s", m.fmtRate(r.Rate, r.Unit), r.IRQsPerSec, m.amount(), m.cfg.ByteUnit.Per(r.IRQsPerMiB), cpu)
 		if r.Simulated {
 			s += "  (simulated)"
 		}
@@ -331,7 +333,7 @@ func (m Model) probeHistLine(i, setW, medW int) string {
 	if len(hr.runs) > 0 {
 		med = m.medianRate(hr)
 		spr = fmtSpread(hr.rates())
-		irq = fmt.Sprintf("%.1f", hr.avg(func(r results.Measurement) float64 { return r.IRQsPerMiB }))
+		irq = fmt.Sprintf("%.1f", m.cfg.ByteUnit.Per(hr.avg(func(r results.Measurement) float64 { return r.IRQsPerMiB })))
 		if c := hr.avg(func(r results.Measurement) float64 { return r.CPUPercent() }); c > 0 {
 			cpu = fmt.Sprintf("%.1f%%", c)
 		}
@@ -366,6 +368,7 @@ func (m Model) compareView() []string {
 	line := func(label, x, y, z string) string {
 		return cut(fit(label, 12)+"  "+fit(x, colW)+fit(y, colW)+z, m.w)
 	}
+	perAmount := func(r results.Measurement) float64 { return m.cfg.ByteUnit.Per(r.IRQsPerMiB) }
 	stat := func(h history, f func(results.Measurement) float64, format string) string {
 		if len(h.runs) == 0 {
 			return "--"
@@ -391,7 +394,7 @@ func (m Model) compareView() []string {
 		line("median rate", rate(a), rate(b), diff),
 		line("spread", fmtSpread(a.rates())+fmt.Sprintf(" (%d runs)", len(a.runs)), fmtSpread(b.rates())+fmt.Sprintf(" (%d runs)", len(b.runs)), ""),
 		line("irq/s", stat(a, func(r results.Measurement) float64 { return r.IRQsPerSec }, "%.0f"), stat(b, func(r results.Measurement) float64 { return r.IRQsPerSec }, "%.0f"), ""),
-		line("irq/MiB", stat(a, func(r results.Measurement) float64 { return r.IRQsPerMiB }, "%.1f"), stat(b, func(r results.Measurement) float64 { return r.IRQsPerMiB }, "%.1f"), ""),
+		line("irq/"+m.amount(), stat(a, perAmount, "%.1f"), stat(b, perAmount, "%.1f"), ""),
 		line("CPU", stat(a, func(r results.Measurement) float64 { return r.CPUPercent() }, "%.1f%%"), stat(b, func(r results.Measurement) float64 { return r.CPUPercent() }, "%.1f%%"), ""),
 	}
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/citune/citune/units"
 	"strings"
 	"testing"
 
@@ -21,7 +22,7 @@ func inUnit(unit string, scale float64) envOpt {
 	}
 }
 
-func byteUnit(u string) envOpt { return func(c *Config) { c.ByteUnit = u } }
+func byteUnit(u string) envOpt { return func(c *Config) { c.ByteUnit = units.Display(u) } }
 
 type unitProber struct {
 	probe.Probe
@@ -154,6 +155,11 @@ func TestRatesInTheByteUnit(t *testing.T) {
 			s.check(t, fig, cell, shown)
 			checkColumns(t, s.table, "median")
 			checkColumns(t, s.probe, "median")
+			// Interrupts and CPU are per the unit's amount.
+			amount := map[string]string{"": "MiB", "MB/s": "MB", "Mbit/s": "Mbit"}[c.unit]
+			if !strings.Contains(s.table, " irq/"+amount+" ") || !strings.Contains(s.table, " ms/"+amount+" ") || !strings.Contains(s.probe, " irq/"+amount+" ") {
+				t.Errorf("no irq/%s, ms/%[1]s headings:\n%s\n%s", amount, s.table, s.probe)
+			}
 		})
 	}
 }

@@ -171,7 +171,7 @@ func (m Model) tableView(h int) []string {
 			medW = max(medW, len(m.pointRate(p)))
 		}
 	}
-	head += fmt.Sprintf("%*s %8s %8s %7s  %s", medW, "median", "spread", "irq/MiB", "ms/MiB", "status")
+	head += fmt.Sprintf("%*s %8s %8s %7s  %s", medW, "median", "spread", "irq/"+m.amount(), "ms/"+m.amount(), "status")
 	out := []string{m.st.ColHead.Render(fit(head, m.w))}
 	row := func(rank string, p results.PointRecord) string {
 		line := fit(rank, 5)
@@ -186,10 +186,10 @@ func (m Model) tableView(h int) []string {
 			med = m.pointRate(p)
 			spr = fmtSpread(p.Rates)
 			if p.IRQsPerMiB != nil && *p.IRQsPerMiB > 0 {
-				irq = fmt.Sprintf("%.1f", *p.IRQsPerMiB)
+				irq = fmt.Sprintf("%.1f", m.cfg.ByteUnit.Per(*p.IRQsPerMiB))
 			}
 			if p.CPUPerMiB != nil && *p.CPUPerMiB > 0 {
-				cpu = fmt.Sprintf("%.2f", *p.CPUPerMiB)
+				cpu = fmt.Sprintf("%.2f", m.cfg.ByteUnit.Per(*p.CPUPerMiB))
 			}
 		}
 		return fit(line+fmt.Sprintf("%*s %8s %8s %7s  %s", medW, med, spr, irq, cpu, pointStatus(p)), m.w)
@@ -328,7 +328,7 @@ func (m Model) heatView(h int) []string {
 				if hi > lo {
 					i = int((r - lo) / (hi - lo) * float64(len(shades)-1))
 				}
-				cell = fmt.Sprintf("%.1f%c", rank.RateIn(r, unit, m.cfg.ByteUnit), shades[i])
+				cell = fmt.Sprintf("%.1f%c", m.cfg.ByteUnit.In(r, unit), shades[i])
 			}
 			line += fmt.Sprintf("%*s", cellW, cell)
 		}

@@ -78,12 +78,6 @@ func wrapStyled(st lipgloss.Style, text string, w int) []string {
 	return lines
 }
 
-// fmtMiB renders a byte count in MiB: the sizes a probe moves (its
-// --size is in MiB), not a rate; rates go through Model.fmtRate.
-func fmtMiB(b int64) string {
-	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-}
-
 // fmtDur renders a duration as m:ss or h:mm:ss.
 func fmtDur(d time.Duration) string {
 	d = d.Round(time.Second)

@@ -97,6 +97,7 @@ func targetLockFile(id TargetID, dir string) (f *os.File, named bool, err error)
 // is waited for up to holderWait by a short owner (a set is done within
 // it) and refused at once by a long one.
 func acquireTarget(id TargetID, dir string, o Owner, force bool) (*os.File, error) {
+reopen:
 	f, named, err := targetLockFile(id, dir)
 	if f == nil {
 		return nil, err
@@ -136,6 +137,12 @@ func acquireTarget(id TargetID, dir string, o Owner, force bool) (*os.File, erro
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	if named && !stillNamed(f, f.Name()) {
+		// Its last owner removed it as it left (lockfile.go).
+		flock(f, lockUN)
+		f.Close()
+		goto reopen
+	}
 	if named {
 		if err := writeHolder(f, o); err != nil {
 			f.Close()
@@ -174,6 +181,7 @@ const holderWait = 2 * time.Second
 // force, in which case it goes on without the lock (nil, nil).
 func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lock, error) {
 	p := lockPath(journal, id)
+reopen:
 	f, err := openPrivate(p, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("target lock: %w", err)
@@ -213,6 +221,12 @@ func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lo
 			return nil, fmt.Errorf("target lock %s: %w: %w", p, ErrStore, err)
 		}
 		break
+	}
+	if !stillNamed(f, p) {
+		// Its last owner removed it as it left (lockfile.go).
+		flock(f, lockUN)
+		f.Close()
+		goto reopen
 	}
 	prev, _ := readHolderFile(f)
 	if err := writeHolder(f, o); err != nil {
@@ -324,7 +338,7 @@ func recoverRecords(journal string, h holderFile) error {
 // is left alone.
 func Recover(journal string) error {
 	dir := filepath.Join(filepath.Dir(journal), "locks")
-	names, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
+	names := lockDirFiles(journal)
 	if len(names) == 0 {
 		return nil
 	}
@@ -338,13 +352,17 @@ func Recover(journal string) error {
 			errs = append(errs, err)
 			continue
 		}
-		if flock(f, lockEX|lockNB) == nil {
+		if flock(f, lockEX|lockNB) == nil && stillNamed(f, p) {
 			h, ok := readHolderFile(f)
+			keep := false
 			if ok && h.Entry != nil && h.Entry.Target.Key()+".lock" == filepath.Base(p) && !h.Owner.Alive() {
 				if err := recoverRecords(journal, h); err != nil {
 					errs = append(errs, err)
+					keep = true
 				}
 			}
+			// Nobody holds it: what it kept is in the journal now.
+			removeHeld(f, keep || ok && h.Owner.Alive())
 			flock(f, lockUN)
 		}
 		f.Close()
@@ -401,8 +419,8 @@ func Holder(journal string, id TargetID) (Owner, bool) {
 	return h, ok && h.Alive()
 }
 
-// release drops the lock (the file stays: removing it would let two
-// processes lock two different files of one name).
+// release drops the lock and removes its files unless they keep records
+// (lockfile.go: takers check that the path still names what they locked).
 func (l *lock) release() {
 	if l == nil || l.f == nil {
 		return
@@ -411,10 +429,12 @@ func (l *lock) release() {
 		dropClaim(l.journal, l.id, l.dir)
 	}
 	if l.tf != nil {
+		removeHeld(l.tf, l.id.Kind != TargetDevMem)
 		flock(l.tf, lockUN)
 		l.tf.Close()
 		l.tf = nil
 	}
+	removeHeld(l.f, holdsRecords(l.f))
 	flock(l.f, lockUN)
 	l.f.Close()
 	l.f = nil

@@ -39,7 +39,7 @@ func restoreFields(m *regs.Map, acc regs.Accessor, fts []fieldTarget) ([]Restore
 	for _, off := range order {
 		r := m.At(off)
 		if r == nil {
-			errs = append(errs, fmt.Errorf("the journal names a register at %#x, which the profile's map does not have", off))
+			errs = append(errs, fmt.Errorf("the journal names a register at %s, which the profile's map does not have", regs.Off(off)))
 			continue
 		}
 		cur, err := acc.Read32(off)

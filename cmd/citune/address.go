@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/citune/citune/regs"
 	"strconv"
 	"strings"
 
@@ -75,7 +76,7 @@ func checkOffset(c *soc.Controller, s string, off uint32) error {
 		return fmt.Errorf("%s: not 32-bit aligned (citune reads whole words only)", s)
 	}
 	if off >= c.Span() {
-		return fmt.Errorf("%s: offset %#x is outside %s's window (%#x bytes)", s, off, c.Label, c.Span())
+		return fmt.Errorf("%s: offset %s is outside %s's window (%d bytes)", s, regs.Off(off), c.Label, c.Span())
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/citune/citune/units"
 	"io/fs"
 	"os"
 	"strings"
@@ -191,7 +192,7 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 	lines := []string{
 		fmt.Sprintf("citune dts: %s %s (%s), role %s, from %s", p.Name, c.Label, c.Node, orUnknown(h.Role), path),
 		fmt.Sprintf("%s sweep, probe %s, %s, started %s", h.Plan.Mode, h.Probe, kernelOf(h), h.Started.Format("2006-01-02 15:04 MST")),
-		fmt.Sprintf("original settings: %s", rank.FormatRate(rk.Baseline.Median, rk.Baseline.Unit)),
+		fmt.Sprintf("original settings: %s", units.MiBps.Rate(rk.Baseline.Median, rk.Baseline.Unit)),
 		v.Headline(),
 	}
 	if m := h.SimulatedMark(); m != "" {

@@ -170,7 +170,7 @@ func phys(t *soc.Target, off uint32) string {
 func registerAt(t *soc.Target, name string, off uint32) (*regs.Register, error) {
 	r := t.Profile.Map.At(off)
 	if r == nil {
-		return nil, usageErr("%s: no register of %s at offset %#x (%s): citune reads only registers it knows", name, t.Controller.Label, off, phys(t, off))
+		return nil, usageErr("%s: no register of %s at offset %s (%s): citune reads only registers it knows", name, t.Controller.Label, regs.Off(off), phys(t, off))
 	}
 	return r, nil
 }

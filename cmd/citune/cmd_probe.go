@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/citune/citune/units"
 	"io"
 	"io/fs"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
-	"github.com/citune/citune/sweep/rank"
 )
 
 func init() {
@@ -104,7 +104,7 @@ func runProbe(a *app, args []string) error {
 	if o.quiet {
 		for _, r := range results {
 			if r.Stats.N > 0 {
-				fmt.Fprintf(a.env.stdout, "%s %.1f irq/MiB\n", fmtRateIn(r.Stats.Median, r.Stats.Unit, display), r.Stats.IRQsPerMiB)
+				fmt.Fprintf(a.env.stdout, "%s %.1f irq/%s\n", display.Rate(r.Stats.Median, r.Stats.Unit), display.Per(r.Stats.IRQsPerMiB), display.Amount())
 			}
 		}
 		return merr
@@ -177,7 +177,7 @@ func withNotes(results []probe.Result, notes []string) {
 }
 
 // printProbe writes the results as JSON or for people.
-func (a *app) printProbe(results []probe.Result, tinfo *targetInfo, irq, display string) error {
+func (a *app) printProbe(results []probe.Result, tinfo *targetInfo, irq string, display units.Display) error {
 	if !a.g.json {
 		printResults(a.env.stdout, results, display)
 		return nil
@@ -243,36 +243,19 @@ func firstLine(err error) string {
 	return s
 }
 
-// fmtRate renders a rate in MiB/s, or in the probe's own unit.
-// fmtRateIn renders a byte rate in display (MiB/s, MB/s or Mbit/s); other
-// units as they are.
-func fmtRateIn(v float64, unit, display string) string { return rank.FormatRateIn(v, unit, display) }
-
 // medianRates is a probe's median in every unit (byte rates only).
 type medianRates struct {
 	Probe string `json:"probe"`
-	rank.Rate
+	units.Rate
 }
 
 func medianOf(r probe.Result) medianRates {
-	return medianRates{Probe: r.Probe, Rate: rank.RateOf(r.Stats.Median, r.Stats.Unit)}
-}
-
-func fmtBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2fGiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1fKiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%dB", n)
+	return medianRates{Probe: r.Probe, Rate: units.RateOf(r.Stats.Median, r.Stats.Unit)}
 }
 
 // printResults writes the human table.
-func printResults(w io.Writer, results []probe.Result, display string) {
-	fmtRate := func(v float64, unit string) string { return fmtRateIn(v, unit, display) }
+func printResults(w io.Writer, results []probe.Result, display units.Display) {
+	fmtRate, per := display.Rate, "irqs/"+display.Amount()
 	for i, res := range results {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -280,7 +263,7 @@ func printResults(w io.Writer, results []probe.Result, display string) {
 		fmt.Fprintln(w, res.Probe)
 		// Two lines per run at most, each within 80 columns (serial
 		// consoles): the rate and interrupts, then CPU and handler time.
-		fmt.Fprintf(w, "  %-4s %14s %9s %7s %7s %7s %8s\n", "run", "rate", "bytes", "time", "irqs", "irqs/s", "irqs/MiB")
+		fmt.Fprintf(w, "  %-4s %14s %9s %7s %7s %7s %8s\n", "run", "rate", "bytes", "time", "irqs", "irqs/s", per)
 		for j, r := range res.Runs {
 			name := fmt.Sprint(j + 1)
 			if r.Warmup {
@@ -299,7 +282,7 @@ func printResults(w io.Writer, results []probe.Result, display string) {
 				fmt.Fprintf(w, "  %-4s FAILED: %s\n", name, strings.ReplaceAll(r.Err, "\n", "\n       "))
 				continue
 			}
-			fmt.Fprintf(w, "  %-4s %14s %9s %6.2fs %7d %7.0f %8.1f\n", name, fmtRate(r.Rate, unit), fmtBytes(r.Bytes), r.Elapsed.Seconds(), r.IRQs, r.IRQsPerSec, r.IRQsPerMiB)
+			fmt.Fprintf(w, "  %-4s %14s %9s %6.2fs %7d %7.0f %8.1f\n", name, fmtRate(r.Rate, unit), units.Size(r.Bytes), r.Elapsed.Seconds(), r.IRQs, r.IRQsPerSec, display.Per(r.IRQsPerMiB))
 			if !r.Simulated {
 				fmt.Fprintf(w, "       cpu s usr/sys/irq/soft %s  handler us avg/max %s\n", cpu, handler)
 			}
@@ -327,7 +310,8 @@ func printResults(w io.Writer, results []probe.Result, display string) {
 			fmt.Fprintf(w, "  %d %s: median %s  min %s  max %s\n", s.N, runs, fmtRate(s.Median, s.Unit), fmtRate(s.Min, s.Unit), fmtRate(s.Max, s.Unit))
 			fmt.Fprintf(w, "  mean %s  stddev %s (CV %.1f%%)\n", fmtRate(s.Mean, s.Unit), fmtRate(s.StdDev, s.Unit), 100*s.CV)
 			if s.CPUPerGiB > 0 {
-				fmt.Fprintf(w, "  busy CPU %.2f s per GiB (all CPUs)\n", s.CPUPerGiB)
+				// Per GiB in the file; shown as ms per amount like report.
+				fmt.Fprintf(w, "  busy CPU %.2f ms per %s (all CPUs)\n", display.Per(s.CPUPerGiB*1000/1024), display.Amount())
 			}
 		}
 		if res.Hash != "" {
@@ -383,7 +367,7 @@ func (b *progressBar) update(p probe.Progress) {
 	if len(name) > 40 {
 		name = name[:37] + "..."
 	}
-	fmt.Fprintf(b.w, "\r\x1b[K[%s] %s%s %d/%d %s %s", bar, pct, kind, p.Run, p.Runs, fmtBytes(p.Done), name)
+	fmt.Fprintf(b.w, "\r\x1b[K[%s] %s%s %d/%d %s %s", bar, pct, kind, p.Run, p.Runs, units.Size(p.Done), name)
 	b.drawn = true
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/citune/citune/units"
 	"io"
 	"os"
 	"path/filepath"
@@ -105,8 +106,8 @@ func runReport(a *app, args []string) error {
 // loadReports reads the results files (each DT fragment from the same
 // code as `citune dts`), refuses flags that contradict them, and returns
 // them with the largest number of ranked points.
-func (a *app) loadReports(files []string, units string) ([]*report.Sweep, int, error) {
-	unit, err := byteUnit(units, a.env.getenv)
+func (a *app) loadReports(files []string, unitsFlag string) ([]*report.Sweep, int, error) {
+	unit, err := byteUnit(unitsFlag, a.env.getenv)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -230,18 +231,13 @@ func unitsUsage(tail string) string {
 
 // byteUnit resolves --units (or $CITUNE_UNITS): mib, mb, mbit or the unit
 // itself, case ignored.
-func byteUnit(flagVal string, getenv func(string) string) (string, error) {
+func byteUnit(flagVal string, getenv func(string) string) (units.Display, error) {
 	v := flagVal
 	if v == "" {
 		v = getenv("CITUNE_UNITS")
 	}
-	switch strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(v, "/s"), "ps")) {
-	case "", "mib":
-		return "MiB/s", nil
-	case "mb":
-		return "MB/s", nil
-	case "mbit":
-		return "Mbit/s", nil
+	if d, ok := units.ParseDisplay(v); ok {
+		return d, nil
 	}
 	return "", usageErr("--units %q: want MiB/s, MB/s or Mbit/s", v)
 }

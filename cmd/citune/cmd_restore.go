@@ -181,7 +181,7 @@ func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 		w.Sim = true
 	case undo.TargetDevMem:
 		if c.Base != e.Target.Base {
-			return fmt.Errorf("the journal names %s at %#x but profile %s puts it at %#x: not restored", e.Controller, e.Target.Base, p.Name, c.Base)
+			return fmt.Errorf("the journal names %s at 0x%08x but profile %s puts it at 0x%08x: not restored", e.Controller, e.Target.Base, p.Name, c.Base)
 		}
 	default:
 		return fmt.Errorf("journal entry of kind %q cannot be restored", e.Target.Kind)
@@ -290,7 +290,7 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 				bad = append(bad, m.String())
 			}
 		}
-		fmt.Fprintf(a.env.stdout, "restored %s %s (%#03x) = %s, reads %s  %s  (%s)\n", t.Controller.Label, r.Reg.Name, r.Reg.Offset, regs.Hex(r.New), regs.Hex(r.Readback), st, strings.Join(changeStrings(r.Changes), " "))
+		fmt.Fprintf(a.env.stdout, "restored %s %s (%s) = %s, reads %s  %s  (%s)\n", t.Controller.Label, r.Reg.Name, regs.Off(r.Reg.Offset), regs.Hex(r.New), regs.Hex(r.Readback), st, strings.Join(changeStrings(r.Changes), " "))
 	}
 	if len(bad) > 0 {
 		return withCode(exitNotHeld, fmt.Errorf("some registers did not return to the snapshot's value:\n  %s", strings.Join(bad, "\n  ")))

@@ -134,7 +134,7 @@ func (a *app) addressChanges(p *soc.Profile, args []string) ([]string, error) {
 	for i, off := range offs {
 		r := m.At(off)
 		if r == nil {
-			return nil, usageErr("%s: no register of %s at offset %#x (%#08x): citune writes only registers it knows", names[i], c.Label, off, c.Base+uint64(off))
+			return nil, usageErr("%s: no register of %s at offset %s (0x%08x): citune writes only registers it knows", names[i], c.Label, regs.Off(off), c.Base+uint64(off))
 		}
 		_, v, _ := strings.Cut(args[i], "=")
 		out[i] = r.Name + "=" + v
@@ -164,7 +164,7 @@ func (a *app) checkLive(changes []regs.Change, ws []regs.Write, allow bool) erro
 }
 
 func setResultOf(w regs.Write) setResult {
-	return setResult{Register: w.Reg.Name, Offset: fmt.Sprintf("0x%03x", w.Reg.Offset), Old: regs.Hex(w.Old), New: regs.Hex(w.New), Changes: changeStrings(w.Changes)}
+	return setResult{Register: w.Reg.Name, Offset: regs.Off(w.Reg.Offset), Old: regs.Hex(w.Old), New: regs.Hex(w.New), Changes: changeStrings(w.Changes)}
 }
 
 // printDrySet shows what a set would write, with the warnings the set

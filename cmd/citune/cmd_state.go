@@ -133,7 +133,7 @@ func runMkimage(a *app, args []string) error {
 			Values     string `json:"values"`
 		}{fs.Arg(0), sidecarPath(fs.Arg(0)), p.Name, c.Label, c.Span(), map[bool]string{true: "reset", false: "board"}[a.g.resetVals]})
 	}
-	fmt.Fprintf(a.env.stderr, "wrote %s: %#x bytes, %s of %s %s (described in %s)\n", fs.Arg(0), c.Span(), what, p.Name, c.Label, sidecarPath(fs.Arg(0)))
+	fmt.Fprintf(a.env.stderr, "wrote %s: %d bytes, %s of %s %s (described in %s)\n", fs.Arg(0), c.Span(), what, p.Name, c.Label, sidecarPath(fs.Arg(0)))
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/citune/citune/units"
 	"strings"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 // reportSweep prints the ranking and turns the outcome into an exit code;
 // sim (target and probe) says whether it is a simulated sweep, whose
 // output starts with SIMULATED.
-func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display string, sim results.Header) error {
+func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display units.Display, sim results.Header) error {
 	if a.g.json {
 		if jerr := writeJSON(a.env.stdout, struct {
 			Target  targetInfo `json:"target"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/citune/citune/units"
 	"io"
 	"io/fs"
 	"os"
@@ -279,7 +280,7 @@ func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[str
 // sweepRunner opens the undo session of the sweep and builds its runner:
 // the host, the module parameter's users, and on the simulator the
 // simulated reload and (with the sim probe) the simulated board's clock.
-func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *soc.Profile, pl plan.Plan, pr probe.Probe, env probe.Env, prev *results.Results, display string) (*sweep.Runner, func(), error) {
+func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *soc.Profile, pl plan.Plan, pr probe.Probe, env probe.Env, prev *results.Results, display units.Display) (*sweep.Runner, func(), error) {
 	sysHost := o.host(t.Profile)
 	scopeRoot := a.env.root
 	if set["sys-root"] {

@@ -7,53 +7,8 @@ import (
 	"testing"
 
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/units"
 )
-
-// Byte rates are shown in the unit asked for (MiB/s when it is unknown);
-// a probe's own unit is shown as it is.
-func TestFormatRate(t *testing.T) {
-	for _, c := range []struct {
-		rate          float64
-		unit, display string
-		want          string
-	}{
-		{32 << 20, "", "MiB/s", "32.00 MiB/s"},
-		{32 << 20, "B/s", "MB/s", "33.55 MB/s"},
-		{1e6, "", "Mbit/s", "8.00 Mbit/s"},
-		{1 << 20, "", "furlongs/s", "1.00 MiB/s"},
-		{1 << 20, "", "", "1.00 MiB/s"},
-		{59.94, "fps", "MB/s", "59.94 fps"},
-	} {
-		if got := rank.FormatRateIn(c.rate, c.unit, c.display); got != c.want {
-			t.Errorf("FormatRateIn(%v, %q, %q) = %q, want %q", c.rate, c.unit, c.display, got, c.want)
-		}
-	}
-	if got := rank.FormatRate(31.25*(1<<20), ""); got != "31.25 MiB/s" {
-		t.Errorf("FormatRate = %q", got)
-	}
-}
-
-// A table that puts the unit in its heading gets the number and the unit
-// apart: the same ones FormatRateIn joins.
-func TestRateIn(t *testing.T) {
-	for _, c := range []struct {
-		rate          float64
-		unit, display string
-		want          float64
-		wantUnit      string
-	}{
-		{32 << 20, "", "MiB/s", 32, "MiB/s"},
-		{2e6, "B/s", "MB/s", 2, "MB/s"},
-		{1e6, "", "Mbit/s", 8, "Mbit/s"},
-		{3 << 20, "", "furlongs/s", 3, "MiB/s"},
-		{59.94, "fps", "Mbit/s", 59.94, "fps"},
-	} {
-		got, unit := rank.RateIn(c.rate, c.unit, c.display), rank.DisplayUnit(c.unit, c.display)
-		if math.Abs(got-c.want) > 1e-9 || unit != c.wantUnit {
-			t.Errorf("RateIn, DisplayUnit(%v, %q, %q) = %v %q, want %v %q", c.rate, c.unit, c.display, got, unit, c.want, c.wantUnit)
-		}
-	}
-}
 
 // Settings are shown by field name (register dropped), paths and module
 // parameters in full, ordered by what is shown.
@@ -121,8 +76,9 @@ func TestRankingFormat(t *testing.T) {
 		}
 	}
 	b.Reset()
-	rk.FormatIn(&b, "MB/s")
-	if !strings.Contains(b.String(), "41.94 MB/s") || strings.Contains(b.String(), "MiB/s") {
+	rk.FormatIn(&b, units.MBps)
+	// Interrupts and CPU follow the unit: per MB, 1e6/2^20 of per MiB.
+	if !strings.Contains(b.String(), "41.94 MB/s") || !strings.Contains(b.String(), "  7629 irq/MB   2.4 ms CPU/MB") || strings.Contains(b.String(), "MiB") {
 		t.Errorf("table in MB/s:\n%s", b.String())
 	}
 

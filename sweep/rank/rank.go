@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"github.com/citune/citune/units"
 	"math"
 	"slices"
 	"sort"
@@ -50,7 +51,7 @@ type Ranked struct {
 	Settings   map[string]string `json:"settings"`
 	Ignored    []string          `json:"ignored,omitempty"`
 	Runs       int               `json:"runs"`
-	Median     float64           `json:"median_rate"`
+	Median     float64           `json:"median_bytes_per_s"`
 	Unit       string            `json:"unit,omitempty"`
 	IRQsPerMiB *float64          `json:"irqs_per_mib,omitempty"`
 	CPUPerMiB  *float64          `json:"cpu_ms_per_mib,omitempty"`
@@ -80,7 +81,7 @@ type Excluded struct {
 	Runs     int               `json:"runs"`
 	// Median, Unit, VsBaseline and Blocked are an eliminated point's
 	// (the race dropped it on good runs, just fewer of them).
-	Median     float64     `json:"median_rate,omitempty"`
+	Median     float64     `json:"median_bytes_per_s,omitempty"`
 	Unit       string      `json:"unit,omitempty"`
 	VsBaseline *Comparison `json:"vs_baseline,omitempty"`
 	Blocked    []string    `json:"blocked,omitempty"`
@@ -91,7 +92,7 @@ type Excluded struct {
 // BaselineStats is the baseline (original settings) over all its visits.
 type BaselineStats struct {
 	Runs   int     `json:"runs"`
-	Median float64 `json:"median_rate"`
+	Median float64 `json:"median_bytes_per_s"`
 	// Visits are the medians of each baseline measurement in order;
 	// DriftPct is last against first.
 	Visits   []float64 `json:"visits"`
@@ -307,43 +308,6 @@ func cmpTol(a, b *float64, tol float64) int {
 	return 1
 }
 
-// ByteUnits are the units byte rates can be shown in, with their size in
-// bytes per second: MiB/s, and the SI MB/s and Mbit/s that dd, hdparm and
-// iperf3 print.
-var ByteUnits = map[string]float64{"MiB/s": 1 << 20, "MB/s": 1e6, "Mbit/s": 1e6 / 8}
-
-// FormatRate renders a rate: "31.25 MiB/s" for bytes per second (as
-// `citune probe` does), or in the probe's own unit.
-func FormatRate(r float64, unit string) string { return FormatRateIn(r, unit, "MiB/s") }
-
-// FormatRateIn renders a byte rate in display (one of ByteUnits; MiB/s
-// when empty or unknown); a rate in the probe's own unit (fps) as it is.
-func FormatRateIn(r float64, unit, display string) string {
-	return fmt.Sprintf("%.2f %s", RateIn(r, unit, display), DisplayUnit(unit, display))
-}
-
-// DisplayUnit is the unit FormatRateIn shows a rate of unit in: display
-// (one of ByteUnits; MiB/s when empty or unknown) for bytes per second
-// (unit "" or "B/s"), else unit itself. Tables that carry the unit in a
-// heading use it with RateIn.
-func DisplayUnit(unit, display string) string {
-	if unit != "" && unit != "B/s" {
-		return unit
-	}
-	if _, ok := ByteUnits[display]; !ok {
-		return "MiB/s"
-	}
-	return display
-}
-
-// RateIn is rate r of unit as a number in DisplayUnit(unit, display).
-func RateIn(r float64, unit, display string) float64 {
-	if unit != "" && unit != "B/s" {
-		return r
-	}
-	return r / ByteUnits[DisplayUnit(unit, display)]
-}
-
 // SettingsString renders settings with short names, ordered by them:
 // "AHBBRST=0 ITC=1 TXPBURST=16".
 func SettingsString(s map[string]string) string {
@@ -378,17 +342,18 @@ func shortName(k string) string {
 }
 
 // Format writes the ranking as a table for people, byte rates in MiB/s.
-func (r Ranking) Format(b *strings.Builder) { r.FormatIn(b, "MiB/s") }
+func (r Ranking) Format(b *strings.Builder) { r.FormatIn(b, units.MiBps) }
 
-// FormatIn writes the ranking with byte rates in display (ByteUnits).
-func (r Ranking) FormatIn(b *strings.Builder, display string) {
+// FormatIn writes the ranking with byte rates, interrupts and CPU per
+// amount in display.
+func (r Ranking) FormatIn(b *strings.Builder, display units.Display) {
 	bl := r.Baseline
 	if bl.Runs > 0 {
-		fmt.Fprintf(b, "baseline (original settings): %s, median of %d runs", FormatRateIn(bl.Median, bl.Unit, display), bl.Runs)
+		fmt.Fprintf(b, "baseline (original settings): %s, median of %d runs", display.Rate(bl.Median, bl.Unit), bl.Runs)
 		if len(bl.Visits) >= 2 {
 			lo, hi := slices.Min(bl.Visits), slices.Max(bl.Visits)
 			fmt.Fprintf(b, "; measured %d times, drift %+.1f %% first to last (medians %s to %s)", len(bl.Visits), bl.DriftPct,
-				FormatRateIn(lo, bl.Unit, display), FormatRateIn(hi, bl.Unit, display))
+				display.Rate(lo, bl.Unit), display.Rate(hi, bl.Unit))
 		}
 		b.WriteString("\n")
 	}
@@ -406,12 +371,12 @@ func (r Ranking) FormatIn(b *strings.Builder, display string) {
 		if p.Tied {
 			tie = "="
 		}
-		fmt.Fprintf(b, "%3d%s %-*s %12s", p.Rank, tie, width, SettingsString(p.Settings), FormatRateIn(p.Median, p.Unit, display))
+		fmt.Fprintf(b, "%3d%s %-*s %12s", p.Rank, tie, width, SettingsString(p.Settings), display.Rate(p.Median, p.Unit))
 		if p.IRQsPerMiB != nil {
-			fmt.Fprintf(b, " %5.0f irq/MiB", *p.IRQsPerMiB)
+			fmt.Fprintf(b, " %5.0f irq/%s", display.Per(*p.IRQsPerMiB), display.Amount())
 		}
 		if p.CPUPerMiB != nil {
-			fmt.Fprintf(b, " %5.1f ms CPU/MiB", *p.CPUPerMiB)
+			fmt.Fprintf(b, " %5.1f ms CPU/%s", display.Per(*p.CPUPerMiB), display.Amount())
 		}
 		if v := VsString(p.VsBaseline); v != "" {
 			fmt.Fprintf(b, "  %s", v)
@@ -425,7 +390,7 @@ func (r Ranking) FormatIn(b *strings.Builder, display string) {
 		b.WriteString("\n")
 	}
 	if len(r.Ranked) > 1 && r.Ranked[0].Tied {
-		b.WriteString("  = not significantly slower than the fastest; ordered by interrupts per MiB,\n    then CPU per MiB, then fewest settings changed from the original\n")
+		fmt.Fprintf(b, "  = not significantly slower than the fastest; ordered by interrupts per %s,\n    then CPU per %[1]s, then fewest settings changed from the original\n", display.Amount())
 	}
 	if r.Family > 1 {
 		fmt.Fprintf(b, "  intervals: geometric mean rates, holding together at 95 %% over %d points\n", r.Family)

@@ -1,6 +1,10 @@
 package results
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/citune/citune/sweep/rank"
+)
 
 // UnmarshalJSON reads a run under the names of either form: today's,
 // with units in the names (rate_bytes_per_s, irqs_per_s, cpu_s), and the
@@ -37,4 +41,11 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 		m.CPU = *aux.OldCPU
 	}
 	return nil
+}
+
+// UnmarshalJSON reads a point's median under today's name
+// (median_bytes_per_s) or the older median_rate.
+func (p *PointRecord) UnmarshalJSON(b []byte) error {
+	type plain PointRecord
+	return rank.DecodeOldMedian(b, (*plain)(p), &p.Median)
 }

@@ -196,7 +196,7 @@ type PointRecord struct {
 	Runs   int       `json:"runs"`
 	Rates  []float64 `json:"rates"`
 	Total  int       `json:"total_runs"`
-	Median float64   `json:"median_rate"`
+	Median float64   `json:"median_bytes_per_s"`
 	Unit   string    `json:"unit,omitempty"`
 	// Compared with the baseline runs so far (absent for the baseline).
 	VsBaseline *rank.Comparison `json:"vs_baseline,omitempty"`

@@ -411,3 +411,15 @@ func TestStoreOriginals(t *testing.T) {
 		t.Errorf("with originals: %+v, want b (keeps AHBBRST)", w)
 	}
 }
+
+// A point record's median is median_bytes_per_s; a file written before
+// that name (median_rate) reads the same.
+func TestPointMedianNames(t *testing.T) {
+	h := `{"type":"header","format":"citune-sweep","version":1,"profile":"imx6q"}`
+	for _, k := range []string{"median_rate", "median_bytes_per_s"} {
+		res, err := results.Read(strings.NewReader(h + "\n" + `{"type":"point","point":"x","status":"ok","runs":1,"rates":[5],"total_runs":1,"` + k + `":5}` + "\n"))
+		if err != nil || len(res.Points) != 1 || res.Points[0].Median != 5 {
+			t.Errorf("%s: %v, %+v", k, err, res.Points)
+		}
+	}
+}
