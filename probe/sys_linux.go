@@ -45,9 +45,14 @@ func rdevOf(st os.FileInfo) uint64 {
 }
 
 // ownGroup runs cmd in a process group of its own, killed whole on
-// cancel (a shell's children too).
+// cancel (a shell's children too). Pdeathsig kills the command itself
+// when citune dies without cancelling (kill -9): a probe left running
+// would load the bus under the next session's measurements. It reaches
+// the direct child only (a shell's own children outlive it), and it fires
+// when the forking thread exits, which in Go happens only to a thread a
+// goroutine locked and left locked; citune locks none.
 func ownGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }
 
