@@ -155,7 +155,13 @@ func (r *Runner) emit(e Event) error {
 		e.Time = r.Now().UTC()
 	}
 	var err error
-	if rec := e.record(); rec != nil {
+	rec := e.record()
+	if er, ok := rec.(results.EventRecord); ok && r.Clock != nil {
+		sim := e.Time.UTC()
+		er.Time, er.SimTime = r.wall().UTC(), &sim
+		rec = er
+	}
+	if rec != nil {
 		err = r.Out.Write(rec)
 	}
 	r.print(e)

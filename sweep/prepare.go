@@ -36,11 +36,12 @@ func (r *Runner) Prepare() error {
 	if err := r.Plan.Check(); err != nil {
 		return err
 	}
-	if r.Clock != nil {
-		r.Now, r.Sleep = r.Clock.Now, r.Clock.Sleep
-	}
 	if r.Now == nil {
 		r.Now = time.Now
+	}
+	r.wall = r.Now
+	if r.Clock != nil {
+		r.Now, r.Sleep = r.Clock.Now, r.Clock.Sleep
 	}
 	if r.MaxFailures <= 0 {
 		r.MaxFailures = 3

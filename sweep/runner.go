@@ -85,7 +85,8 @@ type Runner struct {
 	BootRoot string
 
 	session   int
-	rebooting bool // a visit needs a boot with other arguments (ErrReboot)
+	wall      func() time.Time // the wall clock (Now before a Clock replaced it)
+	rebooting bool             // a visit needs a boot with other arguments (ErrReboot)
 	axes      []plan.Axis
 	orig      []string // the baseline: original values (the header's when resuming)
 	live      []string // values when this session started: restored at its end
@@ -239,7 +240,8 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr,
 		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil,
 		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, ConfirmRuns: r.confirmRuns, Model: r.model}
-	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: r.Now().UTC(), Status: results.StatusComplete, Restored: restoreErr == nil,
+	wall, sim := r.stamp()
+	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: wall, SimTime: sim, Status: results.StatusComplete, Restored: restoreErr == nil,
 		ProbeRuns: r.runs, TotalProbeRuns: r.total, Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, Ranking: out.Ranking}
 	switch {
 	case errors.Is(runErr, ErrInterrupted), errors.Is(runErr, ErrReboot):
@@ -274,12 +276,12 @@ func (r *Runner) begin() error {
 	}
 	r.store.SetOriginal(origs)
 	if r.Resume != nil {
-		rec := results.ResumeRecord{Type: results.TypeResume, Session: r.session, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command, Live: live, Boot: r.boot()}
+		rec := results.ResumeRecord{Type: results.TypeResume, Session: r.session, Started: r.wall().UTC(), PID: os.Getpid(), Command: r.Command, Live: live, Boot: r.boot()}
 		return r.emit(Event{Kind: SweepStarted, Notes: r.notes, Resume: &rec})
 	}
 	plan := r.Plan
 	plan.Axes = r.axes
-	h := results.Header{Type: results.TypeHeader, Format: results.Format, Version: results.Version, Started: r.Now().UTC(), PID: os.Getpid(), Command: r.Command,
+	h := results.Header{Type: results.TypeHeader, Format: results.Format, Version: results.Version, Started: r.wall().UTC(), PID: os.Getpid(), Command: r.Command,
 		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: results.Addr(t.Controller.Base),
 		Target: string(t.Kind), TargetPath: t.Path(), Role: string(r.role), Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
 		ModParamControllers: r.ParamUsers, Boot: r.boot()}

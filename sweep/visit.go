@@ -149,8 +149,9 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop f
 		r.total++
 		r.spent++
 		r.measured++
+		wall, sim := r.stamp()
 		rr := results.RunRecord{Type: results.TypeRun, Session: r.session, Visit: rec.Visit, Point: p.Key, Baseline: p.Baseline, Seq: i + 1,
-			Warmup: i < warmup, Screen: screen && r.Plan.Warmup > 0, Time: r.Now().UTC(), Run: results.MeasurementOf(run), Held: true}
+			Warmup: i < warmup, Screen: screen && r.Plan.Warmup > 0, Time: wall, SimTime: sim, Run: results.MeasurementOf(run), Held: true}
 		if perr != nil {
 			rr.Error = perr.Error()
 		}

@@ -82,7 +82,14 @@ func (m Model) onResults(msg resultsMsg) Model {
 	}
 	s.total = s.planned
 	if n := len(msg.res.Runs); n > 0 {
-		s.elapsed = msg.res.Runs[n-1].Time.Sub(msg.res.Runs[0].Time)
+		first, last := msg.res.Runs[0], msg.res.Runs[n-1]
+		if first.SimTime != nil && last.SimTime != nil {
+			// A simulated sweep: the board's modelled time, as the
+			// session's own sweeps count it.
+			s.elapsed = last.SimTime.Sub(*first.SimTime)
+		} else {
+			s.elapsed = last.Time.Sub(first.Time)
+		}
 	}
 	// The verdict's rule of the session's own sweeps and of citune dts:
 	// only what can be made permanent on this controller is recommended.

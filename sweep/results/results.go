@@ -145,15 +145,18 @@ type Boot struct {
 
 // RunRecord is one probe run.
 type RunRecord struct {
-	Type     string      `json:"type"`
-	Session  int         `json:"session"`
-	Visit    int         `json:"visit"`
-	Point    string      `json:"point"`
-	Baseline bool        `json:"baseline,omitempty"`
-	Seq      int         `json:"seq"`
-	Warmup   bool        `json:"warmup,omitempty"`
-	Time     time.Time   `json:"time"`
-	Run      Measurement `json:"run"`
+	Type     string    `json:"type"`
+	Session  int       `json:"session"`
+	Visit    int       `json:"visit"`
+	Point    string    `json:"point"`
+	Baseline bool      `json:"baseline,omitempty"`
+	Seq      int       `json:"seq"`
+	Warmup   bool      `json:"warmup,omitempty"`
+	Time     time.Time `json:"time"`
+	// SimTime is the simulated board's modelled time of the run (a sweep
+	// on a SimClock only); Time stays the wall clock.
+	SimTime *time.Time  `json:"sim_time,omitempty"`
+	Run     Measurement `json:"run"`
 	// Held is false when a swept setting changed during the run;
 	// Changed says what.
 	Held    bool     `json:"held"`
@@ -207,12 +210,13 @@ type PointRecord struct {
 // EventRecord notes something that happened: a module reload, a
 // restore, an elimination in the adaptive race, a warning.
 type EventRecord struct {
-	Type    string    `json:"type"`
-	Session int       `json:"session"`
-	Time    time.Time `json:"time"`
-	Event   string    `json:"event"`
-	Point   string    `json:"point,omitempty"`
-	Message string    `json:"message"`
+	Type    string     `json:"type"`
+	Session int        `json:"session"`
+	Time    time.Time  `json:"time"`
+	SimTime *time.Time `json:"sim_time,omitempty"` // as RunRecord's
+	Event   string     `json:"event"`
+	Point   string     `json:"point,omitempty"`
+	Message string     `json:"message"`
 	// Model is the fit of a model-mode sweep (EventModel).
 	Model *ModelFit `json:"model,omitempty"`
 }
@@ -256,13 +260,14 @@ const (
 
 // EndRecord closes a session.
 type EndRecord struct {
-	Type         string    `json:"type"`
-	Session      int       `json:"session"`
-	Time         time.Time `json:"time"`
-	Status       string    `json:"status"` // StatusComplete, StatusInterrupted, StatusFailed or StatusAborted
-	Error        string    `json:"error,omitempty"`
-	Restored     bool      `json:"restored"`
-	RestoreError string    `json:"restore_error,omitempty"`
+	Type         string     `json:"type"`
+	Session      int        `json:"session"`
+	Time         time.Time  `json:"time"`
+	SimTime      *time.Time `json:"sim_time,omitempty"` // as RunRecord's
+	Status       string     `json:"status"`             // StatusComplete, StatusInterrupted, StatusFailed or StatusAborted
+	Error        string     `json:"error,omitempty"`
+	Restored     bool       `json:"restored"`
+	RestoreError string     `json:"restore_error,omitempty"`
 	// ProbeRuns counts this session's probe runs (warm-ups included);
 	// TotalProbeRuns all sessions'.
 	ProbeRuns      int `json:"probe_runs"`
