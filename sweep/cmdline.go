@@ -252,9 +252,12 @@ func (r *Runner) restoreBoot() error {
 }
 
 // The U-Boot variables of a one-shot boot (CONFIG_BOOTCOUNT_LIMIT with
-// the counter in the environment): with upgrade_available=1 U-Boot
-// counts boots in bootcount, and past bootlimit it runs altbootcmd
-// instead of bootcmd.
+// the counter in the environment, CONFIG_BOOTCOUNT_ENV): with
+// upgrade_available=1 U-Boot counts boots in bootcount, and once
+// bootcount exceeds bootlimit it runs altbootcmd instead of bootcmd
+// (drivers/bootcount/bootcount_env.c, common/autoboot.c): with
+// bootcount=0 and bootlimit=1 the point boots once, a second boot
+// without a reset of the count runs altbootcmd.
 var oneShotVars = []string{"bootcount", "bootlimit", "upgrade_available", "altbootcmd"}
 
 // oneShot adds to vals what makes a point's arguments last one boot where

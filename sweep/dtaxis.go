@@ -30,7 +30,11 @@ import (
 //     loader was given from one not written yet, as for bootargs. It is
 //     written beside the loader's files: the folder that holds extlinux/
 //     (extlinux), else /boot, and named from the root as
-//     `dts --overlay`'s snippets name it (/boot/NAME.dtbo). Every file
+//     `dts --overlay`'s snippets name it (/boot/NAME.dtbo). U-Boot's
+//     sysboot reads such a path from the root of the partition that
+//     holds extlinux/ (boot/pxe_utils.c get_relfile, allow_abs_path), so
+//     this holds where /boot is on that partition's file system; with a
+//     separate /boot partition the point reads "not applied". Every file
 //     is journalled (undo.BootRec.Files) and removed with the originals.
 //   - A point at every dt: axis's original value boots without it (the
 //     original fdtoverlays): the baseline is the board's own tree.
