@@ -203,7 +203,7 @@ func (s *Sweep) winning() *Point {
 // VerdictLines are the verdict's headline and details, as every output
 // prints them.
 func (s *Sweep) VerdictLines() []string {
-	return append([]string{s.Verdict.Headline()}, s.Verdict.Details()...)
+	return append([]string{s.Verdict.Headline()}, s.Verdict.DetailsIn(s.ByteUnit)...)
 }
 
 // Board describes the board: "imx6q usbh1 (usb@2184200)".

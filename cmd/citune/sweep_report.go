@@ -46,7 +46,7 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 		if out.Ranking.Winner() != nil {
 			v := out.Ranking.Verdict
 			fmt.Fprintln(w, v.Headline())
-			for _, l := range v.Details() {
+			for _, l := range v.DetailsIn(display) {
 				fmt.Fprintln(w, "  "+l)
 			}
 		}

@@ -126,3 +126,25 @@ func spread(x, sd float64, n int, seed uint64) []float64 {
 	}
 	return out
 }
+
+// The verdict's tie line gives its interrupt figures per the --units
+// amount (per MB with MB/s), while Tie, for --json, stays per MiB.
+func TestVerdictTieFollowsUnits(t *testing.T) {
+	pts := []rank.PointStats{
+		{Key: "ITC=1", Settings: map[string]string{"ITC": "1"}, Status: rank.StatusOK, Rates: []float64{110.8, 111, 109.6, 110.6, 110.2}, IRQsPerMiB: []float64{8000, 8000, 8000, 8000, 8000}},
+		{Key: "ITC=8", Settings: map[string]string{"ITC": "8"}, Status: rank.StatusOK, Rates: []float64{110.5, 109.5, 110, 110.2, 109.8}, IRQsPerMiB: []float64{1000, 1000, 1000, 1000, 1000}},
+	}
+	rk := rank.Rank(pts, []float64{95, 96, 94, 95.5, 94.5}, nil, map[string]string{"ITC": "2"}, rank.Policy{})
+	v := rk.Verdict
+	if !strings.Contains(v.Tie, "fewer interrupts per MiB (1000 against 8000)") {
+		t.Fatalf("tie %q (verdict %+v)", v.Tie, v)
+	}
+	mb := strings.Join(v.DetailsIn("MB/s"), "\n")
+	// 1000 per MiB is 953.67 per MB; 8000 is 7629.39.
+	if !strings.Contains(mb, "fewer interrupts per MB (954 against 7629)") {
+		t.Errorf("MB/s details:\n%s", mb)
+	}
+	if !slices.Equal(v.Details(), v.DetailsIn("MiB/s")) {
+		t.Errorf("Details %q differ from DetailsIn(MiB/s) %q", v.Details(), v.DetailsIn("MiB/s"))
+	}
+}

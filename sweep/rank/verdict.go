@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/citune/citune/units"
 )
 
 // The verdict: what a sweep recommends, decided once, here, for every
@@ -112,6 +114,9 @@ type Verdict struct {
 	Reason string `json:"reason"`
 	Settle string `json:"settle,omitempty"`
 	Tie    string `json:"tie,omitempty"`
+	// tie keeps Tie's figures so DetailsIn can give them per the
+	// display's amount (Tie itself, for --json, is per MiB).
+	tie *tieLine
 	// The rule it was decided under.
 	MinGainPct float64 `json:"min_gain_pct"`
 	Family     int     `json:"family"`
@@ -216,7 +221,9 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 	}
 	v.Reason = fmt.Sprintf("faster than the original settings beyond noise and the %.1f %% threshold", pol.MinGainPct)
 	if len(tied) > 1 && w != lead {
-		v.Tie = fmt.Sprintf("chosen among the %d points tied with the fastest (%s) for %s", len(tied), SettingsString(lead.Settings), tieReason(w, lead, original))
+		v.tie = &tieLine{n: len(tied), lead: SettingsString(lead.Settings)}
+		v.tie.reason(w, lead, original)
+		v.Tie = v.tie.text(units.MiBps)
 	}
 	if bench != nil && bench.logMean > w.logMean {
 		v.Bench = &BenchBest{Point: bench.Key, Settings: bench.Settings, Vs: bench.VsBaseline, Blocked: blocked}
@@ -337,12 +344,17 @@ func (v Verdict) Short() string {
 // Details are the verdict's further lines: what would settle it, the
 // settings that did not matter, the faster point that cannot be made
 // permanent, and the rule.
-func (v Verdict) Details() []string {
+func (v Verdict) Details() []string { return v.DetailsIn(units.MiBps) }
+
+// DetailsIn are Details with per-amount figures per d.Amount() (--units).
+func (v Verdict) DetailsIn(d units.Display) []string {
 	var out []string
 	if v.Settle != "" {
 		out = append(out, "to decide: "+v.Settle)
 	}
-	if v.Tie != "" {
+	if v.tie != nil {
+		out = append(out, v.tie.text(d))
+	} else if v.Tie != "" {
 		out = append(out, v.Tie)
 	}
 	if len(v.Kept) > 0 {
@@ -403,17 +415,42 @@ func alwaysBlocked(rk *Ranking, original map[string]string) string {
 	return ks[0]
 }
 
-// tieReason says what put w ahead of lead in the tie order (tieLess):
+// tieLine is why the recommendation is not the fastest of the points
+// tied with it: what put it ahead in the tie order (tieLess).
+type tieLine struct {
+	n     int    // points tied
+	lead  string // the fastest's settings
+	kind  string // "irq", "cpu" or "" (other holds the words)
+	w, l  float64
+	other string
+}
+
+// reason says what put w ahead of lead in the tie order (tieLess):
 // fewer interrupts, less CPU, fewer changed settings.
-func tieReason(w, lead *Ranked, original map[string]string) string {
+func (t *tieLine) reason(w, lead *Ranked, original map[string]string) {
 	switch {
 	case cmpTol(w.IRQsPerMiB, lead.IRQsPerMiB, 0.02) < 0:
-		return fmt.Sprintf("fewer interrupts per MiB (%.0f against %.0f)", *w.IRQsPerMiB, *lead.IRQsPerMiB)
+		t.kind, t.w, t.l = "irq", *w.IRQsPerMiB, *lead.IRQsPerMiB
+		return
 	case cmpTol(w.CPUPerMiB, lead.CPUPerMiB, 0.05) < 0:
-		return fmt.Sprintf("less CPU per MiB (%.1f against %.1f ms)", *w.CPUPerMiB, *lead.CPUPerMiB)
+		t.kind, t.w, t.l = "cpu", *w.CPUPerMiB, *lead.CPUPerMiB
+		return
 	}
 	if a, b := changedFrom(w.Settings, original), changedFrom(lead.Settings, original); a < b {
-		return fmt.Sprintf("fewer changed settings (%d against %d)", a, b)
+		t.other = fmt.Sprintf("fewer changed settings (%d against %d)", a, b)
+		return
 	}
-	return "its higher median rate (as fast by the mean, within noise)"
+	t.other = "its higher median rate (as fast by the mean, within noise)"
+}
+
+// text is the line, per-amount figures per d.Amount().
+func (t *tieLine) text(d units.Display) string {
+	why := t.other
+	switch t.kind {
+	case "irq":
+		why = fmt.Sprintf("fewer interrupts per %s (%.0f against %.0f)", d.Amount(), d.Per(t.w), d.Per(t.l))
+	case "cpu":
+		why = fmt.Sprintf("less CPU per %s (%.1f against %.1f ms)", d.Amount(), d.Per(t.w), d.Per(t.l))
+	}
+	return fmt.Sprintf("chosen among the %d points tied with the fastest (%s) for %s", t.n, t.lead, why)
 }
