@@ -149,6 +149,15 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 		return err
 	}
 	defer closeUndo()
+	// Another --abort may have ended the file while this one waited for
+	// the lock: read it again under the lock, so one end record is added.
+	if res, err = results.Load(file); err != nil {
+		return explainResults(file, err)
+	}
+	if n := len(res.Ends); n > 0 && res.Ends[n-1].Session == res.Sessions() {
+		last = res.Ends[n-1].Status
+	}
+	ended = last == results.StatusComplete || last == results.StatusAborted
 	// The resume first: whatever follows, the sweep does not come back.
 	gone := bootargs.RemoveResume(o.sysRoot)
 	for _, g := range gone {
