@@ -272,7 +272,7 @@ func (r *Runner) oneShot(origs, vals map[string]*string) string {
 		return ""
 	}
 	var alt []string
-	quoted := true
+	unquotable := ""
 	for _, n := range []string{"bootargs", "fdtoverlays"} {
 		o, ok := origs[n]
 		switch {
@@ -281,7 +281,9 @@ func (r *Runner) oneShot(origs, vals map[string]*string) string {
 			alt = append(alt, "setenv "+n)
 		default:
 			alt = append(alt, "setenv "+n+" '"+*o+"'")
-			quoted = quoted && !strings.ContainsAny(*o, "'")
+			if unquotable == "" && strings.Contains(*o, "'") {
+				unquotable = n
+			}
 		}
 	}
 	have := false
@@ -298,11 +300,14 @@ func (r *Runner) oneShot(origs, vals map[string]*string) string {
 			}
 		}
 	}
-	if !have || !quoted {
+	if !have || unquotable != "" {
 		for _, n := range oneShotVars {
 			if origs[n] == nil {
 				delete(origs, n)
 			}
+		}
+		if unquotable != "" {
+			return "note: the original " + unquotable + " holds a single quote, which altbootcmd cannot put back: no one-shot boot; a point that does not boot stays until the board is booted by hand"
 		}
 		return "note: the U-Boot environment has no bootcount/bootlimit/altbootcmd: a point that does not boot stays until the board is booted by hand"
 	}

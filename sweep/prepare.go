@@ -329,6 +329,12 @@ func (r *Runner) checkResume() error {
 	if a, b := planKey(h.Plan), planKey(r.Plan); a != b {
 		return fmt.Errorf("%w: the plan differs from the results file's:\n  file: %s\n  now:  %s\nresume with the same axes, mode, repeat, warmup, seed, baseline-every, budget and min-gain (or leave them out to take the file's)", plan.ErrPlan, a, b)
 	}
+	if h.Costs != results.CostsByData && !r.fixedCosts {
+		// Its visits followed the plan's fixed schedule: replaying them
+		// needs the same schedule.
+		r.fixedCosts = true
+		r.notes = append(r.notes, "the results file was written before baseline visits and warm-ups were decided by the data: the sweep keeps its fixed schedule")
+	}
 	if n := len(r.Resume.Ends); n > 0 && r.Resume.Ends[n-1].Status == results.StatusComplete {
 		r.notes = append(r.notes, "the sweep in the results file is complete; nothing is measured again")
 	}

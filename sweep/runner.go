@@ -285,6 +285,9 @@ func (r *Runner) begin() error {
 		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: results.Addr(t.Controller.Base),
 		Target: string(t.Kind), TargetPath: t.Path(), Role: string(r.role), Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
 		ModParamControllers: r.ParamUsers, Boot: r.boot()}
+	if !r.fixedCosts {
+		h.Costs = results.CostsByData
+	}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
 		h.ProfileFile = host.AbsPath(t.Profile.File)
 	}

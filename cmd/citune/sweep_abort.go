@@ -93,6 +93,13 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 		if where != "" {
 			return fmt.Errorf("sweep --abort: %s names no results file: give it (citune sweep --abort RESULTS.jsonl), or remove the resume and run `citune restore`", where)
 		}
+		// An abort killed after it removed the resume leaves the journal:
+		// a second run must not say there is nothing left.
+		if path, err := a.journalPath(); err == nil {
+			if j, err := undo.Load(path); err == nil && len(j.Entries) > 0 {
+				return fmt.Errorf("sweep --abort: no sweep resumes at boot under %s, but the journal %s holds what a sweep changed: `citune restore` puts it back (or give the results file: citune sweep --abort RESULTS.jsonl)", o.sysRoot, path)
+			}
+		}
 		fmt.Fprintf(a.env.stdout, "nothing to abort: no sweep resumes at boot under %s (give the results file to abort another sweep)\n", o.sysRoot)
 		return nil
 	}
@@ -142,6 +149,15 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 		return err
 	}
 	defer closeUndo()
+	// Another --abort may have ended the file while this one waited for
+	// the lock: read it again under the lock, so one end record is added.
+	if res, err = results.Load(file); err != nil {
+		return explainResults(file, err)
+	}
+	if n := len(res.Ends); n > 0 && res.Ends[n-1].Session == res.Sessions() {
+		last = res.Ends[n-1].Status
+	}
+	ended = last == results.StatusComplete || last == results.StatusAborted
 	// The resume first: whatever follows, the sweep does not come back.
 	gone := bootargs.RemoveResume(o.sysRoot)
 	for _, g := range gone {

@@ -46,6 +46,11 @@ func (a *app) sweepResume(o *sweepOpts, words []string) (*results.Results, []str
 		if o.out != "" && o.out != o.resume {
 			return nil, nil, usageErr("sweep: --resume appends to its results file; leave out --out or give the same file")
 		}
+		if n := len(prev.Ends); n > 0 && prev.Ends[n-1].Status == results.StatusAborted {
+			// `sweep --abort` stopped it for good: resuming would write the
+			// boot loader's variables and install the resume again.
+			return nil, nil, usageErr("sweep: %s was aborted by `citune sweep --abort`: it does not resume (start a new sweep, with --out)", o.resume)
+		}
 		o.out = o.resume
 		h := prev.Header
 		a.targetOf(h)

@@ -79,7 +79,14 @@ type Header struct {
 	// compared board by board; absent in files written before it was
 	// added (readers treat those boards as unnamed).
 	Board *BoardID `json:"board,omitempty"`
+	// Costs is CostsByData where the data decided the baseline visits
+	// and warm-ups (sweep's fixedcost.go); "" in files written before
+	// (a resume keeps their fixed schedule).
+	Costs string `json:"costs,omitempty"`
 }
+
+// CostsByData is Header.Costs of a sweep whose fixed costs the data decide.
+const CostsByData = "by-data"
 
 // BoardID names the board a sweep ran on.
 type BoardID struct {
