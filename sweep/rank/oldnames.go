@@ -32,8 +32,18 @@ func (x *Excluded) UnmarshalJSON(b []byte) error {
 	return DecodeOldMedian(b, (*plain)(x), &x.Median)
 }
 
-// UnmarshalJSON reads median_bytes_per_s or the older median_rate.
+// UnmarshalJSON reads median_bytes_per_s or the older median_rate, and
+// visit_medians_bytes_per_s or the older visits.
 func (s *BaselineStats) UnmarshalJSON(b []byte) error {
 	type plain BaselineStats
-	return DecodeOldMedian(b, (*plain)(s), &s.Median)
+	if err := DecodeOldMedian(b, (*plain)(s), &s.Median); err != nil {
+		return err
+	}
+	var old struct {
+		Visits []float64 `json:"visits"`
+	}
+	if s.Visits == nil && json.Unmarshal(b, &old) == nil {
+		s.Visits = old.Visits
+	}
+	return nil
 }

@@ -23,3 +23,18 @@ func TestMedianNames(t *testing.T) {
 		t.Errorf("new names: %+v, %v", n, err)
 	}
 }
+
+// The baseline's visit medians carry their unit in the name; files that
+// call them "visits" still read.
+func TestVisitMedianNames(t *testing.T) {
+	b, _ := json.Marshal(BaselineStats{Visits: []float64{1, 2}})
+	if !strings.Contains(string(b), `"visit_medians_bytes_per_s":[1,2]`) || strings.Contains(string(b), `"visits"`) {
+		t.Errorf("names: %s", b)
+	}
+	for _, in := range []string{`{"visits":[1,2]}`, string(b)} {
+		var s BaselineStats
+		if err := json.Unmarshal([]byte(in), &s); err != nil || len(s.Visits) != 2 || s.Visits[1] != 2 {
+			t.Errorf("%s: %+v, %v", in, s, err)
+		}
+	}
+}

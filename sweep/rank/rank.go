@@ -95,7 +95,7 @@ type BaselineStats struct {
 	Median float64 `json:"median_bytes_per_s"`
 	// Visits are the medians of each baseline measurement in order;
 	// DriftPct is last against first.
-	Visits   []float64 `json:"visits"`
+	Visits   []float64 `json:"visit_medians_bytes_per_s"`
 	DriftPct float64   `json:"drift_pct"`
 	Unit     string    `json:"unit,omitempty"`
 	rates    []float64
