@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+
 	"github.com/citune/citune/units"
 	"io"
 	"os"

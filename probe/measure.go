@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/citune/citune/units"
 	"math"
 	"sort"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+
 	"github.com/citune/citune/units"
 	"io"
 	"sort"

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+
 	"github.com/citune/citune/units"
 	"math"
 	"math/rand/v2"

@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
-	"github.com/citune/citune/units"
 
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/units"
 )
 
 // The machine form of results files (`citune report --json`): one object

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+
 	"github.com/citune/citune/units"
 	"math"
 	"path/filepath"

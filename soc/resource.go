@@ -4,7 +4,6 @@ import (
 	"periph.io/x/conn/v3"
 
 	"github.com/citune/citune/regs"
-
 	"github.com/citune/citune/undo"
 )
 

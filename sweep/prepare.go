@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"github.com/citune/citune/bootargs"
 	"os"
 	"slices"

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+
 	"github.com/citune/citune/units"
 
 	tea "charm.land/bubbletea/v2"

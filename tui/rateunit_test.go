@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+
 	"github.com/citune/citune/units"
 	"strings"
 	"testing"

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/citune/citune/regs"
 	"strconv"
 	"strings"
 
+	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 )
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/citune/citune/units"
 	"io/fs"
 	"os"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/textwrap"
+	"github.com/citune/citune/units"
 )
 
 func init() {
@@ -50,7 +50,7 @@ func runDTS(a *app, args []string) error {
 		return usageErr("--dtb and --out go with --overlay")
 	}
 	var in dtsout.DTSInput
-	var tinfo targetInfo
+	var tinfo report.JSONTarget
 	if *results != "" {
 		res, err := loadResults(*results)
 		if err != nil {
@@ -61,7 +61,7 @@ func runDTS(a *app, args []string) error {
 		}
 		// The sweep's target, as its results file names it.
 		h := res.Header
-		tinfo = targetInfo{Profile: in.Profile.Name, Controller: in.Controller.Label, Node: in.Controller.Node,
+		tinfo = report.JSONTarget{Profile: in.Profile.Name, Controller: in.Controller.Label, Node: in.Controller.Node,
 			Base: fmt.Sprintf("%#08x", in.Controller.Base), Kind: h.Target, Path: h.TargetPath, Simulated: h.Simulated()}
 	} else {
 		t, err := a.open(false)
@@ -82,14 +82,14 @@ func runDTS(a *app, args []string) error {
 	}
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
-			Target       targetInfo       `json:"target"`
-			Profile      string           `json:"profile"`
-			Controller   string           `json:"controller"`
-			Role         string           `json:"role"`
-			Fragment     string           `json:"fragment"`
-			Properties   []dtsout.DTSLine `json:"properties"`
-			KernelParams []dtsout.DTSLine `json:"kernel_params"`
-			Notes        []string         `json:"notes"`
+			Target       report.JSONTarget `json:"target"`
+			Profile      string            `json:"profile"`
+			Controller   string            `json:"controller"`
+			Role         string            `json:"role"`
+			Fragment     string            `json:"fragment"`
+			Properties   []dtsout.DTSLine  `json:"properties"`
+			KernelParams []dtsout.DTSLine  `json:"kernel_params"`
+			Notes        []string          `json:"notes"`
 		}{tinfo, in.Profile.Name, in.Controller.Label, string(in.Role), d.String(), d.Props, d.Params, d.Notes})
 	}
 	fmt.Fprint(a.env.stdout, textwrap.Escape(d.String()))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/textwrap"
 )
@@ -57,8 +58,8 @@ func runDump(a *app, args []string) error {
 	}
 	if a.g.json {
 		out := struct {
-			Target    targetInfo `json:"target"`
-			Registers []jsonReg  `json:"registers"`
+			Target    report.JSONTarget `json:"target"`
+			Registers []jsonReg         `json:"registers"`
 		}{Target: infoOf(t)}
 		for _, d := range ds {
 			out.Registers = append(out.Registers, toJSONReg(d))
@@ -273,8 +274,8 @@ func runGet(a *app, args []string) error {
 	}
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
-			Target targetInfo `json:"target"`
-			Values []item     `json:"values"`
+			Target report.JSONTarget `json:"target"`
+			Values []item            `json:"values"`
 		}{infoOf(t), items})
 	}
 	for i, it := range items {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/citune/citune/units"
 	"io"
 	"io/fs"
 	"strings"
@@ -12,8 +11,10 @@ import (
 	"time"
 
 	"github.com/citune/citune/probe"
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/units"
 )
 
 func init() {
@@ -120,7 +121,7 @@ func runProbe(a *app, args []string) error {
 // and, when simulated, the controller the sim probe measures; on a board,
 // only the controller's interrupt line (no mapping). notes say why no line
 // is known; done closes what was opened.
-func (a *app) probeTarget(o *probeOpts, deps *probe.Deps) (notes []string, tinfo *targetInfo, done func(), err error) {
+func (a *app) probeTarget(o *probeOpts, deps *probe.Deps) (notes []string, tinfo *report.JSONTarget, done func(), err error) {
 	done = func() {}
 	switch {
 	case a.g.sim || a.g.memFile != "":
@@ -177,15 +178,15 @@ func withNotes(results []probe.Result, notes []string) {
 }
 
 // printProbe writes the results as JSON or for people.
-func (a *app) printProbe(results []probe.Result, tinfo *targetInfo, irq string, display units.Display) error {
+func (a *app) printProbe(results []probe.Result, tinfo *report.JSONTarget, irq string, display units.Display) error {
 	if !a.g.json {
 		printResults(a.env.stdout, results, display)
 		return nil
 	}
 	out := struct {
-		Target *targetInfo    `json:"target,omitempty"`
-		IRQ    string         `json:"irq,omitempty"`
-		Probes []probe.Result `json:"probes"`
+		Target *report.JSONTarget `json:"target,omitempty"`
+		IRQ    string             `json:"irq,omitempty"`
+		Probes []probe.Result     `json:"probes"`
 		// Medians in the units dd (MB/s), hdparm (MiB/s, printed
 		// "MB/sec") and iperf3 (Mbit/s) print.
 		Medians []medianRates `json:"medians"`

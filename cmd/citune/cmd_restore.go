@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/undo"
@@ -301,7 +302,7 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 // snapshotFits refuses a snapshot taken of another SoC or controller
 // than the target it would be written to (a usbh1 snapshot onto usbotg,
 // imx6q values onto vf610): their values are not this controller's.
-func snapshotFits(of, onto targetInfo) error {
+func snapshotFits(of, onto report.JSONTarget) error {
 	var diff []string
 	if !strings.EqualFold(of.Profile, onto.Profile) {
 		diff = append(diff, fmt.Sprintf("SoC %s, not %s", of.Profile, onto.Profile))

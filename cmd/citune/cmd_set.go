@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/undo"
 )
@@ -176,10 +177,10 @@ func (a *app) printDrySet(t *soc.Target, ws []regs.Write, warnings []string) err
 	}
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
-			Target   targetInfo  `json:"target"`
-			DryRun   bool        `json:"dry_run"`
-			Writes   []setResult `json:"writes"`
-			Warnings []string    `json:"warnings,omitempty"`
+			Target   report.JSONTarget `json:"target"`
+			DryRun   bool              `json:"dry_run"`
+			Writes   []setResult       `json:"writes"`
+			Warnings []string          `json:"warnings,omitempty"`
 		}{infoOf(t), true, out, warnings})
 	}
 	fmt.Fprintln(a.env.stdout, header(t))
@@ -209,10 +210,10 @@ func (a *app) printSet(t *soc.Target, results []regs.Result, warnings []string) 
 	}
 	if a.g.json {
 		if err := writeJSON(a.env.stdout, struct {
-			Target   targetInfo  `json:"target"`
-			Writes   []setResult `json:"writes"`
-			Held     bool        `json:"held"`
-			Warnings []string    `json:"warnings,omitempty"`
+			Target   report.JSONTarget `json:"target"`
+			Writes   []setResult       `json:"writes"`
+			Held     bool              `json:"held"`
+			Warnings []string          `json:"warnings,omitempty"`
 		}{infoOf(t), out, len(notHeld) == 0, warnings}); err != nil {
 			return err
 		}
@@ -432,9 +433,9 @@ func runVerify(a *app, args []string) error {
 	}
 	if a.g.json {
 		if err := writeJSON(a.env.stdout, struct {
-			Target targetInfo `json:"target"`
-			Holds  bool       `json:"holds"`
-			Checks []row      `json:"checks"`
+			Target report.JSONTarget `json:"target"`
+			Holds  bool              `json:"holds"`
+			Checks []row             `json:"checks"`
 		}{infoOf(t), len(bad) == 0, rows}); err != nil {
 			return err
 		}

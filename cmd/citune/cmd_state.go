@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 )
 
@@ -21,10 +22,10 @@ func init() {
 
 // snapshotFile is the on-disk snapshot format.
 type snapshotFile struct {
-	Kind    string     `json:"kind"` // "citune-snapshot"
-	Version int        `json:"version"`
-	Taken   time.Time  `json:"taken"`
-	Target  targetInfo `json:"target"`
+	Kind    string            `json:"kind"` // "citune-snapshot"
+	Version int               `json:"version"`
+	Taken   time.Time         `json:"taken"`
+	Target  report.JSONTarget `json:"target"`
 	soc.Snapshot
 }
 
@@ -58,9 +59,9 @@ func runSnapshot(a *app, args []string) error {
 	}
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
-			File      string     `json:"file"`
-			Target    targetInfo `json:"target"`
-			Registers int        `json:"registers"`
+			File      string            `json:"file"`
+			Target    report.JSONTarget `json:"target"`
+			Registers int               `json:"registers"`
 		}{fs.Arg(0), infoOf(t), len(s.Registers)})
 	}
 	fmt.Fprintf(a.env.stderr, "saved %d registers of %s to %s\n", len(s.Registers), t, fs.Arg(0))
@@ -231,11 +232,11 @@ func (a *app) detectOffline() error {
 	idErr := t.Identify()
 	if a.g.json {
 		out := struct {
-			Target         targetInfo `json:"target"`
-			ProfileFrom    string     `json:"profile_from"`
-			ControllerFrom string     `json:"controller_from"`
-			Identity       bool       `json:"identity"`
-			Error          string     `json:"error,omitempty"`
+			Target         report.JSONTarget `json:"target"`
+			ProfileFrom    string            `json:"profile_from"`
+			ControllerFrom string            `json:"controller_from"`
+			Identity       bool              `json:"identity"`
+			Error          string            `json:"error,omitempty"`
 		}{infoOf(t), pWhy, cWhy, idErr == nil, ""}
 		if idErr != nil {
 			out.Error = idErr.Error()

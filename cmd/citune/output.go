@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/textwrap"
 )
@@ -66,19 +67,10 @@ func toJSONReg(d regs.Decoded) jsonReg {
 	return j
 }
 
-// targetInfo describes the target in JSON output.
-type targetInfo struct {
-	Profile    string `json:"profile"`
-	Controller string `json:"controller"`
-	Node       string `json:"node"`
-	Base       string `json:"base"`
-	Kind       string `json:"kind"`
-	Path       string `json:"path,omitempty"`
-	Simulated  bool   `json:"simulated"`
-}
-
-func infoOf(t *soc.Target) targetInfo {
-	return targetInfo{Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node,
+// infoOf is t as every --json's "target" gives it (report.JSONTarget,
+// docs/json.md).
+func infoOf(t *soc.Target) report.JSONTarget {
+	return report.JSONTarget{Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node,
 		Base: fmt.Sprintf("%#08x", t.Controller.Base), Kind: string(t.Kind), Path: t.Path(), Simulated: t.Kind == soc.KindSim}
 }
 

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/citune/citune/soc"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/citune/citune/soc"
 )
 
 // An image's sidecar (IMAGE.citune.json, written by mkimage) records the

@@ -3,15 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/citune/citune/units"
 	"strings"
 	"time"
 
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/textwrap"
+	"github.com/citune/citune/units"
 )
 
 // How a sweep's outcome is printed: the ranking and winner, the closing
@@ -23,8 +24,8 @@ import (
 func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display units.Display, sim results.Header) error {
 	if a.g.json {
 		if jerr := writeJSON(a.env.stdout, struct {
-			Target  targetInfo `json:"target"`
-			Results string     `json:"results"`
+			Target  report.JSONTarget `json:"target"`
+			Results string            `json:"results"`
 			// RealProbe: a simulated sweep with a real probe (--force).
 			RealProbe bool `json:"real_probe,omitempty"`
 			*sweep.Outcome

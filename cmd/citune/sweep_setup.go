@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/citune/citune/units"
 	"io"
 	"io/fs"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/textwrap"
 	"github.com/citune/citune/undo"
+	"github.com/citune/citune/units"
 )
 
 // This file prepares a sweep from its command line: resuming a results

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+
 	"github.com/citune/citune/units"
 	"math"
 	"slices"
