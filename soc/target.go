@@ -122,6 +122,21 @@ func joinRoles(rs []regs.Role) string {
 	return strings.Join(ns, " and ")
 }
 
+// ReadsAsZero says whether the emulated board's register at offset off
+// reads 0 and ignores writes (the profile's sim.read_as_zero; QEMU's
+// model). The ranges were checked when the profile loaded.
+func (p *Profile) ReadsAsZero(off uint32) bool {
+	if !p.Emulated {
+		return false
+	}
+	for _, s := range p.Sim.ReadAsZero {
+		if lo, hi, err := ParseRange(s); err == nil && off >= lo && off <= hi {
+			return true
+		}
+	}
+	return false
+}
+
 // OpenSim opens the simulated controller of profile p.
 func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 	var raz []sim.Range

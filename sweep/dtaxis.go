@@ -132,7 +132,7 @@ func hexOf(v string) string {
 // applied from the property the driver did not take.
 func (r *Runner) dtReason(a plan.Axis, want string) string {
 	t := r.Target
-	if t.Profile.Emulated && readsZero(t.Profile.Sim.ReadAsZero, a.Ref.Reg.Offset) {
+	if t.Profile.ReadsAsZero(a.Ref.Reg.Offset) {
 		return fmt.Sprintf("the emulator ignores writes to %s (it reads 0): the value cannot be in force here", a.Ref.Reg.Name)
 	}
 	root := r.BootRoot
@@ -166,19 +166,6 @@ func (r *Runner) dtReason(a plan.Axis, want string) string {
 		return why
 	}
 	return "the running device tree has no node " + t.Controller.Node
-}
-
-// readsZero says whether an emulator's read-as-zero ranges cover off.
-func readsZero(ranges []string, off uint32) bool {
-	for _, s := range ranges {
-		lo, hi, _ := strings.Cut(s, "-")
-		l, e1 := strconv.ParseUint(strings.TrimSpace(lo), 0, 32)
-		h, e2 := strconv.ParseUint(strings.TrimSpace(hi), 0, 32)
-		if e1 == nil && e2 == nil && uint64(off) >= l && uint64(off) <= h {
-			return true
-		}
-	}
-	return false
 }
 
 // dtProps lists the device-tree properties of p's knobs.

@@ -253,7 +253,7 @@ func (v bootVerifier) check(w want) bootCheck {
 		c.Got, c.Status, c.Why = v.param(w.param)
 		return c
 	}
-	if p.Emulated && readsZero(p, ref.Reg.Offset) {
+	if p.ReadsAsZero(ref.Reg.Offset) {
 		c.Status = notApplicable
 		c.Why = fmt.Sprintf("the emulator ignores writes to %s (it reads 0): the value cannot be in force here%s", ref.Reg.Name, v.propNote(w.prop))
 		return c
@@ -291,18 +291,6 @@ func (v bootVerifier) check(w want) bootCheck {
 		c.Status, c.Why = notInForce, "no device-tree property or kernel parameter of the recommendation sets it"
 	}
 	return c
-}
-
-func readsZero(p *soc.Profile, off uint32) bool {
-	for _, r := range p.Sim.ReadAsZero {
-		lo, hi, _ := strings.Cut(r, "-")
-		l, e1 := strconv.ParseUint(lo, 0, 32)
-		h, e2 := strconv.ParseUint(hi, 0, 32)
-		if e1 == nil && e2 == nil && uint64(off) >= l && uint64(off) <= h {
-			return true
-		}
-	}
-	return false
 }
 
 // liveProp reads property name of the controller's node in the running
