@@ -27,7 +27,7 @@ func fixedCostSweep(t *testing.T, seed uint64, every int, fixed bool, change fun
 	s.land.Noise, s.land.Seed, s.land.Drift = 0.01, seed, -1
 	s.runner.Clock = sweep.NewSimClock(time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), s.land)
 	if fixed {
-		s.runner.FixedCosts()
+		s.runner.FixedCosts = true
 	}
 	if change != nil {
 		change(s)

@@ -6,6 +6,33 @@ import (
 	"time"
 )
 
+// Clock is a sweep's time: its durations, time left and event times,
+// and its settle pauses. WallClock is this machine's; SimClock is the
+// simulated board's.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d; it fails only when ctx is done.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// WallClock is this machine's clock: time.Now, and a timer ctx cancels.
+type WallClock struct{}
+
+// Now is time.Now.
+func (WallClock) Now() time.Time { return time.Now() }
+
+// Sleep waits d, or until ctx is done.
+func (WallClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
 // ReloadModel is the simulated board's module reload time, from the one
 // model (simmodel.Reload) through the sim probe (*probe.SimProbe, and
 // sweeptest.Landscape in tests), which draws it seeded like its runs.
@@ -24,7 +51,7 @@ type ReloadModel interface {
 // the board's: it starts at a wall time and advances only by what the
 // board would spend: every simulated probe run's modelled Elapsed, every
 // settle pause (nothing sleeps) and every module reload's modelled time
-// (Reload). Runner.Clock makes it the runner's Now and Sleep.
+// (Reload). Config.Clock makes it the sweep's clock.
 //
 // Decision: one clock for everything a sweep reports, rather than
 // modelled costs kept beside wall-clock record times, so the results
