@@ -116,7 +116,7 @@ func (r *state) applyModParams(ctx context.Context, vals []string, applied *[]re
 			r.cur[i] = "?"
 		}
 	}
-	t0 := r.clock.Now()
+	t0 := r.Clock.Now()
 	if err := r.Host.Reload(ctx, ps); err != nil {
 		return &fatalError{err}
 	}
@@ -130,7 +130,7 @@ func (r *state) applyModParams(ctx context.Context, vals []string, applied *[]re
 	// Counted only once it worked: the time left counts reloads at the
 	// mean of those measured (on a board, from the first one on).
 	r.reloads++
-	r.reloadTime += r.clock.Now().Sub(t0)
+	r.reloadTime += r.Clock.Now().Sub(t0)
 	for i, a := range r.axes {
 		if a.Kind != plan.KindModParam {
 			continue

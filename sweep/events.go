@@ -152,7 +152,7 @@ func (e Event) record() any {
 func (r *state) emit(e Event) error {
 	e.Session = r.session
 	if e.Time.IsZero() {
-		e.Time = r.clock.Now().UTC()
+		e.Time = r.Clock.Now().UTC()
 	}
 	var err error
 	rec := e.record()

@@ -16,7 +16,7 @@ import (
 // fixedCostSweep runs a grid of points (ITC × AHBBRST, n points) on the
 // imx6q board, 1 % run noise, 5 runs and 1 warm-up, a baseline every
 // every points, with the landscape changed by change; fixed keeps the
-// plan's fixed costs (Runner.FixedCosts).
+// plan's fixed costs (Config.FixedCosts).
 func fixedCostSweep(t *testing.T, seed uint64, every int, fixed bool, change func(*setup), specs ...string) (*setup, *results.Results) {
 	t.Helper()
 	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})

@@ -44,12 +44,12 @@ func (c *Config) prepare() (*state, error) {
 	if err := c.Plan.Check(); err != nil {
 		return nil, err
 	}
-	r := &state{Config: *c, clock: c.Clock}
-	if r.clock == nil {
-		r.clock = WallClock{}
+	r := &state{Config: *c}
+	if r.Clock == nil {
+		r.Clock = WallClock{}
 	}
-	r.wall = r.clock.Now
-	if sim, ok := r.clock.(*SimClock); ok {
+	r.wall = r.Clock.Now
+	if sim, ok := r.Clock.(*SimClock); ok {
 		r.sim, r.wall = sim, time.Now
 	}
 	if r.MaxFailures <= 0 {

@@ -92,9 +92,8 @@ type Config struct {
 // in) and everything the sweep plans, learns and counts.
 type state struct {
 	Config
-	clock     Clock
-	sim       *SimClock        // clock, when it is the simulated board's
-	wall      func() time.Time // records' time: clock's, or on a SimClock the wall's
+	sim       *SimClock        // Clock, when it is the simulated board's
+	wall      func() time.Time // records' time: Clock's, or on a SimClock the wall's
 	session   int
 	rebooting bool // a visit needs a boot with other arguments (ErrReboot)
 	axes      []plan.Axis
@@ -133,7 +132,7 @@ type state struct {
 	budget, gridRuns, spent, outOfBudget int
 
 	// reloads and reloadTime count this session's module reloads and
-	// their time (on r.clock), for the estimate and the outcome.
+	// their time (on r.Clock), for the estimate and the outcome.
 	reloads    int
 	reloadTime time.Duration
 	started    time.Time
@@ -207,7 +206,7 @@ func (c *Config) Run(ctx context.Context) (out *Outcome, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r.started = r.clock.Now()
+	r.started = r.Clock.Now()
 	if err := r.begin(); err != nil {
 		return nil, err
 	}
@@ -241,7 +240,7 @@ func (c *Config) Run(ctx context.Context) (out *Outcome, err error) {
 	}
 	out = &Outcome{Ranking: r.store.Rank(), Status: results.StatusComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr,
-		Elapsed: r.clock.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.sim != nil,
+		Elapsed: r.Clock.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.sim != nil,
 		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, ConfirmRuns: r.confirmRuns, Model: r.model}
 	wall, sim := r.stamp()
 	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: wall, SimTime: sim, Status: results.StatusComplete, Restored: restoreErr == nil,

@@ -57,8 +57,7 @@ type ReloadModel interface {
 // modelled costs kept beside wall-clock record times, so the results
 // file's times, the progress lines' time left, an OnEvent follower's
 // elapsed time (from event times) and the outcome's duration cannot
-// disagree. (The TUI's sweeps do not use one yet: on the simulator they
-// have no module reloads, and they keep the wall clock.)
+// disagree.
 type SimClock struct {
 	// Reload gives each reload's time (nil: reloads take none).
 	Reload ReloadModel

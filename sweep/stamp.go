@@ -12,7 +12,7 @@ import "time"
 func (r *state) stamp() (wall time.Time, sim *time.Time) {
 	wall = r.wall().UTC()
 	if r.sim != nil {
-		t := r.clock.Now().UTC()
+		t := r.Clock.Now().UTC()
 		sim = &t
 	}
 	return wall, sim

@@ -47,8 +47,8 @@ func (r *state) visit(ctx context.Context, p *Point, n int, screen bool, stop fu
 		r.count(cv.Point.Status)
 		return cv.Point.Status, r.noteFirstRun(cv.Point, cv.Runs, true)
 	}
-	t0 := r.clock.Now()
-	defer func() { r.elapsed += r.clock.Now().Sub(t0) }()
+	t0 := r.Clock.Now()
+	defer func() { r.elapsed += r.Clock.Now().Sub(t0) }()
 	settings := r.settings(p)
 	label := rank.SettingsString(settings)
 	if p.Baseline {
@@ -97,8 +97,8 @@ func (r *state) visit(ctx context.Context, p *Point, n int, screen bool, stop fu
 	}
 	r.summarise(&rec)
 	r.count(rec.Status)
-	r.elapsed += r.clock.Now().Sub(t0)
-	t0 = r.clock.Now()
+	r.elapsed += r.Clock.Now().Sub(t0)
+	t0 = r.Clock.Now()
 	if err := r.emit(Event{Kind: PointClosed, Point: p.Key, Closed: &rec}); err != nil {
 		return "", err
 	}
@@ -392,5 +392,5 @@ func (r *state) sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	return r.clock.Sleep(ctx, d)
+	return r.Clock.Sleep(ctx, d)
 }
