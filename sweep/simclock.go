@@ -15,7 +15,7 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
-// WallClock is this machine's clock: time.Now, and a timer ctx cancels.
+// WallClock is this machine's clock.
 type WallClock struct{}
 
 // Now is time.Now.
@@ -23,12 +23,10 @@ func (WallClock) Now() time.Time { return time.Now() }
 
 // Sleep waits d, or until ctx is done.
 func (WallClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-time.After(d):
 		return nil
 	}
 }
