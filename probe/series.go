@@ -13,7 +13,7 @@ import (
 // every transfer shows. The sweep marks its warm-up runs' context
 // (WarmupContext). The probe's own checks (write verification, the sim
 // probe's model) set Corrupt themselves. A Series is itself a Probe: the
-// one probe interface, which the sweep (sweep.Runner.Prober) and the
+// one probe interface, which the sweep (sweep.Config.Prober) and the
 // TUI's probe tab take; the command gives both a Series.
 type Series struct {
 	p   Probe

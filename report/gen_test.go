@@ -167,15 +167,21 @@ func genFixture(t *testing.T, fx fixture) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	r := &sweep.Runner{Target: tg, Prober: fp, ProbeName: "sim read 64 MiB in 120 KiB commands", Plan: pl, Out: results.NewWriter(f),
+	clock := &genClock{time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	r := &sweep.Config{Target: tg, Prober: fp, ProbeName: "sim read 64 MiB in 120 KiB commands", Plan: pl, Out: results.NewWriter(f),
 		Command: append([]string{"citune", "--sim", "sweep"}, fx.axes...), Kernel: fx.kernel, Board: fx.board,
-		Resume: prev, Sleep: func(context.Context, time.Duration) error { return nil },
-		Now: func() time.Time { clock = clock.Add(2 * time.Second); return clock }}
+		Resume: prev, Clock: clock}
 	if _, err := r.Run(ctx); err != nil && fx.cancelAt == 0 {
 		t.Fatal(err)
 	}
 }
+
+// genClock moves on 2 s whenever it is read; its pauses take no time.
+type genClock struct{ t time.Time }
+
+func (c *genClock) Now() time.Time { c.t = c.t.Add(2 * time.Second); return c.t }
+
+func (c *genClock) Sleep(context.Context, time.Duration) error { return nil }
 
 // killed writes a copy of src without its end record and with its last
 // line cut in the middle, as a kill -9 during a write leaves it.

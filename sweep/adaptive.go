@@ -83,7 +83,7 @@ func screenCut(n int) int {
 // goes straight to Repeats runs. The survivors are ranked like a grid's
 // points (one whose last visit ended early but that the race kept may
 // have fewer runs); the dropped ones are recorded as eliminated.
-func (r *Runner) adaptive(ctx context.Context) error {
+func (r *state) adaptive(ctx context.Context) error {
 	alive := slices.Clone(r.points)
 	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil); err != nil {
 		return err
@@ -239,7 +239,7 @@ func raceRounds(repeats int) int {
 // with the fastest first by a noisy median, a point the grid finds
 // 4 % faster stayed behind it on 5 runs each and the tie rule kept the
 // wrong one (scenario 2, seed 20 at 2 warm-ups).
-func (r *Runner) tiedWithLeader(alive []*Point) []*Point {
+func (r *state) tiedWithLeader(alive []*Point) []*Point {
 	if len(alive) < 2 {
 		return nil
 	}
@@ -288,7 +288,7 @@ func (r *Runner) tiedWithLeader(alive []*Point) []*Point {
 // many single runs; a survivor whose screening run is then clearly
 // behind is dropped without the visit (its warm-ups and at least one
 // run) that would only confirm it.
-func (r *Runner) behind(p *Point, alive []*Point, target, n int) func([]float64) (bool, string) {
+func (r *state) behind(p *Point, alive []*Point, target, n int) func([]float64) (bool, string) {
 	var lead []float64
 	var leadPoint *Point
 	best := math.Inf(-1)
@@ -350,7 +350,7 @@ func (r *Runner) behind(p *Point, alive []*Point, target, n int) func([]float64)
 }
 
 // drop records p as eliminated by the race, with why.
-func (r *Runner) drop(p *Point, why string) {
+func (r *state) drop(p *Point, why string) {
 	r.store.Eliminate(p.Key, why)
 	_, replayed := r.elimDone[p.Key]
 	r.emit(Event{Kind: PointEliminated, Point: p.Key, Settings: r.settings(p), Message: why, Replayed: replayed})
@@ -359,7 +359,7 @@ func (r *Runner) drop(p *Point, why string) {
 // race drops the points significantly slower than the leader and, when
 // most is set and more than most points survive that, the slower ones
 // beyond most (the screening round's cut).
-func (r *Runner) race(alive []*Point, most int) []*Point {
+func (r *state) race(alive []*Point, most int) []*Point {
 	if len(alive) < 2 {
 		return alive
 	}
@@ -470,7 +470,7 @@ func (r *Runner) race(alive []*Point, most int) []*Point {
 
 // permanent reports whether every change p makes from the original
 // settings can be made permanent (the verdict's rule, Policy.NotPermanent).
-func (r *Runner) permanent(p *Point) bool {
+func (r *state) permanent(p *Point) bool {
 	if r.policy.NotPermanent == nil {
 		return true
 	}
@@ -478,7 +478,7 @@ func (r *Runner) permanent(p *Point) bool {
 }
 
 // changes are the settings p changes from the original ones.
-func (r *Runner) changes(p *Point) map[string]string {
+func (r *state) changes(p *Point) map[string]string {
 	ch := map[string]string{}
 	for i, a := range r.axes {
 		if p.Values[i] != r.orig[i] {
@@ -489,6 +489,6 @@ func (r *Runner) changes(p *Point) map[string]string {
 }
 
 // anyPermanent reports whether one of pts can be made permanent.
-func (r *Runner) anyPermanent(pts []*Point) bool {
+func (r *state) anyPermanent(pts []*Point) bool {
 	return slices.ContainsFunc(pts, r.permanent)
 }

@@ -72,7 +72,7 @@ func sameOrTied(grid, ad *sweep.Outcome) bool {
 // both. (Both keep the plan's warm-ups on every visit, FixedCosts: the
 // test is about the screening round's.)
 func TestAdaptiveScreensWithoutWarmups(t *testing.T) {
-	fixed := func(s *setup) { s.runner.FixedCosts() }
+	fixed := func(s *setup) { s.runner.FixedCosts = true }
 	for seed := uint64(1); seed <= 3; seed++ {
 		grid, _ := raceSweepWith(t, plan.ModeGrid, seed, 0.02, 1, fixed)
 		ad, s := raceSweepWith(t, plan.ModeAdaptive, seed, 0.02, 1, fixed)
@@ -306,13 +306,14 @@ func TestAdaptiveModParamReloadsWithinItsBound(t *testing.T) {
 	s.runner.Plan.Repeats = 3
 	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 	s.runner.Remap = func(context.Context) error { return tg.Identify() }
-	if err := s.runner.Prepare(); err != nil {
+	_, notes, err := s.runner.Prepare()
+	if err != nil {
 		t.Fatal(err)
 	}
 	// 2 values to reach in the first round, 2 more in each of the
 	// other 3 rounds (to 2 runs, to 3, the tie-break), 1 back: 9.
-	if !slices.ContainsFunc(s.runner.Notes(), func(n string) bool { return strings.Contains(n, "at most 9 reloads") }) {
-		t.Errorf("notes %q lack the bound of 9 reloads", s.runner.Notes())
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "at most 9 reloads") }) {
+		t.Errorf("notes %q lack the bound of 9 reloads", notes)
 	}
 	if _, err := s.runner.Run(context.Background()); err != nil {
 		t.Fatalf("%v\n%s", err, s.log)
@@ -507,7 +508,7 @@ func budgetRace(t *testing.T, mode string, seed uint64, budget float64) (*sweep.
 	// The budget is a share of the grid as planned, every visit's
 	// warm-ups and a baseline every BaselineEvery points: the grid it is
 	// checked against keeps those fixed costs.
-	s.runner.FixedCosts()
+	s.runner.FixedCosts = true
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -625,7 +626,7 @@ func interruptAndResume(t *testing.T, tg *soc.Target, s *setup, stop func(sweep.
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r2 := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal, OnEvent: second}
+	r2 := &sweep.Config{Target: tg, Prober: s.land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal, OnEvent: second}
 	out, err := r2.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

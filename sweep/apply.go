@@ -24,7 +24,7 @@ func (e *fatalError) Unwrap() error { return e.err }
 // apply writes a point's settings: module parameters (by reloading the
 // module stack when one changes), files, then register fields, each read
 // back. mism lists what did not stick.
-func (r *Runner) apply(ctx context.Context, p *Point) (applied []results.Applied, mism []string, reloaded bool, err error) {
+func (r *state) apply(ctx context.Context, p *Point) (applied []results.Applied, mism []string, reloaded bool, err error) {
 	// The journal must still hold the sweep's originals before anything
 	// more is changed (undo.JournalError ends the sweep).
 	if err := r.Session.Check(); err != nil {
@@ -80,7 +80,7 @@ func (r *Runner) apply(ctx context.Context, p *Point) (applied []results.Applied
 }
 
 // modParams groups module parameter values by module.
-func (r *Runner) modParams(vals []string) map[string][]string {
+func (r *state) modParams(vals []string) map[string][]string {
 	ps := map[string][]string{}
 	for i, a := range r.axes {
 		if a.Kind == plan.KindModParam {
@@ -93,7 +93,7 @@ func (r *Runner) modParams(vals []string) map[string][]string {
 // applyModParams reloads the module stack when a module parameter of the
 // point differs from the current one, maps the window again and reads
 // the parameters back.
-func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]results.Applied, mism *[]string, reloaded *bool) error {
+func (r *state) applyModParams(ctx context.Context, vals []string, applied *[]results.Applied, mism *[]string, reloaded *bool) error {
 	change := false
 	for i, a := range r.axes {
 		if a.Kind == plan.KindModParam && vals[i] != r.cur[i] {
@@ -116,21 +116,21 @@ func (r *Runner) applyModParams(ctx context.Context, vals []string, applied *[]r
 			r.cur[i] = "?"
 		}
 	}
-	t0 := r.Now()
+	t0 := r.Clock.Now()
 	if err := r.Host.Reload(ctx, ps); err != nil {
 		return &fatalError{err}
 	}
 	if err := r.remap(ctx); err != nil {
 		return &fatalError{fmt.Errorf("after reloading the modules: %w", err)}
 	}
-	if r.Clock != nil {
+	if r.sim != nil {
 		// The simulated board's reload takes its modelled time.
-		r.Clock.reload()
+		r.sim.reload()
 	}
 	// Counted only once it worked: the time left counts reloads at the
 	// mean of those measured (on a board, from the first one on).
 	r.reloads++
-	r.reloadTime += r.Now().Sub(t0)
+	r.reloadTime += r.Clock.Now().Sub(t0)
 	for i, a := range r.axes {
 		if a.Kind != plan.KindModParam {
 			continue
@@ -157,7 +157,7 @@ func paramString(ps map[string][]string) string {
 	return strings.Join(s, "; ")
 }
 
-func (r *Runner) remap(ctx context.Context) error {
+func (r *state) remap(ctx context.Context) error {
 	if r.Remap != nil {
 		return r.Remap(ctx)
 	}
@@ -169,7 +169,7 @@ func (r *Runner) remap(ctx context.Context) error {
 
 // check reads the swept settings again and lists what differs from the
 // point's values.
-func (r *Runner) check(p *Point) ([]string, error) {
+func (r *state) check(p *Point) ([]string, error) {
 	var changed []string
 	vals := map[uint32]uint32{}
 	for i, a := range r.axes {

@@ -26,7 +26,7 @@ import (
 // screening run per point, the leader's full visit and a visit with one
 // run for each other point the screening keeps (so that every survivor
 // is compared on a measured run, not only on its screening run).
-func (r *Runner) planBudget() {
+func (r *state) planBudget() {
 	r.budget = 0
 	if r.Plan.Budget == 0 {
 		return
@@ -66,7 +66,7 @@ func budgetShare(b float64) string {
 // fit is the runs a visit of want runs after warmup warm-ups may take
 // within the budget, the last baseline visit's runs kept aside: want,
 // fewer, or 0 when not even one run fits.
-func (r *Runner) fit(warmup, want int) int {
+func (r *state) fit(warmup, want int) int {
 	if r.budget == 0 {
 		return want
 	}

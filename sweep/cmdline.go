@@ -22,7 +22,7 @@ import (
 var ErrReboot = errors.New("the next point needs a reboot")
 
 // bootVars are the boot loader's variables the sweep's axes write.
-func (r *Runner) bootVars() []string {
+func (r *state) bootVars() []string {
 	var vs []string
 	for _, k := range []plan.Kind{plan.KindCmdline, plan.KindDT} {
 		for _, a := range r.axes {
@@ -37,7 +37,7 @@ func (r *Runner) bootVars() []string {
 
 // hasCmdline says whether the sweep goes across reboots (cmdline: or dt:
 // axes).
-func (r *Runner) hasCmdline() bool {
+func (r *state) hasCmdline() bool {
 	for _, a := range r.axes {
 		if a.Kind == plan.KindCmdline || a.Kind == plan.KindDT {
 			return true
@@ -49,7 +49,7 @@ func (r *Runner) hasCmdline() bool {
 // cmdlineValue is a cmdline axis's value in this boot: the last
 // MODULE.PARAM= on /proc/cmdline, else the parameter in sysfs (the
 // built-in module's default).
-func (r *Runner) cmdlineValue(a plan.Axis) (string, error) {
+func (r *state) cmdlineValue(a plan.Axis) (string, error) {
 	cl, err := r.Host.ReadFile("/proc/cmdline")
 	if err != nil {
 		return "", err
@@ -60,13 +60,13 @@ func (r *Runner) cmdlineValue(a plan.Axis) (string, error) {
 	return r.Host.ReadParam(a.Module, a.Param)
 }
 
-func (r *Runner) bootID() string {
+func (r *state) bootID() string {
 	id, _ := r.Host.ReadFile("/proc/sys/kernel/random/boot_id")
 	return strings.TrimSpace(id)
 }
 
 // boot is this boot, for the resume record of a cmdline: sweep.
-func (r *Runner) boot() *results.Boot {
+func (r *state) boot() *results.Boot {
 	if !r.hasCmdline() {
 		return nil
 	}
@@ -90,7 +90,7 @@ func (r *Runner) boot() *results.Boot {
 // wantBootargs is the boot loader's bootargs for the point's values:
 // the original ones where every cmdline axis is at its original value,
 // else the original with each changed parameter set.
-func (r *Runner) wantBootargs(vals []string, orig string) string {
+func (r *state) wantBootargs(vals []string, orig string) string {
 	s := orig
 	for i, a := range r.axes {
 		if a.Kind == plan.KindCmdline && vals[i] != r.orig[i] {
@@ -105,7 +105,7 @@ func (r *Runner) wantBootargs(vals []string, orig string) string {
 // boot (a boot ago) they did not come back and the point is not held;
 // else they are written for the next boot (bootargs, fdtoverlays and
 // the point's overlay) and the run ends (ErrReboot).
-func (r *Runner) applyCmdline(vals []string, applied *[]results.Applied, mism *[]string) error {
+func (r *state) applyCmdline(vals []string, applied *[]results.Applied, mism *[]string) error {
 	held := true
 	got := map[int]string{}
 	for i, a := range r.axes {
@@ -218,7 +218,7 @@ func (r *Runner) applyCmdline(vals []string, applied *[]results.Applied, mism *[
 
 // notHeldWhy says why a cmdline: or dt: value is not in force after the
 // boot that was given it.
-func (r *Runner) notHeldWhy(a plan.Axis, want, got string) string {
+func (r *state) notHeldWhy(a plan.Axis, want, got string) string {
 	if a.Kind == plan.KindDT {
 		return fmt.Sprintf("dt:%s: booted with the overlay setting %s = <%s>, %s reads %s: not in force (%s)", a.Name, a.Name, hexOf(want), a.Ref, got, r.dtReason(a, want))
 	}
@@ -236,7 +236,7 @@ func samePtr(a, b *string) bool { return a == nil && b == nil || a != nil && b !
 
 // restoreBoot puts the boot loader's originals back (the sweep ended or
 // stopped; not when it ends for a reboot) and drops the record.
-func (r *Runner) restoreBoot() error {
+func (r *state) restoreBoot() error {
 	if !r.hasCmdline() || r.rebooting || r.Boot == nil {
 		return nil
 	}
@@ -267,7 +267,7 @@ var oneShotVars = []string{"bootcount", "bootlimit", "upgrade_available", "altbo
 // (origs: bootargs, fdtoverlays) and saves them, so a point that does not
 // come back falls back by itself after the watchdog's reset. The
 // variables' originals join origs. It says what it did ("" for nothing).
-func (r *Runner) oneShot(origs, vals map[string]*string) string {
+func (r *state) oneShot(origs, vals map[string]*string) string {
 	if r.Boot.Kind() != bootargs.KindUBoot {
 		return ""
 	}

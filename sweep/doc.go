@@ -23,7 +23,7 @@
 // are journalled (soc.Journal) before the first change and restored on
 // every exit path; after a kill -9, `citune restore` uses the journal.
 // What happens is one stream of typed events (Event, events.go): the
-// results file, the progress printed to Runner.Log and Runner.OnEvent (the
+// results file, the progress printed to Config.Log and Config.OnEvent (the
 // TUI) are its consumers, so they cannot tell different stories.
 //
 // Modes: a full grid in shuffled order with the baseline (the original
@@ -44,6 +44,12 @@
 // per MiB break ties between points that are not significantly different.
 // sweep/dtsout turns a winner into a device-tree fragment and kernel
 // parameters.
+//
+// A sweep is three owners: Config, what the caller sets (Run never
+// changes it, so it runs twice alike); Clock, the sweep's time and
+// pauses (WallClock, or on the simulated board SimClock, whose records
+// carry the wall time and the modelled one apart, stamp.go); and state,
+// what one Run plans, learns and counts, made afresh by every Run.
 //
 // The runner lives here; each other concern has its own package below it:
 // sweep/plan (the axis and plan grammar), sweep/results (the results file

@@ -42,7 +42,7 @@ import (
 //     (/proc/device-tree) has it, else by label (dtsout.FindTarget).
 
 // dtValue is a dt axis's value in this boot: the field's reading.
-func (r *Runner) dtValue(a plan.Axis) (string, error) {
+func (r *state) dtValue(a plan.Axis) (string, error) {
 	raw, err := r.Target.Read32(a.Ref.Reg.Offset)
 	if err != nil {
 		return "", err
@@ -75,7 +75,7 @@ func removeOverlays(files []string) {
 
 // wantOverlay is the point's overlay; nil where every dt axis is at its
 // original value. orig is the loader's original fdtoverlays.
-func (r *Runner) wantOverlay(vals []string, orig *string) (*overlay, error) {
+func (r *state) wantOverlay(vals []string, orig *string) (*overlay, error) {
 	var set []dtsout.Setting
 	changed := false
 	for i, a := range r.axes {
@@ -130,7 +130,7 @@ func hexOf(v string) string {
 // dtReason says why a dt value the boot was given does not read back:
 // what the running device tree holds tells the overlay that was not
 // applied from the property the driver did not take.
-func (r *Runner) dtReason(a plan.Axis, want string) string {
+func (r *state) dtReason(a plan.Axis, want string) string {
 	t := r.Target
 	if t.Profile.ReadsAsZero(a.Ref.Reg.Offset) {
 		return fmt.Sprintf("the emulator ignores writes to %s (it reads 0): the value cannot be in force here", a.Ref.Reg.Name)

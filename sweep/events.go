@@ -149,14 +149,14 @@ func (e Event) record() any {
 
 // emit hands e to every consumer: the results file, the printer and
 // OnEvent. It returns the results file's error.
-func (r *Runner) emit(e Event) error {
+func (r *state) emit(e Event) error {
 	e.Session = r.session
 	if e.Time.IsZero() {
-		e.Time = r.Now().UTC()
+		e.Time = r.Clock.Now().UTC()
 	}
 	var err error
 	rec := e.record()
-	if er, ok := rec.(results.EventRecord); ok && r.Clock != nil {
+	if er, ok := rec.(results.EventRecord); ok && r.sim != nil {
 		sim := e.Time.UTC()
 		er.Time, er.SimTime = r.wall().UTC(), &sim
 		rec = er
@@ -172,7 +172,7 @@ func (r *Runner) emit(e Event) error {
 }
 
 // print is the consumer that writes progress for people to Log.
-func (r *Runner) print(e Event) {
+func (r *state) print(e Event) {
 	switch e.Kind {
 	case SweepStarted:
 		for _, n := range e.Notes {

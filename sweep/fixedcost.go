@@ -51,16 +51,10 @@ type firstRun struct {
 	m int
 }
 
-// FixedCosts makes r keep the plan's fixed costs as they are: a
-// baseline visit every BaselineEvery points and the plan's warm-ups on
-// every visit (how sweeps ran before the data decided them; the
-// benchmark's "before").
-func (r *Runner) FixedCosts() { r.fixedCosts = true }
-
 // noteFirstRun records a closed visit's first run against its others
 // and decides the warm-ups again (a "warmups" event when that changes).
-func (r *Runner) noteFirstRun(rec results.PointRecord, runs []results.RunRecord, replayed bool) error {
-	if r.fixedCosts || r.Plan.Warmup == 0 || rec.Status != rank.StatusOK {
+func (r *state) noteFirstRun(rec results.PointRecord, runs []results.RunRecord, replayed bool) error {
+	if r.FixedCosts || r.Plan.Warmup == 0 || rec.Status != rank.StatusOK {
 		return nil
 	}
 	var first float64
@@ -93,7 +87,7 @@ func (r *Runner) noteFirstRun(rec results.PointRecord, runs []results.RunRecord,
 
 // firstRunEffect says whether the visits so far show no first-run
 // effect that matters (skip the warm-ups), and why.
-func (r *Runner) firstRunEffect() (skip bool, why string) {
+func (r *state) firstRunEffect() (skip bool, why string) {
 	sigma, dof := r.store.PooledLogSD()
 	if len(r.firstRuns) < firstRunVisits || math.IsNaN(sigma) || dof < 2 {
 		return false, ""
@@ -118,8 +112,8 @@ func (r *Runner) firstRunEffect() (skip bool, why string) {
 // reschedule decides the interval to the next baseline visit after the
 // baseline visit at r.sched[k] (not the first nor the last) and plans
 // the visits after it again.
-func (r *Runner) reschedule(k int) error {
-	if r.fixedCosts || r.Plan.BaselineEvery == 0 {
+func (r *state) reschedule(k int) error {
+	if r.FixedCosts || r.Plan.BaselineEvery == 0 {
 		return nil
 	}
 	if r.every == 0 {

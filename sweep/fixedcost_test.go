@@ -16,7 +16,7 @@ import (
 // fixedCostSweep runs a grid of points (ITC × AHBBRST, n points) on the
 // imx6q board, 1 % run noise, 5 runs and 1 warm-up, a baseline every
 // every points, with the landscape changed by change; fixed keeps the
-// plan's fixed costs (Runner.FixedCosts).
+// plan's fixed costs (Config.FixedCosts).
 func fixedCostSweep(t *testing.T, seed uint64, every int, fixed bool, change func(*setup), specs ...string) (*setup, *results.Results) {
 	t.Helper()
 	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
@@ -27,7 +27,7 @@ func fixedCostSweep(t *testing.T, seed uint64, every int, fixed bool, change fun
 	s.land.Noise, s.land.Seed, s.land.Drift = 0.01, seed, -1
 	s.runner.Clock = sweep.NewSimClock(time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC), s.land)
 	if fixed {
-		s.runner.FixedCosts()
+		s.runner.FixedCosts = true
 	}
 	if change != nil {
 		change(s)

@@ -205,12 +205,13 @@ func TestModParamSweepReloadsOncePerValue(t *testing.T) {
 			s.runner.Plan.BaselineEvery = 2
 			s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 			s.runner.Remap = func(context.Context) error { return tg.Identify() }
-			if err := s.runner.Prepare(); err != nil {
+			_, notes, err := s.runner.Prepare()
+			if err != nil {
 				t.Fatal(err)
 			}
 			want := fmt.Sprintf("the plan reloads %s %d time(s)", strings.Join(tg.Profile.Reload.Modules, ", "), tc.reloads)
-			if !slices.ContainsFunc(s.runner.Notes(), func(n string) bool { return strings.Contains(n, want) }) {
-				t.Errorf("notes %q lack %q", s.runner.Notes(), want)
+			if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, want) }) {
+				t.Errorf("notes %q lack %q", notes, want)
 			}
 			if _, err := s.runner.Run(context.Background()); err != nil {
 				t.Fatalf("%v\n%s", err, s.log)

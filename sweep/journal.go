@@ -13,7 +13,7 @@ import (
 
 // session returns the runner's undo session, opening a journal-less one
 // when none was given.
-func (r *Runner) undoSession() (*undo.Session, error) {
+func (r *state) undoSession() (*undo.Session, error) {
 	if r.Session != nil {
 		return r.Session, nil
 	}
@@ -37,7 +37,7 @@ func (r *Runner) undoSession() (*undo.Session, error) {
 // journalBegin records the originals of the files and module parameters
 // the sweep may change before the first change (register fields are
 // recorded by the session as they are written).
-func (r *Runner) journalBegin() error {
+func (r *state) journalBegin() error {
 	s, err := r.undoSession()
 	if err != nil {
 		return err

@@ -59,7 +59,7 @@ const (
 )
 
 // modelSearch runs the model mode.
-func (r *Runner) modelSearch(ctx context.Context) error {
+func (r *state) modelSearch(ctx context.Context) error {
 	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil); err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 // run counts against the model's share; and only where the model tells
 // them apart by the verdict's least gain (where it does not, as between
 // TX burst lengths on a read, more runs would only confirm the tie).
-func (r *Runner) modelTieBreak(ctx context.Context, pred map[string]float64) error {
+func (r *state) modelTieBreak(ctx context.Context, pred map[string]float64) error {
 	byKey := map[string]*Point{}
 	for _, p := range r.points {
 		byKey[p.Key] = p
@@ -218,7 +218,7 @@ func (r *Runner) modelTieBreak(ctx context.Context, pred map[string]float64) err
 // the interactions linear in an axis (fit.Scores of the values' numbers)
 // and each point's level per axis (an ignored axis is a level of its
 // own, without a score).
-func (r *Runner) modelLevels() ([]int, [][]float64, [][]int) {
+func (r *state) modelLevels() ([]int, [][]float64, [][]int) {
 	levels := make([]int, len(r.axes))
 	names := make([][]string, len(r.axes))
 	idx := make([]map[string]int, len(r.axes))
@@ -256,7 +256,7 @@ func (r *Runner) modelLevels() ([]int, [][]float64, [][]int) {
 // (screening runs included) and returns it, its record (Fallback set
 // when it fits badly) and its prediction at every point. Nil before any
 // point has a run.
-func (r *Runner) modelFit(round int, levels []int, scores [][]float64, xs [][]int) (*fit.Model, *results.ModelFit, []float64) {
+func (r *state) modelFit(round int, levels []int, scores [][]float64, xs [][]int) (*fit.Model, *results.ModelFit, []float64) {
 	var x [][]int
 	var y []float64
 	pts := 0
@@ -352,7 +352,7 @@ func (r *Runner) modelFit(round int, levels []int, scores [][]float64, xs [][]in
 // costing the verdict's least gain). The standard error
 // of a prediction is taken as the noise over the runs per parameter
 // (σ·√(rank/N)) with the misfit beyond the noise added.
-func (r *Runner) modelTopSet(m *fit.Model, xs [][]int, pred []float64, mf *results.ModelFit) []*Point {
+func (r *state) modelTopSet(m *fit.Model, xs [][]int, pred []float64, mf *results.ModelFit) []*Point {
 	sigma := math.Hypot(mf.NoisePct/100, mf.TopMisfitPct/100)
 	se := make([]float64, len(r.points))
 	best := math.Inf(-1)
@@ -407,7 +407,7 @@ func (r *Runner) modelTopSet(m *fit.Model, xs [][]int, pred []float64, mf *resul
 }
 
 // emitModel records a fit (not again when a resumed sweep replays it).
-func (r *Runner) emitModel(mf *results.ModelFit) error {
+func (r *state) emitModel(mf *results.ModelFit) error {
 	replayed := r.Resume != nil && r.modelSeq < len(r.Resume.Models())
 	r.modelSeq++
 	r.model = mf

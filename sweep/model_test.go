@@ -145,17 +145,18 @@ func TestModelModParamReloadsWithinItsBound(t *testing.T) {
 	s.runner.Plan.Repeats = 3
 	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 	s.runner.Remap = func(context.Context) error { return tg.Identify() }
-	if err := s.runner.Prepare(); err != nil {
+	_, notes, err := s.runner.Prepare()
+	if err != nil {
 		t.Fatal(err)
 	}
 	most := -1
-	for _, n := range s.runner.Notes() {
+	for _, n := range notes {
 		if _, after, ok := strings.Cut(n, "at most "); ok && strings.Contains(n, "reloads of") {
 			fmt.Sscanf(after, "%d", &most)
 		}
 	}
 	if most < 0 {
-		t.Fatalf("no bound on the reloads in %q", s.runner.Notes())
+		t.Fatalf("no bound on the reloads in %q", notes)
 	}
 	out, err := s.runner.Run(context.Background())
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // (results.OpenAppend). The caller closes it after Run. The one place
 // that decides how a sweep's results file is opened, for `citune sweep`
 // and the TUI alike.
-func (r *Runner) OpenOut(path string) (io.Closer, error) {
+func (r *Config) OpenOut(path string) (io.Closer, error) {
 	var f *os.File
 	var err error
 	if r.Resume != nil {

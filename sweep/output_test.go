@@ -26,7 +26,7 @@ func TestOpenOutCreatesOrAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &sweep.Runner{Target: tg, Prober: s.land, Plan: s.runner.Plan}
+	r := &sweep.Config{Target: tg, Prober: s.land, Plan: s.runner.Plan}
 	if _, err := r.OpenOut(s.out); !errors.Is(err, results.ErrExists) {
 		t.Fatalf("a new sweep over a finished file: error %v", err)
 	}

@@ -34,7 +34,7 @@ type dep struct {
 	live     uint32 // the condition field's value when it is not swept
 }
 
-func (r *Runner) makePoint(vals []string, vary int) *Point {
+func (r *state) makePoint(vals []string, vary int) *Point {
 	vals = slices.Clone(vals)
 	p := &Point{Ignored: make([]bool, len(vals)), Group: 1}
 	var notes []string
@@ -71,13 +71,13 @@ func (r *Runner) makePoint(vals []string, vary int) *Point {
 	return p
 }
 
-func (r *Runner) baselinePoint() *Point {
+func (r *state) baselinePoint() *Point {
 	return &Point{Key: results.BaselineKey, Values: slices.Clone(r.orig), Ignored: make([]bool, len(r.axes)), Baseline: true, Group: 1}
 }
 
 // gridPoints is every combination, those that differ only in settings
 // the hardware ignores grouped into one.
-func (r *Runner) gridPoints() []*Point {
+func (r *state) gridPoints() []*Point {
 	var pts []*Point
 	byKey := map[string]*Point{}
 	n := len(r.axes)
@@ -111,7 +111,7 @@ func (r *Runner) gridPoints() []*Point {
 
 // ofatPoints varies one axis at a time, the others at their original
 // values.
-func (r *Runner) ofatPoints() []*Point {
+func (r *state) ofatPoints() []*Point {
 	var pts []*Point
 	seen := map[string]bool{}
 	for i, a := range r.axes {
@@ -134,7 +134,7 @@ func (r *Runner) ofatPoints() []*Point {
 
 // groupingNotes says which settings were grouped because the hardware
 // ignores them.
-func (r *Runner) groupingNotes(pts []*Point) []string {
+func (r *state) groupingNotes(pts []*Point) []string {
 	var notes []string
 	for _, d := range r.deps {
 		grouped, total := 0, 0
@@ -165,7 +165,7 @@ func (r *Runner) groupingNotes(pts []*Point) []string {
 }
 
 // modKey is a point's module-parameter values, "" without such axes.
-func (r *Runner) modKey(vals []string) string {
+func (r *state) modKey(vals []string) string {
 	var ks []string
 	for i, a := range r.axes {
 		if a.Kind == plan.KindModParam || a.Kind == plan.KindCmdline || a.Kind == plan.KindDT {
@@ -182,7 +182,7 @@ func (r *Runner) modKey(vals []string) string {
 // in the opposite order (an adaptive sweep alternates, so that a round
 // starts with the values the last one ended with). Without
 // module-parameter axes pts is returned as it is.
-func (r *Runner) byReload(pts []*Point, reverse bool) []*Point {
+func (r *state) byReload(pts []*Point, reverse bool) []*Point {
 	if !r.hasModParams() {
 		return pts
 	}
@@ -217,7 +217,7 @@ func (r *Runner) byReload(pts []*Point, reverse bool) []*Point {
 // reloads for one baseline visit cost more than the drift it watches.
 // The sweep plans it again after every baseline visit between
 // (reschedule, fixedcost.go: the interval follows the drift).
-func (r *Runner) schedule() (visits []*Point, reloads int) {
+func (r *state) schedule() (visits []*Point, reloads int) {
 	base := r.baselinePoint()
 	tail, reloads := r.scheduleFrom(r.modKey(r.orig), r.points, r.Plan.BaselineEvery)
 	return append([]*Point{base}, tail...), reloads
@@ -225,7 +225,7 @@ func (r *Runner) schedule() (visits []*Point, reloads int) {
 
 // scheduleFrom is the visits of pts, the values cur loaded, with the
 // baseline after every every points and at the end, and their reloads.
-func (r *Runner) scheduleFrom(cur string, pts []*Point, every int) (visits []*Point, reloads int) {
+func (r *state) scheduleFrom(cur string, pts []*Point, every int) (visits []*Point, reloads int) {
 	add := func(p *Point) {
 		if k := r.modKey(p.Values); k != cur {
 			reloads++
@@ -252,7 +252,7 @@ func shuffled(pts []*Point, seed int64) []*Point {
 	return out
 }
 
-func (r *Runner) settings(p *Point) map[string]string {
+func (r *state) settings(p *Point) map[string]string {
 	m := map[string]string{}
 	for i, a := range r.axes {
 		if !p.Ignored[i] {
@@ -262,7 +262,7 @@ func (r *Runner) settings(p *Point) map[string]string {
 	return m
 }
 
-func (r *Runner) ignored(p *Point) []string {
+func (r *state) ignored(p *Point) []string {
 	var s []string
 	for i, a := range r.axes {
 		if p.Ignored[i] {
@@ -272,7 +272,7 @@ func (r *Runner) ignored(p *Point) []string {
 	return s
 }
 
-func (r *Runner) info(p *Point) results.PointInfo {
+func (r *state) info(p *Point) results.PointInfo {
 	g := p.Group
 	if g == 1 {
 		g = 0

@@ -27,26 +27,38 @@ import (
 // the stack the sweep reloads.
 var ErrNotReloaded = errors.New("the sweep does not reload that module")
 
-// Prepare validates the plan against the target and the system and
-// computes the points. It writes nothing. Run calls it when it has not
-// been called.
-func (r *Runner) Prepare() error {
-	if r.axes != nil {
-		return nil
+// Prepare is Run's first step alone, for a command that shows the plan
+// before it runs it: it validates the plan against the target and the
+// system and returns the points and the notes. It writes nothing (Run
+// prepares its own state again).
+func (c *Config) Prepare() (points []*Point, notes []string, err error) {
+	r, err := c.prepare()
+	if err != nil {
+		return nil, nil, err
 	}
-	if err := r.Plan.Check(); err != nil {
-		return err
+	return r.points, r.notes, nil
+}
+
+// prepare makes a run's state: the checks and the plan of Prepare.
+func (c *Config) prepare() (*state, error) {
+	if err := c.Plan.Check(); err != nil {
+		return nil, err
 	}
-	if r.Now == nil {
-		r.Now = time.Now
+	r := &state{Config: *c}
+	if r.Clock == nil {
+		r.Clock = WallClock{}
 	}
-	r.wall = r.Now
-	if r.Clock != nil {
-		r.Now, r.Sleep = r.Clock.Now, r.Clock.Sleep
+	r.wall = r.Clock.Now
+	if sim, ok := r.Clock.(*SimClock); ok {
+		r.sim, r.wall = sim, time.Now
 	}
 	if r.MaxFailures <= 0 {
 		r.MaxFailures = 3
 	}
+	return r, r.preparePlan()
+}
+
+func (r *state) preparePlan() error {
 	t := r.Target
 	axes, err := r.resolveAxes()
 	if err != nil {
@@ -88,7 +100,7 @@ func (r *Runner) Prepare() error {
 
 // resolveAxes is the plan's axes with every register axis's field looked
 // up in the target's map.
-func (r *Runner) resolveAxes() ([]plan.Axis, error) {
+func (r *state) resolveAxes() ([]plan.Axis, error) {
 	t := r.Target
 	axes := slices.Clone(r.Plan.Axes)
 	var errs []error
@@ -126,7 +138,7 @@ func (r *Runner) resolveAxes() ([]plan.Axis, error) {
 // readLive reads every axis's live value into r.live (from the snapshot,
 // the host's files, the loaded modules' parameters); needReload is true
 // when an axis is a module parameter.
-func (r *Runner) readLive() (needReload bool, err error) {
+func (r *state) readLive() (needReload bool, err error) {
 	r.live = make([]string, len(r.axes))
 	var errs []error
 	for i, a := range r.axes {
@@ -176,7 +188,7 @@ func (r *Runner) readLive() (needReload bool, err error) {
 
 // registerLive is a register axis's value in the snapshot; it notes when
 // the driver rewrites the field in the controller's role.
-func (r *Runner) registerLive(a plan.Axis) string {
+func (r *state) registerLive(a plan.Axis) string {
 	t := r.Target
 	v, _ := r.snapshot.Value(a.Ref.Reg.Name)
 	if k := t.Profile.Knob(a.Ref); k != nil && k.Param != "" && k.Driver != "" && slices.Contains(k.ParamRoles, r.role) {
@@ -191,7 +203,7 @@ func (r *Runner) registerLive(a plan.Axis) string {
 
 // fileLive is a file axis's content, after checking the file can be
 // written.
-func (r *Runner) fileLive(a plan.Axis) (string, error) {
+func (r *state) fileLive(a plan.Axis) (string, error) {
 	if r.Host == nil {
 		return "", fmt.Errorf("%w: axis %s: no host access configured for file axes", plan.ErrPlan, a.Name)
 	}
@@ -209,7 +221,7 @@ func (r *Runner) fileLive(a plan.Axis) (string, error) {
 
 // planPoints lays out the points in the plan's mode, with the notes on
 // their grouping.
-func (r *Runner) planPoints(needReload bool) error {
+func (r *state) planPoints(needReload bool) error {
 	// Points at one module-parameter value are measured one after the
 	// other (byReload): the driver stack is reloaded only when the value
 	// changes.
@@ -236,7 +248,7 @@ func (r *Runner) planPoints(needReload bool) error {
 
 // checkModParam refuses a module parameter that cannot be swept and
 // returns its current value.
-func (r *Runner) checkModParam(a plan.Axis) (string, error) {
+func (r *state) checkModParam(a plan.Axis) (string, error) {
 	h := r.Host
 	if h == nil || h.Loader == nil {
 		return "", fmt.Errorf("%w: axis modparam:%s: no module loader configured", plan.ErrPlan, a.Name)
@@ -284,7 +296,7 @@ func (r *Runner) checkModParam(a plan.Axis) (string, error) {
 
 // findDeps finds the swept fields that only take effect while another
 // field has a value, and checks the condition can be met.
-func (r *Runner) findDeps() error {
+func (r *state) findDeps() error {
 	p := r.Target.Profile
 	var errs []error
 	for i, a := range r.axes {
@@ -321,7 +333,7 @@ func (r *Runner) findDeps() error {
 
 // checkResume checks that the results file is for this target and plan,
 // takes its originals as the baseline and its closed visits for reuse.
-func (r *Runner) checkResume() error {
+func (r *state) checkResume() error {
 	h := r.Resume.Header
 	t := r.Target
 	if h.Profile != t.Profile.Name || !strings.EqualFold(h.Controller, t.Controller.Label) || h.Target != string(t.Kind) {
@@ -330,10 +342,10 @@ func (r *Runner) checkResume() error {
 	if a, b := planKey(h.Plan), planKey(r.Plan); a != b {
 		return fmt.Errorf("%w: the plan differs from the results file's:\n  file: %s\n  now:  %s\nresume with the same axes, mode, repeat, warmup, seed, baseline-every, budget and min-gain (or leave them out to take the file's)", plan.ErrPlan, a, b)
 	}
-	if h.Costs != results.CostsByData && !r.fixedCosts {
+	if h.Costs != results.CostsByData && !r.FixedCosts {
 		// Its visits followed the plan's fixed schedule: replaying them
 		// needs the same schedule.
-		r.fixedCosts = true
+		r.FixedCosts = true
 		r.notes = append(r.notes, "the results file was written before baseline visits and warm-ups were decided by the data: the sweep keeps its fixed schedule")
 	}
 	if n := len(r.Resume.Ends); n > 0 && r.Resume.Ends[n-1].Status == results.StatusComplete {

@@ -58,14 +58,15 @@ func TestSimulatedSweepCountsModelledReloadTime(t *testing.T) {
 	s.runner.Plan.Settle = settle
 	start := time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
 	s.runner.Clock = sweep.NewSimClock(start, s.land)
-	if err := s.runner.Prepare(); err != nil {
+	_, notes, err := s.runner.Prepare()
+	if err != nil {
 		t.Fatal(err)
 	}
 	nominal := simmodel.DefaultReload.Nominal()
 	want := fmt.Sprintf("the plan reloads usb_storage, ci_hdrc_imx, ci_hdrc, ehci_hcd 3 time(s), the last back to the original values; the simulated board's reload takes about %s (modelled), %s in all, counted in the time left",
 		nominal.Round(100*time.Millisecond), (3 * nominal).Round(time.Second))
-	if !slices.ContainsFunc(s.runner.Notes(), func(n string) bool { return strings.Contains(n, want) }) {
-		t.Errorf("notes %q lack %q", s.runner.Notes(), want)
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, want) }) {
+		t.Errorf("notes %q lack %q", notes, want)
 	}
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
@@ -157,7 +158,7 @@ func TestSimulatedSweepCountsModelledReloadTime(t *testing.T) {
 func TestBoardSweepTimesItsFirstReload(t *testing.T) {
 	s, h, _ := reloadSetup(t)
 	now := time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
-	s.runner.Now = func() time.Time { return now }
+	s.runner.Clock = testClock{now: &now}
 	// Every run takes 1 s; a reload 5 s, then 7 s, then 9 s (its last
 	// module, usb_storage, loads at the end).
 	s.land.Before = func(int) { now = now.Add(time.Second) }
@@ -168,12 +169,13 @@ func TestBoardSweepTimesItsFirstReload(t *testing.T) {
 			now = now.Add(reload)
 		}
 	}
-	if err := s.runner.Prepare(); err != nil {
+	_, notes, err := s.runner.Prepare()
+	if err != nil {
 		t.Fatal(err)
 	}
 	want := "the plan reloads usb_storage, ci_hdrc_imx, ci_hdrc, ehci_hcd 3 time(s), the last back to the original values; the first reload is timed, and the time left counts the rest at its time"
-	if !slices.ContainsFunc(s.runner.Notes(), func(n string) bool { return strings.Contains(n, want) }) {
-		t.Errorf("notes %q lack %q", s.runner.Notes(), want)
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, want) }) {
+		t.Errorf("notes %q lack %q", notes, want)
 	}
 	out, err := s.runner.Run(context.Background())
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // session: a resumed sweep that was killed ends where it began): module
 // parameters (reloading the stack), files, then register fields, each
 // read back. It runs even when ctx is cancelled.
-func (r *Runner) restore(ctx context.Context) error {
+func (r *state) restore(ctx context.Context) error {
 	if r.visitSeq == 0 || r.axes == nil {
 		return nil
 	}

@@ -121,7 +121,7 @@ func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	land := &sweeptest.Landscape{Target: tg, Seed: 3}
-	r2 := &sweep.Runner{Target: tg, Prober: land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal}
+	r2 := &sweep.Config{Target: tg, Prober: land, Plan: s.runner.Plan, Out: results.NewWriter(f), Resume: prev, Journal: s.journal}
 	out, err := r2.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestResumeDoesNotRedoFinishedPoints(t *testing.T) {
 	// A different plan is refused.
 	p2 := s.runner.Plan
 	p2.Repeats = 4
-	r3 := &sweep.Runner{Target: tg, Prober: land, Plan: p2, Out: results.NewWriter(&bytes.Buffer{}), Resume: res}
+	r3 := &sweep.Config{Target: tg, Prober: land, Plan: p2, Out: results.NewWriter(&bytes.Buffer{}), Resume: res}
 	if _, err := r3.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "plan differs") {
 		t.Errorf("error %v", err)
 	}

@@ -22,8 +22,10 @@ import (
 	"github.com/citune/citune/undo"
 )
 
-// Runner runs one sweep session.
-type Runner struct {
+// Config is one sweep: what it measures, on what, and where it reports.
+// Run never changes it (each Run works on its own state), so a Config
+// runs twice alike.
+type Config struct {
 	Target *soc.Target
 	// Prober runs the workload once and measures it with the accounting
 	// (a probe.Series): the sweep calls it once per run, warm-ups
@@ -67,15 +69,10 @@ type Runner struct {
 	Board *results.BoardID
 	// Resume holds the records of the sweep being continued.
 	Resume *results.Results
-	// Sleep waits for the settle time (default: a timer that ctx cancels).
-	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock for record times and the time left (default
-	// time.Now).
-	Now func() time.Time
-	// Clock, when set, is the sweep's clock instead of Now and Sleep: a
-	// sweep of the simulated board with the sim probe runs on the board's
-	// modelled time (SimClock).
-	Clock *SimClock
+	// Clock is the sweep's time and its settle pauses (nil: WallClock);
+	// a sweep of the simulated board with the sim probe runs on the
+	// board's modelled time (SimClock).
+	Clock Clock
 	// MaxFailures aborts the sweep after this many failed points in a
 	// row (default 3).
 	MaxFailures int
@@ -84,10 +81,21 @@ type Runner struct {
 	Boot bootargs.Store
 	// BootRoot is the root Boot's devices are under ("/" on a board).
 	BootRoot string
+	// FixedCosts keeps the plan's fixed costs as they are: a baseline
+	// visit every BaselineEvery points and the plan's warm-ups on every
+	// visit (how sweeps ran before the data decided them, fixedcost.go;
+	// the benchmark's "before").
+	FixedCosts bool
+}
 
+// state is one Run of a Config: its copy of the Config (defaults filled
+// in) and everything the sweep plans, learns and counts.
+type state struct {
+	Config
+	sim       *SimClock        // Clock, when it is the simulated board's
+	wall      func() time.Time // records' time: Clock's, or on a SimClock the wall's
 	session   int
-	wall      func() time.Time // the wall clock (Now before a Clock replaced it)
-	rebooting bool             // a visit needs a boot with other arguments (ErrReboot)
+	rebooting bool // a visit needs a boot with other arguments (ErrReboot)
 	axes      []plan.Axis
 	orig      []string // the baseline: original values (the header's when resuming)
 	live      []string // values when this session started: restored at its end
@@ -124,7 +132,7 @@ type Runner struct {
 	budget, gridRuns, spent, outOfBudget int
 
 	// reloads and reloadTime count this session's module reloads and
-	// their time (on r.Now's clock), for the estimate and the outcome.
+	// their time (on r.Clock), for the estimate and the outcome.
 	reloads    int
 	reloadTime time.Duration
 	started    time.Time
@@ -137,12 +145,10 @@ type Runner struct {
 
 	// The fixed costs the data decide (fixedcost.go): every is the
 	// points to the next baseline visit, firstRuns each visit's first
-	// run against its others, warmSkip whether warm-ups are skipped;
-	// fixedCosts keeps the plan's as they are (FixedCosts).
-	every      int
-	firstRuns  []firstRun
-	warmSkip   bool
-	fixedCosts bool
+	// run against its others, warmSkip whether warm-ups are skipped.
+	every     int
+	firstRuns []firstRun
+	warmSkip  bool
 }
 
 // Outcome is what a session found.
@@ -170,7 +176,7 @@ type Outcome struct {
 	GridRuns    int `json:"grid_runs,omitempty"`
 	OutOfBudget int `json:"out_of_budget,omitempty"`
 	// ConfirmRuns are this session's probe runs of the verdict's second
-	// look (Runner.confirm), warm-ups included: outside any budget.
+	// look (confirm), warm-ups included: outside any budget.
 	ConfirmRuns int `json:"confirm_runs,omitempty"`
 	// Model is a model-mode sweep's last fit of its model (its Fallback
 	// says when it raced the points instead).
@@ -178,7 +184,7 @@ type Outcome struct {
 
 	// Elapsed is the session's time from its first record to its end,
 	// restore included; Reloads and ReloadTime are its module reloads
-	// and their share of it. With a Clock they are the simulated board's
+	// and their share of it. On a SimClock they are the simulated board's
 	// modelled time (SimulatedTime). `citune sweep --json` gives the
 	// durations in seconds (elapsed_s, reload_s).
 	Elapsed, ReloadTime time.Duration `json:"-"`
@@ -191,21 +197,16 @@ type Outcome struct {
 // resumed.
 var ErrInterrupted = errors.New("sweep interrupted")
 
-// Notes are warnings and grouping notes found by Prepare.
-func (r *Runner) Notes() []string { return r.notes }
-
-// Points are the planned points (after Prepare).
-func (r *Runner) Points() []*Point { return r.points }
-
 // Run validates the plan, journals the originals, measures every point,
 // restores the originals (also when ctx is cancelled or a step fails) and
 // ranks the points. The error is ErrInterrupted (wrapped) when ctx was
 // cancelled.
-func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
-	if err := r.Prepare(); err != nil {
+func (c *Config) Run(ctx context.Context) (out *Outcome, err error) {
+	r, err := c.prepare()
+	if err != nil {
 		return nil, err
 	}
-	r.started = r.Now()
+	r.started = r.Clock.Now()
 	if err := r.begin(); err != nil {
 		return nil, err
 	}
@@ -214,7 +215,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 		if err != nil {
 			return nil, err
 		}
-		defer func() { s.Close(); r.Session = nil }()
+		defer s.Close()
 	}
 	if err := r.journalBegin(); err != nil {
 		return nil, fmt.Errorf("%w (nothing was changed: without a journal the changes could not be undone after a crash)", err)
@@ -239,7 +240,7 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	}
 	out = &Outcome{Ranking: r.store.Rank(), Status: results.StatusComplete, ProbeRuns: r.runs, TotalProbeRuns: r.total,
 		NotHeld: r.notHeld, Corrupt: r.corrupt, Notes: r.notes, Restored: restoreErr == nil, RestoreErr: restoreErr,
-		Elapsed: r.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.Clock != nil,
+		Elapsed: r.Clock.Now().Sub(r.started), Reloads: r.reloads, ReloadTime: r.reloadTime, SimulatedTime: r.sim != nil,
 		Budget: r.budget, GridRuns: r.gridRuns, OutOfBudget: r.outOfBudget, ConfirmRuns: r.confirmRuns, Model: r.model}
 	wall, sim := r.stamp()
 	end := results.EndRecord{Type: results.TypeEnd, Session: r.session, Time: wall, SimTime: sim, Status: results.StatusComplete, Restored: restoreErr == nil,
@@ -260,14 +261,14 @@ func (r *Runner) Run(ctx context.Context) (out *Outcome, err error) {
 	return out, errors.Join(runErr, restoreErr, werr)
 }
 
-func (r *Runner) logf(format string, a ...any) {
+func (r *state) logf(format string, a ...any) {
 	if r.Log != nil {
 		fmt.Fprintf(r.Log, format, a...)
 	}
 }
 
 // begin writes the header, or the resume record.
-func (r *Runner) begin() error {
+func (r *state) begin() error {
 	t := r.Target
 	origs := map[string]string{}
 	live := map[string]string{}
@@ -286,7 +287,7 @@ func (r *Runner) begin() error {
 		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: results.Addr(t.Controller.Base),
 		Target: string(t.Kind), TargetPath: t.Path(), Role: string(r.role), Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
 		ModParamControllers: r.ParamUsers, Boot: r.boot()}
-	if !r.fixedCosts {
+	if !r.FixedCosts {
 		h.Costs = results.CostsByData
 	}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
@@ -301,7 +302,7 @@ func (r *Runner) begin() error {
 
 // execute measures the points in the plan's mode, then takes the
 // verdict's second look where it asks for one.
-func (r *Runner) execute(ctx context.Context) error {
+func (r *state) execute(ctx context.Context) error {
 	if r.Plan.Mode == plan.ModeModel {
 		if err := r.modelSearch(ctx); err != nil {
 			return err
@@ -337,7 +338,7 @@ func (r *Runner) execute(ctx context.Context) error {
 // drift shows on both sides). Once per sweep: the verdict's error rate
 // is split over two looks. The runs are outside an adaptive race's
 // budget, and said so. A resumed sweep replays them like any visit.
-func (r *Runner) confirm(ctx context.Context) error {
+func (r *state) confirm(ctx context.Context) error {
 	v := r.store.Rank().Verdict
 	if v.Confirm == "" {
 		return nil
@@ -397,7 +398,7 @@ func (r *Runner) confirm(ctx context.Context) error {
 const ConfirmFactor = 3
 
 // reloadNote says how many module reloads the plan needs.
-func (r *Runner) reloadNote() string {
+func (r *state) reloadNote() string {
 	groups := map[string]bool{}
 	for _, p := range r.points {
 		groups[r.modKey(p.Values)] = true
@@ -431,12 +432,12 @@ func (r *Runner) reloadNote() string {
 // on the simulated board the model's nominal time (each reload then
 // draws its own); on a board nothing is known before the first reload,
 // whose measured time the time left then counts for the rest.
-func (r *Runner) reloadEstimate(n int, bound string) string {
+func (r *state) reloadEstimate(n int, bound string) string {
 	if n == 0 {
 		return ""
 	}
-	if r.Clock != nil {
-		each := r.Clock.nominalReload()
+	if r.sim != nil {
+		each := r.sim.nominalReload()
 		return fmt.Sprintf("; the simulated board's reload takes about %s (modelled), %s%s in all, counted in the time left",
 			each.Round(100*time.Millisecond), bound, (each * time.Duration(n)).Round(time.Second))
 	}

@@ -6,6 +6,31 @@ import (
 	"time"
 )
 
+// Clock is a sweep's time: its durations, time left and event times,
+// and its settle pauses. WallClock is this machine's; SimClock is the
+// simulated board's.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d; it fails only when ctx is done.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// WallClock is this machine's clock.
+type WallClock struct{}
+
+// Now is time.Now.
+func (WallClock) Now() time.Time { return time.Now() }
+
+// Sleep waits d, or until ctx is done.
+func (WallClock) Sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
 // ReloadModel is the simulated board's module reload time, from the one
 // model (simmodel.Reload) through the sim probe (*probe.SimProbe, and
 // sweeptest.Landscape in tests), which draws it seeded like its runs.
@@ -24,14 +49,13 @@ type ReloadModel interface {
 // the board's: it starts at a wall time and advances only by what the
 // board would spend: every simulated probe run's modelled Elapsed, every
 // settle pause (nothing sleeps) and every module reload's modelled time
-// (Reload). Runner.Clock makes it the runner's Now and Sleep.
+// (Reload). Config.Clock makes it the sweep's clock.
 //
 // Decision: one clock for everything a sweep reports, rather than
 // modelled costs kept beside wall-clock record times, so the results
 // file's times, the progress lines' time left, an OnEvent follower's
 // elapsed time (from event times) and the outcome's duration cannot
-// disagree. (The TUI's sweeps do not use one yet: on the simulator they
-// have no module reloads, and they keep the wall clock.)
+// disagree.
 type SimClock struct {
 	// Reload gives each reload's time (nil: reloads take none).
 	Reload ReloadModel

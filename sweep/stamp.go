@@ -9,10 +9,10 @@ import "time"
 // elapsed time, the end record's elapsed) stays on the one clock the
 // SimClock comment explains; the modelled time of each record is kept
 // apart, not lost.
-func (r *Runner) stamp() (wall time.Time, sim *time.Time) {
+func (r *state) stamp() (wall time.Time, sim *time.Time) {
 	wall = r.wall().UTC()
-	if r.Clock != nil {
-		t := r.Now().UTC()
+	if r.sim != nil {
+		t := r.Clock.Now().UTC()
 		sim = &t
 	}
 	return wall, sim

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/profiles"
@@ -88,7 +89,7 @@ func axes(t *testing.T, m *regs.Map, specs ...string) []plan.Axis {
 }
 
 type setup struct {
-	runner  *sweep.Runner
+	runner  *sweep.Config
 	out     string
 	log     *bytes.Buffer
 	land    *sweeptest.Landscape
@@ -113,10 +114,18 @@ func newRunner(t *testing.T, tg *soc.Target, mode string, specs ...string) *setu
 	plan.Axes = axes(t, tg.Profile.Map, specs...)
 	land := &sweeptest.Landscape{Target: tg, Seed: 1}
 	log := &bytes.Buffer{}
-	r := &sweep.Runner{Target: tg, Prober: land, ProbeName: "landscape", Plan: plan, Out: results.NewWriter(f), Log: log,
+	r := &sweep.Config{Target: tg, Prober: land, ProbeName: "landscape", Plan: plan, Out: results.NewWriter(f), Log: log,
 		Journal: filepath.Join(dir, "journal.json"), Command: []string{"citune", "sweep"}, Kernel: "test"}
 	return &setup{runner: r, out: out, log: log, land: land, journal: r.Journal}
 }
+
+// testClock is the wall clock at a time the test moves.
+type testClock struct {
+	sweep.WallClock
+	now *time.Time
+}
+
+func (c testClock) Now() time.Time { return *c.now }
 
 func snapshot(t *testing.T, tg *soc.Target) soc.Snapshot {
 	t.Helper()
@@ -141,8 +150,8 @@ func TestGridGroupsBurstSizesAndFindsTheBest(t *testing.T) {
 	}
 	// AHBBRST=0 x RXPBURST 16,32 = 2 points; AHBBRST=2 and 3 ignore the
 	// burst sizes: one point each.
-	if got := len(s.runner.Points()); got != 4 {
-		t.Fatalf("%d points, want 4", got)
+	if pts, _, err := s.runner.Prepare(); err != nil || len(pts) != 4 {
+		t.Fatalf("%d points (%v), want 4", len(pts), err)
 	}
 	notes := strings.Join(out.Notes, "\n")
 	if !strings.Contains(notes, "TXPBURST takes effect only with SBUSCFG.AHBBRST=0") || !strings.Contains(notes, "4 combinations measured as 2 points") {
@@ -246,11 +255,12 @@ func TestValidatedBeforeTheFirstWrite(t *testing.T) {
 func TestOFATSetsTheConditionForBurstSizes(t *testing.T) {
 	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
 	s := newRunner(t, tg, plan.ModeOFAT, "AHBBRST=0,3", "TXPBURST=8,16", "ITC=1,8")
-	if err := s.runner.Prepare(); err != nil {
+	pts, _, err := s.runner.Prepare()
+	if err != nil {
 		t.Fatal(err)
 	}
 	var keys, notes []string
-	for _, p := range s.runner.Points() {
+	for _, p := range pts {
 		keys = append(keys, p.Key)
 		notes = append(notes, p.Note)
 	}

@@ -129,7 +129,7 @@ func visitShiftApplies(t *testing.T, fixed bool) int {
 		s.land.Noise, s.land.VisitShift = 0.005, 0.01
 		s.runner.Journal = ""
 		if fixed {
-			s.runner.FixedCosts()
+			s.runner.FixedCosts = true
 		}
 		out, err := s.runner.Run(t.Context())
 		if err != nil {

@@ -32,7 +32,7 @@ import (
 // stop, when set, is asked after every counted run with the rates of
 // the visit so far; true ends the visit early (the adaptive race: the
 // point is already significantly slower than the round's leader).
-func (r *Runner) visit(ctx context.Context, p *Point, n int, screen bool, stop func(rates []float64) bool) (rank.Status, error) {
+func (r *state) visit(ctx context.Context, p *Point, n int, screen bool, stop func(rates []float64) bool) (rank.Status, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -47,8 +47,8 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int, screen bool, stop f
 		r.count(cv.Point.Status)
 		return cv.Point.Status, r.noteFirstRun(cv.Point, cv.Runs, true)
 	}
-	t0 := r.Now()
-	defer func() { r.elapsed += r.Now().Sub(t0) }()
+	t0 := r.Clock.Now()
+	defer func() { r.elapsed += r.Clock.Now().Sub(t0) }()
 	settings := r.settings(p)
 	label := rank.SettingsString(settings)
 	if p.Baseline {
@@ -97,8 +97,8 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int, screen bool, stop f
 	}
 	r.summarise(&rec)
 	r.count(rec.Status)
-	r.elapsed += r.Now().Sub(t0)
-	t0 = r.Now()
+	r.elapsed += r.Clock.Now().Sub(t0)
+	t0 = r.Clock.Now()
 	if err := r.emit(Event{Kind: PointClosed, Point: p.Key, Closed: &rec}); err != nil {
 		return "", err
 	}
@@ -113,7 +113,7 @@ func (r *Runner) visit(ctx context.Context, p *Point, n int, screen bool, stop f
 	return rec.Status, nil
 }
 
-func (r *Runner) count(status rank.Status) {
+func (r *state) count(status rank.Status) {
 	switch status {
 	case rank.StatusNotHeld:
 		r.notHeld++
@@ -126,7 +126,7 @@ func (r *Runner) count(status rank.Status) {
 // the settings after each. It stops at the first run that did not hold,
 // was corrupt or failed. An error means the sweep must stop (ctx
 // cancelled, results file).
-func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop func([]float64) bool, rec *results.PointRecord) ([]results.RunRecord, error) {
+func (r *state) probe(ctx context.Context, p *Point, n int, screen bool, stop func([]float64) bool, rec *results.PointRecord) ([]results.RunRecord, error) {
 	var runs []results.RunRecord
 	var rates []float64
 	warmup := r.warmups(screen)
@@ -142,8 +142,8 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop f
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if r.Clock != nil && run.Simulated {
-			r.Clock.Advance(run.Elapsed)
+		if r.sim != nil && run.Simulated {
+			r.sim.Advance(run.Elapsed)
 		}
 		r.runs++
 		r.total++
@@ -195,7 +195,7 @@ func (r *Runner) probe(ctx context.Context, p *Point, n int, screen bool, stop f
 
 // warmups is the warm-up runs of a visit: the plan's, none when
 // screening or where the visits show no first-run effect (fixedcost.go).
-func (r *Runner) warmups(screen bool) int {
+func (r *state) warmups(screen bool) int {
 	if screen || r.warmSkip {
 		return 0
 	}
@@ -203,7 +203,7 @@ func (r *Runner) warmups(screen bool) int {
 }
 
 // summarise fills a point record's statistics over all its visits.
-func (r *Runner) summarise(rec *results.PointRecord) {
+func (r *state) summarise(rec *results.PointRecord) {
 	if rec.Baseline {
 		rec.Total = len(r.store.Baseline())
 		rec.Median = rank.Median(r.store.Baseline())
@@ -242,7 +242,7 @@ func (r *Runner) summarise(rec *results.PointRecord) {
 // to twice the plan's runs, as in a tie-break, one reload per value and
 // round; no more runs than the race's budget leaves). It is "" before
 // the first run.
-func (r *Runner) left(seq int) string {
+func (r *state) left(seq int) string {
 	if r.measured == 0 {
 		return ""
 	}
@@ -289,7 +289,7 @@ func (r *Runner) left(seq int) string {
 		}
 	}
 	sim := ""
-	if r.Clock != nil {
+	if r.sim != nil {
 		// The simulated board's time, not this machine's: the sweep
 		// itself ends in seconds.
 		sim = ", simulated"
@@ -300,19 +300,19 @@ func (r *Runner) left(seq int) string {
 // reloadEach is the time one module reload is estimated to take: the
 // mean of this session's reloads; before the first, the simulated
 // board's nominal time (ok false on a board: not known yet).
-func (r *Runner) reloadEach() (time.Duration, bool) {
+func (r *state) reloadEach() (time.Duration, bool) {
 	switch {
 	case r.reloads > 0:
 		return r.reloadTime / time.Duration(r.reloads), true
-	case r.Clock != nil:
-		return r.Clock.nominalReload(), true
+	case r.sim != nil:
+		return r.sim.nominalReload(), true
 	}
 	return 0, false
 }
 
 // reloadsAfter counts the module reloads a grid or one-factor sweep
 // still makes after its visit seq (1-based, as visitSeq).
-func (r *Runner) reloadsAfter(seq int) int {
+func (r *state) reloadsAfter(seq int) int {
 	if seq < 1 || seq > len(r.sched) || !r.hasModParams() {
 		return 0
 	}
@@ -331,7 +331,7 @@ func (r *Runner) reloadsAfter(seq int) int {
 // need runs and round, less one for the value loaded now (a round starts
 // with the values the last one ended with), and one back to the original
 // values for the last baseline unless nothing else is loaded by then.
-func (r *Runner) adaptiveReloads(rounds int) int {
+func (r *state) adaptiveReloads(rounds int) int {
 	if !r.hasModParams() {
 		return 0
 	}
@@ -357,11 +357,11 @@ func (r *Runner) adaptiveReloads(rounds int) int {
 }
 
 // hasModParams reports whether an axis is a module parameter.
-func (r *Runner) hasModParams() bool {
+func (r *state) hasModParams() bool {
 	return slices.ContainsFunc(r.axes, func(a plan.Axis) bool { return a.Kind == plan.KindModParam })
 }
 
-func (r *Runner) progress(seq int, rec *results.PointRecord) {
+func (r *state) progress(seq int, rec *results.PointRecord) {
 	pos := fmt.Sprintf("[%d]", seq)
 	if r.planned > 0 {
 		pos = fmt.Sprintf("[%d/%d]", seq, r.planned)
@@ -388,19 +388,9 @@ func (r *Runner) progress(seq int, rec *results.PointRecord) {
 	}
 }
 
-func (r *Runner) sleep(ctx context.Context, d time.Duration) error {
+func (r *state) sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	if r.Sleep != nil {
-		return r.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return r.Clock.Sleep(ctx, d)
 }

@@ -37,5 +37,5 @@
 // Decision: the tests drive the real sweep runner and the sim probe on
 // the simulated controller, with no fake sweeper or throughput of their
 // own, and the sweep is followed through the runner's events
-// (sweep.Runner.OnEvent), never by reading the results file back.
+// (sweep.Config.OnEvent), never by reading the results file back.
 package tui

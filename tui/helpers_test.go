@@ -22,6 +22,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/sim"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
 )
 
@@ -81,8 +82,8 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 		Ctx: context.Background(), Jobs: &sync.WaitGroup{},
 		Prober: probe.NewSeries(pr, probe.Env{}),
 		Sweeper: &SweepRunner{Target: tg, Prober: e.measure, ProbeName: pr.Name(), Out: "sweep.jsonl",
-			Adjust: func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
-			Now:    fixedClock},
+			Adjust:   func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
+			NewClock: stoppedClock},
 		LoadPlan: func(path string, m *regs.Map) (SweepPlan, error) {
 			return parsePlan("AHBBRST=0,3 ITC=1,8 repeat=3", m)
 		},
@@ -352,3 +353,11 @@ func writeTestFile(path, s string) error { return os.WriteFile(path, []byte(s), 
 // fixedClock is the sweeps' clock in tests: a sweep takes no time, so
 // that screens do not depend on the machine's speed.
 func fixedClock() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+// stoppedClock is the wall clock stopped at fixedClock, for a
+// SweepRunner.
+func stoppedClock() sweep.Clock { return fixedWall{} }
+
+type fixedWall struct{ sweep.WallClock }
+
+func (fixedWall) Now() time.Time { return fixedClock() }

@@ -22,8 +22,8 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	e := newEnv(t, false)
 	out := filepath.Join(t.TempDir(), "r.jsonl")
 	sr := &SweepRunner{Target: e.target, Prober: newSimMeasure(t, e), ProbeName: "sim", Out: out,
-		Adjust: func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
-		Now:    fixedClock}
+		Adjust:   func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
+		NewClock: stoppedClock}
 	pl, err := parsePlan("AHBBRST=0,2,3,7 RXPBURST=8,16,32 mode=adaptive repeat=5", e.target.Profile.Map)
 	if err != nil {
 		t.Fatal(err)

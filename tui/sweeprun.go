@@ -41,7 +41,7 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 }
 
 // SweepRunner is the Sweeper of package sweep: it runs plans with
-// sweep.Runner (journal, held checks, restore on every exit path), which
+// sweep.Config (journal, held checks, restore on every exit path), which
 // writes the results to a JSONL file and hands its events (sweep.Event)
 // to the TUI as they happen. Stopping and starting the same plan again resumes it from
 // that file.
@@ -63,16 +63,14 @@ type SweepRunner struct {
 	// Adjust, when set, changes each plan before it runs (tests and
 	// benchmarks drop the settle time).
 	Adjust func(*plan.Plan)
-	// Now is the sweep's clock (default time.Now): the times of its
-	// events, from which the TUI tells how long the sweep has run (tests
-	// give a fixed clock so that screens do not depend on the machine's
-	// speed).
-	Now func() time.Time
-	// NewClock, when set, gives each sweep the simulated board's clock
-	// (citune tui --sim with the sim probe, as citune sweep): its runs,
-	// settle pauses and reloads take their modelled time, nothing
-	// sleeps, and the sweep's times are the board's, not this machine's.
-	NewClock func() *sweep.SimClock
+	// NewClock gives each sweep its clock (nil: the wall clock): the
+	// times of its events, from which the TUI tells how long the sweep
+	// has run (tests give a fixed clock so that screens do not depend on
+	// the machine's speed). citune tui --sim with the sim probe gives the
+	// simulated board's, as citune sweep: its runs, settle pauses and
+	// reloads take their modelled time, nothing sleeps, and the sweep's
+	// times are the board's, not this machine's.
+	NewClock func() sweep.Clock
 
 	mu      sync.Mutex
 	path    string // results file of the current plan
@@ -127,8 +125,8 @@ func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 			users[ax.Name] = soc.ParamScope(nil, s.Target.Profile, ax.Name)
 		}
 	}
-	r := &sweep.Runner{ParamUsers: users, Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
-		OnEvent: onEvent, Command: s.Command, Kernel: s.Kernel, Resume: res, Now: s.Now}
+	r := &sweep.Config{ParamUsers: users, Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: sp, Host: s.Host, Session: s.Session,
+		OnEvent: onEvent, Command: s.Command, Kernel: s.Kernel, Resume: res}
 	if s.NewClock != nil {
 		r.Clock = s.NewClock()
 	}

@@ -232,7 +232,7 @@ func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
 		sr.Prober = m
 		if simClock {
 			sp := m.p.(*probe.SimProbe)
-			sr.NewClock = func() *sweep.SimClock { return sweep.NewSimClock(fixedClock(), sp) }
+			sr.NewClock = func() sweep.Clock { return sweep.NewSimClock(fixedClock(), sp) }
 		}
 		e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
 			return sr.Run(ctx, p, resume, func(ev sweep.Event) {

@@ -210,7 +210,8 @@ func runSweep(a *app, args []string) error {
 		return err
 	}
 	defer closeUndo()
-	if err := runner.Prepare(); err != nil {
+	points, _, err := runner.Prepare()
+	if err != nil {
 		if errors.Is(err, plan.ErrPlan) {
 			return withCode(exitUsage, err)
 		}
@@ -227,7 +228,7 @@ func runSweep(a *app, args []string) error {
 		fmt.Fprintln(humanOut(a.env.stderr, a.env.errTTY), mark)
 	}
 	fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "%s: %s sweep of %d points, %d runs each (+%d warm-up), probe %s; results in %s\n",
-		header(t), pl.Mode, len(runner.Points()), pl.Repeats, pl.Warmup, pr.Name(), o.out)
+		header(t), pl.Mode, len(points), pl.Repeats, pl.Warmup, pr.Name(), o.out)
 	if w := rank.FewRunsWarning(pl.Repeats); w != "" && prev == nil {
 		fmt.Fprintln(humanOut(a.env.stderr, a.env.errTTY), "warning: "+w)
 	}

@@ -165,7 +165,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		sw.Kernel = "" // as citune sweep: the host's kernel played no part
 		// As citune sweep: the sim probe's sweeps run on the simulated
 		// board's clock.
-		sw.NewClock = func() *sweep.SimClock { return sweep.NewSimClock(time.Now(), sp) }
+		sw.NewClock = func() sweep.Clock { return sweep.NewSimClock(time.Now(), sp) }
 	}
 	cfg.Sweeper = sw
 	return nil

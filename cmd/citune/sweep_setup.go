@@ -285,7 +285,7 @@ func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[str
 // sweepRunner opens the undo session of the sweep and builds its runner:
 // the host, the module parameter's users, and on the simulator the
 // simulated reload and (with the sim probe) the simulated board's clock.
-func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *soc.Profile, pl plan.Plan, pr probe.Probe, env probe.Env, prev *results.Results, display units.Display) (*sweep.Runner, func(), error) {
+func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *soc.Profile, pl plan.Plan, pr probe.Probe, env probe.Env, prev *results.Results, display units.Display) (*sweep.Config, func(), error) {
 	sysHost := o.host(t.Profile)
 	scopeRoot := a.env.root
 	if set["sys-root"] {
@@ -300,7 +300,7 @@ func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *s
 	if err != nil {
 		return nil, nil, err
 	}
-	runner := &sweep.Runner{
+	runner := &sweep.Config{
 		ParamUsers: users,
 		Target:     t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Plan: pl, Host: sysHost,
 		// A resumed sweep's names and values come from its results file.

@@ -89,7 +89,7 @@ func DefaultPlan() Plan {
 const MaxRepeats = 10_000
 
 // Check validates the plan's shape (not against the live system; see
-// Runner): every rule of a plan, wherever its settings came from (Set).
+// sweep.Config): every rule of a plan, wherever its settings came from (Set).
 func (p *Plan) Check() error { return p.check(true) }
 
 // CheckSettings is Check but for the rule that a plan has axes, for the
