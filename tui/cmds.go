@@ -15,6 +15,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
@@ -75,7 +76,7 @@ type (
 	// sweepMsg is one of the sweep runner's events.
 	sweepMsg struct {
 		id int
-		e  sweep.Event
+		e  event.Event
 	}
 
 	// sweepDoneMsg ends a sweep run: its results file and the runner's
@@ -260,7 +261,7 @@ func readSetting(acc regs.Accessor, m *regs.Map, start soc.Snapshot) (string, er
 // sweepJob runs the sweeper.
 func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, resume bool, id int) func(func(tea.Msg)) {
 	return func(send func(tea.Msg)) {
-		path, outcome, err := s.Run(ctx, p, resume, func(e sweep.Event) {
+		path, outcome, err := s.Run(ctx, p, resume, func(e event.Event) {
 			if e.Closed != nil {
 				// The runner shares its records with the writer: the
 				// screen keeps a copy.

@@ -14,6 +14,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -91,7 +92,7 @@ func versus(p results.PointRecord) string {
 // file ("" when it could not be opened) and the runner's outcome (nil
 // when the sweep did not get to run).
 type Sweeper interface {
-	Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error)
+	Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(event.Event)) (string, *sweep.Outcome, error)
 }
 
 // PlanLoader reads a plan file and validates it against m.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -31,7 +31,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	s := sweepState{plan: pl}
 	points := map[string]results.PointRecord{} // last record per point
 	var notes, currents []string
-	path, outcome, err := sr.Run(context.Background(), pl.Plan, false, func(ev sweep.Event) {
+	path, outcome, err := sr.Run(context.Background(), pl.Plan, false, func(ev event.Event) {
 		if p := s.follow(ev); p != nil && !p.Baseline {
 			points[p.Settings["SBUSCFG.AHBBRST"]+" "+p.Settings["BURSTSIZE.RXPBURST"]] = *p
 		}
@@ -119,25 +119,25 @@ func TestFollowResumeAndEliminations(t *testing.T) {
 	t0 := fixedClock()
 	hdr := &results.Header{Points: []results.PointInfo{{Key: results.BaselineKey}, {Key: "a"}, {Key: "b"}, {Key: "c"}}}
 	a := map[string]string{"X": "1"}
-	s.follow(sweep.Event{Kind: sweep.SweepStarted, Time: t0, Header: hdr})
-	s.follow(sweep.Event{Kind: sweep.PointClosed, Time: t0.Add(time.Second), Closed: &results.PointRecord{Point: "a", Settings: a, Status: rank.StatusOK, Rates: []float64{1}}})
+	s.follow(event.Event{Kind: event.SweepStarted, Time: t0, Header: hdr})
+	s.follow(event.Event{Kind: event.PointClosed, Time: t0.Add(time.Second), Closed: &results.PointRecord{Point: "a", Settings: a, Status: rank.StatusOK, Rates: []float64{1}}})
 	if s.total != 3 || s.done != 1 || s.elapsed != time.Second {
 		t.Fatalf("after one point: %d/%d in %v, want 1/3 in 1s", s.done, s.total, s.elapsed)
 	}
 	s.done, s.started = 0, time.Time{} // startSweep, resuming
-	s.follow(sweep.Event{Kind: sweep.SweepStarted, Time: t0, Resume: &results.ResumeRecord{}})
+	s.follow(event.Event{Kind: event.SweepStarted, Time: t0, Resume: &results.ResumeRecord{}})
 	if s.total != 2 {
 		t.Errorf("resumed total %d, want 2", s.total)
 	}
-	s.follow(sweep.Event{Kind: sweep.PointEliminated, Settings: a, Message: "slower", Replayed: true})
+	s.follow(event.Event{Kind: event.PointEliminated, Settings: a, Message: "slower", Replayed: true})
 	if s.points[0].Status != rank.StatusOK {
 		t.Errorf("a replayed elimination changed the point: %+v", s.points[0])
 	}
-	s.follow(sweep.Event{Kind: sweep.PointEliminated, Settings: a, Message: "slower"})
+	s.follow(event.Event{Kind: event.PointEliminated, Settings: a, Message: "slower"})
 	if s.points[0].Status != rank.StatusEliminated || s.points[0].Reason != "slower" || s.note != "" {
 		t.Errorf("eliminated point %+v, note %q", s.points[0], s.note)
 	}
-	s.follow(sweep.Event{Kind: sweep.PointEliminated, Settings: map[string]string{"X": "9"}, Message: "gone"})
+	s.follow(event.Event{Kind: event.PointEliminated, Settings: map[string]string{"X": "9"}, Message: "gone"})
 	if s.note != "eliminated: gone" {
 		t.Errorf("note %q, want the elimination of an unknown point", s.note)
 	}

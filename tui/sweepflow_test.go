@@ -10,6 +10,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 )
 
@@ -87,7 +88,7 @@ func TestAdaptiveSweepTakesTheTypedBudget(t *testing.T) {
 func keepOutcome(e *env) **sweep.Outcome {
 	var outcome *sweep.Outcome
 	sr := e.m.cfg.Sweeper
-	e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
+	e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(event.Event)) (string, *sweep.Outcome, error) {
 		path, out, err := sr.Run(ctx, p, resume, on)
 		outcome = out
 		return path, out, err
@@ -96,9 +97,9 @@ func keepOutcome(e *env) **sweep.Outcome {
 }
 
 // sweeperFunc is a Sweeper from a function.
-type sweeperFunc func(context.Context, plan.Plan, bool, func(sweep.Event)) (string, *sweep.Outcome, error)
+type sweeperFunc func(context.Context, plan.Plan, bool, func(event.Event)) (string, *sweep.Outcome, error)
 
-func (f sweeperFunc) Run(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
+func (f sweeperFunc) Run(ctx context.Context, p plan.Plan, resume bool, on func(event.Event)) (string, *sweep.Outcome, error) {
 	return f(ctx, p, resume, on)
 }
 
@@ -110,7 +111,7 @@ type stopper struct {
 	after int64
 }
 
-func (s *stopper) Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error) {
+func (s *stopper) Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(event.Event)) (string, *sweep.Outcome, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.m.cancel, s.m.stopAfter = nil, 0

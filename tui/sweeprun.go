@@ -15,6 +15,7 @@ import (
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
@@ -42,7 +43,7 @@ func LoadPlanFile(path string, m *regs.Map) (SweepPlan, error) {
 
 // SweepRunner is the Sweeper of package sweep: it runs plans with
 // sweep.Runner (journal, held checks, restore on every exit path), which
-// writes the results to a JSONL file and hands its events (sweep.Event)
+// writes the results to a JSONL file and hands its events (event.Event)
 // to the TUI as they happen. Stopping and starting the same plan again resumes it from
 // that file.
 type SweepRunner struct {
@@ -88,7 +89,7 @@ func (s *SweepRunner) Path() string {
 }
 
 // Run implements Sweeper.
-func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error) {
+func (s *SweepRunner) Run(ctx context.Context, in plan.Plan, resume bool, onEvent func(event.Event)) (string, *sweep.Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sp := in

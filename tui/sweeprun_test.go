@@ -11,6 +11,7 @@ import (
 
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -84,8 +85,8 @@ func TestSweepRunnerResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sm.cancel, sm.stopAfter = cancel, 5 // baseline (warm-up + 1), first point, ...
 	var first []results.PointRecord
-	_, _, err = sr.Run(ctx, plan.Plan, false, func(ev sweep.Event) {
-		if ev.Kind == sweep.PointClosed {
+	_, _, err = sr.Run(ctx, plan.Plan, false, func(ev event.Event) {
+		if ev.Kind == event.PointClosed {
 			first = append(first, *ev.Closed)
 		}
 	})
@@ -94,8 +95,8 @@ func TestSweepRunnerResume(t *testing.T) {
 	}
 	sm.cancel = nil
 	var second []results.PointRecord
-	_, outcome, err := sr.Run(context.Background(), plan.Plan, true, func(ev sweep.Event) {
-		if ev.Kind == sweep.PointClosed && !ev.Closed.Baseline {
+	_, outcome, err := sr.Run(context.Background(), plan.Plan, true, func(ev event.Event) {
+		if ev.Kind == event.PointClosed && !ev.Closed.Baseline {
 			second = append(second, *ev.Closed)
 		}
 	})
@@ -234,9 +235,9 @@ func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
 			sp := m.p.(*probe.SimProbe)
 			sr.NewClock = func() *sweep.SimClock { return sweep.NewSimClock(fixedClock(), sp) }
 		}
-		e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
-			return sr.Run(ctx, p, resume, func(ev sweep.Event) {
-				if ev.Kind == sweep.RunFinished {
+		e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(event.Event)) (string, *sweep.Outcome, error) {
+			return sr.Run(ctx, p, resume, func(ev event.Event) {
+				if ev.Kind == event.RunFinished {
 					runTime += ev.Run.Run.Elapsed
 				}
 				on(ev)

@@ -10,7 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
@@ -134,13 +134,13 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 // follow updates the tab from one of the runner's events: the progress,
 // the points (each visit folded into the point's record, see foldVisit)
 // and the notes. It returns the point a visit closed, if any.
-func (s *sweepState) follow(e sweep.Event) *results.PointRecord {
+func (s *sweepState) follow(e event.Event) *results.PointRecord {
 	if s.started.IsZero() {
 		s.started = e.Time
 	}
 	s.elapsed = e.Time.Sub(s.started)
 	switch e.Kind {
-	case sweep.SweepStarted:
+	case event.SweepStarted:
 		if e.Header != nil {
 			s.planned = 0
 			for _, p := range e.Header.Points {
@@ -154,10 +154,10 @@ func (s *sweepState) follow(e sweep.Event) *results.PointRecord {
 		if len(e.Notes) > 0 {
 			s.note = e.Notes[0]
 		}
-	case sweep.PointStarted:
+	case event.PointStarted:
 		s.visit = e.Label
 		s.current = e.Label
-	case sweep.RunFinished:
+	case event.RunFinished:
 		what := "run"
 		switch {
 		case e.Run.Warmup:
@@ -166,9 +166,9 @@ func (s *sweepState) follow(e sweep.Event) *results.PointRecord {
 			what = "screening run"
 		}
 		s.current = fmt.Sprintf("%s, %s %d", s.visit, what, e.Run.Seq)
-	case sweep.PointClosed:
+	case event.PointClosed:
 		return s.addPoint(*e.Closed)
-	case sweep.PointEliminated:
+	case event.PointEliminated:
 		if e.Replayed {
 			return nil // already in the results being resumed
 		}
@@ -178,7 +178,7 @@ func (s *sweepState) follow(e sweep.Event) *results.PointRecord {
 			return nil
 		}
 		s.note = e.Kind.String() + ": " + e.Message
-	case sweep.ModuleReload, sweep.SettingsRestored:
+	case event.ModuleReload, event.SettingsRestored:
 		s.note = e.Kind.String() + ": " + e.Message
 	}
 	return nil
