@@ -14,7 +14,6 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
@@ -79,13 +78,12 @@ type (
 		e  event.Event
 	}
 
-	// sweepDoneMsg ends a sweep run: its results file and the runner's
-	// outcome (nil when it did not get to run).
+	// sweepDoneMsg ends a sweep run with its results file (its outcome
+	// came as the end record of its last event).
 	sweepDoneMsg struct {
 		id      int
 		err     error
 		results string
-		outcome *sweep.Outcome
 	}
 
 	// planMsg carries a loaded plan file.
@@ -261,7 +259,7 @@ func readSetting(acc regs.Accessor, m *regs.Map, start soc.Snapshot) (string, er
 // sweepJob runs the sweeper.
 func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, resume bool, id int) func(func(tea.Msg)) {
 	return func(send func(tea.Msg)) {
-		path, outcome, err := s.Run(ctx, p, resume, func(e event.Event) {
+		path, err := s.Run(ctx, p, resume, func(e event.Event) {
 			if e.Closed != nil {
 				// The runner shares its records with the writer: the
 				// screen keeps a copy.
@@ -271,7 +269,7 @@ func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, resume bool, id int) 
 			}
 			send(sweepMsg{id: id, e: e})
 		})
-		send(sweepDoneMsg{id: id, err: err, results: path, outcome: outcome})
+		send(sweepDoneMsg{id: id, err: err, results: path})
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
@@ -80,19 +79,19 @@ func versus(p results.PointRecord) string {
 	return p.VsBaseline.String()
 }
 
-// Sweeper is the seam between the Sweep tab and package sweep:
-// SweepRunner in citune; the tests wrap it to stop a sweep after a given
-// number of probe runs. Run runs p (a Mode "" is the sweep's default):
-// it applies each point, verifies it held, probes, records, and restores
-// the original values on every exit path (including cancellation); a
-// cancelled run returns an error wrapping context.Canceled. resume
-// continues the results of the last run of the same plan (a stopped
-// sweep), skipping the points it finished. onEvent gets each of the
-// runner's events, on the sweeper's goroutine. Run returns the results
-// file ("" when it could not be opened) and the runner's outcome (nil
-// when the sweep did not get to run).
+// Sweeper is the seam between the Sweep tab and the sweep: cmd/citune
+// supplies it (the wiring `citune sweep` uses); the tests wrap the real
+// runner. Run runs p (a Mode "" is the sweep's default): it applies each
+// point, verifies it held, probes, records, and restores the original
+// values on every exit path (including cancellation); a cancelled run
+// returns an error wrapping context.Canceled. resume continues the
+// results of the last run of the same plan (a stopped sweep), skipping
+// the points it finished. onEvent gets each of the sweep's events, on
+// the sweeper's goroutine; the last, event.SweepEnded, carries the
+// outcome (none when the sweep did not get to run). Run returns the
+// results file ("" when it could not be opened).
 type Sweeper interface {
-	Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(event.Event)) (string, *sweep.Outcome, error)
+	Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(event.Event)) (string, error)
 }
 
 // PlanLoader reads a plan file and validates it against m.

@@ -34,8 +34,8 @@
 // View reads the session's published snapshot (undo.Session.Changes),
 // never its mutex, which is held across register I/O and reloads.
 //
-// Decision: the tests drive the real sweep runner and the sim probe on
-// the simulated controller, with no fake sweeper or throughput of their
-// own, and the sweep is followed through the runner's events
-// (sweep.Runner.OnEvent), never by reading the results file back.
+// Decision: the tests drive the real sweep runner (behind a test
+// Sweeper) and the sim probe on the simulated controller, with no fake
+// throughput of their own, and the sweep is followed through its events
+// (package sweep/event), never by reading the results file back.
 package tui

@@ -80,7 +80,7 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 		Target: tg, Start: start,
 		Ctx: context.Background(), Jobs: &sync.WaitGroup{},
 		Prober: probe.NewSeries(pr, probe.Env{}),
-		Sweeper: &SweepRunner{Target: tg, Prober: e.measure, ProbeName: pr.Name(), Out: "sweep.jsonl",
+		Sweeper: &testSweeper{Target: tg, Prober: e.measure, ProbeName: pr.Name(), Out: "sweep.jsonl",
 			Adjust: func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
 			Now:    fixedClock},
 		LoadPlan: func(path string, m *regs.Map) (SweepPlan, error) {

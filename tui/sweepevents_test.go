@@ -21,7 +21,7 @@ import (
 func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	e := newEnv(t, false)
 	out := filepath.Join(t.TempDir(), "r.jsonl")
-	sr := &SweepRunner{Target: e.target, Prober: newSimMeasure(t, e), ProbeName: "sim", Out: out,
+	sr := &testSweeper{Target: e.target, Prober: newSimMeasure(t, e), ProbeName: "sim", Out: out,
 		Adjust: func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
 		Now:    fixedClock}
 	pl, err := parsePlan("AHBBRST=0,2,3,7 RXPBURST=8,16,32 mode=adaptive repeat=5", e.target.Profile.Map)
@@ -31,15 +31,19 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	s := sweepState{plan: pl}
 	points := map[string]results.PointRecord{} // last record per point
 	var notes, currents []string
-	path, outcome, err := sr.Run(context.Background(), pl.Plan, false, func(ev event.Event) {
+	var end *results.EndRecord
+	path, err := sr.Run(context.Background(), pl.Plan, false, func(ev event.Event) {
+		if ev.Kind == event.SweepEnded {
+			end = ev.End
+		}
 		if p := s.follow(ev); p != nil && !p.Baseline {
 			points[p.Settings["SBUSCFG.AHBBRST"]+" "+p.Settings["BURSTSIZE.RXPBURST"]] = *p
 		}
 		notes = append(notes, s.note)
 		currents = append(currents, s.current)
 	})
-	if err != nil || path != out || outcome == nil {
-		t.Fatalf("Run: %q, %v, %v", path, outcome, err)
+	if err != nil || path != out || end == nil {
+		t.Fatalf("Run: %q, %v, %v", path, end, err)
 	}
 	res, err := results.Load(out)
 	if err != nil {
@@ -76,8 +80,8 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	if nElim != len(eliminated) {
 		t.Errorf("%d points eliminated on screen, %d in the file", nElim, len(eliminated))
 	}
-	if s.total != len(points) || s.done != s.total || outcome.Ranking.Winner() == nil {
-		t.Errorf("%d of %d done, winner %v; want %d of %d done and a winner", s.done, s.total, outcome.Ranking.Winner(), len(points), len(points))
+	if s.total != len(points) || s.done != s.total || end.Ranking.Winner() == nil {
+		t.Errorf("%d of %d done, winner %v; want %d of %d done and a winner", s.done, s.total, end.Ranking.Winner(), len(points), len(points))
 	}
 	if !slices.Contains(notes, "restore: original settings restored") {
 		t.Errorf("no restore note in %q", notes)

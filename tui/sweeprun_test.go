@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/probe"
+	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
@@ -27,9 +29,9 @@ func newSimMeasure(t *testing.T, e *env) *simMeasure {
 // registers are as before; the results file has the run.
 func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.jsonl")
-	var sr *SweepRunner
+	var sr *testSweeper
 	e := newEnv(t, true, func(c *Config) {
-		sr = &SweepRunner{Target: c.Target, ProbeName: "sim", Out: out}
+		sr = &testSweeper{Target: c.Target, ProbeName: "sim", Out: out}
 		c.Sweeper = sr
 	})
 	sr.Prober = newSimMeasure(t, e)
@@ -77,7 +79,7 @@ func TestSweepRunnerResume(t *testing.T) {
 	e := newEnv(t, false)
 	out := filepath.Join(t.TempDir(), "r.jsonl")
 	sm := newSimMeasure(t, e)
-	sr := &SweepRunner{Target: e.target, Prober: sm, ProbeName: "sim", Out: out}
+	sr := &testSweeper{Target: e.target, Prober: sm, ProbeName: "sim", Out: out}
 	plan, err := parsePlan("AHBBRST=0,2,3 repeat=3", e.target.Profile.Map)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +87,7 @@ func TestSweepRunnerResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sm.cancel, sm.stopAfter = cancel, 5 // baseline (warm-up + 1), first point, ...
 	var first []results.PointRecord
-	_, _, err = sr.Run(ctx, plan.Plan, false, func(ev event.Event) {
+	_, err = sr.Run(ctx, plan.Plan, false, func(ev event.Event) {
 		if ev.Kind == event.PointClosed {
 			first = append(first, *ev.Closed)
 		}
@@ -95,7 +97,11 @@ func TestSweepRunnerResume(t *testing.T) {
 	}
 	sm.cancel = nil
 	var second []results.PointRecord
-	_, outcome, err := sr.Run(context.Background(), plan.Plan, true, func(ev event.Event) {
+	var end *results.EndRecord
+	_, err = sr.Run(context.Background(), plan.Plan, true, func(ev event.Event) {
+		if ev.Kind == event.SweepEnded {
+			end = ev.End
+		}
 		if ev.Kind == event.PointClosed && !ev.Closed.Baseline {
 			second = append(second, *ev.Closed)
 		}
@@ -117,7 +123,7 @@ func TestSweepRunnerResume(t *testing.T) {
 	if len(done)+len(second) != 3 {
 		t.Errorf("%d points before the stop and %d after, want 3 in all", len(done), len(second))
 	}
-	if outcome == nil || outcome.Ranking.Winner() == nil {
+	if end == nil || end.Ranking.Winner() == nil {
 		t.Errorf("no winner reported")
 	}
 	res, err := results.Load(out)
@@ -222,10 +228,10 @@ func TestEditedPlanKeepsTheFilesSettings(t *testing.T) {
 // whose time it is. Without it the line shows this machine's time.
 func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
 	for _, simClock := range []bool{true, false} {
-		var sr *SweepRunner
+		var sr *testSweeper
 		var runTime time.Duration
 		e := newEnv(t, false, func(c *Config) {
-			sr = &SweepRunner{Target: c.Target, ProbeName: "sim", Out: filepath.Join(t.TempDir(), "r.jsonl"),
+			sr = &testSweeper{Target: c.Target, ProbeName: "sim", Out: filepath.Join(t.TempDir(), "r.jsonl"),
 				Adjust: func(p *plan.Plan) { p.Settle, p.Warmup = 0, 0 }}
 			c.Sweeper = sr
 		})
@@ -235,7 +241,7 @@ func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
 			sp := m.p.(*probe.SimProbe)
 			sr.NewClock = func() *sweep.SimClock { return sweep.NewSimClock(fixedClock(), sp) }
 		}
-		e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(event.Event)) (string, *sweep.Outcome, error) {
+		e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(event.Event)) (string, error) {
 			return sr.Run(ctx, p, resume, func(ev event.Event) {
 				if ev.Kind == event.RunFinished {
 					runTime += ev.Run.Run.Elapsed
@@ -257,4 +263,59 @@ func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
 			t.Errorf("on this machine's clock: elapsed %v, the runs' modelled time %v; progress %q", s.elapsed, runTime, line)
 		}
 	}
+}
+
+// testSweeper is the tests' Sweeper: the real runner, without the host,
+// the journal or the header's command line that cmd/citune's adds. Out
+// is the results file; running the plan stopped last again resumes it.
+type testSweeper struct {
+	Target    *soc.Target
+	Prober    probe.Probe
+	ProbeName string
+	Out       string
+	// Adjust changes each plan before it runs (the tests drop the settle
+	// time); Now is the sweep's clock; NewClock gives each sweep the
+	// simulated board's.
+	Adjust   func(*plan.Plan)
+	Now      func() time.Time
+	NewClock func() *sweep.SimClock
+
+	planKey string
+}
+
+func (s *testSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEvent func(event.Event)) (string, error) {
+	p := in
+	if p.Mode == "" {
+		p.Mode = plan.DefaultPlan().Mode
+	}
+	p.SetDefaultBudget()
+	if s.Adjust != nil {
+		s.Adjust(&p)
+	}
+	key := fmt.Sprint(p.Mode, p.Repeats, p.Budget)
+	for _, a := range p.Axes {
+		key += " " + a.Spec()
+	}
+	var prev *results.Results
+	if resume && key == s.planKey {
+		var err error
+		if prev, err = results.Load(s.Out); err != nil {
+			return "", err
+		}
+	}
+	s.planKey = key
+	r := &sweep.Runner{Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: p, OnEvent: onEvent, Resume: prev, Now: s.Now}
+	if s.NewClock != nil {
+		r.Clock = s.NewClock()
+	}
+	f, err := r.OpenOut(s.Out)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	_, err = r.Run(ctx)
+	if errors.Is(err, sweep.ErrInterrupted) {
+		err = errors.Join(context.Canceled, err)
+	}
+	return s.Out, err
 }

@@ -37,13 +37,15 @@ type sweepState struct {
 
 	note    string
 	results string // where the sweeper records the results
-	// ranking is the finished sweep's ranking with its verdict (nil
-	// while it runs): the order, the intervals and the decision the
-	// sweep's outcome holds, not the screen's own.
+	// end is the run's end record (nil until the sweep ended); ranking
+	// is the finished sweep's ranking with its verdict (nil while it
+	// runs): the order, the intervals and the decision the sweep's end
+	// record holds, not the screen's own.
+	end     *results.EndRecord
 	ranking *rank.Ranking
 	// simulated: the finished sweep ran on the simulated board's clock
-	// (sweep.Outcome.SimulatedTime), so elapsed is the board's modelled
-	// time.
+	// (its end record has a simulated time), so elapsed is the board's
+	// modelled time.
 	simulated bool
 
 	started time.Time // the time of this run's first event
@@ -90,12 +92,12 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.results != "" {
 			s.results = msg.results
 		}
-		if msg.outcome != nil {
-			rk := msg.outcome.Ranking
+		if end := s.end; end != nil {
+			rk := end.Ranking
 			s.ranking = &rk
-			s.simulated = msg.outcome.SimulatedTime
-			if msg.outcome.RestoreErr != nil {
-				s.note = "RESTORE FAILED: " + msg.outcome.RestoreErr.Error()
+			s.simulated = end.SimTime != nil
+			if end.RestoreError != "" {
+				s.note = "RESTORE FAILED: " + end.RestoreError
 			}
 		}
 		m.wgen++
@@ -111,10 +113,10 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 			s.finished = true
 			fin := "sweep finished"
-			if msg.outcome != nil && msg.outcome.OutOfBudget > 0 {
+			if s.end != nil && s.end.OutOfBudget > 0 {
 				// The adaptive race's budget ran out: the points still
 				// racing are ranked on the runs they had.
-				fin = fmt.Sprintf("sweep finished, budget spent (%d still racing)", msg.outcome.OutOfBudget)
+				fin = fmt.Sprintf("sweep finished, budget spent (%d still racing)", s.end.OutOfBudget)
 			}
 			if b, ok := s.best(); ok && s.ranking != nil {
 				m.setStatus("%s; best %s at %s; %s", fin, s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()), s.ranking.Verdict.Short())
@@ -180,6 +182,8 @@ func (s *sweepState) follow(e event.Event) *results.PointRecord {
 		s.note = e.Kind.String() + ": " + e.Message
 	case event.ModuleReload, event.SettingsRestored:
 		s.note = e.Kind.String() + ": " + e.Message
+	case event.SweepEnded:
+		s.end = e.End
 	}
 	return nil
 }

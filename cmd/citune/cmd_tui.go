@@ -15,7 +15,6 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/tui"
 	"github.com/citune/citune/undo"
@@ -155,19 +154,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		cfg.NoSweep = "the probe " + pr.Name() + " measures this machine, and its rates do not depend on the simulated settings: start with -- sim (citune sweep --force runs such a sweep, marked)"
 		return nil
 	}
-	// The sweep's probe adapter also checks that every run read the
-	// same data as the sweep's first (a setting that corrupts transfers
-	// shows).
-	sw := &tui.SweepRunner{Target: t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Out: sweepOut,
-		Command: a.args, Kernel: a.kernel()}
-	sw.Host, sw.Session = sysHost, u
-	if sp, ok := pr.(*probe.SimProbe); ok && t.Simulated() {
-		sw.Kernel = "" // as citune sweep: the host's kernel played no part
-		// As citune sweep: the sim probe's sweeps run on the simulated
-		// board's clock.
-		sw.NewClock = func() *sweep.SimClock { return sweep.NewSimClock(time.Now(), sp) }
-	}
-	cfg.Sweeper = sw
+	cfg.Sweeper = &tuiSweeper{kit: a.newSweepKit(t, pr, env, sysHost, u, a.env.root, a.args), out: sweepOut}
 	return nil
 }
 
