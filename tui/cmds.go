@@ -17,7 +17,6 @@ import (
 	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
-	"github.com/citune/citune/undo"
 )
 
 // Messages. Every piece of I/O ends in one of these.
@@ -38,15 +37,15 @@ type (
 	writeMsg struct {
 		what     string
 		refs     []regs.Ref
-		results  []regs.Result   // an apply
-		restored []undo.Restored // a revert
+		results  []regs.Result // an apply
+		restored []Restored    // a revert
 		err      error
 		revert   bool
 	}
 
 	// restoredMsg reports the restore on the way out.
 	restoredMsg struct {
-		restored []undo.Restored
+		restored []Restored
 		err      error
 	}
 
@@ -122,7 +121,7 @@ func readRegs(acc regs.Accessor, m *regs.Map, wgen int) tea.Cmd {
 
 // apply writes the changes through the undo session (originals
 // journalled first, read back after): `citune set` in one command.
-func apply(u *undo.Session, changes []regs.Change, what string) tea.Cmd {
+func apply(u Session, changes []regs.Change, what string) tea.Cmd {
 	return func() tea.Msg {
 		msg := writeMsg{what: what}
 		for _, c := range changes {
@@ -135,34 +134,32 @@ func apply(u *undo.Session, changes []regs.Change, what string) tea.Cmd {
 
 // revert returns refs to their starting values (all touched fields when
 // refs is nil).
-func revert(u *undo.Session, refs []regs.Ref, what string) tea.Cmd {
+func revert(u Session, refs []regs.Ref, what string) tea.Cmd {
 	return func() tea.Msg {
 		msg := writeMsg{what: what, refs: refs, revert: true}
 		if refs == nil {
 			msg.refs = u.Touched()
-			msg.restored, msg.err = u.Restore(context.Background())
-			return msg
 		}
-		msg.restored, msg.err = u.Revert(refs)
+		msg.restored, msg.err = u.Restore(refs)
 		return msg
 	}
 }
 
 // restoreAll restores everything the session changed on the way out.
-func restoreAll(u *undo.Session) tea.Cmd {
+func restoreAll(u Session) tea.Cmd {
 	return func() tea.Msg {
-		rs, err := u.Restore(context.Background())
+		rs, err := u.Restore(nil)
 		return restoredMsg{restored: rs, err: err}
 	}
 }
 
 // RestoreReport renders restore results one line each, for the screen and
 // for the terminal after the program ended.
-func RestoreReport(rs []undo.Restored) []string {
+func RestoreReport(rs []Restored) []string {
 	var out []string
 	for _, r := range rs {
 		if r.Wrote {
-			out = append(out, r.String())
+			out = append(out, r.Line)
 		}
 	}
 	return out

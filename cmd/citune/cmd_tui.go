@@ -88,7 +88,7 @@ func runTUI(a *app, args []string) error {
 	defer cancel()
 	jobs := &sync.WaitGroup{}
 	cfg := tui.Config{
-		Target: t, Start: start, Undo: u, Ctx: ctx, Jobs: jobs,
+		Target: t, Start: start, Undo: tuiUndo{u}, Ctx: ctx, Jobs: jobs,
 		Interval:  *interval,
 		Role:      regs.Role(*role),
 		ByteUnit:  display,
@@ -207,7 +207,7 @@ func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr err
 		}
 		return nil
 	}
-	rs, rerr := u.Restore(context.Background())
+	rs, rerr := tuiUndo{u}.Restore(nil)
 	for _, l := range tui.RestoreReport(rs) {
 		fmt.Fprintf(a.env.stderr, "citune tui: restored %s\n", l)
 	}
@@ -252,3 +252,26 @@ func monochrome(getenv func(string) string) bool {
 	}
 	return term == ""
 }
+
+// tuiUndo is the TUI's tui.Session: the undo session, with its restores
+// in the TUI's terms.
+type tuiUndo struct{ *undo.Session }
+
+// Restore implements tui.Session.
+func (u tuiUndo) Restore(refs []regs.Ref) ([]tui.Restored, error) {
+	var rs []undo.Restored
+	var err error
+	if refs == nil {
+		rs, err = u.Session.Restore(context.Background())
+	} else {
+		rs, err = u.Revert(refs)
+	}
+	out := make([]tui.Restored, len(rs))
+	for i, r := range rs {
+		out[i] = tui.Restored{Name: r.Name, Want: r.Want, Got: r.Got, Held: r.Held, Wrote: r.Wrote, Line: r.String()}
+	}
+	return out, err
+}
+
+// Stops implements tui.Session.
+func (tuiUndo) Stops(err error) bool { return errors.Is(err, undo.ErrJournalChanged) }
