@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -225,17 +223,6 @@ func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr err
 		return fmt.Errorf("%v; the starting values were restored", reason)
 	}
 	return reason
-}
-
-// tuiSweepOut is the default results file of the TUI's first sweep: a
-// new tui-sweep-DATE-TIME.jsonl in the state directory, beside the
-// journal (created when missing).
-func tuiSweepOut(journal string, now time.Time) (string, error) {
-	dir := filepath.Dir(journal)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("state directory for the TUI's sweep results: %w (give --sweep-out)", err)
-	}
-	return freshName(filepath.Join(dir, "tui-sweep-"+now.Format("20060102-150405")), ".jsonl"), nil
 }
 
 // monochrome reports a terminal without colour: NO_COLOR set, or a

@@ -160,18 +160,6 @@ func simWithRealProbe(t *soc.Target, pr probe.Probe, force bool) error {
 	return usageErr("sweep: --sim sets simulated registers, but probe %s measures this machine: its rates do not depend on the simulated settings, and ranking them would mislead; use the simulated board's probe (-- sim), sweep the board, or add --force to run it anyway (every output then says so)", pr.Name())
 }
 
-// freshName is base+ext, or base-2+ext, base-3+ext... whichever does not
-// exist yet.
-func freshName(base, ext string) string {
-	name := base + ext
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-			return name
-		}
-		name = fmt.Sprintf("%s-%d%s", base, i, ext)
-	}
-}
-
 // probeWordsFromCommand recovers the probe words (the positional
 // arguments) of a sweep's command line as its results header records it.
 func probeWordsFromCommand(cmd []string) []string {

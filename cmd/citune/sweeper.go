@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,7 +24,7 @@ import (
 
 // This file is the one wiring of a sweep, for `citune sweep` and the
 // TUI's Sweep tab (tui.Sweeper) alike: the runner, its probe and clock,
-// the module parameters' users, and the TUI's results files.
+// the module parameters' users, and the results files' names.
 
 // sweepKit is what every sweep of one command is built from.
 type sweepKit struct {
@@ -119,4 +120,27 @@ func (s *tuiSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEvent
 		err = errors.Join(context.Canceled, err)
 	}
 	return s.path, err
+}
+
+// freshName is base+ext, or base-2+ext, base-3+ext... whichever does not
+// exist yet.
+func freshName(base, ext string) string {
+	name := base + ext
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+		name = fmt.Sprintf("%s-%d%s", base, i, ext)
+	}
+}
+
+// tuiSweepOut is the default results file of the TUI's first sweep: a
+// new tui-sweep-DATE-TIME.jsonl in the state directory, beside the
+// journal (created when missing).
+func tuiSweepOut(journal string, now time.Time) (string, error) {
+	dir := filepath.Dir(journal)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("state directory for the TUI's sweep results: %w (give --sweep-out)", err)
+	}
+	return freshName(filepath.Join(dir, "tui-sweep-"+now.Format("20060102-150405")), ".jsonl"), nil
 }
