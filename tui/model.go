@@ -151,7 +151,7 @@ func New(cfg Config) Model {
 		st = *cfg.Styles
 	}
 	h := help.New()
-	h.ShortSeparator = "  "
+	h.ShortSeparator, h.FullSeparator = "  ", "  "
 	h.Ellipsis = " ~"
 	h.Styles = st.Help
 	in := textinput.New()
