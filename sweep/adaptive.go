@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/rank"
 )
 
@@ -353,7 +354,7 @@ func (r *state) behind(p *Point, alive []*Point, target, n int) func([]float64) 
 func (r *state) drop(p *Point, why string) {
 	r.store.Eliminate(p.Key, why)
 	_, replayed := r.elimDone[p.Key]
-	r.emit(Event{Kind: PointEliminated, Point: p.Key, Settings: r.settings(p), Message: why, Replayed: replayed})
+	r.emit(event.Event{Kind: event.PointEliminated, Point: p.Key, Settings: r.settings(p), Message: why, Replayed: replayed})
 }
 
 // race drops the points significantly slower than the leader and, when

@@ -12,6 +12,7 @@ import (
 
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
@@ -211,8 +212,8 @@ func TestAdaptiveDropsOnItsScreeningRun(t *testing.T) {
 		s.land.BusLoad, s.land.Noise, s.land.Seed = 0.8, 0.02, seed
 		s.runner.Plan.Repeats, s.runner.Plan.Warmup, s.runner.Plan.Seed = 5, 1, int64(seed)
 		applied := map[string]int{}
-		s.runner.OnEvent = func(e sweep.Event) {
-			if e.Kind == sweep.PointStarted {
+		s.runner.OnEvent = func(e event.Event) {
+			if e.Kind == event.PointStarted {
 				applied[e.Point]++
 			}
 		}
@@ -421,13 +422,13 @@ func TestAdaptiveResumeReplaysScreening(t *testing.T) {
 	dropped := map[string]bool{}
 	replayed := map[string]bool{}
 	out := interruptAndResume(t, tg, s, afterVisits(1+28), // the baseline and every point screened
-		func(e sweep.Event) {
-			if e.Kind == sweep.PointEliminated {
+		func(e event.Event) {
+			if e.Kind == event.PointEliminated {
 				dropped[e.Point] = true
 			}
 		},
-		func(e sweep.Event) {
-			if e.Kind == sweep.PointEliminated && e.Replayed {
+		func(e event.Event) {
+			if e.Kind == event.PointEliminated && e.Replayed {
 				replayed[e.Point] = true
 			}
 		})
@@ -602,11 +603,11 @@ func TestAdaptiveBudgetHoldsAcrossAResume(t *testing.T) {
 // events, cancels it there (as Ctrl-C does), and resumes it from its
 // results file in a second session, which it returns the outcome of;
 // first and second see each session's events.
-func interruptAndResume(t *testing.T, tg *soc.Target, s *setup, stop func(sweep.Event) bool, first, second func(sweep.Event)) *sweep.Outcome {
+func interruptAndResume(t *testing.T, tg *soc.Target, s *setup, stop func(event.Event) bool, first, second func(event.Event)) *sweep.Outcome {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s.runner.OnEvent = func(e sweep.Event) {
+	s.runner.OnEvent = func(e event.Event) {
 		if first != nil {
 			first(e)
 		}
@@ -636,10 +637,10 @@ func interruptAndResume(t *testing.T, tg *soc.Target, s *setup, stop func(sweep.
 
 // afterVisits is a stop test for interruptAndResume: true once n visits
 // have closed.
-func afterVisits(n int) func(sweep.Event) bool {
+func afterVisits(n int) func(event.Event) bool {
 	closed := 0
-	return func(e sweep.Event) bool {
-		if e.Kind == sweep.PointClosed {
+	return func(e event.Event) bool {
+		if e.Kind == event.PointClosed {
 			closed++
 		}
 		return closed >= n

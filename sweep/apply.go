@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
@@ -105,7 +106,7 @@ func (r *state) applyModParams(ctx context.Context, vals []string, applied *[]re
 	}
 	ps := r.modParams(vals)
 	msg := fmt.Sprintf("reloading %s with %s", strings.Join(r.Host.Modules, ", "), paramString(ps))
-	if err := r.emit(Event{Kind: ModuleReload, Message: msg}); err != nil {
+	if err := r.emit(event.Event{Kind: event.ModuleReload, Message: msg}); err != nil {
 		return &fatalError{err}
 	}
 	*reloaded = true

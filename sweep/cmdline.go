@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/bootargs"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
@@ -200,7 +201,7 @@ func (r *state) applyCmdline(vals []string, applied *[]results.Applied, mism *[]
 		return &fatalError{err}
 	}
 	if oneShot != "" {
-		r.emit(Event{Kind: ModuleReload, Message: oneShot})
+		r.emit(event.Event{Kind: event.ModuleReload, Message: oneShot})
 	}
 	r.rebooting = true
 	var what []string
@@ -212,7 +213,7 @@ func (r *state) applyCmdline(vals []string, applied *[]results.Applied, mism *[]
 	if ov != nil {
 		what = append(what, fmt.Sprintf("overlay %s (%s)", ov.file, ov.props))
 	}
-	r.emit(Event{Kind: ModuleReload, Message: fmt.Sprintf("next boot: %s (%s); reboot, and the sweep resumes after the boot", strings.Join(what, ", "), r.Boot.Describe())})
+	r.emit(event.Event{Kind: event.ModuleReload, Message: fmt.Sprintf("next boot: %s (%s); reboot, and the sweep resumes after the boot", strings.Join(what, ", "), r.Boot.Describe())})
 	return &fatalError{ErrReboot}
 }
 

@@ -22,7 +22,7 @@
 // finished points. The original values of everything a sweep may change
 // are journalled (soc.Journal) before the first change and restored on
 // every exit path; after a kill -9, `citune restore` uses the journal.
-// What happens is one stream of typed events (Event, events.go): the
+// What happens is one stream of typed events (sweep/event): the
 // results file, the progress printed to Config.Log and Config.OnEvent (the
 // TUI) are its consumers, so they cannot tell different stories.
 //

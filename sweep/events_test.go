@@ -12,6 +12,7 @@ import (
 
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -44,16 +45,16 @@ func fileRecords(t *testing.T, path string) (kinds, points []string) {
 
 // recordOf is the record the results file should hold for e ("" for
 // none).
-func recordOf(e sweep.Event) string {
+func recordOf(e event.Event) string {
 	switch e.Kind {
-	case sweep.SweepStarted:
+	case event.SweepStarted:
 		if e.Resume != nil {
 			return results.TypeResume
 		}
 		return results.TypeHeader
-	case sweep.RunFinished, sweep.PointClosed, sweep.SweepEnded:
+	case event.RunFinished, event.PointClosed, event.SweepEnded:
 		return e.Kind.String()
-	case sweep.SweepInterrupted:
+	case event.SweepInterrupted:
 		return ""
 	}
 	if e.Replayed {
@@ -68,8 +69,8 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 	s.land.BusLoad = 0.8
 	s.land.Corrupt = func(n int) bool { return n == 7 }
 	s.runner.Plan.Repeats = 5
-	var evs []sweep.Event
-	s.runner.OnEvent = func(e sweep.Event) { evs = append(evs, e) }
+	var evs []event.Event
+	s.runner.OnEvent = func(e event.Event) { evs = append(evs, e) }
 	out, err := s.runner.Run(context.Background())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, s.log)
@@ -85,21 +86,21 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 	if !slices.Equal(got, want) || !slices.Equal(gotPoints, wantPoints) {
 		t.Fatalf("file records\n%v\n%v\nevents\n%v\n%v", got, gotPoints, want, wantPoints)
 	}
-	if evs[0].Kind != sweep.SweepStarted || evs[0].Header == nil || len(evs[0].Notes) != len(out.Notes) {
+	if evs[0].Kind != event.SweepStarted || evs[0].Header == nil || len(evs[0].Notes) != len(out.Notes) {
 		t.Errorf("first event %+v", evs[0])
 	}
-	if n := len(evs); evs[n-1].Kind != sweep.SweepEnded || evs[n-1].End.Status != results.StatusComplete ||
-		evs[n-2].Kind != sweep.SettingsRestored || evs[n-2].RestoreFailed {
+	if n := len(evs); evs[n-1].Kind != event.SweepEnded || evs[n-1].End.Status != results.StatusComplete ||
+		evs[n-2].Kind != event.SettingsRestored || evs[n-2].RestoreFailed {
 		t.Errorf("last events %+v %+v", evs[n-2], evs[n-1])
 	}
 	// Runs and the close of a visit belong to the point it started.
 	open := ""
-	count := map[sweep.EventKind]int{}
+	count := map[event.Kind]int{}
 	statuses := map[rank.Status]int{}
 	for _, e := range evs {
 		count[e.Kind]++
 		switch e.Kind {
-		case sweep.PointStarted:
+		case event.PointStarted:
 			if open != "" {
 				t.Errorf("%s started while %s is open", e.Point, open)
 			}
@@ -107,23 +108,23 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 			if !strings.HasSuffix(e.Message, e.Label) || len(e.Settings) == 0 {
 				t.Errorf("point started %+v", e)
 			}
-		case sweep.RunFinished:
+		case event.RunFinished:
 			if e.Point != open || e.Run.Point != open {
 				t.Errorf("run of %s while %s is open", e.Point, open)
 			}
-		case sweep.PointClosed:
+		case event.PointClosed:
 			if e.Point != open || e.Closed.Point != open {
 				t.Errorf("%s closed while %s is open", e.Point, open)
 			}
 			open = ""
 			statuses[e.Closed.Status]++
-		case sweep.PointEliminated:
+		case event.PointEliminated:
 			if e.Message == "" || e.Replayed || len(e.Settings) == 0 {
 				t.Errorf("elimination %+v", e)
 			}
 		}
 	}
-	if count[sweep.RunFinished] != out.ProbeRuns || statuses[rank.StatusCorrupt] != 1 || count[sweep.PointEliminated] == 0 {
+	if count[event.RunFinished] != out.ProbeRuns || statuses[rank.StatusCorrupt] != 1 || count[event.PointEliminated] == 0 {
 		t.Errorf("events %v, statuses %v; %d probe runs", count, statuses, out.ProbeRuns)
 	}
 	// The printer is a consumer of the same events: a progress line per
@@ -132,8 +133,8 @@ func TestEventsAreWhatTheResultsFileRecords(t *testing.T) {
 	if n := strings.Count(log, "(median of "); n != statuses[rank.StatusOK] {
 		t.Errorf("%d progress lines for %d good visits:\n%s", n, statuses[rank.StatusOK], log)
 	}
-	if n := strings.Count(log, "    dropped "); n != count[sweep.PointEliminated] {
-		t.Errorf("%d dropped lines for %d eliminations:\n%s", n, count[sweep.PointEliminated], log)
+	if n := strings.Count(log, "    dropped "); n != count[event.PointEliminated] {
+		t.Errorf("%d dropped lines for %d eliminations:\n%s", n, count[event.PointEliminated], log)
 	}
 }
 
@@ -142,10 +143,10 @@ func TestCancelFromAnEventEndsWithRestore(t *testing.T) {
 	s := newRunner(t, tg, plan.ModeGrid, "AHBBRST=3,7")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var kinds []sweep.EventKind
-	s.runner.OnEvent = func(e sweep.Event) {
+	var kinds []event.Kind
+	s.runner.OnEvent = func(e event.Event) {
 		kinds = append(kinds, e.Kind)
-		if e.Kind == sweep.PointClosed && !e.Closed.Baseline {
+		if e.Kind == event.PointClosed && !e.Closed.Baseline {
 			cancel()
 		}
 	}
@@ -154,7 +155,7 @@ func TestCancelFromAnEventEndsWithRestore(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	n := len(kinds)
-	if n < 3 || !slices.Equal(kinds[n-3:], []sweep.EventKind{sweep.SweepInterrupted, sweep.SettingsRestored, sweep.SweepEnded}) {
+	if n < 3 || !slices.Equal(kinds[n-3:], []event.Kind{event.SweepInterrupted, event.SettingsRestored, event.SweepEnded}) {
 		t.Errorf("events %v", kinds)
 	}
 	if !strings.Contains(s.log.String(), "interrupted: restoring the original settings\n") {
@@ -163,9 +164,9 @@ func TestCancelFromAnEventEndsWithRestore(t *testing.T) {
 }
 
 func TestEventKindNames(t *testing.T) {
-	for k, want := range map[sweep.EventKind]string{sweep.PointStarted: results.EventApply, sweep.ModuleReload: results.EventReload,
-		sweep.SettingsRestored: results.EventRestore, sweep.PointEliminated: results.EventEliminated, sweep.SecondLook: results.EventSecondLook, sweep.ModelFitted: results.EventModel,
-		sweep.BaselineScheduled: results.EventBaselineSchedule, sweep.WarmupsDecided: results.EventWarmups, 0: "unknown", sweep.WarmupsDecided + 1: "unknown"} {
+	for k, want := range map[event.Kind]string{event.PointStarted: results.EventApply, event.ModuleReload: results.EventReload,
+		event.SettingsRestored: results.EventRestore, event.PointEliminated: results.EventEliminated, event.SecondLook: results.EventSecondLook, event.ModelFitted: results.EventModel,
+		event.BaselineScheduled: results.EventBaselineSchedule, event.WarmupsDecided: results.EventWarmups, 0: "unknown", event.WarmupsDecided + 1: "unknown"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d: %q, want %q", k, got, want)
 		}
@@ -181,24 +182,24 @@ func TestResumedEliminationsAreReplayed(t *testing.T) {
 	s := newRunner(t, tg, plan.ModeAdaptive, "AHBBRST=0,2,3,7", "RXPBURST=8,16,32")
 	s.runner.Plan.Repeats = 5
 	first := map[string]bool{}
-	var evs []sweep.Event
+	var evs []event.Event
 	interruptAndResume(t, tg, s,
-		func(e sweep.Event) bool { return e.Kind == sweep.PointClosed && len(first) > 0 }, // the visit after the first elimination
-		func(e sweep.Event) {
-			if e.Kind == sweep.PointEliminated {
+		func(e event.Event) bool { return e.Kind == event.PointClosed && len(first) > 0 }, // the visit after the first elimination
+		func(e event.Event) {
+			if e.Kind == event.PointEliminated {
 				first[e.Point] = true
 			}
 		},
-		func(e sweep.Event) { evs = append(evs, e) })
+		func(e event.Event) { evs = append(evs, e) })
 	if len(first) == 0 {
 		t.Fatal("nothing eliminated before the stop")
 	}
-	if evs[0].Kind != sweep.SweepStarted || evs[0].Resume == nil || evs[0].Header != nil {
+	if evs[0].Kind != event.SweepStarted || evs[0].Resume == nil || evs[0].Header != nil {
 		t.Errorf("resumed session starts with %+v", evs[0])
 	}
 	replayed := map[string]bool{}
 	for _, e := range evs {
-		if e.Kind == sweep.PointEliminated {
+		if e.Kind == event.PointEliminated {
 			if e.Replayed != first[e.Point] {
 				t.Errorf("%s eliminated again with Replayed %v; the first session eliminated it: %v", e.Point, e.Replayed, first[e.Point])
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
@@ -82,7 +83,7 @@ func (r *state) noteFirstRun(rec results.PointRecord, runs []results.RunRecord, 
 		return nil
 	}
 	r.warmSkip = skip
-	return r.emit(Event{Kind: WarmupsDecided, Message: why, Replayed: replayed})
+	return r.emit(event.Event{Kind: event.WarmupsDecided, Message: why, Replayed: replayed})
 }
 
 // firstRunEffect says whether the visits so far show no first-run
@@ -151,5 +152,5 @@ func (r *state) reschedule(k int) error {
 		msg += " (as before)"
 	}
 	_, replayed := r.resumed[r.visitSeq]
-	return r.emit(Event{Kind: BaselineScheduled, Message: msg, Replayed: replayed})
+	return r.emit(event.Event{Kind: event.BaselineScheduled, Message: msg, Replayed: replayed})
 }

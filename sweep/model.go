@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/fit"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -411,5 +412,5 @@ func (r *state) emitModel(mf *results.ModelFit) error {
 	replayed := r.Resume != nil && r.modelSeq < len(r.Resume.Models())
 	r.modelSeq++
 	r.model = mf
-	return r.emit(Event{Kind: ModelFitted, Model: mf, Message: mf.String(), Replayed: replayed})
+	return r.emit(event.Event{Kind: event.ModelFitted, Model: mf, Message: mf.String(), Replayed: replayed})
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
@@ -71,11 +71,11 @@ func TestModelResume(t *testing.T) {
 	s.runner.Plan.Repeats, s.runner.Plan.Seed = 5, 3
 	s.runner.Plan.SetDefaultBudget()
 	fits := 0
-	out := interruptAndResume(t, tg, s, func(e sweep.Event) bool {
-		if e.Kind == sweep.ModelFitted {
+	out := interruptAndResume(t, tg, s, func(e event.Event) bool {
+		if e.Kind == event.ModelFitted {
 			fits++
 		}
-		return fits == 1 && e.Kind == sweep.PointClosed
+		return fits == 1 && e.Kind == event.PointClosed
 	}, nil, nil)
 	if out.Ranking.Winner().Key != whole.Ranking.Winner().Key || out.TotalProbeRuns != whole.ProbeRuns {
 		t.Errorf("resumed: winner %s after %d runs; uninterrupted: %s after %d", out.Ranking.Winner().Key, out.TotalProbeRuns, whole.Ranking.Winner().Key, whole.ProbeRuns)

@@ -12,6 +12,7 @@ import (
 	"github.com/citune/citune/simmodel"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/sweeptest"
@@ -22,7 +23,7 @@ import (
 // tree and remapped as `citune --sim sweep` does (Target.ReloadSim).
 // Its schedule: baseline and point 0, reload, point 3, reload, point 6,
 // reload, baseline: 5 visits of 3 runs, 3 reloads.
-func reloadSetup(t *testing.T) (*setup, *host.Host, *[]sweep.Event) {
+func reloadSetup(t *testing.T) (*setup, *host.Host, *[]event.Event) {
 	t.Helper()
 	root, loader := modTree(t)
 	tg := simTarget(t, "imx6q", soc.SimOptions{})
@@ -31,8 +32,8 @@ func reloadSetup(t *testing.T) (*setup, *host.Host, *[]sweep.Event) {
 	h := &host.Host{Root: root, Loader: loader, Modules: tg.Profile.Reload.Modules, Wait: "/dev/sda"}
 	s.runner.Host = h
 	s.runner.Remap = func(context.Context) error { return tg.ReloadSim(h.ReadParam) }
-	var events []sweep.Event
-	s.runner.OnEvent = func(e sweep.Event) { events = append(events, e) }
+	var events []event.Event
+	s.runner.OnEvent = func(e event.Event) { events = append(events, e) }
 	return s, h, &events
 }
 
@@ -82,12 +83,12 @@ func TestSimulatedSweepCountsModelledReloadTime(t *testing.T) {
 	visits := 0
 	for _, e := range *events {
 		switch e.Kind {
-		case sweep.ModuleReload:
+		case event.ModuleReload:
 			reloadAt = e.Time
-		case sweep.PointStarted:
+		case event.PointStarted:
 			visits++
 			runs = append(runs, 0)
-		case sweep.RunFinished:
+		case event.RunFinished:
 			runs[len(runs)-1] += e.Run.Run.Elapsed
 			if !reloadAt.IsZero() {
 				d := e.Time.Sub(reloadAt) - settle - e.Run.Run.Elapsed
@@ -117,7 +118,7 @@ func TestSimulatedSweepCountsModelledReloadTime(t *testing.T) {
 	if want := probed + time.Duration(visits)*settle + sum; out.Elapsed != want {
 		t.Errorf("elapsed %v, want runs %v + %d settles + reloads %v = %v", out.Elapsed, probed, visits, sum, want)
 	}
-	if end := (*events)[len(*events)-1]; end.Kind != sweep.SweepEnded || !end.Time.Equal(start.Add(out.Elapsed)) {
+	if end := (*events)[len(*events)-1]; end.Kind != event.SweepEnded || !end.Time.Equal(start.Add(out.Elapsed)) {
 		t.Errorf("the end record at %v, want the start %v plus %v", end.Time, start, out.Elapsed)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
@@ -84,6 +85,6 @@ func (r *state) restore(ctx context.Context) error {
 		}
 		err = fmt.Errorf("%s", msg)
 	}
-	r.emit(Event{Kind: SettingsRestored, Message: msg, RestoreFailed: err != nil})
+	r.emit(event.Event{Kind: event.SettingsRestored, Message: msg, RestoreFailed: err != nil})
 	return err
 }

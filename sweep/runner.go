@@ -15,6 +15,7 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
@@ -51,7 +52,7 @@ type Config struct {
 	ByteUnit units.Display
 	// OnEvent, when set, receives every event of the sweep (events.go),
 	// after the results file and Log got theirs, on Run's goroutine.
-	OnEvent func(Event)
+	OnEvent func(event.Event)
 	// Session records and undoes every change (its journal keeps the
 	// originals across a crash). When nil, Run opens one itself with
 	// Journal as its journal ("" keeps none).
@@ -228,7 +229,7 @@ func (c *Config) Run(ctx context.Context) (out *Outcome, err error) {
 	}()
 	runErr := r.execute(ctx)
 	if ctx.Err() != nil {
-		r.emit(Event{Kind: SweepInterrupted})
+		r.emit(event.Event{Kind: event.SweepInterrupted})
 		runErr = fmt.Errorf("%w: %v (it can be resumed)", ErrInterrupted, context.Cause(ctx))
 	}
 	restoreErr := r.restore(ctx)
@@ -257,7 +258,7 @@ func (c *Config) Run(ctx context.Context) (out *Outcome, err error) {
 	if restoreErr != nil {
 		end.RestoreError = restoreErr.Error()
 	}
-	werr := r.emit(Event{Kind: SweepEnded, End: &end})
+	werr := r.emit(event.Event{Kind: event.SweepEnded, End: &end})
 	return out, errors.Join(runErr, restoreErr, werr)
 }
 
@@ -279,7 +280,7 @@ func (r *state) begin() error {
 	r.store.SetOriginal(origs)
 	if r.Resume != nil {
 		rec := results.ResumeRecord{Type: results.TypeResume, Session: r.session, Started: r.wall().UTC(), PID: os.Getpid(), Command: r.Command, Live: live, Boot: r.boot()}
-		return r.emit(Event{Kind: SweepStarted, Notes: r.notes, Resume: &rec})
+		return r.emit(event.Event{Kind: event.SweepStarted, Notes: r.notes, Resume: &rec})
 	}
 	plan := r.Plan
 	plan.Axes = r.axes
@@ -297,7 +298,7 @@ func (r *state) begin() error {
 	for _, p := range r.points {
 		h.Points = append(h.Points, r.info(p))
 	}
-	return r.emit(Event{Kind: SweepStarted, Notes: r.notes, Header: &h})
+	return r.emit(event.Event{Kind: event.SweepStarted, Notes: r.notes, Header: &h})
 }
 
 // execute measures the points in the plan's mode, then takes the
@@ -365,7 +366,7 @@ func (r *state) confirm(ctx context.Context) error {
 		rank.SettingsString(r.settings(p)), why, want, want)
 	replayed := r.Resume != nil && r.Resume.SecondLook() != ""
 	r.store.SecondLook(v.Confirm)
-	if err := r.emit(Event{Kind: SecondLook, Point: v.Confirm, Settings: r.settings(p), Message: msg, Replayed: replayed}); err != nil {
+	if err := r.emit(event.Event{Kind: event.SecondLook, Point: v.Confirm, Settings: r.settings(p), Message: msg, Replayed: replayed}); err != nil {
 		return err
 	}
 	before := (want + 1) / 2

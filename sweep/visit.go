@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/probe"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -54,7 +55,7 @@ func (r *state) visit(ctx context.Context, p *Point, n int, screen bool, stop fu
 	if p.Baseline {
 		label = "baseline (original settings)"
 	}
-	if err := r.emit(Event{Kind: PointStarted, Point: p.Key, Settings: settings, Label: label, Message: "applying " + label}); err != nil {
+	if err := r.emit(event.Event{Kind: event.PointStarted, Point: p.Key, Settings: settings, Label: label, Message: "applying " + label}); err != nil {
 		return "", err
 	}
 	rec := results.PointRecord{Type: results.TypePoint, Session: r.session, Visit: seq, Point: p.Key, Baseline: p.Baseline, Settings: settings,
@@ -99,7 +100,7 @@ func (r *state) visit(ctx context.Context, p *Point, n int, screen bool, stop fu
 	r.count(rec.Status)
 	r.elapsed += r.Clock.Now().Sub(t0)
 	t0 = r.Clock.Now()
-	if err := r.emit(Event{Kind: PointClosed, Point: p.Key, Closed: &rec}); err != nil {
+	if err := r.emit(event.Event{Kind: event.PointClosed, Point: p.Key, Closed: &rec}); err != nil {
 		return "", err
 	}
 	if rec.Status == rank.StatusFailed {
@@ -159,7 +160,7 @@ func (r *state) probe(ctx context.Context, p *Point, n int, screen bool, stop fu
 		if len(changed) > 0 {
 			rr.Held, rr.Changed = false, changed
 		}
-		if err := r.emit(Event{Kind: RunFinished, Point: p.Key, Run: &rr}); err != nil {
+		if err := r.emit(event.Event{Kind: event.RunFinished, Point: p.Key, Run: &rr}); err != nil {
 			return nil, err
 		}
 		runs = append(runs, rr)

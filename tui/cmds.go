@@ -14,10 +14,9 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
-	"github.com/citune/citune/undo"
 )
 
 // Messages. Every piece of I/O ends in one of these.
@@ -38,15 +37,15 @@ type (
 	writeMsg struct {
 		what     string
 		refs     []regs.Ref
-		results  []regs.Result   // an apply
-		restored []undo.Restored // a revert
+		results  []regs.Result // an apply
+		restored []Restored    // a revert
 		err      error
 		revert   bool
 	}
 
 	// restoredMsg reports the restore on the way out.
 	restoredMsg struct {
-		restored []undo.Restored
+		restored []Restored
 		err      error
 	}
 
@@ -75,16 +74,15 @@ type (
 	// sweepMsg is one of the sweep runner's events.
 	sweepMsg struct {
 		id int
-		e  sweep.Event
+		e  event.Event
 	}
 
-	// sweepDoneMsg ends a sweep run: its results file and the runner's
-	// outcome (nil when it did not get to run).
+	// sweepDoneMsg ends a sweep run with its results file (its outcome
+	// came as the end record of its last event).
 	sweepDoneMsg struct {
 		id      int
 		err     error
 		results string
-		outcome *sweep.Outcome
 	}
 
 	// planMsg carries a loaded plan file.
@@ -123,7 +121,7 @@ func readRegs(acc regs.Accessor, m *regs.Map, wgen int) tea.Cmd {
 
 // apply writes the changes through the undo session (originals
 // journalled first, read back after): `citune set` in one command.
-func apply(u *undo.Session, changes []regs.Change, what string) tea.Cmd {
+func apply(u Session, changes []regs.Change, what string) tea.Cmd {
 	return func() tea.Msg {
 		msg := writeMsg{what: what}
 		for _, c := range changes {
@@ -136,34 +134,32 @@ func apply(u *undo.Session, changes []regs.Change, what string) tea.Cmd {
 
 // revert returns refs to their starting values (all touched fields when
 // refs is nil).
-func revert(u *undo.Session, refs []regs.Ref, what string) tea.Cmd {
+func revert(u Session, refs []regs.Ref, what string) tea.Cmd {
 	return func() tea.Msg {
 		msg := writeMsg{what: what, refs: refs, revert: true}
 		if refs == nil {
 			msg.refs = u.Touched()
-			msg.restored, msg.err = u.Restore(context.Background())
-			return msg
 		}
-		msg.restored, msg.err = u.Revert(refs)
+		msg.restored, msg.err = u.Restore(refs)
 		return msg
 	}
 }
 
 // restoreAll restores everything the session changed on the way out.
-func restoreAll(u *undo.Session) tea.Cmd {
+func restoreAll(u Session) tea.Cmd {
 	return func() tea.Msg {
-		rs, err := u.Restore(context.Background())
+		rs, err := u.Restore(nil)
 		return restoredMsg{restored: rs, err: err}
 	}
 }
 
 // RestoreReport renders restore results one line each, for the screen and
 // for the terminal after the program ended.
-func RestoreReport(rs []undo.Restored) []string {
+func RestoreReport(rs []Restored) []string {
 	var out []string
 	for _, r := range rs {
 		if r.Wrote {
-			out = append(out, r.String())
+			out = append(out, r.Line)
 		}
 	}
 	return out
@@ -260,7 +256,7 @@ func readSetting(acc regs.Accessor, m *regs.Map, start soc.Snapshot) (string, er
 // sweepJob runs the sweeper.
 func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, resume bool, id int) func(func(tea.Msg)) {
 	return func(send func(tea.Msg)) {
-		path, outcome, err := s.Run(ctx, p, resume, func(e sweep.Event) {
+		path, err := s.Run(ctx, p, resume, func(e event.Event) {
 			if e.Closed != nil {
 				// The runner shares its records with the writer: the
 				// screen keeps a copy.
@@ -270,7 +266,7 @@ func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, resume bool, id int) 
 			}
 			send(sweepMsg{id: id, e: e})
 		})
-		send(sweepDoneMsg{id: id, err: err, results: path, outcome: outcome})
+		send(sweepDoneMsg{id: id, err: err, results: path})
 	}
 }
 

@@ -13,11 +13,10 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
-	"github.com/citune/citune/undo"
 )
 
 // axisLabel is the short name of a sweep axis shown in tables: the
@@ -79,35 +78,65 @@ func versus(p results.PointRecord) string {
 	return p.VsBaseline.String()
 }
 
-// Sweeper is the seam between the Sweep tab and package sweep:
-// SweepRunner in citune; the tests wrap it to stop a sweep after a given
-// number of probe runs. Run runs p (a Mode "" is the sweep's default):
-// it applies each point, verifies it held, probes, records, and restores
-// the original values on every exit path (including cancellation); a
-// cancelled run returns an error wrapping context.Canceled. resume
-// continues the results of the last run of the same plan (a stopped
-// sweep), skipping the points it finished. onEvent gets each of the
-// runner's events, on the sweeper's goroutine. Run returns the results
-// file ("" when it could not be opened) and the runner's outcome (nil
-// when the sweep did not get to run).
+// Sweeper is the seam between the Sweep tab and the sweep: cmd/citune
+// supplies it (the wiring `citune sweep` uses); the tests wrap the real
+// runner. Run runs p (a Mode "" is the sweep's default): it applies each
+// point, verifies it held, probes, records, and restores the original
+// values on every exit path (including cancellation); a cancelled run
+// returns an error wrapping context.Canceled. resume continues the
+// results of the last run of the same plan (a stopped sweep), skipping
+// the points it finished. onEvent gets each of the sweep's events, on
+// the sweeper's goroutine; the last, event.SweepEnded, carries the
+// outcome (none when the sweep did not get to run). Run returns the
+// results file ("" when it could not be opened).
 type Sweeper interface {
-	Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error)
+	Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(event.Event)) (string, error)
+}
+
+// Session is the seam to the undo session cmd/citune opens on the target
+// (an undo.Session, owner kind tui): the session's writes, its own and
+// its sweeps', go through it, and it restores them. Touched and
+// StartValue read a snapshot of what the session changed and take no
+// lock: View calls them while a restore may hold the session.
+type Session interface {
+	// Apply writes changes: originals journalled first, read back after.
+	Apply(changes []regs.Change) ([]regs.Result, error)
+	// Restore returns refs to their starting values, every value the
+	// session changed when refs is nil.
+	Restore(refs []regs.Ref) ([]Restored, error)
+	// Touched lists the register fields the session changed, first
+	// changed first; StartValue is a field's value when the session first
+	// changed it.
+	Touched() []regs.Ref
+	StartValue(ref regs.Ref) (uint32, bool)
+	// Journal is the journal's path ("" when it keeps none).
+	Journal() string
+	// Stops reports whether err ends the session: the journal vanished,
+	// was replaced or damaged under it, and what it changed goes back to
+	// the originals it keeps in memory.
+	Stops(err error) bool
+}
+
+// Restored is one value a restore put back (or found back already:
+// Wrote false); Line is how the session says it ("USBCMD.ITC = 8").
+type Restored struct {
+	Name, Want, Got string
+	Held, Wrote     bool
+	Line            string
 }
 
 // PlanLoader reads a plan file and validates it against m.
 type PlanLoader func(path string, m *regs.Map) (SweepPlan, error)
 
-// Config is everything a session needs. Target and Start are
+// Config is everything a session needs. Target, Start and Undo are
 // required; the rest may be nil, and the UI then says what is missing.
 type Config struct {
 	Target *soc.Target
 	// Start is the snapshot taken when the session began.
 	Start soc.Snapshot
-	// Undo records and undoes every change the session makes (its own
-	// and its sweeps'); cmd/citune opens it on the target (owner kind tui)
-	// and halts it after the program was killed. nil: New opens one that
-	// keeps no journal.
-	Undo *undo.Session
+	// Undo records and undoes every change the session makes (required);
+	// cmd/citune halts it after the program was killed.
+	Undo Session
 	// Ctx is the parent of every background job; Jobs counts them so that
 	// the caller can wait for them before restoring.
 	Ctx  context.Context

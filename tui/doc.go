@@ -23,19 +23,21 @@
 //
 // The model does no I/O: register reads and writes, probes, sweeps and file
 // writes run in tea.Cmds that return typed messages. The hardware-facing
-// pieces (prober, sweeper, journal, plan loader) are small interfaces and
-// functions declared here and supplied by cmd/citune.
+// pieces (prober, sweeper, undo session, plan loader) are small interfaces
+// and functions declared here (deps.go) and supplied by cmd/citune, so the
+// package imports no sweep runner, host or undo machinery, only the data
+// it shows.
 //
-// Every write goes through the undo session (package undo) that
-// cmd/citune opens on the target: leaving restores the fields the session
-// changed to their values when it first changed them unless the user
-// chooses to keep them, and the session is safe for concurrent use so
-// that cmd/citune can halt it after the program was killed (SIGHUP).
-// View reads the session's published snapshot (undo.Session.Changes),
-// never its mutex, which is held across register I/O and reloads.
+// Every write goes through the undo session (Session: an undo.Session)
+// that cmd/citune opens on the target: leaving restores the fields the
+// session changed to their values when it first changed them unless the
+// user chooses to keep them, and cmd/citune halts it after the program
+// was killed (SIGHUP). View reads the session's snapshot (Touched,
+// StartValue), never its mutex, which is held across register I/O and
+// reloads.
 //
-// Decision: the tests drive the real sweep runner and the sim probe on
-// the simulated controller, with no fake sweeper or throughput of their
-// own, and the sweep is followed through the runner's events
-// (sweep.Config.OnEvent), never by reading the results file back.
+// Decision: the tests drive the real sweep runner (behind a test
+// Sweeper) and the sim probe on the simulated controller, with no fake
+// throughput of their own, and the sweep is followed through its events
+// (package sweep/event), never by reading the results file back.
 package tui

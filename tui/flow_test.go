@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -211,7 +210,7 @@ func TestQuitKeep(t *testing.T) {
 func TestUndoRestoreAfterKill(t *testing.T) {
 	e := newEnv(t, false)
 	e.setEdit("USBCMD.ITC", 2)
-	rs, err := e.m.cfg.Undo.Restore(context.Background())
+	rs, err := e.m.cfg.Undo.Restore(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,15 +165,7 @@ func (m Model) helpLine(bs []key.Binding) string {
 		}
 		shown = append(shown, tail...)
 	}
-	var b strings.Builder
-	for i, k := range shown {
-		if i > 0 {
-			b.WriteString("  ")
-		}
-		h := k.Help()
-		b.WriteString(m.st.Help.ShortKey.Render(h.Key) + " " + m.st.Help.ShortDesc.Render(h.Desc))
-	}
-	return b.String()
+	return m.help.ShortHelpView(shown)
 }
 
 // statusLines is the status wrapped to the width: one line, or up to
@@ -262,59 +254,35 @@ func (m Model) helpView(h int) []string {
 	return out
 }
 
-// keyColumns lays the bindings out in columns, two spaces apart, without
-// the help bubble's truncation. Columns that do not fit beside the
-// others start a band of their own below, so every key shows at any
-// width the session takes (the help screen test checks 80 and 60).
+// keyColumns lays the bindings out in columns, two spaces apart, with
+// the help bubble's full view, one band at a time: columns that do not
+// fit beside the others start a band of their own below (the bubble
+// would cut them), so every key shows at any width the session takes
+// (the help screen test checks 80 and 60).
 func (m Model) keyColumns(cols [][]key.Binding) []string {
-	type cell struct{ k, d string }
-	type column struct {
-		cells  []cell
-		kw, dw int
-	}
-	var all []column
-	for _, col := range cols {
-		var c column
+	width := func(col []key.Binding) int {
+		kw, dw := 0, 0
 		for _, b := range col {
-			if !b.Enabled() {
-				continue
+			if b.Enabled() {
+				kw, dw = max(kw, len(b.Help().Key)), max(dw, len(b.Help().Desc))
 			}
-			h := b.Help()
-			c.cells = append(c.cells, cell{h.Key, h.Desc})
-			c.kw, c.dw = max(c.kw, len(h.Key)), max(c.dw, len(h.Desc))
 		}
-		all = append(all, c)
+		return kw + 1 + dw
 	}
 	var out []string
-	for len(all) > 0 {
-		n, width := 1, all[0].kw+1+all[0].dw
-		for n < len(all) && width+2+all[n].kw+1+all[n].dw <= m.w {
-			width += 2 + all[n].kw + 1 + all[n].dw
+	for len(cols) > 0 {
+		n, w := 1, width(cols[0])
+		for n < len(cols) && w+2+width(cols[n]) <= m.w {
+			w += 2 + width(cols[n])
 			n++
 		}
-		band := all[:n]
-		all = all[n:]
 		if len(out) > 0 {
 			out = append(out, "")
 		}
-		rows := 0
-		for _, c := range band {
-			rows = max(rows, len(c.cells))
+		for _, l := range strings.Split(m.help.FullHelpView(cols[:n]), "\n") {
+			out = append(out, strings.TrimRight(l, " "))
 		}
-		for r := 0; r < rows; r++ {
-			var b strings.Builder
-			for i, c := range band {
-				if i > 0 {
-					b.WriteString("  ")
-				}
-				k, d := "", ""
-				if r < len(c.cells) {
-					k, d = c.cells[r].k, c.cells[r].d
-				}
-				b.WriteString(m.st.Help.FullKey.Render(fmt.Sprintf("%-*s", c.kw, k)) + " " + m.st.Help.FullDesc.Render(fmt.Sprintf("%-*s", c.dw, d)))
-			}
-			out = append(out, strings.TrimRight(b.String(), " "))
-		}
+		cols = cols[n:]
 	}
 	return out
 }

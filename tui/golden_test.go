@@ -6,7 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
@@ -83,7 +83,7 @@ var viewCases = []viewCase{
 		// points, the baseline, three points closed (the third
 		// corrupt) and a run of the point being measured.
 		t0 := fixedClock()
-		send := func(sec int, ev sweep.Event) {
+		send := func(sec int, ev event.Event) {
 			ev.Time = t0.Add(time.Duration(sec) * time.Second)
 			e.send(sweepMsg{id: 7, e: ev})
 		}
@@ -91,13 +91,13 @@ var viewCases = []viewCase{
 		for i := range 12 {
 			planned = append(planned, results.PointInfo{Key: fmt.Sprint(i)})
 		}
-		send(0, sweep.Event{Kind: sweep.SweepStarted, Header: &results.Header{Points: planned}})
-		send(0, sweep.Event{Kind: sweep.PointClosed, Closed: &results.PointRecord{Baseline: true, Rates: []float64{30 << 20, 30.2 * (1 << 20), 29.9 * (1 << 20)}}})
-		send(5, sweep.Event{Kind: sweep.PointClosed, Closed: &results.PointRecord{Settings: at("0", "0"), Rates: []float64{40 << 20, 40.5 * (1 << 20), 39.8 * (1 << 20)}, IRQsPerMiB: rank.Ptr(64)}})
-		send(10, sweep.Event{Kind: sweep.PointClosed, Closed: &results.PointRecord{Settings: at("0", "8"), Status: rank.StatusNotHeld, Reason: "USBCMD.ITC wrote 8, reads 1 (changed during run 1)"}})
-		send(12, sweep.Event{Kind: sweep.PointStarted, Label: "AHBBRST=2 ITC=1"})
-		send(14, sweep.Event{Kind: sweep.RunFinished, Run: &results.RunRecord{Seq: 2}})
-		send(15, sweep.Event{Kind: sweep.PointClosed, Closed: &results.PointRecord{Settings: at("7", "0"), Status: rank.StatusCorrupt, Reason: "read data differs at offset 0x100000", Rates: []float64{41 << 20}}})
+		send(0, event.Event{Kind: event.SweepStarted, Header: &results.Header{Points: planned}})
+		send(0, event.Event{Kind: event.PointClosed, Closed: &results.PointRecord{Baseline: true, Rates: []float64{30 << 20, 30.2 * (1 << 20), 29.9 * (1 << 20)}}})
+		send(5, event.Event{Kind: event.PointClosed, Closed: &results.PointRecord{Settings: at("0", "0"), Rates: []float64{40 << 20, 40.5 * (1 << 20), 39.8 * (1 << 20)}, IRQsPerMiB: rank.Ptr(64)}})
+		send(10, event.Event{Kind: event.PointClosed, Closed: &results.PointRecord{Settings: at("0", "8"), Status: rank.StatusNotHeld, Reason: "USBCMD.ITC wrote 8, reads 1 (changed during run 1)"}})
+		send(12, event.Event{Kind: event.PointStarted, Label: "AHBBRST=2 ITC=1"})
+		send(14, event.Event{Kind: event.RunFinished, Run: &results.RunRecord{Seq: 2}})
+		send(15, event.Event{Kind: event.PointClosed, Closed: &results.PointRecord{Settings: at("7", "0"), Status: rank.StatusCorrupt, Reason: "read data differs at offset 0x100000", Rates: []float64{41 << 20}}})
 	}},
 	{"sweep_table", sweepSetup(0)},
 	{"sweep_bars", sweepSetup(1)},

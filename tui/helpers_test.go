@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -24,6 +25,7 @@ import (
 	"github.com/citune/citune/soc/sim"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/undo"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -81,7 +83,7 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 		Target: tg, Start: start,
 		Ctx: context.Background(), Jobs: &sync.WaitGroup{},
 		Prober: probe.NewSeries(pr, probe.Env{}),
-		Sweeper: &SweepRunner{Target: tg, Prober: e.measure, ProbeName: pr.Name(), Out: "sweep.jsonl",
+		Sweeper: &testSweeper{Target: tg, Prober: e.measure, ProbeName: pr.Name(), Out: "sweep.jsonl",
 			Adjust:   func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
 			NewClock: stoppedClock},
 		LoadPlan: func(path string, m *regs.Map) (SweepPlan, error) {
@@ -100,6 +102,14 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 	}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.Undo == nil {
+		id, _ := tg.ID()
+		u, err := undo.Open(undo.Options{Target: id, Owner: undo.Self(undo.KindTUI, nil), Acc: tg.Accessor(), Map: tg.Profile.Map})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Undo = testUndo{u}
 	}
 	e.m = New(cfg)
 	e.send(tea.WindowSizeMsg{Width: 80, Height: 24})
@@ -354,8 +364,28 @@ func writeTestFile(path, s string) error { return os.WriteFile(path, []byte(s), 
 // that screens do not depend on the machine's speed.
 func fixedClock() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
+// testUndo is the tests' Session over an undo session, as cmd/citune's.
+type testUndo struct{ *undo.Session }
+
+func (u testUndo) Restore(refs []regs.Ref) ([]Restored, error) {
+	var rs []undo.Restored
+	var err error
+	if refs == nil {
+		rs, err = u.Session.Restore(context.Background())
+	} else {
+		rs, err = u.Revert(refs)
+	}
+	out := make([]Restored, len(rs))
+	for i, r := range rs {
+		out[i] = Restored{Name: r.Name, Want: r.Want, Got: r.Got, Held: r.Held, Wrote: r.Wrote, Line: r.String()}
+	}
+	return out, err
+}
+
+func (testUndo) Stops(err error) bool { return errors.Is(err, undo.ErrJournalChanged) }
+
 // stoppedClock is the wall clock stopped at fixedClock, for a
-// SweepRunner.
+// testSweeper.
 func stoppedClock() sweep.Clock { return fixedWall{} }
 
 type fixedWall struct{ sweep.WallClock }

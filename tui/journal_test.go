@@ -30,7 +30,7 @@ func TestJournalLostStopsSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { u.Close() })
-		c.Undo = u
+		c.Undo = testUndo{u}
 	})
 	itc, burst := e.startField("USBCMD.ITC"), e.startField("SBUSCFG.AHBBRST")
 	e.setEdit("USBCMD.ITC", 0)

@@ -13,7 +13,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/regs"
-	"github.com/citune/citune/undo"
 )
 
 type tab int
@@ -69,7 +68,7 @@ type Outcome struct {
 	// changed at its start (nothing to restore or keep).
 	Unchanged bool
 	// Stopped is why the session ended by itself: its journal vanished,
-	// was replaced or damaged under it (undo.ErrJournalChanged); it
+	// was replaced or damaged under it (Session.Stops); it
 	// restored from the originals it keeps in memory (Restored, Report).
 	Stopped error
 }
@@ -137,14 +136,6 @@ func New(cfg Config) Model {
 	if cfg.Jobs == nil {
 		cfg.Jobs = &sync.WaitGroup{}
 	}
-	if cfg.Undo == nil {
-		id, _ := cfg.Target.ID()
-		u, err := undo.Open(undo.Options{Target: id, Owner: undo.Self(undo.KindTUI, nil), Acc: cfg.Target.Accessor(), Map: cfg.Target.Profile.Map})
-		if err != nil {
-			panic(err) // a session without a journal takes no lock and cannot fail
-		}
-		cfg.Undo = u
-	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second
 	}
@@ -160,7 +151,7 @@ func New(cfg Config) Model {
 		st = *cfg.Styles
 	}
 	h := help.New()
-	h.ShortSeparator = "  "
+	h.ShortSeparator, h.FullSeparator = "  ", "  "
 	h.Ellipsis = " ~"
 	h.Styles = st.Help
 	in := textinput.New()

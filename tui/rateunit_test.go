@@ -18,7 +18,7 @@ import (
 func inUnit(unit string, scale float64) envOpt {
 	return func(c *Config) {
 		c.Prober = unitProber{c.Prober, unit, scale}
-		sr := c.Sweeper.(*SweepRunner)
+		sr := c.Sweeper.(*testSweeper)
 		sr.Prober = unitProber{sr.Prober, unit, scale}
 	}
 }

@@ -1,14 +1,12 @@
 package tui
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/regs"
-	"github.com/citune/citune/undo"
 )
 
 // onRegs takes a fresh read, and finds values that changed behind the
@@ -140,7 +138,7 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 	for _, r := range msg.restored {
 		k := strings.ToUpper(r.Name)
 		if !r.Held {
-			bad = append(bad, fmt.Sprintf("%s DID NOT RETURN: %s", r.Name, r))
+			bad = append(bad, fmt.Sprintf("%s DID NOT RETURN: %s", r.Name, r.Line))
 			continue
 		}
 		delete(m.drifts, k)
@@ -155,7 +153,7 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 			delete(m.drifts, refKey(ref))
 		}
 	}
-	if errors.Is(msg.err, undo.ErrJournalChanged) && m.out.Stopped == nil {
+	if msg.err != nil && m.cfg.Undo.Stops(msg.err) && m.out.Stopped == nil {
 		// The originals on disk are gone or untrustworthy: stop, and
 		// restore from the session's memory.
 		m.out.Stopped = msg.err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -21,7 +21,7 @@ import (
 func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	e := newEnv(t, false)
 	out := filepath.Join(t.TempDir(), "r.jsonl")
-	sr := &SweepRunner{Target: e.target, Prober: newSimMeasure(t, e), ProbeName: "sim", Out: out,
+	sr := &testSweeper{Target: e.target, Prober: newSimMeasure(t, e), ProbeName: "sim", Out: out,
 		Adjust:   func(p *plan.Plan) { p.Settle, p.Warmup, p.Seed = 0, 0, 1 },
 		NewClock: stoppedClock}
 	pl, err := parsePlan("AHBBRST=0,2,3,7 RXPBURST=8,16,32 mode=adaptive repeat=5", e.target.Profile.Map)
@@ -31,15 +31,19 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	s := sweepState{plan: pl}
 	points := map[string]results.PointRecord{} // last record per point
 	var notes, currents []string
-	path, outcome, err := sr.Run(context.Background(), pl.Plan, false, func(ev sweep.Event) {
+	var end *results.EndRecord
+	path, err := sr.Run(context.Background(), pl.Plan, false, func(ev event.Event) {
+		if ev.Kind == event.SweepEnded {
+			end = ev.End
+		}
 		if p := s.follow(ev); p != nil && !p.Baseline {
 			points[p.Settings["SBUSCFG.AHBBRST"]+" "+p.Settings["BURSTSIZE.RXPBURST"]] = *p
 		}
 		notes = append(notes, s.note)
 		currents = append(currents, s.current)
 	})
-	if err != nil || path != out || outcome == nil {
-		t.Fatalf("Run: %q, %v, %v", path, outcome, err)
+	if err != nil || path != out || end == nil {
+		t.Fatalf("Run: %q, %v, %v", path, end, err)
 	}
 	res, err := results.Load(out)
 	if err != nil {
@@ -76,8 +80,8 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	if nElim != len(eliminated) {
 		t.Errorf("%d points eliminated on screen, %d in the file", nElim, len(eliminated))
 	}
-	if s.total != len(points) || s.done != s.total || outcome.Ranking.Winner() == nil {
-		t.Errorf("%d of %d done, winner %v; want %d of %d done and a winner", s.done, s.total, outcome.Ranking.Winner(), len(points), len(points))
+	if s.total != len(points) || s.done != s.total || end.Ranking.Winner() == nil {
+		t.Errorf("%d of %d done, winner %v; want %d of %d done and a winner", s.done, s.total, end.Ranking.Winner(), len(points), len(points))
 	}
 	if !slices.Contains(notes, "restore: original settings restored") {
 		t.Errorf("no restore note in %q", notes)
@@ -119,25 +123,25 @@ func TestFollowResumeAndEliminations(t *testing.T) {
 	t0 := fixedClock()
 	hdr := &results.Header{Points: []results.PointInfo{{Key: results.BaselineKey}, {Key: "a"}, {Key: "b"}, {Key: "c"}}}
 	a := map[string]string{"X": "1"}
-	s.follow(sweep.Event{Kind: sweep.SweepStarted, Time: t0, Header: hdr})
-	s.follow(sweep.Event{Kind: sweep.PointClosed, Time: t0.Add(time.Second), Closed: &results.PointRecord{Point: "a", Settings: a, Status: rank.StatusOK, Rates: []float64{1}}})
+	s.follow(event.Event{Kind: event.SweepStarted, Time: t0, Header: hdr})
+	s.follow(event.Event{Kind: event.PointClosed, Time: t0.Add(time.Second), Closed: &results.PointRecord{Point: "a", Settings: a, Status: rank.StatusOK, Rates: []float64{1}}})
 	if s.total != 3 || s.done != 1 || s.elapsed != time.Second {
 		t.Fatalf("after one point: %d/%d in %v, want 1/3 in 1s", s.done, s.total, s.elapsed)
 	}
 	s.done, s.started = 0, time.Time{} // startSweep, resuming
-	s.follow(sweep.Event{Kind: sweep.SweepStarted, Time: t0, Resume: &results.ResumeRecord{}})
+	s.follow(event.Event{Kind: event.SweepStarted, Time: t0, Resume: &results.ResumeRecord{}})
 	if s.total != 2 {
 		t.Errorf("resumed total %d, want 2", s.total)
 	}
-	s.follow(sweep.Event{Kind: sweep.PointEliminated, Settings: a, Message: "slower", Replayed: true})
+	s.follow(event.Event{Kind: event.PointEliminated, Settings: a, Message: "slower", Replayed: true})
 	if s.points[0].Status != rank.StatusOK {
 		t.Errorf("a replayed elimination changed the point: %+v", s.points[0])
 	}
-	s.follow(sweep.Event{Kind: sweep.PointEliminated, Settings: a, Message: "slower"})
+	s.follow(event.Event{Kind: event.PointEliminated, Settings: a, Message: "slower"})
 	if s.points[0].Status != rank.StatusEliminated || s.points[0].Reason != "slower" || s.note != "" {
 		t.Errorf("eliminated point %+v, note %q", s.points[0], s.note)
 	}
-	s.follow(sweep.Event{Kind: sweep.PointEliminated, Settings: map[string]string{"X": "9"}, Message: "gone"})
+	s.follow(event.Event{Kind: event.PointEliminated, Settings: map[string]string{"X": "9"}, Message: "gone"})
 	if s.note != "eliminated: gone" {
 		t.Errorf("note %q, want the elimination of an unknown point", s.note)
 	}

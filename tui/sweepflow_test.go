@@ -9,8 +9,9 @@ import (
 	"testing"
 
 	"github.com/citune/citune/regs"
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 )
 
 // A short sweep runs to completion through package sweep, ranks its
@@ -82,48 +83,51 @@ func TestAdaptiveSweepTakesTheTypedBudget(t *testing.T) {
 	}
 }
 
-// keepOutcome wraps e's Sweeper so that the outcome of its last sweep
-// is kept where the result points.
-func keepOutcome(e *env) **sweep.Outcome {
-	var outcome *sweep.Outcome
+// keepOutcome wraps e's Sweeper so that the end record of its last
+// sweep is kept where the result points.
+func keepOutcome(e *env) **results.EndRecord {
+	var end *results.EndRecord
 	sr := e.m.cfg.Sweeper
-	e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
-		path, out, err := sr.Run(ctx, p, resume, on)
-		outcome = out
-		return path, out, err
+	e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(event.Event)) (string, error) {
+		return sr.Run(ctx, p, resume, func(ev event.Event) {
+			if ev.Kind == event.SweepEnded {
+				end = ev.End
+			}
+			on(ev)
+		})
 	})
-	return &outcome
+	return &end
 }
 
 // sweeperFunc is a Sweeper from a function.
-type sweeperFunc func(context.Context, plan.Plan, bool, func(sweep.Event)) (string, *sweep.Outcome, error)
+type sweeperFunc func(context.Context, plan.Plan, bool, func(event.Event)) (string, error)
 
-func (f sweeperFunc) Run(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
+func (f sweeperFunc) Run(ctx context.Context, p plan.Plan, resume bool, on func(event.Event)) (string, error) {
 	return f(ctx, p, resume, on)
 }
 
 // stopper runs the real sweep and stops it, as the user's stop key
 // does, after a number of probe runs (0: never).
 type stopper struct {
-	*SweepRunner
+	*testSweeper
 	m     *simMeasure
 	after int64
 }
 
-func (s *stopper) Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(sweep.Event)) (string, *sweep.Outcome, error) {
+func (s *stopper) Run(ctx context.Context, p plan.Plan, resume bool, onEvent func(event.Event)) (string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.m.cancel, s.m.stopAfter = nil, 0
 	if s.after > 0 {
 		s.m.cancel, s.m.stopAfter = cancel, s.m.runs.Load()+s.after
 	}
-	return s.SweepRunner.Run(ctx, p, resume, onEvent)
+	return s.testSweeper.Run(ctx, p, resume, onEvent)
 }
 
 // Stop and resume: the second run skips the points already done.
 func TestSweepStopResume(t *testing.T) {
 	st := &stopper{after: 9} // baseline, two points (3 runs each)
-	e := newEnv(t, false, func(c *Config) { st.SweepRunner = c.Sweeper.(*SweepRunner); c.Sweeper = st })
+	e := newEnv(t, false, func(c *Config) { st.testSweeper = c.Sweeper.(*testSweeper); c.Sweeper = st })
 	st.m = e.measure
 	e.keys("1")
 	e.selectRow("SBUSCFG.AHBBRST")

@@ -84,7 +84,7 @@ func (m Model) startSweep() (tea.Model, tea.Cmd) {
 	done := countHeld(s.points)
 	ctx, cancel := context.WithCancel(m.cfg.Ctx)
 	s.id++
-	s.running, s.cancel, s.stopped, s.err = true, cancel, false, ""
+	s.running, s.cancel, s.stopped, s.err, s.end = true, cancel, false, "", nil
 	s.done, s.total, s.elapsed, s.current, s.started = 0, s.plan.Points()-done, 0, "", time.Time{}
 	s.ch = make(chan tea.Msg, 16)
 	resume := len(s.points) > 0

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,7 +11,9 @@ import (
 	"time"
 
 	"github.com/citune/citune/probe"
+	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -26,9 +29,9 @@ func newSimMeasure(t *testing.T, e *env) *simMeasure {
 // registers are as before; the results file has the run.
 func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.jsonl")
-	var sr *SweepRunner
+	var sr *testSweeper
 	e := newEnv(t, true, func(c *Config) {
-		sr = &SweepRunner{Target: c.Target, ProbeName: "sim", Out: out}
+		sr = &testSweeper{Target: c.Target, ProbeName: "sim", Out: out}
 		c.Sweeper = sr
 	})
 	sr.Prober = newSimMeasure(t, e)
@@ -69,67 +72,6 @@ func TestSweepRunnerWithSimulatedDriver(t *testing.T) {
 	if e.m.sweep.results != out || !strings.Contains(e.screen(), "results: /") {
 		t.Errorf("screen does not say where the results are:\n%s", e.screen())
 	}
-}
-
-// Stopping a sweep and running it again resumes it from its results file.
-func TestSweepRunnerResume(t *testing.T) {
-	e := newEnv(t, false)
-	out := filepath.Join(t.TempDir(), "r.jsonl")
-	sm := newSimMeasure(t, e)
-	sr := &SweepRunner{Target: e.target, Prober: sm, ProbeName: "sim", Out: out}
-	plan, err := parsePlan("AHBBRST=0,2,3 repeat=3", e.target.Profile.Map)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	sm.cancel, sm.stopAfter = cancel, 5 // baseline (warm-up + 1), first point, ...
-	var first []results.PointRecord
-	_, _, err = sr.Run(ctx, plan.Plan, false, func(ev sweep.Event) {
-		if ev.Kind == sweep.PointClosed {
-			first = append(first, *ev.Closed)
-		}
-	})
-	if !errorsIsCanceled(err) {
-		t.Fatalf("first run: %v, want a cancellation", err)
-	}
-	sm.cancel = nil
-	var second []results.PointRecord
-	_, outcome, err := sr.Run(context.Background(), plan.Plan, true, func(ev sweep.Event) {
-		if ev.Kind == sweep.PointClosed && !ev.Closed.Baseline {
-			second = append(second, *ev.Closed)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := map[string]bool{}
-	for _, p := range first {
-		if !p.Baseline {
-			done[p.Settings["SBUSCFG.AHBBRST"]] = true
-		}
-	}
-	for _, p := range second {
-		if done[p.Settings["SBUSCFG.AHBBRST"]] {
-			t.Errorf("point AHBBRST=%s measured again after the resume", p.Settings["SBUSCFG.AHBBRST"])
-		}
-	}
-	if len(done)+len(second) != 3 {
-		t.Errorf("%d points before the stop and %d after, want 3 in all", len(done), len(second))
-	}
-	if outcome == nil || outcome.Ranking.Winner() == nil {
-		t.Errorf("no winner reported")
-	}
-	res, err := results.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Resumes) != 1 {
-		t.Errorf("results file has %d resume records, want 1", len(res.Resumes))
-	}
-}
-
-func errorsIsCanceled(err error) bool {
-	return errors.Is(err, context.Canceled) && errors.Is(err, sweep.ErrInterrupted)
 }
 
 // Plan files load through package sweep.
@@ -221,10 +163,10 @@ func TestEditedPlanKeepsTheFilesSettings(t *testing.T) {
 // whose time it is. Without it the line shows this machine's time.
 func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
 	for _, simClock := range []bool{true, false} {
-		var sr *SweepRunner
+		var sr *testSweeper
 		var runTime time.Duration
 		e := newEnv(t, false, func(c *Config) {
-			sr = &SweepRunner{Target: c.Target, ProbeName: "sim", Out: filepath.Join(t.TempDir(), "r.jsonl"),
+			sr = &testSweeper{Target: c.Target, ProbeName: "sim", Out: filepath.Join(t.TempDir(), "r.jsonl"),
 				Adjust: func(p *plan.Plan) { p.Settle, p.Warmup = 0, 0 }}
 			c.Sweeper = sr
 		})
@@ -234,9 +176,9 @@ func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
 			sp := m.p.(*probe.SimProbe)
 			sr.NewClock = func() sweep.Clock { return sweep.NewSimClock(fixedClock(), sp) }
 		}
-		e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(sweep.Event)) (string, *sweep.Outcome, error) {
-			return sr.Run(ctx, p, resume, func(ev sweep.Event) {
-				if ev.Kind == sweep.RunFinished {
+		e.m.cfg.Sweeper = sweeperFunc(func(ctx context.Context, p plan.Plan, resume bool, on func(event.Event)) (string, error) {
+			return sr.Run(ctx, p, resume, func(ev event.Event) {
+				if ev.Kind == event.RunFinished {
 					runTime += ev.Run.Run.Elapsed
 				}
 				on(ev)
@@ -256,4 +198,57 @@ func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
 			t.Errorf("on this machine's clock: elapsed %v, the runs' modelled time %v; progress %q", s.elapsed, runTime, line)
 		}
 	}
+}
+
+// testSweeper is the tests' Sweeper: the real runner, without the host,
+// the journal or the header's command line that cmd/citune's adds. Out
+// is the results file; running the plan stopped last again resumes it.
+type testSweeper struct {
+	Target    *soc.Target
+	Prober    probe.Probe
+	ProbeName string
+	Out       string
+	// Adjust changes each plan before it runs (the tests drop the settle
+	// time); NewClock gives each sweep its clock (nil: the wall clock).
+	Adjust   func(*plan.Plan)
+	NewClock func() sweep.Clock
+
+	planKey string
+}
+
+func (s *testSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEvent func(event.Event)) (string, error) {
+	p := in
+	if p.Mode == "" {
+		p.Mode = plan.DefaultPlan().Mode
+	}
+	p.SetDefaultBudget()
+	if s.Adjust != nil {
+		s.Adjust(&p)
+	}
+	key := fmt.Sprint(p.Mode, p.Repeats, p.Budget)
+	for _, a := range p.Axes {
+		key += " " + a.Spec()
+	}
+	var prev *results.Results
+	if resume && key == s.planKey {
+		var err error
+		if prev, err = results.Load(s.Out); err != nil {
+			return "", err
+		}
+	}
+	s.planKey = key
+	r := &sweep.Config{Target: s.Target, Prober: s.Prober, ProbeName: s.ProbeName, Plan: p, OnEvent: onEvent, Resume: prev}
+	if s.NewClock != nil {
+		r.Clock = s.NewClock()
+	}
+	f, err := r.OpenOut(s.Out)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	_, err = r.Run(ctx)
+	if errors.Is(err, sweep.ErrInterrupted) {
+		err = errors.Join(context.Canceled, err)
+	}
+	return s.Out, err
 }

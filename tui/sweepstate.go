@@ -10,7 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
@@ -37,13 +37,15 @@ type sweepState struct {
 
 	note    string
 	results string // where the sweeper records the results
-	// ranking is the finished sweep's ranking with its verdict (nil
-	// while it runs): the order, the intervals and the decision the
-	// sweep's outcome holds, not the screen's own.
+	// end is the run's end record (nil until the sweep ended); ranking
+	// is the finished sweep's ranking with its verdict (nil while it
+	// runs): the order, the intervals and the decision the sweep's end
+	// record holds, not the screen's own.
+	end     *results.EndRecord
 	ranking *rank.Ranking
 	// simulated: the finished sweep ran on the simulated board's clock
-	// (sweep.Outcome.SimulatedTime), so elapsed is the board's modelled
-	// time.
+	// (its end record has a simulated time), so elapsed is the board's
+	// modelled time.
 	simulated bool
 
 	started time.Time // the time of this run's first event
@@ -90,12 +92,12 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.results != "" {
 			s.results = msg.results
 		}
-		if msg.outcome != nil {
-			rk := msg.outcome.Ranking
+		if end := s.end; end != nil {
+			rk := end.Ranking
 			s.ranking = &rk
-			s.simulated = msg.outcome.SimulatedTime
-			if msg.outcome.RestoreErr != nil {
-				s.note = "RESTORE FAILED: " + msg.outcome.RestoreErr.Error()
+			s.simulated = end.SimTime != nil
+			if end.RestoreError != "" {
+				s.note = "RESTORE FAILED: " + end.RestoreError
 			}
 		}
 		m.wgen++
@@ -111,10 +113,10 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 			s.finished = true
 			fin := "sweep finished"
-			if msg.outcome != nil && msg.outcome.OutOfBudget > 0 {
+			if s.end != nil && s.end.OutOfBudget > 0 {
 				// The adaptive race's budget ran out: the points still
 				// racing are ranked on the runs they had.
-				fin = fmt.Sprintf("sweep finished, budget spent (%d still racing)", msg.outcome.OutOfBudget)
+				fin = fmt.Sprintf("sweep finished, budget spent (%d still racing)", s.end.OutOfBudget)
 			}
 			if b, ok := s.best(); ok && s.ranking != nil {
 				m.setStatus("%s; best %s at %s; %s", fin, s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()), s.ranking.Verdict.Short())
@@ -134,13 +136,13 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 // follow updates the tab from one of the runner's events: the progress,
 // the points (each visit folded into the point's record, see foldVisit)
 // and the notes. It returns the point a visit closed, if any.
-func (s *sweepState) follow(e sweep.Event) *results.PointRecord {
+func (s *sweepState) follow(e event.Event) *results.PointRecord {
 	if s.started.IsZero() {
 		s.started = e.Time
 	}
 	s.elapsed = e.Time.Sub(s.started)
 	switch e.Kind {
-	case sweep.SweepStarted:
+	case event.SweepStarted:
 		if e.Header != nil {
 			s.planned = 0
 			for _, p := range e.Header.Points {
@@ -154,10 +156,10 @@ func (s *sweepState) follow(e sweep.Event) *results.PointRecord {
 		if len(e.Notes) > 0 {
 			s.note = e.Notes[0]
 		}
-	case sweep.PointStarted:
+	case event.PointStarted:
 		s.visit = e.Label
 		s.current = e.Label
-	case sweep.RunFinished:
+	case event.RunFinished:
 		what := "run"
 		switch {
 		case e.Run.Warmup:
@@ -166,9 +168,9 @@ func (s *sweepState) follow(e sweep.Event) *results.PointRecord {
 			what = "screening run"
 		}
 		s.current = fmt.Sprintf("%s, %s %d", s.visit, what, e.Run.Seq)
-	case sweep.PointClosed:
+	case event.PointClosed:
 		return s.addPoint(*e.Closed)
-	case sweep.PointEliminated:
+	case event.PointEliminated:
 		if e.Replayed {
 			return nil // already in the results being resumed
 		}
@@ -178,8 +180,10 @@ func (s *sweepState) follow(e sweep.Event) *results.PointRecord {
 			return nil
 		}
 		s.note = e.Kind.String() + ": " + e.Message
-	case sweep.ModuleReload, sweep.SettingsRestored:
+	case event.ModuleReload, event.SettingsRestored:
 		s.note = e.Kind.String() + ": " + e.Message
+	case event.SweepEnded:
+		s.end = e.End
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ func TestViewDuringRestore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Undo = u
+		c.Undo = testUndo{u}
 	})
 	e.setEdit("USBCMD.ITC", 0)
 	if len(u.Touched()) != 1 {

@@ -205,7 +205,7 @@ func runSweep(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	runner, closeUndo, err := a.sweepRunner(t, &o, set, p, pl, pr, env, prev, display)
+	runner, closeUndo, err := a.sweepRunner(t, &o, set, pl, pr, env, prev, display)
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +13,6 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/tui"
 	"github.com/citune/citune/undo"
@@ -89,7 +86,7 @@ func runTUI(a *app, args []string) error {
 	defer cancel()
 	jobs := &sync.WaitGroup{}
 	cfg := tui.Config{
-		Target: t, Start: start, Undo: u, Ctx: ctx, Jobs: jobs,
+		Target: t, Start: start, Undo: tuiUndo{u}, Ctx: ctx, Jobs: jobs,
 		Interval:  *interval,
 		Role:      regs.Role(*role),
 		ByteUnit:  display,
@@ -155,19 +152,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		cfg.NoSweep = "the probe " + pr.Name() + " measures this machine, and its rates do not depend on the simulated settings: start with -- sim (citune sweep --force runs such a sweep, marked)"
 		return nil
 	}
-	// The sweep's probe adapter also checks that every run read the
-	// same data as the sweep's first (a setting that corrupts transfers
-	// shows).
-	sw := &tui.SweepRunner{Target: t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Out: sweepOut,
-		Command: a.args, Kernel: a.kernel()}
-	sw.Host, sw.Session = sysHost, u
-	if sp, ok := pr.(*probe.SimProbe); ok && t.Simulated() {
-		sw.Kernel = "" // as citune sweep: the host's kernel played no part
-		// As citune sweep: the sim probe's sweeps run on the simulated
-		// board's clock.
-		sw.NewClock = func() sweep.Clock { return sweep.NewSimClock(time.Now(), sp) }
-	}
-	cfg.Sweeper = sw
+	cfg.Sweeper = &tuiSweeper{kit: a.newSweepKit(t, pr, env, sysHost, u, a.env.root, a.args), out: sweepOut}
 	return nil
 }
 
@@ -220,7 +205,7 @@ func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr err
 		}
 		return nil
 	}
-	rs, rerr := u.Restore(context.Background())
+	rs, rerr := tuiUndo{u}.Restore(nil)
 	for _, l := range tui.RestoreReport(rs) {
 		fmt.Fprintf(a.env.stderr, "citune tui: restored %s\n", l)
 	}
@@ -240,17 +225,6 @@ func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr err
 	return reason
 }
 
-// tuiSweepOut is the default results file of the TUI's first sweep: a
-// new tui-sweep-DATE-TIME.jsonl in the state directory, beside the
-// journal (created when missing).
-func tuiSweepOut(journal string, now time.Time) (string, error) {
-	dir := filepath.Dir(journal)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("state directory for the TUI's sweep results: %w (give --sweep-out)", err)
-	}
-	return freshName(filepath.Join(dir, "tui-sweep-"+now.Format("20060102-150405")), ".jsonl"), nil
-}
-
 // monochrome reports a terminal without colour: NO_COLOR set, or a
 // DEC-style or dumb TERM (a serial console's vt100).
 func monochrome(getenv func(string) string) bool {
@@ -265,3 +239,26 @@ func monochrome(getenv func(string) string) bool {
 	}
 	return term == ""
 }
+
+// tuiUndo is the TUI's tui.Session: the undo session, with its restores
+// in the TUI's terms.
+type tuiUndo struct{ *undo.Session }
+
+// Restore implements tui.Session.
+func (u tuiUndo) Restore(refs []regs.Ref) ([]tui.Restored, error) {
+	var rs []undo.Restored
+	var err error
+	if refs == nil {
+		rs, err = u.Session.Restore(context.Background())
+	} else {
+		rs, err = u.Revert(refs)
+	}
+	out := make([]tui.Restored, len(rs))
+	for i, r := range rs {
+		out[i] = tui.Restored{Name: r.Name, Want: r.Want, Got: r.Got, Held: r.Held, Wrote: r.Wrote, Line: r.String()}
+	}
+	return out, err
+}
+
+// Stops implements tui.Session.
+func (tuiUndo) Stops(err error) bool { return errors.Is(err, undo.ErrJournalChanged) }

@@ -160,18 +160,6 @@ func simWithRealProbe(t *soc.Target, pr probe.Probe, force bool) error {
 	return usageErr("sweep: --sim sets simulated registers, but probe %s measures this machine: its rates do not depend on the simulated settings, and ranking them would mislead; use the simulated board's probe (-- sim), sweep the board, or add --force to run it anyway (every output then says so)", pr.Name())
 }
 
-// freshName is base+ext, or base-2+ext, base-3+ext... whichever does not
-// exist yet.
-func freshName(base, ext string) string {
-	name := base + ext
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-			return name
-		}
-		name = fmt.Sprintf("%s-%d%s", base, i, ext)
-	}
-}
-
 // probeWordsFromCommand recovers the probe words (the positional
 // arguments) of a sweep's command line as its results header records it.
 func probeWordsFromCommand(cmd []string) []string {
@@ -282,16 +270,15 @@ func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[str
 	return out
 }
 
-// sweepRunner opens the undo session of the sweep and builds its runner:
-// the host, the module parameter's users, and on the simulator the
-// simulated reload and (with the sim probe) the simulated board's clock.
-func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *soc.Profile, pl plan.Plan, pr probe.Probe, env probe.Env, prev *results.Results, display units.Display) (*sweep.Config, func(), error) {
+// sweepRunner opens the undo session of the sweep and builds its runner
+// (sweeper.go) with the CLI's printer, board and boot store, and on the
+// simulator the simulated reload.
+func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, pl plan.Plan, pr probe.Probe, env probe.Env, prev *results.Results, display units.Display) (*sweep.Config, func(), error) {
 	sysHost := o.host(t.Profile)
 	scopeRoot := a.env.root
 	if set["sys-root"] {
 		scopeRoot = os.DirFS(o.sysRoot)
 	}
-	users := paramUsers(scopeRoot, p, t, pl)
 	st, broot, err := a.bootStore(o, pl)
 	if err != nil {
 		return nil, nil, err
@@ -300,27 +287,12 @@ func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, p *s
 	if err != nil {
 		return nil, nil, err
 	}
-	runner := &sweep.Config{
-		ParamUsers: users,
-		Target:     t, Prober: probe.NewSeries(pr, env), ProbeName: pr.Name(), Plan: pl, Host: sysHost,
-		// A resumed sweep's names and values come from its results file.
-		Log: textwrap.EscapeWriter(humanOut(a.env.stderr, a.env.errTTY)), ByteUnit: display, Session: u, Kernel: a.kernel(), Board: a.boardID(o.board, t), Resume: prev,
-		Command: absArgs(a.args), Boot: st, BootRoot: broot,
-	}
+	runner := a.newSweepKit(t, pr, env, sysHost, u, scopeRoot, absArgs(a.args)).runner(pl, prev)
+	// A resumed sweep's names and values come from its results file.
+	runner.Log, runner.ByteUnit = textwrap.EscapeWriter(humanOut(a.env.stderr, a.env.errTTY)), display
+	runner.Board, runner.Boot, runner.BootRoot = a.boardID(o.board, t), st, broot
 	if t.Simulated() {
-		if _, ok := pr.(*probe.SimProbe); ok {
-			// This machine's kernel played no part in a simulated
-			// sweep's figures: the header names none.
-			runner.Kernel = ""
-		}
 		runner.Remap = func(context.Context) error { return t.ReloadSim(sysHost.ReadParam) }
-		if sp, ok := pr.(*probe.SimProbe); ok {
-			// The sim probe's runs take modelled time: the sweep runs on
-			// the simulated board's clock (runs, settle pauses and module
-			// reloads at their modelled times; nothing sleeps). Another
-			// probe on the simulated controller measures wall time.
-			runner.Clock = sweep.NewSimClock(time.Now(), sp)
-		}
 	}
 	return runner, closeUndo, nil
 }

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/event"
+	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/undo"
+)
+
+// This file is the one wiring of a sweep, for `citune sweep` and the
+// TUI's Sweep tab (tui.Sweeper) alike: the runner, its probe and clock,
+// the module parameters' users, and the results files' names.
+
+// sweepKit is what every sweep of one command is built from.
+type sweepKit struct {
+	t *soc.Target
+	// series is the probe with its accounting and cross-run data checks
+	// (every run must read the data the first read); name is the probe's.
+	series probe.Probe
+	name   string
+	sim    *probe.SimProbe // the sim probe on the simulated controller
+	host   *host.Host      // nil: register axes only
+	u      *undo.Session   // the sweep writes through it
+	root   fs.FS           // where the device tree is read (paramUsers)
+	cmd    []string
+	kernel string
+}
+
+// newSweepKit wires the probe pr (with env) into sweeps on t.
+func (a *app) newSweepKit(t *soc.Target, pr probe.Probe, env probe.Env, h *host.Host, u *undo.Session, root fs.FS, cmd []string) *sweepKit {
+	k := &sweepKit{t: t, series: probe.NewSeries(pr, env), name: pr.Name(), host: h, u: u, root: root, cmd: cmd, kernel: a.kernel()}
+	if sp, ok := pr.(*probe.SimProbe); ok && t.Simulated() {
+		// This machine's kernel played no part in a simulated sweep's
+		// figures: the header names none.
+		k.sim, k.kernel = sp, ""
+	}
+	return k
+}
+
+// runner builds the runner of pl (resuming prev when not nil). With the
+// sim probe on the simulated controller the sweep runs on the simulated
+// board's clock: runs, settle pauses and module reloads at their
+// modelled times, nothing sleeps. Another probe on the simulated
+// controller measures wall time.
+func (k *sweepKit) runner(pl plan.Plan, prev *results.Results) *sweep.Config {
+	r := &sweep.Config{ParamUsers: paramUsers(k.root, k.t.Profile, k.t, pl), Target: k.t, Prober: k.series, ProbeName: k.name,
+		Plan: pl, Host: k.host, Session: k.u, Kernel: k.kernel, Resume: prev, Command: k.cmd}
+	if k.sim != nil {
+		r.Clock = sweep.NewSimClock(time.Now(), k.sim)
+	}
+	return r
+}
+
+// tuiSweeper is the TUI's tui.Sweeper: each plan's results go to a file
+// of their own (out, then out-2, out-3...); running the plan stopped last
+// again resumes it from its file.
+type tuiSweeper struct {
+	kit *sweepKit
+	out string
+
+	mu      sync.Mutex
+	path    string // results file of the current plan
+	planKey string
+	n       int
+}
+
+// Run implements tui.Sweeper.
+func (s *tuiSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEvent func(event.Event)) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pl := in
+	if pl.Mode == "" {
+		pl.Mode = plan.DefaultPlan().Mode
+	}
+	pl.SetDefaultBudget() // as citune sweep
+	pl.Axes = slices.Clone(in.Axes)
+	var words []string
+	for _, ax := range pl.Axes {
+		words = append(words, ax.Spec())
+	}
+	key := fmt.Sprintf("%s mode=%s repeat=%d budget=%g", strings.Join(words, " "), pl.Mode, pl.Repeats, pl.Budget)
+	var prev *results.Results
+	if resume && key == s.planKey && s.path != "" {
+		var err error
+		if prev, err = results.Load(s.path); err != nil {
+			return "", err
+		}
+	} else {
+		s.n++
+		s.path, s.planKey = s.out, key
+		if s.n > 1 {
+			ext := filepath.Ext(s.out)
+			s.path = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(s.out, ext), s.n, ext)
+		}
+	}
+	r := s.kit.runner(pl, prev)
+	r.OnEvent = onEvent
+	f, err := r.OpenOut(s.path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	_, err = r.Run(ctx)
+	if errors.Is(err, sweep.ErrInterrupted) {
+		err = errors.Join(context.Canceled, err)
+	}
+	return s.path, err
+}
+
+// freshName is base+ext, or base-2+ext, base-3+ext... whichever does not
+// exist yet.
+func freshName(base, ext string) string {
+	name := base + ext
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+		name = fmt.Sprintf("%s-%d%s", base, i, ext)
+	}
+}
+
+// tuiSweepOut is the default results file of the TUI's first sweep: a
+// new tui-sweep-DATE-TIME.jsonl in the state directory, beside the
+// journal (created when missing).
+func tuiSweepOut(journal string, now time.Time) (string, error) {
+	dir := filepath.Dir(journal)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("state directory for the TUI's sweep results: %w (give --sweep-out)", err)
+	}
+	return freshName(filepath.Join(dir, "tui-sweep-"+now.Format("20060102-150405")), ".jsonl"), nil
+}

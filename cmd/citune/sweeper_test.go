@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/citune/citune/probe"
+	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/event"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
+)
+
+// cancelAfter cancels a sweep once its probe ran n times.
+type cancelAfter struct {
+	probe.Probe
+	runs, n atomic.Int64
+	cancel  context.CancelFunc
+}
+
+func (c *cancelAfter) Run(ctx context.Context, progress func(done, total int64)) (probe.Run, error) {
+	r, err := c.Probe.Run(ctx, progress)
+	if c.runs.Add(1) == c.n.Load() {
+		c.cancel()
+	}
+	return r, err
+}
+
+// The TUI's sweeper: a stopped plan run again resumes in its results
+// file, skipping the points done, on the simulated board's clock (the
+// sim probe on --sim); another plan gets a file of its own (out-2).
+func TestTUISweeperResumesAndNamesFiles(t *testing.T) {
+	p, err := soc.LoadFS(profiles.FS, "imx6q.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Controller("usbh1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := probe.Parse([]string{"sim", "--size", "8M"}, probe.Deps{Sim: tg, Map: tg.Profile.Map})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := (&app{env: &env{root: fstest.MapFS{"proc/sys/kernel/osrelease": {Data: []byte("6.6\n")}}}}).newSweepKit(tg, pr, probe.Env{}, nil, nil, nil, []string{"tui"})
+	if k.sim == nil || k.kernel != "" {
+		t.Fatalf("kit on --sim with the sim probe: sim %v, kernel %q; want the board's clock and no kernel", k.sim, k.kernel)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := &cancelAfter{Probe: k.series, cancel: cancel}
+	stop.n.Store(5) // the baseline's warm-up and runs, then a point
+	k.series = stop
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	s := &tuiSweeper{kit: k, out: out}
+	pl := plan.DefaultPlan()
+	ax, err := plan.ParseAxis(tg.Profile.Map, "AHBBRST=0,2,3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.Axes, pl.Repeats, pl.Mode = []plan.Axis{ax}, 3, ""
+	closed := map[string]int{}
+	count := func(e event.Event) {
+		if e.Kind == event.PointClosed && !e.Closed.Baseline {
+			closed[e.Closed.Settings["SBUSCFG.AHBBRST"]]++
+		}
+	}
+	path, err := s.Run(ctx, pl, false, count)
+	if path != out || !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped run: %q, %v; want %s and a cancellation", path, err, out)
+	}
+	var simulated bool
+	path, err = s.Run(context.Background(), pl, true, func(e event.Event) {
+		count(e)
+		if e.Kind == event.SweepEnded {
+			simulated = e.End.SimTime != nil
+		}
+	})
+	if err != nil || path != out {
+		t.Fatalf("resumed run: %q, %v", path, err)
+	}
+	res, err := results.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resumes) != 1 || len(closed) != 3 || !simulated {
+		t.Errorf("%d resume records, points closed %v, simulated time %v; want 1, each of 3 once, true", len(res.Resumes), closed, simulated)
+	}
+	for v, n := range closed {
+		if n != 1 {
+			t.Errorf("point AHBBRST=%s closed %d times, want once", v, n)
+		}
+	}
+	pl.Repeats = 4
+	if path, err = s.Run(context.Background(), pl, true, func(event.Event) {}); err != nil || path != filepath.Join(filepath.Dir(out), "r-2.jsonl") {
+		t.Errorf("another plan: %q, %v; want r-2.jsonl", path, err)
+	}
+}
