@@ -137,15 +137,12 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		return nil
 	}
 	env := probe.Env{IRQ: t.Controller.IRQ}
-	deps := probe.Deps{Env: env, Map: t.Profile.Map}
+	deps := probeDeps{Env: env, Map: t.Profile.Map}
 	if t.Simulated() {
 		deps.Sim = t
 	}
-	pr, err := probe.Parse(words, deps)
+	pr, err := parseProbe(words, deps)
 	if err != nil {
-		if errors.Is(err, probe.ErrUsage) {
-			return withCode(exitUsage, err)
-		}
 		return err
 	}
 	cfg.Prober = probe.NewSeries(pr, env)
