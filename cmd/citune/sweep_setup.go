@@ -253,7 +253,7 @@ func (a *app) sweepProbeErr(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(a.env.stdout, "probe kinds:")
 		printProbeUsage(a.env.stdout)
-		return nil
+		return err // exit 0, and no sweep
 	}
 	if ee := (*exitErr)(nil); errors.As(err, &ee) && ee.code == exitUsage {
 		return withCode(exitUsage, fmt.Errorf("sweep: %w", err))
