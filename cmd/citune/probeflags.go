@@ -35,16 +35,13 @@ type probeDeps struct {
 	flagsOnly bool // parseProbeFlags: parse, build nothing
 }
 
-// probeAlso separates probes that run at the same time.
-const probeAlso = "--also"
-
 // parseProbes parses "KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]..."
 // into probes that probe.MeasureAll runs together.
 func parseProbes(words []string, d probeDeps) ([]probe.Probe, error) {
 	var ps []probe.Probe
 	start := 0
 	for i := 0; i <= len(words); i++ {
-		if i < len(words) && words[i] != probeAlso {
+		if i < len(words) && words[i] != "--also" {
 			continue
 		}
 		p, err := parseProbe(words[start:i], d)
@@ -146,13 +143,7 @@ func parseWords(fs *flag.FlagSet, words []string, command bool) (pos, rest []str
 		}
 		left := fs.Args()
 		used := len(words) - len(left)
-		if used > 0 && words[used-1] == "--" {
-			return pos, left, nil
-		}
-		if len(left) == 0 {
-			return pos, nil, nil
-		}
-		if command {
+		if len(left) == 0 || command || (used > 0 && words[used-1] == "--") {
 			return pos, left, nil
 		}
 		pos, words = append(pos, left[0]), left[1:]

@@ -42,7 +42,7 @@ func TestParseProbeFlagsOnly(t *testing.T) {
 	if !sim {
 		t.Error("the command's flag among the probe's words was not set")
 	}
-	if err := parseProbeFlags([]string{"read", "--size", "1M", "/nonexistent/disk", probeAlso, "sim"}, extra); err != nil {
+	if err := parseProbeFlags([]string{"read", "--size", "1M", "/nonexistent/disk", "--also", "sim"}, extra); err != nil {
 		t.Errorf("a target that does not exist is not looked at: %v", err)
 	}
 	for _, words := range [][]string{{"nosuch"}, {"sim", "--nosuchflag"}, {}} {
@@ -95,6 +95,7 @@ func TestProbeFlagsFields(t *testing.T) {
 		"read all":      {"read --bs 1M --size all --full-hash " + path, &probe.ReadProbe{Path: path, BS: 1 << 20, Size: -1, Verify: probe.VerifyFull}},
 		"read every flag": {"read --bs 4K --duration 2s --offset 8K --buffered --no-hash --small-pages " + path,
 			&probe.ReadProbe{Path: path, BS: 4 << 10, Dur: 2 * time.Second, Offset: 8 << 10, Buffered: true, Verify: probe.VerifyNone, SmallPages: true}},
+		"read after --":  {"read --bs 4K -- " + path, &probe.ReadProbe{Path: path, BS: 4 << 10, Verify: probe.VerifyWarmup}},
 		"read hash":      {"read --expect-hash crc32:1a2b3c4d " + path, &probe.ReadProbe{Path: path, BS: 1 << 20, ExpectHash: "crc32:1a2b3c4d", Verify: probe.VerifyWarmup}},
 		"write defaults": {"write " + dir, &probe.WriteProbe{Path: dir, BS: 1 << 20, Size: probe.DefaultWriteSize}},
 		"write every flag": {"write --bs 256K --size 2M --offset 1M --buffered --small-pages " + dir + "/new",
@@ -188,4 +189,30 @@ func TestProbeWordsErrors(t *testing.T) {
 	if got := p.Name(); got != "cmd fio --output-format=json job.fio [json jobs.0.read.bw_bytes B/s]" {
 		t.Errorf("name %q", got)
 	}
+}
+
+// FuzzProbeWords: any words give probes or an error, never a panic nor
+// a nil probe; building accepts nothing the flags-only pass refused.
+// (Building only stats paths: nothing is opened or written.)
+func FuzzProbeWords(f *testing.F) {
+	for _, s := range []string{"read --bs 4K -- x", "cmd --parse iperf3 iperf3 -c h", "sim x --also read", "write -- --", "read x --size", "sim --workload gadget-in --qmult 3"} {
+		f.Add(s)
+	}
+	d := probeDeps{Sim: sim.New(sim.Config{Map: regs.ChipIdea(), Size: 0x200}), Map: regs.ChipIdea()}
+	f.Fuzz(func(t *testing.T, s string) {
+		words := strings.Fields(s)
+		ferr := parseProbeFlags(words, nil)
+		if ferr == nil && (len(words) == 0 || kinds[words[0]] == nil) {
+			t.Fatalf("%q: accepted without a kind", words)
+		}
+		ps, err := parseProbes(words, d)
+		if err == nil && ferr != nil {
+			t.Fatalf("%q: built, but the flags-only pass said %v", words, ferr)
+		}
+		for _, p := range ps {
+			if p == nil {
+				t.Fatalf("%q: a nil probe", words)
+			}
+		}
+	})
 }
