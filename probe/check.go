@@ -9,9 +9,8 @@ import (
 	"github.com/citune/citune/units"
 )
 
-// The probes' rules, on what they protect: Check (read, write, sim) and
-// CmdOptions.Probe. Their errors name the CLI's flags, which
-// cmd/citune/probeflags.go binds to these fields.
+// The probes' rules: Check (read, write, sim) and CmdOptions.Probe; their
+// errors name the flags that cmd/citune/probeflags.go binds to the fields.
 
 // ErrUsage is matched (errors.Is) by errors in how a probe was asked
 // for: bad sizes, settings that contradict each other.
@@ -34,8 +33,7 @@ func checkBS(bs int64) error {
 	return nil
 }
 
-// Check checks the read probe's settings and that its target exists
-// (nothing is read).
+// Check checks the settings and that the target exists (nothing is read).
 func (p *ReadProbe) Check() error {
 	if err := checkBS(p.BS); err != nil {
 		return err

@@ -131,10 +131,7 @@ func (a *app) probeTarget(o *probeOpts, deps *probeDeps) (notes []string, tinfo 
 		}
 		ti := infoOf(t)
 		tinfo = &ti
-		deps.Map = t.Profile.Map
-		if t.Simulated() {
-			deps.Sim = t
-		}
+		deps.Map, deps.Sim = t.Profile.Map, simOf(t)
 		deps.IRQ = t.Controller.IRQ
 		done = func() { t.Close() }
 	case o.irq == "" && a.g.profile == "" && !a.mayDetect():

@@ -13,13 +13,13 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/simmodel"
+	"github.com/citune/citune/soc"
 	"github.com/citune/citune/units"
 )
 
-// The probes' words, shared by probe, sweep and tui: each kind's flags
-// are bound to its probe's fields (probe.CmdOptions for cmd), which the
-// probe checks; here only the words are (targets, two flags for one
-// field, a flag the workload does not read).
+// The probes' words, for probe, sweep and tui: each kind's flags are
+// bound to its probe's fields (probe.CmdOptions for cmd), which the probe
+// checks; here only the words are (targets, two flags for one field...).
 
 // probeDeps is what building a probe needs besides its words (the sim
 // probe's controller and map), and the Env its callers measure with.
@@ -33,6 +33,14 @@ type probeDeps struct {
 	Flags func(*flag.FlagSet)
 
 	flagsOnly bool // parseProbeFlags: parse, build nothing
+}
+
+// simOf is t's simulated controller for the sim probe (nil on a board).
+func simOf(t *soc.Target) probe.SimController {
+	if t.Simulated() {
+		return t
+	}
+	return nil
 }
 
 // parseProbes parses "KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]..."
@@ -169,10 +177,10 @@ func smallPagesVar(fs *flag.FlagSet, v *bool) {
 
 func readFlags(fs *flag.FlagSet) buildFunc {
 	p := &probe.ReadProbe{BS: 1 << 20, Verify: probe.VerifyWarmup}
-	sizeVar(fs, &p.BS, "bs", "block size of each read (K, M, G are powers of 1024)")
-	sizeVar(fs, &p.Size, "size", "bytes to read, or \"all\" (default: 256M, or the whole target when smaller)")
+	fs.Var(sizeValue{&p.BS}, "bs", "block size of each read (K, M, G are powers of 1024)")
+	fs.Var(sizeValue{&p.Size}, "size", "bytes to read, or \"all\" (default: 256M, or the whole target when smaller)")
 	fs.DurationVar(&p.Dur, "duration", 0, "read for this long instead of a size, starting over at the end")
-	sizeVar(fs, &p.Offset, "offset", "start at this byte offset")
+	fs.Var(sizeValue{&p.Offset}, "offset", "start at this byte offset")
 	fs.BoolVar(&p.Buffered, "buffered", false, "read through the page cache, dropping it first (needs root); for file systems without O_DIRECT")
 	fs.StringVar(&p.ExpectHash, "expect-hash", "", "the data must hash to this (crc32:XXXXXXXX, as printed by an earlier run)")
 	noHash := fs.Bool("no-hash", false, "check no data at all (by default warm-up runs hash every byte and timed runs check a 1/4000 sample)")
@@ -196,9 +204,9 @@ func readFlags(fs *flag.FlagSet) buildFunc {
 
 func writeFlags(fs *flag.FlagSet) buildFunc {
 	p := &probe.WriteProbe{BS: 1 << 20, Size: probe.DefaultWriteSize}
-	sizeVar(fs, &p.BS, "bs", "block size of each write")
-	sizeVar(fs, &p.Size, "size", "bytes to write")
-	sizeVar(fs, &p.Offset, "offset", "start at this byte offset (block devices)")
+	fs.Var(sizeValue{&p.BS}, "bs", "block size of each write")
+	fs.Var(sizeValue{&p.Size}, "size", "bytes to write")
+	fs.Var(sizeValue{&p.Offset}, "offset", "start at this byte offset (block devices)")
 	fs.BoolVar(&p.Destructive, "destructive", false, "allow writing a raw block device, destroying its contents (refused while it or a partition is mounted)")
 	fs.BoolVar(&p.Buffered, "buffered", false, "write through the page cache and drop it before reading back (needs root)")
 	smallPagesVar(fs, &p.SmallPages)
@@ -226,8 +234,8 @@ func cmdFlags(fs *flag.FlagSet) buildFunc {
 
 func simFlags(fs *flag.FlagSet) buildFunc {
 	p := &probe.SimProbe{Size: probe.DefaultSimSize, Seed: 1, Qmult: simmodel.DefaultQmult, Buffers: simmodel.DefaultBuffers}
-	sizeVar(fs, &p.Size, "size", "bytes to transfer")
-	sizeVar(fs, &p.Xfer, "xfer", "bytes per SCSI command (read, write, gadget-storage: default 120KiB), gadget request\n(gadget-in/out: 4KiB) or usbnet URB (net-tx/rx: 1514 bytes, one frame)")
+	fs.Var(sizeValue{&p.Size}, "size", "bytes to transfer")
+	fs.Var(sizeValue{&p.Xfer}, "xfer", "bytes per SCSI command (read, write, gadget-storage: default 120KiB), gadget request\n(gadget-in/out: 4KiB) or usbnet URB (net-tx/rx: 1514 bytes, one frame)")
 	fs.Uint64Var(&p.Seed, "seed", p.Seed, "noise seed: the same seed gives the same runs")
 	fs.BoolVar(&p.Write, "write", false, "the same as --workload write")
 	workload := fs.String("workload", "read", "read or write (the board as host of a USB disk), net-tx or net-rx (as host of a USB Ethernet\nadapter, sending or receiving), gadget-in or gadget-out (the board as a g_ncm-like USB device, the PC\npulling or pushing), gadget-storage (as a mass-storage gadget the PC reads)")
@@ -269,11 +277,9 @@ func simFlags(fs *flag.FlagSet) buildFunc {
 	}
 }
 
-// sizeValue is a flag.Value for byte counts ("64M", "all" is -1).
+// sizeValue is a flag.Value for byte counts ("64M", "all" is -1); its
+// default is the value it points to when it is registered.
 type sizeValue struct{ v *int64 }
-
-// sizeVar binds a size flag to v, its current value the default.
-func sizeVar(fs *flag.FlagSet, v *int64, name, usage string) { fs.Var(sizeValue{v}, name, usage) }
 
 func (s sizeValue) String() string {
 	switch {

@@ -122,11 +122,7 @@ func (a *app) sweepProbe(t *soc.Target, o *sweepOpts, words []string, prev *resu
 	if o.irq != "" {
 		env.IRQ = o.irq
 	}
-	deps := probeDeps{Env: env, Map: t.Profile.Map, Flags: a.g.register} // global flags may follow the kind
-	if t.Simulated() {
-		deps.Sim = t
-	}
-	ps, err := parseProbes(words, deps)
+	ps, err := parseProbes(words, probeDeps{Env: env, Map: t.Profile.Map, Sim: simOf(t), Flags: a.g.register})
 	if err != nil {
 		return nil, env, a.sweepProbeErr(err)
 	}
