@@ -137,7 +137,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		return nil
 	}
 	env := probe.Env{IRQ: t.Controller.IRQ}
-	pr, err := parseProbe(words, probeDeps{Env: env, Map: t.Profile.Map, Sim: simOf(t)})
+	pr, err := parseProbe(words, probeDeps{Map: t.Profile.Map, Sim: simOf(t)})
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 // checks; here only the words are (targets, two flags for one field...).
 
 // probeDeps is what building a probe needs besides its words (the sim
-// probe's controller and map), and the Env its callers measure with.
+// probe's controller and map); Env is only carried (runProbe's).
 type probeDeps struct {
 	probe.Env
 	Sim probe.SimController

@@ -122,7 +122,7 @@ func (a *app) sweepProbe(t *soc.Target, o *sweepOpts, words []string, prev *resu
 	if o.irq != "" {
 		env.IRQ = o.irq
 	}
-	ps, err := parseProbes(words, probeDeps{Env: env, Map: t.Profile.Map, Sim: simOf(t), Flags: a.g.register})
+	ps, err := parseProbes(words, probeDeps{Map: t.Profile.Map, Sim: simOf(t), Flags: a.g.register})
 	if err != nil {
 		return nil, env, a.sweepProbeErr(err)
 	}
