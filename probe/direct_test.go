@@ -105,29 +105,3 @@ func TestAlignedBufSmallPages(t *testing.T) {
 		a.free()
 	}
 }
-
-func TestSmallPagesFlagReachesTheProbes(t *testing.T) {
-	dir := t.TempDir()
-	file := dir + "/data"
-	if err := os.WriteFile(file, make([]byte, 1<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Parse([]string{"read", "--small-pages", file}, Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp, ok := p.(*ReadProbe)
-	if !ok || !rp.SmallPages {
-		t.Fatalf("read --small-pages gave %#v", p)
-	}
-	if !strings.Contains(rp.Name(), "small-pages") {
-		t.Errorf("name %q does not say small-pages: a results file would mix both", rp.Name())
-	}
-	p, err = Parse([]string{"write", "--small-pages", dir + "/new"}, Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if wp, ok := p.(*WriteProbe); !ok || !wp.SmallPages || !strings.Contains(wp.Name(), "small-pages") {
-		t.Fatalf("write --small-pages gave %#v", p)
-	}
-}

@@ -3,9 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
-	"flag"
 	"math"
-	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -103,67 +101,45 @@ func TestMeasureAllRunsTogether(t *testing.T) {
 	}
 }
 
-func TestParseAll(t *testing.T) {
-	dir := t.TempDir()
-	path, _ := randomFile(t, dir, 1<<20)
-	repeat, json := 3, false
-	d := Deps{Flags: func(fs *flag.FlagSet) {
-		// registered once per probe: the defaults are the current values
-		fs.IntVar(&repeat, "repeat", repeat, "")
-		fs.BoolVar(&json, "json", json, "")
-	}}
-	ps, err := ParseAll(strings.Fields("read --bs 64K "+path+" --repeat 5 --also cmd --timeout 1s --parse iperf3 iperf3 -c host -J --also write --size 1M --json "+dir), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if repeat != 5 || !json || len(ps) != 3 {
-		t.Fatalf("repeat %d json %v, %d probes", repeat, json, len(ps))
-	}
-	rp := ps[0].(*ReadProbe)
-	if rp.BS != 64<<10 || rp.Path != path {
-		t.Errorf("read probe %+v", rp)
-	}
-	cp := ps[1].(*CmdProbe)
-	if !reflect.DeepEqual(cp.Argv, []string{"iperf3", "-c", "host", "-J"}) || cp.Timeout != time.Second {
-		t.Errorf("cmd probe %+v", cp)
-	}
-	if wp := ps[2].(*WriteProbe); wp.Size != 1<<20 || wp.Path != dir {
-		t.Errorf("write probe %+v", wp)
-	}
-	if _, err := Parse([]string{"read", "-h"}, Deps{}); !errors.Is(err, flag.ErrHelp) {
-		t.Errorf("-h: %v", err)
-	}
-}
-
-func TestParseCmd(t *testing.T) {
+// CmdOptions.Probe takes the rate from exactly one source and checks it.
+func TestCmdOptions(t *testing.T) {
 	tests := map[string]struct {
-		words string
-		want  string
+		o    CmdOptions
+		want string
 	}{
-		"no parser":      {"cmd -- true", "say how to find the rate"},
-		"two parsers":    {"cmd --parse iperf3 --regex x --unit MB/s -- true", "say how to find the rate"},
-		"unknown parser": {"cmd --parse fio -- fio x", "--parse knows iperf3 only"},
-		"regex no unit":  {"cmd --regex ([0-9]+) -- true", "a unit is needed"},
-		"regex 2 groups": {"cmd --regex (a)(b) --unit fps -- true", "has 2 groups"},
-		"bad regex":      {"cmd --regex ( --unit fps -- true", "--regex: error parsing regexp"},
-		"no command":     {"cmd --parse iperf3", "no command given"},
-		"sender alone":   {"cmd --sender --regex x --unit fps -- true", "--sender goes with --parse iperf3"},
-		"unknown flag":   {"cmd --parse iperf3 --nope -- true", "flag provided but not defined: -nope"},
+		"no parser":      {CmdOptions{}, "say how to find the rate"},
+		"two parsers":    {CmdOptions{Parse: "iperf3", Regex: "x", Unit: "MB/s"}, "say how to find the rate"},
+		"unknown parser": {CmdOptions{Parse: "fio"}, "--parse knows iperf3 only"},
+		"regex no unit":  {CmdOptions{Regex: "([0-9]+)"}, "a unit is needed"},
+		"regex 2 groups": {CmdOptions{Regex: "(a)(b)", Unit: "fps"}, "has 2 groups"},
+		"bad regex":      {CmdOptions{Regex: "(", Unit: "fps"}, "--regex: error parsing regexp"},
+		"sender alone":   {CmdOptions{Sender: true, Regex: "x", Unit: "fps"}, "--sender goes with --parse iperf3"},
+		"no command":     {CmdOptions{Parse: "iperf3"}, "no command given"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := Parse(strings.Fields(tc.words), Deps{})
-			if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want a usage error containing %q", err, tc.want)
+			if name != "no command" {
+				tc.o.Argv = []string{"true"}
+			}
+			p, err := tc.o.Probe()
+			if p != nil || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%v, error %v, want a usage error containing %q", p, err, tc.want)
 			}
 		})
 	}
-	p, err := Parse([]string{"cmd", "--json-path", "jobs.0.read.bw_bytes", "--unit", "B/s", "--", "fio", "--output-format=json", "job.fio"}, Deps{})
+	p, err := CmdOptions{Argv: []string{"fio", "--output-format=json", "job.fio"}, Timeout: time.Second, JSONPath: "jobs.0.read.bw_bytes", Unit: "B/s"}.Probe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Name(); got != "cmd fio --output-format=json job.fio [json jobs.0.read.bw_bytes B/s]" {
-		t.Errorf("name %q", got)
+	if got := p.Name(); got != "cmd fio --output-format=json job.fio [json jobs.0.read.bw_bytes B/s]" || p.Timeout != time.Second {
+		t.Errorf("name %q, timeout %v", got, p.Timeout)
+	}
+	p, err = CmdOptions{Argv: []string{"iperf3", "-c", "host", "-J"}, Parse: "iperf3", Sender: true}.Probe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ip, ok := p.Parse.(*Iperf3Parser); !ok || !ip.Sender {
+		t.Errorf("iperf3 --sender: parser %#v", p.Parse)
 	}
 }
 

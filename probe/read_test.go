@@ -240,22 +240,22 @@ func TestReadErrorsExplain(t *testing.T) {
 	dir := t.TempDir()
 	path, _ := randomFile(t, dir, 1<<20)
 	tests := map[string]struct {
-		words []string
+		p     ReadProbe
 		want  string
 		usage bool
 	}{
-		"nonexistent":      {[]string{"read", filepath.Join(dir, "nope")}, "does not exist", false},
-		"directory":        {[]string{"read", dir}, "is a directory", false},
-		"unaligned bs":     {[]string{"read", "--bs", "1000", path}, "--bs 1000 is not a multiple of 512", true},
-		"unaligned offset": {[]string{"read", "--offset", "100", path}, "--offset 100 is not a multiple of 512", true},
-		"size and time":    {[]string{"read", "--size", "1M", "--duration", "1s", path}, "not both", true},
-		"no target":        {[]string{"read", "--bs", "1M"}, "no target given", true},
-		"bad size":         {[]string{"read", "--size", "lots", path}, `"lots" is not a size`, true},
-		"unknown kind":     {[]string{"raed", path}, `unknown probe kind "raed"`, true},
+		"nonexistent":       {ReadProbe{Path: filepath.Join(dir, "nope"), BS: 1 << 20}, "does not exist", false},
+		"directory":         {ReadProbe{Path: dir, BS: 1 << 20}, "is a directory", false},
+		"unaligned bs":      {ReadProbe{Path: path, BS: 1000}, "--bs 1000 is not a multiple of 512", true},
+		"no bs":             {ReadProbe{Path: path}, "--bs 0B: give a block size from 512 bytes to 1GiB", true},
+		"unaligned offset":  {ReadProbe{Path: path, BS: 1 << 20, Offset: 100}, "--offset 100 is not a multiple of 512", true},
+		"size and time":     {ReadProbe{Path: path, BS: 1 << 20, Size: 1 << 20, Dur: time.Second}, "not both", true},
+		"hash, no hashing":  {ReadProbe{Path: path, BS: 1 << 20, ExpectHash: "crc32:0", Verify: VerifyNone}, "drop --no-hash", true},
+		"hash and duration": {ReadProbe{Path: path, BS: 1 << 20, ExpectHash: "crc32:0", Dur: time.Second}, "needs a fixed --size", true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := Parse(tc.words, Deps{})
+			err := tc.p.Check()
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want it to contain %q", err, tc.want)
 			}
@@ -263,6 +263,9 @@ func TestReadErrorsExplain(t *testing.T) {
 				t.Errorf("usage error: %v, want %v", !tc.usage, tc.usage)
 			}
 		})
+	}
+	if err := (&ReadProbe{Path: path, BS: 1 << 20, Size: -1, Verify: VerifyFull}).Check(); err != nil {
+		t.Errorf("a good probe: %v", err)
 	}
 	t.Run("past the end", func(t *testing.T) {
 		directOK(t, path)
@@ -318,8 +321,8 @@ func loopDevice(t *testing.T, n int) (dev, image string, data []byte) {
 
 func TestReadLoopDevice(t *testing.T) {
 	dev, image, data := loopDevice(t, 8<<20)
-	p, err := Parse([]string{"read", "--bs", "1M", "--size", "all", "--full-hash", dev}, Deps{})
-	if err != nil {
+	p := &ReadProbe{Path: dev, BS: 1 << 20, Size: -1, Verify: VerifyFull}
+	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
 	const at = 6<<20 + 77

@@ -183,17 +183,36 @@ func TestSimReservedBurstCorrupts(t *testing.T) {
 	}
 }
 
-func TestParseSim(t *testing.T) {
+func TestSimCheck(t *testing.T) {
 	s, m := newSim(t, false, 0)
-	if _, err := Parse([]string{"sim"}, Deps{}); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--sim") {
-		t.Errorf("no simulated controller: %v", err)
-	}
-	p, err := Parse([]string{"sim", "--size", "1M", "--seed", "9", "--write"}, Deps{Sim: s, Map: m})
-	if err != nil {
+	good := SimProbe{Ctl: s, Map: m, Size: 1 << 20, Seed: 9, Write: true, Qmult: simmodel.DefaultQmult, Buffers: simmodel.DefaultBuffers}
+	if err := good.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Name(); got != "sim write size=1MiB xfer=120KiB seed=9 (simulated)" {
+	if got := good.Name(); got != "sim write size=1MiB xfer=120KiB seed=9 (simulated)" {
 		t.Errorf("name %q", got)
+	}
+	tests := map[string]struct {
+		change func(p *SimProbe)
+		want   string
+	}{
+		"no controller": {func(p *SimProbe) { p.Ctl = nil }, "run `citune --sim probe sim`"},
+		"no map":        {func(p *SimProbe) { p.Map = nil }, "run `citune --sim probe sim`"},
+		"no size":       {func(p *SimProbe) { p.Size = 0 }, "--size must be positive"},
+		"small xfer":    {func(p *SimProbe) { p.Xfer = 100 }, "--xfer at least 512 bytes"},
+		"bus load":      {func(p *SimProbe) { p.BusLoad = 2 }, "--bus-load 2: give a share from 0 to 0.95"},
+		"no qmult":      {func(p *SimProbe) { p.Qmult = 0 }, "--qmult 0: give 1 to 100"},
+		"big qmult":     {func(p *SimProbe) { p.Qmult = 101 }, "--qmult 101: give 1 to 100"},
+		"few buffers":   {func(p *SimProbe) { p.Buffers = 1 }, "--num-buffers 1: f_mass_storage takes 2 to 32"},
+		"many buffers":  {func(p *SimProbe) { p.Buffers = 33 }, "--num-buffers 33"},
+		"noise":         {func(p *SimProbe) { p.Noise = 0.5 }, "--noise 0.5: give at most 0.2"},
+	}
+	for name, tc := range tests {
+		p := good
+		tc.change(&p)
+		if err := p.Check(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a usage error containing %q", name, err, tc.want)
+		}
 	}
 }
 

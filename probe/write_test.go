@@ -14,8 +14,8 @@ func TestWriteFile(t *testing.T) {
 	directOK(t, func() string { p, _ := randomFile(t, t.TempDir(), 4096); return p }())
 	for name, target := range map[string]string{"into a directory": dir, "a new file": filepath.Join(dir, "probe.tmp")} {
 		t.Run(name, func(t *testing.T) {
-			p, err := Parse([]string{"write", "--bs", "256K", "--size", "2M", target}, Deps{})
-			if err != nil {
+			p := &WriteProbe{Path: target, BS: 256 << 10, Size: 2 << 20}
+			if err := p.Check(); err != nil {
 				t.Fatal(err)
 			}
 			var last, total int64
@@ -55,20 +55,28 @@ func TestWriteCatchesCorruptByte(t *testing.T) {
 func TestWriteRefuses(t *testing.T) {
 	dir := t.TempDir()
 	existing, _ := randomFile(t, dir, 4096)
+	const bs, size = 1 << 20, 1 << 20
 	tests := map[string]struct {
-		words []string
+		p     WriteProbe
 		want  string
+		usage bool
 	}{
-		"existing file":    {[]string{"write", existing}, "already exists"},
-		"missing dir":      {[]string{"write", filepath.Join(dir, "no", "such", "file")}, "does not exist"},
-		"unaligned size":   {[]string{"write", "--size", "1000", dir}, "positive multiple of 512"},
-		"character device": {[]string{"write", "/dev/null"}, "neither a regular file nor a block device"},
+		"existing file":    {WriteProbe{Path: existing, BS: bs, Size: size}, "already exists", false},
+		"missing dir":      {WriteProbe{Path: filepath.Join(dir, "no", "such", "file"), BS: bs, Size: size}, "does not exist", false},
+		"character device": {WriteProbe{Path: "/dev/null", BS: bs, Size: size}, "neither a regular file nor a block device", false},
+		"unaligned size":   {WriteProbe{Path: dir, BS: bs, Size: 1000}, "--size 1000: give a positive multiple of 512", true},
+		"no size":          {WriteProbe{Path: dir, BS: bs}, "--size 0: give a positive multiple of 512", true},
+		"unaligned offset": {WriteProbe{Path: dir, BS: bs, Size: size, Offset: 7}, "--offset 7 is not a multiple of 512", true},
+		"unaligned bs":     {WriteProbe{Path: dir, BS: 1000, Size: size}, "--bs 1000 is not a multiple of 512", true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := Parse(tc.words, Deps{})
+			err := tc.p.Check()
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if errors.Is(err, ErrUsage) != tc.usage {
+				t.Errorf("usage error: %v, want %v", !tc.usage, tc.usage)
 			}
 		})
 	}
@@ -115,24 +123,26 @@ func TestMountCheck(t *testing.T) {
 
 func TestWriteLoopDevice(t *testing.T) {
 	dev, _, _ := loopDevice(t, 8<<20)
-	if _, err := Parse([]string{"write", dev}, Deps{}); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "add --destructive") {
+	p := &WriteProbe{Path: dev, BS: 1 << 20, Size: DefaultWriteSize}
+	if err := p.Check(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "add --destructive") {
 		t.Fatalf("without --destructive: %v", err)
 	}
 	procRoot := t.TempDir()
 	os.MkdirAll(filepath.Join(procRoot, "self"), 0o755)
 	os.WriteFile(filepath.Join(procRoot, "self/mounts"), []byte(dev+"p1 /mnt/x ext4 rw 0 0\n"), 0o644)
-	if _, err := Parse([]string{"write", "--destructive", dev}, Deps{Env: Env{ProcRoot: procRoot}}); err == nil || !strings.Contains(err.Error(), "is mounted ("+dev+"p1 on /mnt/x)") {
+	p.Destructive, p.procRoot = true, procRoot
+	if err := p.Check(); err == nil || !strings.Contains(err.Error(), "is mounted ("+dev+"p1 on /mnt/x)") {
 		t.Fatalf("partition mounted: %v", err)
 	}
-	p, err := Parse([]string{"write", "--destructive", "--size", "4M", "--offset", "1M", dev}, Deps{})
-	if err != nil {
+	p = &WriteProbe{Path: dev, BS: 1 << 20, Size: 4 << 20, Offset: 1 << 20, Destructive: true}
+	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
 	r, err := p.Run(context.Background(), nil)
 	if err != nil || r.Corrupt || r.Bytes != 4<<20 {
 		t.Fatalf("%v %+v", err, r)
 	}
-	p, _ = Parse([]string{"write", "--destructive", "--size", "8M", "--offset", "1M", dev}, Deps{})
+	p.Size = 8 << 20
 	if _, err := p.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "goes past the end") {
 		t.Fatalf("past the end: %v", err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/simmodel"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/sim"
 	"github.com/citune/citune/sweep"
@@ -351,8 +352,8 @@ func (s *simMeasure) Run(ctx context.Context, _ func(done, total int64)) (probe.
 
 func simProbe(t *testing.T, tg *soc.Target) probe.Probe {
 	t.Helper()
-	p, err := probe.Parse([]string{"sim", "--size", "8M"}, probe.Deps{Sim: tg.Simulator(), Map: tg.Profile.Map})
-	if err != nil {
+	p := &probe.SimProbe{Ctl: tg.Simulator(), Map: tg.Profile.Map, Size: 8 << 20, Seed: 1, Qmult: simmodel.DefaultQmult, Buffers: simmodel.DefaultBuffers}
+	if err := p.Check(); err != nil {
 		t.Fatal(err)
 	}
 	return p

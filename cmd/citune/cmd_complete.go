@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 )
@@ -114,7 +113,7 @@ func complete(a *app, words []string) []string {
 		return globalFlagNames()
 	}
 	if prev == "--" && (cmd == "sweep" || cmd == "tui") {
-		return probe.Kinds()
+		return probeKinds()
 	}
 	if cmd == "" {
 		var names []string
@@ -137,7 +136,7 @@ func complete(a *app, words []string) []string {
 		return names
 	case "probe":
 		if prev == "probe" {
-			return probe.Kinds()
+			return probeKinds()
 		}
 	case "get", "set", "dump":
 		p := completionMap(profile, ctl)

@@ -68,7 +68,7 @@ func runProbe(a *app, args []string) error {
 
 	// A first pass collects flags given among the probe words (--sim may
 	// come after the kind); the second builds the probes for the target.
-	if err := probe.ParseFlags(words, extra); err != nil {
+	if err := parseProbeFlags(words, extra); err != nil {
 		return a.probeParseErr(err, lead)
 	}
 	if o.repeat < 1 || o.warmup < 0 {
@@ -81,13 +81,13 @@ func runProbe(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	deps := probe.Deps{Flags: extra}
+	deps := probeDeps{Flags: extra}
 	notes, tinfo, done, err := a.probeTarget(&o, &deps)
 	if err != nil {
 		return err
 	}
 	defer done()
-	ps, err := probe.ParseAll(words, deps)
+	ps, err := parseProbes(words, deps)
 	if err != nil {
 		return a.probeParseErr(err, lead)
 	}
@@ -121,7 +121,7 @@ func runProbe(a *app, args []string) error {
 // and, when simulated, the controller the sim probe measures; on a board,
 // only the controller's interrupt line (no mapping). notes say why no line
 // is known; done closes what was opened.
-func (a *app) probeTarget(o *probeOpts, deps *probe.Deps) (notes []string, tinfo *report.JSONTarget, done func(), err error) {
+func (a *app) probeTarget(o *probeOpts, deps *probeDeps) (notes []string, tinfo *report.JSONTarget, done func(), err error) {
 	done = func() {}
 	switch {
 	case a.g.sim || a.g.memFile != "":
@@ -131,10 +131,7 @@ func (a *app) probeTarget(o *probeOpts, deps *probe.Deps) (notes []string, tinfo
 		}
 		ti := infoOf(t)
 		tinfo = &ti
-		deps.Map = t.Profile.Map
-		if t.Simulated() {
-			deps.Sim = t
-		}
+		deps.Map, deps.Sim = t.Profile.Map, simOf(t)
 		deps.IRQ = t.Controller.IRQ
 		done = func() { t.Close() }
 	case o.irq == "" && a.g.profile == "" && !a.mayDetect():
@@ -202,19 +199,16 @@ func (a *app) probeParseErr(err error, lead *flag.FlagSet) error {
 		a.probeUsage(a.env.stdout, lead)
 		return nil
 	}
-	if errors.Is(err, probe.ErrUsage) {
-		return withCode(exitUsage, err)
-	}
 	return err
 }
 
 func (a *app) probeUsage(w io.Writer, lead *flag.FlagSet) {
 	fmt.Fprintf(w, "%s\n\n%s\n\n", usageLine(commands["probe"].usage), commands["probe"].summary)
 	fmt.Fprintln(w, "probe kinds:")
-	// The probe package prints Go's -flag style; this command's help
+	// printProbeUsage prints Go's -flag style; this command's help
 	// shows --flag like every other.
 	var kb strings.Builder
-	probe.PrintUsage(&kb)
+	printProbeUsage(&kb)
 	fmt.Fprint(w, dashDash(kb.String()))
 	fmt.Fprintln(w, "flags of every kind (before or after the kind):")
 	g := globalNames()

@@ -134,15 +134,8 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		return nil
 	}
 	env := probe.Env{IRQ: t.Controller.IRQ}
-	deps := probe.Deps{Env: env, Map: t.Profile.Map}
-	if t.Simulated() {
-		deps.Sim = t
-	}
-	pr, err := probe.Parse(words, deps)
+	pr, err := parseProbe(words, probeDeps{Map: t.Profile.Map, Sim: simOf(t)})
 	if err != nil {
-		if errors.Is(err, probe.ErrUsage) {
-			return withCode(exitUsage, err)
-		}
 		return err
 	}
 	cfg.Prober = probe.NewSeries(pr, env)

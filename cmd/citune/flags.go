@@ -152,7 +152,7 @@ func (a *app) parse(fs *flag.FlagSet, args []string) error {
 
 // parseHead parses flags up to the first positional argument and leaves
 // the rest as it is (probe: the probe words after the kind hold the
-// kinds' own flags, parsed by the probe package).
+// kinds' own flags, parsed by probeflags.go).
 func (a *app) parseHead(fs *flag.FlagSet, args []string) error {
 	if err := quietParse(fs, a.cmdName(), func() error { return fs.Parse(args) }); err != nil {
 		return err

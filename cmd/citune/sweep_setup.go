@@ -97,7 +97,7 @@ func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results
 	}
 	// The probe's words may carry global flags (--sim after the kind):
 	// collect them before the target is opened.
-	if err := probe.ParseFlags(words, a.globalFlags); err != nil {
+	if err := parseProbeFlags(words, a.g.register); err != nil {
 		return nil, nil, pl, a.sweepProbeErr(err)
 	}
 	if (a.g.sim || a.g.memFile != "") && !set["sys-root"] {
@@ -115,10 +115,6 @@ func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results
 	return p, c, pl, nil
 }
 
-// globalFlags adds the global flags to a probe's flag set (they may come
-// after the probe's kind).
-func (a *app) globalFlags(pfs *flag.FlagSet) { a.g.register(pfs) }
-
 // sweepProbe parses the sweep's one probe against the open target and
 // checks that a resumed sweep continues with the probe it recorded.
 func (a *app) sweepProbe(t *soc.Target, o *sweepOpts, words []string, prev *results.Results) (probe.Probe, probe.Env, error) {
@@ -126,11 +122,7 @@ func (a *app) sweepProbe(t *soc.Target, o *sweepOpts, words []string, prev *resu
 	if o.irq != "" {
 		env.IRQ = o.irq
 	}
-	deps := probe.Deps{Env: env, Map: t.Profile.Map, Flags: a.globalFlags}
-	if t.Simulated() {
-		deps.Sim = t
-	}
-	ps, err := probe.ParseAll(words, deps)
+	ps, err := parseProbes(words, probeDeps{Map: t.Profile.Map, Sim: simOf(t), Flags: a.g.register})
 	if err != nil {
 		return nil, env, a.sweepProbeErr(err)
 	}
@@ -244,10 +236,10 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 func (a *app) sweepProbeErr(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(a.env.stdout, "probe kinds:")
-		probe.PrintUsage(a.env.stdout)
-		return nil
+		printProbeUsage(a.env.stdout)
+		return err // exit 0, and no sweep
 	}
-	if errors.Is(err, probe.ErrUsage) {
+	if ee := (*exitErr)(nil); errors.As(err, &ee) && ee.code == exitUsage {
 		return withCode(exitUsage, fmt.Errorf("sweep: %w", err))
 	}
 	return err
