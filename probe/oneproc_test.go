@@ -154,3 +154,4 @@ func TestReadLoopMarksPreallocated(t *testing.T) {
 		}
 	}
 }
+
