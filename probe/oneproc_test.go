@@ -154,4 +154,3 @@ func TestReadLoopMarksPreallocated(t *testing.T) {
 		}
 	}
 }
-
