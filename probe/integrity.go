@@ -65,7 +65,8 @@ type chunk struct {
 	n int64 // bytes to hash; 0 only returns the buffer
 }
 
-func newHasher(bufs []*alignedBuf, on bool) *hasher {
+// newHasher hashes into bufs when on, with room for marks block marks.
+func newHasher(bufs []*alignedBuf, on bool, marks int) *hasher {
 	h := &hasher{free: make(chan []byte, len(bufs)), full: make(chan chunk, len(bufs)), done: make(chan struct{})}
 	for _, b := range bufs {
 		h.free <- b.b
@@ -75,6 +76,7 @@ func newHasher(bufs []*alignedBuf, on bool) *hasher {
 		h.full, h.only = nil, bufs[0].b
 		return h
 	}
+	h.marks = make([]uint32, 0, marks)
 	go func() {
 		defer close(h.done)
 		for c := range h.full {

@@ -108,9 +108,15 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 			break
 		}
 		warm := k < o.Warmup
+		// Several probes at once need processors of their own (oneProc).
+		inflight := func() {}
+		if n := m.activeCount(); n > 1 {
+			inflight = runsInFlight(n)
+		}
 		s := acc.begin()
 		ch, started := m.start(ctx, k, warm)
 		runs, runErrs := m.collect(ctx, ch, started)
+		inflight()
 		var bytes int64
 		for i := range ps {
 			if m.active[i] {
@@ -158,6 +164,17 @@ func newMeasurement(ps []Probe, o Options, total int) *measurement {
 		m.active[i] = true
 	}
 	return m
+}
+
+// activeCount is the number of probes that have not failed.
+func (m *measurement) activeCount() int {
+	n := 0
+	for _, a := range m.active {
+		if a {
+			n++
+		}
+	}
+	return n
 }
 
 // start starts run k of every active probe, each in a goroutine of its

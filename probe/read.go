@@ -316,7 +316,7 @@ func (p *ReadProbe) checkExpected(r *Run, start, done int64) {
 // readBuffers decides how much of the data is checked (full hash or
 // sample) and allocates the buffers and the hasher. release frees the
 // buffers, unless a cancelled read (on of) still writes into one.
-func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile) (h *hasher, full, sample bool, release func(), err error) {
+func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile, marks int) (h *hasher, full, sample bool, release func(), err error) {
 	mode := p.verify()
 	full = mode == VerifyFull || p.ExpectHash != "" || (mode == VerifyWarmup && IsWarmup(ctx))
 	sample = mode != VerifyNone
@@ -339,7 +339,7 @@ func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile) (h *hasher, ful
 			b.free()
 		}
 	}
-	return newHasher(bufs, full), full, sample, release, nil
+	return newHasher(bufs, full, marks), full, sample, release, nil
 }
 
 // newRun starts the Run of a pass over [start, end) and returns it with
@@ -364,13 +364,23 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	}
 	t, f, of, start, end := rt.t, rt.f, rt.of, rt.start, rt.end
 	defer f.Close()
-	h, full, sample, release, err := p.readBuffers(ctx, of)
+	// The marks' room is allocated here, not in the loop: an
+	// allocation-free loop never starts the garbage collector.
+	nm := markCap(start, end, p.BS)
+	h, full, sample, release, err := p.readBuffers(ctx, of, nm)
 	if err != nil {
 		return Run{}, err
 	}
 	defer release()
-	var smp sampler
+	smp := sampler{}
+	if sample {
+		smp.marks = make([]uint32, 0, nm)
+	}
 	r, total := p.newRun(start, end)
+	// One processor while this is the only loop reading through the
+	// ring and nothing hashes beside it (oneProc).
+	solo := oneProc(!full && of != nil && of.ring != nil)
+	defer solo()
 	var done int64
 	off := start
 	t0 := time.Now()
@@ -398,16 +408,20 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 		b := h.next()
 		// Yield now and then: a goroutine that only makes system calls
 		// is never rescheduled, and once it has run 10 ms on the same
-		// scheduling tick the runtime's monitor thread takes its
-		// processor away in every read, which costs several thread
-		// wake-ups per read. A yield every few milliseconds starts a new
-		// tick; yielding at every read would cost a wake-up of its own
-		// (bench/probe-vs-dd.sh measures both).
-		if of == nil || of.ring == nil { // the ring's loop needs no yield
-			if now := time.Now(); now.Sub(lastYield) >= yieldEvery {
-				runtime.Gosched()
-				lastYield = now
+		// scheduling tick the runtime's monitor thread takes it off:
+		// from pread, its processor in every read (thread wake-ups per
+		// read); from the ring's raw waits, a preemption signal that
+		// cuts the wait short (EINTR), then a reschedule. A yield every
+		// few milliseconds starts a new tick at the cost of one
+		// reschedule (on one processor, see oneProc, no wake-up at
+		// all); yielding at every read would cost a wake-up of its own
+		// (bench/probe-vs-dd.sh measures them).
+		if now := time.Now(); now.Sub(lastYield) >= yieldEvery {
+			if of != nil && of.ring == nil {
+				giveBackProcs() // the ring broke: pread wants idle processors
 			}
+			runtime.Gosched()
+			lastYield = now
 		}
 		m, err := f.pread(b[:n], off)
 		if err != nil {
@@ -444,6 +458,12 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	finishRead(&r, h, &smp, done, t0, full, sample)
 	p.checkExpected(&r, start, done)
 	return r, nil
+}
+
+// markCap is the number of block marks a pass over [start, end) in
+// blocks of bs keeps (at most maxMarks).
+func markCap(start, end, bs int64) int {
+	return int(min((end-start+bs-1)/bs, maxMarks))
 }
 
 func (r *Run) fill(done int64, el time.Duration, crc uint32) {

@@ -1,0 +1,90 @@
+package probe
+
+import (
+	"runtime"
+	"sync"
+)
+
+// procs counts the probe runs in flight (read loops, and MeasureAll's
+// runs when it starts several at once) and remembers the GOMAXPROCS that
+// oneProc lowered.
+var procs struct {
+	sync.Mutex
+	busy int
+	prev int // GOMAXPROCS before oneProc lowered it; 0: not lowered
+}
+
+// oneProc lowers GOMAXPROCS to 1 for a read loop when alone is true
+// (it reads through the ring and nothing hashes beside it) and no other
+// probe run is in flight, and returns the function that ends the loop's
+// part (idempotent): it restores GOMAXPROCS.
+//
+// Decision: one processor during a lone ring loop. The loop yields every
+// yieldEvery (see ReadProbe.run); with idle processors every yield wakes
+// an idle thread that spins, polls the network and sleeps again: ~125
+// cross-CPU wake-ups a second that dd does not pay (futex calls in
+// `strace -f -c`, about a third of the probe's context switches beyond
+// dd's at 1 MiB). On one processor a yield is a plain reschedule. The ring
+// waits hold the processor for at most waitSlice, and the loop yields,
+// so other goroutines (the TUI, signal handling) still run within 10 ms.
+// Not for pread (ring missing or broken): there an idle processor is
+// what keeps the monitor thread from taking the processor away during
+// each read it sees in the kernel. Not while other runs are in flight
+// (MeasureAll's --also probes, a hasher): they need processors of their
+// own; a run left stuck in the kernel after a cancel stays counted.
+// A single-CPU board has one processor anyway. Not a locked OS
+// thread: every reschedule of a locked goroutine is two thread hand-offs.
+// Not GC settings: the loop allocates nothing (markCap), so no collection
+// starts during a run (GODEBUG=gctrace=1 prints none).
+func oneProc(alone bool) (release func()) {
+	procs.Lock()
+	procs.busy++
+	if alone && procs.busy == 1 && procs.prev == 0 {
+		if n := runtime.GOMAXPROCS(0); n > 1 {
+			procs.prev = runtime.GOMAXPROCS(1)
+		}
+	}
+	procs.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			procs.Lock()
+			procs.busy--
+			restoreProcs()
+			procs.Unlock()
+		})
+	}
+}
+
+// runsInFlight counts n probe runs as in flight until release is called:
+// a lowered GOMAXPROCS is restored at once when there are several.
+func runsInFlight(n int) (release func()) {
+	procs.Lock()
+	procs.busy += n
+	if procs.busy > 1 {
+		restoreProcs()
+	}
+	procs.Unlock()
+	return func() {
+		procs.Lock()
+		procs.busy -= n
+		procs.Unlock()
+	}
+}
+
+// giveBackProcs restores GOMAXPROCS if oneProc lowered it.
+func giveBackProcs() {
+	procs.Lock()
+	restoreProcs()
+	procs.Unlock()
+}
+
+// restoreProcs puts GOMAXPROCS back if oneProc lowered it; procs is
+// locked.
+func restoreProcs() {
+	if procs.prev == 0 {
+		return
+	}
+	runtime.GOMAXPROCS(procs.prev)
+	procs.prev = 0
+}
