@@ -66,3 +66,36 @@ func BenchmarkUnpackProfile(b *testing.B) {
 		}
 	}
 }
+
+// FuzzUnpackProfile: no input crashes or hangs UnpackProfile; what it
+// accepts packs again to a profile that unpacks to the same.
+func FuzzUnpackProfile(f *testing.F) {
+	p, err := LoadFS(profiles.FS, "imx6q.toml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, err := PackProfile(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	f.Add(string(b[:len(b)/2]))
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := UnpackProfile(s)
+		if err != nil {
+			return
+		}
+		if p.Map == nil {
+			return // not a built profile: PackProfile refuses it
+		}
+		b, err := PackProfile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := UnpackProfile(string(b))
+		if err != nil || !reflect.DeepEqual(p, q) {
+			t.Fatalf("packed again: %v", err)
+		}
+	})
+}
