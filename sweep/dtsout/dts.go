@@ -62,9 +62,15 @@ type DTSLine struct {
 	Comment string `json:"comment,omitempty"`
 }
 
-// boolProps are DT properties that are booleans: present means the
-// field takes this value.
-var boolProps = map[string]uint32{"non-zero-ttctrl-ttha": 0x7f}
+// boolProp says whether a DT property is a boolean, and the value the
+// field takes when it is present (a switch, not a map: no init code).
+func boolProp(name string) (uint32, bool) {
+	switch name {
+	case "non-zero-ttctrl-ttha":
+		return 0x7f, true
+	}
+	return 0, false
+}
 
 // BuildDTS decides, for every setting, how the kernel would take it:
 // a device-tree property where the driver keeps the value in the
@@ -220,7 +226,7 @@ func (b *dtsBuilder) dtProp(s Setting, ref regs.Ref, v uint32, k *soc.Knob, cond
 	if k.Warn != "" && !slices.Contains(b.d.Notes, "WARNING: "+k.Warn) {
 		b.d.Notes = append(b.d.Notes, "WARNING: "+k.Warn)
 	}
-	on, isBool := boolProps[k.DT]
+	on, isBool := boolProp(k.DT)
 	switch {
 	case isBool && v == on:
 		b.made = true

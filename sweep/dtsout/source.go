@@ -19,18 +19,23 @@ type Source struct {
 	Params []string
 }
 
-// The expressions are compiled on first use, not at start-up: every
-// command links this package, few read a .dts (bench/startup.sh).
+// The expressions are compiled on first use (compileSource), not at
+// start-up: every command links this package, few read a .dts, and a
+// package without init code costs a register command nothing
+// (bench/startup.sh).
 var (
-	srcProp  = lazyRE(`^([a-z0-9,#_-]+)\s*=\s*<\s*(0x[0-9a-fA-F]+|[0-9]+)\s*>\s*;$`)
-	srcBool  = lazyRE(`^([a-z0-9,_-]+)\s*;$`)
-	srcLabel = lazyRE(`^&([A-Za-z_][A-Za-z0-9_]*)\s*\{|^target\s*=\s*<\s*&([A-Za-z_][A-Za-z0-9_]*)\s*>\s*;`)
-	srcPath  = lazyRE(`^target-path\s*=\s*"([^"]+)"\s*;|^&\{([^}]+)\}\s*\{`)
-	srcParam = lazyRE(`^\*?\s*([a-z0-9_-]+\.[a-z0-9_-]+=[^\s*]+)`)
+	srcOnce                                       sync.Once
+	srcProp, srcBool, srcLabel, srcPath, srcParam *rx.Regexp
 )
 
-func lazyRE(expr string) func() *rx.Regexp {
-	return sync.OnceValue(func() *rx.Regexp { return rx.MustCompile(expr) })
+func compileSource() {
+	srcOnce.Do(func() {
+		srcProp = rx.MustCompile(`^([a-z0-9,#_-]+)\s*=\s*<\s*(0x[0-9a-fA-F]+|[0-9]+)\s*>\s*;$`)
+		srcBool = rx.MustCompile(`^([a-z0-9,_-]+)\s*;$`)
+		srcLabel = rx.MustCompile(`^&([A-Za-z_][A-Za-z0-9_]*)\s*\{|^target\s*=\s*<\s*&([A-Za-z_][A-Za-z0-9_]*)\s*>\s*;`)
+		srcPath = rx.MustCompile(`^target-path\s*=\s*"([^"]+)"\s*;|^&\{([^}]+)\}\s*\{`)
+		srcParam = rx.MustCompile(`^\*?\s*([a-z0-9_-]+\.[a-z0-9_-]+=[^\s*]+)`)
+	})
 }
 
 // ParseSource reads the text of a .dts fragment or .dtso overlay. Only
@@ -39,13 +44,14 @@ func lazyRE(expr string) func() *rx.Regexp {
 // and from a bootargs text (the FILE.bootargs beside an overlay), one
 // per parameter.
 func ParseSource(text, bootargs string) Source {
+	compileSource()
 	s := Source{Props: map[string]uint32{}}
 	inComment := false
 	for _, line := range strings.Split(text, "\n") {
 		l := strings.TrimSpace(line)
 		if inComment {
 			end := strings.Index(l, "*/")
-			if m := srcParam().FindStringSubmatch(l); m != nil && (end < 0 || end > len(m[0])) {
+			if m := srcParam.FindStringSubmatch(l); m != nil && (end < 0 || end > len(m[0])) {
 				s.Params = append(s.Params, m[1])
 			}
 			if end < 0 {
@@ -57,22 +63,22 @@ func ParseSource(text, bootargs string) Source {
 		if i := strings.Index(l, "/*"); i >= 0 {
 			inComment, l = true, strings.TrimSpace(l[:i])
 		}
-		if m := srcLabel().FindStringSubmatch(l); m != nil {
+		if m := srcLabel.FindStringSubmatch(l); m != nil {
 			s.Label = m[1] + m[2]
-		} else if m := srcPath().FindStringSubmatch(l); m != nil {
+		} else if m := srcPath.FindStringSubmatch(l); m != nil {
 			s.Path = m[1] + m[2]
-		} else if m := srcProp().FindStringSubmatch(l); m != nil {
+		} else if m := srcProp.FindStringSubmatch(l); m != nil {
 			if v, err := strconv.ParseUint(m[2], 0, 32); err == nil {
 				s.Props[m[1]] = uint32(v)
 			}
-		} else if m := srcBool().FindStringSubmatch(l); m != nil {
-			if v, ok := boolProps[m[1]]; ok {
+		} else if m := srcBool.FindStringSubmatch(l); m != nil {
+			if v, ok := boolProp(m[1]); ok {
 				s.Props[m[1]] = v
 			}
 		}
 	}
 	for _, f := range strings.Fields(bootargs) {
-		if m := srcParam().FindStringSubmatch(f); m != nil {
+		if m := srcParam.FindStringSubmatch(f); m != nil {
 			s.Params = append(s.Params, m[1])
 		}
 	}
