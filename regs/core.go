@@ -52,11 +52,16 @@ type Absence struct {
 // For CoreOTG (or ""), ForCore returns a plain copy.
 func (m *Map) ForCore(c Core) *Map { return m.Clone().narrow(c) }
 
-// ForCoreShared is ForCore without copying the registers' field lists:
-// the result shares them with m, so neither may change them in place
-// (for a map that is only read: soc/packed.go).
+// ForCoreShared is ForCore without copying the registers' field lists
+// (nor, for a core that is not host-only, the registers): the result
+// shares them with m, so neither may change them in place (for a map
+// that is only read: soc/packed.go).
 func (m *Map) ForCoreShared(c Core) *Map {
 	out := *m
+	if c != CoreHostOnly {
+		out.Core = c
+		return &out // the registers too
+	}
 	out.Registers = slices.Clone(m.Registers)
 	out.Absent = slices.Clone(m.Absent)
 	return out.narrow(c)
