@@ -62,16 +62,6 @@ type DTSLine struct {
 	Comment string `json:"comment,omitempty"`
 }
 
-// boolProp says whether a DT property is a boolean, and the value the
-// field takes when it is present (a switch, not a map: no init code).
-func boolProp(name string) (uint32, bool) {
-	switch name {
-	case "non-zero-ttctrl-ttha":
-		return 0x7f, true
-	}
-	return 0, false
-}
-
 // BuildDTS decides, for every setting, how the kernel would take it:
 // a device-tree property where the driver keeps the value in the
 // controller's role (burst sizes only together with

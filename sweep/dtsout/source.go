@@ -38,6 +38,16 @@ func compileSource() {
 	})
 }
 
+// boolProp says whether a DT property is a boolean, and the value the
+// field takes when it is present (a switch, not a map: no init code).
+func boolProp(name string) (uint32, bool) {
+	switch name {
+	case "non-zero-ttctrl-ttha":
+		return 0x7f, true
+	}
+	return 0, false
+}
+
 // ParseSource reads the text of a .dts fragment or .dtso overlay. Only
 // lines that hold one property each are read (as citune writes them);
 // kernel parameters are taken from comment lines that start with one,
