@@ -322,6 +322,7 @@ func builtinProfiles() ([]*soc.Profile, error) {
 		}
 		ps = append(ps, p)
 	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name }) // as soc.LoadAll
 	return ps, nil
 }
 
