@@ -54,6 +54,12 @@ printf '%-40s %9s %7s %9s %9s\n' command "CPU ms" "/ C" "/ emptyGo" "peak RSS"
 printf '%-40s %9.3f %6sx %9s %6d KB\n' "C reader" "$c" 1.0 "" "$crss"
 printf '%-40s %9.3f %6sx %8sx %6d KB\n' "empty Go program (the runtime's floor)" "$e" \
 	"$(awk -v e="$e" -v c="$c" 'BEGIN { printf "%.1f", e / c }')" 1.0 "$erss"
+# citune version: this binary's own floor (the runtime's start-up for a
+# binary of its size and every linked package's init), not judged.
+v=$(cpu "$tmp/citune" version)
+printf '%-40s %9.3f %6sx %8sx %6d KB\n' "citune version (the binary's floor)" "$v" \
+	"$(awk -v g="$v" -v c="$c" 'BEGIN { printf "%.1f", g / c }')" \
+	"$(awk -v g="$v" -v e="$e" 'BEGIN { printf "%.1f", g / e }')" "$(rss "$tmp/citune" version)"
 fail=0
 for args in "--sim get ITC" "--mem-file $tmp/usbh1.bin get ITC"; do
 	# shellcheck disable=SC2086
