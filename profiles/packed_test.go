@@ -63,3 +63,21 @@ func TestPackedFresh(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoadPacked: what a register command pays for its profile
+// (cmd/citune's builtinProfile): inflate one entry, unpack it.
+func BenchmarkLoadPacked(b *testing.B) {
+	for _, n := range []string{"imx6q.toml", "vf610.toml"} {
+		b.Run(n, func(b *testing.B) {
+			for b.Loop() {
+				s, err := profiles.Packed(n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := soc.UnpackProfile(s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
