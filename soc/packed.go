@@ -33,6 +33,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/citune/citune/regs"
 )
@@ -111,6 +112,9 @@ func (e *packEncoder) regsMap(m, base *regs.Map) error {
 			continue
 		}
 		v, b := reflect.ValueOf(r), reflect.ValueOf(base.Registers[j])
+		if v.NumField() > 64 {
+			return errors.New("soc: cannot pack a register of more than 64 fields")
+		}
 		var mask uint64
 		for i := range v.NumField() {
 			if !reflect.DeepEqual(v.Field(i).Interface(), b.Field(i).Interface()) {
@@ -265,14 +269,26 @@ func (d *packDecoder) length(n uint64) int {
 
 // decoders holds the decoder of each type met, built once: the
 // reflection on a type's fields is paid per type, not per value.
-var decoders = map[reflect.Type]decodeFunc{}
+var decoders struct {
+	sync.Mutex
+	m map[reflect.Type]decodeFunc
+}
 
 type decodeFunc func(d *packDecoder, v reflect.Value)
 
-func (d *packDecoder) value(v reflect.Value) { decoderOf(v.Type())(d, v) }
+func (d *packDecoder) value(v reflect.Value) {
+	decoders.Lock()
+	if decoders.m == nil {
+		decoders.m = map[reflect.Type]decodeFunc{}
+	}
+	f := decoderOf(v.Type())
+	decoders.Unlock()
+	f(d, v)
+}
 
+// decoderOf returns the decoder of t (decoders locked).
 func decoderOf(t reflect.Type) decodeFunc {
-	if f, ok := decoders[t]; ok {
+	if f, ok := decoders.m[t]; ok {
 		return f
 	}
 	var f decodeFunc
@@ -355,6 +371,6 @@ func decoderOf(t reflect.Type) decodeFunc {
 	default:
 		f = func(*packDecoder, reflect.Value) { panic("cannot unpack " + t.String()) }
 	}
-	decoders[t] = f
+	decoders.m[t] = f
 	return f
 }

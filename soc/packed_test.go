@@ -37,6 +37,34 @@ func TestPackRoundTrip(t *testing.T) {
 	}
 }
 
+// TestUnpackConcurrent: two goroutines may unpack at once (the decoders
+// are built once, under a lock; go test -race sees a race otherwise).
+func TestUnpackConcurrent(t *testing.T) {
+	p, err := LoadFS(profiles.FS, "vf610.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := PackProfile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoders.Lock()
+	decoders.m = nil // as in a fresh process
+	decoders.Unlock()
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := UnpackProfile(string(b))
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 func BenchmarkParse(b *testing.B) {
 	data, err := fs.ReadFile(profiles.FS, "imx6q.toml")
 	if err != nil {
