@@ -2,12 +2,13 @@
 // described in README.md beside this file; package soc loads and
 // validates them.
 //
-// The *.toml files here are the sources. The binary embeds them as one
+// The *.toml files here are the sources. FS holds their text, as one
 // DEFLATE stream (profiles.z, written by `go test ./profiles -update` and
-// checked against the sources by TestArchiveFresh): the text compresses
-// about 7:1, and the ARMv7 binary's 7 MiB budget has no room for the
-// profiles as plain text (see ARCHITECTURE.md). compress/flate is already
-// in the binary.
+// checked against the sources by TestArchiveFresh), for tests and tools:
+// the text compresses about 7:1. The binary does not link it: it loads
+// the pre-parsed profiles of packed.go (Packed), which start a command
+// without TOML (bench/startup.sh). Both are written by the same -update.
+// compress/flate is already in the binary.
 package profiles
 
 import (

@@ -2,6 +2,7 @@ package regs
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -49,8 +50,25 @@ type Absence struct {
 // PERIODICLISTBASE on a host-only core). The removed registers are kept in
 // Absent, so that lookups and accessors can say why they are missing.
 // For CoreOTG (or ""), ForCore returns a plain copy.
-func (m *Map) ForCore(c Core) *Map {
-	out := m.Clone()
+func (m *Map) ForCore(c Core) *Map { return m.Clone().narrow(c) }
+
+// ForCoreShared is ForCore without copying the registers' field lists
+// (nor, for a core that is not host-only, the registers): the result
+// shares them with m, so neither may change them in place (for a map
+// that is only read: soc/packed.go).
+func (m *Map) ForCoreShared(c Core) *Map {
+	out := *m
+	if c != CoreHostOnly {
+		out.Core = c
+		return &out // the registers too
+	}
+	out.Registers = slices.Clone(m.Registers)
+	out.Absent = slices.Clone(m.Absent)
+	return out.narrow(c)
+}
+
+// narrow makes out, a copy, the map of core c (see ForCore).
+func (out *Map) narrow(c Core) *Map {
 	out.Core = c
 	if c != CoreHostOnly {
 		return out

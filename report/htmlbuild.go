@@ -25,17 +25,11 @@ type trustedHTML string
 type hb struct{ b strings.Builder }
 
 // htmlElements are the elements a page may have.
-var htmlElements = map[string]bool{
-	"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "main": true,
-	"h1": true, "h2": true, "h3": true, "p": true, "section": true, "figure": true, "figcaption": true,
-	"span": true, "strong": true, "div": true, "table": true, "thead": true, "tbody": true, "tr": true,
-	"th": true, "td": true, "pre": true, "code": true, "i": true,
-}
+var htmlElements = &tagSet{names: "html head meta title style body main h1 h2 h3 p section figure figcaption span strong " +
+	"div table thead tbody tr th td pre code i"}
 
 // htmlAttrs are the attributes a page may set.
-var htmlAttrs = map[string]bool{
-	"lang": true, "charset": true, "name": true, "content": true, "id": true, "class": true, "style": true,
-}
+var htmlAttrs = &tagSet{names: "lang charset name content id class style"}
 
 func (b *hb) tag(name string, attrs []string) {
 	writeTag(&b.b, "html", htmlElements, htmlAttrs, true, name, attrs)
@@ -49,7 +43,7 @@ func (b *hb) open(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteS
 func (b *hb) void(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString("/>") }
 
 func (b *hb) close(name string) {
-	if !htmlElements[name] {
+	if !htmlElements.has(name) {
 		panic("report: html element " + strconv.Quote(name) + " not allowed")
 	}
 	b.b.WriteString("</" + name + ">")

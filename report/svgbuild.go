@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // svgb builds one inline SVG chart. It is typed so that nothing a
@@ -21,19 +22,30 @@ import (
 type svgb struct{ b strings.Builder }
 
 // svgElements are the elements a chart may have.
-var svgElements = map[string]bool{
-	"svg": true, "g": true, "title": true, "text": true, "line": true, "rect": true,
-	"circle": true, "path": true, "defs": true, "pattern": true,
-}
+var svgElements = &tagSet{names: "svg g title text line rect circle path defs pattern"}
 
 // svgAttrs are the attributes a chart may set.
-var svgAttrs = map[string]bool{
-	"xmlns": true, "id": true, "class": true, "width": true, "height": true, "viewBox": true,
-	"role": true, "aria-label": true, "x": true, "y": true, "x1": true, "y1": true, "x2": true,
-	"y2": true, "cx": true, "cy": true, "r": true, "d": true, "fill": true, "fill-opacity": true,
-	"stroke": true, "stroke-width": true, "stroke-dasharray": true, "opacity": true,
-	"text-anchor": true, "transform": true, "style": true, "patternUnits": true,
-	"patternTransform": true,
+var svgAttrs = &tagSet{names: "xmlns id class width height viewBox role aria-label x y x1 y1 x2 y2 cx cy r d fill " +
+	"fill-opacity stroke stroke-width stroke-dasharray opacity text-anchor transform style " +
+	"patternUnits patternTransform"}
+
+// tagSet is a set of names written as one string, which is static data:
+// its map is built on first use, so the package has no init code to run
+// in every command (bench/startup.sh).
+type tagSet struct {
+	names string // separated by spaces
+	once  sync.Once
+	m     map[string]bool
+}
+
+func (t *tagSet) has(name string) bool {
+	t.once.Do(func() {
+		t.m = map[string]bool{}
+		for _, n := range strings.Fields(t.names) {
+			t.m[n] = true
+		}
+	})
+	return t.m[name]
 }
 
 // px formats a coordinate or length as the charts always have: one
@@ -49,8 +61,8 @@ func (b *svgb) tag(name string, attrs []string) {
 // bug in the chart or page code, and panics), every value is escaped.
 // With skipEmpty an empty class or id is left out. The SVG and HTML
 // builders both write their tags here.
-func writeTag(b *strings.Builder, kind string, elements, allowed map[string]bool, skipEmpty bool, name string, attrs []string) {
-	if !elements[name] {
+func writeTag(b *strings.Builder, kind string, elements, allowed *tagSet, skipEmpty bool, name string, attrs []string) {
+	if !elements.has(name) {
 		panic("report: " + kind + " element " + strconv.Quote(name) + " not allowed")
 	}
 	if len(attrs)%2 != 0 {
@@ -58,7 +70,7 @@ func writeTag(b *strings.Builder, kind string, elements, allowed map[string]bool
 	}
 	b.WriteString("<" + name)
 	for i := 0; i < len(attrs); i += 2 {
-		if !allowed[attrs[i]] {
+		if !allowed.has(attrs[i]) {
 			panic("report: " + kind + " attribute " + strconv.Quote(attrs[i]) + " not allowed")
 		}
 		if skipEmpty && attrs[i+1] == "" && (attrs[i] == "class" || attrs[i] == "id") {
@@ -81,7 +93,7 @@ func (b *svgb) start(name string, attrs ...string) {
 }
 
 func (b *svgb) end(name string) {
-	if !svgElements[name] {
+	if !svgElements.has(name) {
 		panic("report: svg element " + strconv.Quote(name) + " not allowed")
 	}
 	b.b.WriteString("</" + name + ">\n")

@@ -31,6 +31,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 	"github.com/citune/citune/rx"
@@ -212,7 +213,7 @@ func (l *locator) decodeError(err error, typed bool) error {
 		if start := pe.Position.Start + bomLen(l.data); !typed && pe.Position.Len > 0 && start < len(l.data) {
 			line = l.lineAt(start)
 		}
-	} else if m := tomlErrRE.FindStringSubmatch(msg); m != nil {
+	} else if m := tomlErrRE().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		if k, err := strconv.Unquote(m[2]); err == nil {
 			key = k
@@ -291,7 +292,7 @@ func (l *locator) badValue(key string) (pos, string, bool) {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			msg = pe.Message
-		} else if m := tomlErrRE.FindStringSubmatch(msg); m != nil {
+		} else if m := tomlErrRE().FindStringSubmatch(msg); m != nil {
 			msg = m[3]
 		}
 		found = l.at(path)
@@ -391,4 +392,7 @@ func bomLen(data []byte) int {
 	return 0
 }
 
-var tomlErrRE = rx.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
+// tomlErrRE is compiled on first use: only a profile with errors needs it.
+var tomlErrRE = sync.OnceValue(func() *rx.Regexp {
+	return rx.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
+})

@@ -310,11 +310,36 @@ func (a *app) journalPath() (string, error) {
 
 // builtinProfiles loads every embedded profile.
 func builtinProfiles() ([]*soc.Profile, error) {
-	ps, err := soc.LoadAll(profiles.FS)
-	for _, p := range ps {
-		p.File = "embedded:" + p.File
+	names, err := profiles.PackedNames()
+	if err != nil {
+		return nil, err
 	}
-	return ps, err
+	var ps []*soc.Profile
+	for _, n := range names {
+		p, err := builtinProfile(n)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name }) // as soc.LoadAll
+	return ps, nil
+}
+
+// builtinProfile loads the embedded profile of the file name: its
+// pre-parsed form, which profiles_test checks is what Parse builds from
+// the file (soc/packed.go).
+func builtinProfile(name string) (*soc.Profile, error) {
+	s, err := profiles.Packed(name)
+	if err != nil {
+		return nil, err
+	}
+	p, err := soc.UnpackProfile(s)
+	if err != nil {
+		return nil, fmt.Errorf("embedded:%s: %w", name, err)
+	}
+	p.File = "embedded:" + p.File
+	return p, nil
 }
 
 // loadProfile resolves --profile: a file path (contains a path separator
@@ -329,9 +354,8 @@ func loadProfile(spec string) (*soc.Profile, error) {
 	}
 	// Built-in names are lower case; --profile IMX6Q means imx6q.
 	spec = strings.ToLower(spec)
-	// Parse only the named file: every command starts here.
-	if p, err := soc.LoadFS(profiles.FS, spec+".toml"); err == nil {
-		p.File = "embedded:" + p.File
+	// Load only the named profile: every command starts here.
+	if p, err := builtinProfile(spec + ".toml"); err == nil {
 		return p, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -342,7 +366,7 @@ func loadProfile(spec string) (*soc.Profile, error) {
 			return p, nil
 		}
 	}
-	names, _ := fs.Glob(profiles.FS, "*.toml")
+	names, _ := profiles.PackedNames()
 	for i := range names {
 		names[i] = strings.TrimSuffix(names[i], ".toml")
 	}

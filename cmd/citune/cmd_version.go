@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io/fs"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -59,7 +58,7 @@ func versionFrom(bi *debug.BuildInfo) versionInfo {
 			}
 		}
 	}
-	names, _ := fs.Glob(profiles.FS, "*.toml")
+	names, _ := profiles.PackedNames()
 	for _, n := range names {
 		v.Profiles = append(v.Profiles, strings.TrimSuffix(n, ".toml"))
 	}

@@ -62,10 +62,6 @@ type DTSLine struct {
 	Comment string `json:"comment,omitempty"`
 }
 
-// boolProps are DT properties that are booleans: present means the
-// field takes this value.
-var boolProps = map[string]uint32{"non-zero-ttctrl-ttha": 0x7f}
-
 // BuildDTS decides, for every setting, how the kernel would take it:
 // a device-tree property where the driver keeps the value in the
 // controller's role (burst sizes only together with
@@ -220,7 +216,7 @@ func (b *dtsBuilder) dtProp(s Setting, ref regs.Ref, v uint32, k *soc.Knob, cond
 	if k.Warn != "" && !slices.Contains(b.d.Notes, "WARNING: "+k.Warn) {
 		b.d.Notes = append(b.d.Notes, "WARNING: "+k.Warn)
 	}
-	on, isBool := boolProps[k.DT]
+	on, isBool := boolProp(k.DT)
 	switch {
 	case isBool && v == on:
 		b.made = true

@@ -3,6 +3,7 @@ package dtsout
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/citune/citune/rx"
 )
@@ -18,13 +19,34 @@ type Source struct {
 	Params []string
 }
 
+// The expressions are compiled on first use (compileSource), not at
+// start-up: every command links this package, few read a .dts, and a
+// package without init code costs a register command nothing
+// (bench/startup.sh).
 var (
-	srcProp  = rx.MustCompile(`^([a-z0-9,#_-]+)\s*=\s*<\s*(0x[0-9a-fA-F]+|[0-9]+)\s*>\s*;$`)
-	srcBool  = rx.MustCompile(`^([a-z0-9,_-]+)\s*;$`)
-	srcLabel = rx.MustCompile(`^&([A-Za-z_][A-Za-z0-9_]*)\s*\{|^target\s*=\s*<\s*&([A-Za-z_][A-Za-z0-9_]*)\s*>\s*;`)
-	srcPath  = rx.MustCompile(`^target-path\s*=\s*"([^"]+)"\s*;|^&\{([^}]+)\}\s*\{`)
-	srcParam = rx.MustCompile(`^\*?\s*([a-z0-9_-]+\.[a-z0-9_-]+=[^\s*]+)`)
+	srcOnce                                       sync.Once
+	srcProp, srcBool, srcLabel, srcPath, srcParam *rx.Regexp
 )
+
+func compileSource() {
+	srcOnce.Do(func() {
+		srcProp = rx.MustCompile(`^([a-z0-9,#_-]+)\s*=\s*<\s*(0x[0-9a-fA-F]+|[0-9]+)\s*>\s*;$`)
+		srcBool = rx.MustCompile(`^([a-z0-9,_-]+)\s*;$`)
+		srcLabel = rx.MustCompile(`^&([A-Za-z_][A-Za-z0-9_]*)\s*\{|^target\s*=\s*<\s*&([A-Za-z_][A-Za-z0-9_]*)\s*>\s*;`)
+		srcPath = rx.MustCompile(`^target-path\s*=\s*"([^"]+)"\s*;|^&\{([^}]+)\}\s*\{`)
+		srcParam = rx.MustCompile(`^\*?\s*([a-z0-9_-]+\.[a-z0-9_-]+=[^\s*]+)`)
+	})
+}
+
+// boolProp says whether a DT property is a boolean, and the value the
+// field takes when it is present (a switch, not a map: no init code).
+func boolProp(name string) (uint32, bool) {
+	switch name {
+	case "non-zero-ttctrl-ttha":
+		return 0x7f, true
+	}
+	return 0, false
+}
 
 // ParseSource reads the text of a .dts fragment or .dtso overlay. Only
 // lines that hold one property each are read (as citune writes them);
@@ -32,6 +54,7 @@ var (
 // and from a bootargs text (the FILE.bootargs beside an overlay), one
 // per parameter.
 func ParseSource(text, bootargs string) Source {
+	compileSource()
 	s := Source{Props: map[string]uint32{}}
 	inComment := false
 	for _, line := range strings.Split(text, "\n") {
@@ -59,7 +82,7 @@ func ParseSource(text, bootargs string) Source {
 				s.Props[m[1]] = uint32(v)
 			}
 		} else if m := srcBool.FindStringSubmatch(l); m != nil {
-			if v, ok := boolProps[m[1]]; ok {
+			if v, ok := boolProp(m[1]); ok {
 				s.Props[m[1]] = v
 			}
 		}

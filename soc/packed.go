@@ -1,0 +1,376 @@
+package soc
+
+// The pre-parsed form of the built-in profiles: a built Profile (after
+// Parse: decoded, validated, its maps merged) written as a plain binary
+// encoding, so that a register command loads its profile without TOML.
+//
+// Decisions:
+//   - What is packed is Parse's result itself, not the TOML's decoded
+//     form: loading one is then a decode, with no TOML, no locator and no
+//     build. profiles_test (`go test ./profiles -update`) writes the
+//     archive from the *.toml sources through Parse, and checks that
+//     every packed profile decodes to exactly what Parse gives, so the
+//     two never drift. A profile file a user gives is parsed and
+//     validated as before (Parse).
+//   - The encoding walks the types by reflection (every exported field,
+//     in order), so a field added to Profile or regs is packed with no
+//     code to keep in step; a type it cannot write (an interface, a
+//     func) is an error at packing time. Unsigned numbers are uvarints,
+//     signed ones zig-zag varints, a slice, map or pointer starts with
+//     0 for nil (else its length + 1, or 1), map keys are sorted.
+//   - Decoding reads from one string: every decoded string is a slice
+//     of it, one copy for the whole profile.
+//   - A map is written as it differs from the map Parse started from
+//     (the ChipIdea map, or for a controller the profile's map): mostly
+//     indices. An unpacked controller's map shares its registers' field
+//     lists with the profile's map (Parse's has copies): maps are only
+//     read once loaded.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/citune/citune/regs"
+)
+
+// PackProfile encodes a profile Parse returned.
+func PackProfile(p *Profile) ([]byte, error) {
+	if p.Map == nil {
+		return nil, errors.New("soc: PackProfile of a profile Parse did not build")
+	}
+	q := *p
+	q.src, q.Map = nil, nil
+	q.Controllers = slices.Clone(p.Controllers)
+	for i := range q.Controllers {
+		q.Controllers[i].Map = nil
+	}
+	var e packEncoder
+	if err := e.value(reflect.ValueOf(&q).Elem()); err != nil {
+		return nil, err
+	}
+	if err := e.regsMap(p.Map, regs.ChipIdea()); err != nil {
+		return nil, err
+	}
+	for _, c := range p.Controllers {
+		if err := e.regsMap(c.Map, p.Map.ForCore(c.Core)); err != nil {
+			return nil, err
+		}
+	}
+	return e.b, nil
+}
+
+// UnpackProfile decodes what PackProfile wrote.
+func UnpackProfile(data string) (p *Profile, err error) {
+	d := packDecoder{s: data}
+	defer func() {
+		// A truncated or foreign input: refuse it, do not crash.
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("soc: corrupt packed profile: %v", r)
+		}
+	}()
+	p = new(Profile)
+	d.value(reflect.ValueOf(p).Elem())
+	p.Map = d.regsMap(regs.ChipIdea())
+	for i := range p.Controllers {
+		c := &p.Controllers[i]
+		c.Map = d.regsMap(p.Map.ForCoreShared(c.Core))
+	}
+	if d.s != "" {
+		return nil, errors.New("soc: corrupt packed profile: trailing bytes")
+	}
+	return p, nil
+}
+
+// regsMap writes m as it differs from base (what Parse started from): a
+// register of the name of one of base is written as the index of that
+// one and the fields of it that differ. A profile's map is mostly the
+// ChipIdea map, a controller's mostly the profile's.
+func (e *packEncoder) regsMap(m, base *regs.Map) error {
+	if m == nil {
+		e.uint(0)
+		return nil
+	}
+	e.uint(1)
+	h := *m
+	h.Registers = nil
+	if err := e.value(reflect.ValueOf(h)); err != nil {
+		return err
+	}
+	e.uint(uint64(len(m.Registers)))
+	for _, r := range m.Registers {
+		j := slices.IndexFunc(base.Registers, func(b regs.Register) bool { return b.Name == r.Name })
+		e.uint(uint64(j + 1)) // 0: written out
+		if j < 0 {
+			if err := e.value(reflect.ValueOf(r)); err != nil {
+				return err
+			}
+			continue
+		}
+		v, b := reflect.ValueOf(r), reflect.ValueOf(base.Registers[j])
+		if v.NumField() > 64 {
+			return errors.New("soc: cannot pack a register of more than 64 fields")
+		}
+		var mask uint64
+		for i := range v.NumField() {
+			if !reflect.DeepEqual(v.Field(i).Interface(), b.Field(i).Interface()) {
+				mask |= 1 << i
+			}
+		}
+		e.uint(mask)
+		for i := range v.NumField() {
+			if mask&(1<<i) != 0 {
+				if err := e.value(v.Field(i)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (d *packDecoder) regsMap(base *regs.Map) *regs.Map {
+	if d.uint() == 0 {
+		return nil
+	}
+	m := new(regs.Map)
+	d.value(reflect.ValueOf(m).Elem())
+	n := d.length(d.uint())
+	m.Registers = make([]regs.Register, n)
+	for i := range m.Registers {
+		j := d.uint()
+		switch {
+		case j == 0:
+			d.value(reflect.ValueOf(&m.Registers[i]).Elem())
+		case j <= uint64(len(base.Registers)):
+			r := &m.Registers[i]
+			*r = base.Registers[j-1]
+			v := reflect.ValueOf(r).Elem()
+			mask := d.uint()
+			if mask>>v.NumField() != 0 {
+				panic("field past the register")
+			}
+			for k := range v.NumField() {
+				if mask&(1<<k) != 0 {
+					v.Field(k).SetZero()
+					d.value(v.Field(k))
+				}
+			}
+		default:
+			panic("register index past the base map")
+		}
+	}
+	return m
+}
+
+type packEncoder struct{ b []byte }
+
+func (e *packEncoder) uint(n uint64) { e.b = binary.AppendUvarint(e.b, n) }
+
+func (e *packEncoder) value(v reflect.Value) error {
+	switch v.Kind() {
+	case reflect.Bool:
+		if v.Bool() {
+			e.uint(1)
+		} else {
+			e.uint(0)
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		e.uint(v.Uint())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		e.b = binary.AppendVarint(e.b, v.Int())
+	case reflect.String:
+		e.uint(uint64(v.Len()))
+		e.b = append(e.b, v.String()...)
+	case reflect.Pointer:
+		if v.IsNil() {
+			e.uint(0)
+			return nil
+		}
+		e.uint(1)
+		return e.value(v.Elem())
+	case reflect.Slice:
+		if v.IsNil() {
+			e.uint(0)
+			return nil
+		}
+		e.uint(uint64(v.Len()) + 1)
+		for i := 0; i < v.Len(); i++ {
+			if err := e.value(v.Index(i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			e.uint(0)
+			return nil
+		}
+		if v.Type().Key().Kind() != reflect.String {
+			return fmt.Errorf("soc: cannot pack %s", v.Type())
+		}
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+		e.uint(uint64(len(keys)) + 1)
+		for _, k := range keys {
+			if err := e.value(k); err != nil {
+				return err
+			}
+			if err := e.value(v.MapIndex(k)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			if !t.Field(i).IsExported() {
+				if !v.Field(i).IsZero() {
+					return fmt.Errorf("soc: cannot pack %s.%s", t, t.Field(i).Name)
+				}
+				continue
+			}
+			if err := e.value(v.Field(i)); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("soc: cannot pack %s", v.Type())
+	}
+	return nil
+}
+
+type packDecoder struct{ s string }
+
+func (d *packDecoder) uint() uint64 {
+	var n uint64
+	for shift := 0; ; shift += 7 {
+		c := d.s[0]
+		d.s = d.s[1:]
+		if shift > 63 {
+			panic("number overflows")
+		}
+		n |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return n
+		}
+	}
+}
+
+// length reads a length and checks it against what is left.
+func (d *packDecoder) length(n uint64) int {
+	if n > uint64(len(d.s)) {
+		panic("length past the end")
+	}
+	return int(n)
+}
+
+// decoders holds the decoder of each type met, built once: the
+// reflection on a type's fields is paid per type, not per value.
+var decoders struct {
+	sync.Mutex
+	m map[reflect.Type]decodeFunc
+}
+
+type decodeFunc func(d *packDecoder, v reflect.Value)
+
+func (d *packDecoder) value(v reflect.Value) {
+	decoders.Lock()
+	if decoders.m == nil {
+		decoders.m = map[reflect.Type]decodeFunc{}
+	}
+	f := decoderOf(v.Type())
+	decoders.Unlock()
+	f(d, v)
+}
+
+// decoderOf returns the decoder of t (decoders locked).
+func decoderOf(t reflect.Type) decodeFunc {
+	if f, ok := decoders.m[t]; ok {
+		return f
+	}
+	var f decodeFunc
+	switch t.Kind() {
+	case reflect.Bool:
+		f = func(d *packDecoder, v reflect.Value) { v.SetBool(d.uint() != 0) }
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		f = func(d *packDecoder, v reflect.Value) { v.SetUint(d.uint()) }
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		f = func(d *packDecoder, v reflect.Value) {
+			u := d.uint()
+			v.SetInt(int64(u>>1) ^ -int64(u&1))
+		}
+	case reflect.String:
+		f = func(d *packDecoder, v reflect.Value) {
+			n := d.length(d.uint())
+			v.SetString(d.s[:n])
+			d.s = d.s[n:]
+		}
+	case reflect.Pointer:
+		et := t.Elem()
+		ef := decoderOf(et)
+		f = func(d *packDecoder, v reflect.Value) {
+			if d.uint() == 0 {
+				return
+			}
+			x := reflect.New(et)
+			ef(d, x.Elem())
+			v.Set(x)
+		}
+	case reflect.Slice:
+		ef := decoderOf(t.Elem())
+		f = func(d *packDecoder, v reflect.Value) {
+			n := d.uint()
+			if n == 0 {
+				return
+			}
+			// Each element takes at least one byte.
+			l := d.length(n - 1)
+			x := reflect.MakeSlice(t, l, l)
+			for i := 0; i < l; i++ {
+				ef(d, x.Index(i))
+			}
+			v.Set(x)
+		}
+	case reflect.Map:
+		kf, ef := decoderOf(t.Key()), decoderOf(t.Elem())
+		f = func(d *packDecoder, v reflect.Value) {
+			n := d.uint()
+			if n == 0 {
+				return
+			}
+			l := d.length(n - 1)
+			x := reflect.MakeMapWithSize(t, l)
+			k, e := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
+			for i := 0; i < l; i++ {
+				kf(d, k)
+				e.SetZero()
+				ef(d, e)
+				x.SetMapIndex(k, e)
+			}
+			v.Set(x)
+		}
+	case reflect.Struct:
+		type field struct {
+			i int
+			f decodeFunc
+		}
+		var fs []field
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).IsExported() {
+				fs = append(fs, field{i, decoderOf(t.Field(i).Type)})
+			}
+		}
+		f = func(d *packDecoder, v reflect.Value) {
+			for _, x := range fs {
+				x.f(d, v.Field(x.i))
+			}
+		}
+	default:
+		f = func(*packDecoder, reflect.Value) { panic("cannot unpack " + t.String()) }
+	}
+	decoders.m[t] = f
+	return f
+}
