@@ -151,7 +151,7 @@ func trueRates(t *testing.T, specs []string) (map[string]float64, float64) {
 // look (left out of the share).
 type runsWhere struct {
 	baseline, screen, warmup, confirm, tie, second int
-	fitted, after, look                           bool
+	fitted, after, look                            bool
 }
 
 // watch is a raceSweepWith change that counts the runs.
