@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/citune/citune/sweep/fit"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
@@ -112,7 +113,11 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 		}
 		spentOut := false
 		for _, p := range r.byReload(todo, round%2 == 1) {
-			n := r.fit(r.warmups(false), r.Plan.Repeats-r.store.Runs(p.Key))
+			have := r.store.Runs(p.Key)
+			if r.admitsScreen(p) {
+				have += len(r.store.Screened(p.Key))
+			}
+			n := r.fit(r.warmups(false), r.Plan.Repeats-have)
 			if n == 0 {
 				spentOut = true
 				break
@@ -164,6 +169,17 @@ func (r *Runner) modelSearch(ctx context.Context) error {
 		return err
 	}
 	return r.modelTieBreak(ctx, predOf)
+}
+
+// admitsScreen says whether a model sweep's visit of p admits its
+// screening runs among its rates (PointRecord.ScreenAdmitted): they were
+// taken without the plan's warm-ups, which the visits now show do not
+// matter (fixedcost.go: a first run off by less than the bound moves a
+// mean of Repeats runs by under half the least gain), so they are
+// measured as the plan now asks. (Without warm-ups in the plan they
+// count from the start; the race keeps its screening runs out.)
+func (r *Runner) admitsScreen(p *Point) bool {
+	return r.Plan.Mode == plan.ModeModel && r.Plan.Warmup > 0 && r.warmups(false) == 0 && len(r.store.Screened(p.Key)) > 0
 }
 
 // modelTieBreak measures the ranking's first point and the fastest one

@@ -62,13 +62,20 @@ func TestModelFindsTheGridWinner(t *testing.T) {
 
 // A model sweep interrupted after its first fit and resumed replays the
 // visits, fits the same models without recording them twice, and ends
-// where an uninterrupted sweep ends.
+// where an uninterrupted sweep ends; with warm-ups in the plan too, where
+// the warm-up decision and admitted screening runs replay.
 func TestModelResume(t *testing.T) {
-	whole, _ := raceSweep(t, plan.ModeModel, 3, 0.02, 0, modelSpecs...)
+	for _, w := range []int{0, 1} {
+		t.Run(fmt.Sprint("warm-up ", w), func(t *testing.T) { modelResume(t, w) })
+	}
+}
+
+func modelResume(t *testing.T, warmup int) {
+	whole, _ := raceSweep(t, plan.ModeModel, 3, 0.02, warmup, modelSpecs...)
 	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
 	s := newRunner(t, tg, plan.ModeModel, modelSpecs...)
 	s.land.BusLoad, s.land.Noise, s.land.Seed = 0.8, 0.02, 3
-	s.runner.Plan.Repeats, s.runner.Plan.Seed = 5, 3
+	s.runner.Plan.Repeats, s.runner.Plan.Seed, s.runner.Plan.Warmup = 5, 3, warmup
 	s.runner.Plan.SetDefaultBudget()
 	fits := 0
 	out := interruptAndResume(t, tg, s, func(e sweep.Event) bool {
@@ -169,5 +176,57 @@ func TestModelModParamReloadsWithinItsBound(t *testing.T) {
 	}
 	if loads > most || loads < 3 || out.Model == nil {
 		t.Errorf("ehci_hcd loaded %d times, want 3 to %d; model %+v", loads, most, out.Model)
+	}
+}
+
+// With warm-ups in the plan, a model sweep counts each screening run
+// (a first run: taken without a warm-up) against its point's first
+// confirmation visit as a look at the first-run effect, so it decides
+// on the warm-ups after fewer visits than it has looks; once they are
+// skipped, a screened point's confirmation visit admits its screening
+// run among its rates (results.PointRecord.ScreenAdmitted) and takes
+// one run fewer, and the results file read back ranks it alike.
+func TestModelScreeningRunsAreFirstRuns(t *testing.T) {
+	admitted := 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		visits, looks, decided := 0, 0, false
+		var skipped []*results.PointRecord
+		watch := func(s *setup) {
+			s.runner.OnEvent = func(e sweep.Event) {
+				switch {
+				case e.Kind == sweep.WarmupsDecided && !decided && strings.HasPrefix(e.Message, "warm-ups skipped"):
+					decided = true
+					fmt.Sscanf(strings.SplitAfter(e.Message, "the first run of ")[1], "%d", &looks)
+				case e.Kind == sweep.PointClosed && !decided && e.Closed.Runs > 1:
+					visits++
+				case e.Kind == sweep.PointClosed && decided && e.Closed.ScreenAdmitted:
+					skipped = append(skipped, e.Closed)
+				}
+			}
+		}
+		out, s := raceSweepWith(t, plan.ModeModel, seed, 0.02, 1, watch, modelSpecs...)
+		if !decided {
+			t.Errorf("seed %d: the warm-ups were never skipped", seed)
+			continue
+		}
+		if looks <= visits {
+			t.Errorf("seed %d: warm-ups skipped on %d looks at the first run after %d visits: the screening runs were not counted", seed, looks, visits)
+		}
+		res, err := results.Load(s.out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := res.Rank(rank.Policy{})
+		for _, rec := range skipped {
+			admitted++
+			p := out.Ranking.Find(rec.Point)
+			q := again.Find(rec.Point)
+			if p == nil || q == nil || p.Runs != 5 || q.Runs != p.Runs || rec.Runs != 4 || rec.Total != 5 {
+				t.Errorf("seed %d: %s admitted its screening run: visit %d runs, total %d; ranked %+v, read back %+v", seed, rec.Point, rec.Runs, rec.Total, p, q)
+			}
+		}
+	}
+	if admitted == 0 {
+		t.Error("no confirmation visit admitted a screening run")
 	}
 }
