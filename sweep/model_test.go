@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -228,5 +229,78 @@ func TestModelScreeningRunsAreFirstRuns(t *testing.T) {
 	}
 	if admitted == 0 {
 		t.Error("no confirmation visit admitted a screening run")
+	}
+}
+
+// The screening design covers every pair of values among the points
+// where every axis takes effect, and of the collapsed points (where
+// AHBBRST makes the bursts ignored: 14 points for 588 combinations)
+// only those that see a level not yet seen twice; every value of every
+// axis is still screened twice.
+func TestModelScreensCollapsedPointsOnce(t *testing.T) {
+	specs := []string{"AHBBRST=0,1,3", "TXPBURST=2,4,8,12,16,24,32", "RXPBURST=4,8,12,16,24,32", "ITC=1,2,4,8,16,32,64"}
+	var screened []*results.PointRecord
+	fitted := false
+	watch := func(s *setup) {
+		s.runner.OnEvent = func(e sweep.Event) {
+			switch {
+			case e.Kind == sweep.ModelFitted:
+				fitted = true
+			case e.Kind == sweep.PointClosed && !fitted && !e.Closed.Baseline:
+				screened = append(screened, e.Closed)
+			}
+		}
+	}
+	_, s := raceSweepWith(t, plan.ModeModel, 1, 0.02, 0, watch, specs...)
+	type cell struct{ a, va, b, vb string }
+	want, got := map[cell]bool{}, map[cell]bool{}
+	axes := []string{"SBUSCFG.AHBBRST", "BURSTSIZE.TXPBURST", "BURSTSIZE.RXPBURST", "USBCMD.ITC"}
+	cells := func(set map[string]string, into map[cell]bool) {
+		for i, a := range axes {
+			for _, b := range axes[i+1:] {
+				into[cell{a, set[a], b, set[b]}] = true
+			}
+		}
+	}
+	res, err := results.Load(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[[2]string]int{}
+	count := func(set map[string]string, ignored []string, into map[[2]string]int) {
+		for a, v := range set {
+			if !slices.Contains(ignored, a) {
+				into[[2]string{a, v}]++
+			}
+		}
+	}
+	all := map[[2]string]int{}
+	for _, p := range res.Header.Points {
+		if len(p.Ignored) == 0 {
+			cells(p.Settings, want)
+		}
+		count(p.Settings, p.Ignored, all)
+	}
+	collapsed := 0
+	for _, rec := range screened {
+		if len(rec.Ignored) > 0 {
+			collapsed++
+		} else {
+			cells(rec.Settings, got)
+		}
+		count(rec.Settings, rec.Ignored, seen)
+	}
+	for c := range want {
+		if !got[c] {
+			t.Errorf("pair %v not screened", c)
+		}
+	}
+	for v, n := range all {
+		if seen[v] < min(n, 2) {
+			t.Errorf("%v screened %d times", v, seen[v])
+		}
+	}
+	if collapsed == 0 || collapsed >= 14 {
+		t.Errorf("%d of the 14 collapsed points screened (of %d)", collapsed, len(screened))
 	}
 }
