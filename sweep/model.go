@@ -20,8 +20,13 @@ import (
 //  1. The baseline, then a screening design (fit.Design): the fewest
 //     points the greedy cover finds that see every pair of values of
 //     every two axes, or, where that would take more than a quarter of
-//     the points, every value of every axis at least twice; one run
-//     each, without warm-ups (as the race screens).
+//     the points, every value of every axis at least twice (the
+//     collapsed points, where an axis is ignored, only as far as their
+//     levels need: modelDesign); one run each, without warm-ups (as
+//     the race screens). With warm-ups in the plan each screening run
+//     is a look at the first-run effect (fixedcost.go), and once
+//     warm-ups are skipped a confirmation visit admits it among the
+//     point's rates (admitsScreen).
 //  2. A fit of log rate on the axes (an axis the hardware ignores at a
 //     point is a level of its own, "ignored") with the pairwise
 //     interactions forward selection by BIC takes (fit.Select).
@@ -248,7 +253,9 @@ func (r *Runner) admitsScreen(p *Point) bool {
 // modelTieBreak measures the ranking's first point and the fastest one
 // the plan's runs more while the ranking's tie rule (interrupts, CPU,
 // settings changed) puts another point than the fastest first among
-// points it cannot tell apart, twice at most: as the race's tie-break,
+// points it cannot tell apart, modelTieBreaks times at most (once:
+// bench/model.sh, a second round cost 10 runs in the seeds over the
+// goal, and without it none of its 120 sweeps missed): as the race's tie-break,
 // so that the winner is the faster one where runs can tell, not the one
 // a tie rule picks for want of runs; and only those two, since every
 // run counts against the model's share; and only where the model tells
