@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/citune/citune/sweep/event"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
@@ -78,6 +79,18 @@ func (r *state) noteFirstRun(rec results.PointRecord, runs []results.RunRecord, 
 	}
 	m, _ := rank.LogStats(rest)
 	r.firstRuns = append(r.firstRuns, firstRun{d: math.Log(first) - m, m: len(rest)})
+	if ps := r.store.Point(rec.Point); r.Plan.Mode == plan.ModeModel && ps != nil && ps.Visits == 1 && !rec.Baseline {
+		// The point's screening runs were first runs too (taken without
+		// a warm-up): against its first visit's other runs, each is
+		// another look at the effect, at no run's cost. Once each: a
+		// later visit of the point no longer has Visits 1. (The model
+		// mode only: the race decides from its own visits.)
+		for _, v := range r.store.Screened(rec.Point) {
+			if v > 0 {
+				r.firstRuns = append(r.firstRuns, firstRun{d: math.Log(v) - m, m: len(rest)})
+			}
+		}
+	}
 	skip, why := r.firstRunEffect()
 	if skip == r.warmSkip {
 		return nil

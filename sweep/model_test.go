@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,13 +63,20 @@ func TestModelFindsTheGridWinner(t *testing.T) {
 
 // A model sweep interrupted after its first fit and resumed replays the
 // visits, fits the same models without recording them twice, and ends
-// where an uninterrupted sweep ends.
+// where an uninterrupted sweep ends; with warm-ups in the plan too, where
+// the warm-up decision and admitted screening runs replay.
 func TestModelResume(t *testing.T) {
-	whole, _ := raceSweep(t, plan.ModeModel, 3, 0.02, 0, modelSpecs...)
+	for _, w := range []int{0, 1} {
+		t.Run(fmt.Sprint("warm-up ", w), func(t *testing.T) { modelResume(t, w) })
+	}
+}
+
+func modelResume(t *testing.T, warmup int) {
+	whole, _ := raceSweep(t, plan.ModeModel, 3, 0.02, warmup, modelSpecs...)
 	tg := simTarget(t, "imx6q", soc.SimOptions{Driver: soc.SimDriverOff})
 	s := newRunner(t, tg, plan.ModeModel, modelSpecs...)
 	s.land.BusLoad, s.land.Noise, s.land.Seed = 0.8, 0.02, 3
-	s.runner.Plan.Repeats, s.runner.Plan.Seed = 5, 3
+	s.runner.Plan.Repeats, s.runner.Plan.Seed, s.runner.Plan.Warmup = 5, 3, warmup
 	s.runner.Plan.SetDefaultBudget()
 	fits := 0
 	out := interruptAndResume(t, tg, s, func(e event.Event) bool {
@@ -170,5 +178,140 @@ func TestModelModParamReloadsWithinItsBound(t *testing.T) {
 	}
 	if loads > most || loads < 3 || out.Model == nil {
 		t.Errorf("ehci_hcd loaded %d times, want 3 to %d; model %+v", loads, most, out.Model)
+	}
+}
+
+// With warm-ups in the plan, a model sweep counts each screening run
+// (a first run: taken without a warm-up) against its point's first
+// confirmation visit as a look at the first-run effect, so it decides
+// on the warm-ups after fewer visits than it has looks; once they are
+// skipped, a screened point's confirmation visit admits its screening
+// run among its rates (results.PointRecord.ScreenAdmitted) and takes
+// one run fewer, and the results file read back ranks it alike.
+func TestModelScreeningRunsAreFirstRuns(t *testing.T) {
+	admitted, more := 0, 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		visits, looks, decided, counting := 0, 0, false, true
+		var skipped []*results.PointRecord
+		watch := func(s *setup) {
+			s.runner.OnEvent = func(e event.Event) {
+				switch {
+				case e.Kind == event.WarmupsDecided && !decided && strings.HasPrefix(e.Message, "warm-ups skipped"):
+					decided = true
+					fmt.Sscanf(strings.SplitAfter(e.Message, "the first run of ")[1], "%d", &looks)
+				case e.Kind == event.PointClosed && counting:
+					// The deciding visit closes after the decision.
+					if e.Closed.Runs > 1 {
+						visits++
+					}
+					counting = !decided
+				case e.Kind == event.PointClosed && decided && e.Closed.ScreenAdmitted:
+					skipped = append(skipped, e.Closed)
+				}
+			}
+		}
+		out, s := raceSweepWith(t, plan.ModeModel, seed, 0.02, 1, watch, modelSpecs...)
+		if !decided {
+			t.Errorf("seed %d: the warm-ups were never skipped", seed)
+			continue
+		}
+		if looks < visits {
+			t.Errorf("seed %d: warm-ups skipped on %d looks at the first run after %d visits", seed, looks, visits)
+		}
+		if looks > visits {
+			more++
+		}
+		res, err := results.Load(s.out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := res.Rank(rank.Policy{})
+		for _, rec := range skipped {
+			admitted++
+			p := out.Ranking.Find(rec.Point)
+			q := again.Find(rec.Point)
+			if p == nil || q == nil || p.Runs != 5 || q.Runs != p.Runs || rec.Runs != 4 || rec.Total != 5 {
+				t.Errorf("seed %d: %s admitted its screening run: visit %d runs, total %d; ranked %+v, read back %+v", seed, rec.Point, rec.Runs, rec.Total, p, q)
+			}
+		}
+	}
+	if more == 0 {
+		t.Error("in no seed did a screening run count as a look at the first run")
+	}
+	if admitted == 0 {
+		t.Error("no confirmation visit admitted a screening run")
+	}
+}
+
+// The screening design covers every pair of values among the points
+// where every axis takes effect, and of the collapsed points (where
+// AHBBRST makes the bursts ignored: 14 points for 588 combinations)
+// only those that see a level not yet seen twice; every value of every
+// axis is still screened twice.
+func TestModelScreensCollapsedPointsOnce(t *testing.T) {
+	specs := []string{"AHBBRST=0,1,3", "TXPBURST=2,4,8,12,16,24,32", "RXPBURST=4,8,12,16,24,32", "ITC=1,2,4,8,16,32,64"}
+	var screened []*results.PointRecord
+	fitted := false
+	watch := func(s *setup) {
+		s.runner.OnEvent = func(e event.Event) {
+			switch {
+			case e.Kind == event.ModelFitted:
+				fitted = true
+			case e.Kind == event.PointClosed && !fitted && !e.Closed.Baseline:
+				screened = append(screened, e.Closed)
+			}
+		}
+	}
+	_, s := raceSweepWith(t, plan.ModeModel, 1, 0.02, 0, watch, specs...)
+	type cell struct{ a, va, b, vb string }
+	want, got := map[cell]bool{}, map[cell]bool{}
+	axes := []string{"SBUSCFG.AHBBRST", "BURSTSIZE.TXPBURST", "BURSTSIZE.RXPBURST", "USBCMD.ITC"}
+	cells := func(set map[string]string, into map[cell]bool) {
+		for i, a := range axes {
+			for _, b := range axes[i+1:] {
+				into[cell{a, set[a], b, set[b]}] = true
+			}
+		}
+	}
+	res, err := results.Load(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[[2]string]int{}
+	count := func(set map[string]string, ignored []string, into map[[2]string]int) {
+		for a, v := range set {
+			if !slices.Contains(ignored, a) {
+				into[[2]string{a, v}]++
+			}
+		}
+	}
+	all := map[[2]string]int{}
+	for _, p := range res.Header.Points {
+		if len(p.Ignored) == 0 {
+			cells(p.Settings, want)
+		}
+		count(p.Settings, p.Ignored, all)
+	}
+	collapsed := 0
+	for _, rec := range screened {
+		if len(rec.Ignored) > 0 {
+			collapsed++
+		} else {
+			cells(rec.Settings, got)
+		}
+		count(rec.Settings, rec.Ignored, seen)
+	}
+	for c := range want {
+		if !got[c] {
+			t.Errorf("pair %v not screened", c)
+		}
+	}
+	for v, n := range all {
+		if seen[v] < min(n, 2) {
+			t.Errorf("%v screened %d times", v, seen[v])
+		}
+	}
+	if collapsed == 0 || collapsed >= 14 {
+		t.Errorf("%d of the 14 collapsed points screened (of %d)", collapsed, len(screened))
 	}
 }

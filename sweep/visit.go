@@ -59,7 +59,7 @@ func (r *state) visit(ctx context.Context, p *Point, n int, screen bool, stop fu
 		return "", err
 	}
 	rec := results.PointRecord{Type: results.TypePoint, Session: r.session, Visit: seq, Point: p.Key, Baseline: p.Baseline, Settings: settings,
-		Ignored: r.ignored(p), Note: p.Note, Status: rank.StatusOK}
+		Ignored: r.ignored(p), Note: p.Note, Status: rank.StatusOK, ScreenAdmitted: !screen && r.admitsScreen(p)}
 	applied, mism, reloaded, err := r.apply(ctx, p)
 	rec.Applied, rec.Reloaded = applied, reloaded
 	var runs []results.RunRecord

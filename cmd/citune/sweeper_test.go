@@ -47,7 +47,7 @@ func TestTUISweeperResumesAndNamesFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := probe.Parse([]string{"sim", "--size", "8M"}, probe.Deps{Sim: tg, Map: tg.Profile.Map})
+	pr, err := parseProbe([]string{"sim", "--size", "8M"}, probeDeps{Sim: tg, Map: tg.Profile.Map})
 	if err != nil {
 		t.Fatal(err)
 	}

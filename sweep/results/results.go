@@ -201,6 +201,11 @@ type PointRecord struct {
 	Changed  []string          `json:"changed,omitempty"`
 	Applied  []Applied         `json:"applied,omitempty"`
 	Reloaded bool              `json:"reloaded,omitempty"`
+	// ScreenAdmitted says the point's screening runs (RunRecord.Screen)
+	// join its rates from this visit on: a model sweep's visit taken
+	// once the data showed no first-run effect, so a run without a
+	// warm-up is measured as the plan asks (sweep/fixedcost.go).
+	ScreenAdmitted bool `json:"screen_admitted,omitempty"`
 	// Runs are this visit's measured runs; Total is the point's over all
 	// visits.
 	Runs   int       `json:"runs"`

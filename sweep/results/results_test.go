@@ -423,3 +423,29 @@ func TestPointMedianNames(t *testing.T) {
 		}
 	}
 }
+
+// A screening run stays out of its point's rates until a later visit
+// admits it (PointRecord.ScreenAdmitted); then it joins them once, as a
+// visit of its own, and is no longer a screening rate.
+func TestStoreScreenAdmitted(t *testing.T) {
+	for _, admit := range []bool{false, true} {
+		s := results.NewStore()
+		sc := run(1, 1, "ITC=1", 100)
+		sc.Screen = true
+		s.AddVisit(point(1, 1, "ITC=1", rank.StatusOK), []results.RunRecord{sc})
+		if s.Runs("ITC=1") != 0 || len(s.Screened("ITC=1")) != 1 {
+			t.Fatalf("after screening: %d runs, screened %v", s.Runs("ITC=1"), s.Screened("ITC=1"))
+		}
+		rec := point(1, 2, "ITC=1", rank.StatusOK)
+		rec.ScreenAdmitted = admit
+		s.AddVisit(rec, []results.RunRecord{run(1, 2, "ITC=1", 110), run(1, 2, "ITC=1", 120)})
+		s.AddVisit(point(1, 3, "ITC=1", rank.StatusOK), []results.RunRecord{run(1, 3, "ITC=1", 130)})
+		want, visits, screened := 3, 2, 1
+		if admit {
+			want, visits, screened = 4, 3, 0
+		}
+		if p := s.Point("ITC=1"); s.Runs("ITC=1") != want || p.Visits != visits || len(s.Screened("ITC=1")) != screened {
+			t.Errorf("admitted %v: %d runs in %d visits (want %d in %d), screened %v", admit, s.Runs("ITC=1"), p.Visits, want, visits, s.Screened("ITC=1"))
+		}
+	}
+}

@@ -21,7 +21,8 @@ type Store struct {
 	// points the one that changes fewer of them ranks first.
 	original map[string]string
 	// screen are the rates of screening runs (RunRecord.Screen) per
-	// point: not among its rates, only for the adaptive race.
+	// point: not among its rates (until a visit admits them:
+	// PointRecord.ScreenAdmitted), for the race and the model.
 	screen map[string][]float64
 	// policy is what the verdict is decided under.
 	policy rank.Policy
@@ -84,6 +85,11 @@ func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 	if p.Status != rank.StatusOK {
 		ps.Status, ps.Reason, ps.Changed = p.Status, p.Reason, p.Changed
 		return
+	}
+	if sc := s.screen[p.Point]; p.ScreenAdmitted && len(sc) > 0 {
+		ps.Visits++
+		ps.Rates = append(ps.Rates, sc...)
+		delete(s.screen, p.Point)
 	}
 	if len(rates) > 0 {
 		ps.Visits++
