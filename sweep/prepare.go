@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/citune/citune/bootargs"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/citune/citune/bootargs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/host"
@@ -29,8 +28,13 @@ var ErrNotReloaded = errors.New("the sweep does not reload that module")
 
 // Prepare is Run's first step alone, for a command that shows the plan
 // before it runs it: it validates the plan against the target and the
-// system and returns the points and the notes. It writes nothing (Run
-// prepares its own state again).
+// system and returns the points and the notes. It writes nothing.
+//
+// Decision: Run prepares its own state again rather than taking this
+// one, so that the snapshot, the live values and the module list it
+// journals and restores to are read right before its first write, not
+// when the plan was shown (a few register and sysfs reads, once a sweep),
+// and a Config stays a value that can be run any number of times.
 func (c *Config) Prepare() (points []*Point, notes []string, err error) {
 	r, err := c.prepare()
 	if err != nil {
