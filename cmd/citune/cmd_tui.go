@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"sync"
@@ -60,6 +61,11 @@ func runTUI(a *app, args []string) error {
 	words := fs.Args()
 	if len(words) == 0 && a.g.sim {
 		words = []string{"sim"}
+	}
+	// The probe's -h is its help (nothing opened), as after sweep's --.
+	if err := parseProbeFlags(words, nil); errors.Is(err, flag.ErrHelp) {
+		printProbeKinds(a.env.stdout)
+		return err
 	}
 	t, err := a.open(true)
 	if err != nil {

@@ -235,8 +235,7 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 
 func (a *app) sweepProbeErr(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(a.env.stdout, "probe kinds:")
-		printProbeUsage(a.env.stdout)
+		printProbeKinds(a.env.stdout)
 		return err // exit 0, and no sweep
 	}
 	if ee := (*exitErr)(nil); errors.As(err, &ee) && ee.code == exitUsage {
