@@ -170,6 +170,22 @@ func freshName(base, ext string) string {
 	}
 }
 
+// createFresh creates base+ext, or base-2+ext, base-3+ext..., the first
+// that does not exist, exclusively: of two sweeps started in the same
+// second each gets a file of its own (freshName alone leaves a window
+// between the look and the create, and results.CreateFile takes over a
+// file that holds only a header, as another sweep's does before its
+// first run).
+func createFresh(base, ext string) (*os.File, string, error) {
+	for {
+		name := freshName(base, ext)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, name, err
+		}
+	}
+}
+
 // tuiSweepOut is the default results file of the TUI's first sweep: a
 // new tui-sweep-DATE-TIME.jsonl in the state directory, beside the
 // journal (created when missing).

@@ -157,3 +157,24 @@ func TestTUISweeperFreshNames(t *testing.T) {
 		t.Errorf("another plan: %q, %v; want tui-sweep-1-3.jsonl", path, err)
 	}
 }
+
+// A sweep's default results file is created exclusively: another
+// sweep's file, even one that holds only its header, is left alone.
+func TestCreateFresh(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "citune-sweep-1")
+	other := []byte(`{"type":"header","format":"citune-sweep","version":1,"pid":1}` + "\n")
+	if err := os.WriteFile(base+".jsonl", other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, name, err := createFresh(base, ".jsonl")
+	if err != nil || name != base+"-2.jsonl" {
+		t.Fatalf("createFresh beside another sweep's file: %q, %v", name, err)
+	}
+	f.Close()
+	if b, _ := os.ReadFile(base + ".jsonl"); string(b) != string(other) {
+		t.Errorf("the other sweep's file changed: %q", b)
+	}
+	if _, name, err = createFresh(base, ".jsonl"); err != nil || name != base+"-3.jsonl" {
+		t.Errorf("a third sweep: %q, %v", name, err)
+	}
+}
