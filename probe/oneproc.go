@@ -39,7 +39,12 @@ var procs struct {
 func oneProc(alone bool) (release func()) {
 	procs.Lock()
 	procs.busy++
-	if alone && procs.busy == 1 && procs.prev == 0 {
+	switch {
+	case procs.busy > 1:
+		// Another loop lowered it: this one (a pread or hashing loop,
+		// or a second ring loop) needs the processors too.
+		restoreProcs()
+	case alone && procs.prev == 0:
 		if n := runtime.GOMAXPROCS(0); n > 1 {
 			procs.prev = runtime.GOMAXPROCS(1)
 		}

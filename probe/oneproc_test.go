@@ -103,6 +103,24 @@ func TestOneProcInFlight(t *testing.T) {
 	}
 }
 
+// A second loop started on its own (another probe series in the same
+// process) gets the processors back from the first, alone or not.
+func TestOneProcTwoLoops(t *testing.T) {
+	for _, alone := range []bool{false, true} {
+		withProcs(t, 4)
+		first := oneProc(true)
+		second := oneProc(alone)
+		if n := runtime.GOMAXPROCS(0); n != 4 {
+			t.Errorf("second loop (alone %v) beside a lone one: GOMAXPROCS %d, want 4", alone, n)
+		}
+		first()
+		second()
+		if n := runtime.GOMAXPROCS(0); n != 4 || procs.busy != 0 || procs.prev != 0 {
+			t.Fatalf("after both: GOMAXPROCS %d, busy %d, prev %d", n, procs.busy, procs.prev)
+		}
+	}
+}
+
 // seenProbe records GOMAXPROCS during its probe's loop.
 type seenProbe struct {
 	Probe

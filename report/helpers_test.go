@@ -26,6 +26,11 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 //	                   line cut in the middle (kill -9 while writing)
 //	resumed.jsonl      interrupted.jsonl continued with --resume
 //	adaptive.jsonl     the adaptive race over the grid's points
+//	admitted.jsonl     a model sweep whose visit 9 admits its point's
+//	                   screening run (screen_admitted), written by
+//	                   `citune --sim --controller usbotg sweep --mode model
+//	                   --axis ITC=1,8,32 --axis AHBBRST=0,1 --axis
+//	                   TXPBURST=16,32 --seed 4 -- sim --workload gadget-in`
 
 // stubDTS stands for `citune dts --results` (tested in the command's
 // scripts).

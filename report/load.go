@@ -253,6 +253,9 @@ func (s *Sweep) countRuns(res *results.Results) (accs map[string]*acc, base *acc
 	accs = map[string]*acc{}
 	base = &acc{}
 	bad := map[string]bool{}
+	// screened are a point's screening runs, counted once a later visit
+	// admits them (PointRecord.ScreenAdmitted), as results.Store does.
+	screened := map[string][]results.Measurement{}
 	for _, n := range nums {
 		v := vs[n]
 		if s.Unit == "" {
@@ -279,9 +282,21 @@ func (s *Sweep) countRuns(res *results.Results) (accs map[string]*acc, base *acc
 		} else if v.Point.Status != rank.StatusOK {
 			continue
 		}
+		k := v.Point.Point
+		if sc := screened[k]; v.Point.ScreenAdmitted && !v.Point.Baseline {
+			for _, m := range sc {
+				a.add(m)
+			}
+			delete(screened, k)
+		}
 		for _, r := range v.Runs {
-			if counted(r) {
+			switch {
+			case counted(r):
 				a.add(r.Run)
+			case r.Screen && !v.Point.Baseline:
+				if r.Screen = false; counted(r) {
+					screened[k] = append(screened[k], r.Run)
+				}
 			}
 		}
 	}

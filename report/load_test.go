@@ -3,9 +3,13 @@ package report
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 func TestBadFiles(t *testing.T) {
@@ -133,5 +137,33 @@ func TestLabelsUnique(t *testing.T) {
 	uniqueLabels(ss)
 	if ss[0].Label != "a/r" || ss[1].Label != "b/r" || ss[2].Label != "c" {
 		t.Errorf("labels %q %q %q", ss[0].Label, ss[1].Label, ss[2].Label)
+	}
+}
+
+// A point whose visit admitted its screening runs (screen_admitted)
+// shows the runs it is ranked on: its runs, spread and interrupts count
+// the admitted screening run, as the sweep's ranking does.
+func TestScreenAdmittedRuns(t *testing.T) {
+	s := load(t, "admitted")[0]
+	res, err := results.Load(filepath.Join("testdata", "admitted.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk := res.Rank(rank.Policy{MinGainPct: res.Header.Plan.MinGainPct()})
+	runs := map[string]int{}
+	for _, p := range rk.Ranked {
+		runs[p.Key] = p.Runs
+	}
+	admitted := 0
+	for _, p := range s.Ranked {
+		if p.Runs() != runs[p.Key] {
+			t.Errorf("%s: %d runs shown, ranked on %d", p.Label, p.Runs(), runs[p.Key])
+		}
+		if runs[p.Key] == 5 && p.Runs() == 5 {
+			admitted++
+		}
+	}
+	if admitted != len(s.Ranked) {
+		t.Errorf("%d of %d ranked points show the plan's 5 runs", admitted, len(s.Ranked))
 	}
 }

@@ -204,12 +204,7 @@ func (a *app) probeParseErr(err error, lead *flag.FlagSet) error {
 
 func (a *app) probeUsage(w io.Writer, lead *flag.FlagSet) {
 	fmt.Fprintf(w, "%s\n\n%s\n\n", usageLine(commands["probe"].usage), commands["probe"].summary)
-	fmt.Fprintln(w, "probe kinds:")
-	// printProbeUsage prints Go's -flag style; this command's help
-	// shows --flag like every other.
-	var kb strings.Builder
-	printProbeUsage(&kb)
-	fmt.Fprint(w, dashDash(kb.String()))
+	printProbeKinds(w)
 	fmt.Fprintln(w, "flags of every kind (before or after the kind):")
 	g := globalNames()
 	printFlags(w, lead, func(n string) bool { return !g[n] })

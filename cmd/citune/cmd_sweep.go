@@ -4,7 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -62,6 +64,7 @@ type sweepOpts struct {
 	budget        float64
 	minGain       float64
 	out           string
+	outBase       string // out was not given: base of the default name (createFresh)
 	resume        string
 	reload        string
 	reloadWait    string
@@ -217,7 +220,15 @@ func runSweep(a *app, args []string) error {
 		}
 		return err
 	}
-	f, err := runner.OpenOut(o.out)
+	var f io.Closer
+	if o.outBase != "" && prev == nil {
+		var fh *os.File
+		if fh, o.out, err = createFresh(o.outBase, ".jsonl"); err == nil {
+			runner.Out, f = results.NewWriter(fh), fh
+		}
+	} else {
+		f, err = runner.OpenOut(o.out)
+	}
 	if err != nil {
 		return err
 	}

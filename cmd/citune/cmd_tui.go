@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"sync"
@@ -44,7 +45,8 @@ func runTUI(a *app, args []string) error {
 	if r := regs.Role(*role); r != "" && !r.Valid() {
 		return usageErr("--role %q: want host or device", *role)
 	}
-	if *sweepOut == "" {
+	fresh := *sweepOut == ""
+	if fresh {
 		// Results are worth keeping (citune dts and report read them):
 		// the state directory, not /tmp.
 		jp, err := a.journalPath()
@@ -60,6 +62,11 @@ func runTUI(a *app, args []string) error {
 	words := fs.Args()
 	if len(words) == 0 && a.g.sim {
 		words = []string{"sim"}
+	}
+	// The probe's -h is its help (nothing opened), as after sweep's --.
+	if err := parseProbeFlags(words, nil); errors.Is(err, flag.ErrHelp) {
+		printProbeKinds(a.env.stdout)
+		return err
 	}
 	t, err := a.open(true)
 	if err != nil {
@@ -96,7 +103,7 @@ func runTUI(a *app, args []string) error {
 		LoadPlan:  tui.LoadPlanFile,
 	}
 
-	if err := a.tuiProbe(t, words, &cfg, sysHost, u, *sweepOut); err != nil {
+	if err := a.tuiProbe(t, words, &cfg, sysHost, u, *sweepOut, fresh); err != nil {
 		return err
 	}
 
@@ -127,7 +134,7 @@ func (a *app) tuiOptions(ctx context.Context) []tea.ProgramOption {
 // tuiProbe gives the session its probe and its sweeper (the sweep writes
 // through the session's undo u); without probe words it says why there
 // is neither.
-func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *host.Host, u *undo.Session, sweepOut string) error {
+func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *host.Host, u *undo.Session, sweepOut string, fresh bool) error {
 	if len(words) == 0 {
 		cfg.NoProbe = "no probe given: start with `citune tui -- KIND [flags] [TARGET]`, e.g. `-- read --size 64M /dev/sda` (see `citune probe -h`)"
 		cfg.NoSweep = "a sweep needs a probe: " + cfg.NoProbe
@@ -145,7 +152,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 		cfg.NoSweep = "the probe " + pr.Name() + " measures this machine, and its rates do not depend on the simulated settings: start with -- sim (citune sweep --force runs such a sweep, marked)"
 		return nil
 	}
-	cfg.Sweeper = &tuiSweeper{kit: a.newSweepKit(t, pr, env, sysHost, u, a.env.root, a.args), out: sweepOut}
+	cfg.Sweeper = &tuiSweeper{kit: a.newSweepKit(t, pr, env, sysHost, u, a.env.root, a.args), out: sweepOut, fresh: fresh}
 	return nil
 }
 

@@ -119,6 +119,15 @@ func printProbeUsage(w io.Writer) {
 	}
 }
 
+// printProbeKinds is the help of the probe words after a command's --
+// (sweep, tui): every kind and its flags, as --flag like every other help.
+func printProbeKinds(w io.Writer) {
+	fmt.Fprintln(w, "probe kinds:")
+	var kb strings.Builder
+	printProbeUsage(&kb)
+	fmt.Fprint(w, dashDash(kb.String()))
+}
+
 type kind struct {
 	name, synopsis, summary string
 	// command: the first word that is not a flag starts the command,

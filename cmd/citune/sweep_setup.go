@@ -64,7 +64,8 @@ func (a *app) sweepResume(o *sweepOpts, words []string) (*results.Results, []str
 	}
 	if o.out == "" {
 		// A name that does not collide, so the same command runs again.
-		o.out = freshName("citune-sweep-"+time.Now().Format("20060102-150405"), ".jsonl")
+		o.outBase = "citune-sweep-" + time.Now().Format("20060102-150405")
+		o.out = freshName(o.outBase, ".jsonl") // created by createFresh
 	} else if o.force && prev == nil {
 		if fi, err := os.Lstat(o.out); err == nil && fi.Mode().IsRegular() {
 			if err := os.Remove(o.out); err != nil {
@@ -235,8 +236,7 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 
 func (a *app) sweepProbeErr(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(a.env.stdout, "probe kinds:")
-		printProbeUsage(a.env.stdout)
+		printProbeKinds(a.env.stdout)
 		return err // exit 0, and no sweep
 	}
 	if ee := (*exitErr)(nil); errors.As(err, &ee) && ee.code == exitUsage {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -72,6 +73,11 @@ func (k *sweepKit) runner(pl plan.Plan, prev *results.Results) *sweep.Config {
 type tuiSweeper struct {
 	kit *sweepKit
 	out string
+	// fresh: out is the default name, which two sessions started in the
+	// same second share; a new plan takes the first of its names that
+	// no file holds yet, created exclusively (results.CreateFile would
+	// take over another session's file while it holds only a header).
+	fresh bool
 
 	mu      sync.Mutex
 	path    string // results file of the current plan
@@ -101,16 +107,24 @@ func (s *tuiSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEvent
 			return "", err
 		}
 	} else {
-		s.n++
-		s.path, s.planKey = s.out, key
-		if s.n > 1 {
-			ext := filepath.Ext(s.out)
-			s.path = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(s.out, ext), s.n, ext)
-		}
+		s.planKey = key
 	}
 	r := s.kit.runner(pl, prev)
 	r.OnEvent = onEvent
-	f, err := r.OpenOut(s.path)
+	var f io.Closer
+	var err error
+	switch {
+	case prev != nil:
+		f, err = r.OpenOut(s.path)
+	case s.fresh:
+		var fh *os.File
+		if fh, err = s.createNext(); err == nil {
+			r.Out, f = results.NewWriter(fh), fh
+		}
+	default:
+		s.next()
+		f, err = r.OpenOut(s.path)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -122,6 +136,28 @@ func (s *tuiSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEvent
 	return s.path, err
 }
 
+// next names the next plan's file: out, then out-2, out-3...
+func (s *tuiSweeper) next() {
+	s.n++
+	s.path = s.out
+	if s.n > 1 {
+		ext := filepath.Ext(s.out)
+		s.path = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(s.out, ext), s.n, ext)
+	}
+}
+
+// createNext creates the next plan's file, skipping the names another
+// session took.
+func (s *tuiSweeper) createNext() (*os.File, error) {
+	for {
+		s.next()
+		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+}
+
 // freshName is base+ext, or base-2+ext, base-3+ext... whichever does not
 // exist yet.
 func freshName(base, ext string) string {
@@ -131,6 +167,22 @@ func freshName(base, ext string) string {
 			return name
 		}
 		name = fmt.Sprintf("%s-%d%s", base, i, ext)
+	}
+}
+
+// createFresh creates base+ext, or base-2+ext, base-3+ext..., the first
+// that does not exist, exclusively: of two sweeps started in the same
+// second each gets a file of its own (freshName alone leaves a window
+// between the look and the create, and results.CreateFile takes over a
+// file that holds only a header, as another sweep's does before its
+// first run).
+func createFresh(base, ext string) (*os.File, string, error) {
+	for {
+		name := freshName(base, ext)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, name, err
+		}
 	}
 }
 

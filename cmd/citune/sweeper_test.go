@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -102,5 +103,78 @@ func TestTUISweeperResumesAndNamesFiles(t *testing.T) {
 	pl.Repeats = 4
 	if path, err = s.Run(context.Background(), pl, true, func(event.Event) {}); err != nil || path != filepath.Join(filepath.Dir(out), "r-2.jsonl") {
 		t.Errorf("another plan: %q, %v; want r-2.jsonl", path, err)
+	}
+}
+
+// Two TUIs started in the same second share the default results name:
+// the second's first plan takes the next free name and leaves the other
+// session's file alone, even while that holds only its header (a sweep
+// that has not finished its first run).
+func TestTUISweeperFreshNames(t *testing.T) {
+	p, err := soc.LoadFS(profiles.FS, "imx6q.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Controller("usbh1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := parseProbe([]string{"sim", "--size", "8M"}, probeDeps{Sim: tg, Map: tg.Profile.Map})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := (&app{env: &env{root: fstest.MapFS{}}}).newSweepKit(tg, pr, probe.Env{}, nil, nil, nil, []string{"tui"})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "tui-sweep-1.jsonl")
+	other := []byte(`{"type":"header","format":"citune-sweep","version":1,"pid":1}` + "\n")
+	if err := os.WriteFile(out, other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pl := plan.DefaultPlan()
+	ax, err := plan.ParseAxis(tg.Profile.Map, "AHBBRST=0,2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.Axes, pl.Repeats = []plan.Axis{ax}, 3
+	s := &tuiSweeper{kit: k, out: out, fresh: true}
+	path, err := s.Run(context.Background(), pl, false, func(event.Event) {})
+	if want := filepath.Join(dir, "tui-sweep-1-2.jsonl"); err != nil || path != want {
+		t.Fatalf("first plan beside another session's file: %q, %v; want %s", path, err, want)
+	}
+	if b, _ := os.ReadFile(out); string(b) != string(other) {
+		t.Errorf("the other session's file was changed: %q", b)
+	}
+	// The same plan again resumes in its own file; another takes -3.
+	if path, err = s.Run(context.Background(), pl, true, func(event.Event) {}); err != nil || path != filepath.Join(dir, "tui-sweep-1-2.jsonl") {
+		t.Errorf("the plan again: %q, %v", path, err)
+	}
+	pl.Repeats = 4
+	if path, err = s.Run(context.Background(), pl, false, func(event.Event) {}); err != nil || path != filepath.Join(dir, "tui-sweep-1-3.jsonl") {
+		t.Errorf("another plan: %q, %v; want tui-sweep-1-3.jsonl", path, err)
+	}
+}
+
+// A sweep's default results file is created exclusively: another
+// sweep's file, even one that holds only its header, is left alone.
+func TestCreateFresh(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "citune-sweep-1")
+	other := []byte(`{"type":"header","format":"citune-sweep","version":1,"pid":1}` + "\n")
+	if err := os.WriteFile(base+".jsonl", other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, name, err := createFresh(base, ".jsonl")
+	if err != nil || name != base+"-2.jsonl" {
+		t.Fatalf("createFresh beside another sweep's file: %q, %v", name, err)
+	}
+	f.Close()
+	if b, _ := os.ReadFile(base + ".jsonl"); string(b) != string(other) {
+		t.Errorf("the other sweep's file changed: %q", b)
+	}
+	if _, name, err = createFresh(base, ".jsonl"); err != nil || name != base+"-3.jsonl" {
+		t.Errorf("a third sweep: %q, %v", name, err)
 	}
 }

@@ -430,7 +430,13 @@ func TestPointMedianNames(t *testing.T) {
 func TestStoreScreenAdmitted(t *testing.T) {
 	for _, admit := range []bool{false, true} {
 		s := results.NewStore()
-		sc := run(1, 1, "ITC=1", 100)
+		// every run with its interrupts and CPU: admitted, the screening
+		// run's join the point's medians with its rate
+		withIRQs := func(r results.RunRecord) results.RunRecord {
+			r.Run.IRQs, r.Run.CPU.Total, r.Run.CPU.User = 1000, 1, 0.5
+			return r
+		}
+		sc := withIRQs(run(1, 1, "ITC=1", 100))
 		sc.Screen = true
 		s.AddVisit(point(1, 1, "ITC=1", rank.StatusOK), []results.RunRecord{sc})
 		if s.Runs("ITC=1") != 0 || len(s.Screened("ITC=1")) != 1 {
@@ -438,14 +444,17 @@ func TestStoreScreenAdmitted(t *testing.T) {
 		}
 		rec := point(1, 2, "ITC=1", rank.StatusOK)
 		rec.ScreenAdmitted = admit
-		s.AddVisit(rec, []results.RunRecord{run(1, 2, "ITC=1", 110), run(1, 2, "ITC=1", 120)})
-		s.AddVisit(point(1, 3, "ITC=1", rank.StatusOK), []results.RunRecord{run(1, 3, "ITC=1", 130)})
+		s.AddVisit(rec, []results.RunRecord{withIRQs(run(1, 2, "ITC=1", 110)), withIRQs(run(1, 2, "ITC=1", 120))})
+		s.AddVisit(point(1, 3, "ITC=1", rank.StatusOK), []results.RunRecord{withIRQs(run(1, 3, "ITC=1", 130))})
 		want, visits, screened := 3, 2, 1
 		if admit {
 			want, visits, screened = 4, 3, 0
 		}
 		if p := s.Point("ITC=1"); s.Runs("ITC=1") != want || p.Visits != visits || len(s.Screened("ITC=1")) != screened {
 			t.Errorf("admitted %v: %d runs in %d visits (want %d in %d), screened %v", admit, s.Runs("ITC=1"), p.Visits, want, visits, s.Screened("ITC=1"))
+		}
+		if p := s.Point("ITC=1"); len(p.IRQsPerMiB) != want || len(p.CPUPerMiB) != want {
+			t.Errorf("admitted %v: %d interrupt and %d CPU figures for %d runs", admit, len(p.IRQsPerMiB), len(p.CPUPerMiB), want)
 		}
 	}
 }

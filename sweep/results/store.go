@@ -24,6 +24,9 @@ type Store struct {
 	// point: not among its rates (until a visit admits them:
 	// PointRecord.ScreenAdmitted), for the race and the model.
 	screen map[string][]float64
+	// screenIRQs and screenCPU are their interrupts and CPU per MiB,
+	// admitted with them.
+	screenIRQs, screenCPU map[string][]float64
 	// policy is what the verdict is decided under.
 	policy rank.Policy
 }
@@ -48,9 +51,15 @@ func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 		if r.Screen {
 			if p.Status == rank.StatusOK {
 				if s.screen == nil {
-					s.screen = map[string][]float64{}
+					s.screen, s.screenIRQs, s.screenCPU = map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 				}
 				s.screen[p.Point] = append(s.screen[p.Point], r.Run.Rate)
+				if x, ok := r.Run.PerMiBIRQs(); ok {
+					s.screenIRQs[p.Point] = append(s.screenIRQs[p.Point], x)
+				}
+				if x, ok := r.Run.PerMiBCPU(); ok {
+					s.screenCPU[p.Point] = append(s.screenCPU[p.Point], x)
+				}
 			}
 			continue
 		}
@@ -89,7 +98,11 @@ func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 	if sc := s.screen[p.Point]; p.ScreenAdmitted && len(sc) > 0 {
 		ps.Visits++
 		ps.Rates = append(ps.Rates, sc...)
+		ps.IRQsPerMiB = append(ps.IRQsPerMiB, s.screenIRQs[p.Point]...)
+		ps.CPUPerMiB = append(ps.CPUPerMiB, s.screenCPU[p.Point]...)
 		delete(s.screen, p.Point)
+		delete(s.screenIRQs, p.Point)
+		delete(s.screenCPU, p.Point)
 	}
 	if len(rates) > 0 {
 		ps.Visits++
