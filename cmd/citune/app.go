@@ -109,10 +109,10 @@ func sysroot() string {
 	return "/"
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal: one that answers the
+// terminal ioctl, not any character device (/dev/null is one, and
+// `2>/dev/null` must not get the progress bar).
+func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
 
 // globals are the flags every command takes.
 type globals struct {
