@@ -109,8 +109,8 @@ func check(data []byte) (warnings []string, err error) {
 		return nil, fmt.Errorf("not a citune sweep results file: line 1 is JSON but not a sweep header (no \"format\": %q; `citune sweep --out` writes them)", results.Format)
 	case head.Format != results.Format:
 		return nil, fmt.Errorf("not a citune sweep results file: its header says format %q, not %q", head.Format, results.Format)
-	case head.Version != results.Version:
-		return nil, fmt.Errorf("results file version %d: this citune reads version %d", head.Version, results.Version)
+	case !results.Readable(head.Version):
+		return nil, fmt.Errorf("results file version %d: this citune reads %s", head.Version, results.VersionsRead)
 	}
 	for i, l := range lines {
 		last := i == len(lines)-1

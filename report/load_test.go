@@ -28,7 +28,7 @@ func TestBadFiles(t *testing.T) {
 		{"csv", "file,profile,point\nr.jsonl,imx6q,baseline\n", `not a citune sweep results file: line 1 is not a JSON record (it starts "file,profile,point")`},
 		{"other json", `{"kind":"citune-snapshot","version":1}` + "\n", `not a citune sweep results file: line 1 is JSON but not a sweep header`},
 		{"other format", `{"type":"header","format":"fio","version":1}` + "\n", `not a citune sweep results file: its header says format "fio"`},
-		{"newer", `{"type":"header","format":"citune-sweep","version":2}` + "\n", "results file version 2: this citune reads version 1"},
+		{"newer", `{"type":"header","format":"citune-sweep","version":3}` + "\n", "results file version 3: this citune reads version 1 and 2"},
 		{"header cut", string(first[:200]), "truncated: the file ends inside its header record (200 bytes)"},
 		{"header damaged", string(first[:200]) + "\n" + string(lines[1]), "damaged: the header record (line 1) is incomplete"},
 		{"line damaged", string(damaged), "damaged: line 3 is not a complete JSON record"},

@@ -247,8 +247,12 @@ func (r *state) modelDesign(xs [][]int) []int {
 // mean of Repeats runs by under half the least gain), so they are
 // measured as the plan now asks. (Without warm-ups in the plan they
 // count from the start; the race keeps its screening runs out.)
+//
+// A model sweep resumed from a version 1 file (written before visits
+// could admit) admits none, so that the file stays what its version says.
 func (r *state) admitsScreen(p *Point) bool {
-	return r.Plan.Mode == plan.ModeModel && r.Plan.Warmup > 0 && r.warmups(false) == 0 && len(r.store.Screened(p.Key)) > 0
+	old := r.Resume != nil && r.Resume.Header.Version < results.VersionAdmits
+	return r.Plan.Mode == plan.ModeModel && !old && r.Plan.Warmup > 0 && r.warmups(false) == 0 && len(r.store.Screened(p.Key)) > 0
 }
 
 // modelTieBreak measures the ranking's first point and the fastest one

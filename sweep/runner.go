@@ -282,14 +282,17 @@ func (r *state) begin() error {
 		rec := results.ResumeRecord{Type: results.TypeResume, Session: r.session, Started: r.wall().UTC(), PID: os.Getpid(), Command: r.Command, Live: live, Boot: r.boot()}
 		return r.emit(event.Event{Kind: event.SweepStarted, Notes: r.notes, Resume: &rec})
 	}
-	plan := r.Plan
-	plan.Axes = r.axes
+	hp := r.Plan
+	hp.Axes = r.axes
 	h := results.Header{Type: results.TypeHeader, Format: results.Format, Version: results.Version, Started: r.wall().UTC(), PID: os.Getpid(), Command: r.Command,
 		Kernel: r.Kernel, Board: r.Board, Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node, Base: results.Addr(t.Controller.Base),
-		Target: string(t.Kind), TargetPath: t.Path(), Role: string(r.role), Probe: r.ProbeName, Plan: plan, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
+		Target: string(t.Kind), TargetPath: t.Path(), Role: string(r.role), Probe: r.ProbeName, Plan: hp, Originals: origs, Snapshot: r.snapshot, Notes: r.notes,
 		ModParamControllers: r.ParamUsers, Boot: r.boot()}
 	if !r.FixedCosts {
 		h.Costs = results.CostsByData
+	}
+	if r.Plan.Mode == plan.ModeModel {
+		h.Version = results.VersionAdmits
 	}
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
 		h.ProfileFile = host.AbsPath(t.Profile.File)

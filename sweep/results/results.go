@@ -19,11 +19,22 @@ import (
 // The results file is JSON Lines: one record per line, each with a
 // "type". README.md in this directory documents every record.
 
-// Format and Version identify a results file.
+// Format and Version identify a results file. A model sweep's file is
+// VersionAdmits: its visits may admit screening runs among a point's
+// rates (PointRecord.ScreenAdmitted), which a reader that does not know
+// the field would leave out and so rank the file otherwise; a citune
+// that reads only version 1 refuses it rather than mis-rank it.
 const (
-	Format  = "citune-sweep"
-	Version = 1
+	Format        = "citune-sweep"
+	Version       = 1
+	VersionAdmits = 2
 )
+
+// Readable says whether this citune reads results files of version v.
+func Readable(v int) bool { return v == Version || v == VersionAdmits }
+
+// VersionsRead names the versions this citune reads, for messages.
+const VersionsRead = "version 1 and 2"
 
 // BaselineKey is the key of the baseline point (the original settings)
 // in every record that names a point.
@@ -362,8 +373,8 @@ func (res *Results) add(line int, b []byte) error {
 			return fmt.Errorf("line %d: a second header", line)
 		}
 		err = json.Unmarshal(b, &res.Header)
-		if err == nil && (res.Header.Format != Format || res.Header.Version != Version) {
-			return fmt.Errorf("line 1: format %q version %d; this citune reads %s version %d", res.Header.Format, res.Header.Version, Format, Version)
+		if err == nil && (res.Header.Format != Format || !Readable(res.Header.Version)) {
+			return fmt.Errorf("line 1: format %q version %d; this citune reads %s %s", res.Header.Format, res.Header.Version, Format, VersionsRead)
 		}
 
 	case TypeResume:

@@ -109,7 +109,7 @@ func TestReadRefuses(t *testing.T) {
 		h + "\n\n" + `{"type":"point"` + "\n": "line 2: unexpected end of JSON input",
 		h + "\n" + `not json` + "\n":          "line 2: invalid character",
 		h + "\n" + `{"type":"run","seq":"one"}` + "\n":                 "line 2: json: cannot unmarshal string",
-		`{"type":"header","format":"citune-sweep","version":2}` + "\n": "line 1: format \"citune-sweep\" version 2; this citune reads citune-sweep version 1",
+		`{"type":"header","format":"citune-sweep","version":3}` + "\n": "line 1: format \"citune-sweep\" version 3; this citune reads citune-sweep version 1 and 2",
 		`{"type":"header","format":"other"}` + "\n":                    `format "other" version 0`,
 	} {
 		_, err := results.Read(strings.NewReader(src))
