@@ -78,18 +78,28 @@ type drift struct {
 	want, got uint32
 }
 
+// shared is what the session's parts share (each holds a pointer): the
+// configuration, the keys, the styles, the screen's size, the status
+// line, the registers last read and the busy state.
+type shared struct {
+	cfg       Config
+	keys      KeyMap
+	st        Styles
+	w, h      int
+	status    string
+	statusErr bool
+	m         *regs.Map
+	cur       map[uint32]uint32 // last read, by offset
+	writing   bool
+}
+
 // Model is the root model of the session.
 type Model struct {
-	cfg  Config
-	keys KeyMap
-	st   Styles
+	*shared
 	help help.Model
-	w, h int
 	tab  tab
 	mode mode
 
-	m     *regs.Map
-	cur   map[uint32]uint32 // last read, by offset
 	prev  map[uint32]uint32 // the read before
 	reads int
 	rows  []row
@@ -100,7 +110,6 @@ type Model struct {
 	paused   bool
 	tgen     int
 	wgen     int
-	writing  bool
 	// exports counts export writes still in flight: quitting waits for
 	// them, so that q right after an export does not leave a truncated
 	// file behind (the write runs as a command, which tea.Quit would not
@@ -110,9 +119,6 @@ type Model struct {
 	desired map[string]uint32 // what the user set, by ref key
 	drifts  map[string]drift
 	axes    []regs.Ref // fields marked as sweep axes
-
-	status    string
-	statusErr bool
 
 	ed   editor
 	in   textinput.Model
@@ -160,15 +166,14 @@ func New(cfg Config) Model {
 	in.SetStyles(is)
 	in.Prompt = "> "
 	m := Model{
-		cfg: cfg, keys: keys, st: st, help: h, w: 80, h: 24,
-		m:        cfg.Target.Profile.Map,
-		cur:      map[uint32]uint32{},
+		shared: &shared{cfg: cfg, keys: keys, st: st, w: 80, h: 24, m: cfg.Target.Profile.Map, cur: map[uint32]uint32{},
+			status: "enter edits the selected field; x marks it for a sweep; ? lists every key"},
+		help:     h,
 		interval: cfg.Interval,
 		desired:  map[string]uint32{},
 		drifts:   map[string]drift{},
 		in:       in,
 		probe:    probeState{repeats: 3, mark: -1},
-		status:   "enter edits the selected field; x marks it for a sweep; ? lists every key",
 	}
 	for _, rv := range cfg.Start.Registers {
 		m.cur[rv.Offset] = rv.Value
@@ -272,12 +277,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *Model) setStatus(format string, a ...any) {
-	m.status, m.statusErr = fmt.Sprintf(format, a...), false
+func (s *shared) setStatus(format string, a ...any) {
+	s.status, s.statusErr = fmt.Sprintf(format, a...), false
 }
 
-func (m *Model) setErr(format string, a ...any) {
-	m.status, m.statusErr = fmt.Sprintf(format, a...), true
+func (s *shared) setErr(format string, a ...any) {
+	s.status, s.statusErr = fmt.Sprintf(format, a...), true
 }
 
 // onKey routes a key press by mode.
