@@ -49,7 +49,7 @@ func (m Model) render() string {
 		case tabRegs:
 			body = m.regsView(bodyH)
 		case tabProbe:
-			body = m.probeView(bodyH)
+			body = m.probe.View(bodyH)
 		case tabSweep:
 			body = m.sweepView(bodyH)
 		}
@@ -94,10 +94,10 @@ func (m Model) headerView() string {
 	if m.paused {
 		right = "PAUSED"
 	}
-	if m.probe.running {
+	if m.probing {
 		right = "PROBE " + right
 	}
-	if m.sweep.running {
+	if m.sweeping {
 		right = "SWEEP " + right
 	}
 	tabW := 0
@@ -221,7 +221,7 @@ func (m Model) shortHelp() []key.Binding {
 	}
 	switch m.tab {
 	case tabProbe:
-		return []key.Binding{k.Run, k.Stop, k.Runs, k.Move, k.Mark, k.NextTab, k.Quit, k.Help, k.Export}
+		return m.probe.ShortHelp()
 	case tabSweep:
 		return []key.Binding{k.Run, k.Stop, k.Plan, k.Load, k.Chart, k.Move, k.NextTab, k.Quit, k.Help, k.Export}
 	}

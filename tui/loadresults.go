@@ -48,7 +48,7 @@ func (m Model) onResults(msg resultsMsg) Model {
 		m.setErr("%v", msg.err)
 		return m
 	}
-	if m.sweep.running {
+	if m.sweeping {
 		m.setErr("%s: not opened while the sweep runs (s stops it)", msg.path)
 		return m
 	}

@@ -91,6 +91,8 @@ type shared struct {
 	m         *regs.Map
 	cur       map[uint32]uint32 // last read, by offset
 	writing   bool
+	probing   bool // a probe runs
+	sweeping  bool // a sweep runs
 }
 
 // Model is the root model of the session.
@@ -127,7 +129,7 @@ type Model struct {
 	// the same name replaces it.
 	expReplace string
 
-	probe probeState
+	probe probeTab
 	sweep sweepState
 
 	closing closing
@@ -173,8 +175,8 @@ func New(cfg Config) Model {
 		desired:  map[string]uint32{},
 		drifts:   map[string]drift{},
 		in:       in,
-		probe:    probeState{repeats: 3, mark: -1},
 	}
+	m.probe = probeTab{shared: m.shared, repeats: 3, mark: -1}
 	for _, rv := range cfg.Start.Registers {
 		m.cur[rv.Offset] = rv.Value
 	}
@@ -235,7 +237,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.out.Err = msg.err
 		return m, tea.Quit
 	case probeProgressMsg, probeRunMsg, probeDoneMsg:
-		return m.onProbe(msg)
+		cmd := m.probe.Update(msg)
+		if d, ok := msg.(probeDoneMsg); ok && d.id == m.probe.id && m.mode == modeClosing {
+			return m.proceedClose()
+		}
+		return m, cmd
 	case sweepMsg, sweepDoneMsg:
 		return m.onSweep(msg)
 	case planMsg:
@@ -313,7 +319,7 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
-		if len(m.differing()) == 0 && !m.probe.running && !m.sweep.running && !m.writing {
+		if len(m.differing()) == 0 && !m.probing && !m.sweeping && !m.writing {
 			// Nothing to decide: every value is at its start (and no
 			// write is on its way to change one).
 			return m.startClose(closeRestore)
@@ -347,7 +353,7 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case tabRegs:
 		return m.regsKey(msg)
 	case tabProbe:
-		return m.probeKey(msg)
+		return m, m.probe.Update(msg)
 	case tabSweep:
 		return m.sweepKey(msg)
 	}

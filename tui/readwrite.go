@@ -31,7 +31,7 @@ func (m Model) onRegs(msg regsMsg) Model {
 		m.prev, m.resync = nil, false
 	}
 	var fresh []string
-	sweeping := m.sweep.running
+	sweeping := m.sweeping
 	for i := range m.m.Registers {
 		r := &m.m.Registers[i]
 		for j := range r.Fields {

@@ -368,9 +368,9 @@ func (m Model) busyReason() string {
 	switch {
 	case m.writing:
 		return "a write is in flight; try again in a moment"
-	case m.sweep.running:
+	case m.sweeping:
 		return "a sweep is running and owns the registers until it ends (s on the Sweep tab stops it)"
-	case m.probe.running:
+	case m.probing:
 		return "a probe is running; changing settings now would spoil the run (s on the Probe tab stops it)"
 	}
 	return ""

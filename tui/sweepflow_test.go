@@ -24,8 +24,8 @@ func TestSweepToCompletion(t *testing.T) {
 	}
 	e.keys("r")
 	s := e.m.sweep
-	if s.running || !s.finished || len(s.points) != 8 { // 6 points, the baseline twice
-		t.Fatalf("sweep running %v finished %v points %d: %s", s.running, s.finished, len(s.points), e.m.status)
+	if e.m.sweeping || !s.finished || len(s.points) != 8 { // 6 points, the baseline twice
+		t.Fatalf("sweep running %v finished %v points %d: %s", e.m.sweeping, s.finished, len(s.points), e.m.status)
 	}
 	good, bad := s.ranked()
 	if len(good) != 6 || len(bad) != 0 {

@@ -15,14 +15,14 @@ func (m Model) sweepKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Run):
 		return m.startSweep()
 	case key.Matches(msg, k.Stop):
-		if !s.running {
+		if !m.sweeping {
 			m.setStatus("no sweep is running")
 			return m, nil
 		}
 		s.cancel()
 		m.setStatus("stopping the sweep (it restores its values first)...")
 	case key.Matches(msg, k.Plan):
-		if s.running {
+		if m.sweeping {
 			m.setErr("the plan cannot change while the sweep runs (s stops it)")
 			return m, nil
 		}
@@ -33,7 +33,7 @@ func (m Model) sweepKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.in.CursorEnd()
 		return m, m.in.Focus()
 	case key.Matches(msg, k.Load):
-		if s.running {
+		if m.sweeping {
 			m.setErr("a plan cannot be loaded while the sweep runs (s stops it)")
 			return m, nil
 		}
@@ -62,7 +62,7 @@ func (m Model) startSweep() (tea.Model, tea.Cmd) {
 	case m.cfg.Sweeper == nil:
 		m.setErr("sweeping is not available: %s", m.cfg.NoSweep)
 		return m, nil
-	case s.running:
+	case m.sweeping:
 		m.setErr("the sweep is already running (s stops it)")
 		return m, nil
 	case s.planErr != "":
@@ -71,7 +71,7 @@ func (m Model) startSweep() (tea.Model, tea.Cmd) {
 	case len(s.plan.Axes) == 0:
 		m.setErr("no plan: mark fields with x on the Registers tab, e writes a plan, l loads a file")
 		return m, nil
-	case m.probe.running:
+	case m.probing:
 		m.setErr("a probe is running; wait for it or stop it first")
 		return m, nil
 	case m.writing:
@@ -84,7 +84,7 @@ func (m Model) startSweep() (tea.Model, tea.Cmd) {
 	done := countHeld(s.points)
 	ctx, cancel := context.WithCancel(m.cfg.Ctx)
 	s.id++
-	s.running, s.cancel, s.stopped, s.err, s.end = true, cancel, false, "", nil
+	m.sweeping, s.cancel, s.stopped, s.err, s.end = true, cancel, false, "", nil
 	s.done, s.total, s.elapsed, s.current, s.started = 0, s.plan.Points()-done, 0, "", time.Time{}
 	s.ch = make(chan tea.Msg, 16)
 	resume := len(s.points) > 0

@@ -21,10 +21,9 @@ type sweepState struct {
 	plan     SweepPlan
 	planErr  string
 
-	id      int
-	running bool
-	cancel  context.CancelFunc
-	ch      chan tea.Msg
+	id     int
+	cancel context.CancelFunc
+	ch     chan tea.Msg
 
 	points   []results.PointRecord // folded over visits (see rankable)
 	done     int
@@ -87,7 +86,7 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.id != s.id {
 			return m, nil
 		}
-		s.running = false
+		m.sweeping = false
 		s.cancel()
 		if msg.results != "" {
 			s.results = msg.results

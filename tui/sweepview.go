@@ -23,7 +23,7 @@ func (m Model) sweepView(h int) []string {
 	w := m.w
 	out := m.sweepPlanView()
 	out = append(out, cut(m.sweepProgress(), w))
-	if s.results != "" && !s.running {
+	if s.results != "" && !m.sweeping {
 		out = append(out, cut("results: "+s.results, w))
 	}
 	for i, l := range wrap(s.note, w, "  ") {
@@ -93,7 +93,7 @@ func (m Model) sweepProgress() string {
 	doneAll := countHeld(s.points)
 	var prog string
 	switch {
-	case s.running:
+	case m.sweeping:
 		eta := "--"
 		if s.done > 0 {
 			eta = fmtDur(time.Duration(float64(s.elapsed) / float64(s.done) * float64(s.total-s.done)))
