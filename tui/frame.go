@@ -51,7 +51,7 @@ func (m Model) render() string {
 		case tabProbe:
 			body = m.probe.View(bodyH)
 		case tabSweep:
-			body = m.sweepView(bodyH)
+			body = append(m.sweepPrompt(), m.sweep.View(bodyH-len(m.sweepPrompt()))...)
 		}
 	}
 	body = padLines(body, m.w, bodyH)
@@ -223,7 +223,7 @@ func (m Model) shortHelp() []key.Binding {
 	case tabProbe:
 		return m.probe.ShortHelp()
 	case tabSweep:
-		return []key.Binding{k.Run, k.Stop, k.Plan, k.Load, k.Chart, k.Move, k.NextTab, k.Quit, k.Help, k.Export}
+		return m.sweep.ShortHelp()
 	}
 	return []key.Binding{k.Move, k.Edit, k.Revert, k.RevertAll, k.Axis, k.NextTab, k.Quit, k.Help, k.Pause, k.Rate, k.Export}
 }

@@ -130,7 +130,7 @@ type Model struct {
 	expReplace string
 
 	probe probeTab
-	sweep sweepState
+	sweep sweepTab
 
 	closing closing
 	out     Outcome
@@ -177,6 +177,7 @@ func New(cfg Config) Model {
 		in:       in,
 	}
 	m.probe = probeTab{shared: m.shared, repeats: 3, mark: -1}
+	m.sweep = sweepTab{shared: m.shared}
 	for _, rv := range cfg.Start.Registers {
 		m.cur[rv.Offset] = rv.Value
 	}
@@ -243,7 +244,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, cmd
 	case sweepMsg, sweepDoneMsg:
-		return m.onSweep(msg)
+		cmd := m.sweep.Update(msg)
+		if d, ok := msg.(sweepDoneMsg); !ok || d.id != m.sweep.id {
+			return m, cmd
+		}
+		m.wgen++
+		m.resync = true
+		read := readRegs(m.cfg.Target, m.m, m.wgen)
+		if m.mode == modeClosing {
+			mm, cmd := m.proceedClose()
+			return mm, tea.Batch(read, cmd)
+		}
+		return m, read
 	case planMsg:
 		return m.onPlan(msg), nil
 	case resultsMsg:
@@ -355,7 +367,10 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case tabProbe:
 		return m, m.probe.Update(msg)
 	case tabSweep:
-		return m.sweepKey(msg)
+		if key.Matches(msg, k.Plan, k.Load) {
+			return m.openSweepPrompt(msg)
+		}
+		return m, m.sweep.Update(msg)
 	}
 	return m, nil
 }

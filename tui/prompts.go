@@ -92,6 +92,45 @@ func (m Model) inputView() string {
 	return in.View()
 }
 
+// openSweepPrompt opens the Sweep tab's plan or plan-file prompt.
+func (m Model) openSweepPrompt(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.keys.Plan):
+		if m.sweeping {
+			m.setErr("the plan cannot change while the sweep runs (s stops it)")
+			return m, nil
+		}
+		m.mode = modePlan
+		m.in.Prompt = "plan: "
+		m.in.Placeholder = "AHBBRST=0,2,3 ITC=0,1,8 repeat=3"
+		m.in.SetValue(m.sweep.planText)
+		m.in.CursorEnd()
+		return m, m.in.Focus()
+	case key.Matches(msg, m.keys.Load):
+		if m.sweeping {
+			m.setErr("a plan cannot be loaded while the sweep runs (s stops it)")
+			return m, nil
+		}
+		m.mode = modeLoad
+		m.in.Prompt = "plan or results file: "
+		m.in.Placeholder = "plan.toml or an earlier sweep's results.jsonl"
+		m.in.SetValue("")
+		return m, m.in.Focus()
+	}
+	return m, nil
+}
+
+// sweepPrompt is the plan or plan-file prompt the Sweep tab shows on top.
+func (m Model) sweepPrompt() []string {
+	switch m.mode {
+	case modePlan:
+		return append(wrapStyled(m.st.Title, "Sweep plan: FIELD=v1,v2,... per axis and repeat=N; values as for citune set", m.w), m.inputView())
+	case modeLoad:
+		return []string{m.st.Title.Render(cut("Load a sweep plan, or an earlier sweep's results", m.w)), m.inputView()}
+	}
+	return nil
+}
+
 // promptKey handles the export, plan and plan-file prompts.
 func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys

@@ -202,11 +202,11 @@ func (m Model) nowValue(ref regs.Ref) uint32 {
 
 // startValue is ref's value when the session first changed it, or, for a
 // field it has not changed, its value in the starting snapshot.
-func (m Model) startValue(ref regs.Ref) uint32 {
-	if v, ok := m.cfg.Undo.StartValue(ref); ok {
+func (s *shared) startValue(ref regs.Ref) uint32 {
+	if v, ok := s.cfg.Undo.StartValue(ref); ok {
 		return v
 	}
-	raw, _ := m.cfg.Start.Value(ref.Reg.Name)
+	raw, _ := s.cfg.Start.Value(ref.Reg.Name)
 	if ref.Field == nil {
 		return raw
 	}

@@ -92,7 +92,7 @@ func planString(p SweepPlan, m *regs.Map) string {
 }
 
 // setPlanText replaces the plan; results of another plan are dropped.
-func (s *sweepState) setPlanText(text string, m *regs.Map) {
+func (s *sweepTab) setPlanText(text string, m *regs.Map) {
 	s.planText = text
 	if strings.TrimSpace(text) == "" {
 		s.plan, s.planErr = SweepPlan{}, ""
