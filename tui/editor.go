@@ -56,7 +56,7 @@ func choicesOf(f *regs.Field) (cs []choice, other bool) {
 // openEditor opens the editor on the selected row after checking, like
 // the CLI, that the field may be written at all.
 func (m Model) openEditor() (tea.Model, tea.Cmd) {
-	r := m.rows[m.sel]
+	r := m.regs.rows[m.regs.sel]
 	if r.kind == rowReg && len(r.reg.Fields) > 0 {
 		m.setErr("pick a field of %s to edit (the rows below it)", r.reg.Name)
 		return m, nil

@@ -132,8 +132,8 @@ func TestRevert(t *testing.T) {
 	}
 	e.refresh()
 	e.refresh()
-	if len(e.m.drifts) != 0 {
-		t.Errorf("our own reverts flagged as changes behind the user's back: %v", e.m.drifts)
+	if len(e.m.regs.drifts) != 0 {
+		t.Errorf("our own reverts flagged as changes behind the user's back: %v", e.m.regs.drifts)
 	}
 }
 

@@ -31,6 +31,11 @@ func (m Model) bodyH() int {
 	return m.h - 2 - len(m.statusLines())
 }
 
+// bodyH is the body's height outside the help screen.
+func (s *shared) bodyH() int {
+	return s.h - 2 - len(s.statusLines())
+}
+
 // render draws exactly h lines of at most w columns.
 func (m Model) render() string {
 	bodyH := m.bodyH()
@@ -47,7 +52,7 @@ func (m Model) render() string {
 	default:
 		switch m.tab {
 		case tabRegs:
-			body = m.regsView(bodyH)
+			body = m.regs.View(bodyH)
 		case tabProbe:
 			body = m.probe.View(bodyH)
 		case tabSweep:
@@ -174,7 +179,12 @@ func (m Model) statusLines() []string {
 	if m.mode == modeHelp {
 		return []string{""} // the help screen shows the last message itself
 	}
-	lines := wrap(m.status, m.w, "  ")
+	return m.shared.statusLines()
+}
+
+// statusLines is the status wrapped outside the help screen.
+func (s *shared) statusLines() []string {
+	lines := wrap(s.status, s.w, "  ")
 	switch {
 	case len(lines) == 0:
 		return []string{""}
@@ -182,10 +192,10 @@ func (m Model) statusLines() []string {
 		const more = " ... (? shows all)"
 		lines = lines[:maxStatusLines]
 		last := strings.Fields(lines[maxStatusLines-1])
-		for len(last) > 1 && len("  "+strings.Join(last, " ")+more) > m.w {
+		for len(last) > 1 && len("  "+strings.Join(last, " ")+more) > s.w {
 			last = last[:len(last)-1]
 		}
-		lines[maxStatusLines-1] = cut("  "+strings.Join(last, " ")+more, m.w)
+		lines[maxStatusLines-1] = cut("  "+strings.Join(last, " ")+more, s.w)
 	}
 	return lines
 }
@@ -225,7 +235,7 @@ func (m Model) shortHelp() []key.Binding {
 	case tabSweep:
 		return m.sweep.ShortHelp()
 	}
-	return []key.Binding{k.Move, k.Edit, k.Revert, k.RevertAll, k.Axis, k.NextTab, k.Quit, k.Help, k.Pause, k.Rate, k.Export}
+	return m.regs.ShortHelp()
 }
 
 func (m Model) helpView(h int) []string {

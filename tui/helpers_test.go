@@ -231,8 +231,8 @@ func (e *env) clearInput() {
 func (e *env) selectRow(name string) {
 	e.t.Helper()
 	e.keys("g")
-	for i := 0; i < len(e.m.rows); i++ {
-		r := e.m.rows[e.m.sel]
+	for i := 0; i < len(e.m.regs.rows); i++ {
+		r := e.m.regs.rows[e.m.regs.sel]
 		switch {
 		case r.kind == rowField && r.knobs && strings.EqualFold(r.reg.Name+"."+r.field.Name, name):
 			return

@@ -68,9 +68,9 @@ func (m Model) onResults(msg resultsMsg) Model {
 	s.plan = SweepPlan{Plan: pl, Source: msg.path}
 	s.setPlanText(planString(s.plan, m.m), m.m)
 	s.plan.Source = msg.path
-	m.axes = nil
+	m.regs.axes = nil
 	for _, a := range s.plan.Axes {
-		m.axes = append(m.axes, a.Ref)
+		m.regs.axes = append(m.regs.axes, a.Ref)
 	}
 	for _, p := range h.Points {
 		if p.Key != results.BaselineKey {

@@ -91,6 +91,7 @@ type shared struct {
 	m         *regs.Map
 	cur       map[uint32]uint32 // last read, by offset
 	writing   bool
+	wgen      int  // the write generation: a read from before a write is dropped
 	probing   bool // a probe runs
 	sweeping  bool // a sweep runs
 }
@@ -104,23 +105,16 @@ type Model struct {
 
 	prev  map[uint32]uint32 // the read before
 	reads int
-	rows  []row
-	sel   int
-	top   int
 
 	interval time.Duration
 	paused   bool
 	tgen     int
-	wgen     int
 	// exports counts export writes still in flight: quitting waits for
 	// them, so that q right after an export does not leave a truncated
 	// file behind (the write runs as a command, which tea.Quit would not
 	// wait for).
 	exports int
-	resync  bool              // the next read starts a new comparison (after writes)
-	desired map[string]uint32 // what the user set, by ref key
-	drifts  map[string]drift
-	axes    []regs.Ref // fields marked as sweep axes
+	resync  bool // the next read starts a new comparison (after writes)
 
 	ed   editor
 	in   textinput.Model
@@ -129,6 +123,7 @@ type Model struct {
 	// the same name replaces it.
 	expReplace string
 
+	regs  regsTab
 	probe probeTab
 	sweep sweepTab
 
@@ -172,8 +167,6 @@ func New(cfg Config) Model {
 			status: "enter edits the selected field; x marks it for a sweep; ? lists every key"},
 		help:     h,
 		interval: cfg.Interval,
-		desired:  map[string]uint32{},
-		drifts:   map[string]drift{},
 		in:       in,
 	}
 	m.probe = probeTab{shared: m.shared, repeats: 3, mark: -1}
@@ -181,8 +174,8 @@ func New(cfg Config) Model {
 	for _, rv := range cfg.Start.Registers {
 		m.cur[rv.Offset] = rv.Value
 	}
-	m.rows = buildRows(m.m)
-	m.sel = m.nextSelectable(0, 1)
+	m.regs = regsTab{shared: m.shared, rows: buildRows(m.m), desired: map[string]uint32{}, drifts: map[string]drift{}}
+	m.regs.sel = m.regs.nextSelectable(0, 1)
 	if cfg.Prober == nil && cfg.NoProbe == "" {
 		m.cfg.NoProbe = "no probe configured"
 	}
@@ -216,7 +209,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.w, m.h = max(w, 40), max(h, 12)
 		m.help.SetWidth(m.w)
 		m.in.SetWidth(max(10, m.w-10))
-		m.scrollToSel()
+		m.regs.scrollToSel(m.bodyH())
 		return m, nil
 	case tickMsg:
 		if msg.gen != m.tgen || m.paused {
@@ -363,7 +356,15 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	switch m.tab {
 	case tabRegs:
-		return m.regsKey(msg)
+		if key.Matches(msg, k.Edit) {
+			return m.openEditor()
+		}
+		axes := len(m.regs.axes)
+		cmd := m.regs.Update(msg)
+		if len(m.regs.axes) != axes {
+			m.sweep.setPlanText(m.planFromAxes(), m.m)
+		}
+		return m, cmd
 	case tabProbe:
 		return m, m.probe.Update(msg)
 	case tabSweep:

@@ -171,9 +171,9 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 			m.mode = modeNormal
 			m.in.Blur()
-			m.axes = nil
+			m.regs.axes = nil
 			for _, a := range m.sweep.plan.Axes {
-				m.axes = append(m.axes, a.Ref)
+				m.regs.axes = append(m.regs.axes, a.Ref)
 			}
 			if len(m.sweep.plan.Axes) == 0 {
 				m.setStatus("plan cleared")

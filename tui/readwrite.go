@@ -42,32 +42,32 @@ func (m Model) onRegs(msg regsMsg) Model {
 				continue
 			}
 			got := f.Get(m.cur[r.Offset])
-			if want, ok := m.desired[k]; ok {
+			if want, ok := m.regs.desired[k]; ok {
 				if got != want {
-					if _, had := m.drifts[k]; !had {
+					if _, had := m.regs.drifts[k]; !had {
 						fresh = append(fresh, k)
 					}
-					m.drifts[k] = drift{want: want, got: got}
+					m.regs.drifts[k] = drift{want: want, got: got}
 				} else {
-					delete(m.drifts, k)
+					delete(m.regs.drifts, k)
 				}
 				continue
 			}
 			if !f.Knob {
 				continue
 			}
-			if d, ok := m.drifts[k]; ok {
+			if d, ok := m.regs.drifts[k]; ok {
 				if got == d.want {
-					delete(m.drifts, k)
+					delete(m.regs.drifts, k)
 				} else {
 					d.got = got
-					m.drifts[k] = d
+					m.regs.drifts[k] = d
 				}
 				continue
 			}
 			if m.prev != nil {
 				if was := f.Get(m.prev[r.Offset]); was != got {
-					m.drifts[k] = drift{want: was, got: got}
+					m.regs.drifts[k] = drift{want: was, got: got}
 					fresh = append(fresh, k)
 				}
 			}
@@ -75,7 +75,7 @@ func (m Model) onRegs(msg regsMsg) Model {
 	}
 	if len(fresh) > 0 {
 		ref, _ := m.m.Lookup(fresh[0])
-		d := m.drifts[fresh[0]]
+		d := m.regs.drifts[fresh[0]]
 		m.setErr("! %s changed behind your back: was %d, reads %d. %s", ref, d.want, d.got, m.why(ref))
 	}
 	return m
@@ -83,19 +83,19 @@ func (m Model) onRegs(msg regsMsg) Model {
 
 // why explains who rewrites a field: the profile's knob text, else the
 // register's note.
-func (m Model) why(ref regs.Ref) string {
+func (s *shared) why(ref regs.Ref) string {
 	if ref.Reg == nil {
 		return ""
 	}
 	if ref.Field != nil {
-		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.Driver != "" {
+		if k := s.cfg.Target.Profile.Knob(ref); k != nil && k.Driver != "" {
 			return k.Driver
 		}
 	}
 	if ref.Reg.Note != "" {
 		return ref.Reg.Note
 	}
-	if m.cfg.Target.Profile.Emulated {
+	if s.cfg.Target.Profile.Emulated {
 		return "The emulator ignores writes to some registers."
 	}
 	return "Something else (the driver, a controller reset) wrote the register."
@@ -119,14 +119,14 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 			}
 			if mm != nil {
 				bad = append(bad, fmt.Sprintf("%s DID NOT STICK: %s. %s", c.Ref, mm, m.why(c.Ref)))
-				delete(m.desired, k)
+				delete(m.regs.desired, k)
 				continue
 			}
-			delete(m.drifts, k)
+			delete(m.regs.drifts, k)
 			if msg.revert {
-				delete(m.desired, k)
+				delete(m.regs.desired, k)
 			} else {
-				m.desired[k] = c.Value
+				m.regs.desired[k] = c.Value
 			}
 			got := r.Readback
 			if c.Ref.Field != nil {
@@ -141,16 +141,16 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 			bad = append(bad, fmt.Sprintf("%s DID NOT RETURN: %s", r.Name, r.Line))
 			continue
 		}
-		delete(m.drifts, k)
-		delete(m.desired, k)
+		delete(m.regs.drifts, k)
+		delete(m.regs.desired, k)
 		if r.Wrote {
 			ok = append(ok, fmt.Sprintf("%s=%s (reads %s)", r.Name, r.Want, r.Got))
 		}
 	}
 	if msg.revert {
 		for _, ref := range msg.refs {
-			delete(m.desired, refKey(ref))
-			delete(m.drifts, refKey(ref))
+			delete(m.regs.desired, refKey(ref))
+			delete(m.regs.drifts, refKey(ref))
 		}
 	}
 	if msg.err != nil && m.cfg.Undo.Stops(msg.err) && m.out.Stopped == nil {

@@ -42,8 +42,8 @@ func TestSweepToCompletion(t *testing.T) {
 	}
 	e.refresh()
 	e.refresh()
-	if len(e.m.drifts) != 0 {
-		t.Errorf("the sweep's restore flagged as a change behind the user's back: %v", e.m.drifts)
+	if len(e.m.regs.drifts) != 0 {
+		t.Errorf("the sweep's restore flagged as a change behind the user's back: %v", e.m.regs.drifts)
 	}
 	if !strings.Contains(e.screen(), "best: AHBBRST=") || !strings.Contains(e.screen(), " ITC=1 at ") {
 		t.Errorf("screen:\n%s", e.screen())
