@@ -49,15 +49,11 @@ func (m Model) render() string {
 		body = m.exportView(bodyH)
 	case modeEdit:
 		body = m.editView(bodyH)
+	case modePlan, modeLoad:
+		body = m.sweepPrompt()
+		body = append(body, m.sweep.View(bodyH-len(body))...)
 	default:
-		switch m.tab {
-		case tabRegs:
-			body = m.regs.View(bodyH)
-		case tabProbe:
-			body = m.probe.View(bodyH)
-		case tabSweep:
-			body = append(m.sweepPrompt(), m.sweep.View(bodyH-len(m.sweepPrompt()))...)
-		}
+		body = m.active().View(bodyH)
 	}
 	body = padLines(body, m.w, bodyH)
 	lines := make([]string, 0, m.h)
@@ -229,13 +225,7 @@ func (m Model) shortHelp() []key.Binding {
 	case modePlan, modeLoad:
 		return []key.Binding{k.Apply, k.Cancel}
 	}
-	switch m.tab {
-	case tabProbe:
-		return m.probe.ShortHelp()
-	case tabSweep:
-		return m.sweep.ShortHelp()
-	}
-	return m.regs.ShortHelp()
+	return m.active().ShortHelp()
 }
 
 func (m Model) helpView(h int) []string {

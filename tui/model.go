@@ -96,6 +96,19 @@ type shared struct {
 	sweeping  bool // a sweep runs
 }
 
+// component is a tab: its screen below the header, its keys and messages,
+// and its help line.
+type component interface {
+	View(h int) []string
+	Update(msg tea.Msg) tea.Cmd
+	ShortHelp() []key.Binding
+}
+
+// active is the tab on screen.
+func (m *Model) active() component {
+	return [numTabs]component{&m.regs, &m.probe, &m.sweep}[m.tab]
+}
+
 // Model is the root model of the session.
 type Model struct {
 	*shared
@@ -353,27 +366,17 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.refreshKey(msg)
 	case key.Matches(msg, k.Export):
 		return m.openExport()
+	case m.tab == tabRegs && key.Matches(msg, k.Edit):
+		return m.openEditor()
+	case m.tab == tabSweep && key.Matches(msg, k.Plan, k.Load):
+		return m.openSweepPrompt(msg)
 	}
-	switch m.tab {
-	case tabRegs:
-		if key.Matches(msg, k.Edit) {
-			return m.openEditor()
-		}
-		axes := len(m.regs.axes)
-		cmd := m.regs.Update(msg)
-		if len(m.regs.axes) != axes {
-			m.sweep.setPlanText(m.planFromAxes(), m.m)
-		}
-		return m, cmd
-	case tabProbe:
-		return m, m.probe.Update(msg)
-	case tabSweep:
-		if key.Matches(msg, k.Plan, k.Load) {
-			return m.openSweepPrompt(msg)
-		}
-		return m, m.sweep.Update(msg)
+	axes := len(m.regs.axes)
+	cmd := m.active().Update(msg)
+	if len(m.regs.axes) != axes {
+		m.sweep.setPlanText(m.planFromAxes(), m.m)
 	}
-	return m, nil
+	return m, cmd
 }
 
 // refreshKey pauses, resumes or changes the rate of the live refresh.

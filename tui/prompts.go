@@ -122,13 +122,10 @@ func (m Model) openSweepPrompt(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 // sweepPrompt is the plan or plan-file prompt the Sweep tab shows on top.
 func (m Model) sweepPrompt() []string {
-	switch m.mode {
-	case modePlan:
-		return append(wrapStyled(m.st.Title, "Sweep plan: FIELD=v1,v2,... per axis and repeat=N; values as for citune set", m.w), m.inputView())
-	case modeLoad:
+	if m.mode == modeLoad {
 		return []string{m.st.Title.Render(cut("Load a sweep plan, or an earlier sweep's results", m.w)), m.inputView()}
 	}
-	return nil
+	return append(wrapStyled(m.st.Title, "Sweep plan: FIELD=v1,v2,... per axis and repeat=N; values as for citune set", m.w), m.inputView())
 }
 
 // promptKey handles the export, plan and plan-file prompts.

@@ -341,7 +341,11 @@ func valueName(f *regs.Field, v uint32) string {
 	return fmt.Sprint(v)
 }
 
-func (rt *regsTab) Update(msg tea.KeyPressMsg) tea.Cmd {
+func (rt *regsTab) Update(raw tea.Msg) tea.Cmd {
+	msg, ok := raw.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
 	k := rt.keys
 	listH, _ := rt.regsLayout(rt.bodyH())
 	switch {
