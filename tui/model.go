@@ -92,6 +92,7 @@ type shared struct {
 	cur       map[uint32]uint32 // last read, by offset
 	writing   bool
 	wgen      int  // the write generation: a read from before a write is dropped
+	resync    bool // the next read starts a new comparison (after writes)
 	probing   bool // a probe runs
 	sweeping  bool // a sweep runs
 }
@@ -116,9 +117,6 @@ type Model struct {
 	tab  tab
 	mode mode
 
-	prev  map[uint32]uint32 // the read before
-	reads int
-
 	interval time.Duration
 	paused   bool
 	tgen     int
@@ -127,7 +125,6 @@ type Model struct {
 	// file behind (the write runs as a command, which tea.Quit would not
 	// wait for).
 	exports int
-	resync  bool // the next read starts a new comparison (after writes)
 
 	ed   editor
 	in   textinput.Model
@@ -234,7 +231,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(cmds...)
 	case regsMsg:
-		return m.onRegs(msg), nil
+		m.regs.read(msg, m.sweep.plan)
+		return m, nil
 	case writeMsg:
 		return m.onWrite(msg)
 	case restoredMsg:

@@ -9,76 +9,74 @@ import (
 	"github.com/citune/citune/regs"
 )
 
-// onRegs takes a fresh read, and finds values that changed behind the
+// read takes a fresh read, and finds values that changed behind the
 // user's back.
-func (m Model) onRegs(msg regsMsg) Model {
+func (rt *regsTab) read(msg regsMsg, sweep SweepPlan) {
 	if msg.err != nil {
-		m.setErr("reading registers: %v", msg.err)
-		return m
+		rt.setErr("reading registers: %v", msg.err)
+		return
 	}
-	if msg.wgen != m.wgen || m.writing {
-		return m // raced a write: a fresh read follows the write
+	if msg.wgen != rt.wgen || rt.writing {
+		return // raced a write: a fresh read follows the write
 	}
-	m.prev = m.cur
-	m.cur = map[uint32]uint32{}
+	rt.prev = rt.cur
+	rt.cur = map[uint32]uint32{}
 	for _, rv := range msg.snap.Registers {
-		m.cur[rv.Offset] = rv.Value
+		rt.cur[rv.Offset] = rv.Value
 	}
-	m.reads++
-	if m.reads == 1 || m.resync {
+	rt.reads++
+	if rt.reads == 1 || rt.resync {
 		// Our own writes (and a sweep's restore) are not changes
 		// behind the user's back.
-		m.prev, m.resync = nil, false
+		rt.prev, rt.resync = nil, false
 	}
 	var fresh []string
-	sweeping := m.sweeping
-	for i := range m.m.Registers {
-		r := &m.m.Registers[i]
+	for i := range rt.m.Registers {
+		r := &rt.m.Registers[i]
 		for j := range r.Fields {
 			f := &r.Fields[j]
 			ref := regs.Ref{Reg: r, Field: f}
 			k := refKey(ref)
-			if sweeping && m.sweep.plan.has(ref) {
+			if rt.sweeping && sweep.has(ref) {
 				continue
 			}
-			got := f.Get(m.cur[r.Offset])
-			if want, ok := m.regs.desired[k]; ok {
+			got := f.Get(rt.cur[r.Offset])
+			if want, ok := rt.desired[k]; ok {
 				if got != want {
-					if _, had := m.regs.drifts[k]; !had {
+					if _, had := rt.drifts[k]; !had {
 						fresh = append(fresh, k)
 					}
-					m.regs.drifts[k] = drift{want: want, got: got}
+					rt.drifts[k] = drift{want: want, got: got}
 				} else {
-					delete(m.regs.drifts, k)
+					delete(rt.drifts, k)
 				}
 				continue
 			}
 			if !f.Knob {
 				continue
 			}
-			if d, ok := m.regs.drifts[k]; ok {
+			if d, ok := rt.drifts[k]; ok {
 				if got == d.want {
-					delete(m.regs.drifts, k)
+					delete(rt.drifts, k)
 				} else {
 					d.got = got
-					m.regs.drifts[k] = d
+					rt.drifts[k] = d
 				}
 				continue
 			}
-			if m.prev != nil {
-				if was := f.Get(m.prev[r.Offset]); was != got {
-					m.regs.drifts[k] = drift{want: was, got: got}
+			if rt.prev != nil {
+				if was := f.Get(rt.prev[r.Offset]); was != got {
+					rt.drifts[k] = drift{want: was, got: got}
 					fresh = append(fresh, k)
 				}
 			}
 		}
 	}
 	if len(fresh) > 0 {
-		ref, _ := m.m.Lookup(fresh[0])
-		d := m.regs.drifts[fresh[0]]
-		m.setErr("! %s changed behind your back: was %d, reads %d. %s", ref, d.want, d.got, m.why(ref))
+		ref, _ := rt.m.Lookup(fresh[0])
+		d := rt.drifts[fresh[0]]
+		rt.setErr("! %s changed behind your back: was %d, reads %d. %s", ref, d.want, d.got, rt.why(ref))
 	}
-	return m
 }
 
 // why explains who rewrites a field: the profile's knob text, else the

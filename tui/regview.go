@@ -69,6 +69,8 @@ type regsTab struct {
 	rows    []row
 	sel     int
 	top     int
+	prev    map[uint32]uint32 // the read before
+	reads   int
 	desired map[string]uint32 // what the user set, by ref key
 	drifts  map[string]drift
 	axes    []regs.Ref // fields marked as sweep axes
