@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -351,14 +352,9 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.PrevTab):
 		m.tab = (m.tab + numTabs - 1) % numTabs
 		return m, nil
-	case key.Matches(msg, k.Registers):
-		m.tab = tabRegs
-		return m, nil
-	case key.Matches(msg, k.Probe):
-		m.tab = tabProbe
-		return m, nil
-	case key.Matches(msg, k.Sweep):
-		m.tab = tabSweep
+	case key.Matches(msg, k.Registers, k.Probe, k.Sweep):
+		tabs := [numTabs]key.Binding{k.Registers, k.Probe, k.Sweep}
+		m.tab = tab(slices.IndexFunc(tabs[:], func(b key.Binding) bool { return key.Matches(msg, b) }))
 		return m, nil
 	case key.Matches(msg, k.Pause, k.Slower, k.Faster):
 		return m.refreshKey(msg)
