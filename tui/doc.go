@@ -21,6 +21,19 @@
 //     rate, a bar chart or a two-axis heat map, and the best point with its
 //     confidence.
 //
+// Each tab is a component (regsTab, probeTab, sweepTab: View, Update and
+// ShortHelp, the key map bubbles' help draws) holding a pointer to one
+// shared context: the configuration, keys, styles, screen size, status
+// line, the registers last read and the busy state (a write, a probe or
+// a sweep in flight), which every tab consults before it starts anything.
+// Model keeps only what routes: the active tab and the mode, the dialogs
+// that take the whole screen and every key (editor, prompts, export, quit,
+// help), the refresh schedule and the way out.
+//
+// Decision: the size lives in the shared context, not in a SetSize per
+// tab, and View takes the body's height, because that height changes with
+// every status message (it wraps to up to three lines).
+//
 // The model does no I/O: register reads and writes, probes, sweeps and file
 // writes run in tea.Cmds that return typed messages. The hardware-facing
 // pieces (prober, sweeper, undo session, plan loader) are small interfaces
