@@ -26,9 +26,10 @@
 // shared context: the configuration, keys, styles, screen size, status
 // line, the registers last read and the busy state (a write, a probe or
 // a sweep in flight), which every tab consults before it starts anything.
-// Model keeps only what routes: the active tab and the mode, the dialogs
-// that take the whole screen and every key (editor, prompts, export, quit,
-// help), the refresh schedule and the way out.
+// The Registers tab's field editor is its own (it has every key while it
+// is open). Model keeps only what routes: the active tab and the mode,
+// the dialogs that take the whole screen and every key (prompts, export,
+// quit, help), the refresh schedule and the way out.
 //
 // Decision: the size lives in the shared context, not in a SetSize per
 // tab, and View takes the body's height, because that height changes with

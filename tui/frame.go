@@ -47,8 +47,6 @@ func (m Model) render() string {
 		body = m.helpView(bodyH)
 	case modeExport:
 		body = m.exportView(bodyH)
-	case modeEdit:
-		body = m.editView(bodyH)
 	case modePlan, modeLoad:
 		body = m.sweepPrompt()
 		body = append(body, m.sweep.View(bodyH-len(body))...)
@@ -218,8 +216,6 @@ func (m Model) shortHelp() []key.Binding {
 		return nil
 	case modeHelp:
 		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("any key", "back"))}
-	case modeEdit:
-		return []key.Binding{k.Move, k.Apply, k.Cancel}
 	case modeExport:
 		return []key.Binding{k.Apply, k.Switch, k.Cancel}
 	case modePlan, modeLoad:

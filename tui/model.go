@@ -31,7 +31,6 @@ type mode int
 
 const (
 	modeNormal  mode = iota
-	modeEdit         // field editor
 	modeQuit         // quit dialog
 	modeExport       // export prompt
 	modePlan         // plan text prompt
@@ -270,6 +269,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.exists && m.mode != modeClosing {
 			// Ask again, in the prompt, with the name kept.
 			m.mode, m.expReplace = modeExport, msg.path
+			m.regs.ed = nil // the prompt replaces an editor opened meanwhile
 			m.in.SetValue(msg.path)
 			m.in.CursorEnd()
 			m.setErr("%s exists: enter replaces it; edit the name, or esc", msg.path)
@@ -288,13 +288,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
 	}
-	if m.mode == modeExport || m.mode == modePlan || m.mode == modeLoad || m.mode == modeEdit && m.ed.onInput() {
+	switch {
+	case m.mode == modeNormal && m.regs.ed != nil:
+		return m, m.regs.Update(msg)
+	case m.mode == modeExport || m.mode == modePlan || m.mode == modeLoad:
 		var cmd tea.Cmd
-		if m.mode == modeEdit {
-			m.ed.in, cmd = m.ed.in.Update(msg)
-		} else {
-			m.in, cmd = m.in.Update(msg)
-		}
+		m.in, cmd = m.in.Update(msg)
 		return m, cmd
 	}
 	return m, nil
@@ -322,10 +321,11 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case modeQuit:
 		return m.quitKey(msg)
-	case modeEdit:
-		return m.editKey(msg)
 	case modeExport, modePlan, modeLoad:
 		return m.promptKey(msg)
+	}
+	if m.regs.ed != nil { // the editor has every key
+		return m, m.regs.Update(msg)
 	}
 	return m.normalKey(msg)
 }
@@ -361,7 +361,7 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Export):
 		return m.openExport()
 	case m.tab == tabRegs && key.Matches(msg, k.Edit):
-		return m.openEditor()
+		return m, m.regs.openEditor(m.in)
 	case m.tab == tabSweep && key.Matches(msg, k.Plan, k.Load):
 		return m.openSweepPrompt(msg)
 	}

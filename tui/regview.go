@@ -74,11 +74,15 @@ type regsTab struct {
 	desired map[string]uint32 // what the user set, by ref key
 	drifts  map[string]drift
 	axes    []regs.Ref // fields marked as sweep axes
+	ed      *editor    // the open editor, nil when none
 }
 
 // ShortHelp is the tab's help line.
 func (rt *regsTab) ShortHelp() []key.Binding {
 	k := rt.keys
+	if rt.ed != nil {
+		return []key.Binding{k.Move, k.Apply, k.Cancel}
+	}
 	return []key.Binding{k.Move, k.Edit, k.Revert, k.RevertAll, k.Axis, k.NextTab, k.Quit, k.Help, k.Pause, k.Rate, k.Export}
 }
 
@@ -166,6 +170,9 @@ func (rt *regsTab) isAxis(ref regs.Ref) bool {
 
 // View draws the register list and the detail pane.
 func (rt *regsTab) View(h int) []string {
+	if rt.ed != nil {
+		return rt.editView(h)
+	}
 	listH, detailH := rt.regsLayout(h)
 	nameW, bitsW := rt.columns()
 	valW := max(8, rt.w-2-5-1-nameW-1-bitsW-1)
@@ -345,8 +352,16 @@ func valueName(f *regs.Field, v uint32) string {
 
 func (rt *regsTab) Update(raw tea.Msg) tea.Cmd {
 	msg, ok := raw.(tea.KeyPressMsg)
-	if !ok {
+	if rt.ed != nil && !ok && rt.ed.onInput() {
+		var cmd tea.Cmd
+		rt.ed.in, cmd = rt.ed.in.Update(raw)
+		return cmd
+	}
+	switch {
+	case !ok:
 		return nil
+	case rt.ed != nil:
+		return rt.editKey(msg)
 	}
 	k := rt.keys
 	listH, _ := rt.regsLayout(rt.bodyH())
