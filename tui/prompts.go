@@ -94,30 +94,23 @@ func (m Model) inputView() string {
 
 // openSweepPrompt opens the Sweep tab's plan or plan-file prompt.
 func (m Model) openSweepPrompt(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	plan := key.Matches(msg, m.keys.Plan)
 	switch {
-	case key.Matches(msg, m.keys.Plan):
-		if m.sweeping {
-			m.setErr("the plan cannot change while the sweep runs (s stops it)")
-			return m, nil
-		}
-		m.mode = modePlan
-		m.in.Prompt = "plan: "
-		m.in.Placeholder = "AHBBRST=0,2,3 ITC=0,1,8 repeat=3"
+	case m.sweeping && plan:
+		m.setErr("the plan cannot change while the sweep runs (s stops it)")
+		return m, nil
+	case m.sweeping:
+		m.setErr("a plan cannot be loaded while the sweep runs (s stops it)")
+		return m, nil
+	case plan:
+		m.mode, m.in.Prompt, m.in.Placeholder = modePlan, "plan: ", "AHBBRST=0,2,3 ITC=0,1,8 repeat=3"
 		m.in.SetValue(m.sweep.planText)
 		m.in.CursorEnd()
-		return m, m.in.Focus()
-	case key.Matches(msg, m.keys.Load):
-		if m.sweeping {
-			m.setErr("a plan cannot be loaded while the sweep runs (s stops it)")
-			return m, nil
-		}
-		m.mode = modeLoad
-		m.in.Prompt = "plan or results file: "
-		m.in.Placeholder = "plan.toml or an earlier sweep's results.jsonl"
+	default:
+		m.mode, m.in.Prompt, m.in.Placeholder = modeLoad, "plan or results file: ", "plan.toml or an earlier sweep's results.jsonl"
 		m.in.SetValue("")
-		return m, m.in.Focus()
 	}
-	return m, nil
+	return m, m.in.Focus()
 }
 
 // sweepPrompt is the plan or plan-file prompt the Sweep tab shows on top.

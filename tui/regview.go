@@ -352,16 +352,15 @@ func valueName(f *regs.Field, v uint32) string {
 
 func (rt *regsTab) Update(raw tea.Msg) tea.Cmd {
 	msg, ok := raw.(tea.KeyPressMsg)
-	if rt.ed != nil && !ok && rt.ed.onInput() {
+	switch {
+	case rt.ed != nil && ok:
+		return rt.editKey(msg)
+	case rt.ed != nil && rt.ed.onInput():
 		var cmd tea.Cmd
 		rt.ed.in, cmd = rt.ed.in.Update(raw)
 		return cmd
-	}
-	switch {
 	case !ok:
 		return nil
-	case rt.ed != nil:
-		return rt.editKey(msg)
 	}
 	k := rt.keys
 	listH, _ := rt.regsLayout(rt.bodyH())
