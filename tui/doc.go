@@ -24,11 +24,12 @@
 // Each tab is a component (regsTab, probeTab, sweepTab: View, Update and
 // ShortHelp, the key map bubbles' help draws) holding a pointer to one
 // shared context: the configuration, keys, styles, screen size, status
-// line, the registers last read and the busy state (a write, a probe or
-// a sweep in flight), which every tab consults before it starts anything.
-// The Registers tab's field editor is its own (it has every key while it
-// is open). Model keeps only what routes: the active tab and the mode,
-// the dialogs that take the whole screen and every key (prompts, export,
+// line, text input, the registers last read, the fields marked as sweep
+// axes and the busy state (a write, a probe or a sweep in flight), which
+// every tab consults before it starts anything.
+// A tab's own dialog (the Registers tab's field editor, the Sweep tab's
+// plan prompts) has every key while it is open. Model keeps only what
+// routes: the active tab and the mode, the dialogs of every tab (export,
 // quit, help), the refresh schedule and the way out.
 //
 // Decision: the size lives in the shared context, not in a SetSize per

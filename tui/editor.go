@@ -55,7 +55,7 @@ func choicesOf(f *regs.Field) (cs []choice, other bool) {
 
 // openEditor opens the editor on the selected row after checking, like
 // the CLI, that the field may be written at all.
-func (rt *regsTab) openEditor(in textinput.Model) tea.Cmd {
+func (rt *regsTab) openEditor() tea.Cmd {
 	r := rt.rows[rt.sel]
 	if r.kind == rowReg && len(r.reg.Fields) > 0 {
 		rt.setErr("pick a field of %s to edit (the rows below it)", r.reg.Name)
@@ -77,7 +77,7 @@ func (rt *regsTab) openEditor(in textinput.Model) tea.Cmd {
 		rt.setErr("%v", err)
 		return nil
 	}
-	e := editor{ref: ref, in: in}
+	e := editor{ref: ref, in: rt.in}
 	if r.field != nil {
 		e.choices, e.other = choicesOf(r.field)
 	} else {

@@ -47,9 +47,6 @@ func (m Model) render() string {
 		body = m.helpView(bodyH)
 	case modeExport:
 		body = m.exportView(bodyH)
-	case modePlan, modeLoad:
-		body = m.sweepPrompt()
-		body = append(body, m.sweep.View(bodyH-len(body))...)
 	default:
 		body = m.active().View(bodyH)
 	}
@@ -218,8 +215,6 @@ func (m Model) shortHelp() []key.Binding {
 		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("any key", "back"))}
 	case modeExport:
 		return []key.Binding{k.Apply, k.Switch, k.Cancel}
-	case modePlan, modeLoad:
-		return []key.Binding{k.Apply, k.Cancel}
 	}
 	return m.active().ShortHelp()
 }

@@ -68,10 +68,7 @@ func (m Model) onResults(msg resultsMsg) Model {
 	s.plan = SweepPlan{Plan: pl, Source: msg.path}
 	s.setPlanText(planString(s.plan, m.m), m.m)
 	s.plan.Source = msg.path
-	m.regs.axes = nil
-	for _, a := range s.plan.Axes {
-		m.regs.axes = append(m.regs.axes, a.Ref)
-	}
+	s.markAxes()
 	for _, p := range h.Points {
 		if p.Key != results.BaselineKey {
 			s.planned++

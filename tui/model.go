@@ -33,8 +33,6 @@ const (
 	modeNormal  mode = iota
 	modeQuit         // quit dialog
 	modeExport       // export prompt
-	modePlan         // plan text prompt
-	modeLoad         // plan file prompt
 	modeHelp         // all keys
 	modeClosing      // stopping jobs and restoring on the way out
 )
@@ -90,6 +88,8 @@ type shared struct {
 	statusErr bool
 	m         *regs.Map
 	cur       map[uint32]uint32 // last read, by offset
+	axes      []regs.Ref        // fields marked as sweep axes
+	in        textinput.Model   // the prompts' text input (the editor starts from a copy)
 	writing   bool
 	wgen      int  // the write generation: a read from before a write is dropped
 	resync    bool // the next read starts a new comparison (after writes)
@@ -126,8 +126,6 @@ type Model struct {
 	// wait for).
 	exports int
 
-	ed   editor
-	in   textinput.Model
 	expW bool // export the sweep winner rather than the current settings
 	// expReplace is the export file the user was told exists: enter on
 	// the same name replaces it.
@@ -173,11 +171,10 @@ func New(cfg Config) Model {
 	in.SetStyles(is)
 	in.Prompt = "> "
 	m := Model{
-		shared: &shared{cfg: cfg, keys: keys, st: st, w: 80, h: 24, m: cfg.Target.Profile.Map, cur: map[uint32]uint32{},
+		shared: &shared{cfg: cfg, keys: keys, st: st, w: 80, h: 24, m: cfg.Target.Profile.Map, cur: map[uint32]uint32{}, in: in,
 			status: "enter edits the selected field; x marks it for a sweep; ? lists every key"},
 		help:     h,
 		interval: cfg.Interval,
-		in:       in,
 	}
 	m.probe = probeTab{shared: m.shared, repeats: 3, mark: -1}
 	m.sweep = sweepTab{shared: m.shared}
@@ -269,7 +266,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.exists && m.mode != modeClosing {
 			// Ask again, in the prompt, with the name kept.
 			m.mode, m.expReplace = modeExport, msg.path
-			m.regs.ed = nil // the prompt replaces an editor opened meanwhile
+			m.regs.ed, m.sweep.prompt = nil, promptNone // the prompt replaces a dialog opened meanwhile
 			m.in.SetValue(msg.path)
 			m.in.CursorEnd()
 			m.setErr("%s exists: enter replaces it; edit the name, or esc", msg.path)
@@ -291,7 +288,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch {
 	case m.mode == modeNormal && m.regs.ed != nil:
 		return m, m.regs.Update(msg)
-	case m.mode == modeExport || m.mode == modePlan || m.mode == modeLoad:
+	case m.mode == modeExport || m.mode == modeNormal && m.sweep.prompt != promptNone:
 		var cmd tea.Cmd
 		m.in, cmd = m.in.Update(msg)
 		return m, cmd
@@ -321,11 +318,11 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case modeQuit:
 		return m.quitKey(msg)
-	case modeExport, modePlan, modeLoad:
+	case modeExport:
 		return m.promptKey(msg)
 	}
-	if m.regs.ed != nil { // the editor has every key
-		return m, m.regs.Update(msg)
+	if m.regs.ed != nil || m.sweep.prompt != promptNone { // the tab's dialog has every key
+		return m, m.active().Update(msg)
 	}
 	return m.normalKey(msg)
 }
@@ -360,14 +357,10 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.refreshKey(msg)
 	case key.Matches(msg, k.Export):
 		return m.openExport()
-	case m.tab == tabRegs && key.Matches(msg, k.Edit):
-		return m, m.regs.openEditor(m.in)
-	case m.tab == tabSweep && key.Matches(msg, k.Plan, k.Load):
-		return m.openSweepPrompt(msg)
 	}
-	axes := len(m.regs.axes)
+	axes := len(m.axes)
 	cmd := m.active().Update(msg)
-	if len(m.regs.axes) != axes {
+	if m.tab == tabRegs && len(m.axes) != axes {
 		m.sweep.setPlanText(m.planFromAxes(), m.m)
 	}
 	return m, cmd

@@ -73,8 +73,7 @@ type regsTab struct {
 	reads   int
 	desired map[string]uint32 // what the user set, by ref key
 	drifts  map[string]drift
-	axes    []regs.Ref // fields marked as sweep axes
-	ed      *editor    // the open editor, nil when none
+	ed      *editor // the open editor, nil when none
 }
 
 // ShortHelp is the tab's help line.
@@ -377,6 +376,8 @@ func (rt *regsTab) Update(raw tea.Msg) tea.Cmd {
 		rt.sel = rt.nextSelectable(0, 1)
 	case key.Matches(msg, k.Bottom):
 		rt.sel = rt.nextSelectable(len(rt.rows)-1, -1)
+	case key.Matches(msg, k.Edit):
+		return rt.openEditor()
 	case key.Matches(msg, k.Revert):
 		return rt.revertSelected()
 	case key.Matches(msg, k.RevertAll):

@@ -2,14 +2,25 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
 
+// The Sweep tab's prompts.
+const (
+	promptNone = iota
+	promptPlan // the plan's text
+	promptLoad // a plan or results file
+)
+
 func (s *sweepTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := s.keys
+	if s.prompt != promptNone {
+		return s.promptKey(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Run):
 		return s.start()
@@ -20,6 +31,24 @@ func (s *sweepTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		s.cancel()
 		s.setStatus("stopping the sweep (it restores its values first)...")
+	case key.Matches(msg, k.Plan, k.Load):
+		plan := key.Matches(msg, k.Plan)
+		switch {
+		case s.sweeping && plan:
+			s.setErr("the plan cannot change while the sweep runs (s stops it)")
+			return nil
+		case s.sweeping:
+			s.setErr("a plan cannot be loaded while the sweep runs (s stops it)")
+			return nil
+		case plan:
+			s.prompt, s.in.Prompt, s.in.Placeholder = promptPlan, "plan: ", "AHBBRST=0,2,3 ITC=0,1,8 repeat=3"
+			s.in.SetValue(s.planText)
+			s.in.CursorEnd()
+		default:
+			s.prompt, s.in.Prompt, s.in.Placeholder = promptLoad, "plan or results file: ", "plan.toml or an earlier sweep's results.jsonl"
+			s.in.SetValue("")
+		}
+		return s.in.Focus()
 	case key.Matches(msg, k.Chart):
 		n := 2
 		if len(s.plan.Axes) == 2 {
@@ -34,9 +63,60 @@ func (s *sweepTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// promptKey handles the plan and plan-file prompts.
+func (s *sweepTab) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := s.keys
+	val := strings.TrimSpace(s.in.Value())
+	switch {
+	case key.Matches(msg, k.Cancel):
+		s.prompt = promptNone
+		s.in.Blur()
+		s.setStatus("cancelled")
+		return nil
+	case !key.Matches(msg, k.Apply):
+		var cmd tea.Cmd
+		s.in, cmd = s.in.Update(msg)
+		return cmd
+	case s.prompt == promptLoad && val == "":
+		s.setErr("type the plan file's name")
+		return nil
+	case s.prompt == promptLoad:
+		s.prompt = promptNone
+		s.in.Blur()
+		s.setStatus("loading %s...", val)
+		return loadPlanOrResults(s.cfg.LoadPlan, val, s.m)
+	}
+	s.setPlanText(val, s.m)
+	if s.planErr != "" {
+		n := strings.Count(s.planErr, "\n") + 1
+		s.setErr("the plan has %d error(s), listed above: fix and press enter, or esc", n)
+		return nil
+	}
+	s.prompt = promptNone
+	s.in.Blur()
+	s.markAxes()
+	if len(s.plan.Axes) == 0 {
+		s.setStatus("plan cleared")
+	} else {
+		s.setStatus("plan set: %d point(s); r starts it%s", s.plan.Points(), fewRuns(s.plan.Repeats))
+	}
+	return nil
+}
+
+// markAxes marks the plan's axes on the Registers tab.
+func (s *sweepTab) markAxes() {
+	s.axes = nil
+	for _, a := range s.plan.Axes {
+		s.axes = append(s.axes, a.Ref)
+	}
+}
+
 // ShortHelp is the tab's help line.
 func (s *sweepTab) ShortHelp() []key.Binding {
 	k := s.keys
+	if s.prompt != promptNone {
+		return []key.Binding{k.Apply, k.Cancel}
+	}
 	return []key.Binding{k.Run, k.Stop, k.Plan, k.Load, k.Chart, k.Move, k.NextTab, k.Quit, k.Help, k.Export}
 }
 

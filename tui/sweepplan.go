@@ -216,14 +216,14 @@ func (m Model) mainline(ref regs.Ref) *uint32 {
 
 // planFromAxes builds the plan text from the fields marked on screen.
 func (m Model) planFromAxes() string {
-	if len(m.regs.axes) == 0 {
+	if len(m.axes) == 0 {
 		return ""
 	}
 	p := SweepPlan{Plan: plan.Plan{Repeats: 3}}
 	if m.sweep.plan.Repeats > 0 {
 		p.Repeats = m.sweep.plan.Repeats
 	}
-	for _, ref := range m.regs.axes {
+	for _, ref := range m.axes {
 		sv := m.startValue(ref)
 		var limit uint32
 		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.DTMax != nil {
@@ -248,10 +248,7 @@ func (m Model) onPlan(msg planMsg) Model {
 	m.sweep.plan.Source = msg.plan.Source
 	m.sweep.setPlanText(text, m.m)
 	m.sweep.plan.Source = msg.plan.Source
-	m.regs.axes = nil
-	for _, a := range m.sweep.plan.Axes {
-		m.regs.axes = append(m.regs.axes, a.Ref)
-	}
+	m.sweep.markAxes()
 	m.setStatus("loaded plan %s: %d point(s); r starts it%s", msg.path, m.sweep.plan.Points(), fewRuns(m.sweep.plan.Repeats))
 	return m
 }

@@ -52,8 +52,9 @@ type sweepTab struct {
 	planned int       // the points the sweep's header planned (baseline aside)
 	visit   string    // the label of the point being measured
 
-	view int
-	top  int
+	view   int
+	top    int
+	prompt int // the open prompt (promptPlan, promptLoad) or promptNone
 }
 
 func (s *sweepTab) resetResults() {

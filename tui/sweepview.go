@@ -46,11 +46,18 @@ func (s *sweepTab) View(h int) []string {
 	return append(out, s.chartView(h-len(out))...)
 }
 
-// planView is the top of the Sweep tab (below the Model's prompt): why
+// planView is the top of the Sweep tab: the plan prompt, why
 // sweeping is not available, and the plan or its errors.
 func (s *sweepTab) planView() []string {
 	w := s.w
 	var out []string
+	switch s.prompt {
+	case promptPlan:
+		out = append(out, wrapStyled(s.st.Title, "Sweep plan: FIELD=v1,v2,... per axis and repeat=N; values as for citune set", w)...)
+		out = append(out, s.inputView())
+	case promptLoad:
+		out = append(out, s.st.Title.Render(cut("Load a sweep plan, or an earlier sweep's results", w)), s.inputView())
+	}
 	if s.cfg.Sweeper == nil {
 		out = append(out, wrapStyled(s.st.Error, "Sweeping is not available: "+s.cfg.NoSweep, w)...)
 	}

@@ -47,7 +47,7 @@ func TestViewDuringRestore(t *testing.T) {
 	}
 	e.selectRow("USBCMD.ITC")
 	e.keys("enter")
-	ed := e.m.regs.ed // the editor is drawn in every case below too
+	ed := e.m.regs.ed // the tabs' dialogs are drawn in every case below too
 	e.keys("esc")
 	if ed == nil {
 		t.Fatal("the editor did not open")
@@ -61,9 +61,12 @@ func TestViewDuringRestore(t *testing.T) {
 	<-g.entered // the restore holds the session, blocked in its write
 	for tb := range numTabs {
 		for md := modeNormal; md <= modeClosing; md++ {
-			for _, open := range []*editor{nil, ed} {
+			for _, open := range []*editor{nil, ed} { // and the Sweep tab's plan prompt with the editor
 				m := e.m
-				m.tab, m.mode, m.regs.ed = tb, md, open
+				m.tab, m.mode, m.regs.ed, m.sweep.prompt = tb, md, open, promptNone
+				if open != nil {
+					m.sweep.prompt = promptPlan
+				}
 				rendered := make(chan string, 1)
 				go func() { rendered <- m.View().Content }()
 				select {
