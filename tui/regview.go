@@ -52,18 +52,8 @@ func buildRows(m *regs.Map) []row {
 	return rows
 }
 
-// nextSelectable finds the first selectable row from i in direction d.
-func (rt *regsTab) nextSelectable(i, d int) int {
-	for ; i >= 0 && i < len(rt.rows); i += d {
-		if rt.rows[i].kind != rowSection {
-			return i
-		}
-	}
-	return rt.sel
-}
-
-// regsTab is the Registers tab: the list, the selection, the fields
-// marked as sweep axes and what the session wants of the fields.
+// regsTab is the Registers tab: the list and its selection, the reads
+// compared for drift, what the user set and the field editor.
 type regsTab struct {
 	*shared
 	rows    []row
@@ -83,6 +73,16 @@ func (rt *regsTab) ShortHelp() []key.Binding {
 		return []key.Binding{k.Move, k.Apply, k.Cancel}
 	}
 	return []key.Binding{k.Move, k.Edit, k.Revert, k.RevertAll, k.Axis, k.NextTab, k.Quit, k.Help, k.Pause, k.Rate, k.Export}
+}
+
+// nextSelectable finds the first selectable row from i in direction d.
+func (rt *regsTab) nextSelectable(i, d int) int {
+	for ; i >= 0 && i < len(rt.rows); i += d {
+		if rt.rows[i].kind != rowSection {
+			return i
+		}
+	}
+	return rt.sel
 }
 
 // layout of the register tab: list rows and detail lines.
