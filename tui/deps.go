@@ -55,7 +55,7 @@ func (p SweepPlan) Points() int {
 
 // A point on the Sweep tab is the sweep's own record of it
 // (results.PointRecord) as of its last visit, with what the record does
-// not hold folded over all its visits (sweepState.follow, with
+// not hold folded over all its visits (sweepTab.follow, with
 // foldVisit): Rates pools the runs of every visit, and Status, Reason
 // and Changed are the first that excluded the point from the ranking
 // (an elimination in the adaptive race gives way to a later failure),

@@ -21,6 +21,21 @@
 //     rate, a bar chart or a two-axis heat map, and the best point with its
 //     confidence.
 //
+// Each tab is a component (regsTab, probeTab, sweepTab: View, Update and
+// ShortHelp, the key map bubbles' help draws) holding a pointer to one
+// shared context: the configuration, keys, styles, screen size, status
+// line, text input, the registers last read, the fields marked as sweep
+// axes and the busy state (a write, a probe or a sweep in flight), which
+// every tab consults before it starts anything.
+// A tab's own dialog (the Registers tab's field editor, the Sweep tab's
+// plan prompts) has every key while it is open. Model keeps only what
+// routes: the active tab and the mode, the dialogs of every tab (export,
+// quit, help), the refresh schedule and the way out.
+//
+// Decision: the size lives in the shared context, not in a SetSize per
+// tab, and View takes the body's height, because that height changes with
+// every status message (it wraps to up to three lines).
+//
 // The model does no I/O: register reads and writes, probes, sweeps and file
 // writes run in tea.Cmds that return typed messages. The hardware-facing
 // pieces (prober, sweeper, undo session, plan loader) are small interfaces

@@ -55,29 +55,29 @@ func choicesOf(f *regs.Field) (cs []choice, other bool) {
 
 // openEditor opens the editor on the selected row after checking, like
 // the CLI, that the field may be written at all.
-func (m Model) openEditor() (tea.Model, tea.Cmd) {
-	r := m.rows[m.sel]
+func (rt *regsTab) openEditor() tea.Cmd {
+	r := rt.rows[rt.sel]
 	if r.kind == rowReg && len(r.reg.Fields) > 0 {
-		m.setErr("pick a field of %s to edit (the rows below it)", r.reg.Name)
-		return m, nil
+		rt.setErr("pick a field of %s to edit (the rows below it)", r.reg.Name)
+		return nil
 	}
-	if reason := m.busyReason(); reason != "" {
-		m.setErr("%s", reason)
-		return m, nil
+	if reason := rt.busyReason(); reason != "" {
+		rt.setErr("%s", reason)
+		return nil
 	}
 	ref := r.ref()
-	raw := m.cur[r.reg.Offset]
+	raw := rt.cur[r.reg.Offset]
 	cur := raw
 	if r.field != nil {
 		cur = r.field.Get(raw)
 	}
 	// The current value proves the field is writable at all (RO fields,
 	// read-only registers and never-set fields are refused here).
-	if _, err := m.m.ParseChange(fmt.Sprintf("%s=%d", ref, cur)); err != nil {
-		m.setErr("%v", err)
-		return m, nil
+	if _, err := rt.m.ParseChange(fmt.Sprintf("%s=%d", ref, cur)); err != nil {
+		rt.setErr("%v", err)
+		return nil
 	}
-	e := editor{ref: ref, in: m.in}
+	e := editor{ref: ref, in: rt.in}
 	if r.field != nil {
 		e.choices, e.other = choicesOf(r.field)
 	} else {
@@ -101,92 +101,91 @@ func (m Model) openEditor() (tea.Model, tea.Cmd) {
 	}
 	e.in.CursorEnd()
 	cmd := e.in.Focus()
-	m.ed = e
-	m.mode = modeEdit
-	m.setStatus("editing %s: pick a value; nothing is written before enter", ref)
-	return m, cmd
+	rt.ed = &e
+	rt.setStatus("editing %s: pick a value; nothing is written before enter", ref)
+	return cmd
 }
 
-func (m Model) editKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	k := m.keys
-	e := &m.ed
+func (rt *regsTab) editKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := rt.keys
+	e := rt.ed
 	n := len(e.choices)
 	if e.other {
 		n++
 	}
 	switch {
 	case key.Matches(msg, k.Cancel):
-		m.mode = modeNormal
-		m.setStatus("edit cancelled; nothing written")
-		return m, nil
+		rt.ed = nil
+		rt.setStatus("edit cancelled; nothing written")
+		return nil
 	case key.Matches(msg, k.Apply):
-		return m.applyEdit()
+		return rt.applyEdit()
 	case msg.Code == tea.KeyUp || !e.onInput() && key.Matches(msg, k.Up):
 		e.sel = max(0, e.sel-1)
-		return m, nil
+		return nil
 	case msg.Code == tea.KeyDown || !e.onInput() && key.Matches(msg, k.Down):
 		e.sel = min(n-1, e.sel+1)
-		return m, nil
+		return nil
 	}
 	if e.onInput() {
 		var cmd tea.Cmd
 		e.in, cmd = e.in.Update(msg)
 		e.err = ""
-		return m, cmd
+		return cmd
 	}
-	return m, nil
+	return nil
 }
 
 // applyEdit validates the chosen value exactly as `citune set` does and
 // starts the write.
-func (m Model) applyEdit() (tea.Model, tea.Cmd) {
-	e := &m.ed
+func (rt *regsTab) applyEdit() tea.Cmd {
+	e := rt.ed
 	var val string
 	if e.onInput() {
 		val = strings.TrimSpace(e.in.Value())
 		if val == "" {
 			e.err = "type a value"
-			return m, nil
+			return nil
 		}
 	} else {
 		c := e.choices[e.sel]
 		if c.reserved {
 			e.err = fmt.Sprintf("%d is reserved (%s): pick another value", c.v, c.meaning)
-			return m, nil
+			return nil
 		}
 		val = fmt.Sprint(c.v)
 	}
-	ch, err := m.m.ParseChange(e.ref.String() + "=" + val)
+	ch, err := rt.m.ParseChange(e.ref.String() + "=" + val)
 	if err != nil {
 		e.err = err.Error()
-		return m, nil
+		return nil
 	}
 	// The binding's limit, as `citune set` and the sweep axes refuse it.
-	if err := m.cfg.Target.Profile.DTLimit(ch.Ref, ch.Value); err != nil {
+	if err := rt.cfg.Target.Profile.DTLimit(ch.Ref, ch.Value); err != nil {
 		e.err = err.Error()
-		return m, nil
+		return nil
 	}
-	if reason := m.busyReason(); reason != "" {
+	if reason := rt.busyReason(); reason != "" {
 		e.err = reason
-		return m, nil
+		return nil
 	}
-	m.mode = modeNormal
-	m.writing = true
-	m.wgen++
-	m.setStatus("writing %s=%s...", ch.Ref, val)
-	return m, apply(m.cfg.Undo, []regs.Change{ch}, "set "+ch.Ref.String())
+	rt.ed = nil
+	rt.writing = true
+	rt.wgen++
+	rt.setStatus("writing %s=%s...", ch.Ref, val)
+	return apply(rt.cfg.Undo, []regs.Change{ch}, "set "+ch.Ref.String())
 }
 
 // editView draws the editor in place of the register list.
-func (m Model) editView(h int) []string {
-	e := m.ed
+func (rt *regsTab) editView(h int) []string {
+	e := *rt.ed // its scroll is the view's own
 	reg, f := e.ref.Reg, e.ref.Field
-	raw := m.cur[reg.Offset]
-	sv, _ := m.cfg.Start.Value(reg.Name)
+	raw := rt.cur[reg.Offset]
+	sv, _ := rt.cfg.Start.Value(reg.Name)
 	var out []string
-	w := m.w
+	w := rt.w
 	if f == nil {
-		out = append(out, wrapStyled(m.st.Title, fmt.Sprintf("Edit %s (offset %#03x, whole register)  now %s, at start %s", reg.Name, reg.Offset, regs.Hex(raw), regs.Hex(sv)), w)...)
+		out = append(out, wrapStyled(rt.st.Title, fmt.Sprintf("Edit %s (offset %#03x, whole register)  now %s, at start %s", reg.Name, reg.Offset, regs.Hex(raw), regs.Hex(sv)), w)...)
 		out = append(out, wrap(reg.Desc, w, "  ")...)
 	} else {
 		cur, start := f.Get(raw), f.Get(sv)
@@ -194,7 +193,7 @@ func (m Model) editView(h int) []string {
 		if reg.ResetKnown {
 			head += fmt.Sprintf(", reset %d", f.Get(reg.Reset))
 		}
-		out = append(out, wrapStyled(m.st.Title, head, w)...)
+		out = append(out, wrapStyled(rt.st.Title, head, w)...)
 		text := f.Desc + "."
 		if len(e.choices) == 0 || e.other {
 			text += " Legal: " + regs.Legal(f) + "."
@@ -204,7 +203,7 @@ func (m Model) editView(h int) []string {
 			d = d[:3]
 		}
 		out = append(out, d...)
-		out = append(out, m.st.ColHead.Render(fit(fmt.Sprintf("   %-6s %-12s %-15s %s", "value", "name", "", "meaning"), w)))
+		out = append(out, rt.st.ColHead.Render(fit(fmt.Sprintf("   %-6s %-12s %-15s %s", "value", "name", "", "meaning"), w)))
 		// A meaning too long for its row shows whole, for the selected
 		// value, under the list.
 		var whole []string
@@ -220,7 +219,7 @@ func (m Model) editView(h int) []string {
 			e.top = e.sel - listH + 1
 		}
 		for i := e.top; i < len(e.choices) && i < e.top+listH; i++ {
-			out = append(out, m.editChoiceLine(e, i, cur, start))
+			out = append(out, rt.editChoiceLine(e, i, cur, start))
 		}
 		out = append(out, whole...)
 	}
@@ -235,11 +234,11 @@ func (m Model) editView(h int) []string {
 	}
 	out = append(out, "")
 	if e.err != "" {
-		out = append(out, wrapStyled(m.st.Error, "refused: "+e.err, w)...)
+		out = append(out, wrapStyled(rt.st.Error, "refused: "+e.err, w)...)
 	} else {
 		out = append(out, wrap("enter writes the value and reads it back; esc leaves without writing", w, "  ")...)
 	}
-	if k := m.cfg.Target.Profile.Knob(e.ref); k != nil && k.Driver != "" {
+	if k := rt.cfg.Target.Profile.Knob(e.ref); k != nil && k.Driver != "" {
 		out = append(out, wrap("Driver: "+k.Driver, w, "  ")...)
 	} else if reg.Note != "" {
 		out = append(out, wrap("Driver: "+reg.Note, w, "  ")...)
@@ -264,8 +263,8 @@ func choiceMeaning(c choice) string {
 
 // editChoiceLine is the editor's row of choice i, tagged with the values
 // now, at start and at reset (cur, start and the register's reset).
-func (m Model) editChoiceLine(e editor, i int, cur, start uint32) string {
-	w := m.w
+func (rt *regsTab) editChoiceLine(e editor, i int, cur, start uint32) string {
+	w := rt.w
 	reg, f := e.ref.Reg, e.ref.Field
 	c := e.choices[i]
 	var tags []string
@@ -285,9 +284,9 @@ func (m Model) editChoiceLine(e editor, i int, cur, start uint32) string {
 	}
 	line := fit(fmt.Sprintf("%s %-6d %-12s %-15s %s", cursor, c.v, cut(c.name, 12), strings.Join(tags, " "), meaning), w)
 	if i == e.sel {
-		line = m.st.Cursor.Render(line)
+		line = rt.st.Cursor.Render(line)
 	} else if c.reserved {
-		line = m.st.Dim.Render(line)
+		line = rt.st.Dim.Render(line)
 	}
 	return line
 }

@@ -47,7 +47,7 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 			}
 		}
 	}
-	why := "sweep winner, " + strings.TrimPrefix(m.bestLine(), "best: ")
+	why := "sweep winner, " + strings.TrimPrefix(m.sweep.bestLine(), "best: ")
 	var out []dtsout.Setting
 	for _, a := range m.sweep.plan.Axes {
 		if v := b.Settings[a.Name]; v != "" {
@@ -61,7 +61,7 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 // export after a sweep the original settings won (as `citune dts` writes
 // them): the best of the slower points is not worth committing.
 func (m Model) originalSettings() ([]dtsout.Setting, string, bool) {
-	why := "the original settings: " + m.bestLine()
+	why := "the original settings: " + m.sweep.bestLine()
 	var out []dtsout.Setting
 	for _, a := range m.sweep.plan.Axes {
 		if a.Ref.Reg == nil {
@@ -84,5 +84,5 @@ func (m Model) versusOf(p results.PointRecord) string {
 	if v := versus(p); v != "" {
 		return v
 	}
-	return "(" + m.pointRate(p) + ")"
+	return "(" + m.sweep.pointRate(p) + ")"
 }

@@ -44,12 +44,12 @@ func TestEditRefusals(t *testing.T) {
 	e := newEnv(t, false)
 	e.selectRow("SBUSCFG.AHBBRST")
 	e.keys("enter")
-	for e.m.ed.choices[e.m.ed.sel].v != 4 {
+	for e.m.regs.ed.choices[e.m.regs.ed.sel].v != 4 {
 		e.keys("down")
 	}
 	e.keys("enter")
-	if e.m.mode != modeEdit || !strings.Contains(e.m.ed.err, "reserved") {
-		t.Errorf("AHBBRST=4: mode %d err %q, want the editor to refuse a reserved value", e.m.mode, e.m.ed.err)
+	if e.m.regs.ed == nil || !strings.Contains(e.m.regs.ed.err, "reserved") {
+		t.Errorf("AHBBRST=4: editor %+v, want it open and refusing a reserved value", e.m.regs.ed)
 	}
 	e.keys("esc")
 	if got := e.field("SBUSCFG.AHBBRST"); got != 2 {
@@ -58,24 +58,24 @@ func TestEditRefusals(t *testing.T) {
 
 	e.selectRow("ID")
 	e.keys("j", "enter") // ID.ID, a read-only field
-	if e.m.mode == modeEdit || !strings.Contains(e.m.status, "write refused") {
-		t.Errorf("editing ID.ID: mode %d status %q, want a refusal", e.m.mode, e.m.status)
+	if e.m.regs.ed != nil || !strings.Contains(e.m.status, "write refused") {
+		t.Errorf("editing ID.ID: editor open %v status %q, want a refusal", e.m.regs.ed != nil, e.m.status)
 	}
 
 	e.selectRow("BURSTSIZE.TXPBURST")
 	e.keys("enter")
-	if !e.m.ed.onInput() {
+	if !e.m.regs.ed.onInput() {
 		t.Fatal("TXPBURST has no named values: the editor should start on the value input")
 	}
 	e.answer("300")
-	if !strings.Contains(e.m.ed.err, "does not fit") {
-		t.Errorf("TXPBURST=300: err %q, want does not fit", e.m.ed.err)
+	if !strings.Contains(e.m.regs.ed.err, "does not fit") {
+		t.Errorf("TXPBURST=300: err %q, want does not fit", e.m.regs.ed.err)
 	}
 	// 64 fits the field, but the DT binding stops at 0x20: refused as
 	// citune set refuses it.
 	e.answer("64")
-	if !strings.Contains(e.m.ed.err, "the DT binding allows tx-burst-size-dword up to 0x20") {
-		t.Errorf("TXPBURST=64: err %q, want the binding's limit", e.m.ed.err)
+	if !strings.Contains(e.m.regs.ed.err, "the DT binding allows tx-burst-size-dword up to 0x20") {
+		t.Errorf("TXPBURST=64: err %q, want the binding's limit", e.m.regs.ed.err)
 	}
 	if got := e.field("BURSTSIZE.TXPBURST"); got == 64 {
 		t.Error("TXPBURST=64 was written")
@@ -132,8 +132,8 @@ func TestRevert(t *testing.T) {
 	}
 	e.refresh()
 	e.refresh()
-	if len(e.m.drifts) != 0 {
-		t.Errorf("our own reverts flagged as changes behind the user's back: %v", e.m.drifts)
+	if len(e.m.regs.drifts) != 0 {
+		t.Errorf("our own reverts flagged as changes behind the user's back: %v", e.m.regs.drifts)
 	}
 }
 

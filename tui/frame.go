@@ -31,6 +31,11 @@ func (m Model) bodyH() int {
 	return m.h - 2 - len(m.statusLines())
 }
 
+// bodyH is the body's height outside the help screen.
+func (s *shared) bodyH() int {
+	return s.h - 2 - len(s.statusLines())
+}
+
 // render draws exactly h lines of at most w columns.
 func (m Model) render() string {
 	bodyH := m.bodyH()
@@ -42,17 +47,8 @@ func (m Model) render() string {
 		body = m.helpView(bodyH)
 	case modeExport:
 		body = m.exportView(bodyH)
-	case modeEdit:
-		body = m.editView(bodyH)
 	default:
-		switch m.tab {
-		case tabRegs:
-			body = m.regsView(bodyH)
-		case tabProbe:
-			body = m.probeView(bodyH)
-		case tabSweep:
-			body = m.sweepView(bodyH)
-		}
+		body = m.active().View(bodyH)
 	}
 	body = padLines(body, m.w, bodyH)
 	lines := make([]string, 0, m.h)
@@ -94,10 +90,10 @@ func (m Model) headerView() string {
 	if m.paused {
 		right = "PAUSED"
 	}
-	if m.probe.running {
+	if m.probing {
 		right = "PROBE " + right
 	}
-	if m.sweep.running {
+	if m.sweeping {
 		right = "SWEEP " + right
 	}
 	tabW := 0
@@ -174,7 +170,12 @@ func (m Model) statusLines() []string {
 	if m.mode == modeHelp {
 		return []string{""} // the help screen shows the last message itself
 	}
-	lines := wrap(m.status, m.w, "  ")
+	return m.shared.statusLines()
+}
+
+// statusLines is the status wrapped outside the help screen.
+func (s *shared) statusLines() []string {
+	lines := wrap(s.status, s.w, "  ")
 	switch {
 	case len(lines) == 0:
 		return []string{""}
@@ -182,10 +183,10 @@ func (m Model) statusLines() []string {
 		const more = " ... (? shows all)"
 		lines = lines[:maxStatusLines]
 		last := strings.Fields(lines[maxStatusLines-1])
-		for len(last) > 1 && len("  "+strings.Join(last, " ")+more) > m.w {
+		for len(last) > 1 && len("  "+strings.Join(last, " ")+more) > s.w {
 			last = last[:len(last)-1]
 		}
-		lines[maxStatusLines-1] = cut("  "+strings.Join(last, " ")+more, m.w)
+		lines[maxStatusLines-1] = cut("  "+strings.Join(last, " ")+more, s.w)
 	}
 	return lines
 }
@@ -212,20 +213,10 @@ func (m Model) shortHelp() []key.Binding {
 		return nil
 	case modeHelp:
 		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("any key", "back"))}
-	case modeEdit:
-		return []key.Binding{k.Move, k.Apply, k.Cancel}
 	case modeExport:
 		return []key.Binding{k.Apply, k.Switch, k.Cancel}
-	case modePlan, modeLoad:
-		return []key.Binding{k.Apply, k.Cancel}
 	}
-	switch m.tab {
-	case tabProbe:
-		return []key.Binding{k.Run, k.Stop, k.Runs, k.Move, k.Mark, k.NextTab, k.Quit, k.Help, k.Export}
-	case tabSweep:
-		return []key.Binding{k.Run, k.Stop, k.Plan, k.Load, k.Chart, k.Move, k.NextTab, k.Quit, k.Help, k.Export}
-	}
-	return []key.Binding{k.Move, k.Edit, k.Revert, k.RevertAll, k.Axis, k.NextTab, k.Quit, k.Help, k.Pause, k.Rate, k.Export}
+	return m.active().ShortHelp()
 }
 
 func (m Model) helpView(h int) []string {

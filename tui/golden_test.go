@@ -64,7 +64,7 @@ var viewCases = []viewCase{
 	}},
 	{"probe_running", func(e *env) {
 		e.keys("2", "r")
-		e.m.probe.running, e.m.probe.id = true, 7
+		e.m.probing, e.m.probe.id = true, 7
 		e.m.probe.cancel = func() {}
 		e.m.probe.ch = make(chan tea.Msg)
 		close(e.m.probe.ch)
@@ -73,7 +73,7 @@ var viewCases = []viewCase{
 	{"sweep_running", func(e *env) {
 		e.writePlan("AHBBRST=0,2,3,7 ITC=0,1,8 repeat=3")
 		s := &e.m.sweep
-		s.running, s.id, s.cancel = true, 7, func() {}
+		e.m.sweeping, s.id, s.cancel = true, 7, func() {}
 		s.ch = make(chan tea.Msg)
 		close(s.ch)
 		at := func(ahb, itc string) map[string]string {

@@ -231,8 +231,8 @@ func (e *env) clearInput() {
 func (e *env) selectRow(name string) {
 	e.t.Helper()
 	e.keys("g")
-	for i := 0; i < len(e.m.rows); i++ {
-		r := e.m.rows[e.m.sel]
+	for i := 0; i < len(e.m.regs.rows); i++ {
+		r := e.m.regs.rows[e.m.regs.sel]
 		switch {
 		case r.kind == rowField && r.knobs && strings.EqualFold(r.reg.Name+"."+r.field.Name, name):
 			return
@@ -273,15 +273,15 @@ func (e *env) setEdit(name string, v uint32) {
 	e.t.Helper()
 	e.selectRow(name)
 	e.keys("enter")
-	if e.m.mode != modeEdit {
+	if e.m.regs.ed == nil {
 		e.t.Fatalf("editor did not open on %s: %s", name, e.m.status)
 	}
-	for i, c := range e.m.ed.choices {
+	for i, c := range e.m.regs.ed.choices {
 		if c.v == v {
-			for e.m.ed.sel > i {
+			for e.m.regs.ed.sel > i {
 				e.keys("up")
 			}
-			for e.m.ed.sel < i {
+			for e.m.regs.ed.sel < i {
 				e.keys("down")
 			}
 			e.keys("enter")
@@ -289,7 +289,7 @@ func (e *env) setEdit(name string, v uint32) {
 		}
 	}
 	// other value
-	for !e.m.ed.onInput() {
+	for !e.m.regs.ed.onInput() {
 		e.keys("down")
 	}
 	e.clearInput()

@@ -48,7 +48,7 @@ func (m Model) onResults(msg resultsMsg) Model {
 		m.setErr("%v", msg.err)
 		return m
 	}
-	if m.sweep.running {
+	if m.sweeping {
 		m.setErr("%s: not opened while the sweep runs (s stops it)", msg.path)
 		return m
 	}
@@ -68,10 +68,7 @@ func (m Model) onResults(msg resultsMsg) Model {
 	s.plan = SweepPlan{Plan: pl, Source: msg.path}
 	s.setPlanText(planString(s.plan, m.m), m.m)
 	s.plan.Source = msg.path
-	m.axes = nil
-	for _, a := range s.plan.Axes {
-		m.axes = append(m.axes, a.Ref)
-	}
+	s.markAxes()
 	for _, p := range h.Points {
 		if p.Key != results.BaselineKey {
 			s.planned++

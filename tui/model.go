@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,11 +31,8 @@ type mode int
 
 const (
 	modeNormal  mode = iota
-	modeEdit         // field editor
 	modeQuit         // quit dialog
 	modeExport       // export prompt
-	modePlan         // plan text prompt
-	modeLoad         // plan file prompt
 	modeHelp         // all keys
 	modeClosing      // stopping jobs and restoring on the way out
 )
@@ -78,51 +76,64 @@ type drift struct {
 	want, got uint32
 }
 
+// shared is what the session's parts share (each holds a pointer): the
+// configuration, the keys, the styles, the screen's size, the status
+// line, the registers last read and the busy state.
+type shared struct {
+	cfg       Config
+	keys      KeyMap
+	st        Styles
+	w, h      int
+	status    string
+	statusErr bool
+	m         *regs.Map
+	cur       map[uint32]uint32 // last read, by offset
+	axes      []regs.Ref        // fields marked as sweep axes
+	in        textinput.Model   // the prompts' text input (the editor starts from a copy)
+	writing   bool
+	wgen      int  // the write generation: a read from before a write is dropped
+	resync    bool // the next read starts a new comparison (after writes)
+	probing   bool // a probe runs
+	sweeping  bool // a sweep runs
+}
+
+// component is a tab: its screen below the header, its keys and messages,
+// and its help line.
+type component interface {
+	View(h int) []string
+	Update(msg tea.Msg) tea.Cmd
+	ShortHelp() []key.Binding
+}
+
+// active is the tab on screen.
+func (m *Model) active() component {
+	return [numTabs]component{&m.regs, &m.probe, &m.sweep}[m.tab]
+}
+
 // Model is the root model of the session.
 type Model struct {
-	cfg  Config
-	keys KeyMap
-	st   Styles
+	*shared
 	help help.Model
-	w, h int
 	tab  tab
 	mode mode
-
-	m     *regs.Map
-	cur   map[uint32]uint32 // last read, by offset
-	prev  map[uint32]uint32 // the read before
-	reads int
-	rows  []row
-	sel   int
-	top   int
 
 	interval time.Duration
 	paused   bool
 	tgen     int
-	wgen     int
-	writing  bool
 	// exports counts export writes still in flight: quitting waits for
 	// them, so that q right after an export does not leave a truncated
 	// file behind (the write runs as a command, which tea.Quit would not
 	// wait for).
 	exports int
-	resync  bool              // the next read starts a new comparison (after writes)
-	desired map[string]uint32 // what the user set, by ref key
-	drifts  map[string]drift
-	axes    []regs.Ref // fields marked as sweep axes
 
-	status    string
-	statusErr bool
-
-	ed   editor
-	in   textinput.Model
 	expW bool // export the sweep winner rather than the current settings
 	// expReplace is the export file the user was told exists: enter on
 	// the same name replaces it.
 	expReplace string
 
-	probe probeState
-	sweep sweepState
+	regs  regsTab
+	probe probeTab
+	sweep sweepTab
 
 	closing closing
 	out     Outcome
@@ -160,21 +171,18 @@ func New(cfg Config) Model {
 	in.SetStyles(is)
 	in.Prompt = "> "
 	m := Model{
-		cfg: cfg, keys: keys, st: st, help: h, w: 80, h: 24,
-		m:        cfg.Target.Profile.Map,
-		cur:      map[uint32]uint32{},
+		shared: &shared{cfg: cfg, keys: keys, st: st, w: 80, h: 24, m: cfg.Target.Profile.Map, cur: map[uint32]uint32{}, in: in,
+			status: "enter edits the selected field; x marks it for a sweep; ? lists every key"},
+		help:     h,
 		interval: cfg.Interval,
-		desired:  map[string]uint32{},
-		drifts:   map[string]drift{},
-		in:       in,
-		probe:    probeState{repeats: 3, mark: -1},
-		status:   "enter edits the selected field; x marks it for a sweep; ? lists every key",
 	}
+	m.probe = probeTab{shared: m.shared, repeats: 3, mark: -1}
+	m.sweep = sweepTab{shared: m.shared}
 	for _, rv := range cfg.Start.Registers {
 		m.cur[rv.Offset] = rv.Value
 	}
-	m.rows = buildRows(m.m)
-	m.sel = m.nextSelectable(0, 1)
+	m.regs = regsTab{shared: m.shared, rows: buildRows(m.m), desired: map[string]uint32{}, drifts: map[string]drift{}}
+	m.regs.sel = m.regs.nextSelectable(0, 1)
 	if cfg.Prober == nil && cfg.NoProbe == "" {
 		m.cfg.NoProbe = "no probe configured"
 	}
@@ -208,7 +216,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.w, m.h = max(w, 40), max(h, 12)
 		m.help.SetWidth(m.w)
 		m.in.SetWidth(max(10, m.w-10))
-		m.scrollToSel()
+		m.regs.scrollToSel(m.bodyH())
 		return m, nil
 	case tickMsg:
 		if msg.gen != m.tgen || m.paused {
@@ -220,7 +228,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(cmds...)
 	case regsMsg:
-		return m.onRegs(msg), nil
+		m.regs.read(msg, m.sweep.plan)
+		return m, nil
 	case writeMsg:
 		return m.onWrite(msg)
 	case restoredMsg:
@@ -230,9 +239,24 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.out.Err = msg.err
 		return m, tea.Quit
 	case probeProgressMsg, probeRunMsg, probeDoneMsg:
-		return m.onProbe(msg)
+		cmd := m.probe.Update(msg)
+		if d, ok := msg.(probeDoneMsg); ok && d.id == m.probe.id && m.mode == modeClosing {
+			return m.proceedClose()
+		}
+		return m, cmd
 	case sweepMsg, sweepDoneMsg:
-		return m.onSweep(msg)
+		cmd := m.sweep.Update(msg)
+		if d, ok := msg.(sweepDoneMsg); !ok || d.id != m.sweep.id {
+			return m, cmd
+		}
+		m.wgen++
+		m.resync = true
+		read := readRegs(m.cfg.Target, m.m, m.wgen)
+		if m.mode == modeClosing {
+			mm, cmd := m.proceedClose()
+			return mm, tea.Batch(read, cmd)
+		}
+		return m, read
 	case planMsg:
 		return m.onPlan(msg), nil
 	case resultsMsg:
@@ -242,6 +266,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.exists && m.mode != modeClosing {
 			// Ask again, in the prompt, with the name kept.
 			m.mode, m.expReplace = modeExport, msg.path
+			m.regs.ed, m.sweep.prompt = nil, promptNone // the prompt replaces a dialog opened meanwhile
 			m.in.SetValue(msg.path)
 			m.in.CursorEnd()
 			m.setErr("%s exists: enter replaces it; edit the name, or esc", msg.path)
@@ -260,24 +285,23 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
 	}
-	if m.mode == modeExport || m.mode == modePlan || m.mode == modeLoad || m.mode == modeEdit && m.ed.onInput() {
+	switch {
+	case m.mode == modeNormal && m.regs.ed != nil:
+		return m, m.regs.Update(msg)
+	case m.mode == modeExport || m.mode == modeNormal && m.sweep.prompt != promptNone:
 		var cmd tea.Cmd
-		if m.mode == modeEdit {
-			m.ed.in, cmd = m.ed.in.Update(msg)
-		} else {
-			m.in, cmd = m.in.Update(msg)
-		}
+		m.in, cmd = m.in.Update(msg)
 		return m, cmd
 	}
 	return m, nil
 }
 
-func (m *Model) setStatus(format string, a ...any) {
-	m.status, m.statusErr = fmt.Sprintf(format, a...), false
+func (s *shared) setStatus(format string, a ...any) {
+	s.status, s.statusErr = fmt.Sprintf(format, a...), false
 }
 
-func (m *Model) setErr(format string, a ...any) {
-	m.status, m.statusErr = fmt.Sprintf(format, a...), true
+func (s *shared) setErr(format string, a ...any) {
+	s.status, s.statusErr = fmt.Sprintf(format, a...), true
 }
 
 // onKey routes a key press by mode.
@@ -294,10 +318,11 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case modeQuit:
 		return m.quitKey(msg)
-	case modeEdit:
-		return m.editKey(msg)
-	case modeExport, modePlan, modeLoad:
+	case modeExport:
 		return m.promptKey(msg)
+	}
+	if m.regs.ed != nil || m.sweep.prompt != promptNone { // the tab's dialog has every key
+		return m, m.active().Update(msg)
 	}
 	return m.normalKey(msg)
 }
@@ -308,7 +333,7 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
-		if len(m.differing()) == 0 && !m.probe.running && !m.sweep.running && !m.writing {
+		if len(m.differing()) == 0 && !m.probing && !m.sweeping && !m.writing {
 			// Nothing to decide: every value is at its start (and no
 			// write is on its way to change one).
 			return m.startClose(closeRestore)
@@ -324,29 +349,21 @@ func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.PrevTab):
 		m.tab = (m.tab + numTabs - 1) % numTabs
 		return m, nil
-	case key.Matches(msg, k.Registers):
-		m.tab = tabRegs
-		return m, nil
-	case key.Matches(msg, k.Probe):
-		m.tab = tabProbe
-		return m, nil
-	case key.Matches(msg, k.Sweep):
-		m.tab = tabSweep
+	case key.Matches(msg, k.Registers, k.Probe, k.Sweep):
+		tabs := [numTabs]key.Binding{k.Registers, k.Probe, k.Sweep}
+		m.tab = tab(slices.IndexFunc(tabs[:], func(b key.Binding) bool { return key.Matches(msg, b) }))
 		return m, nil
 	case key.Matches(msg, k.Pause, k.Slower, k.Faster):
 		return m.refreshKey(msg)
 	case key.Matches(msg, k.Export):
 		return m.openExport()
 	}
-	switch m.tab {
-	case tabRegs:
-		return m.regsKey(msg)
-	case tabProbe:
-		return m.probeKey(msg)
-	case tabSweep:
-		return m.sweepKey(msg)
+	axes := len(m.axes)
+	cmd := m.active().Update(msg)
+	if m.tab == tabRegs && len(m.axes) != axes {
+		m.sweep.setPlanText(m.planFromAxes(), m.m)
 	}
-	return m, nil
+	return m, cmd
 }
 
 // refreshKey pauses, resumes or changes the rate of the live refresh.

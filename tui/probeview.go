@@ -16,10 +16,10 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// probeState is the Probe tab.
-type probeState struct {
+// probeTab is the Probe tab.
+type probeTab struct {
+	*shared
 	id      int
-	running bool
 	cancel  context.CancelFunc
 	ch      chan tea.Msg
 	repeats int
@@ -59,8 +59,8 @@ func (h history) unit() string {
 }
 
 // medianRate is the median of the rates, as the Probe tab shows it.
-func (m Model) medianRate(h history) string {
-	return m.fmtRate(rank.Median(h.rates()), h.unit())
+func (s *shared) medianRate(h history) string {
+	return s.fmtRate(rank.Median(h.rates()), h.unit())
 }
 
 func (h history) avg(f func(results.Measurement) float64) float64 {
@@ -106,83 +106,82 @@ func shortName(m *regs.Map, ref regs.Ref) string {
 	return ref.String()
 }
 
-func (m Model) probeKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	k := m.keys
-	p := &m.probe
+func (p *probeTab) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.keys
 	switch {
 	case key.Matches(msg, k.Run):
-		return m.startProbe()
+		return p.start()
 	case key.Matches(msg, k.Stop):
-		if !p.running {
-			m.setStatus("no probe is running")
-			return m, nil
+		if !p.probing {
+			p.setStatus("no probe is running")
+			return nil
 		}
 		p.cancel()
-		m.setStatus("stopping the probe...")
+		p.setStatus("stopping the probe...")
 	case key.Matches(msg, k.More):
 		p.repeats = min(p.repeats+1, 50)
-		m.setStatus("%d runs per r", p.repeats)
+		p.setStatus("%d runs per r", p.repeats)
 	case key.Matches(msg, k.Fewer):
 		p.repeats = max(p.repeats-1, 1)
-		m.setStatus("%d runs per r", p.repeats)
+		p.setStatus("%d runs per r", p.repeats)
 	case key.Matches(msg, k.Up):
 		p.sel = max(0, p.sel-1)
 	case key.Matches(msg, k.Down):
 		p.sel = max(0, min(len(p.hist)-1, p.sel+1))
 	case key.Matches(msg, k.Mark):
 		if len(p.hist) == 0 {
-			m.setStatus("no runs yet: r runs the probe")
-			return m, nil
+			p.setStatus("no runs yet: r runs the probe")
+			return nil
 		}
 		p.mark = p.sel
-		m.setStatus("%q is now A: the comparison shows the selected row against it", p.hist[p.sel].setting)
+		p.setStatus("%q is now A: the comparison shows the selected row against it", p.hist[p.sel].setting)
 	}
-	return m, nil
+	return nil
 }
 
-func (m Model) startProbe() (tea.Model, tea.Cmd) {
-	p := &m.probe
+func (p *probeTab) start() tea.Cmd {
 	switch {
-	case m.cfg.Prober == nil:
-		m.setErr("probing is not available: %s", m.cfg.NoProbe)
-		return m, nil
-	case p.running:
-		m.setErr("a probe is already running (s stops it)")
-		return m, nil
-	case m.sweep.running:
-		m.setErr("a sweep is running; it probes by itself")
-		return m, nil
-	case m.writing:
-		m.setErr("a write is in flight; try again in a moment")
-		return m, nil
+	case p.cfg.Prober == nil:
+		p.setErr("probing is not available: %s", p.cfg.NoProbe)
+		return nil
+	case p.probing:
+		p.setErr("a probe is already running (s stops it)")
+		return nil
+	case p.sweeping:
+		p.setErr("a sweep is running; it probes by itself")
+		return nil
+	case p.writing:
+		p.setErr("a write is in flight; try again in a moment")
+		return nil
 	}
-	ctx, cancel := context.WithCancel(m.cfg.Ctx)
+	ctx, cancel := context.WithCancel(p.cfg.Ctx)
 	p.id++
-	p.running, p.cancel = true, cancel
+	p.probing, p.cancel = true, cancel
 	p.run, p.of, p.done, p.total = 0, p.repeats, 0, 0
 	p.lastErr = ""
 	p.ch = make(chan tea.Msg, 16)
-	m.setStatus("probing: %d run(s) of %s", p.repeats, m.cfg.Prober.Name())
-	fn := probeJob(ctx, m.cfg.Prober, m.cfg.Target, m.m, m.cfg.Start, p.id, p.repeats)
-	return m, job(m.cfg.Ctx, m.cfg.Jobs, p.ch, fn)
+	p.setStatus("probing: %d run(s) of %s", p.repeats, p.cfg.Prober.Name())
+	fn := probeJob(ctx, p.cfg.Prober, p.cfg.Target, p.m, p.cfg.Start, p.id, p.repeats)
+	return job(p.cfg.Ctx, p.cfg.Jobs, p.ch, fn)
 }
 
-func (m Model) onProbe(msg tea.Msg) (tea.Model, tea.Cmd) {
-	p := &m.probe
+func (p *probeTab) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return p.key(msg)
 	case probeProgressMsg:
 		if msg.id != p.id {
-			return m, nil
+			return nil
 		}
 		p.run, p.of, p.done, p.total = msg.run, msg.of, msg.done, msg.total
 	case probeRunMsg:
 		if msg.id != p.id {
-			return m, nil
+			return nil
 		}
 		p.run, p.of = msg.run, msg.of
 		if msg.err != nil {
 			p.lastErr = msg.err.Error()
-			m.setErr("probe run %d/%d: %v", msg.run, msg.of, msg.err)
+			p.setErr("probe run %d/%d: %v", msg.run, msg.of, msg.err)
 			break
 		}
 		res := msg.res
@@ -192,31 +191,34 @@ func (m Model) onProbe(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case msg.after != msg.setting:
 			h.dropped++
-			m.setErr("! run %d not counted: the setting changed while it ran (%s -> %s); see the Registers tab", msg.run, msg.setting, msg.after)
+			p.setErr("! run %d not counted: the setting changed while it ran (%s -> %s); see the Registers tab", msg.run, msg.setting, msg.after)
 		case res.Corrupt:
 			h.corrupt++
-			m.setErr("CORRUPT data in run %d (%s): %s", msg.run, msg.setting, res.Detail)
+			p.setErr("CORRUPT data in run %d (%s): %s", msg.run, msg.setting, res.Detail)
 		default:
 			h.runs = append(h.runs, res)
-			m.setStatus("run %d/%d with %s: %s", msg.run, msg.of, msg.setting, m.fmtRate(res.Rate, res.Unit))
+			p.setStatus("run %d/%d with %s: %s", msg.run, msg.of, msg.setting, p.fmtRate(res.Rate, res.Unit))
 		}
 		p.sel = i
 	case probeDoneMsg:
 		if msg.id != p.id {
-			return m, nil
+			return nil
 		}
-		p.running = false
+		p.probing = false
 		p.cancel()
-		if m.mode == modeClosing {
-			return m.proceedClose()
-		}
-		return m, nil
+		return nil
 	}
-	return m, listen(p.ch)
+	return listen(p.ch)
+}
+
+// ShortHelp is the tab's help line.
+func (p *probeTab) ShortHelp() []key.Binding {
+	k := p.keys
+	return []key.Binding{k.Run, k.Stop, k.Runs, k.Move, k.Mark, k.NextTab, k.Quit, k.Help, k.Export}
 }
 
 // row returns the history row of setting, adding it if needed.
-func (p *probeState) row(setting string) int {
+func (p *probeTab) row(setting string) int {
 	for i, h := range p.hist {
 		if h.setting == setting {
 			return i
@@ -226,27 +228,26 @@ func (p *probeState) row(setting string) int {
 	return len(p.hist) - 1
 }
 
-func (m Model) probeView(h int) []string {
-	p := m.probe
-	w := m.w
+func (p *probeTab) View(h int) []string {
+	w := p.w
 	var out []string
-	if m.cfg.Prober == nil {
-		out = append(out, wrapStyled(m.st.Error, "Probing is not available: "+m.cfg.NoProbe, w)...)
+	if p.cfg.Prober == nil {
+		out = append(out, wrapStyled(p.st.Error, "Probing is not available: "+p.cfg.NoProbe, w)...)
 	} else {
-		out = append(out, m.st.Title.Render(cut("Probe: "+m.cfg.Prober.Name(), w)))
+		out = append(out, p.st.Title.Render(cut("Probe: "+p.cfg.Prober.Name(), w)))
 	}
-	out = append(out, cut(fmt.Sprintf("%d run(s) per r (+/-)    setting now: %s", p.repeats, settingLabel(m.m, m.cfg.Start, m.cur)), w))
-	out = append(out, m.probeRunView()...)
+	out = append(out, cut(fmt.Sprintf("%d run(s) per r (+/-)    setting now: %s", p.repeats, settingLabel(p.m, p.cfg.Start, p.cur)), w))
+	out = append(out, p.runView()...)
 	out = append(out, "")
 	// The median column is as wide as its widest rate (12 for MiB/s).
 	medW := 12
 	for _, hr := range p.hist {
 		if len(hr.runs) > 0 {
-			medW = max(medW, len(m.medianRate(hr)))
+			medW = max(medW, len(p.medianRate(hr)))
 		}
 	}
 	setW := max(12, w-2-2-5-(medW+1)-9-9-7)
-	out = append(out, m.st.ColHead.Render(fit(fmt.Sprintf("    %s %4s %*s %8s %8s %6s", fit("setting (history)", setW), "runs", medW, "median", "spread", "irq/"+m.amount(), "CPU"), w)))
+	out = append(out, p.st.ColHead.Render(fit(fmt.Sprintf("    %s %4s %*s %8s %8s %6s", fit("setting (history)", setW), "runs", medW, "median", "spread", "irq/"+p.amount(), "CPU"), w)))
 	cmpH := 7
 	listH := max(2, h-len(out)-cmpH)
 	if len(p.hist) < 2 {
@@ -258,23 +259,22 @@ func (m Model) probeView(h int) []string {
 		out = append(out, wrap("    no runs yet: r runs the probe with the settings now on the controller", w, "    ")...)
 	}
 	for i := top; i < len(p.hist) && i < top+listH; i++ {
-		out = append(out, m.probeHistLine(i, setW, medW))
+		out = append(out, p.histLine(i, setW, medW))
 	}
 	if len(p.hist) >= 2 {
 		out = padLines(out, w, h-cmpH)
-		out = append(out, m.compareView()...)
+		out = append(out, p.compareView()...)
 	}
 	return out
 }
 
-// probeRunView is the progress of the running probe (or the last error),
+// runView is the progress of the running probe (or the last error),
 // and the last run's numbers.
-func (m Model) probeRunView() []string {
-	p := m.probe
-	w := m.w
+func (p *probeTab) runView() []string {
+	w := p.w
 	var out []string
 	switch {
-	case p.running:
+	case p.probing:
 		frac := 0.0
 		if p.total > 0 {
 			frac = float64(p.done) / float64(p.total)
@@ -290,7 +290,7 @@ func (m Model) probeRunView() []string {
 		}
 		out = append(out, lead+bar(frac, max(10, w-len(lead)-len(info)))+info)
 	case p.lastErr != "":
-		out = append(out, m.st.Error.Render(cut("last probe: "+p.lastErr, w)))
+		out = append(out, p.st.Error.Render(cut("last probe: "+p.lastErr, w)))
 	default:
 		out = append(out, "idle")
 	}
@@ -300,12 +300,12 @@ func (m Model) probeRunView() []string {
 		if r.CPUPercent() > 0 {
 			cpu = fmt.Sprintf("%.1f%%", r.CPUPercent())
 		}
-		s := fmt.Sprintf("last run: %s  irq/s %.0f  irq/%s %.1f  CPU %s", m.fmtRate(r.Rate, r.Unit), r.IRQsPerSec, m.amount(), m.cfg.ByteUnit.Per(r.IRQsPerMiB), cpu)
+		s := fmt.Sprintf("last run: %s  irq/s %.0f  irq/%s %.1f  CPU %s", p.fmtRate(r.Rate, r.Unit), r.IRQsPerSec, p.amount(), p.cfg.ByteUnit.Per(r.IRQsPerMiB), cpu)
 		if r.Simulated {
 			s += "  (simulated)"
 		}
 		if r.Corrupt {
-			out = append(out, wrapStyled(m.st.Error, "CORRUPT "+s+" "+r.Detail, w)...)
+			out = append(out, wrapStyled(p.st.Error, "CORRUPT "+s+" "+r.Detail, w)...)
 		} else {
 			out = append(out, wrap(s, w, "  ")...)
 		}
@@ -315,11 +315,10 @@ func (m Model) probeRunView() []string {
 	return out
 }
 
-// probeHistLine is the history row of entry i, its setting setW wide
+// histLine is the history row of entry i, its setting setW wide
 // and its median medW.
-func (m Model) probeHistLine(i, setW, medW int) string {
-	p := m.probe
-	w := m.w
+func (p *probeTab) histLine(i, setW, medW int) string {
+	w := p.w
 	hr := p.hist[i]
 	mark := " "
 	if i == p.compareA() {
@@ -332,9 +331,9 @@ func (m Model) probeHistLine(i, setW, medW int) string {
 	med, spr := "--", "--"
 	irq, cpu := "--", "--"
 	if len(hr.runs) > 0 {
-		med = m.medianRate(hr)
+		med = p.medianRate(hr)
 		spr = fmtSpread(hr.rates())
-		irq = fmt.Sprintf("%.1f", m.cfg.ByteUnit.Per(hr.avg(func(r results.Measurement) float64 { return r.IRQsPerMiB })))
+		irq = fmt.Sprintf("%.1f", p.cfg.ByteUnit.Per(hr.avg(func(r results.Measurement) float64 { return r.IRQsPerMiB })))
 		if c := hr.avg(func(r results.Measurement) float64 { return r.CPUPercent() }); c > 0 {
 			cpu = fmt.Sprintf("%.1f%%", c)
 		}
@@ -348,13 +347,13 @@ func (m Model) probeHistLine(i, setW, medW int) string {
 	}
 	line := fit(fmt.Sprintf("%s%s  %s %4d %*s %8s %8s %6s", cursor, mark, fit(label, setW), len(hr.runs), medW, med, spr, irq, cpu), w)
 	if i == p.sel {
-		line = m.st.Cursor.Render(line)
+		line = p.st.Cursor.Render(line)
 	}
 	return line
 }
 
 // compareA is the row compared against.
-func (p probeState) compareA() int {
+func (p *probeTab) compareA() int {
 	if p.mark >= 0 && p.mark < len(p.hist) {
 		return p.mark
 	}
@@ -362,14 +361,13 @@ func (p probeState) compareA() int {
 }
 
 // compareView shows row A and the selected row B side by side.
-func (m Model) compareView() []string {
-	p := m.probe
+func (p *probeTab) compareView() []string {
 	a, b := p.hist[p.compareA()], p.hist[p.sel]
-	colW := max(16, (m.w-14-30)/2)
+	colW := max(16, (p.w-14-30)/2)
 	line := func(label, x, y, z string) string {
-		return cut(fit(label, 12)+"  "+fit(x, colW)+fit(y, colW)+z, m.w)
+		return cut(fit(label, 12)+"  "+fit(x, colW)+fit(y, colW)+z, p.w)
 	}
-	perAmount := func(r results.Measurement) float64 { return m.cfg.ByteUnit.Per(r.IRQsPerMiB) }
+	perAmount := func(r results.Measurement) float64 { return p.cfg.ByteUnit.Per(r.IRQsPerMiB) }
 	stat := func(h history, f func(results.Measurement) float64, format string) string {
 		if len(h.runs) == 0 {
 			return "--"
@@ -380,7 +378,7 @@ func (m Model) compareView() []string {
 		if len(h.runs) == 0 {
 			return "--"
 		}
-		return m.medianRate(h)
+		return p.medianRate(h)
 	}
 	diff := "--"
 	if len(a.runs) > 0 && len(b.runs) > 0 {
@@ -390,12 +388,12 @@ func (m Model) compareView() []string {
 		diff = "(select another row to compare)"
 	}
 	return []string{
-		m.st.Section.Render(fit("-- compare (m marks A; the selected row is B) ", m.w)),
+		p.st.Section.Render(fit("-- compare (m marks A; the selected row is B) ", p.w)),
 		line("", "A: "+a.setting, "B: "+b.setting, "B against A"),
 		line("median rate", rate(a), rate(b), diff),
 		line("spread", fmtSpread(a.rates())+fmt.Sprintf(" (%d runs)", len(a.runs)), fmtSpread(b.rates())+fmt.Sprintf(" (%d runs)", len(b.runs)), ""),
 		line("irq/s", stat(a, func(r results.Measurement) float64 { return r.IRQsPerSec }, "%.0f"), stat(b, func(r results.Measurement) float64 { return r.IRQsPerSec }, "%.0f"), ""),
-		line("irq/"+m.amount(), stat(a, perAmount, "%.1f"), stat(b, perAmount, "%.1f"), ""),
+		line("irq/"+p.amount(), stat(a, perAmount, "%.1f"), stat(b, perAmount, "%.1f"), ""),
 		line("CPU", stat(a, func(r results.Measurement) float64 { return r.CPUPercent() }, "%.1f%%"), stat(b, func(r results.Measurement) float64 { return r.CPUPercent() }, "%.1f%%"), ""),
 	}
 }

@@ -86,13 +86,13 @@ func (m Model) exportView(h int) []string {
 }
 
 // inputView renders the shared text input within the width.
-func (m Model) inputView() string {
-	in := m.in
-	in.SetWidth(max(5, m.w-len(in.Prompt)-1))
+func (s *shared) inputView() string {
+	in := s.in
+	in.SetWidth(max(5, s.w-len(in.Prompt)-1))
 	return in.View()
 }
 
-// promptKey handles the export, plan and plan-file prompts.
+// promptKey handles the export prompt.
 func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {
@@ -101,7 +101,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.in.Blur()
 		m.setStatus("cancelled")
 		return m, nil
-	case m.mode == modeExport && key.Matches(msg, k.Switch):
+	case key.Matches(msg, k.Switch):
 		if _, _, ok := m.winnerSettings(); ok {
 			m.expW = !m.expW
 		} else {
@@ -110,48 +110,17 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Apply):
 		val := strings.TrimSpace(m.in.Value())
-		switch m.mode {
-		case modeExport:
-			if val == "" {
-				m.setErr("export: type a file name")
-				return m, nil
-			}
-			text := m.exportText()
-			replace := val == m.expReplace
-			m.mode, m.expReplace = modeNormal, ""
-			m.in.Blur()
-			m.setStatus("writing %s...", val)
-			m.exports++
-			return m, writeExport(m.cfg.WriteFile, val, text, replace)
-		case modePlan:
-			m.sweep.setPlanText(val, m.m)
-			if m.sweep.planErr != "" {
-				n := strings.Count(m.sweep.planErr, "\n") + 1
-				m.setErr("the plan has %d error(s), listed above: fix and press enter, or esc", n)
-				return m, nil
-			}
-			m.mode = modeNormal
-			m.in.Blur()
-			m.axes = nil
-			for _, a := range m.sweep.plan.Axes {
-				m.axes = append(m.axes, a.Ref)
-			}
-			if len(m.sweep.plan.Axes) == 0 {
-				m.setStatus("plan cleared")
-			} else {
-				m.setStatus("plan set: %d point(s); r starts it%s", m.sweep.plan.Points(), fewRuns(m.sweep.plan.Repeats))
-			}
+		if val == "" {
+			m.setErr("export: type a file name")
 			return m, nil
-		case modeLoad:
-			if val == "" {
-				m.setErr("type the plan file's name")
-				return m, nil
-			}
-			m.mode = modeNormal
-			m.in.Blur()
-			m.setStatus("loading %s...", val)
-			return m, loadPlanOrResults(m.cfg.LoadPlan, val, m.m)
 		}
+		text := m.exportText()
+		replace := val == m.expReplace
+		m.mode, m.expReplace = modeNormal, ""
+		m.in.Blur()
+		m.setStatus("writing %s...", val)
+		m.exports++
+		return m, writeExport(m.cfg.WriteFile, val, text, replace)
 	}
 	var cmd tea.Cmd
 	m.in, cmd = m.in.Update(msg)

@@ -38,7 +38,7 @@ func (m Model) startClose(c closing) (tea.Model, tea.Cmd) {
 
 // proceedClose quits once no job runs any more.
 func (m Model) proceedClose() (tea.Model, tea.Cmd) {
-	if m.probe.running || m.sweep.running {
+	if m.probing || m.sweeping {
 		m.setStatus("stopping the running probe or sweep first...")
 		return m, nil
 	}
@@ -73,7 +73,7 @@ func (m Model) quitView(h int) []string {
 		}
 	}
 	out = append(out, "")
-	if m.sweep.running || m.probe.running {
+	if m.sweeping || m.probing {
 		out = append(out, cut("A probe or sweep is running: it is stopped first (a sweep restores its own values).", m.w), "")
 	}
 	if m.mode == modeClosing {

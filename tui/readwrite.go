@@ -9,93 +9,91 @@ import (
 	"github.com/citune/citune/regs"
 )
 
-// onRegs takes a fresh read, and finds values that changed behind the
+// read takes a fresh read, and finds values that changed behind the
 // user's back.
-func (m Model) onRegs(msg regsMsg) Model {
+func (rt *regsTab) read(msg regsMsg, sweep SweepPlan) {
 	if msg.err != nil {
-		m.setErr("reading registers: %v", msg.err)
-		return m
+		rt.setErr("reading registers: %v", msg.err)
+		return
 	}
-	if msg.wgen != m.wgen || m.writing {
-		return m // raced a write: a fresh read follows the write
+	if msg.wgen != rt.wgen || rt.writing {
+		return // raced a write: a fresh read follows the write
 	}
-	m.prev = m.cur
-	m.cur = map[uint32]uint32{}
+	rt.prev = rt.cur
+	rt.cur = map[uint32]uint32{}
 	for _, rv := range msg.snap.Registers {
-		m.cur[rv.Offset] = rv.Value
+		rt.cur[rv.Offset] = rv.Value
 	}
-	m.reads++
-	if m.reads == 1 || m.resync {
+	rt.reads++
+	if rt.reads == 1 || rt.resync {
 		// Our own writes (and a sweep's restore) are not changes
 		// behind the user's back.
-		m.prev, m.resync = nil, false
+		rt.prev, rt.resync = nil, false
 	}
 	var fresh []string
-	sweeping := m.sweep.running
-	for i := range m.m.Registers {
-		r := &m.m.Registers[i]
+	for i := range rt.m.Registers {
+		r := &rt.m.Registers[i]
 		for j := range r.Fields {
 			f := &r.Fields[j]
 			ref := regs.Ref{Reg: r, Field: f}
 			k := refKey(ref)
-			if sweeping && m.sweep.plan.has(ref) {
+			if rt.sweeping && sweep.has(ref) {
 				continue
 			}
-			got := f.Get(m.cur[r.Offset])
-			if want, ok := m.desired[k]; ok {
+			got := f.Get(rt.cur[r.Offset])
+			if want, ok := rt.desired[k]; ok {
 				if got != want {
-					if _, had := m.drifts[k]; !had {
+					if _, had := rt.drifts[k]; !had {
 						fresh = append(fresh, k)
 					}
-					m.drifts[k] = drift{want: want, got: got}
+					rt.drifts[k] = drift{want: want, got: got}
 				} else {
-					delete(m.drifts, k)
+					delete(rt.drifts, k)
 				}
 				continue
 			}
 			if !f.Knob {
 				continue
 			}
-			if d, ok := m.drifts[k]; ok {
+			if d, ok := rt.drifts[k]; ok {
 				if got == d.want {
-					delete(m.drifts, k)
+					delete(rt.drifts, k)
 				} else {
 					d.got = got
-					m.drifts[k] = d
+					rt.drifts[k] = d
 				}
 				continue
 			}
-			if m.prev != nil {
-				if was := f.Get(m.prev[r.Offset]); was != got {
-					m.drifts[k] = drift{want: was, got: got}
+			if rt.prev != nil {
+				if was := f.Get(rt.prev[r.Offset]); was != got {
+					rt.drifts[k] = drift{want: was, got: got}
 					fresh = append(fresh, k)
 				}
 			}
 		}
 	}
 	if len(fresh) > 0 {
-		ref, _ := m.m.Lookup(fresh[0])
-		d := m.drifts[fresh[0]]
-		m.setErr("! %s changed behind your back: was %d, reads %d. %s", ref, d.want, d.got, m.why(ref))
+		ref, _ := rt.m.Lookup(fresh[0])
+		d := rt.drifts[fresh[0]]
+		rt.setErr("! %s changed behind your back: was %d, reads %d. %s", ref, d.want, d.got, rt.why(ref))
 	}
-	return m
 }
 
 // why explains who rewrites a field: the profile's knob text, else the
 // register's note.
-func (m Model) why(ref regs.Ref) string {
+func (s *shared) why(ref regs.Ref) string {
 	if ref.Reg == nil {
 		return ""
 	}
 	if ref.Field != nil {
-		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.Driver != "" {
+		if k := s.cfg.Target.Profile.Knob(ref); k != nil && k.Driver != "" {
 			return k.Driver
 		}
 	}
 	if ref.Reg.Note != "" {
 		return ref.Reg.Note
 	}
-	if m.cfg.Target.Profile.Emulated {
+	if s.cfg.Target.Profile.Emulated {
 		return "The emulator ignores writes to some registers."
 	}
 	return "Something else (the driver, a controller reset) wrote the register."
@@ -119,14 +117,14 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 			}
 			if mm != nil {
 				bad = append(bad, fmt.Sprintf("%s DID NOT STICK: %s. %s", c.Ref, mm, m.why(c.Ref)))
-				delete(m.desired, k)
+				delete(m.regs.desired, k)
 				continue
 			}
-			delete(m.drifts, k)
+			delete(m.regs.drifts, k)
 			if msg.revert {
-				delete(m.desired, k)
+				delete(m.regs.desired, k)
 			} else {
-				m.desired[k] = c.Value
+				m.regs.desired[k] = c.Value
 			}
 			got := r.Readback
 			if c.Ref.Field != nil {
@@ -141,16 +139,16 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 			bad = append(bad, fmt.Sprintf("%s DID NOT RETURN: %s", r.Name, r.Line))
 			continue
 		}
-		delete(m.drifts, k)
-		delete(m.desired, k)
+		delete(m.regs.drifts, k)
+		delete(m.regs.desired, k)
 		if r.Wrote {
 			ok = append(ok, fmt.Sprintf("%s=%s (reads %s)", r.Name, r.Want, r.Got))
 		}
 	}
 	if msg.revert {
 		for _, ref := range msg.refs {
-			delete(m.desired, refKey(ref))
-			delete(m.drifts, refKey(ref))
+			delete(m.regs.desired, refKey(ref))
+			delete(m.regs.drifts, refKey(ref))
 		}
 	}
 	if msg.err != nil && m.cfg.Undo.Stops(msg.err) && m.out.Stopped == nil {
@@ -202,11 +200,11 @@ func (m Model) nowValue(ref regs.Ref) uint32 {
 
 // startValue is ref's value when the session first changed it, or, for a
 // field it has not changed, its value in the starting snapshot.
-func (m Model) startValue(ref regs.Ref) uint32 {
-	if v, ok := m.cfg.Undo.StartValue(ref); ok {
+func (s *shared) startValue(ref regs.Ref) uint32 {
+	if v, ok := s.cfg.Undo.StartValue(ref); ok {
 		return v
 	}
-	raw, _ := m.cfg.Start.Value(ref.Reg.Name)
+	raw, _ := s.cfg.Start.Value(ref.Reg.Name)
 	if ref.Field == nil {
 		return raw
 	}

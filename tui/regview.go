@@ -52,18 +52,41 @@ func buildRows(m *regs.Map) []row {
 	return rows
 }
 
+// regsTab is the Registers tab: the list and its selection, the reads
+// compared for drift, what the user set and the field editor.
+type regsTab struct {
+	*shared
+	rows    []row
+	sel     int
+	top     int
+	prev    map[uint32]uint32 // the read before
+	reads   int
+	desired map[string]uint32 // what the user set, by ref key
+	drifts  map[string]drift
+	ed      *editor // the open editor, nil when none
+}
+
+// ShortHelp is the tab's help line.
+func (rt *regsTab) ShortHelp() []key.Binding {
+	k := rt.keys
+	if rt.ed != nil {
+		return []key.Binding{k.Move, k.Apply, k.Cancel}
+	}
+	return []key.Binding{k.Move, k.Edit, k.Revert, k.RevertAll, k.Axis, k.NextTab, k.Quit, k.Help, k.Pause, k.Rate, k.Export}
+}
+
 // nextSelectable finds the first selectable row from i in direction d.
-func (m Model) nextSelectable(i, d int) int {
-	for ; i >= 0 && i < len(m.rows); i += d {
-		if m.rows[i].kind != rowSection {
+func (rt *regsTab) nextSelectable(i, d int) int {
+	for ; i >= 0 && i < len(rt.rows); i += d {
+		if rt.rows[i].kind != rowSection {
 			return i
 		}
 	}
-	return m.sel
+	return rt.sel
 }
 
 // layout of the register tab: list rows and detail lines.
-func (m Model) regsLayout(h int) (listH, detailH int) {
+func (rt *regsTab) regsLayout(h int) (listH, detailH int) {
 	detailH = 6
 	if h >= 30 {
 		detailH = 9
@@ -72,32 +95,32 @@ func (m Model) regsLayout(h int) (listH, detailH int) {
 	return listH, detailH
 }
 
-func (m *Model) scrollToSel() {
-	listH, _ := m.regsLayout(m.bodyH())
-	if m.sel < m.top {
-		m.top = m.sel
+func (rt *regsTab) scrollToSel(bodyH int) {
+	listH, _ := rt.regsLayout(bodyH)
+	if rt.sel < rt.top {
+		rt.top = rt.sel
 	}
-	if m.sel >= m.top+listH {
-		m.top = m.sel - listH + 1
+	if rt.sel >= rt.top+listH {
+		rt.top = rt.sel - listH + 1
 	}
-	if m.top > 0 && m.rows[m.top-1].kind == rowSection && m.sel-m.top+1 < listH {
-		m.top-- // keep the section title in view
+	if rt.top > 0 && rt.rows[rt.top-1].kind == rowSection && rt.sel-rt.top+1 < listH {
+		rt.top-- // keep the section title in view
 	}
-	m.top = max(0, min(m.top, len(m.rows)-listH))
+	rt.top = max(0, min(rt.top, len(rt.rows)-listH))
 }
 
-func (m Model) columns() (nameW, bitsW int) {
-	if m.w >= 100 {
+func (rt *regsTab) columns() (nameW, bitsW int) {
+	if rt.w >= 100 {
 		return 28, 5
 	}
 	return 24, 5
 }
 
 // flags renders the five flag columns of a row: * R S ! x.
-func (m Model) flags(r row) string {
+func (rt *regsTab) flags(r row) string {
 	b := []byte(".....")
-	raw := m.cur[r.reg.Offset]
-	sv, haveStart := m.cfg.Start.Value(r.reg.Name)
+	raw := rt.cur[r.reg.Offset]
+	sv, haveStart := rt.cfg.Start.Value(r.reg.Name)
 	switch r.kind {
 	case rowField:
 		f := r.field
@@ -110,10 +133,10 @@ func (m Model) flags(r row) string {
 		if haveStart && f.Get(raw) != f.Get(sv) {
 			b[2] = 'S'
 		}
-		if _, ok := m.drifts[refKey(r.ref())]; ok {
+		if _, ok := rt.drifts[refKey(r.ref())]; ok {
 			b[3] = '!'
 		}
-		if m.isAxis(r.ref()) {
+		if rt.isAxis(r.ref()) {
 			b[4] = 'x'
 		}
 	case rowReg:
@@ -126,7 +149,7 @@ func (m Model) flags(r row) string {
 		if haveStart && raw != sv {
 			b[2] = 'S'
 		}
-		for k := range m.drifts {
+		for k := range rt.drifts {
 			if strings.HasPrefix(k, strings.ToUpper(r.reg.Name)+".") {
 				b[3] = '!'
 			}
@@ -135,8 +158,8 @@ func (m Model) flags(r row) string {
 	return string(b)
 }
 
-func (m Model) isAxis(ref regs.Ref) bool {
-	for _, a := range m.axes {
+func (rt *regsTab) isAxis(ref regs.Ref) bool {
+	for _, a := range rt.axes {
 		if sameRef(a, ref) {
 			return true
 		}
@@ -144,29 +167,32 @@ func (m Model) isAxis(ref regs.Ref) bool {
 	return false
 }
 
-// regsView draws the register list and the detail pane.
-func (m Model) regsView(h int) []string {
-	listH, detailH := m.regsLayout(h)
-	nameW, bitsW := m.columns()
-	valW := max(8, m.w-2-5-1-nameW-1-bitsW-1)
-	out := []string{m.st.ColHead.Render(fit(fmt.Sprintf("  *RS!x %s %s %s", fit("name", nameW), fit("bits", bitsW), "value"), m.w))}
-	top := m.top
-	if m.sel >= top+listH { // a two-line status took a row
-		top = m.sel - listH + 1
+// View draws the register list and the detail pane.
+func (rt *regsTab) View(h int) []string {
+	if rt.ed != nil {
+		return rt.editView(h)
 	}
-	for i := top; i < len(m.rows) && i < top+listH; i++ {
-		r := m.rows[i]
+	listH, detailH := rt.regsLayout(h)
+	nameW, bitsW := rt.columns()
+	valW := max(8, rt.w-2-5-1-nameW-1-bitsW-1)
+	out := []string{rt.st.ColHead.Render(fit(fmt.Sprintf("  *RS!x %s %s %s", fit("name", nameW), fit("bits", bitsW), "value"), rt.w))}
+	top := rt.top
+	if rt.sel >= top+listH { // a two-line status took a row
+		top = rt.sel - listH + 1
+	}
+	for i := top; i < len(rt.rows) && i < top+listH; i++ {
+		r := rt.rows[i]
 		if r.kind == rowSection {
 			t := "-- " + r.title + " "
-			out = append(out, m.st.Section.Render(t+strings.Repeat("-", max(0, m.w-len(t)))))
+			out = append(out, rt.st.Section.Render(t+strings.Repeat("-", max(0, rt.w-len(t)))))
 			continue
 		}
 		cursor := "  "
-		if i == m.sel {
+		if i == rt.sel {
 			cursor = "> "
 		}
 		var name, bits, val string
-		raw := m.cur[r.reg.Offset]
+		raw := rt.cur[r.reg.Offset]
 		if r.kind == rowReg {
 			name, bits = r.reg.Name, fmt.Sprintf("%03x", r.reg.Offset)
 			d := r.reg.Decode(raw)
@@ -189,45 +215,45 @@ func (m Model) regsView(h int) []string {
 				name = r.reg.Name + "." + r.field.Name
 			}
 		}
-		line := cursor + m.flags(r) + " " + fit(name, nameW) + " " + fit(bits, bitsW) + " " + fit(val, valW)
-		line = fit(line, m.w)
+		line := cursor + rt.flags(r) + " " + fit(name, nameW) + " " + fit(bits, bitsW) + " " + fit(val, valW)
+		line = fit(line, rt.w)
 		switch {
-		case i == m.sel:
-			line = m.st.Cursor.Render(line)
-		case m.flags(r)[3] == '!':
-			line = m.st.Drift.Render(line)
+		case i == rt.sel:
+			line = rt.st.Cursor.Render(line)
+		case rt.flags(r)[3] == '!':
+			line = rt.st.Drift.Render(line)
 		case r.kind == rowField && r.field.Knob:
-			line = m.st.Knob.Render(line)
+			line = rt.st.Knob.Render(line)
 		case r.kind == rowReg:
-			line = m.st.Section.Render(line)
+			line = rt.st.Section.Render(line)
 		}
 		out = append(out, line)
 	}
-	out = padLines(out, m.w, listH+1)
-	return append(out, m.detailView(detailH)...)
+	out = padLines(out, rt.w, listH+1)
+	return append(out, rt.detailView(detailH)...)
 }
 
 // detailView explains the selected row.
-func (m Model) detailView(h int) []string {
-	if m.sel < 0 || m.sel >= len(m.rows) {
+func (rt *regsTab) detailView(h int) []string {
+	if rt.sel < 0 || rt.sel >= len(rt.rows) {
 		return nil
 	}
-	r := m.rows[m.sel]
+	r := rt.rows[rt.sel]
 	if r.kind == rowReg {
-		return padLines(m.regDetail(r.reg), m.w, h)[:h]
+		return padLines(rt.regDetail(r.reg), rt.w, h)[:h]
 	}
-	return padLines(m.fieldDetail(r), m.w, h)[:h]
+	return padLines(rt.fieldDetail(r), rt.w, h)[:h]
 }
 
 // regDetail describes a whole register: its values now, at start and at
 // reset, and what the driver does with it.
-func (m Model) regDetail(reg *regs.Register) []string {
-	raw := m.cur[reg.Offset]
-	sv, haveStart := m.cfg.Start.Value(reg.Name)
+func (rt *regsTab) regDetail(reg *regs.Register) []string {
+	raw := rt.cur[reg.Offset]
+	sv, haveStart := rt.cfg.Start.Value(reg.Name)
 	var lines []string
-	add := func(s string) { lines = append(lines, wrap(s, m.w, "  ")...) }
+	add := func(s string) { lines = append(lines, wrap(s, rt.w, "  ")...) }
 	title := fmt.Sprintf("-- %s at offset %#03x ", reg.Name, reg.Offset)
-	lines = append(lines, m.st.Section.Render(title+strings.Repeat("-", max(0, m.w-len(title)))))
+	lines = append(lines, rt.st.Section.Render(title+strings.Repeat("-", max(0, rt.w-len(title)))))
 	s := "now " + regs.Hex(raw)
 	if haveStart {
 		s += ", at start " + regs.Hex(sv)
@@ -250,12 +276,12 @@ func (m Model) regDetail(reg *regs.Register) []string {
 
 // fieldDetail describes a field: its values, whether it drifted, its
 // legal values and how to persist it.
-func (m Model) fieldDetail(r row) []string {
+func (rt *regsTab) fieldDetail(r row) []string {
 	reg := r.reg
-	raw := m.cur[reg.Offset]
-	sv, haveStart := m.cfg.Start.Value(reg.Name)
+	raw := rt.cur[reg.Offset]
+	sv, haveStart := rt.cfg.Start.Value(reg.Name)
 	var lines []string
-	add := func(s string) { lines = append(lines, wrap(s, m.w, "  ")...) }
+	add := func(s string) { lines = append(lines, wrap(s, rt.w, "  ")...) }
 	f := r.field
 	ref := r.ref()
 	kind := f.Access.String()
@@ -263,7 +289,7 @@ func (m Model) fieldDetail(r row) []string {
 		kind += ", tuning knob"
 	}
 	title := fmt.Sprintf("-- %s  bits %s  %s ", ref, f.Bits(), kind)
-	lines = append(lines, m.st.Section.Render(fit(title+strings.Repeat("-", max(0, m.w-len(title))), m.w)))
+	lines = append(lines, rt.st.Section.Render(fit(title+strings.Repeat("-", max(0, rt.w-len(title))), rt.w)))
 	now := f.Get(raw)
 	s := "now " + valueName(f, now)
 	var diff []string
@@ -285,22 +311,22 @@ func (m Model) fieldDetail(r row) []string {
 		s += " | differs from " + strings.Join(diff, " and ")
 	}
 	add(s)
-	if d, ok := m.drifts[refKey(ref)]; ok {
-		add(fmt.Sprintf("! CHANGED BEHIND YOUR BACK: was %d, reads %d. %s", d.want, d.got, m.why(ref)))
+	if d, ok := rt.drifts[refKey(ref)]; ok {
+		add(fmt.Sprintf("! CHANGED BEHIND YOUR BACK: was %d, reads %d. %s", d.want, d.got, rt.why(ref)))
 	}
 	if cs, _ := choicesOf(f); len(cs) > 0 {
 		add(f.Desc + ".")
 	} else {
 		add(f.Desc + ". Legal: " + regs.Legal(f) + ".")
 	}
-	if k := m.cfg.Target.Profile.Knob(ref); k != nil {
+	if k := rt.cfg.Target.Profile.Knob(ref); k != nil {
 		var p []string
 		if k.DT != "" {
 			p = append(p, fmt.Sprintf("DT %s (%s role)", k.DT, soc.JoinRoles(k.DTRoles, "/")))
 		}
 		if k.Param != "" {
 			p = append(p, fmt.Sprintf("kernel parameter %s (%s role; module-wide, it changes %s)", k.Param, soc.JoinRoles(k.ParamRoles, "/"),
-				soc.ParamUsersString(soc.ParamScope(nil, m.cfg.Target.Profile, k.Param))))
+				soc.ParamUsersString(soc.ParamScope(nil, rt.cfg.Target.Profile, k.Param))))
 		}
 		if k.None != "" {
 			p = append(p, "none: "+k.None)
@@ -323,108 +349,117 @@ func valueName(f *regs.Field, v uint32) string {
 	return fmt.Sprint(v)
 }
 
-func (m Model) regsKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	k := m.keys
-	listH, _ := m.regsLayout(m.bodyH())
+func (rt *regsTab) Update(raw tea.Msg) tea.Cmd {
+	msg, ok := raw.(tea.KeyPressMsg)
+	switch {
+	case rt.ed != nil && ok:
+		return rt.editKey(msg)
+	case rt.ed != nil && rt.ed.onInput():
+		var cmd tea.Cmd
+		rt.ed.in, cmd = rt.ed.in.Update(raw)
+		return cmd
+	case !ok:
+		return nil
+	}
+	k := rt.keys
+	listH, _ := rt.regsLayout(rt.bodyH())
 	switch {
 	case key.Matches(msg, k.Up):
-		m.sel = m.nextSelectable(m.sel-1, -1)
+		rt.sel = rt.nextSelectable(rt.sel-1, -1)
 	case key.Matches(msg, k.Down):
-		m.sel = m.nextSelectable(m.sel+1, 1)
+		rt.sel = rt.nextSelectable(rt.sel+1, 1)
 	case key.Matches(msg, k.PageUp):
-		m.sel = m.nextSelectable(max(0, m.sel-listH), 1)
+		rt.sel = rt.nextSelectable(max(0, rt.sel-listH), 1)
 	case key.Matches(msg, k.PageDown):
-		m.sel = m.nextSelectable(min(len(m.rows)-1, m.sel+listH), -1)
+		rt.sel = rt.nextSelectable(min(len(rt.rows)-1, rt.sel+listH), -1)
 	case key.Matches(msg, k.Top):
-		m.sel = m.nextSelectable(0, 1)
+		rt.sel = rt.nextSelectable(0, 1)
 	case key.Matches(msg, k.Bottom):
-		m.sel = m.nextSelectable(len(m.rows)-1, -1)
+		rt.sel = rt.nextSelectable(len(rt.rows)-1, -1)
 	case key.Matches(msg, k.Edit):
-		return m.openEditor()
+		return rt.openEditor()
 	case key.Matches(msg, k.Revert):
-		return m.revertSelected()
+		return rt.revertSelected()
 	case key.Matches(msg, k.RevertAll):
-		if reason := m.busyReason(); reason != "" {
-			m.setErr("%s", reason)
-			return m, nil
+		if reason := rt.busyReason(); reason != "" {
+			rt.setErr("%s", reason)
+			return nil
 		}
-		if len(m.cfg.Undo.Touched()) == 0 {
-			m.setStatus("revert all: this session changed nothing")
-			return m, nil
+		if len(rt.cfg.Undo.Touched()) == 0 {
+			rt.setStatus("revert all: this session changed nothing")
+			return nil
 		}
-		m.writing = true
-		m.wgen++
-		m.setStatus("reverting every changed field to its starting value...")
-		return m, revert(m.cfg.Undo, nil, "revert all")
+		rt.writing = true
+		rt.wgen++
+		rt.setStatus("reverting every changed field to its starting value...")
+		return revert(rt.cfg.Undo, nil, "revert all")
 	case key.Matches(msg, k.Axis):
-		m.toggleAxis()
+		rt.toggleAxis()
 	}
-	m.scrollToSel()
-	return m, nil
+	rt.scrollToSel(rt.bodyH())
+	return nil
 }
 
 // busyReason says why registers may not be written now ("" when they may).
-func (m Model) busyReason() string {
+func (s *shared) busyReason() string {
 	switch {
-	case m.writing:
+	case s.writing:
 		return "a write is in flight; try again in a moment"
-	case m.sweep.running:
+	case s.sweeping:
 		return "a sweep is running and owns the registers until it ends (s on the Sweep tab stops it)"
-	case m.probe.running:
+	case s.probing:
 		return "a probe is running; changing settings now would spoil the run (s on the Probe tab stops it)"
 	}
 	return ""
 }
 
-func (m Model) revertSelected() (tea.Model, tea.Cmd) {
-	r := m.rows[m.sel]
-	if reason := m.busyReason(); reason != "" {
-		m.setErr("%s", reason)
-		return m, nil
+func (rt *regsTab) revertSelected() tea.Cmd {
+	r := rt.rows[rt.sel]
+	if reason := rt.busyReason(); reason != "" {
+		rt.setErr("%s", reason)
+		return nil
 	}
 	if r.kind == rowReg && len(r.reg.Fields) > 0 {
-		m.setErr("revert: pick a field of %s (U reverts everything)", r.reg.Name)
-		return m, nil
+		rt.setErr("revert: pick a field of %s (U reverts everything)", r.reg.Name)
+		return nil
 	}
 	ref := r.ref()
 	touched := false
-	for _, t := range m.cfg.Undo.Touched() {
+	for _, t := range rt.cfg.Undo.Touched() {
 		if sameRef(t, ref) {
 			touched = true
 		}
 	}
 	if !touched {
-		m.setStatus("revert: this session did not change %s", ref)
-		return m, nil
+		rt.setStatus("revert: this session did not change %s", ref)
+		return nil
 	}
-	m.writing = true
-	m.wgen++
-	m.setStatus("reverting %s...", ref)
-	return m, revert(m.cfg.Undo, []regs.Ref{ref}, "revert "+ref.String())
+	rt.writing = true
+	rt.wgen++
+	rt.setStatus("reverting %s...", ref)
+	return revert(rt.cfg.Undo, []regs.Ref{ref}, "revert "+ref.String())
 }
 
-// toggleAxis marks or unmarks the selected field as a sweep axis and
-// rebuilds the on-screen plan.
-func (m *Model) toggleAxis() {
-	r := m.rows[m.sel]
+// toggleAxis marks or unmarks the selected field as a sweep axis (the
+// Model rebuilds the on-screen plan).
+func (rt *regsTab) toggleAxis() {
+	r := rt.rows[rt.sel]
 	if r.kind != rowField {
-		m.setErr("sweep axes are fields: pick a field")
+		rt.setErr("sweep axes are fields: pick a field")
 		return
 	}
 	ref := r.ref()
-	if _, err := m.m.ParseChange(fmt.Sprintf("%s=%d", ref, r.field.Get(m.cur[r.reg.Offset]))); err != nil {
-		m.setErr("%s cannot be swept: %v", ref, err)
+	if _, err := rt.m.ParseChange(fmt.Sprintf("%s=%d", ref, r.field.Get(rt.cur[r.reg.Offset]))); err != nil {
+		rt.setErr("%s cannot be swept: %v", ref, err)
 		return
 	}
-	for i, a := range m.axes {
+	for i, a := range rt.axes {
 		if sameRef(a, ref) {
-			m.axes = append(m.axes[:i:i], m.axes[i+1:]...)
-			m.setStatus("%s is no longer a sweep axis", ref)
-			m.sweep.setPlanText(m.planFromAxes(), m.m)
+			rt.axes = append(rt.axes[:i:i], rt.axes[i+1:]...)
+			rt.setStatus("%s is no longer a sweep axis", ref)
 			return
 		}
 	}
-	m.axes = append(m.axes, ref)
-	m.sweep.setPlanText(m.planFromAxes(), m.m)
-	m.setStatus("%s added to the sweep plan (%d axes); see the Sweep tab", ref, len(m.axes))
+	rt.axes = append(rt.axes, ref)
+	rt.setStatus("%s added to the sweep plan (%d axes); see the Sweep tab", ref, len(rt.axes))
 }

@@ -53,16 +53,16 @@ func fmtSpread(xs []float64) string {
 // fmtRate renders rate r of unit (a run's or a point's: "" or "B/s" for
 // bytes per second) as `citune sweep` and `report` do: a byte rate in the
 // session's ByteUnit, a probe's own unit (fps) as it is.
-func (m Model) fmtRate(r float64, unit string) string {
-	return m.cfg.ByteUnit.Rate(r, unit)
+func (s *shared) fmtRate(r float64, unit string) string {
+	return s.cfg.ByteUnit.Rate(r, unit)
 }
 
 // rateUnit is the unit fmtRate shows rates of unit in, for headings.
-func (m Model) rateUnit(unit string) string { return m.cfg.ByteUnit.Unit(unit) }
+func (s *shared) rateUnit(unit string) string { return s.cfg.ByteUnit.Unit(unit) }
 
 // amount is what interrupts and CPU are counted per: the byte unit's
 // amount (MiB, MB, Mbit).
-func (m Model) amount() string { return m.cfg.ByteUnit.Amount() }
+func (s *shared) amount() string { return s.cfg.ByteUnit.Amount() }
 
 // compare is B against A: the sweep's comparison of medians with its
 // 95 % interval (Welch, on the geometric means).

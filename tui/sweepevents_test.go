@@ -28,7 +28,7 @@ func TestSweepRunnerFollowsTheRunnersEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := sweepState{plan: pl}
+	s := sweepTab{plan: pl}
 	points := map[string]results.PointRecord{} // last record per point
 	var notes, currents []string
 	var end *results.EndRecord
@@ -119,7 +119,7 @@ func TestFoldVisit(t *testing.T) {
 // planned; an elimination marks the point it names, or becomes a note
 // when the tab has no such point; a replayed one changes nothing.
 func TestFollowResumeAndEliminations(t *testing.T) {
-	var s sweepState
+	var s sweepTab
 	t0 := fixedClock()
 	hdr := &results.Header{Points: []results.PointInfo{{Key: results.BaselineKey}, {Key: "a"}, {Key: "b"}, {Key: "c"}}}
 	a := map[string]string{"X": "1"}
@@ -128,7 +128,7 @@ func TestFollowResumeAndEliminations(t *testing.T) {
 	if s.total != 3 || s.done != 1 || s.elapsed != time.Second {
 		t.Fatalf("after one point: %d/%d in %v, want 1/3 in 1s", s.done, s.total, s.elapsed)
 	}
-	s.done, s.started = 0, time.Time{} // startSweep, resuming
+	s.done, s.started = 0, time.Time{} // sweepTab.start, resuming
 	s.follow(event.Event{Kind: event.SweepStarted, Time: t0, Resume: &results.ResumeRecord{}})
 	if s.total != 2 {
 		t.Errorf("resumed total %d, want 2", s.total)

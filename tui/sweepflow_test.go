@@ -24,8 +24,8 @@ func TestSweepToCompletion(t *testing.T) {
 	}
 	e.keys("r")
 	s := e.m.sweep
-	if s.running || !s.finished || len(s.points) != 8 { // 6 points, the baseline twice
-		t.Fatalf("sweep running %v finished %v points %d: %s", s.running, s.finished, len(s.points), e.m.status)
+	if e.m.sweeping || !s.finished || len(s.points) != 8 { // 6 points, the baseline twice
+		t.Fatalf("sweep running %v finished %v points %d: %s", e.m.sweeping, s.finished, len(s.points), e.m.status)
 	}
 	good, bad := s.ranked()
 	if len(good) != 6 || len(bad) != 0 {
@@ -42,8 +42,8 @@ func TestSweepToCompletion(t *testing.T) {
 	}
 	e.refresh()
 	e.refresh()
-	if len(e.m.drifts) != 0 {
-		t.Errorf("the sweep's restore flagged as a change behind the user's back: %v", e.m.drifts)
+	if len(e.m.regs.drifts) != 0 {
+		t.Errorf("the sweep's restore flagged as a change behind the user's back: %v", e.m.regs.drifts)
 	}
 	if !strings.Contains(e.screen(), "best: AHBBRST=") || !strings.Contains(e.screen(), " ITC=1 at ") {
 		t.Errorf("screen:\n%s", e.screen())

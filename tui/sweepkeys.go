@@ -2,46 +2,53 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
 
-func (m Model) sweepKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	k := m.keys
-	s := &m.sweep
+// The Sweep tab's prompts.
+const (
+	promptNone = iota
+	promptPlan // the plan's text
+	promptLoad // a plan or results file
+)
+
+func (s *sweepTab) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := s.keys
+	if s.prompt != promptNone {
+		return s.promptKey(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Run):
-		return m.startSweep()
+		return s.start()
 	case key.Matches(msg, k.Stop):
-		if !s.running {
-			m.setStatus("no sweep is running")
-			return m, nil
+		if !s.sweeping {
+			s.setStatus("no sweep is running")
+			return nil
 		}
 		s.cancel()
-		m.setStatus("stopping the sweep (it restores its values first)...")
-	case key.Matches(msg, k.Plan):
-		if s.running {
-			m.setErr("the plan cannot change while the sweep runs (s stops it)")
-			return m, nil
+		s.setStatus("stopping the sweep (it restores its values first)...")
+	case key.Matches(msg, k.Plan, k.Load):
+		plan := key.Matches(msg, k.Plan)
+		switch {
+		case s.sweeping && plan:
+			s.setErr("the plan cannot change while the sweep runs (s stops it)")
+			return nil
+		case s.sweeping:
+			s.setErr("a plan cannot be loaded while the sweep runs (s stops it)")
+			return nil
+		case plan:
+			s.prompt, s.in.Prompt, s.in.Placeholder = promptPlan, "plan: ", "AHBBRST=0,2,3 ITC=0,1,8 repeat=3"
+			s.in.SetValue(s.planText)
+			s.in.CursorEnd()
+		default:
+			s.prompt, s.in.Prompt, s.in.Placeholder = promptLoad, "plan or results file: ", "plan.toml or an earlier sweep's results.jsonl"
+			s.in.SetValue("")
 		}
-		m.mode = modePlan
-		m.in.Prompt = "plan: "
-		m.in.Placeholder = "AHBBRST=0,2,3 ITC=0,1,8 repeat=3"
-		m.in.SetValue(s.planText)
-		m.in.CursorEnd()
-		return m, m.in.Focus()
-	case key.Matches(msg, k.Load):
-		if s.running {
-			m.setErr("a plan cannot be loaded while the sweep runs (s stops it)")
-			return m, nil
-		}
-		m.mode = modeLoad
-		m.in.Prompt = "plan or results file: "
-		m.in.Placeholder = "plan.toml or an earlier sweep's results.jsonl"
-		m.in.SetValue("")
-		return m, m.in.Focus()
+		return s.in.Focus()
 	case key.Matches(msg, k.Chart):
 		n := 2
 		if len(s.plan.Axes) == 2 {
@@ -53,45 +60,101 @@ func (m Model) sweepKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Down):
 		s.top = min(max(0, len(s.points)-1), s.top+1)
 	}
-	return m, nil
+	return nil
 }
 
-func (m Model) startSweep() (tea.Model, tea.Cmd) {
-	s := &m.sweep
+// promptKey handles the plan and plan-file prompts.
+func (s *sweepTab) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := s.keys
+	val := strings.TrimSpace(s.in.Value())
 	switch {
-	case m.cfg.Sweeper == nil:
-		m.setErr("sweeping is not available: %s", m.cfg.NoSweep)
-		return m, nil
-	case s.running:
-		m.setErr("the sweep is already running (s stops it)")
-		return m, nil
+	case key.Matches(msg, k.Cancel):
+		s.prompt = promptNone
+		s.in.Blur()
+		s.setStatus("cancelled")
+		return nil
+	case !key.Matches(msg, k.Apply):
+		var cmd tea.Cmd
+		s.in, cmd = s.in.Update(msg)
+		return cmd
+	case s.prompt == promptLoad && val == "":
+		s.setErr("type the plan file's name")
+		return nil
+	case s.prompt == promptLoad:
+		s.prompt = promptNone
+		s.in.Blur()
+		s.setStatus("loading %s...", val)
+		return loadPlanOrResults(s.cfg.LoadPlan, val, s.m)
+	}
+	s.setPlanText(val, s.m)
+	if s.planErr != "" {
+		n := strings.Count(s.planErr, "\n") + 1
+		s.setErr("the plan has %d error(s), listed above: fix and press enter, or esc", n)
+		return nil
+	}
+	s.prompt = promptNone
+	s.in.Blur()
+	s.markAxes()
+	if len(s.plan.Axes) == 0 {
+		s.setStatus("plan cleared")
+	} else {
+		s.setStatus("plan set: %d point(s); r starts it%s", s.plan.Points(), fewRuns(s.plan.Repeats))
+	}
+	return nil
+}
+
+// markAxes marks the plan's axes on the Registers tab.
+func (s *sweepTab) markAxes() {
+	s.axes = nil
+	for _, a := range s.plan.Axes {
+		s.axes = append(s.axes, a.Ref)
+	}
+}
+
+// ShortHelp is the tab's help line.
+func (s *sweepTab) ShortHelp() []key.Binding {
+	k := s.keys
+	if s.prompt != promptNone {
+		return []key.Binding{k.Apply, k.Cancel}
+	}
+	return []key.Binding{k.Run, k.Stop, k.Plan, k.Load, k.Chart, k.Move, k.NextTab, k.Quit, k.Help, k.Export}
+}
+
+func (s *sweepTab) start() tea.Cmd {
+	switch {
+	case s.cfg.Sweeper == nil:
+		s.setErr("sweeping is not available: %s", s.cfg.NoSweep)
+		return nil
+	case s.sweeping:
+		s.setErr("the sweep is already running (s stops it)")
+		return nil
 	case s.planErr != "":
-		m.setErr("the plan has errors (listed above): e fixes it")
-		return m, nil
+		s.setErr("the plan has errors (listed above): e fixes it")
+		return nil
 	case len(s.plan.Axes) == 0:
-		m.setErr("no plan: mark fields with x on the Registers tab, e writes a plan, l loads a file")
-		return m, nil
-	case m.probe.running:
-		m.setErr("a probe is running; wait for it or stop it first")
-		return m, nil
-	case m.writing:
-		m.setErr("a write is in flight; try again in a moment")
-		return m, nil
+		s.setErr("no plan: mark fields with x on the Registers tab, e writes a plan, l loads a file")
+		return nil
+	case s.probing:
+		s.setErr("a probe is running; wait for it or stop it first")
+		return nil
+	case s.writing:
+		s.setErr("a write is in flight; try again in a moment")
+		return nil
 	}
 	if s.finished {
 		s.resetResults()
 	}
 	done := countHeld(s.points)
-	ctx, cancel := context.WithCancel(m.cfg.Ctx)
+	ctx, cancel := context.WithCancel(s.cfg.Ctx)
 	s.id++
-	s.running, s.cancel, s.stopped, s.err, s.end = true, cancel, false, "", nil
+	s.sweeping, s.cancel, s.stopped, s.err, s.end = true, cancel, false, "", nil
 	s.done, s.total, s.elapsed, s.current, s.started = 0, s.plan.Points()-done, 0, "", time.Time{}
 	s.ch = make(chan tea.Msg, 16)
 	resume := len(s.points) > 0
 	if resume {
-		m.setStatus("resuming the sweep: %d point(s) done, %d to go", len(s.points), s.total)
+		s.setStatus("resuming the sweep: %d point(s) done, %d to go", len(s.points), s.total)
 	} else {
-		m.setStatus("sweep started: %d point(s), %d run(s) each", s.plan.Points(), s.plan.Repeats)
+		s.setStatus("sweep started: %d point(s), %d run(s) each", s.plan.Points(), s.plan.Repeats)
 	}
-	return m, job(m.cfg.Ctx, m.cfg.Jobs, s.ch, sweepJob(ctx, m.cfg.Sweeper, s.plan.Plan, resume, s.id))
+	return job(s.cfg.Ctx, s.cfg.Jobs, s.ch, sweepJob(ctx, s.cfg.Sweeper, s.plan.Plan, resume, s.id))
 }

@@ -92,7 +92,7 @@ func planString(p SweepPlan, m *regs.Map) string {
 }
 
 // setPlanText replaces the plan; results of another plan are dropped.
-func (s *sweepState) setPlanText(text string, m *regs.Map) {
+func (s *sweepTab) setPlanText(text string, m *regs.Map) {
 	s.planText = text
 	if strings.TrimSpace(text) == "" {
 		s.plan, s.planErr = SweepPlan{}, ""
@@ -248,10 +248,7 @@ func (m Model) onPlan(msg planMsg) Model {
 	m.sweep.plan.Source = msg.plan.Source
 	m.sweep.setPlanText(text, m.m)
 	m.sweep.plan.Source = msg.plan.Source
-	m.axes = nil
-	for _, a := range m.sweep.plan.Axes {
-		m.axes = append(m.axes, a.Ref)
-	}
+	m.sweep.markAxes()
 	m.setStatus("loaded plan %s: %d point(s); r starts it%s", msg.path, m.sweep.plan.Points(), fewRuns(m.sweep.plan.Repeats))
 	return m
 }

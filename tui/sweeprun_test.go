@@ -140,7 +140,7 @@ func TestPlanIsTheSweepsGrammar(t *testing.T) {
 func TestEditedPlanKeepsTheFilesSettings(t *testing.T) {
 	e := newEnv(t, false)
 	m := e.target.Profile.Map
-	var s sweepState
+	var s sweepTab
 	loaded := SweepPlan{Plan: plan.Plan{Warmup: 4, Settle: 7, Seed: 9, BaselineEvery: 2}, Source: "p.toml"}
 	s.plan = loaded
 	s.setPlanText("AHBBRST=0,3 repeat=4", m)
@@ -190,7 +190,7 @@ func TestSweepOnTheSimulatedBoardsClock(t *testing.T) {
 		if !s.finished {
 			t.Fatalf("sweep did not finish: %s / %s", e.m.status, s.err)
 		}
-		line := e.m.sweepProgress()
+		line := e.m.sweep.progress()
 		switch {
 		case simClock && (s.elapsed < runTime || !strings.HasSuffix(line, " of the simulated board's time")):
 			t.Errorf("on the simulated clock: elapsed %v, the runs' modelled time %v; progress %q", s.elapsed, runTime, line)

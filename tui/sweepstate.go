@@ -15,16 +15,16 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// sweepState is the Sweep tab.
-type sweepState struct {
+// sweepTab is the Sweep tab.
+type sweepTab struct {
+	*shared
 	planText string
 	plan     SweepPlan
 	planErr  string
 
-	id      int
-	running bool
-	cancel  context.CancelFunc
-	ch      chan tea.Msg
+	id     int
+	cancel context.CancelFunc
+	ch     chan tea.Msg
 
 	points   []results.PointRecord // folded over visits (see rankable)
 	done     int
@@ -52,11 +52,12 @@ type sweepState struct {
 	planned int       // the points the sweep's header planned (baseline aside)
 	visit   string    // the label of the point being measured
 
-	view int
-	top  int
+	view   int
+	top    int
+	prompt int // the open prompt (promptPlan, promptLoad) or promptNone
 }
 
-func (s *sweepState) resetResults() {
+func (s *sweepTab) resetResults() {
 	s.points, s.done, s.total, s.current = nil, 0, 0, ""
 	s.finished, s.stopped, s.err, s.elapsed, s.top = false, false, "", 0, 0
 	s.note, s.ranking, s.planned, s.simulated = "", nil, 0, false
@@ -73,21 +74,22 @@ func countHeld(ps []results.PointRecord) int {
 	return n
 }
 
-func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
-	s := &m.sweep
+func (s *sweepTab) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return s.key(msg)
 	case sweepMsg:
 		if msg.id != s.id {
-			return m, nil
+			return nil
 		}
 		if p := s.follow(msg.e); p != nil && p.Status == rank.StatusCorrupt {
-			m.setErr("CORRUPT data at %s: %s", s.label(*p, m.m), pointReason(*p))
+			s.setErr("CORRUPT data at %s: %s", s.label(*p, s.m), pointReason(*p))
 		}
 	case sweepDoneMsg:
 		if msg.id != s.id {
-			return m, nil
+			return nil
 		}
-		s.running = false
+		s.sweeping = false
 		s.cancel()
 		if msg.results != "" {
 			s.results = msg.results
@@ -100,16 +102,13 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 				s.note = "RESTORE FAILED: " + end.RestoreError
 			}
 		}
-		m.wgen++
-		m.resync = true
-		read := readRegs(m.cfg.Target, m.m, m.wgen)
 		switch {
 		case errors.Is(msg.err, context.Canceled):
 			s.stopped = true
-			m.setStatus("sweep stopped at %d/%d point(s); r resumes", len(s.points), s.plan.Points())
+			s.setStatus("sweep stopped at %d/%d point(s); r resumes", len(s.points), s.plan.Points())
 		case msg.err != nil:
 			s.err = msg.err.Error()
-			m.setErr("sweep: %v", msg.err)
+			s.setErr("sweep: %v", msg.err)
 		default:
 			s.finished = true
 			fin := "sweep finished"
@@ -119,24 +118,20 @@ func (m Model) onSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 				fin = fmt.Sprintf("sweep finished, budget spent (%d still racing)", s.end.OutOfBudget)
 			}
 			if b, ok := s.best(); ok && s.ranking != nil {
-				m.setStatus("%s; best %s at %s; %s", fin, s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()), s.ranking.Verdict.Short())
+				s.setStatus("%s; best %s at %s; %s", fin, s.label(b, s.m), s.fmtRate(rank.Median(b.Rates), s.unit()), s.ranking.Verdict.Short())
 			} else {
-				m.setStatus("%s without a point that held", fin)
+				s.setStatus("%s without a point that held", fin)
 			}
 		}
-		if m.mode == modeClosing {
-			mm, cmd := m.proceedClose()
-			return mm, tea.Batch(read, cmd)
-		}
-		return m, read
+		return nil // the Model reads the registers back
 	}
-	return m, listen(s.ch)
+	return listen(s.ch)
 }
 
 // follow updates the tab from one of the runner's events: the progress,
 // the points (each visit folded into the point's record, see foldVisit)
 // and the notes. It returns the point a visit closed, if any.
-func (s *sweepState) follow(e event.Event) *results.PointRecord {
+func (s *sweepTab) follow(e event.Event) *results.PointRecord {
 	if s.started.IsZero() {
 		s.started = e.Time
 	}
@@ -189,7 +184,7 @@ func (s *sweepState) follow(e event.Event) *results.PointRecord {
 }
 
 // find is the index of the (non-baseline) point with settings, or -1.
-func (s *sweepState) find(settings map[string]string) int {
+func (s *sweepTab) find(settings map[string]string) int {
 	for i := range s.points {
 		if !s.points[i].Baseline && maps.Equal(s.points[i].Settings, settings) {
 			return i
@@ -201,7 +196,7 @@ func (s *sweepState) find(settings map[string]string) int {
 // addPoint folds a visit into its point's record, counting a point
 // closed for the first time (baselines are kept, each measurement
 // counts). It returns the point's record.
-func (s *sweepState) addPoint(r results.PointRecord) *results.PointRecord {
+func (s *sweepTab) addPoint(r results.PointRecord) *results.PointRecord {
 	if r.Baseline {
 		s.points = append(s.points, r)
 		return &s.points[len(s.points)-1]

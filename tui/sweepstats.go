@@ -13,7 +13,7 @@ import (
 )
 
 // label names a point by its axis values.
-func (s sweepState) label(p results.PointRecord, m *regs.Map) string {
+func (s sweepTab) label(p results.PointRecord, m *regs.Map) string {
 	if p.Baseline {
 		return "baseline"
 	}
@@ -29,7 +29,7 @@ func (s sweepState) label(p results.PointRecord, m *regs.Map) string {
 // values are the point's values, one per axis of the plan in plan order;
 // "" for an axis the hardware ignores at this point (left at its
 // original value).
-func (s sweepState) values(p results.PointRecord) []string {
+func (s sweepTab) values(p results.PointRecord) []string {
 	vs := make([]string, len(s.plan.Axes))
 	for i, a := range s.plan.Axes {
 		vs[i] = p.Settings[a.Name]
@@ -39,7 +39,7 @@ func (s sweepState) values(p results.PointRecord) []string {
 
 // ranked splits points into the ranked ones sorted by median rate and the
 // rest (not held, corrupt, failed, eliminated), baselines left out.
-func (s sweepState) ranked() (good, bad []results.PointRecord) {
+func (s sweepTab) ranked() (good, bad []results.PointRecord) {
 	for _, p := range s.points {
 		switch {
 		case p.Baseline:
@@ -64,7 +64,7 @@ func (s sweepState) ranked() (good, bad []results.PointRecord) {
 // unit is the unit of the sweep's rates: the probe's, as its points
 // record it ("" for bytes per second). A sweep has one probe, so one
 // unit.
-func (s sweepState) unit() string {
+func (s sweepTab) unit() string {
 	for _, p := range s.points {
 		if p.Unit != "" {
 			return p.Unit
@@ -74,11 +74,11 @@ func (s sweepState) unit() string {
 }
 
 // pointRate is the point's median rate as the Sweep tab shows it.
-func (m Model) pointRate(p results.PointRecord) string {
-	return m.fmtRate(rank.Median(p.Rates), m.sweep.unit())
+func (s *sweepTab) pointRate(p results.PointRecord) string {
+	return s.fmtRate(rank.Median(p.Rates), s.unit())
 }
 
-func (s sweepState) best() (results.PointRecord, bool) {
+func (s sweepTab) best() (results.PointRecord, bool) {
 	good, _ := s.ranked()
 	if len(good) == 0 {
 		return results.PointRecord{}, false
@@ -88,8 +88,7 @@ func (s sweepState) best() (results.PointRecord, bool) {
 
 // baseline is every baseline measurement pooled, or the point whose
 // values are the starting ones.
-func (m Model) baseline() (results.PointRecord, bool) {
-	s := m.sweep
+func (s *sweepTab) baseline() (results.PointRecord, bool) {
 	var pooled results.PointRecord
 	for _, p := range s.points {
 		if p.Baseline {
@@ -105,7 +104,7 @@ func (m Model) baseline() (results.PointRecord, bool) {
 		if a.Ref.Reg == nil {
 			return results.PointRecord{}, false
 		}
-		v := m.startValue(a.Ref)
+		v := s.startValue(a.Ref)
 		startVals = append(startVals, strconv.FormatUint(uint64(v), 10))
 	}
 	for _, p := range s.points {
@@ -117,8 +116,7 @@ func (m Model) baseline() (results.PointRecord, bool) {
 }
 
 // bestLine says which point is best and how sure that is.
-func (m Model) bestLine() string {
-	s := m.sweep
+func (s *sweepTab) bestLine() string {
 	b, ok := s.best()
 	if !ok {
 		return "best: none yet"
@@ -133,17 +131,17 @@ func (m Model) bestLine() string {
 		if v.Kind == rank.VerdictApply {
 			say = v.Headline()
 		}
-		line := fmt.Sprintf("best: %s %s; %s", s.label(b, m.m), m.pointRate(b), say)
+		line := fmt.Sprintf("best: %s %s; %s", s.label(b, s.m), s.pointRate(b), say)
 		if bb := s.ranking.Verdict.Bench; bb != nil {
 			line += fmt.Sprintf("; faster, not permanent: %s", rank.SettingsString(bb.Settings))
 		}
 		return line
 	}
-	line := fmt.Sprintf("best: %s  %s  ", s.label(b, m.m), m.pointRate(b))
+	line := fmt.Sprintf("best: %s  %s  ", s.label(b, s.m), s.pointRate(b))
 	if v := versus(b); v != "" {
 		return line + v + " vs baseline"
 	}
-	if base, ok := m.baseline(); ok {
+	if base, ok := s.baseline(); ok {
 		if !base.Baseline && maps.Equal(base.Settings, b.Settings) {
 			return line + "(the starting setting is best)"
 		}

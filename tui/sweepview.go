@@ -16,14 +16,13 @@ const (
 	viewHeat
 )
 
-// sweepView is the Sweep tab: the plan, the progress, the best point and
+// View is the Sweep tab: the plan, the progress, the best point and
 // the table or chart of the points.
-func (m Model) sweepView(h int) []string {
-	s := m.sweep
-	w := m.w
-	out := m.sweepPlanView()
-	out = append(out, cut(m.sweepProgress(), w))
-	if s.results != "" && !s.running {
+func (s *sweepTab) View(h int) []string {
+	w := s.w
+	out := s.planView()
+	out = append(out, cut(s.progress(), w))
+	if s.results != "" && !s.sweeping {
 		out = append(out, cut("results: "+s.results, w))
 	}
 	for i, l := range wrap(s.note, w, "  ") {
@@ -31,9 +30,9 @@ func (m Model) sweepView(h int) []string {
 			out = append(out, l)
 		}
 	}
-	for i, l := range wrap(m.bestLine(), w, "      ") {
+	for i, l := range wrap(s.bestLine(), w, "      ") {
 		if i < 2 {
-			out = append(out, m.st.Good.Render(l))
+			out = append(out, s.st.Good.Render(l))
 		}
 	}
 	views := "table"
@@ -43,25 +42,24 @@ func (m Model) sweepView(h int) []string {
 	case viewHeat:
 		views = "heat map"
 	}
-	out = append(out, m.st.Section.Render(fit(fmt.Sprintf("-- %s (v switches view) ", views), w)))
-	return append(out, m.sweepChartView(h-len(out))...)
+	out = append(out, s.st.Section.Render(fit(fmt.Sprintf("-- %s (v switches view) ", views), w)))
+	return append(out, s.chartView(h-len(out))...)
 }
 
-// sweepPlanView is the top of the Sweep tab: the plan prompt, why
+// planView is the top of the Sweep tab: the plan prompt, why
 // sweeping is not available, and the plan or its errors.
-func (m Model) sweepPlanView() []string {
-	s := m.sweep
-	w := m.w
+func (s *sweepTab) planView() []string {
+	w := s.w
 	var out []string
-	switch m.mode {
-	case modePlan:
-		out = append(out, wrapStyled(m.st.Title, "Sweep plan: FIELD=v1,v2,... per axis and repeat=N; values as for citune set", w)...)
-		out = append(out, m.inputView())
-	case modeLoad:
-		out = append(out, m.st.Title.Render(cut("Load a sweep plan, or an earlier sweep's results", w)), m.inputView())
+	switch s.prompt {
+	case promptPlan:
+		out = append(out, wrapStyled(s.st.Title, "Sweep plan: FIELD=v1,v2,... per axis and repeat=N; values as for citune set", w)...)
+		out = append(out, s.inputView())
+	case promptLoad:
+		out = append(out, s.st.Title.Render(cut("Load a sweep plan, or an earlier sweep's results", w)), s.inputView())
 	}
-	if m.cfg.Sweeper == nil {
-		out = append(out, wrapStyled(m.st.Error, "Sweeping is not available: "+m.cfg.NoSweep, w)...)
+	if s.cfg.Sweeper == nil {
+		out = append(out, wrapStyled(s.st.Error, "Sweeping is not available: "+s.cfg.NoSweep, w)...)
 	}
 	switch {
 	case s.planErr != "":
@@ -69,31 +67,30 @@ func (m Model) sweepPlanView() []string {
 		for i, e := range strings.Split(s.planErr, "\n") {
 			prefix := "  "
 			if i == 0 {
-				out = append(out, m.st.Error.Render("plan errors:"))
+				out = append(out, s.st.Error.Render("plan errors:"))
 			}
 			for _, l := range wrap(e, w-len(prefix), "  ") {
-				out = append(out, m.st.Error.Render(prefix+l))
+				out = append(out, s.st.Error.Render(prefix+l))
 			}
 		}
 		out = append(out, wrap("plan text: "+s.planText, w, "  ")...)
 	case len(s.plan.Axes) == 0:
 		out = append(out, wrap("No plan yet: x marks fields on the Registers tab, e writes a plan, l loads a file.", w, "  ")...)
 	default:
-		out = append(out, wrap(fmt.Sprintf("plan (%s): %s  = %d points x %d runs", s.plan.Source, planString(s.plan, m.m), s.plan.Points(), s.plan.Repeats), w, "  ")...)
+		out = append(out, wrap(fmt.Sprintf("plan (%s): %s  = %d points x %d runs", s.plan.Source, planString(s.plan, s.m), s.plan.Points(), s.plan.Repeats), w, "  ")...)
 	}
 	return out
 }
 
-// sweepProgress is the progress line: a bar and the ETA while the sweep
+// progress is the progress line: a bar and the ETA while the sweep
 // runs, else how it ended.
-func (m Model) sweepProgress() string {
-	s := m.sweep
-	w := m.w
+func (s *sweepTab) progress() string {
+	w := s.w
 	total := s.plan.Points()
 	doneAll := countHeld(s.points)
 	var prog string
 	switch {
-	case s.running:
+	case s.sweeping:
 		eta := "--"
 		if s.done > 0 {
 			eta = fmtDur(time.Duration(float64(s.elapsed) / float64(s.done) * float64(s.total-s.done)))
@@ -120,39 +117,37 @@ func (m Model) sweepProgress() string {
 	return prog
 }
 
-// sweepChartView fills rest lines with the view chosen with v; tall
+// chartView fills rest lines with the view chosen with v; tall
 // screens show the chart under the table.
-func (m Model) sweepChartView(rest int) []string {
-	s := m.sweep
-	w := m.w
+func (s *sweepTab) chartView(rest int) []string {
+	w := s.w
 	switch s.view {
 	case viewBars:
-		return m.barsView(rest)
+		return s.barsView(rest)
 	case viewHeat:
-		return m.heatView(rest)
+		return s.heatView(rest)
 	}
 	if rest < 30 {
-		return m.tableView(rest)
+		return s.tableView(rest)
 	}
 	// Tall screens show the chart under the table.
-	tab := m.tableView(rest / 2)
+	tab := s.tableView(rest / 2)
 	out := padLines(tab, w, rest/2)
 	if len(s.plan.Axes) == 2 {
-		out = append(out, m.st.Section.Render(fit("-- heat map ", w)))
-		return append(out, m.heatView(rest-rest/2-1)...)
+		out = append(out, s.st.Section.Render(fit("-- heat map ", w)))
+		return append(out, s.heatView(rest-rest/2-1)...)
 	}
-	out = append(out, m.st.Section.Render(fit("-- bars ", w)))
-	return append(out, m.barsView(rest-rest/2-1)...)
+	out = append(out, s.st.Section.Render(fit("-- bars ", w)))
+	return append(out, s.barsView(rest-rest/2-1)...)
 }
 
 // tableView lists points sorted by rate, then not-held and corrupt ones.
-func (m Model) tableView(h int) []string {
-	s := m.sweep
+func (s *sweepTab) tableView(h int) []string {
 	good, bad := s.ranked()
 	var cols []string
 	var widths []int
 	for _, a := range s.plan.Axes {
-		n := axisLabel(m.m, a)
+		n := axisLabel(s.m, a)
 		w := max(len(n), 4)
 		for _, v := range a.Values {
 			w = max(w, len(v))
@@ -168,11 +163,11 @@ func (m Model) tableView(h int) []string {
 	medW := 12
 	for _, p := range s.points {
 		if len(p.Rates) > 0 {
-			medW = max(medW, len(m.pointRate(p)))
+			medW = max(medW, len(s.pointRate(p)))
 		}
 	}
-	head += fmt.Sprintf("%*s %8s %8s %7s  %s", medW, "median", "spread", "irq/"+m.amount(), "ms/"+m.amount(), "status")
-	out := []string{m.st.ColHead.Render(fit(head, m.w))}
+	head += fmt.Sprintf("%*s %8s %8s %7s  %s", medW, "median", "spread", "irq/"+s.amount(), "ms/"+s.amount(), "status")
+	out := []string{s.st.ColHead.Render(fit(head, s.w))}
 	row := func(rank string, p results.PointRecord) string {
 		line := fit(rank, 5)
 		for i, v := range s.values(p) {
@@ -183,16 +178,16 @@ func (m Model) tableView(h int) []string {
 		}
 		med, spr, irq, cpu := "--", "--", "--", "--"
 		if len(p.Rates) > 0 {
-			med = m.pointRate(p)
+			med = s.pointRate(p)
 			spr = fmtSpread(p.Rates)
 			if p.IRQsPerMiB != nil && *p.IRQsPerMiB > 0 {
-				irq = fmt.Sprintf("%.1f", m.cfg.ByteUnit.Per(*p.IRQsPerMiB))
+				irq = fmt.Sprintf("%.1f", s.cfg.ByteUnit.Per(*p.IRQsPerMiB))
 			}
 			if p.CPUPerMiB != nil && *p.CPUPerMiB > 0 {
-				cpu = fmt.Sprintf("%.2f", m.cfg.ByteUnit.Per(*p.CPUPerMiB))
+				cpu = fmt.Sprintf("%.2f", s.cfg.ByteUnit.Per(*p.CPUPerMiB))
 			}
 		}
-		return fit(line+fmt.Sprintf("%*s %8s %8s %7s  %s", medW, med, spr, irq, cpu, pointStatus(p)), m.w)
+		return fit(line+fmt.Sprintf("%*s %8s %8s %7s  %s", medW, med, spr, irq, cpu, pointStatus(p)), s.w)
 	}
 	var lines []string
 	for i, p := range good {
@@ -201,9 +196,9 @@ func (m Model) tableView(h int) []string {
 	for _, p := range bad {
 		l := row("-", p)
 		if p.Status == rank.StatusCorrupt {
-			l = m.st.Error.Render(l)
+			l = s.st.Error.Render(l)
 		} else {
-			l = m.st.Drift.Render(l)
+			l = s.st.Drift.Render(l)
 		}
 		lines = append(lines, l)
 	}
@@ -218,22 +213,21 @@ func (m Model) tableView(h int) []string {
 }
 
 // barsView draws one bar per point, sorted by rate.
-func (m Model) barsView(h int) []string {
-	s := m.sweep
+func (s *sweepTab) barsView(h int) []string {
 	good, bad := s.ranked()
 	labelW := 10
 	for _, p := range append(append([]results.PointRecord(nil), good...), bad...) {
-		labelW = max(labelW, len(s.label(p, m.m)))
+		labelW = max(labelW, len(s.label(p, s.m)))
 	}
-	labelW = min(labelW, m.w/3)
+	labelW = min(labelW, s.w/3)
 	// Each bar ends in its rate, right-aligned in rateW columns (14 for
 	// MiB/s: "%8.2f MiB/s").
 	maxRate, rateW := 0.0, 14
 	for _, p := range good {
 		maxRate = max(maxRate, rank.Median(p.Rates))
-		rateW = max(rateW, len(m.pointRate(p)))
+		rateW = max(rateW, len(s.pointRate(p)))
 	}
-	barW := max(5, m.w-labelW-3-rateW)
+	barW := max(5, s.w-labelW-3-rateW)
 	var lines []string
 	for _, p := range good {
 		r := rank.Median(p.Rates)
@@ -241,11 +235,11 @@ func (m Model) barsView(h int) []string {
 		if maxRate > 0 {
 			n = int(r/maxRate*float64(barW) + 0.5)
 		}
-		lines = append(lines, fit(fmt.Sprintf("%s |%s %*s", fit(s.label(p, m.m), labelW), fit(strings.Repeat("#", n), barW), rateW, m.pointRate(p)), m.w))
+		lines = append(lines, fit(fmt.Sprintf("%s |%s %*s", fit(s.label(p, s.m), labelW), fit(strings.Repeat("#", n), barW), rateW, s.pointRate(p)), s.w))
 	}
 	for _, p := range bad {
 		why := pointStatus(p)
-		lines = append(lines, m.st.Drift.Render(fit(fmt.Sprintf("%s |%s", fit(s.label(p, m.m), labelW), why), m.w)))
+		lines = append(lines, s.st.Drift.Render(fit(fmt.Sprintf("%s |%s", fit(s.label(p, s.m), labelW), why), s.w)))
 	}
 	if len(lines) == 0 {
 		lines = append(lines, "no points measured yet")
@@ -260,8 +254,7 @@ const shades = ".:-=+*#%@"
 
 // heatView draws a two-axis grid: rows are the first axis, columns the
 // second; each cell has the median rate and a shade character.
-func (m Model) heatView(h int) []string {
-	s := m.sweep
+func (s *sweepTab) heatView(h int) []string {
 	if len(s.plan.Axes) != 2 {
 		return []string{"the heat map needs exactly two axes"}
 	}
@@ -287,12 +280,12 @@ func (m Model) heatView(h int) []string {
 		}
 		return results.PointRecord{}, false
 	}
-	nx, ny := axisLabel(m.m, ax), axisLabel(m.m, ay)
+	nx, ny := axisLabel(s.m, ax), axisLabel(s.m, ay)
 	rowW := max(len(nx)+1+len(ny), 6) + 1
 	cellW := 9
-	ncol := min(len(ay.Values), max(1, (m.w-rowW)/cellW))
+	ncol := min(len(ay.Values), max(1, (s.w-rowW)/cellW))
 	unit := s.unit()
-	out := []string{cut(fmt.Sprintf("rows %s, cols %s: median %s, shade %s low..high; n/h not held", nx, ny, m.rateUnit(unit), shades), m.w)}
+	out := []string{cut(fmt.Sprintf("rows %s, cols %s: median %s, shade %s low..high; n/h not held", nx, ny, s.rateUnit(unit), shades), s.w)}
 	head := fit(nx+`\`+ny, rowW)
 	for _, v := range ay.Values[:ncol] {
 		head += fmt.Sprintf("%*s", cellW, cut(v, cellW-1))
@@ -300,7 +293,7 @@ func (m Model) heatView(h int) []string {
 	if ncol < len(ay.Values) {
 		head += " ~"
 	}
-	out = append(out, m.st.ColHead.Render(cut(head, m.w)))
+	out = append(out, s.st.ColHead.Render(cut(head, s.w)))
 	for _, x := range ax.Values {
 		if len(out) >= h {
 			break
@@ -328,11 +321,11 @@ func (m Model) heatView(h int) []string {
 				if hi > lo {
 					i = int((r - lo) / (hi - lo) * float64(len(shades)-1))
 				}
-				cell = fmt.Sprintf("%.1f%c", m.cfg.ByteUnit.In(r, unit), shades[i])
+				cell = fmt.Sprintf("%.1f%c", s.cfg.ByteUnit.In(r, unit), shades[i])
 			}
 			line += fmt.Sprintf("%*s", cellW, cell)
 		}
-		out = append(out, cut(line, m.w))
+		out = append(out, cut(line, s.w))
 	}
 	return out
 }

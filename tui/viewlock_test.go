@@ -45,6 +45,13 @@ func TestViewDuringRestore(t *testing.T) {
 	if len(u.Touched()) != 1 {
 		t.Fatalf("touched %v after one write", u.Touched())
 	}
+	e.selectRow("USBCMD.ITC")
+	e.keys("enter")
+	ed := e.m.regs.ed // the tabs' dialogs are drawn in every case below too
+	e.keys("esc")
+	if ed == nil {
+		t.Fatal("the editor did not open")
+	}
 	g.gate = true
 	done := make(chan error, 1)
 	go func() {
@@ -54,17 +61,22 @@ func TestViewDuringRestore(t *testing.T) {
 	<-g.entered // the restore holds the session, blocked in its write
 	for tb := range numTabs {
 		for md := modeNormal; md <= modeClosing; md++ {
-			m := e.m
-			m.tab, m.mode = tb, md
-			rendered := make(chan string, 1)
-			go func() { rendered <- m.View().Content }()
-			select {
-			case s := <-rendered:
-				if s == "" {
-					t.Errorf("tab %d mode %d: empty screen", tb, md)
+			for _, open := range []*editor{nil, ed} { // and the Sweep tab's plan prompt with the editor
+				m := e.m
+				m.tab, m.mode, m.regs.ed, m.sweep.prompt = tb, md, open, promptNone
+				if open != nil {
+					m.sweep.prompt = promptPlan
 				}
-			case <-time.After(10 * time.Second): // a deadlock, not a speed limit
-				t.Fatalf("tab %s mode %d: View waits while a restore holds the undo session", tabNames[tb], md)
+				rendered := make(chan string, 1)
+				go func() { rendered <- m.View().Content }()
+				select {
+				case s := <-rendered:
+					if s == "" {
+						t.Errorf("tab %d mode %d: empty screen", tb, md)
+					}
+				case <-time.After(10 * time.Second): // a deadlock, not a speed limit
+					t.Fatalf("tab %s mode %d editor %v: View waits while a restore holds the undo session", tabNames[tb], md, open != nil)
+				}
 			}
 		}
 	}
