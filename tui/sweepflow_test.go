@@ -249,3 +249,32 @@ func TestPlanErrorsWhole(t *testing.T) {
 		t.Errorf("a plan with errors was taken")
 	}
 }
+
+// The smallest screen the session takes (40x12) leaves the Sweep tab's
+// chart no line after a sweep: every view still draws, within the screen
+// (the bars view sliced its lines with a negative height and panicked,
+// taking the session down).
+func TestSweepViewsOnTheSmallestScreen(t *testing.T) {
+	e := newEnv(t, false)
+	e.writePlan("AHBBRST=0,3,7 ITC=1,8 repeat=3")
+	e.keys("r")
+	if !e.m.sweep.finished {
+		t.Fatalf("sweep did not finish: %s", e.m.status)
+	}
+	e.resize(40, 12)
+	for _, view := range []string{"table", "bars", "heat map"} {
+		var screen string
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s view at 40x12: panic %v", view, r)
+				}
+			}()
+			screen = e.screen()
+		}()
+		if n := strings.Count(screen, "\n") + 1; screen != "" && n != 12 {
+			t.Errorf("%s view at 40x12: %d lines, want 12:\n%s", view, n, screen)
+		}
+		e.keys("v")
+	}
+}

@@ -244,6 +244,7 @@ func (s *sweepTab) barsView(h int) []string {
 	if len(lines) == 0 {
 		lines = append(lines, "no points measured yet")
 	}
+	h = max(h, 0) // a small screen can leave the chart no line
 	top := min(s.top, max(0, len(lines)-h))
 	end := min(len(lines), top+h)
 	return lines[top:end]
