@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -74,9 +76,7 @@ func (m Model) onResults(msg resultsMsg) Model {
 			s.planned++
 		}
 	}
-	for _, p := range msg.res.Points {
-		s.addPoint(p)
-	}
+	s.addVisits(msg.res)
 	s.total = s.planned
 	if n := len(msg.res.Runs); n > 0 {
 		first, last := msg.res.Runs[0], msg.res.Runs[n-1]
@@ -109,4 +109,18 @@ func (m Model) onResults(msg resultsMsg) Model {
 		m.setStatus("%s: %d point(s), none that held", what, countHeld(s.points))
 	}
 	return m
+}
+
+// addVisits adds res's visits with their runs in the order they were
+// measured, the latest session's of each as the ranking reads them, so
+// that a point's rates are the ones its rank stands on (screening runs a
+// visit admitted included).
+func (s *sweepTab) addVisits(res *results.Results) {
+	vs := res.Visits()
+	for _, n := range slices.Sorted(maps.Keys(vs)) {
+		for _, r := range vs[n].Runs {
+			s.screenRun(r)
+		}
+		s.addPoint(vs[n].Point)
+	}
 }

@@ -27,6 +27,12 @@ type sweepTab struct {
 	ch     chan tea.Msg
 
 	points   []results.PointRecord // folded over visits (see rankable)
+	// screened holds, per point, the rates of its screening runs (a
+	// race's or the model's) until a visit admits them among its rates
+	// (PointRecord.ScreenAdmitted), as results.Store counts them;
+	// screening are those of the visit under way.
+	screened  map[string][]float64
+	screening []float64
 	done     int
 	total    int
 	current  string
@@ -61,6 +67,16 @@ func (s *sweepTab) resetResults() {
 	s.points, s.done, s.total, s.current = nil, 0, 0, ""
 	s.finished, s.stopped, s.err, s.elapsed, s.top = false, false, "", 0, 0
 	s.note, s.ranking, s.planned, s.simulated = "", nil, 0, false
+	s.screened, s.screening = nil, nil
+}
+
+// screenRun keeps a screening run's rate for its point's admitting
+// visit, under results.Store's rule (a run that held, without error or
+// corruption).
+func (s *sweepTab) screenRun(r results.RunRecord) {
+	if r.Screen && !r.Warmup && r.Error == "" && r.Held && !r.Run.Corrupt {
+		s.screening = append(s.screening, r.Run.Rate)
+	}
 }
 
 // countHeld counts finished non-baseline points.
@@ -154,7 +170,9 @@ func (s *sweepTab) follow(e event.Event) *results.PointRecord {
 	case event.PointStarted:
 		s.visit = e.Label
 		s.current = e.Label
+		s.screening = nil
 	case event.RunFinished:
+		s.screenRun(*e.Run)
 		what := "run"
 		switch {
 		case e.Run.Warmup:
@@ -197,6 +215,17 @@ func (s *sweepTab) find(settings map[string]string) int {
 // closed for the first time (baselines are kept, each measurement
 // counts). It returns the point's record.
 func (s *sweepTab) addPoint(r results.PointRecord) *results.PointRecord {
+	if sc := s.screening; len(sc) > 0 && !r.Baseline && statusOK(r) {
+		if s.screened == nil {
+			s.screened = map[string][]float64{}
+		}
+		s.screened[r.Point] = append(s.screened[r.Point], sc...)
+	}
+	s.screening = nil
+	if sc := s.screened[r.Point]; r.ScreenAdmitted && len(sc) > 0 && statusOK(r) {
+		r.Rates = append(slices.Clone(r.Rates), sc...)
+		delete(s.screened, r.Point)
+	}
 	if r.Baseline {
 		s.points = append(s.points, r)
 		return &s.points[len(s.points)-1]
