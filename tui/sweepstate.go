@@ -26,20 +26,20 @@ type sweepTab struct {
 	cancel context.CancelFunc
 	ch     chan tea.Msg
 
-	points   []results.PointRecord // folded over visits (see rankable)
+	points []results.PointRecord // folded over visits (see rankable)
 	// screened holds, per point, the rates of its screening runs (a
 	// race's or the model's) until a visit admits them among its rates
 	// (PointRecord.ScreenAdmitted), as results.Store counts them;
 	// screening are those of the visit under way.
 	screened  map[string][]float64
 	screening []float64
-	done     int
-	total    int
-	current  string
-	elapsed  time.Duration
-	finished bool
-	stopped  bool
-	err      string
+	done      int
+	total     int
+	current   string
+	elapsed   time.Duration
+	finished  bool
+	stopped   bool
+	err       string
 
 	note    string
 	results string // where the sweeper records the results
