@@ -43,6 +43,26 @@ func TestLoadedPointsCountAdmittedRuns(t *testing.T) {
 			t.Errorf("%s: the tab shows %d runs, median %.0f; the ranking %d runs, median %.0f", want.Key, len(p.Rates), rank.Median(p.Rates), want.Runs, want.Median)
 		}
 	}
+	// The points the model only screened are dropped with its reason, as
+	// citune report shows them, not "ok".
+	dropped := 0
+	for _, ex := range rk.Excluded {
+		if ex.Status != rank.StatusEliminated {
+			continue
+		}
+		dropped++
+		i := s.find(ex.Settings)
+		if i < 0 {
+			t.Errorf("%s: not on the tab", ex.Key)
+			continue
+		}
+		if p := s.points[i]; p.Status != rank.StatusEliminated || p.Reason != ex.Reason {
+			t.Errorf("%s: the tab shows %q %q; the ranking %q %q", ex.Key, p.Status, p.Reason, ex.Status, ex.Reason)
+		}
+	}
+	if dropped == 0 {
+		t.Error("the fixture drops no point: the test shows less than it says")
+	}
 }
 
 // The same while the tab follows a model sweep live.

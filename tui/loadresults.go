@@ -114,7 +114,7 @@ func (m Model) onResults(msg resultsMsg) Model {
 // addVisits adds res's visits with their runs in the order they were
 // measured, the latest session's of each as the ranking reads them, so
 // that a point's rates are the ones its rank stands on (screening runs a
-// visit admitted included).
+// visit admitted included), and marks the points the sweep dropped.
 func (s *sweepTab) addVisits(res *results.Results) {
 	vs := res.Visits()
 	for _, n := range slices.Sorted(maps.Keys(vs)) {
@@ -122,5 +122,13 @@ func (s *sweepTab) addVisits(res *results.Results) {
 			s.screenRun(r)
 		}
 		s.addPoint(vs[n].Point)
+	}
+	// The points a race or the model dropped, as follow marks them live.
+	dropped := res.Eliminated()
+	for i := range s.points {
+		p := &s.points[i]
+		if why, ok := dropped[p.Point]; ok && !p.Baseline && statusOK(*p) {
+			p.Status, p.Reason, p.Changed = rank.StatusEliminated, why, nil
+		}
 	}
 }
