@@ -199,7 +199,7 @@ func (a *acc) fill(p *Point) {
 }
 
 func counted(r results.RunRecord) bool {
-	return !r.Warmup && !r.Screen && r.Error == "" && r.Held && !r.Run.Corrupt
+	return !r.Screen && results.Counts(r)
 }
 
 // summarise ranks the points as the sweep does and adds what the runs

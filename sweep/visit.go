@@ -84,7 +84,7 @@ func (r *state) visit(ctx context.Context, p *Point, n int, screen bool, stop fu
 		}
 	}
 	for _, rr := range runs {
-		if !rr.Warmup && !rr.Screen && rr.Held && rr.Error == "" && !rr.Run.Corrupt {
+		if !rr.Screen && results.Counts(rr) {
 			rec.Runs++
 			rec.Rates = append(rec.Rates, rr.Run.Rate)
 		}

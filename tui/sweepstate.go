@@ -71,10 +71,9 @@ func (s *sweepTab) resetResults() {
 }
 
 // screenRun keeps a screening run's rate for its point's admitting
-// visit, under results.Store's rule (a run that held, without error or
-// corruption).
+// visit, when it counts (results.Counts, the ranking's rule).
 func (s *sweepTab) screenRun(r results.RunRecord) {
-	if r.Screen && !r.Warmup && r.Error == "" && r.Held && !r.Run.Corrupt {
+	if r.Screen && results.Counts(r) {
 		s.screening = append(s.screening, r.Run.Rate)
 	}
 }

@@ -40,12 +40,17 @@ func (s *Store) SecondLook(key string) { s.policy.SecondLook = key }
 
 func NewStore() *Store { return &Store{pts: map[string]*rank.PointStats{}} }
 
+// Counts says whether run r counts among its point's rates (a
+// screening run among them once a visit admits it): measured, not a
+// warm-up, its settings held, without error or corruption.
+func Counts(r RunRecord) bool { return !r.Warmup && r.Error == "" && r.Held && !r.Run.Corrupt }
+
 // addVisit adds one closed visit. A point that once failed to hold, was
 // corrupt or failed keeps that status: its other numbers are not trusted.
 func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 	var rates, irqs, cpu []float64
 	for _, r := range runs {
-		if r.Warmup || r.Error != "" || !r.Held || r.Run.Corrupt {
+		if !Counts(r) {
 			continue
 		}
 		if r.Screen {
