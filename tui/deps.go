@@ -179,8 +179,6 @@ type Config struct {
 	// Mono is for terminals without colour (a vt100 on a serial line):
 	// attributes only (bold, underline, reverse) and no window title.
 	Mono bool
-	// Keys and Styles default to DefaultKeyMap and DefaultStyles (or
-	// MonoStyles with Mono).
-	Keys   *KeyMap
+	// Styles defaults to DefaultStyles (or MonoStyles with Mono).
 	Styles *Styles
 }

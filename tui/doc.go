@@ -21,9 +21,11 @@
 //     rate, a bar chart or a two-axis heat map, and the best point with its
 //     confidence.
 //
-// Each tab is a component (regsTab, probeTab, sweepTab: View, Update and
-// ShortHelp, the key map bubbles' help draws) holding a pointer to one
-// shared context: the configuration, keys, styles, screen size, status
+// Each tab is a component (regsTab, probeTab, sweepTab: View, Update,
+// ShortHelp and FullHelp, its own keys as bubbles' help draws them; the ?
+// screen shows the keys every tab has and the active tab's) holding a
+// pointer to one shared context: the configuration, the global keys,
+// styles, screen size, status
 // line, text input, the registers last read, the fields marked as sweep
 // axes and the busy state (a write, a probe or a sweep in flight), which
 // every tab consults before it starts anything.

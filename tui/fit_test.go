@@ -89,7 +89,7 @@ func TestScreensFit(t *testing.T) {
 					}
 					if c.name == "help" {
 						screen := e.screen()
-						for _, col := range e.m.keys.FullHelp() {
+						for _, col := range append(e.m.keys.FullHelp(), e.m.active().FullHelp()...) {
 							for _, b := range col {
 								if h := b.Help(); !strings.Contains(screen, h.Key+" ") || !strings.Contains(screen, h.Desc) {
 									t.Errorf("the help screen lacks %s %s", h.Key, h.Desc)

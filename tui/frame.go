@@ -80,7 +80,7 @@ func (m Model) headerView() string {
 	var tabs []string
 	for i := tab(0); i < numTabs; i++ {
 		name := fmt.Sprintf("%d %s", i+1, tabNames[i])
-		if i == m.tab && m.mode != modeHelp {
+		if i == m.tab {
 			tabs = append(tabs, m.st.TabActive.Render("["+name+"]"))
 		} else {
 			tabs = append(tabs, m.st.Tab.Render(" "+name+" "))
@@ -220,7 +220,9 @@ func (m Model) shortHelp() []key.Binding {
 }
 
 func (m Model) helpView(h int) []string {
-	out := []string{m.st.Title.Render("Keys"), ""}
+	out := []string{m.st.Title.Render("Keys of the " + tabNames[m.tab] + " tab")}
+	out = append(out, m.keyColumns(m.active().FullHelp())...)
+	out = append(out, "", m.st.Title.Render("Keys of every tab"))
 	out = append(out, m.keyColumns(m.keys.FullHelp())...)
 	legend := []string{
 		"Flags in the Registers tab (the column headed *RS!x):",
@@ -237,10 +239,6 @@ func (m Model) helpView(h int) []string {
 	out = append(out, "")
 	for _, l := range legend {
 		out = append(out, wrapLine(l, m.w)...)
-	}
-	if len(out) > h {
-		out = out[1:] // the keys before the blank under the title
-		out[0] = m.st.Title.Render("Keys")
 	}
 	return out
 }

@@ -2,29 +2,21 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// KeyMap holds every key binding of the session. The help line shows the
-// bindings that apply to what is on screen.
-type KeyMap struct {
-	// Moving around. Move only labels Up and Down in the help line.
-	Up, Down, Move, PageUp, PageDown, Top, Bottom key.Binding
-	NextTab, PrevTab                              key.Binding
-	Registers, Probe, Sweep                       key.Binding
+// keyMap holds the bindings every tab has: moving, switching tabs, the
+// refresh, the dialogs (export, quit, help) and the way out. Each tab
+// owns its own keys (regsKeys, probeKeys, sweepKeys) and lists them in
+// its FullHelp; the ? screen shows these and the active tab's.
+type keyMap struct {
+	// Move only labels Up and Down in the help line.
+	Up, Down, Move          key.Binding
+	NextTab, PrevTab        key.Binding
+	Registers, Probe, Sweep key.Binding
 
 	// Live refresh. Rate only labels Slower and Faster in the help line.
 	Pause, Slower, Faster, Rate key.Binding
 
-	// Registers.
-	Edit, Revert, RevertAll, Axis key.Binding
-
-	// Editor and prompts.
+	// The Registers tab's editor, the Sweep tab's prompts, the dialogs.
 	Apply, Cancel, Switch key.Binding
-
-	// Probe.
-	// Runs only labels More and Fewer in the help line.
-	Run, Stop, More, Fewer, Runs, Mark key.Binding
-
-	// Sweep.
-	Plan, Load, Chart key.Binding
 
 	Export, Help, Quit, ForceQuit key.Binding
 
@@ -32,20 +24,18 @@ type KeyMap struct {
 	RestoreQuit, KeepQuit key.Binding
 }
 
-// DefaultKeyMap returns the bindings. Every action has a plain letter or a
-// key a vt100 sends, so it works over a serial console.
-func DefaultKeyMap() KeyMap {
-	b := func(help, desc string, keys ...string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
-	}
-	return KeyMap{
+// bind makes a binding. Every action has a plain letter or a key a vt100
+// sends, so it works over a serial console.
+func bind(help, desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+}
+
+func defaultKeyMap() keyMap {
+	b := bind
+	return keyMap{
 		Up:        b("k/up", "up", "up", "k"),
 		Down:      b("j/dn", "down", "down", "j"),
 		Move:      b("j/k", "move", "up", "down", "j", "k"),
-		PageUp:    b("b/pgup", "page up", "pgup", "b", "ctrl+b"),
-		PageDown:  b("f/pgdn", "page down", "pgdown", "f", "ctrl+f"),
-		Top:       b("g", "top", "home", "g"),
-		Bottom:    b("G", "bottom", "end", "G"),
 		NextTab:   b("tab", "tab", "tab"),
 		PrevTab:   b("S-tab", "prev tab", "shift+tab"),
 		Registers: b("1", "registers", "1"),
@@ -57,25 +47,9 @@ func DefaultKeyMap() KeyMap {
 		Faster: b(">", "faster", ">", "."),
 		Rate:   b("</>", "refresh rate", "<", ">"),
 
-		Edit:      b("enter", "edit", "enter", "e"),
-		Revert:    b("u", "revert", "u"),
-		RevertAll: b("U", "revert all", "U"),
-		Axis:      b("x", "axis", "x"),
-
 		Apply:  b("enter", "apply", "enter"),
 		Cancel: b("esc", "cancel", "esc", "ctrl+g"),
 		Switch: b("tab", "switch", "tab"),
-
-		Run:   b("r", "run", "r"),
-		Stop:  b("s", "stop", "s"),
-		More:  b("+", "more", "+", "="),
-		Fewer: b("-", "fewer", "-"),
-		Runs:  b("+/-", "runs", "+", "-"),
-		Mark:  b("m", "mark A", "m"),
-
-		Plan:  b("e", "plan", "e"),
-		Load:  b("l", "load", "l"),
-		Chart: b("v", "view", "v"),
 
 		Export:    b("w", "export", "w"),
 		Help:      b("?", "all keys", "?"),
@@ -87,13 +61,65 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// FullHelp lists every binding in columns (for the ? screen).
-func (k KeyMap) FullHelp() [][]key.Binding {
+// FullHelp lists the global bindings in columns (for the ? screen).
+func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.NextTab, k.PrevTab, k.Registers, k.Probe, k.Sweep, k.Pause, k.Slower, k.Faster},
-		{k.Edit, k.Revert, k.RevertAll, k.Axis, k.Export, k.Cancel},
-		{k.Run, k.Stop, k.More, k.Fewer, k.Mark},
-		{k.Plan, k.Load, k.Chart, k.Help, k.Quit, k.ForceQuit},
+		{k.Up, k.Down},
+		{k.NextTab, k.PrevTab},
+		{k.Registers, k.Probe, k.Sweep},
+		{k.Pause, k.Slower, k.Faster},
+		{k.Export, k.Cancel, k.Help},
+		{k.Quit, k.ForceQuit},
+	}
+}
+
+// regsKeys are the Registers tab's own bindings.
+type regsKeys struct {
+	PageUp, PageDown, Top, Bottom key.Binding
+	Edit, Revert, RevertAll, Axis key.Binding
+}
+
+func defaultRegsKeys() regsKeys {
+	return regsKeys{
+		PageUp:    bind("b/pgup", "page up", "pgup", "b", "ctrl+b"),
+		PageDown:  bind("f/pgdn", "page down", "pgdown", "f", "ctrl+f"),
+		Top:       bind("g", "top", "home", "g"),
+		Bottom:    bind("G", "bottom", "end", "G"),
+		Edit:      bind("enter", "edit", "enter", "e"),
+		Revert:    bind("u", "revert", "u"),
+		RevertAll: bind("U", "revert all", "U"),
+		Axis:      bind("x", "axis", "x"),
+	}
+}
+
+// probeKeys are the Probe tab's own bindings. Runs only labels More and
+// Fewer in the help line.
+type probeKeys struct {
+	Run, Stop, More, Fewer, Runs, Mark key.Binding
+}
+
+func defaultProbeKeys() probeKeys {
+	return probeKeys{
+		Run:   bind("r", "run", "r"),
+		Stop:  bind("s", "stop", "s"),
+		More:  bind("+", "more", "+", "="),
+		Fewer: bind("-", "fewer", "-"),
+		Runs:  bind("+/-", "runs", "+", "-"),
+		Mark:  bind("m", "mark A", "m"),
+	}
+}
+
+// sweepKeys are the Sweep tab's own bindings.
+type sweepKeys struct {
+	Run, Stop, Plan, Load, Chart key.Binding
+}
+
+func defaultSweepKeys() sweepKeys {
+	return sweepKeys{
+		Run:   bind("r", "run", "r"),
+		Stop:  bind("s", "stop", "s"),
+		Plan:  bind("e", "plan", "e"),
+		Load:  bind("l", "load", "l"),
+		Chart: bind("v", "view", "v"),
 	}
 }

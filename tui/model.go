@@ -81,7 +81,7 @@ type drift struct {
 // line, the registers last read and the busy state.
 type shared struct {
 	cfg       Config
-	keys      KeyMap
+	keys      keyMap
 	st        Styles
 	w, h      int
 	status    string
@@ -103,6 +103,9 @@ type component interface {
 	View(h int) []string
 	Update(msg tea.Msg) tea.Cmd
 	ShortHelp() []key.Binding
+	// FullHelp is the tab's own keys in columns, for the ? screen (below
+	// the keys every tab has).
+	FullHelp() [][]key.Binding
 }
 
 // active is the tab on screen.
@@ -150,10 +153,6 @@ func New(cfg Config) Model {
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second
 	}
-	keys := DefaultKeyMap()
-	if cfg.Keys != nil {
-		keys = *cfg.Keys
-	}
 	st := DefaultStyles()
 	if cfg.Mono {
 		st = MonoStyles()
@@ -171,17 +170,17 @@ func New(cfg Config) Model {
 	in.SetStyles(is)
 	in.Prompt = "> "
 	m := Model{
-		shared: &shared{cfg: cfg, keys: keys, st: st, w: 80, h: 24, m: cfg.Target.Profile.Map, cur: map[uint32]uint32{}, in: in,
+		shared: &shared{cfg: cfg, keys: defaultKeyMap(), st: st, w: 80, h: 24, m: cfg.Target.Profile.Map, cur: map[uint32]uint32{}, in: in,
 			status: "enter edits the selected field; x marks it for a sweep; ? lists every key"},
 		help:     h,
 		interval: cfg.Interval,
 	}
-	m.probe = probeTab{shared: m.shared, repeats: 3, mark: -1}
-	m.sweep = sweepTab{shared: m.shared}
+	m.probe = probeTab{shared: m.shared, own: defaultProbeKeys(), repeats: 3, mark: -1}
+	m.sweep = sweepTab{shared: m.shared, own: defaultSweepKeys()}
 	for _, rv := range cfg.Start.Registers {
 		m.cur[rv.Offset] = rv.Value
 	}
-	m.regs = regsTab{shared: m.shared, rows: buildRows(m.m), desired: map[string]uint32{}, drifts: map[string]drift{}}
+	m.regs = regsTab{shared: m.shared, own: defaultRegsKeys(), rows: buildRows(m.m), desired: map[string]uint32{}, drifts: map[string]drift{}}
 	m.regs.sel = m.regs.nextSelectable(0, 1)
 	if cfg.Prober == nil && cfg.NoProbe == "" {
 		m.cfg.NoProbe = "no probe configured"

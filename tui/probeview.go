@@ -19,6 +19,7 @@ import (
 // probeTab is the Probe tab.
 type probeTab struct {
 	*shared
+	own     probeKeys
 	id      int
 	cancel  context.CancelFunc
 	ch      chan tea.Msg
@@ -107,28 +108,28 @@ func shortName(m *regs.Map, ref regs.Ref) string {
 }
 
 func (p *probeTab) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k, o := p.keys, p.own
 	switch {
-	case key.Matches(msg, k.Run):
+	case key.Matches(msg, o.Run):
 		return p.start()
-	case key.Matches(msg, k.Stop):
+	case key.Matches(msg, o.Stop):
 		if !p.probing {
 			p.setStatus("no probe is running")
 			return nil
 		}
 		p.cancel()
 		p.setStatus("stopping the probe...")
-	case key.Matches(msg, k.More):
+	case key.Matches(msg, o.More):
 		p.repeats = min(p.repeats+1, 50)
 		p.setStatus("%d runs per r", p.repeats)
-	case key.Matches(msg, k.Fewer):
+	case key.Matches(msg, o.Fewer):
 		p.repeats = max(p.repeats-1, 1)
 		p.setStatus("%d runs per r", p.repeats)
 	case key.Matches(msg, k.Up):
 		p.sel = max(0, p.sel-1)
 	case key.Matches(msg, k.Down):
 		p.sel = max(0, min(len(p.hist)-1, p.sel+1))
-	case key.Matches(msg, k.Mark):
+	case key.Matches(msg, o.Mark):
 		if len(p.hist) == 0 {
 			p.setStatus("no runs yet: r runs the probe")
 			return nil
@@ -213,8 +214,14 @@ func (p *probeTab) Update(msg tea.Msg) tea.Cmd {
 
 // ShortHelp is the tab's help line.
 func (p *probeTab) ShortHelp() []key.Binding {
-	k := p.keys
-	return []key.Binding{k.Run, k.Stop, k.Runs, k.Move, k.Mark, k.NextTab, k.Quit, k.Help, k.Export}
+	k, o := p.keys, p.own
+	return []key.Binding{o.Run, o.Stop, o.Runs, k.Move, o.Mark, k.NextTab, k.Quit, k.Help, k.Export}
+}
+
+// FullHelp is the tab's keys on the ? screen.
+func (p *probeTab) FullHelp() [][]key.Binding {
+	o := p.own
+	return [][]key.Binding{{o.Run, o.Stop}, {o.More, o.Fewer, o.Mark}}
 }
 
 // row returns the history row of setting, adding it if needed.

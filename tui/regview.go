@@ -56,6 +56,7 @@ func buildRows(m *regs.Map) []row {
 // compared for drift, what the user set and the field editor.
 type regsTab struct {
 	*shared
+	own     regsKeys
 	rows    []row
 	sel     int
 	top     int
@@ -68,11 +69,17 @@ type regsTab struct {
 
 // ShortHelp is the tab's help line.
 func (rt *regsTab) ShortHelp() []key.Binding {
-	k := rt.keys
+	k, o := rt.keys, rt.own
 	if rt.ed != nil {
 		return []key.Binding{k.Move, k.Apply, k.Cancel}
 	}
-	return []key.Binding{k.Move, k.Edit, k.Revert, k.RevertAll, k.Axis, k.NextTab, k.Quit, k.Help, k.Pause, k.Rate, k.Export}
+	return []key.Binding{k.Move, o.Edit, o.Revert, o.RevertAll, o.Axis, k.NextTab, k.Quit, k.Help, k.Pause, k.Rate, k.Export}
+}
+
+// FullHelp is the tab's keys on the ? screen.
+func (rt *regsTab) FullHelp() [][]key.Binding {
+	o := rt.own
+	return [][]key.Binding{{o.PageUp, o.PageDown, o.Top, o.Bottom}, {o.Edit, o.Revert, o.RevertAll, o.Axis}}
 }
 
 // nextSelectable finds the first selectable row from i in direction d.
@@ -361,26 +368,26 @@ func (rt *regsTab) Update(raw tea.Msg) tea.Cmd {
 	case !ok:
 		return nil
 	}
-	k := rt.keys
+	k, o := rt.keys, rt.own
 	listH, _ := rt.regsLayout(rt.bodyH())
 	switch {
 	case key.Matches(msg, k.Up):
 		rt.sel = rt.nextSelectable(rt.sel-1, -1)
 	case key.Matches(msg, k.Down):
 		rt.sel = rt.nextSelectable(rt.sel+1, 1)
-	case key.Matches(msg, k.PageUp):
+	case key.Matches(msg, o.PageUp):
 		rt.sel = rt.nextSelectable(max(0, rt.sel-listH), 1)
-	case key.Matches(msg, k.PageDown):
+	case key.Matches(msg, o.PageDown):
 		rt.sel = rt.nextSelectable(min(len(rt.rows)-1, rt.sel+listH), -1)
-	case key.Matches(msg, k.Top):
+	case key.Matches(msg, o.Top):
 		rt.sel = rt.nextSelectable(0, 1)
-	case key.Matches(msg, k.Bottom):
+	case key.Matches(msg, o.Bottom):
 		rt.sel = rt.nextSelectable(len(rt.rows)-1, -1)
-	case key.Matches(msg, k.Edit):
+	case key.Matches(msg, o.Edit):
 		return rt.openEditor()
-	case key.Matches(msg, k.Revert):
+	case key.Matches(msg, o.Revert):
 		return rt.revertSelected()
-	case key.Matches(msg, k.RevertAll):
+	case key.Matches(msg, o.RevertAll):
 		if reason := rt.busyReason(); reason != "" {
 			rt.setErr("%s", reason)
 			return nil
@@ -393,7 +400,7 @@ func (rt *regsTab) Update(raw tea.Msg) tea.Cmd {
 		rt.wgen++
 		rt.setStatus("reverting every changed field to its starting value...")
 		return revert(rt.cfg.Undo, nil, "revert all")
-	case key.Matches(msg, k.Axis):
+	case key.Matches(msg, o.Axis):
 		rt.toggleAxis()
 	}
 	rt.scrollToSel(rt.bodyH())

@@ -17,22 +17,22 @@ const (
 )
 
 func (s *sweepTab) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := s.keys
+	k, o := s.keys, s.own
 	if s.prompt != promptNone {
 		return s.promptKey(msg)
 	}
 	switch {
-	case key.Matches(msg, k.Run):
+	case key.Matches(msg, o.Run):
 		return s.start()
-	case key.Matches(msg, k.Stop):
+	case key.Matches(msg, o.Stop):
 		if !s.sweeping {
 			s.setStatus("no sweep is running")
 			return nil
 		}
 		s.cancel()
 		s.setStatus("stopping the sweep (it restores its values first)...")
-	case key.Matches(msg, k.Plan, k.Load):
-		plan := key.Matches(msg, k.Plan)
+	case key.Matches(msg, o.Plan, o.Load):
+		plan := key.Matches(msg, o.Plan)
 		switch {
 		case s.sweeping && plan:
 			s.setErr("the plan cannot change while the sweep runs (s stops it)")
@@ -49,7 +49,7 @@ func (s *sweepTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			s.in.SetValue("")
 		}
 		return s.in.Focus()
-	case key.Matches(msg, k.Chart):
+	case key.Matches(msg, o.Chart):
 		n := 2
 		if len(s.plan.Axes) == 2 {
 			n = 3
@@ -113,11 +113,17 @@ func (s *sweepTab) markAxes() {
 
 // ShortHelp is the tab's help line.
 func (s *sweepTab) ShortHelp() []key.Binding {
-	k := s.keys
+	k, o := s.keys, s.own
 	if s.prompt != promptNone {
 		return []key.Binding{k.Apply, k.Cancel}
 	}
-	return []key.Binding{k.Run, k.Stop, k.Plan, k.Load, k.Chart, k.Move, k.NextTab, k.Quit, k.Help, k.Export}
+	return []key.Binding{o.Run, o.Stop, o.Plan, o.Load, o.Chart, k.Move, k.NextTab, k.Quit, k.Help, k.Export}
+}
+
+// FullHelp is the tab's keys on the ? screen.
+func (s *sweepTab) FullHelp() [][]key.Binding {
+	o := s.own
+	return [][]key.Binding{{o.Run, o.Stop}, {o.Plan, o.Load, o.Chart}}
 }
 
 func (s *sweepTab) start() tea.Cmd {

@@ -18,6 +18,7 @@ import (
 // sweepTab is the Sweep tab.
 type sweepTab struct {
 	*shared
+	own      sweepKeys
 	planText string
 	plan     SweepPlan
 	planErr  string
