@@ -125,6 +125,43 @@ type Restored struct {
 	Line            string
 }
 
+// DeviceTree is the seam to the device-tree output (package
+// sweep/dtsout, which tui does not import: it is behaviour, not data the
+// session shows); cmd/citune supplies it, on the session's target.
+type DeviceTree interface {
+	// Text is the export's text for what the screen shows, as `citune
+	// dts` prints it.
+	Text(x DTSExport) string
+	// NotPermanent is the ranking's rule (rank.Policy.NotPermanent) for
+	// a sweep recorded with header h on this controller: the settings
+	// no device-tree property or kernel parameter can make permanent,
+	// which the verdict never recommends (as the sweep and `citune dts`
+	// rank).
+	NotPermanent(h results.Header) func(changes map[string]string) []string
+}
+
+// DTSExport is what the export screen shows.
+type DTSExport struct {
+	// Winner is set for the sweep winner's export, Results then naming
+	// the sweep's results file ("" when it has none); otherwise the
+	// export is of the current settings.
+	Winner  bool
+	Results string
+	// Snapshot is the live values; Role the controller's role as the
+	// session decides it ("" unknown).
+	Snapshot soc.Snapshot
+	Role     regs.Role
+	// Header and Settings are the screen's own fragment: its comment
+	// lines, and the settings with their comments (nil: every knob's
+	// live value).
+	Header   []string
+	Settings []DTSSetting
+}
+
+// DTSSetting is one setting of an export: a field (or file, module
+// parameter) as the plan names it, its value and its comment.
+type DTSSetting struct{ Name, Value, Comment string }
+
 // PlanLoader reads a plan file and validates it against m.
 type PlanLoader func(path string, m *regs.Map) (SweepPlan, error)
 
@@ -157,11 +194,9 @@ type Config struct {
 	// replace (cmd/citune's writeOutput, which never replaces a results
 	// file).
 	WriteFile func(path string, data []byte, replace bool) error
-	// DTS, when set, makes the export's text as `citune dts` prints it:
-	// for the sweep winner from its results file, or (results "") for
-	// the live values in snap; the export then matches the command byte
-	// for byte. nil, or an error: the TUI builds the fragment itself.
-	DTS func(results string, snap soc.Snapshot) (string, error)
+	// DTS makes the exports' text and the rule loaded results files are
+	// ranked by; nil disables both.
+	DTS DeviceTree
 	// Role is the controller's current role (regs.RoleHost or
 	// regs.RoleDevice); empty means: decide from USBMODE.CM and the
 	// controller's roles.

@@ -40,10 +40,11 @@
 //
 // The model does no I/O: register reads and writes, probes, sweeps and file
 // writes run in tea.Cmds that return typed messages. The hardware-facing
-// pieces (prober, sweeper, undo session, plan loader) are small interfaces
-// and functions declared here (deps.go) and supplied by cmd/citune, so the
-// package imports no sweep runner, host or undo machinery, only the data
-// it shows.
+// pieces (prober, sweeper, undo session, plan loader, the device-tree
+// output of exports and its ranking rule) are small interfaces and
+// functions declared here (deps.go) and supplied by cmd/citune, so the
+// package imports no sweep runner, host, undo or sweep/dtsout machinery,
+// only the data it shows.
 //
 // Every write goes through the undo session (Session: an undo.Session)
 // that cmd/citune opens on the target: leaving restores the fields the

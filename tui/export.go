@@ -6,7 +6,6 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
@@ -23,14 +22,9 @@ func snapshotOf(m *regs.Map, raw map[uint32]uint32) soc.Snapshot {
 	return s
 }
 
-// liveSettings lists every knob with its value in raw.
-func liveSettings(p *soc.Profile, raw map[uint32]uint32) []dtsout.Setting {
-	return dtsout.LiveSettings(p, snapshotOf(p.Map, raw))
-}
-
 // winnerSettings are the sweep winner's values, each commented with how
 // sure the win is.
-func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
+func (m Model) winnerSettings() ([]DTSSetting, string, bool) {
 	b, ok := m.sweep.best()
 	if !ok {
 		return nil, "", false
@@ -48,10 +42,10 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 		}
 	}
 	why := "sweep winner, " + strings.TrimPrefix(m.sweep.bestLine(), "best: ")
-	var out []dtsout.Setting
+	var out []DTSSetting
 	for _, a := range m.sweep.plan.Axes {
 		if v := b.Settings[a.Name]; v != "" {
-			out = append(out, dtsout.Setting{Name: a.Name, Value: v, Comment: "sweep winner " + m.versusOf(b)})
+			out = append(out, DTSSetting{Name: a.Name, Value: v, Comment: "sweep winner " + m.versusOf(b)})
 		}
 	}
 	return out, why, true
@@ -60,15 +54,15 @@ func (m Model) winnerSettings() ([]dtsout.Setting, string, bool) {
 // originalSettings are the start values of the swept registers, for an
 // export after a sweep the original settings won (as `citune dts` writes
 // them): the best of the slower points is not worth committing.
-func (m Model) originalSettings() ([]dtsout.Setting, string, bool) {
+func (m Model) originalSettings() ([]DTSSetting, string, bool) {
 	why := "the original settings: " + m.sweep.bestLine()
-	var out []dtsout.Setting
+	var out []DTSSetting
 	for _, a := range m.sweep.plan.Axes {
 		if a.Ref.Reg == nil {
 			continue // a file or module parameter: its start is not on this screen
 		}
 		v := strconv.FormatUint(uint64(m.startValue(a.Ref)), 10)
-		out = append(out, dtsout.Setting{Name: a.Name, Value: v, Comment: "original value: every point swept was significantly slower"})
+		out = append(out, DTSSetting{Name: a.Name, Value: v, Comment: "original value: every point swept was significantly slower"})
 	}
 	return out, why, len(out) > 0
 }

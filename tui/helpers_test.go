@@ -25,7 +25,9 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/soc/sim"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
 )
 
@@ -97,6 +99,7 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 			e.files[path] = string(b)
 			return nil
 		},
+		DTS:      testDTS{tg},
 		Interval: time.Second,
 		Tick:     func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil },
 		Styles:   &plain,
@@ -384,6 +387,29 @@ func (u testUndo) Restore(refs []regs.Ref) ([]Restored, error) {
 }
 
 func (testUndo) Stops(err error) bool { return errors.Is(err, undo.ErrJournalChanged) }
+
+// testDTS is the tests' DeviceTree: the screen's own fragment, built by
+// package sweep/dtsout (cmd/citune's tuiDTS gives it for a winner whose
+// results file it cannot read; for the others, `citune dts`'s text, which
+// TestExportThroughDTS and cmd/citune's tui_export script check).
+type testDTS struct{ t *soc.Target }
+
+func (d testDTS) Text(x DTSExport) string {
+	set := dtsout.LiveSettings(d.t.Profile, x.Snapshot)
+	if x.Settings != nil {
+		set = make([]dtsout.Setting, len(x.Settings))
+		for i, s := range x.Settings {
+			set[i] = dtsout.Setting(s)
+		}
+	}
+	return dtsout.BuildDTS(dtsout.DTSInput{Profile: d.t.Profile, Controller: d.t.Controller, Role: x.Role,
+		Settings: set, Snapshot: x.Snapshot, Header: x.Header}).String()
+}
+
+func (d testDTS) NotPermanent(h results.Header) func(map[string]string) []string {
+	return dtsout.Permanence(dtsout.DTSInput{Profile: d.t.Profile, Controller: d.t.Controller, Role: regs.Role(h.Role),
+		Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers})
+}
 
 // stoppedClock is the wall clock stopped at fixedClock, for a
 // testSweeper.

@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/citune/citune/regs"
-	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
@@ -56,6 +55,12 @@ func (m Model) onResults(msg resultsMsg) Model {
 	}
 	h := msg.res.Header
 	t := m.cfg.Target
+	if m.cfg.DTS == nil {
+		// Ranked without it, the verdict could recommend what cannot be
+		// made permanent.
+		m.setErr("%s: not opened: this build has no device-tree rules to rank it by; citune report %s shows it", msg.path, msg.path)
+		return m
+	}
 	if !strings.EqualFold(h.Profile, t.Profile.Name) || !strings.EqualFold(h.Controller, t.Controller.Label) {
 		m.setErr("%s was measured on %s %s, this session is %s %s: citune report %s shows it", msg.path, h.Profile, h.Controller, t.Profile.Name, t.Controller.Label, msg.path)
 		return m
@@ -90,8 +95,7 @@ func (m Model) onResults(msg resultsMsg) Model {
 	}
 	// The verdict's rule of the session's own sweeps and of citune dts:
 	// only what can be made permanent on this controller is recommended.
-	in := dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: regs.Role(h.Role), Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers}
-	rk := msg.res.Rank(rank.Policy{MinGainPct: h.Plan.MinGainPct(), NotPermanent: dtsout.Permanence(in)})
+	rk := msg.res.Rank(rank.Policy{MinGainPct: h.Plan.MinGainPct(), NotPermanent: m.cfg.DTS.NotPermanent(h)})
 	s.ranking = &rk
 	s.simulated = h.Simulated() && !h.RealProbe()
 	s.results = msg.path

@@ -6,12 +6,11 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep/dtsout"
 )
 
 // openExport asks for the file name of the export.
 func (m Model) openExport() (tea.Model, tea.Cmd) {
-	if m.cfg.WriteFile == nil {
+	if m.cfg.WriteFile == nil || m.cfg.DTS == nil {
 		m.setErr("export is not available in this build")
 		return m, nil
 	}
@@ -24,19 +23,12 @@ func (m Model) openExport() (tea.Model, tea.Cmd) {
 	return m, m.in.Focus()
 }
 
-// exportText is the fragment for the chosen source, made by package
-// sweep's BuildDTS (only what the kernel honours becomes a property).
+// exportText is the fragment for the chosen source, made by the
+// DeviceTree seam (only what the kernel honours becomes a property).
 func (m Model) exportText() string {
-	if m.cfg.DTS != nil {
-		results := ""
-		if m.expW {
-			results = m.sweep.results
-		}
-		if results != "" || !m.expW {
-			if text, err := m.cfg.DTS(results, snapshotOf(m.m, m.cur)); err == nil {
-				return text
-			}
-		}
+	x := DTSExport{Winner: m.expW, Snapshot: snapshotOf(m.m, m.cur)}
+	if m.expW {
+		x.Results = m.sweep.results
 	}
 	t := m.cfg.Target
 	role := m.cfg.Role
@@ -47,16 +39,14 @@ func (m Model) exportText() string {
 	if role == "" { // BuildDTS then gives both roles' mechanisms
 		header[0] = "citune: " + t.String() + ", role unknown (USBMODE.CM says neither host nor device)"
 	}
-	settings := liveSettings(t.Profile, m.cur)
 	source := "current settings read from the controller"
 	if m.expW {
 		if ws, why, ok := m.winnerSettings(); ok {
-			settings, source = ws, why
+			x.Settings, source = ws, why
 		}
 	}
-	header = append(header, "source: "+source)
-	return dtsout.BuildDTS(dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: role,
-		Settings: settings, Snapshot: snapshotOf(m.m, m.cur), Header: header}).String()
+	x.Role, x.Header = role, append(header, "source: "+source)
+	return m.cfg.DTS.Text(x)
 }
 
 func (m Model) exportView(h int) []string {

@@ -14,7 +14,9 @@ import (
 	"github.com/citune/citune/probe"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/dtsout"
 	"github.com/citune/citune/sweep/host"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/tui"
 	"github.com/citune/citune/undo"
 )
@@ -99,7 +101,7 @@ func runTUI(a *app, args []string) error {
 		ByteUnit:  display,
 		Mono:      monochrome(a.env.getenv),
 		WriteFile: writeOutput,
-		DTS:       func(results string, snap soc.Snapshot) (string, error) { return a.dtsText(t, results, snap) },
+		DTS:       tuiDTS{a, t},
 		LoadPlan:  tui.LoadPlanFile,
 	}
 
@@ -262,3 +264,42 @@ func (u tuiUndo) Restore(refs []regs.Ref) ([]tui.Restored, error) {
 
 // Stops implements tui.Session.
 func (tuiUndo) Stops(err error) bool { return errors.Is(err, undo.ErrJournalChanged) }
+
+// tuiDTS is the TUI's tui.DeviceTree on target t.
+type tuiDTS struct {
+	a *app
+	t *soc.Target
+}
+
+// Text implements tui.DeviceTree: the text `citune dts` prints, for the
+// sweep winner from its results file or for the live values, so that the
+// export matches the command byte for byte; the screen's own fragment for
+// a winner without a readable results file.
+func (d tuiDTS) Text(x tui.DTSExport) string {
+	if x.Results != "" || !x.Winner {
+		if text, err := d.a.dtsText(d.t, x.Results, x.Snapshot); err == nil {
+			return text
+		}
+	}
+	return screenDTS(d.t, x)
+}
+
+// screenDTS is the fragment of what the TUI's export screen shows.
+func screenDTS(t *soc.Target, x tui.DTSExport) string {
+	set := dtsout.LiveSettings(t.Profile, x.Snapshot)
+	if x.Settings != nil {
+		set = make([]dtsout.Setting, len(x.Settings))
+		for i, s := range x.Settings {
+			set[i] = dtsout.Setting(s)
+		}
+	}
+	return dtsout.BuildDTS(dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: x.Role,
+		Settings: set, Snapshot: x.Snapshot, Header: x.Header}).String()
+}
+
+// NotPermanent implements tui.DeviceTree, as citune dts ranks
+// (decideResults).
+func (d tuiDTS) NotPermanent(h results.Header) func(map[string]string) []string {
+	return dtsout.Permanence(dtsout.DTSInput{Profile: d.t.Profile, Controller: d.t.Controller, Role: regs.Role(h.Role),
+		Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers})
+}

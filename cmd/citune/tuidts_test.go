@@ -1,0 +1,63 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/citune/citune/profiles"
+	"github.com/citune/citune/regs"
+	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/tui"
+)
+
+// The TUI's DeviceTree: the current settings' export is `citune dts`'s
+// text for the live values; a winner without a results file is the
+// screen's own fragment, with the settings and header the screen handed
+// over; the ranking's rule blocks what no property or parameter makes
+// permanent, as citune dts ranks.
+func TestTUIDeviceTree(t *testing.T) {
+	p, err := soc.LoadFS(profiles.FS, "imx6q.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Controller("usbh1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := soc.Take(p.Map, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &app{env: &env{root: fstest.MapFS{}}, minGain: -1}
+	d := tuiDTS{a, tg}
+	want, err := a.dtsText(tg, "", snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Text(tui.DTSExport{Snapshot: snap, Header: []string{"ignored"}}); got != want {
+		t.Errorf("current settings:\n%s\nwant citune dts's:\n%s", got, want)
+	}
+	got := d.Text(tui.DTSExport{Winner: true, Snapshot: snap, Role: regs.RoleHost, Header: []string{"the screen's header"},
+		Settings: []tui.DTSSetting{{Name: "SBUSCFG.AHBBRST", Value: "3", Comment: "sweep winner +4 %"}}})
+	for _, w := range []string{"the screen's header", "ahb-burst-config = <0x3>", "sweep winner +4 %"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("the winner without a results file lacks %q:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, "tx-burst-size-dword") {
+		t.Errorf("the winner's fragment holds a setting the screen did not hand over:\n%s", got)
+	}
+	rule := d.NotPermanent(results.Header{Role: string(regs.RoleHost), Snapshot: snap})
+	if u := rule(map[string]string{"USBMODE.SDIS": "1"}); len(u) == 0 {
+		t.Errorf("SDIS=1 can be made permanent, says the rule; no property or parameter does it")
+	}
+	if u := rule(map[string]string{"SBUSCFG.AHBBRST": "3"}); len(u) != 0 {
+		t.Errorf("AHBBRST=3 cannot be made permanent, says the rule: %v", u)
+	}
+}
