@@ -101,7 +101,7 @@ func runTUI(a *app, args []string) error {
 		ByteUnit:  display,
 		Mono:      monochrome(a.env.getenv),
 		WriteFile: writeOutput,
-		DTS:       tuiDTS{a, t},
+		DTS:       &tuiDTS{a, t},
 		LoadPlan:  tui.LoadPlanFile,
 	}
 
@@ -275,7 +275,7 @@ type tuiDTS struct {
 // sweep winner from its results file or for the live values, so that the
 // export matches the command byte for byte; the screen's own fragment for
 // a winner without a readable results file.
-func (d tuiDTS) Text(x tui.DTSExport) string {
+func (d *tuiDTS) Text(x tui.DTSExport) string {
 	if x.Results != "" || !x.Winner {
 		if text, err := d.a.dtsText(d.t, x.Results, x.Snapshot); err == nil {
 			return text
@@ -299,7 +299,7 @@ func screenDTS(t *soc.Target, x tui.DTSExport) string {
 
 // NotPermanent implements tui.DeviceTree, as citune dts ranks
 // (decideResults).
-func (d tuiDTS) NotPermanent(h results.Header) func(map[string]string) []string {
+func (d *tuiDTS) NotPermanent(h results.Header) func(map[string]string) []string {
 	return dtsout.Permanence(dtsout.DTSInput{Profile: d.t.Profile, Controller: d.t.Controller, Role: regs.Role(h.Role),
 		Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers})
 }

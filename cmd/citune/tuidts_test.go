@@ -35,7 +35,7 @@ func TestTUIDeviceTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &app{env: &env{root: fstest.MapFS{}}, minGain: -1}
-	d := tuiDTS{a, tg}
+	d := &tuiDTS{a, tg}
 	want, err := a.dtsText(tg, "", snap)
 	if err != nil {
 		t.Fatal(err)
