@@ -286,13 +286,7 @@ func loadPlan(load PlanLoader, path string, m *regs.Map) tea.Cmd {
 func writeExport(write func(string, []byte, bool) error, path, text string, replace bool) tea.Cmd {
 	return func() tea.Msg {
 		err := write(path, []byte(text), replace)
-		n := 0
-		for _, c := range text {
-			if c == '\n' {
-				n++
-			}
-		}
-		return exportMsg{path: path, lines: n, err: err, exists: errors.Is(err, fs.ErrExist)}
+		return exportMsg{path: path, lines: strings.Count(text, "\n"), err: err, exists: errors.Is(err, fs.ErrExist)}
 	}
 }
 

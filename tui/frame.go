@@ -50,7 +50,7 @@ func (m Model) render() string {
 	default:
 		body = m.active().View(bodyH)
 	}
-	body = padLines(body, m.w, bodyH)
+	body = padLines(body, bodyH)
 	lines := make([]string, 0, m.h)
 	lines = append(lines, m.headerView())
 	lines = append(lines, body...)

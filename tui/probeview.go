@@ -269,7 +269,7 @@ func (p *probeTab) View(h int) []string {
 		out = append(out, p.histLine(i, setW, medW))
 	}
 	if len(p.hist) >= 2 {
-		out = padLines(out, w, h-cmpH)
+		out = padLines(out, h-cmpH)
 		out = append(out, p.compareView()...)
 	}
 	return out

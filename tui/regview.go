@@ -116,13 +116,6 @@ func (rt *regsTab) scrollToSel(bodyH int) {
 	rt.top = max(0, min(rt.top, len(rt.rows)-listH))
 }
 
-func (rt *regsTab) columns() (nameW, bitsW int) {
-	if rt.w >= 100 {
-		return 28, 5
-	}
-	return 24, 5
-}
-
 // flags renders the five flag columns of a row: * R S ! x.
 func (rt *regsTab) flags(r row) string {
 	b := []byte(".....")
@@ -180,7 +173,10 @@ func (rt *regsTab) View(h int) []string {
 		return rt.editView(h)
 	}
 	listH, detailH := rt.regsLayout(h)
-	nameW, bitsW := rt.columns()
+	nameW, bitsW := 24, 5
+	if rt.w >= 100 {
+		nameW = 28
+	}
 	valW := max(8, rt.w-2-5-1-nameW-1-bitsW-1)
 	out := []string{rt.st.ColHead.Render(fit(fmt.Sprintf("  *RS!x %s %s %s", fit("name", nameW), fit("bits", bitsW), "value"), rt.w))}
 	top := rt.top
@@ -236,7 +232,7 @@ func (rt *regsTab) View(h int) []string {
 		}
 		out = append(out, line)
 	}
-	out = padLines(out, rt.w, listH+1)
+	out = padLines(out, listH+1)
 	return append(out, rt.detailView(detailH)...)
 }
 
@@ -247,9 +243,9 @@ func (rt *regsTab) detailView(h int) []string {
 	}
 	r := rt.rows[rt.sel]
 	if r.kind == rowReg {
-		return padLines(rt.regDetail(r.reg), rt.w, h)[:h]
+		return padLines(rt.regDetail(r.reg), h)
 	}
-	return padLines(rt.fieldDetail(r), rt.w, h)[:h]
+	return padLines(rt.fieldDetail(r), h)
 }
 
 // regDetail describes a whole register: its values now, at start and at

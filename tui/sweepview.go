@@ -132,7 +132,7 @@ func (s *sweepTab) chartView(rest int) []string {
 	}
 	// Tall screens show the chart under the table.
 	tab := s.tableView(rest / 2)
-	out := padLines(tab, w, rest/2)
+	out := padLines(tab, rest/2)
 	if len(s.plan.Axes) == 2 {
 		out = append(out, s.st.Section.Render(fit("-- heat map ", w)))
 		return append(out, s.heatView(rest-rest/2-1)...)

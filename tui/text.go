@@ -101,15 +101,9 @@ func bar(frac float64, w int) string {
 	return "[" + strings.Repeat("#", n) + strings.Repeat(".", inner-n) + "]"
 }
 
-// padLines makes text exactly h lines of w columns (plain text only).
-func padLines(lines []string, w, h int) []string {
-	out := make([]string, 0, h)
-	for i := 0; i < h; i++ {
-		if i < len(lines) {
-			out = append(out, lines[i])
-		} else {
-			out = append(out, "")
-		}
-	}
+// padLines makes lines exactly h lines: cut, or padded with empty ones.
+func padLines(lines []string, h int) []string {
+	out := make([]string, max(h, 0))
+	copy(out, lines)
 	return out
 }
