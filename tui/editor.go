@@ -61,8 +61,7 @@ func (rt *regsTab) openEditor() tea.Cmd {
 		rt.setErr("pick a field of %s to edit (the rows below it)", r.reg.Name)
 		return nil
 	}
-	if reason := rt.busyReason(); reason != "" {
-		rt.setErr("%s", reason)
+	if rt.refused() {
 		return nil
 	}
 	ref := r.ref()
@@ -170,10 +169,7 @@ func (rt *regsTab) applyEdit() tea.Cmd {
 		return nil
 	}
 	rt.ed = nil
-	rt.writing = true
-	rt.wgen++
-	rt.setStatus("writing %s=%s...", ch.Ref, val)
-	return apply(rt.cfg.Undo, []regs.Change{ch}, "set "+ch.Ref.String())
+	return rt.write(apply(rt.cfg.Undo, []regs.Change{ch}, "set "+ch.Ref.String()), "writing %s=%s...", ch.Ref, val)
 }
 
 // editView draws the editor in place of the register list.

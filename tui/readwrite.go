@@ -102,9 +102,7 @@ func (s *shared) why(ref regs.Ref) string {
 // onWrite takes the result of an apply or revert.
 func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 	m.writing = false
-	m.wgen++
-	m.resync = true
-	read := readRegs(m.cfg.Target, m.m, m.wgen)
+	read := m.reread()
 	var ok, bad []string
 	for _, r := range msg.results {
 		for _, c := range r.Changes {
