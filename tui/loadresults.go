@@ -76,11 +76,7 @@ func (m Model) onResults(msg resultsMsg) Model {
 	s.setPlanText(planString(s.plan, m.m), m.m)
 	s.plan.Source = msg.path
 	s.markAxes()
-	for _, p := range h.Points {
-		if p.Key != results.BaselineKey {
-			s.planned++
-		}
-	}
+	s.planned = planned(h)
 	s.addVisits(msg.res)
 	s.total = s.planned
 	if n := len(msg.res.Runs); n > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func TestSweepToCompletion(t *testing.T) {
 	// At reset BURSTSIZE is 0: AHBBRST=0 moves single words. INCR16 with
 	// or without an INCR tail is the same for 512-byte packets; ITC 1
 	// waits least.
-	if b, _ := s.best(); !sameValues(s.values(b), []string{"3", "1"}) && !sameValues(s.values(b), []string{"7", "1"}) {
+	if b, _ := s.best(); !slices.Equal(s.values(b), []string{"3", "1"}) && !slices.Equal(s.values(b), []string{"7", "1"}) {
 		t.Errorf("best = %v, want AHBBRST=3 or 7 with ITC=1", s.values(b))
 	}
 	if got := e.field("USBCMD.ITC"); got != 8 {

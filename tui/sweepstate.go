@@ -155,12 +155,7 @@ func (s *sweepTab) follow(e event.Event) *results.PointRecord {
 	switch e.Kind {
 	case event.SweepStarted:
 		if e.Header != nil {
-			s.planned = 0
-			for _, p := range e.Header.Points {
-				if p.Key != results.BaselineKey {
-					s.planned++
-				}
-			}
+			s.planned = planned(*e.Header)
 		}
 		// A resume counts only what is left of the points planned.
 		s.total = s.planned - countHeld(s.points)
@@ -201,6 +196,17 @@ func (s *sweepTab) follow(e event.Event) *results.PointRecord {
 	return nil
 }
 
+// planned counts the points a sweep planned, baselines left out.
+func planned(h results.Header) int {
+	n := 0
+	for _, p := range h.Points {
+		if p.Key != results.BaselineKey {
+			n++
+		}
+	}
+	return n
+}
+
 // find is the index of the (non-baseline) point with settings, or -1.
 func (s *sweepTab) find(settings map[string]string) int {
 	for i := range s.points {
@@ -237,18 +243,6 @@ func (s *sweepTab) addPoint(r results.PointRecord) *results.PointRecord {
 	s.done++
 	s.points = append(s.points, foldVisit(results.PointRecord{}, r))
 	return &s.points[len(s.points)-1]
-}
-
-func sameValues(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // foldVisit is the point's record after visit r, given its record prev

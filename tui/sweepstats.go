@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,7 +109,7 @@ func (s *sweepTab) baseline() (results.PointRecord, bool) {
 		startVals = append(startVals, strconv.FormatUint(uint64(v), 10))
 	}
 	for _, p := range s.points {
-		if sameValues(s.values(p), startVals) && rankable(p) {
+		if slices.Equal(s.values(p), startVals) && rankable(p) {
 			return p, true
 		}
 	}

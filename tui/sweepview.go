@@ -35,13 +35,7 @@ func (s *sweepTab) View(h int) []string {
 			out = append(out, s.st.Good.Render(l))
 		}
 	}
-	views := "table"
-	switch s.view {
-	case viewBars:
-		views = "bars"
-	case viewHeat:
-		views = "heat map"
-	}
+	views := [...]string{viewTable: "table", viewBars: "bars", viewHeat: "heat map"}[s.view]
 	out = append(out, s.st.Section.Render(fit(fmt.Sprintf("-- %s (v switches view) ", views), w)))
 	return append(out, s.chartView(h-len(out))...)
 }
@@ -85,10 +79,8 @@ func (s *sweepTab) planView() []string {
 // progress is the progress line: a bar and the ETA while the sweep
 // runs, else how it ended.
 func (s *sweepTab) progress() string {
-	w := s.w
 	total := s.plan.Points()
 	doneAll := countHeld(s.points)
-	var prog string
 	switch {
 	case s.sweeping:
 		eta := "--"
@@ -101,20 +93,19 @@ func (s *sweepTab) progress() string {
 			done, of = s.done, s.total
 		}
 		info := fmt.Sprintf(" %d/%d  ETA %s", done, of, eta)
-		prog = bar(float64(done)/float64(max(1, of)), max(10, w/3)) + info + "  now: " + s.current
+		return bar(float64(done)/float64(max(1, of)), max(10, s.w/3)) + info + "  now: " + s.current
 	case s.stopped:
-		prog = fmt.Sprintf("stopped at %d/%d points: r resumes", doneAll, total)
+		return fmt.Sprintf("stopped at %d/%d points: r resumes", doneAll, total)
+	case s.finished && s.simulated:
+		return fmt.Sprintf("finished: %d points in %s of the simulated board's time", doneAll, fmtDur(s.elapsed))
 	case s.finished:
-		prog = fmt.Sprintf("finished: %d points in %s", doneAll, fmtDur(s.elapsed))
-		if s.simulated {
-			prog += " of the simulated board's time"
-		}
+		return fmt.Sprintf("finished: %d points in %s", doneAll, fmtDur(s.elapsed))
 	case s.err != "":
-		prog = "failed: " + s.err
+		return "failed: " + s.err
 	case total > 0:
-		prog = "ready: r starts the sweep"
+		return "ready: r starts the sweep"
 	}
-	return prog
+	return ""
 }
 
 // chartView fills rest lines with the view chosen with v; tall
@@ -264,12 +255,10 @@ func (s *sweepTab) heatView(h int) []string {
 	lo, hi := 0.0, 0.0
 	for i, p := range good {
 		r := rank.Median(p.Rates)
-		if i == 0 || r > hi {
-			hi = r
+		if i == 0 {
+			lo, hi = r, r
 		}
-		if i == 0 || r < lo {
-			lo = r
-		}
+		lo, hi = min(lo, r), max(hi, r)
 	}
 	// A point whose axis the hardware ignored ("") stands for every
 	// value of that axis.
