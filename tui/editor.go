@@ -65,11 +65,7 @@ func (rt *regsTab) openEditor() tea.Cmd {
 		return nil
 	}
 	ref := r.ref()
-	raw := rt.cur[r.reg.Offset]
-	cur := raw
-	if r.field != nil {
-		cur = r.field.Get(raw)
-	}
+	cur := valueOf(ref, rt.cur[r.reg.Offset])
 	// The current value proves the field is writable at all (RO fields,
 	// read-only registers and never-set fields are refused here).
 	if _, err := rt.m.ParseChange(fmt.Sprintf("%s=%d", ref, cur)); err != nil {

@@ -124,11 +124,7 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 			} else {
 				m.regs.desired[k] = c.Value
 			}
-			got := r.Readback
-			if c.Ref.Field != nil {
-				got = c.Ref.Field.Get(r.Readback)
-			}
-			ok = append(ok, fmt.Sprintf("%s=%d (reads %d)", c.Ref, c.Value, got))
+			ok = append(ok, fmt.Sprintf("%s=%d (reads %d)", c.Ref, c.Value, valueOf(c.Ref, r.Readback)))
 		}
 	}
 	for _, r := range msg.restored {
@@ -188,12 +184,14 @@ func (m Model) differing() []regs.Ref {
 }
 
 // nowValue is ref's value as last read.
-func (m Model) nowValue(ref regs.Ref) uint32 {
-	now := m.cur[ref.Reg.Offset]
-	if ref.Field != nil {
-		now = ref.Field.Get(now)
+func (m Model) nowValue(ref regs.Ref) uint32 { return valueOf(ref, m.cur[ref.Reg.Offset]) }
+
+// valueOf is ref's value in raw, its register's value.
+func valueOf(ref regs.Ref, raw uint32) uint32 {
+	if ref.Field == nil {
+		return raw
 	}
-	return now
+	return ref.Field.Get(raw)
 }
 
 // startValue is ref's value when the session first changed it, or, for a
@@ -203,8 +201,5 @@ func (s *shared) startValue(ref regs.Ref) uint32 {
 		return v
 	}
 	raw, _ := s.cfg.Start.Value(ref.Reg.Name)
-	if ref.Field == nil {
-		return raw
-	}
-	return ref.Field.Get(raw)
+	return valueOf(ref, raw)
 }
