@@ -25,15 +25,11 @@ func (s *sweepTab) View(h int) []string {
 	if s.results != "" && !s.sweeping {
 		out = append(out, cut("results: "+s.results, w))
 	}
-	for i, l := range wrap(s.note, w, "  ") {
-		if i < 2 {
-			out = append(out, l)
-		}
-	}
-	for i, l := range wrap(s.bestLine(), w, "      ") {
-		if i < 2 {
-			out = append(out, s.st.Good.Render(l))
-		}
+	note := wrap(s.note, w, "  ")
+	out = append(out, note[:min(2, len(note))]...)
+	best := wrap(s.bestLine(), w, "      ")
+	for _, l := range best[:min(2, len(best))] {
+		out = append(out, s.st.Good.Render(l))
 	}
 	views := [...]string{viewTable: "table", viewBars: "bars", viewHeat: "heat map"}[s.view]
 	out = append(out, s.st.Section.Render(fit(fmt.Sprintf("-- %s (v switches view) ", views), w)))
