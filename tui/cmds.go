@@ -111,21 +111,12 @@ func (m Model) tick() tea.Cmd {
 	return t(m.interval, func(time.Time) tea.Msg { return tickMsg{gen} })
 }
 
-// read reads every register, in the current write generation.
-func (s *shared) read() tea.Cmd {
-	acc, m, wgen := s.cfg.Target, s.m, s.wgen
+// readRegs reads every register of m.
+func readRegs(acc regs.Accessor, m *regs.Map, wgen int) tea.Cmd {
 	return func() tea.Msg {
-		snap, err := soc.Take(m, acc)
-		return regsMsg{snap: snap, err: err, wgen: wgen}
+		s, err := soc.Take(m, acc)
+		return regsMsg{snap: s, err: err, wgen: wgen}
 	}
-}
-
-// reread starts a new write generation and reads in it: the next read
-// starts a new comparison (after writes).
-func (s *shared) reread() tea.Cmd {
-	s.wgen++
-	s.resync = true
-	return s.read()
 }
 
 // apply writes the changes through the undo session (originals

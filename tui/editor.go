@@ -61,7 +61,8 @@ func (rt *regsTab) openEditor() tea.Cmd {
 		rt.setErr("pick a field of %s to edit (the rows below it)", r.reg.Name)
 		return nil
 	}
-	if rt.refused() {
+	if reason := rt.busyReason(); reason != "" {
+		rt.setErr("%s", reason)
 		return nil
 	}
 	ref := r.ref()
@@ -165,7 +166,10 @@ func (rt *regsTab) applyEdit() tea.Cmd {
 		return nil
 	}
 	rt.ed = nil
-	return rt.write(apply(rt.cfg.Undo, []regs.Change{ch}, "set "+ch.Ref.String()), "writing %s=%s...", ch.Ref, val)
+	rt.writing = true
+	rt.wgen++
+	rt.setStatus("writing %s=%s...", ch.Ref, val)
+	return apply(rt.cfg.Undo, []regs.Change{ch}, "set "+ch.Ref.String())
 }
 
 // editView draws the editor in place of the register list.

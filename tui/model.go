@@ -196,7 +196,7 @@ func (m Model) Outcome() Outcome { return m.out }
 
 // Init starts the first read and the refresh schedule.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.read(), m.tick())
+	return tea.Batch(readRegs(m.cfg.Target, m.m, m.wgen), m.tick())
 }
 
 // Update handles one message.
@@ -223,7 +223,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		cmds := []tea.Cmd{m.tick()}
 		if !m.writing {
-			cmds = append(cmds, m.read())
+			cmds = append(cmds, readRegs(m.cfg.Target, m.m, m.wgen))
 		}
 		return m, tea.Batch(cmds...)
 	case regsMsg:
@@ -248,7 +248,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if d, ok := msg.(sweepDoneMsg); !ok || d.id != m.sweep.id {
 			return m, cmd
 		}
-		read := m.reread()
+		m.wgen++
+		m.resync = true
+		read := readRegs(m.cfg.Target, m.m, m.wgen)
 		if m.mode == modeClosing {
 			mm, cmd := m.proceedClose()
 			return mm, tea.Batch(read, cmd)
@@ -375,7 +377,7 @@ func (m Model) refreshKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.setStatus("live refresh every %s", m.interval)
-		return m, tea.Batch(m.read(), m.tick())
+		return m, tea.Batch(readRegs(m.cfg.Target, m.m, m.wgen), m.tick())
 	case key.Matches(msg, k.Slower, k.Faster):
 		i := 0
 		for i < len(intervals)-1 && intervals[i] < m.interval {

@@ -102,7 +102,9 @@ func (s *shared) why(ref regs.Ref) string {
 // onWrite takes the result of an apply or revert.
 func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 	m.writing = false
-	read := m.reread()
+	m.wgen++
+	m.resync = true
+	read := readRegs(m.cfg.Target, m.m, m.wgen)
 	var ok, bad []string
 	for _, r := range msg.results {
 		for _, c := range r.Changes {

@@ -384,14 +384,18 @@ func (rt *regsTab) Update(raw tea.Msg) tea.Cmd {
 	case key.Matches(msg, o.Revert):
 		return rt.revertSelected()
 	case key.Matches(msg, o.RevertAll):
-		if rt.refused() {
+		if reason := rt.busyReason(); reason != "" {
+			rt.setErr("%s", reason)
 			return nil
 		}
 		if len(rt.cfg.Undo.Touched()) == 0 {
 			rt.setStatus("revert all: this session changed nothing")
 			return nil
 		}
-		return rt.write(revert(rt.cfg.Undo, nil, "revert all"), "reverting every changed field to its starting value...")
+		rt.writing = true
+		rt.wgen++
+		rt.setStatus("reverting every changed field to its starting value...")
+		return revert(rt.cfg.Undo, nil, "revert all")
 	case key.Matches(msg, o.Axis):
 		rt.toggleAxis()
 	}
@@ -412,26 +416,10 @@ func (s *shared) busyReason() string {
 	return ""
 }
 
-// refused says why registers may not be written now, if so.
-func (s *shared) refused() bool {
-	r := s.busyReason()
-	if r != "" {
-		s.setErr("%s", r)
-	}
-	return r != ""
-}
-
-// write starts cmd, a write, and says what it does.
-func (s *shared) write(cmd tea.Cmd, format string, a ...any) tea.Cmd {
-	s.writing = true
-	s.wgen++
-	s.setStatus(format, a...)
-	return cmd
-}
-
 func (rt *regsTab) revertSelected() tea.Cmd {
 	r := rt.rows[rt.sel]
-	if rt.refused() {
+	if reason := rt.busyReason(); reason != "" {
+		rt.setErr("%s", reason)
 		return nil
 	}
 	if r.kind == rowReg && len(r.reg.Fields) > 0 {
@@ -449,7 +437,10 @@ func (rt *regsTab) revertSelected() tea.Cmd {
 		rt.setStatus("revert: this session did not change %s", ref)
 		return nil
 	}
-	return rt.write(revert(rt.cfg.Undo, []regs.Ref{ref}, "revert "+ref.String()), "reverting %s...", ref)
+	rt.writing = true
+	rt.wgen++
+	rt.setStatus("reverting %s...", ref)
+	return revert(rt.cfg.Undo, []regs.Ref{ref}, "revert "+ref.String())
 }
 
 // toggleAxis marks or unmarks the selected field as a sweep axis (the
