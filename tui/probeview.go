@@ -64,12 +64,16 @@ func (s *shared) medianRate(h history) string {
 	return s.fmtRate(rank.Median(h.rates()), h.unit())
 }
 
+// avg is the mean of f over the runs (0 for none).
 func (h history) avg(f func(results.Measurement) float64) float64 {
-	var xs []float64
-	for _, x := range h.runs {
-		xs = append(xs, f(x))
+	if len(h.runs) == 0 {
+		return 0
 	}
-	return mean(xs)
+	t := 0.0
+	for _, x := range h.runs {
+		t += f(x)
+	}
+	return t / float64(len(h.runs))
 }
 
 // settingLabel names a setting by the knob fields that differ from the

@@ -69,7 +69,7 @@ func (m Model) quitView(h int) []string {
 	} else {
 		out = append(out, fmt.Sprintf("%d value(s) differ from their start:", len(diff)))
 		for _, ref := range diff {
-			out = append(out, cut(fmt.Sprintf("  %-26s start %-10d now %d", ref.String(), m.startValue(ref), m.nowValue(ref)), m.w))
+			out = append(out, cut(fmt.Sprintf("  %-26s start %-10d now %d", ref.String(), m.startValue(ref), valueOf(ref, m.cur[ref.Reg.Offset])), m.w))
 		}
 	}
 	out = append(out, "")

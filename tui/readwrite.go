@@ -178,15 +178,12 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 func (m Model) differing() []regs.Ref {
 	var out []regs.Ref
 	for _, ref := range m.cfg.Undo.Touched() {
-		if m.nowValue(ref) != m.startValue(ref) {
+		if valueOf(ref, m.cur[ref.Reg.Offset]) != m.startValue(ref) {
 			out = append(out, ref)
 		}
 	}
 	return out
 }
-
-// nowValue is ref's value as last read.
-func (m Model) nowValue(ref regs.Ref) uint32 { return valueOf(ref, m.cur[ref.Reg.Offset]) }
 
 // valueOf is ref's value in raw, its register's value.
 func valueOf(ref regs.Ref, raw uint32) uint32 {

@@ -10,18 +10,6 @@ import (
 // `citune report` show the same medians and confidence intervals for the
 // same runs.
 
-// mean of xs (0 for none).
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var t float64
-	for _, x := range xs {
-		t += x
-	}
-	return t / float64(len(xs))
-}
-
 // spread is half the range of xs relative to their median, in percent:
 // the "+-" shown beside a median.
 func spread(xs []float64) float64 {
@@ -56,9 +44,6 @@ func fmtSpread(xs []float64) string {
 func (s *shared) fmtRate(r float64, unit string) string {
 	return s.cfg.ByteUnit.Rate(r, unit)
 }
-
-// rateUnit is the unit fmtRate shows rates of unit in, for headings.
-func (s *shared) rateUnit(unit string) string { return s.cfg.ByteUnit.Unit(unit) }
 
 // amount is what interrupts and CPU are counted per: the byte unit's
 // amount (MiB, MB, Mbit).

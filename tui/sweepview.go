@@ -271,7 +271,7 @@ func (s *sweepTab) heatView(h int) []string {
 	cellW := 9
 	ncol := min(len(ay.Values), max(1, (s.w-rowW)/cellW))
 	unit := s.unit()
-	out := []string{cut(fmt.Sprintf("rows %s, cols %s: median %s, shade %s low..high; n/h not held", nx, ny, s.rateUnit(unit), shades), s.w)}
+	out := []string{cut(fmt.Sprintf("rows %s, cols %s: median %s, shade %s low..high; n/h not held", nx, ny, s.cfg.ByteUnit.Unit(unit), shades), s.w)}
 	head := fit(nx+`\`+ny, rowW)
 	for _, v := range ay.Values[:ncol] {
 		head += fmt.Sprintf("%*s", cellW, cut(v, cellW-1))
