@@ -10,24 +10,8 @@ import (
 // `citune report` show the same medians and confidence intervals for the
 // same runs.
 
-// spread is half the range of xs relative to their median, in percent:
-// the "+-" shown beside a median.
-func spread(xs []float64) float64 {
-	if len(xs) < 2 {
-		return 0
-	}
-	lo, hi := xs[0], xs[0]
-	for _, x := range xs {
-		lo, hi = min(lo, x), max(hi, x)
-	}
-	m := rank.Median(xs)
-	if m == 0 {
-		return 0
-	}
-	return (hi - lo) / 2 / m * 100
-}
-
-// fmtSpread renders the spread of xs, or "1 run".
+// fmtSpread renders the spread of xs, the "+-" shown beside a median:
+// half their range relative to their median, in percent; or "1 run".
 func fmtSpread(xs []float64) string {
 	switch len(xs) {
 	case 0:
@@ -35,7 +19,15 @@ func fmtSpread(xs []float64) string {
 	case 1:
 		return "1 run"
 	}
-	return fmt.Sprintf("+-%.1f%%", spread(xs))
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	spread := 0.0
+	if m := rank.Median(xs); m != 0 {
+		spread = (hi - lo) / 2 / m * 100
+	}
+	return fmt.Sprintf("+-%.1f%%", spread)
 }
 
 // fmtRate renders rate r of unit (a run's or a point's: "" or "B/s" for
