@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -101,7 +103,7 @@ func runTUI(a *app, args []string) error {
 		ByteUnit:  display,
 		Mono:      monochrome(a.env.getenv),
 		WriteFile: writeOutput,
-		DTS:       &tuiDTS{a, t},
+		DTS:       newTUIDTS(a, t),
 		LoadPlan:  tui.LoadPlanFile,
 	}
 
@@ -269,6 +271,20 @@ func (tuiUndo) Stops(err error) bool { return errors.Is(err, undo.ErrJournalChan
 type tuiDTS struct {
 	a *app
 	t *soc.Target
+
+	mu        sync.Mutex
+	key, text string // the last text of dts and what it was made of
+}
+
+// newTUIDTS is the TUI's DeviceTree. Its app writes no warnings: they
+// would land on the session's screen (a colleague's results file names
+// a profile file this machine lacks; the TUI opened it with the
+// built-in profile of that name, as dts takes it).
+func newTUIDTS(a *app, t *soc.Target) *tuiDTS {
+	q, e := *a, *a.env
+	e.stderr = io.Discard
+	q.env = &e
+	return &tuiDTS{a: &q, t: t}
 }
 
 // Text implements tui.DeviceTree: the text `citune dts` prints, for the
@@ -277,11 +293,34 @@ type tuiDTS struct {
 // a winner without a readable results file.
 func (d *tuiDTS) Text(x tui.DTSExport) string {
 	if x.Results != "" || !x.Winner {
-		if text, err := d.a.dtsText(d.t, x.Results, x.Snapshot); err == nil {
+		if text, err := d.dts(x.Results, x.Snapshot); err == nil {
 			return text
 		}
 	}
 	return screenDTS(d.t, x)
+}
+
+// dts is dtsText, made again only when the results file or the live
+// values changed: the export screen asks for it on every frame.
+func (d *tuiDTS) dts(results string, snap soc.Snapshot) (string, error) {
+	key := fmt.Sprint(snap.Registers)
+	if results != "" {
+		fi, err := os.Stat(results)
+		if err != nil {
+			return "", err
+		}
+		key = fmt.Sprint(results, fi.Size(), fi.ModTime())
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if key != d.key {
+		text, err := d.a.dtsText(d.t, results, snap)
+		if err != nil {
+			return "", err
+		}
+		d.key, d.text = key, text
+	}
+	return d.text, nil
 }
 
 // screenDTS is the fragment of what the TUI's export screen shows.

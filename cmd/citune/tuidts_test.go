@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -34,8 +38,9 @@ func TestTUIDeviceTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &app{env: &env{root: fstest.MapFS{}}, minGain: -1}
-	d := &tuiDTS{a, tg}
+	var stderr strings.Builder
+	a := &app{env: &env{root: fstest.MapFS{}, stderr: &stderr}, minGain: -1}
+	d := newTUIDTS(a, tg)
 	want, err := a.dtsText(tg, "", snap)
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +57,33 @@ func TestTUIDeviceTree(t *testing.T) {
 	}
 	if strings.Contains(got, "tx-burst-size-dword") {
 		t.Errorf("the winner's fragment holds a setting the screen did not hand over:\n%s", got)
+	}
+	// A colleague's results file, measured with a profile file this
+	// machine lacks: dts's text for its winner, and no warning written
+	// over the session's screen (dts itself warns on stderr).
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "report", "testdata", "grid.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "grid.jsonl")
+	gone, _ := json.Marshal(filepath.Join(dir, "gone.toml"))
+	fixture = regexp.MustCompile(`"profile_file":"[^"]*"`).ReplaceAll(fixture, []byte(`"profile_file":`+string(gone)))
+	if err := os.WriteFile(grid, fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err = a.dtsText(tg, grid, snap)
+	if err != nil || stderr.Len() == 0 {
+		t.Fatalf("citune dts of %s: %v, warning %q; want a text and the stand-in profile's warning", grid, err, stderr.String())
+	}
+	stderr.Reset()
+	for range 2 { // the second from the text kept
+		if got := d.Text(tui.DTSExport{Winner: true, Results: grid, Snapshot: snap}); got != want {
+			t.Errorf("the winner of %s:\n%s\nwant citune dts's:\n%s", grid, got, want)
+		}
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("the TUI's export wrote on stderr (over the screen): %q", stderr.String())
 	}
 	rule := d.NotPermanent(results.Header{Role: string(regs.RoleHost), Snapshot: snap})
 	if u := rule(map[string]string{"USBMODE.SDIS": "1"}); len(u) == 0 {
