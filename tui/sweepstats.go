@@ -14,7 +14,7 @@ import (
 )
 
 // label names a point by its axis values.
-func (s sweepTab) label(p results.PointRecord, m *regs.Map) string {
+func (s *sweepTab) label(p results.PointRecord, m *regs.Map) string {
 	if p.Baseline {
 		return "baseline"
 	}
@@ -30,7 +30,7 @@ func (s sweepTab) label(p results.PointRecord, m *regs.Map) string {
 // values are the point's values, one per axis of the plan in plan order;
 // "" for an axis the hardware ignores at this point (left at its
 // original value).
-func (s sweepTab) values(p results.PointRecord) []string {
+func (s *sweepTab) values(p results.PointRecord) []string {
 	vs := make([]string, len(s.plan.Axes))
 	for i, a := range s.plan.Axes {
 		vs[i] = p.Settings[a.Name]
@@ -40,7 +40,7 @@ func (s sweepTab) values(p results.PointRecord) []string {
 
 // ranked splits points into the ranked ones sorted by median rate and the
 // rest (not held, corrupt, failed, eliminated), baselines left out.
-func (s sweepTab) ranked() (good, bad []results.PointRecord) {
+func (s *sweepTab) ranked() (good, bad []results.PointRecord) {
 	for _, p := range s.points {
 		switch {
 		case p.Baseline:
@@ -65,7 +65,7 @@ func (s sweepTab) ranked() (good, bad []results.PointRecord) {
 // unit is the unit of the sweep's rates: the probe's, as its points
 // record it ("" for bytes per second). A sweep has one probe, so one
 // unit.
-func (s sweepTab) unit() string {
+func (s *sweepTab) unit() string {
 	for _, p := range s.points {
 		if p.Unit != "" {
 			return p.Unit
@@ -79,7 +79,7 @@ func (s *sweepTab) pointRate(p results.PointRecord) string {
 	return s.fmtRate(rank.Median(p.Rates), s.unit())
 }
 
-func (s sweepTab) best() (results.PointRecord, bool) {
+func (s *sweepTab) best() (results.PointRecord, bool) {
 	good, _ := s.ranked()
 	if len(good) == 0 {
 		return results.PointRecord{}, false
