@@ -102,7 +102,7 @@ type (
 )
 
 // tick schedules the next refresh.
-func (m Model) tick() tea.Cmd {
+func (m *Model) tick() tea.Cmd {
 	gen := m.tgen
 	t := m.cfg.Tick
 	if t == nil {

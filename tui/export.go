@@ -24,7 +24,7 @@ func snapshotOf(m *regs.Map, raw map[uint32]uint32) soc.Snapshot {
 
 // winnerSettings are the sweep winner's values, each commented with how
 // sure the win is.
-func (m Model) winnerSettings() ([]DTSSetting, string, bool) {
+func (m *Model) winnerSettings() ([]DTSSetting, string, bool) {
 	b, ok := m.sweep.best()
 	if !ok {
 		return nil, "", false
@@ -54,7 +54,7 @@ func (m Model) winnerSettings() ([]DTSSetting, string, bool) {
 // originalSettings are the start values of the swept registers, for an
 // export after a sweep the original settings won (as `citune dts` writes
 // them): the best of the slower points is not worth committing.
-func (m Model) originalSettings() ([]DTSSetting, string, bool) {
+func (m *Model) originalSettings() ([]DTSSetting, string, bool) {
 	why := "the original settings: " + m.sweep.bestLine()
 	var out []DTSSetting
 	for _, a := range m.sweep.plan.Axes {
@@ -68,7 +68,7 @@ func (m Model) originalSettings() ([]DTSSetting, string, bool) {
 }
 
 // versusOf is how the point compares with the baseline, if known.
-func (m Model) versusOf(p results.PointRecord) string {
+func (m *Model) versusOf(p results.PointRecord) string {
 	if rk := m.sweep.ranking; rk != nil {
 		// The finished sweep's comparison, the verdict's.
 		if r := rk.Find(p.Point); r != nil && r.VsBaseline != nil {

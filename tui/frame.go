@@ -27,7 +27,7 @@ func (m Model) View() tea.View {
 const maxStatusLines = 3
 
 // bodyH is the number of lines between the header and the status.
-func (m Model) bodyH() int {
+func (m *Model) bodyH() int {
 	return m.h - 2 - len(m.statusLines())
 }
 
@@ -37,7 +37,7 @@ func (s *shared) bodyH() int {
 }
 
 // render draws exactly h lines of at most w columns.
-func (m Model) render() string {
+func (m *Model) render() string {
 	bodyH := m.bodyH()
 	var body []string
 	switch m.mode {
@@ -59,7 +59,7 @@ func (m Model) render() string {
 	return strings.Join(lines, "\n")
 }
 
-func (m Model) headerView() string {
+func (m *Model) headerView() string {
 	t := m.cfg.Target
 	kind := "/dev/mem"
 	switch t.Kind {
@@ -123,7 +123,7 @@ func (m Model) headerView() string {
 // some do not fit, the quit key and the help key (as "? more") stand last
 // in their place, so the line is never cut, can always be left, and says
 // where the other keys are.
-func (m Model) helpLine(bs []key.Binding) string {
+func (m *Model) helpLine(bs []key.Binding) string {
 	var on []key.Binding
 	for _, k := range bs {
 		if k.Enabled() {
@@ -166,7 +166,7 @@ func (m Model) helpLine(bs []key.Binding) string {
 
 // statusLines is the status wrapped to the width: one line, or up to
 // maxStatusLines for a long message.
-func (m Model) statusLines() []string {
+func (m *Model) statusLines() []string {
 	if m.mode == modeHelp {
 		return []string{""} // the help screen shows the last message itself
 	}
@@ -191,7 +191,7 @@ func (s *shared) statusLines() []string {
 	return lines
 }
 
-func (m Model) statusView() []string {
+func (m *Model) statusView() []string {
 	lines := m.statusLines()
 	st := m.st.Status
 	if m.statusErr {
@@ -204,7 +204,7 @@ func (m Model) statusView() []string {
 }
 
 // shortHelp is the help line for what is on screen.
-func (m Model) shortHelp() []key.Binding {
+func (m *Model) shortHelp() []key.Binding {
 	k := m.keys
 	switch m.mode {
 	case modeQuit:
@@ -219,7 +219,7 @@ func (m Model) shortHelp() []key.Binding {
 	return m.active().ShortHelp()
 }
 
-func (m Model) helpView(h int) []string {
+func (m *Model) helpView(h int) []string {
 	out := []string{m.st.Title.Render("Keys of the " + tabNames[m.tab] + " tab")}
 	out = append(out, m.keyColumns(m.active().FullHelp())...)
 	out = append(out, "", m.st.Title.Render("Keys of every tab"))
@@ -248,7 +248,7 @@ func (m Model) helpView(h int) []string {
 // fit beside the others start a band of their own below (the bubble
 // would cut them), so every key shows at any width the session takes
 // (the help screen test checks 80 and 60).
-func (m Model) keyColumns(cols [][]key.Binding) []string {
+func (m *Model) keyColumns(cols [][]key.Binding) []string {
 	width := func(col []key.Binding) int {
 		kw, dw := 0, 0
 		for _, b := range col {

@@ -25,7 +25,7 @@ func (m Model) openExport() (tea.Model, tea.Cmd) {
 
 // exportText is the fragment for the chosen source, made by the
 // DeviceTree seam (only what the kernel honours becomes a property).
-func (m Model) exportText() string {
+func (m *Model) exportText() string {
 	x := DTSExport{Winner: m.expW, Snapshot: snapshotOf(m.m, m.cur)}
 	if m.expW {
 		x.Results = m.sweep.results
@@ -49,7 +49,7 @@ func (m Model) exportText() string {
 	return m.cfg.DTS.Text(x)
 }
 
-func (m Model) exportView(h int) []string {
+func (m *Model) exportView(h int) []string {
 	text := m.exportText()
 	src := "current settings"
 	if m.expW {

@@ -175,7 +175,7 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 
 // differing lists the values the session changed that differ from their
 // start now (a value changed and changed back is not listed).
-func (m Model) differing() []regs.Ref {
+func (m *Model) differing() []regs.Ref {
 	var out []regs.Ref
 	for _, ref := range m.cfg.Undo.Touched() {
 		if valueOf(ref, m.cur[ref.Reg.Offset]) != m.startValue(ref) {

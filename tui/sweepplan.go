@@ -200,7 +200,7 @@ func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
 // mainline is the value Linux leaves in ref on a board in the
 // controller's role (the profile's board values; where the role is
 // unknown, only the values every role gets), or nil.
-func (m Model) mainline(ref regs.Ref) *uint32 {
+func (m *Model) mainline(ref regs.Ref) *uint32 {
 	role := m.cfg.Role
 	if role == "" {
 		role = soc.RoleOf(m.m, m.cfg.Target.Controller, snapshotOf(m.m, m.cur))
@@ -215,7 +215,7 @@ func (m Model) mainline(ref regs.Ref) *uint32 {
 }
 
 // planFromAxes builds the plan text from the fields marked on screen.
-func (m Model) planFromAxes() string {
+func (m *Model) planFromAxes() string {
 	if len(m.axes) == 0 {
 		return ""
 	}
