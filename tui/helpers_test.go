@@ -390,8 +390,9 @@ func (testUndo) Stops(err error) bool { return errors.Is(err, undo.ErrJournalCha
 
 // testDTS is the tests' DeviceTree: the screen's own fragment, built by
 // package sweep/dtsout (cmd/citune's tuiDTS gives it for a winner whose
-// results file it cannot read; for the others, `citune dts`'s text, which
-// TestExportThroughDTS and cmd/citune's tui_export script check).
+// results file it cannot read; for the others `citune dts`'s text: its
+// TestTUIDeviceTree and tui_export script check that, TestExportThroughDTS
+// what the TUI hands over).
 type testDTS struct{ t *soc.Target }
 
 func (d testDTS) Text(x DTSExport) string {
