@@ -44,7 +44,7 @@ func (m *Model) render() string {
 	case modeQuit, modeClosing:
 		body = m.quitView(bodyH)
 	case modeHelp:
-		body = m.helpView(bodyH)
+		body = m.helpView()
 	case modeExport:
 		body = m.exportView(bodyH)
 	default:
@@ -219,7 +219,10 @@ func (m *Model) shortHelp() []key.Binding {
 	return m.active().ShortHelp()
 }
 
-func (m *Model) helpView(h int) []string {
+// helpView is the ? screen: the active tab's keys first, then those of
+// every tab and the legend; what does not fit the smallest screens is
+// cut at the bottom (the help line has the way out).
+func (m *Model) helpView() []string {
 	out := []string{m.st.Title.Render("Keys of the " + tabNames[m.tab] + " tab")}
 	out = append(out, m.keyColumns(m.active().FullHelp())...)
 	out = append(out, "", m.st.Title.Render("Keys of every tab"))
@@ -247,7 +250,7 @@ func (m *Model) helpView(h int) []string {
 // the help bubble's full view, one band at a time: columns that do not
 // fit beside the others start a band of their own below (the bubble
 // would cut them), so every key shows at any width the session takes
-// (the help screen test checks 80 and 60).
+// (the help screen tests check 80, 60 and 40).
 func (m *Model) keyColumns(cols [][]key.Binding) []string {
 	width := func(col []key.Binding) int {
 		kw, dw := 0, 0

@@ -103,7 +103,7 @@ type component interface {
 	View(h int) []string
 	Update(msg tea.Msg) tea.Cmd
 	ShortHelp() []key.Binding
-	// FullHelp is the tab's own keys in columns, for the ? screen (below
+	// FullHelp is the tab's own keys in columns, for the ? screen (above
 	// the keys every tab has).
 	FullHelp() [][]key.Binding
 }
