@@ -17,6 +17,24 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
+// resetSim is the simulated i.MX6Q usbh1 at its reset values.
+func resetSim(t *testing.T) *soc.Target {
+	t.Helper()
+	p, err := soc.LoadFS(profiles.FS, "imx6q.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Controller("usbh1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
 // cancelAfter cancels a sweep once its probe ran n times.
 type cancelAfter struct {
 	probe.Probe
@@ -36,18 +54,7 @@ func (c *cancelAfter) Run(ctx context.Context, progress func(done, total int64))
 // file, skipping the points done, on the simulated board's clock (the
 // sim probe on --sim); another plan gets a file of its own (out-2).
 func TestTUISweeperResumesAndNamesFiles(t *testing.T) {
-	p, err := soc.LoadFS(profiles.FS, "imx6q.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Controller("usbh1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg := resetSim(t)
 	pr, err := parseProbe([]string{"sim", "--size", "8M"}, probeDeps{Sim: tg, Map: tg.Profile.Map})
 	if err != nil {
 		t.Fatal(err)
@@ -111,18 +118,7 @@ func TestTUISweeperResumesAndNamesFiles(t *testing.T) {
 // session's file alone, even while that holds only its header (a sweep
 // that has not finished its first run).
 func TestTUISweeperFreshNames(t *testing.T) {
-	p, err := soc.LoadFS(profiles.FS, "imx6q.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Controller("usbh1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg := resetSim(t)
 	pr, err := parseProbe([]string{"sim", "--size", "8M"}, probeDeps{Sim: tg, Map: tg.Profile.Map})
 	if err != nil {
 		t.Fatal(err)

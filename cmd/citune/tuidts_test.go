@@ -9,7 +9,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/results"
@@ -22,18 +21,8 @@ import (
 // over; the ranking's rule blocks what no property or parameter makes
 // permanent, as citune dts ranks.
 func TestTUIDeviceTree(t *testing.T) {
-	p, err := soc.LoadFS(profiles.FS, "imx6q.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Controller("usbh1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := soc.OpenSim(p, c, soc.SimOptions{ResetValues: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg := resetSim(t)
+	p := tg.Profile
 	snap, err := soc.Take(p.Map, tg)
 	if err != nil {
 		t.Fatal(err)
