@@ -141,7 +141,7 @@ func changes(s, original map[string]string) map[string]string {
 	return out
 }
 
-// decide makes the verdict of a ranking (Rank's last step).
+// decide makes the verdict of a ranking (rank's last step).
 func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 	v := Verdict{MinGainPct: pol.MinGainPct, Family: rk.Family}
 	if len(rk.Ranked) == 0 {
