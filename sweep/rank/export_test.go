@@ -1,7 +1,0 @@
-package rank
-
-// Rank is RankVisits with the baseline pooled, its visits' medians given
-// (or none): the tests' short form.
-func Rank(points []PointStats, baseline []float64, visits []float64, original map[string]string, pol Policy) Ranking {
-	return rank(points, baseline, visits, nil, original, pol)
-}
