@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -372,12 +372,7 @@ func controlText(ps *problems, l *locator, path string, v any, depth int) {
 			ps.add(l.at(path), "%s: %q holds a control character (a terminal escape sequence?): not allowed in a profile", path, v)
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(v) {
 			p := k
 			if path != "" {
 				p = path + "." + k
@@ -491,14 +486,7 @@ func validProfileName(s string) bool {
 	return s != ""
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 func unjoin(err error) []error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
