@@ -2,6 +2,7 @@ package soc
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,12 +48,7 @@ func (p *Profile) BoardValues(role regs.Role) []regs.Change {
 }
 
 func containsFold(xs []regs.Role, s regs.Role) bool {
-	for _, x := range xs {
-		if strings.EqualFold(string(x), string(s)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(xs, func(x regs.Role) bool { return strings.EqualFold(string(x), string(s)) })
 }
 
 // checkBoard validates the [[board]] entries.

@@ -124,14 +124,7 @@ func JoinRoles(rs []regs.Role, sep string) string {
 }
 
 // HasRole reports whether the controller can take role r.
-func (c *Controller) HasRole(r regs.Role) bool {
-	for _, x := range c.Roles {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
+func (c *Controller) HasRole(r regs.Role) bool { return slices.Contains(c.Roles, r) }
 
 // RegisterSpec adds a register to the base map or replaces one of the same
 // name (case ignored). A replacement keeps the built-in value of every key
