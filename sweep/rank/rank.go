@@ -1,13 +1,15 @@
 package rank
 
 import (
+	"cmp"
 	"fmt"
-
-	"github.com/citune/citune/units"
+	"maps"
 	"math"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/citune/citune/units"
 )
 
 // Status is how a point's measurement ended; the results file records it
@@ -174,7 +176,9 @@ func RankVisits(points []PointStats, baseVisits [][]float64, original map[string
 }
 
 func rank(points []PointStats, baseline []float64, visits []float64, baseVisits [][]float64, original map[string]string, pol Policy) Ranking {
-	pol = pol.withDefaults()
+	if pol.MinGainPct < 0 {
+		pol.MinGainPct = 0
+	}
 	var rk Ranking
 	rk.Baseline = BaselineStats{Runs: len(baseline), Median: Median(baseline), Visits: visits, rates: baseline}
 	if len(baseline) == 0 {
@@ -312,16 +316,8 @@ func cmpTol(a, b *float64, tol float64) int {
 // SettingsString renders settings with short names, ordered by them:
 // "AHBBRST=0 ITC=1 TXPBURST=16".
 func SettingsString(s map[string]string) string {
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := shortName(keys[i]), shortName(keys[j])
-		if a != b {
-			return a < b
-		}
-		return keys[i] < keys[j]
+	keys := slices.SortedFunc(maps.Keys(s), func(a, b string) int {
+		return cmp.Or(strings.Compare(shortName(a), shortName(b)), strings.Compare(a, b))
 	})
 	var out []string
 	for _, k := range keys {

@@ -63,13 +63,6 @@ func (p Policy) blocked(settings, original map[string]string) []string {
 	return p.NotPermanent(ch)
 }
 
-func (p Policy) withDefaults() Policy {
-	if p.MinGainPct < 0 {
-		p.MinGainPct = 0
-	}
-	return p
-}
-
 // VerdictKind is what a sweep recommends.
 type VerdictKind string
 
