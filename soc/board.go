@@ -3,7 +3,6 @@ package soc
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -56,17 +55,8 @@ func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
 	for i := range p.Board {
 		b := &p.Board[i]
 		at := fmt.Sprintf("board[%d]", i)
-		if b.Field == "" {
-			ps.add(l.at(at), "board #%d: missing key \"field\"", i+1)
-			continue
-		}
-		ref, err := m.Lookup(b.Field)
-		switch {
-		case err != nil:
-			ps.add(l.at(at+".field"), "board field %q: %s", b.Field, strings.TrimPrefix(err.Error(), strconv.Quote(b.Field)+": "))
-			continue
-		case ref.Field == nil:
-			ps.add(l.at(at+".field"), "board field %q: names register %s; want REG.FIELD", b.Field, ref.Reg.Name)
+		ref, ok := fieldRef(l, ps, m, "board", at, i, b.Field)
+		if !ok {
 			continue
 		}
 		b.Field = ref.String()
