@@ -220,10 +220,7 @@ func (l *locator) decodeError(err error, typed bool) error {
 		}
 		msg = key + ": " + msg
 	}
-	if line < 1 {
-		line = 1
-	}
-	return fmt.Errorf("%s:%d: %w: %s", l.name, line, ErrProfile, msg)
+	return fmt.Errorf("%s:%d: %w: %s", l.name, max(line, 1), ErrProfile, msg)
 }
 
 // lineText returns line n of the text, trimmed and shortened.
