@@ -42,16 +42,13 @@ var ErrNone = errors.New("no boot loader store found (neither /etc/fw_env.config
 // would not reach the kernel. Device paths in fw_env.config are taken
 // under root.
 func Detect(root string) (Store, error) {
-	for _, c := range []string{"boot/extlinux/extlinux.conf", "extlinux/extlinux.conf", "boot/extlinux.conf"} {
-		p := filepath.Join(root, c)
+	for _, c := range []struct{ kind, path string }{
+		{KindExtlinux, "boot/extlinux/extlinux.conf"}, {KindExtlinux, "extlinux/extlinux.conf"}, {KindExtlinux, "boot/extlinux.conf"},
+		{KindUBoot, "etc/fw_env.config"}, {KindUBoot, "etc/u-boot-env.config"},
+	} {
+		p := filepath.Join(root, c.path)
 		if _, err := os.Stat(p); err == nil {
-			return Open(KindExtlinux, p, root)
-		}
-	}
-	for _, c := range []string{"etc/fw_env.config", "etc/u-boot-env.config"} {
-		p := filepath.Join(root, c)
-		if _, err := os.Stat(p); err == nil {
-			return Open(KindUBoot, p, root)
+			return Open(c.kind, p, root)
 		}
 	}
 	return nil, ErrNone

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -223,12 +224,7 @@ func (u *uboot) Set(vals map[string]*string) error {
 }
 
 func hasVar(vars []string, name string) bool {
-	for _, v := range vars {
-		if n, _, _ := strings.Cut(v, "="); n == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(vars, func(v string) bool { return strings.SplitN(v, "=", 2)[0] == name })
 }
 
 func writeAt(c envCopy, b []byte) error {

@@ -1,7 +1,8 @@
 package profiles
 
 // The pre-parsed profiles: what soc.Parse builds from each *.toml,
-// written by soc.PackProfile, for the binary (soc/packed.go says why).
+// encoded as soc.UnpackProfile reads it, for the binary (soc/packed.go
+// says why; the encoder is the generator's, profiles/pack_test.go).
 //
 // packed.z holds them one DEFLATE stream each, so that loading one
 // inflates only it (and the first, whose text every other stream uses as
@@ -12,7 +13,6 @@ package profiles
 // TestPackedFresh checks it against the sources.
 
 import (
-	"bytes"
 	"compress/flate"
 	_ "embed" // packed.z
 	"encoding/binary"
@@ -126,49 +126,4 @@ func unpackEntry(a, name string) (string, error) {
 		return dict, err
 	}
 	return inflate(es[i], []byte(dict))
-}
-
-// PackArchive writes the archive of the named pre-parsed profiles.
-func PackArchive(w io.Writer, blobs map[string][]byte) error {
-	var ns []string
-	for n := range blobs {
-		ns = append(ns, n)
-	}
-	sort.Strings(ns)
-	if len(ns) == 0 {
-		return errors.New("profiles: no profiles to pack")
-	}
-	var zs [][]byte
-	for i, n := range ns {
-		var dict []byte
-		if i > 0 {
-			dict = blobs[ns[0]]
-		}
-		var b bytes.Buffer
-		zw, err := flate.NewWriterDict(&b, flate.BestCompression, dict)
-		if err != nil {
-			return err
-		}
-		zw.Write(blobs[n])
-		if err := zw.Close(); err != nil {
-			return err
-		}
-		zs = append(zs, b.Bytes())
-	}
-	h := binary.AppendUvarint(nil, uint64(len(ns)))
-	for i, n := range ns {
-		h = binary.AppendUvarint(h, uint64(len(n)))
-		h = append(h, n...)
-		h = binary.AppendUvarint(h, uint64(len(blobs[n])))
-		h = binary.AppendUvarint(h, uint64(len(zs[i])))
-	}
-	if _, err := w.Write(h); err != nil {
-		return err
-	}
-	for _, z := range zs {
-		if _, err := w.Write(z); err != nil {
-			return err
-		}
-	}
-	return nil
 }

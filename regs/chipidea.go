@@ -1,6 +1,9 @@
 package regs
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+)
 
 // Sources (see ../shared/reference/chipidea.md in the project's steering
 // notes for the full citations):
@@ -54,11 +57,16 @@ const (
 // code. Callers may change their copy: registers and fields are copied,
 // the value lists (never changed) are shared.
 func ChipIdea() *Map {
-	m := &Map{Name: "chipidea", Registers: make([]Register, len(chipIdea))}
+	m := &Map{Name: "chipidea", Registers: make([]Register, len(chipIdea), len(chipIdea)+7)}
 	for i, r := range chipIdea {
 		r.Fields = slices.Clone(r.Fields)
 		r.HostFields = slices.Clone(r.HostFields)
 		m.Registers[i] = r
+	}
+	for n := range uint32(7) {
+		d := strconv.Itoa(int(n + 1))
+		m.Registers = append(m.Registers, Register{Offset: 0x1C4 + 4*n, Name: "ENDPTCTRL" + d, ResetKnown: true, DeviceOnly: true,
+			Source: SourceSDK, Desc: "Endpoint " + d + " control (device).", Fields: slices.Clone(endptctrlFields)})
 	}
 	return m
 }

@@ -3,6 +3,7 @@ package regs
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -158,12 +159,7 @@ func (r *Register) ZeroOnWrite() uint32 {
 
 // HasKnob reports whether any field is a tuning knob.
 func (r *Register) HasKnob() bool {
-	for i := range r.Fields {
-		if r.Fields[i].Knob {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Fields, func(f Field) bool { return f.Knob })
 }
 
 // Map is the register map of one controller window.

@@ -401,6 +401,3 @@ func (re *Regexp) FindStringSubmatch(s string) []string {
 	}
 	return out
 }
-
-// MatchString reports whether s contains a match.
-func (re *Regexp) MatchString(s string) bool { return re.FindAllSubmatch([]byte(s), 1) != nil }

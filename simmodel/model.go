@@ -490,9 +490,6 @@ type Transfer struct {
 	Xrun bool
 }
 
-// Rate is the transfer's bytes per second.
-func (t Transfer) Rate() float64 { return float64(t.Bytes) / t.Elapsed.Seconds() }
-
 // Transfer models n bytes with settings s. rng draws where each
 // completion falls within its interrupt threshold window.
 func (sc Scenario) Transfer(s Settings, n int64, rng *rand.Rand) Transfer {

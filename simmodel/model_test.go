@@ -12,6 +12,10 @@ import (
 
 // rate is the model's mean rate (no noise, mean interrupt waits) for
 // size bytes in the scenario's units of work.
+// Rate is the transfer's bytes per second (the tests' measure; the sim
+// probe reports its own).
+func (t Transfer) Rate() float64 { return float64(t.Bytes) / t.Elapsed.Seconds() }
+
 func rate(sc Scenario, s Settings) (mbs, irqPerMiB, cpuMsPerMiB float64) {
 	const size = 64 << 20
 	var t, x Transfer

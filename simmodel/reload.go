@@ -47,7 +47,8 @@ func (r Reload) variable() time.Duration { return r.Unload + r.Load + r.Enumerat
 // what a plan's estimate counts per reload.
 func (r Reload) Nominal() time.Duration { return r.variable() + r.DelayUse }
 
-// Range is the least and the most a draw can give.
+// Range is the least and the most a draw can give (the bounds the probe's
+// and the sweep's tests hold the draws to).
 func (r Reload) Range() (lo, hi time.Duration) {
 	f := math.Exp(ReloadClip * r.Spread)
 	v := float64(r.variable())

@@ -2,7 +2,7 @@ package soc
 
 import (
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -47,12 +47,7 @@ func (p *Profile) BoardValues(role regs.Role) []regs.Change {
 }
 
 func containsFold(xs []regs.Role, s regs.Role) bool {
-	for _, x := range xs {
-		if strings.EqualFold(string(x), string(s)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(xs, func(x regs.Role) bool { return strings.EqualFold(string(x), string(s)) })
 }
 
 // checkBoard validates the [[board]] entries.
@@ -60,17 +55,8 @@ func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
 	for i := range p.Board {
 		b := &p.Board[i]
 		at := fmt.Sprintf("board[%d]", i)
-		if b.Field == "" {
-			ps.add(l.at(at), "board #%d: missing key \"field\"", i+1)
-			continue
-		}
-		ref, err := m.Lookup(b.Field)
-		switch {
-		case err != nil:
-			ps.add(l.at(at+".field"), "board field %q: %s", b.Field, strings.TrimPrefix(err.Error(), strconv.Quote(b.Field)+": "))
-			continue
-		case ref.Field == nil:
-			ps.add(l.at(at+".field"), "board field %q: names register %s; want REG.FIELD", b.Field, ref.Reg.Name)
+		ref, ok := fieldRef(l, ps, m, "board", at, i, b.Field)
+		if !ok {
 			continue
 		}
 		b.Field = ref.String()

@@ -87,6 +87,10 @@ func TestBadBoardValues(t *testing.T) {
 		"[[board]]\nfield = \"SBUSCFG.AHBBRST\"\nvalue = 9\nsource = \"a dtsi says so\"\n":       "value 9 does not fit the field's 3 bits",
 		"[[board]]\nfield = \"SBUSCFG.AHBBRST\"\nvalue = 0\n":                                    "say where the value comes from",
 		"[[board]]\nfield = \"USBMODE.SDIS\"\nvalue = 1\nroles = [\"otg\"]\nsource = \"glue\"\n": `role "otg"`,
+		"[[board]]\nvalue = 1\nsource = \"x\"\n":                                                 `missing key "field"`,
+		"[[board]]\nfield = \"USBCMD\"\nvalue = 1\nsource = \"x\"\n":                             `board field "USBCMD": names register USBCMD; want REG.FIELD`,
+		"[[knob]]\nfield = \"USBCMD\"\nnone = \"x\"\n":                                           `knob field "USBCMD": names register USBCMD; want REG.FIELD`,
+		"[[knob]]\nnone = \"x\"\n":                                                               `knob #`,
 	} {
 		fsys := fstest.MapFS{"good-board.toml": {Data: append(append([]byte{}, base...), "\n"+extra...)}}
 		_, err := LoadFS(fsys, "good-board.toml")

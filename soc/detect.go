@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 )
 
@@ -79,12 +80,8 @@ func Detect(root fs.FS, ps []*Profile, identify func(*Profile) error) (*Detectio
 }
 
 func (p *Profile) matches(compat []string, socID string) bool {
-	for _, c := range p.Compatible {
-		for _, dc := range compat {
-			if c == dc {
-				return true
-			}
-		}
+	if slices.ContainsFunc(p.Compatible, func(c string) bool { return slices.Contains(compat, c) }) {
+		return true
 	}
 	for _, s := range p.SocID {
 		if socID != "" && strings.EqualFold(s, socID) {

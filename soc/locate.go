@@ -70,25 +70,21 @@ func newLocator(name string, data []byte, generic map[string]any) *locator {
 			l.generic = nil
 		}
 	}
-	collectPaths("", l.generic, l.paths)
+	collectPaths("", l.generic, l.paths, 0)
 	return l
-}
-
-// collectPaths adds the indexed path of every table, key and array
-// element of v below path to out.
-//
-// Paths deeper than maxPathDepth are not collected: no profile key is
-// that deep, and building every prefix of a 100 000-deep nesting is
-// quadratic.
-func collectPaths(path string, v any, out map[string]bool) {
-	collectPathsDepth(path, v, out, 0)
 }
 
 // maxPathDepth bounds the nesting collectPaths walks (a profile's
 // deepest key is register[i].field[j].values[k].value).
 const maxPathDepth = 16
 
-func collectPathsDepth(path string, v any, out map[string]bool, depth int) {
+// collectPaths adds the indexed path of every table, key and array
+// element of v below path (at nesting depth) to out.
+//
+// Paths deeper than maxPathDepth are not collected: no profile key is
+// that deep, and building every prefix of a 100 000-deep nesting is
+// quadratic.
+func collectPaths(path string, v any, out map[string]bool, depth int) {
 	if depth > maxPathDepth {
 		return
 	}
@@ -97,19 +93,19 @@ func collectPathsDepth(path string, v any, out map[string]bool, depth int) {
 		for k, x := range v {
 			p := joinPath(path, keySeg(k))
 			out[p] = true
-			collectPathsDepth(p, x, out, depth+1)
+			collectPaths(p, x, out, depth+1)
 		}
 	case []map[string]any:
 		for i, x := range v {
 			p := fmt.Sprintf("%s[%d]", path, i)
 			out[p] = true
-			collectPathsDepth(p, x, out, depth+1)
+			collectPaths(p, x, out, depth+1)
 		}
 	case []any:
 		for i, x := range v {
 			p := fmt.Sprintf("%s[%d]", path, i)
 			out[p] = true
-			collectPathsDepth(p, x, out, depth+1)
+			collectPaths(p, x, out, depth+1)
 		}
 	}
 }
@@ -152,17 +148,9 @@ func (l *locator) firstLine(path string) int {
 	if n, ok := l.lines[path]; ok {
 		return n
 	}
-	lo, hi := 1, len(l.nl)+1
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if l.prefix(mid)[path] {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	l.lines[path] = lo
-	return lo
+	n := 1 + sort.Search(len(l.nl), func(i int) bool { return l.prefix(i + 1)[path] })
+	l.lines[path] = n
+	return n
 }
 
 // prefix returns the paths of the text's first n lines.
@@ -176,7 +164,7 @@ func (l *locator) prefix(n int) map[string]bool {
 	}
 	ps := map[string]bool{}
 	if v, ok := decodePrefix(l.data[:end]); ok {
-		collectPaths("", v, ps)
+		collectPaths("", v, ps, 0)
 	}
 	l.prefixes[n] = ps
 	return ps
@@ -232,10 +220,7 @@ func (l *locator) decodeError(err error, typed bool) error {
 		}
 		msg = key + ": " + msg
 	}
-	if line < 1 {
-		line = 1
-	}
-	return fmt.Errorf("%s:%d: %w: %s", l.name, line, ErrProfile, msg)
+	return fmt.Errorf("%s:%d: %w: %s", l.name, max(line, 1), ErrProfile, msg)
 }
 
 // lineText returns line n of the text, trimmed and shortened.

@@ -7,8 +7,8 @@ package soc
 // Decisions:
 //   - What is packed is Parse's result itself, not the TOML's decoded
 //     form: loading one is then a decode, with no TOML, no locator and no
-//     build. profiles_test (`go test ./profiles -update`) writes the
-//     archive from the *.toml sources through Parse, and checks that
+//     build. profiles' tests (`go test ./profiles -update`) write the
+//     archive from the *.toml sources through Parse, and check that
 //     every packed profile decodes to exactly what Parse gives, so the
 //     two never drift. A profile file a user gives is parsed and
 //     validated as before (Parse).
@@ -17,7 +17,9 @@ package soc
 //     code to keep in step; a type it cannot write (an interface, a
 //     func) is an error at packing time. Unsigned numbers are uvarints,
 //     signed ones zig-zag varints, a slice, map or pointer starts with
-//     0 for nil (else its length + 1, or 1), map keys are sorted.
+//     0 for nil (else its length + 1, or 1), map keys are sorted. The
+//     encoder is the generator's (profiles/pack_test.go): the binary
+//     only decodes.
 //   - Decoding reads from one string: every decoded string is a slice
 //     of it, one copy for the whole profile.
 //   - A map is written as it differs from the map Parse started from
@@ -27,44 +29,15 @@ package soc
 //     read once loaded.
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
-	"sort"
 	"sync"
 
 	"github.com/citune/citune/regs"
 )
 
-// PackProfile encodes a profile Parse returned.
-func PackProfile(p *Profile) ([]byte, error) {
-	if p.Map == nil {
-		return nil, errors.New("soc: PackProfile of a profile Parse did not build")
-	}
-	q := *p
-	q.src, q.Map = nil, nil
-	q.Controllers = slices.Clone(p.Controllers)
-	for i := range q.Controllers {
-		q.Controllers[i].Map = nil
-	}
-	var e packEncoder
-	if err := e.value(reflect.ValueOf(&q).Elem()); err != nil {
-		return nil, err
-	}
-	if err := e.regsMap(p.Map, regs.ChipIdea()); err != nil {
-		return nil, err
-	}
-	for _, c := range p.Controllers {
-		if err := e.regsMap(c.Map, p.Map.ForCore(c.Core)); err != nil {
-			return nil, err
-		}
-	}
-	return e.b, nil
-}
-
-// UnpackProfile decodes what PackProfile wrote.
+// UnpackProfile decodes what the generator wrote (profiles/pack_test.go).
 func UnpackProfile(data string) (p *Profile, err error) {
 	d := packDecoder{s: data}
 	defer func() {
@@ -84,53 +57,6 @@ func UnpackProfile(data string) (p *Profile, err error) {
 		return nil, errors.New("soc: corrupt packed profile: trailing bytes")
 	}
 	return p, nil
-}
-
-// regsMap writes m as it differs from base (what Parse started from): a
-// register of the name of one of base is written as the index of that
-// one and the fields of it that differ. A profile's map is mostly the
-// ChipIdea map, a controller's mostly the profile's.
-func (e *packEncoder) regsMap(m, base *regs.Map) error {
-	if m == nil {
-		e.uint(0)
-		return nil
-	}
-	e.uint(1)
-	h := *m
-	h.Registers = nil
-	if err := e.value(reflect.ValueOf(h)); err != nil {
-		return err
-	}
-	e.uint(uint64(len(m.Registers)))
-	for _, r := range m.Registers {
-		j := slices.IndexFunc(base.Registers, func(b regs.Register) bool { return b.Name == r.Name })
-		e.uint(uint64(j + 1)) // 0: written out
-		if j < 0 {
-			if err := e.value(reflect.ValueOf(r)); err != nil {
-				return err
-			}
-			continue
-		}
-		v, b := reflect.ValueOf(r), reflect.ValueOf(base.Registers[j])
-		if v.NumField() > 64 {
-			return errors.New("soc: cannot pack a register of more than 64 fields")
-		}
-		var mask uint64
-		for i := range v.NumField() {
-			if !reflect.DeepEqual(v.Field(i).Interface(), b.Field(i).Interface()) {
-				mask |= 1 << i
-			}
-		}
-		e.uint(mask)
-		for i := range v.NumField() {
-			if mask&(1<<i) != 0 {
-				if err := e.value(v.Field(i)); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
 }
 
 func (d *packDecoder) regsMap(base *regs.Map) *regs.Map {
@@ -165,81 +91,6 @@ func (d *packDecoder) regsMap(base *regs.Map) *regs.Map {
 		}
 	}
 	return m
-}
-
-type packEncoder struct{ b []byte }
-
-func (e *packEncoder) uint(n uint64) { e.b = binary.AppendUvarint(e.b, n) }
-
-func (e *packEncoder) value(v reflect.Value) error {
-	switch v.Kind() {
-	case reflect.Bool:
-		if v.Bool() {
-			e.uint(1)
-		} else {
-			e.uint(0)
-		}
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		e.uint(v.Uint())
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		e.b = binary.AppendVarint(e.b, v.Int())
-	case reflect.String:
-		e.uint(uint64(v.Len()))
-		e.b = append(e.b, v.String()...)
-	case reflect.Pointer:
-		if v.IsNil() {
-			e.uint(0)
-			return nil
-		}
-		e.uint(1)
-		return e.value(v.Elem())
-	case reflect.Slice:
-		if v.IsNil() {
-			e.uint(0)
-			return nil
-		}
-		e.uint(uint64(v.Len()) + 1)
-		for i := 0; i < v.Len(); i++ {
-			if err := e.value(v.Index(i)); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		if v.IsNil() {
-			e.uint(0)
-			return nil
-		}
-		if v.Type().Key().Kind() != reflect.String {
-			return fmt.Errorf("soc: cannot pack %s", v.Type())
-		}
-		keys := v.MapKeys()
-		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-		e.uint(uint64(len(keys)) + 1)
-		for _, k := range keys {
-			if err := e.value(k); err != nil {
-				return err
-			}
-			if err := e.value(v.MapIndex(k)); err != nil {
-				return err
-			}
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			if !t.Field(i).IsExported() {
-				if !v.Field(i).IsZero() {
-					return fmt.Errorf("soc: cannot pack %s.%s", t, t.Field(i).Name)
-				}
-				continue
-			}
-			if err := e.value(v.Field(i)); err != nil {
-				return err
-			}
-		}
-	default:
-		return fmt.Errorf("soc: cannot pack %s", v.Type())
-	}
-	return nil
 }
 
 type packDecoder struct{ s string }

@@ -124,14 +124,7 @@ func JoinRoles(rs []regs.Role, sep string) string {
 }
 
 // HasRole reports whether the controller can take role r.
-func (c *Controller) HasRole(r regs.Role) bool {
-	for _, x := range c.Roles {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
+func (c *Controller) HasRole(r regs.Role) bool { return slices.Contains(c.Roles, r) }
 
 // RegisterSpec adds a register to the base map or replaces one of the same
 // name (case ignored). A replacement keeps the built-in value of every key
@@ -372,12 +365,7 @@ func controlText(ps *problems, l *locator, path string, v any, depth int) {
 			ps.add(l.at(path), "%s: %q holds a control character (a terminal escape sequence?): not allowed in a profile", path, v)
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(v) {
 			p := k
 			if path != "" {
 				p = path + "." + k

@@ -215,22 +215,30 @@ func (p *Profile) checkIdentity(l *locator, ps *problems, m *regs.Map) {
 	}
 }
 
+// fieldRef resolves the field key of entry i (at) of the [[what]] list,
+// and reports what is wrong with it (ok false).
+func fieldRef(l *locator, ps *problems, m *regs.Map, what, at string, i int, field string) (ref regs.Ref, ok bool) {
+	ref, err := m.Lookup(field)
+	switch {
+	case field == "":
+		ps.add(l.at(at), "%s #%d: missing key \"field\"", what, i+1)
+	case err != nil:
+		ps.add(l.at(at+".field"), "%s field %q: %s", what, field, strings.TrimPrefix(err.Error(), strconv.Quote(field)+": "))
+	case ref.Field == nil:
+		ps.add(l.at(at+".field"), "%s field %q: names register %s; want REG.FIELD", what, field, ref.Reg.Name)
+	default:
+		return ref, true
+	}
+	return ref, false
+}
+
 func (p *Profile) checkKnobs(l *locator, ps *problems, m *regs.Map) {
 	seen := map[string]int{}
 	for i := range p.Knobs {
 		k := &p.Knobs[i]
 		at := fmt.Sprintf("knob[%d]", i)
-		if k.Field == "" {
-			ps.add(l.at(at), "knob #%d: missing key \"field\"", i+1)
-			continue
-		}
-		ref, err := m.Lookup(k.Field)
-		switch {
-		case err != nil:
-			ps.add(l.at(at+".field"), "knob field %q: %s", k.Field, strings.TrimPrefix(err.Error(), strconv.Quote(k.Field)+": "))
-			continue
-		case ref.Field == nil:
-			ps.add(l.at(at+".field"), "knob field %q: names register %s; want REG.FIELD", k.Field, ref.Reg.Name)
+		ref, ok := fieldRef(l, ps, m, "knob", at, i, k.Field)
+		if !ok {
 			continue
 		}
 		k.Field = ref.String()

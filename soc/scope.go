@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,14 +77,7 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 	if len(roles) == 0 {
 		return nil
 	}
-	applies := func(role regs.Role) bool {
-		for _, r := range roles {
-			if r == role {
-				return true
-			}
-		}
-		return false
-	}
+	applies := func(role regs.Role) bool { return slices.Contains(roles, role) }
 	nodes := dtNodes(root)
 	var us []ParamUser
 	for i := range p.Controllers {

@@ -129,12 +129,10 @@ func (p *Profile) ReadsAsZero(off uint32) bool {
 	if !p.Emulated {
 		return false
 	}
-	for _, s := range p.Sim.ReadAsZero {
-		if lo, hi, err := ParseRange(s); err == nil && off >= lo && off <= hi {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.Sim.ReadAsZero, func(s string) bool {
+		lo, hi, err := ParseRange(s)
+		return err == nil && off >= lo && off <= hi
+	})
 }
 
 // OpenSim opens the simulated controller of profile p.

@@ -266,3 +266,17 @@ func TestTargetsRefuseAbsentRegisters(t *testing.T) {
 		t.Errorf("usbotg DCCPARAMS = %#x, %v", v, err)
 	}
 }
+
+// ReadsAsZero follows the emulated profile's read_as_zero ranges, edges
+// included, and is false on a real SoC's profile.
+func TestReadsAsZero(t *testing.T) {
+	q := profile(t, "qemu-sabrelite")
+	for off, want := range map[uint32]bool{0x000: true, 0x0FC: true, 0x100: false, 0x1A0: false, 0x1A4: true, 0x1DC: true, 0x1E0: false} {
+		if got := q.ReadsAsZero(off); got != want {
+			t.Errorf("qemu-sabrelite: ReadsAsZero(%#x) = %v", off, got)
+		}
+	}
+	if profile(t, "imx6q").ReadsAsZero(0) {
+		t.Error("imx6q: ReadsAsZero(0)")
+	}
+}

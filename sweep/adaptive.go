@@ -394,12 +394,7 @@ func (r *state) race(alive []*Point, most int) []*Point {
 	sort.SliceStable(cs, func(i, j int) bool { return cmp.Less(cs[j].mean, cs[i].mean) })
 	li := 0
 	if r.anyPermanent(alive) {
-		for i, c := range cs {
-			if r.permanent(c.p) {
-				li = i
-				break
-			}
-		}
+		li = slices.IndexFunc(cs, func(c cand) bool { return r.permanent(c.p) })
 	}
 	L := cs[li]
 	if li > 0 {
@@ -413,7 +408,6 @@ func (r *state) race(alive []*Point, most int) []*Point {
 		li = 0
 	}
 	leader := rank.SettingsString(r.settings(L.p))
-	drop := func(c cand, msg string) { r.drop(c.p, msg) }
 	// After screening, Holm's step-down: the comparisons in order of
 	// their evidence (diff/se), the k-th at raceAlpha/(m-k), until the
 	// first that is not significant. It holds the family-wise rate as
@@ -443,16 +437,11 @@ func (r *state) race(alive []*Point, most int) []*Point {
 			break
 		}
 		dropped[c.p] = true
-		drop(c, fmt.Sprintf("after %d run(s): %.1f %% below the leader %s (%d runs), beyond the %.1f %% that noise explains (%.1f %% per run, %.0f %% family-wise)",
+		r.drop(c.p, fmt.Sprintf("after %d run(s): %.1f %% below the leader %s (%d runs), beyond the %.1f %% that noise explains (%.1f %% per run, %.0f %% family-wise)",
 			c.n, (1-math.Exp(-diff))*100, leader, L.n, (1-math.Exp(-zk*se(c)))*100, sigma*100, raceAlpha*100))
 	}
 	out := []*Point{L.p}
-	var rest []cand
-	for _, c := range others {
-		if !dropped[c.p] {
-			rest = append(rest, c)
-		}
-	}
+	rest := slices.DeleteFunc(others, func(c cand) bool { return dropped[c.p] })
 	sort.SliceStable(rest, func(i, j int) bool { return cmp.Less(rest[j].mean, rest[i].mean) })
 	keep := len(rest)
 	if most > 0 && keep > most-1 {
@@ -463,7 +452,7 @@ func (r *state) race(alive []*Point, most int) []*Point {
 			out = append(out, c.p)
 			continue
 		}
-		drop(c, fmt.Sprintf("after %d run(s): %.1f %% below the leader %s, not among the %d fastest of the %d points screened",
+		r.drop(c.p, fmt.Sprintf("after %d run(s): %.1f %% below the leader %s, not among the %d fastest of the %d points screened",
 			c.n, (1-math.Exp(-(L.mean-c.mean)))*100, leader, most, len(cs)))
 	}
 	return out

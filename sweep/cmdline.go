@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/bootargs"
@@ -39,12 +40,7 @@ func (r *state) bootVars() []string {
 // hasCmdline says whether the sweep goes across reboots (cmdline: or dt:
 // axes).
 func (r *state) hasCmdline() bool {
-	for _, a := range r.axes {
-		if a.Kind == plan.KindCmdline || a.Kind == plan.KindDT {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.axes, func(a plan.Axis) bool { return a.Kind == plan.KindCmdline || a.Kind == plan.KindDT })
 }
 
 // cmdlineValue is a cmdline axis's value in this boot: the last

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
@@ -240,5 +241,20 @@ func TestModParamSweepReloadsOncePerValue(t *testing.T) {
 				t.Errorf("no estimate of the time left in the progress:\n%s", s.log)
 			}
 		})
+	}
+}
+
+// A loaded module the reload sequence leaves out cannot be swept: the
+// sweep stops before a reload, with ErrNotReloaded.
+func TestModParamOutsideTheReloadSequence(t *testing.T) {
+	root, loader := modTree(t)
+	tg := simTarget(t, "imx6q", soc.SimOptions{ResetValues: true})
+	s := newRunner(t, tg, plan.ModeGrid, "modparam:ehci_hcd.log2_irq_thresh=0,3")
+	s.runner.Host = &host.Host{Root: root, Loader: loader, Modules: []string{"usb_storage", "ci_hdrc_imx"}}
+	if _, err := s.runner.Run(context.Background()); !errors.Is(err, sweep.ErrNotReloaded) {
+		t.Fatalf("error %v", err)
+	}
+	if len(loader.CallLog()) != 0 {
+		t.Errorf("calls %q", loader.CallLog())
 	}
 }

@@ -139,10 +139,7 @@ func (r *state) modelSearch(ctx context.Context) error {
 		}
 	}
 	_, _, pred := r.modelFit(-1, levels, scores, xs)
-	best := math.Inf(-1)
-	for i := range r.points {
-		best = max(best, pred[i])
-	}
+	best := slices.Max(pred) // a plan has points (prepare)
 	unmeasured := 0
 	perm := r.anyPermanent(r.points)
 	for i, p := range r.points {

@@ -268,13 +268,7 @@ func (r *state) checkModParam(a plan.Axis) (string, error) {
 	case host.ModAbsent:
 		return "", fmt.Errorf("%w: axis modparam:%s: module %s is not loaded (load it and make the probe's device work first)", plan.ErrPlan, a.Name, a.Module)
 	}
-	inStack := false
-	for _, m := range h.Modules {
-		if host.ModuleName(m) == a.Module {
-			inStack = true
-		}
-	}
-	if !inStack {
+	if !slices.ContainsFunc(h.Modules, func(m string) bool { return host.ModuleName(m) == a.Module }) {
 		return "", fmt.Errorf("%w: axis modparam:%s: %s is not in the reload sequence (%s): %w", plan.ErrPlan, a.Name, a.Module, strings.Join(h.Modules, ", "), ErrNotReloaded)
 	}
 	v, err := h.ReadParam(a.Module, a.Param)

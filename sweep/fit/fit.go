@@ -269,9 +269,7 @@ func dropMain(best *Model, x [][]int, y []float64) *Model {
 				continue
 			}
 			w := make([]bool, len(best.Levels))
-			if best.Without != nil {
-				copy(w, best.Without)
-			}
+			copy(w, best.Without)
 			w[f] = true
 			m := fitWithout(best.Levels, best.Scores, best.Pairs, w, x, y)
 			if m.BIC() < best.BIC() && (next == nil || m.BIC() < next.BIC()) {

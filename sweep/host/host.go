@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -246,12 +247,8 @@ func (h *Host) unload(ctx context.Context, m string) error {
 // busy reports whether an rmmod error means "try again shortly".
 func busy(err error) bool {
 	s := strings.ToLower(err.Error())
-	for _, w := range []string{"resource temporarily unavailable", "device or resource busy", "is in use"} {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"resource temporarily unavailable", "device or resource busy", "is in use"},
+		func(w string) bool { return strings.Contains(s, w) })
 }
 
 // waitReady waits until h.Wait exists (or the timeout passes).

@@ -259,3 +259,18 @@ func TestParsePlanFileErrors(t *testing.T) {
 		t.Errorf("settle %v after a bad settle in the file", p.Settle)
 	}
 }
+
+// IsKey knows the plan settings in any case and with _ for -, and
+// nothing else.
+func TestIsKey(t *testing.T) {
+	for _, k := range []string{"mode", "REPEAT", "baseline_every", "Min-Gain", "budget"} {
+		if !plan.IsKey(k) {
+			t.Errorf("IsKey(%q) = false", k)
+		}
+	}
+	for _, k := range []string{"", "modes", "USBCMD.ITC", "min gain"} {
+		if plan.IsKey(k) {
+			t.Errorf("IsKey(%q) = true", k)
+		}
+	}
+}

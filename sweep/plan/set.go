@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,14 +14,7 @@ import (
 var Keys = []string{"mode", "repeat", "warmup", "settle", "seed", "baseline-every", "budget", "min-gain"}
 
 // IsKey reports whether key names a plan setting (any case, _ for -).
-func IsKey(key string) bool {
-	for _, k := range Keys {
-		if k == canonKey(key) {
-			return true
-		}
-	}
-	return false
-}
+func IsKey(key string) bool { return slices.Contains(Keys, canonKey(key)) }
 
 func canonKey(key string) string { return strings.ReplaceAll(strings.ToLower(key), "_", "-") }
 

@@ -379,14 +379,6 @@ func (c *Comparison) Range() string {
 	return ciRange(c.Lo, c.Hi)
 }
 
-// CI is "95 % CI 3.2-5.0", "" without an interval.
-func (c *Comparison) CI() string {
-	if c == nil || !c.HasCI() {
-		return ""
-	}
-	return fmt.Sprintf("%d %% CI %s", int(math.Round(c.Level*100)), c.Range())
-}
-
 // pct is a signed percentage with one decimal, never "-0.0".
 func pct(x float64) string {
 	s := fmt.Sprintf("%+.1f", x)

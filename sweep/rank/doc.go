@@ -1,7 +1,7 @@
 // Package rank is the statistics and the ranking of a sweep: medians, the
 // bootstrap confidence interval of a point's difference from the baseline
 // (Compare), the point status (Status: only ok points are ranked) and
-// Rank, which orders points by median rate and breaks ties between points
+// RankVisits, which orders points by median rate and breaks ties between points
 // not significantly different by interrupts and CPU time per MiB, then by
 // how few original settings they change. Pure: standard library only, so
 // the results file's records (sweep) and the report can both use it.

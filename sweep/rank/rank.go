@@ -2,12 +2,12 @@ package rank
 
 import (
 	"fmt"
-
-	"github.com/citune/citune/units"
 	"math"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/citune/citune/units"
 )
 
 // Status is how a point's measurement ended; the results file records it
@@ -147,23 +147,23 @@ func Ptr(x float64) *float64 {
 	return &x
 }
 
-// Rank orders the ok points by their rate against the original settings
-// (the pooled baseline runs; visits are the baseline's per-visit medians)
-// and decides the sweep's Verdict under pol. The points not
-// significantly slower than the fastest are tied; among them fewer
-// interrupts per MiB, then less CPU per MiB, then fewer settings changed
-// from original (what does not help is best left alone), come first.
-// It costs O(n log n) in points and runs: one pass for the pooled noise,
-// one comparison per point, one sort.
+// Rank is RankVisits with the baseline pooled and its visits' medians
+// given (or none). Only tests call it (sweep/dtsout's among them).
 func Rank(points []PointStats, baseline []float64, visits []float64, original map[string]string, pol Policy) Ranking {
 	return rank(points, baseline, visits, nil, original, pol)
 }
 
-// RankVisits is Rank with the baseline's runs by visit: the spread of
-// the visits' means beyond what the run noise explains (a shift shared
-// by a visit's runs, drift between visits) then widens every interval
-// (VisitNoise), so that a sweep whose board drifts does not take the
-// drift for a gain.
+// RankVisits orders the ok points by their rate against the original
+// settings (the baseline's runs, by visit) and decides the sweep's
+// Verdict under pol. The points not significantly slower than the
+// fastest are tied; among them fewer interrupts per MiB, then less CPU
+// per MiB, then fewer settings changed from original (what does not help
+// is best left alone), come first. It costs O(n log n) in points and
+// runs: one pass for the pooled noise, one comparison per point, one
+// sort. The spread of the visits' means beyond what the run noise
+// explains (a shift shared by a visit's runs, drift between visits) then
+// widens every interval (VisitNoise), so that a sweep whose board drifts
+// does not take the drift for a gain.
 func RankVisits(points []PointStats, baseVisits [][]float64, original map[string]string, pol Policy) Ranking {
 	var baseline, medians []float64
 	for _, v := range baseVisits {
@@ -174,7 +174,9 @@ func RankVisits(points []PointStats, baseVisits [][]float64, original map[string
 }
 
 func rank(points []PointStats, baseline []float64, visits []float64, baseVisits [][]float64, original map[string]string, pol Policy) Ranking {
-	pol = pol.withDefaults()
+	if pol.MinGainPct < 0 {
+		pol.MinGainPct = 0
+	}
 	var rk Ranking
 	rk.Baseline = BaselineStats{Runs: len(baseline), Median: Median(baseline), Visits: visits, rates: baseline}
 	if len(baseline) == 0 {

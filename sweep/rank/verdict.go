@@ -63,13 +63,6 @@ func (p Policy) blocked(settings, original map[string]string) []string {
 	return p.NotPermanent(ch)
 }
 
-func (p Policy) withDefaults() Policy {
-	if p.MinGainPct < 0 {
-		p.MinGainPct = 0
-	}
-	return p
-}
-
 // VerdictKind is what a sweep recommends.
 type VerdictKind string
 
@@ -141,7 +134,7 @@ func changes(s, original map[string]string) map[string]string {
 	return out
 }
 
-// decide makes the verdict of a ranking (Rank's last step).
+// decide makes the verdict of a ranking (rank's last step).
 func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 	v := Verdict{MinGainPct: pol.MinGainPct, Family: rk.Family}
 	if len(rk.Ranked) == 0 {

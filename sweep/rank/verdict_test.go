@@ -194,3 +194,12 @@ func TestTwoVisitsNoShiftTerm(t *testing.T) {
 		t.Errorf("three visits 2 %% apart each: no between-visit variance (%+v)", rk.Visits)
 	}
 }
+
+// A negative threshold counts as none: the rule shows 0.
+func TestNegativeMinGain(t *testing.T) {
+	pts := []rank.PointStats{pt("t8", map[string]string{"A": "0", "S": "0", "T": "8"}, 103, 10)}
+	rk := rank.Rank(pts, runs(100, 10), nil, orig, rank.Policy{MinGainPct: -5})
+	if rk.MinGainPct != 0 || rk.Verdict.MinGainPct != 0 || rk.Verdict.Kind != rank.VerdictApply {
+		t.Errorf("min gain %v, verdict %+v", rk.MinGainPct, rk.Verdict)
+	}
+}
