@@ -137,12 +137,10 @@ type sweepView struct {
 	DTS, KernelParams, DTSErr string
 	VerdictLines              []string
 	VerdictApply              bool
-	Header                    [][2]string
+	Header                    *tableView
 	Notes                     []string
-	Registers                 [][]regView
+	Registers                 []*tableView
 }
-
-type regView struct{ Name, Offset, Value string }
 
 // WriteHTML writes one self-contained page: no scripts, no fonts or
 // images from elsewhere; the charts are inline SVG. With several files
@@ -193,16 +191,11 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 }
 
 func legend() []legendView {
-	items := []struct{ col, what string }{
+	// The colours are the constants of svg.go.
+	return []legendView{
 		{colBaseline, "baseline (original settings)"}, {colWinner, "winner"}, {colBetter, "significantly faster than the baseline"},
 		{colSame, "no significant difference"}, {colWorse, "significantly slower"}, {colBad, "not held or corrupt: not ranked"},
 	}
-	var out []legendView
-	for _, it := range items {
-		// The colours are the constants of svg.go.
-		out = append(out, legendView{it.col, it.what})
-	}
-	return out
 }
 
 // htmlTable is t for the page with the given id; rowClass gives each
@@ -332,9 +325,10 @@ func (v *sweepView) addTables(s *Sweep) {
 
 // addHeader sets the header's key-value lines, leaving out empty values.
 func (v *sweepView) addHeader(s *Sweep) {
+	v.Header = &tableView{ID: "header" + v.Sfx, Class: "kv"}
 	add := func(k, val string) {
 		if val != "" {
-			v.Header = append(v.Header, [2]string{k, val})
+			v.Header.Rows = append(v.Header.Rows, rowView{Cells: []cellView{{Text: k}, {Text: val}}})
 		}
 	}
 	board := s.Profile
@@ -366,13 +360,12 @@ func (v *sweepView) addRegisters(s *Sweep) {
 	if len(s.Registers) == 0 {
 		return
 	}
-	per := (len(s.Registers) + 2) / 3
-	for c := 0; c*per < len(s.Registers); c++ {
-		var col []regView
-		for _, r := range s.Registers[c*per : min(len(s.Registers), (c+1)*per)] {
-			col = append(col, regView{r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value)})
+	for col := range slices.Chunk(s.Registers, (len(s.Registers)+2)/3) {
+		t := &table{head: []string{"register", "offset", "value"}, right: []bool{false, true, true}}
+		for _, r := range col {
+			t.add(r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value))
 		}
-		v.Registers = append(v.Registers, col)
+		v.Registers = append(v.Registers, htmlTable(t, "", "regs mono", nil))
 	}
 }
 
