@@ -202,7 +202,7 @@ func legend() []legendView {
 // row's class.
 func htmlTable(t *table, id, class string, rowClass func(i int) string) *tableView {
 	v := &tableView{ID: id, Class: class}
-	num := func(i int) bool { return i < len(t.right) && t.right[i] }
+	num := t.isRight
 	for i, h := range t.head {
 		v.Head = append(v.Head, cellView{h, num(i)})
 	}
