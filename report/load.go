@@ -244,20 +244,13 @@ func sweepOfHeader(res *results.Results) *Sweep {
 // base) from the closed visits whose status was ok, in visit order, and
 // takes the unit from the first runs that name one.
 func (s *Sweep) countRuns(res *results.Results) (accs map[string]*acc, base *acc) {
-	vs := res.Visits()
-	nums := make([]int, 0, len(vs))
-	for n := range vs {
-		nums = append(nums, n)
-	}
-	sort.Ints(nums)
 	accs = map[string]*acc{}
 	base = &acc{}
 	bad := map[string]bool{}
 	// screened are a point's screening runs, counted once a later visit
 	// admits them (PointRecord.ScreenAdmitted), as results.Store does.
 	screened := map[string][]results.Measurement{}
-	for _, n := range nums {
-		v := vs[n]
+	for _, v := range res.VisitsInOrder() {
 		if s.Unit == "" {
 			for _, r := range v.Runs {
 				if r.Run.Unit != "" {

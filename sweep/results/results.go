@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"time"
@@ -378,26 +379,16 @@ func (res *Results) add(line int, b []byte) error {
 		}
 
 	case TypeResume:
-		var x ResumeRecord
-		err = json.Unmarshal(b, &x)
-		res.Resumes = append(res.Resumes, x)
+		err = decode(b, &res.Resumes)
 	case TypeRun:
-		var x RunRecord
-		err = json.Unmarshal(b, &x)
-		res.Runs = append(res.Runs, x)
+		err = decode(b, &res.Runs)
 	case TypePoint:
-		var x PointRecord
-		err = json.Unmarshal(b, &x)
-		res.Points = append(res.Points, x)
+		err = decode(b, &res.Points)
 		res.pointLines = append(res.pointLines, line)
 	case TypeEvent:
-		var x EventRecord
-		err = json.Unmarshal(b, &x)
-		res.Events = append(res.Events, x)
+		err = decode(b, &res.Events)
 	case TypeEnd:
-		var x EndRecord
-		err = json.Unmarshal(b, &x)
-		res.Ends = append(res.Ends, x)
+		err = decode(b, &res.Ends)
 	default:
 		// Unknown record types are skipped: later versions may add some.
 	}
@@ -408,6 +399,14 @@ func (res *Results) add(line int, b []byte) error {
 		return fmt.Errorf("line 1: %q record, want the header", t.Type)
 	}
 	return nil
+}
+
+// decode appends the record in b to list.
+func decode[T any](b []byte, list *[]T) error {
+	var x T
+	err := json.Unmarshal(b, &x)
+	*list = append(*list, x)
+	return err
 }
 
 // Sessions is the number of sessions recorded (1 + resumes).
@@ -432,6 +431,16 @@ func (res *Results) Visits() map[int]ClosedVisit {
 			continue
 		}
 		out[p.Visit] = ClosedVisit{Point: p, Runs: runs[k]}
+	}
+	return out
+}
+
+// VisitsInOrder are Visits by visit number.
+func (res *Results) VisitsInOrder() []ClosedVisit {
+	vs := res.Visits()
+	var out []ClosedVisit
+	for _, n := range slices.Sorted(maps.Keys(vs)) {
+		out = append(out, vs[n])
 	}
 	return out
 }
@@ -489,14 +498,7 @@ func (res *Results) Rank(pol rank.Policy) rank.Ranking {
 		pol.SecondLook = res.SecondLook()
 	}
 	st.policy = pol
-	vs := res.Visits()
-	nums := make([]int, 0, len(vs))
-	for n := range vs {
-		nums = append(nums, n)
-	}
-	slices.Sort(nums)
-	for _, n := range nums {
-		v := vs[n]
+	for _, v := range res.VisitsInOrder() {
 		st.AddVisit(v.Point, v.Runs)
 	}
 	for k, msg := range res.Eliminated() {
