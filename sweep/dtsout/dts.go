@@ -2,6 +2,7 @@ package dtsout
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -351,36 +352,54 @@ func (d DTS) String() string {
 		b.WriteString(" */\n")
 	}
 	fmt.Fprintf(&b, "&%s {\n", d.Label)
+	d.props(&b, "\t")
+	b.WriteString("};\n")
+	var params []string
+	for _, p := range d.Params {
+		if p.Comment != "" {
+			p.Text += "\t" + safe(p.Comment)
+		}
+		params = append(params, p.Text)
+	}
+	block(&b, "Kernel command line (not device tree):", params)
+	block(&b, "Notes:", notes(d.Notes))
+	return b.String()
+}
+
+// props writes the properties after indent, each with its comment.
+func (d DTS) props(b *strings.Builder, indent string) {
 	if len(d.Props) == 0 {
-		b.WriteString("\t/* no device-tree property to change */\n")
+		b.WriteString(indent + "/* no device-tree property to change */\n")
 	}
 	for _, p := range d.Props {
-		fmt.Fprintf(&b, "\t%s;", p.Text)
+		fmt.Fprintf(b, "%s%s;", indent, p.Text)
 		if p.Comment != "" {
-			fmt.Fprintf(&b, "\t/* %s */", safe(p.Comment))
+			fmt.Fprintf(b, "\t/* %s */", safe(p.Comment))
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("};\n")
-	if len(d.Params) > 0 {
-		b.WriteString("\n/*\n * Kernel command line (not device tree):\n")
-		for _, p := range d.Params {
-			fmt.Fprintf(&b, " *   %s", p.Text)
-			if p.Comment != "" {
-				fmt.Fprintf(&b, "\t%s", safe(p.Comment))
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString(" */\n")
+}
+
+// block writes a comment of the lines under head, after an empty line;
+// nothing without lines.
+func block(b *strings.Builder, head string, lines []string) {
+	if len(lines) == 0 {
+		return
 	}
-	if len(d.Notes) > 0 {
-		b.WriteString("\n/*\n * Notes:\n")
-		for _, n := range d.Notes {
-			fmt.Fprintf(&b, " *   %s\n", safe(strings.TrimSpace(n)))
-		}
-		b.WriteString(" */\n")
+	b.WriteString("\n/*\n * " + head + "\n")
+	for _, l := range lines {
+		b.WriteString(" *   " + l + "\n")
 	}
-	return b.String()
+	b.WriteString(" */\n")
+}
+
+// notes are the notes made safe for a comment.
+func notes(ns []string) []string {
+	var out []string
+	for _, n := range ns {
+		out = append(out, safe(strings.TrimSpace(n)))
+	}
+	return out
 }
 
 // KernelParams returns just the kernel parameters, space-separated.
@@ -408,7 +427,7 @@ func Permanence(in DTSInput) func(changes map[string]string) []string {
 		x := in
 		x.Settings = nil
 		var key strings.Builder
-		for _, k := range sortedKeys(changes) {
+		for _, k := range slices.Sorted(maps.Keys(changes)) {
 			x.Settings = append(x.Settings, Setting{Name: k, Value: changes[k]})
 			fmt.Fprintf(&key, "%q=%q ", k, changes[k])
 		}
@@ -421,15 +440,6 @@ func Permanence(in DTSInput) func(changes map[string]string) []string {
 		seen[key.String()] = u
 		return u
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // WinnerSettings turns a results file's verdict into settings for
