@@ -30,8 +30,7 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 		if s.Baseline != nil {
 			all = append(all, s.Baseline)
 		}
-		all = append(append(all, s.Ranked...), s.Others()...)
-		for _, p := range all {
+		for _, p := range append(all, s.all()...) {
 			if err := cw.Write(escapeCells(csvRecord(s, p, names))); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/citune/citune/units"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -293,6 +294,9 @@ func (s *Sweep) Others() []*Point {
 	return append(append([]*Point{}, s.Excluded...), s.Eliminated...)
 }
 
+// all are the points but the baseline: ranked, excluded, eliminated.
+func (s *Sweep) all() []*Point { return append(append([]*Point{}, s.Ranked...), s.Others()...) }
+
 // measured are the points with counted runs: ranked, then eliminated.
 func (s *Sweep) measured() []*Point {
 	return append(append([]*Point{}, s.Ranked...), s.Eliminated...)
@@ -315,15 +319,9 @@ func (s *Sweep) Counts() (notHeld, corrupt, other int) {
 
 // find returns the first point, ranked first, that match accepts.
 func (s *Sweep) find(match func(*Point) bool) *Point {
-	for _, p := range s.Ranked {
-		if match(p) {
-			return p
-		}
-	}
-	for _, p := range s.Others() {
-		if match(p) {
-			return p
-		}
+	all := s.all()
+	if i := slices.IndexFunc(all, match); i >= 0 {
+		return all[i]
 	}
 	return nil
 }

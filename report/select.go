@@ -65,7 +65,7 @@ func (s *Sweep) Find(name string) (*Point, error) {
 	if strings.EqualFold(name, "baseline") {
 		return nil, nil
 	}
-	all := append(append([]*Point{}, s.Ranked...), s.Others()...)
+	all := s.all()
 	if n, ok := strings.CutPrefix(name, "#"); ok {
 		r, err := strconv.Atoi(n)
 		if err != nil || r < 1 || r > len(s.Ranked) {
