@@ -48,18 +48,9 @@ func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
 	b.open(id, "fleet", width, h, "median rate per board for every point")
 	b.title(fmt.Sprintf("Median rate per board, %s, with the range of the counted runs", s0.RateUnit()))
 	lo, hi := fleetRange(g, labels)
-	ticks := niceTicks(lo, hi, 8)
-	x0, x1 := ticks[0], ticks[len(ticks)-1]
-	if x1 <= x0 {
-		x1 = x0 + 1
-	}
 	pw := width - left - right
-	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
 	y1 := top + rowH*float64(len(labels))
-	for _, t := range ticks {
-		b.line(X(t), top, X(t), y1, colGrid, 1)
-		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
-	}
+	X := b.xAxis(niceTicks(lo, hi, 8), left, pw, top, y1)
 	b.text(left+pw/2, y1+36, "middle", "axis", "median "+s0.RateUnit()+" per board")
 	for k, e := range legend {
 		b.elem("circle", "cx", px(e.x+5), "cy", px(e.y-4), "r", "5", "fill", fileColours[k%len(fileColours)])

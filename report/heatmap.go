@@ -179,19 +179,26 @@ func (g heatGrid) shade(m float64) float64 {
 // original settings', which shows the baseline when nothing else is there.
 func (g heatGrid) cell(b *svgb, s *Sweep, c heatCell, x, y float64, atBaseline bool) {
 	cw, ch := g.cw, g.ch
+	rect := func(fill string, extra ...string) {
+		b.elem("rect", append(append([]string{"x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill}, extra...), "stroke", "#ffffff", "stroke-width", "2")...)
+	}
+	// label writes a line of the cell dy below its middle.
+	label := func(dy float64, class, text string, style ...string) {
+		b.textElem("text", text, append([]string{"x", px(x + cw/2), "y", px(y + ch/2 + dy), "text-anchor", "middle", "class", class}, style...)...)
+	}
 	b.start("g")
 	switch {
 	case c.p != nil:
 		fill, light := viridis(g.shade(c.p.Median))
-		fg := "#ffffff"
+		fg := "fill:#ffffff"
 		if light {
-			fg = "#111111"
+			fg = "fill:#111111"
 		}
 		b.title(pointTitle(s, c.p))
-		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill, "stroke", "#ffffff", "stroke-width", "2")
-		b.textElem("text", s.Rate(c.p.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell", "style", fmt.Sprintf("fill:%s", fg))
+		rect(fill)
+		label(-2, "cell", s.Rate(c.p.Median), "style", fg)
 		if c.p.Vs != nil {
-			b.textElem("text", c.p.Vs.Short(), "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall", "style", fmt.Sprintf("fill:%s", fg))
+			label(14, "cellsmall", c.p.Vs.Short(), "style", fg)
 		}
 		if c.p == g.win {
 			b.elem("rect", "x", px(x+2.5), "y", px(y+2.5), "width", px(cw-5), "height", px(ch-5), "fill", "none", "stroke", colWinner, "stroke-width", "3")
@@ -200,22 +207,22 @@ func (g heatGrid) cell(b *svgb, s *Sweep, c heatCell, x, y float64, atBaseline b
 		// Faded: fewer runs, dropped by the adaptive race.
 		fill, _ := viridis(g.shade(c.elim.Median))
 		b.title(pointTitle(s, c.elim))
-		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill, "fill-opacity", "0.35", "stroke", "#ffffff", "stroke-width", "2")
-		b.textElem("text", s.Rate(c.elim.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell", "style", "fill:#424a53")
-		b.textElem("text", "eliminated", "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall", "style", "fill:#424a53")
+		rect(fill, "fill-opacity", "0.35")
+		label(-2, "cell", s.Rate(c.elim.Median), "style", "fill:#424a53")
+		label(14, "cellsmall", "eliminated", "style", "fill:#424a53")
 	case c.bad != nil:
 		b.title(pointTitle(s, c.bad))
-		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fmt.Sprintf("url(#%s-hatch)", g.id), "stroke", "#ffffff", "stroke-width", "2")
-		b.textElem("text", strings.ToUpper(string(c.bad.Status)), "x", px(x+cw/2), "y", px(y+ch/2+4), "text-anchor", "middle", "class", "cellbad")
+		rect(fmt.Sprintf("url(#%s-hatch)", g.id))
+		label(4, "cellbad", strings.ToUpper(string(c.bad.Status)))
 	case atBaseline:
 		b.title(pointTitle(s, s.Baseline))
-		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")
-		b.textElem("text", s.Rate(s.Baseline.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell")
-		b.textElem("text", "baseline", "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall")
+		rect("#f6f8fa")
+		label(-2, "cell", s.Rate(s.Baseline.Median))
+		label(14, "cellsmall", "baseline")
 	default:
 		b.title("not measured")
-		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")
-		b.text(x+cw/2, y+ch/2+4, "middle", "tick", "not measured")
+		rect("#f6f8fa")
+		label(4, "tick", "not measured")
 	}
 	b.end("g")
 }

@@ -124,16 +124,9 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 		return b.html()
 	}
 	pad := (hi - lo) * 0.05
-	ticks := niceTicks(lo-pad, hi+pad, 8)
-	x0, x1 := ticks[0], ticks[len(ticks)-1]
 	pw := width - left - right
-	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
-	y0 := top
-	y1 := top + rowH*float64(len(pts))
-	for _, t := range ticks {
-		b.line(X(t), y0, X(t), y1, colGrid, 1)
-		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
-	}
+	y0, y1 := top, top+rowH*float64(len(pts))
+	X := b.xAxis(niceTicks(lo-pad, hi+pad, 8), left, pw, y0, y1)
 	b.text(left+pw/2, y1+36, "middle", "axis", s.RateUnit())
 	if bl := s.Baseline; bl != nil && len(bl.Rates) > 0 {
 		b.elem("rect", "x", px(X(s.RateValue(bl.Min))), "y", px(y0), "width", px(math.Max(1, X(s.RateValue(bl.Max))-X(s.RateValue(bl.Min)))), "height", px(y1-y0), "fill", colBaseline, "opacity", "0.08")
@@ -445,15 +438,9 @@ func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 			}
 		}
 	}
-	ticks := niceTicks(lo, hi, 8)
-	x0, x1 := ticks[0], ticks[len(ticks)-1]
 	pw := width - left - right
-	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
 	y1 := top + rowH*float64(len(labels))
-	for _, t := range ticks {
-		b.line(X(t), top, X(t), y1, colGrid, 1)
-		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
-	}
+	X := b.xAxis(niceTicks(lo, hi, 8), left, pw, top, y1)
 	b.line(X(0), top-4, X(0), y1, colBaseline, 1, "stroke-dasharray", "4 3")
 	b.text(left+pw/2, y1+36, "middle", "axis", "% against the file's own baseline")
 	// Legend.
