@@ -302,6 +302,22 @@ func (s *Sweep) measured() []*Point {
 	return append(append([]*Point{}, s.Ranked...), s.Eliminated...)
 }
 
+// notices are what the reports say of a file before its points: its
+// warnings, the visit cut short and the points not measured, each with
+// its label.
+func (s *Sweep) notices() (out [][2]string) {
+	for _, x := range s.Warnings {
+		out = append(out, [2]string{"warning", x})
+	}
+	if s.InProgress != "" {
+		out = append(out, [2]string{"cut short", s.InProgress})
+	}
+	if len(s.Missing) > 0 {
+		out = append(out, [2]string{"not measured", strings.Join(s.Missing, "; ")})
+	}
+	return out
+}
+
 // Counts of the excluded points by status.
 func (s *Sweep) Counts() (notHeld, corrupt, other int) {
 	for _, p := range s.Excluded {

@@ -327,14 +327,8 @@ func writeTextHead(w io.Writer, s *Sweep, o Options, width int) {
 	if st := started(s); st != "" {
 		fmt.Fprintf(w, "started: %s\n", st)
 	}
-	for _, x := range s.Warnings {
-		fmt.Fprint(w, wrap("warning: ", x, width))
-	}
-	if s.InProgress != "" {
-		fmt.Fprint(w, wrap("cut short: ", s.InProgress, width))
-	}
-	if len(s.Missing) > 0 {
-		fmt.Fprint(w, wrap("not measured: ", strings.Join(s.Missing, "; "), width))
+	for _, n := range s.notices() {
+		fmt.Fprint(w, wrap(n[0]+": ", n[1], width))
 	}
 	if _, cor, _ := s.Counts(); cor > 0 {
 		fmt.Fprint(w, "\n"+wrap("!!! ", fmt.Sprintf("CORRUPT DATA at %d point%s (below): a probe run's data failed its integrity check", cor, plural(cor)), width))

@@ -212,14 +212,8 @@ func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
 func writeFileNotesText(w io.Writer, ss []*Sweep, width int) {
 	for _, s := range ss {
 		var lines []string
-		for _, x := range s.Warnings {
-			lines = append(lines, wrap("  warning: ", x, width))
-		}
-		if s.InProgress != "" {
-			lines = append(lines, wrap("  cut short: ", s.InProgress, width))
-		}
-		if len(s.Missing) > 0 {
-			lines = append(lines, wrap("  not measured: ", strings.Join(s.Missing, "; "), width))
+		for _, n := range s.notices() {
+			lines = append(lines, wrap("  "+n[0]+": ", n[1], width))
 		}
 		for _, p := range s.Excluded {
 			st, what := excludedLine(s, p)
