@@ -21,8 +21,7 @@ type Sweep struct {
 	// File is the path the results were read from; Label is a short
 	// name for side-by-side columns (unique among the files of a
 	// report).
-	File  string
-	Label string
+	File, Label string
 
 	// BoardName names the board (results.BoardID.String: the name given
 	// to the sweep, else the device tree's model and the hostname); ""
@@ -30,32 +29,21 @@ type Sweep struct {
 	BoardName string
 
 	// From the header.
-	Profile     string
-	ProfileFile string
-	Controller  string
-	Node        string
-	Base        uint64
-	Kernel      string
+	Profile, ProfileFile, Controller, Node, Kernel string
+	Base                                           uint64
 	// Simulated: the sweep ran on the simulated controller (citune
 	// --sim); RealProbe: with a real probe (sweep --force).
-	Simulated, RealProbe bool
-	Target               string
-	TargetPath           string
-	Role                 string
-	Probe                string
-	Command              []string
-	Started              time.Time
-	Mode                 string
-	Repeats              int
-	Warmup               int
-	Axes                 []Axis
-	Registers            []Register
-	Notes                []string
+	Simulated, RealProbe                  bool
+	Target, TargetPath, Role, Probe, Mode string
+	Command, Notes                        []string
+	Started                               time.Time
+	Repeats, Warmup                       int
+	Axes                                  []Axis
+	Registers                             []Register
 
 	// State is a results.Status* (StatusUnfinished: no
 	// end record: killed, or still running); StateDetail says more.
-	State       string
-	StateDetail string
+	State, StateDetail string
 	// Warnings are about the file itself (a cut-off last line) and
 	// about the measurements (baseline drift).
 	Warnings []string
@@ -76,9 +64,7 @@ type Sweep struct {
 	// numbers are not trusted (corrupt first, then not-held, then
 	// failed); Eliminated the points the adaptive race dropped as
 	// clearly slower than its leader (fewer runs, fastest first).
-	Ranked     []*Point
-	Excluded   []*Point
-	Eliminated []*Point
+	Ranked, Excluded, Eliminated []*Point
 	// Verdict is the ranking's decision (rank.Verdict): what the report
 	// recommends, in the ranking's words.
 	Verdict rank.Verdict
@@ -89,9 +75,7 @@ type Sweep struct {
 
 	// DTS is the winner's device-tree fragment and kernel parameters
 	// (valid dts); DTSErr says why there is none.
-	DTS          string
-	KernelParams string
-	DTSErr       string
+	DTS, KernelParams, DTSErr string
 
 	// ByteUnit is the unit byte rates are shown in: "MiB/s" (the
 	// default, as the sweep prints them), or the SI "MB/s" and "Mbit/s"
@@ -110,9 +94,8 @@ type Axis struct {
 
 // Register is one register of the snapshot taken before the sweep.
 type Register struct {
-	Name   string
-	Offset uint32
-	Value  uint32
+	Name          string
+	Offset, Value uint32
 }
 
 // Point is a measured point (or the baseline).
@@ -136,22 +119,16 @@ type Point struct {
 
 	// Rates are the counted runs' rates (warm-ups, failed, not-held and
 	// corrupt runs left out).
-	Rates  []float64
-	Median float64
-	Min    float64
-	Max    float64
+	Rates            []float64
+	Median, Min, Max float64
 	// Vs is the comparison with the baseline, the ranking's (nil for
 	// the baseline and when there was nothing to compare with).
 	Vs *rank.Comparison
 
-	IRQsPerSec   Num
-	IRQsPerMiB   Num
-	HandlerAvgUS Num
-	HandlerMaxUS Num
+	IRQsPerSec, IRQsPerMiB, HandlerAvgUS, HandlerMaxUS Num
 	// CPUPct is the busy share of all CPUs' time during the runs;
 	// CPUPerMiB busy CPU milliseconds per MiB moved.
-	CPUPct    Num
-	CPUPerMiB Num
+	CPUPct, CPUPerMiB Num
 }
 
 // Runs is the number of counted runs.
