@@ -96,16 +96,12 @@ func csvRecord(s *Sweep, p *Point, names []string) []string {
 	if p.Rank > 0 {
 		rank = strconv.Itoa(p.Rank)
 	}
-	reason := p.Reason
-	if len(p.Changed) > 0 {
-		reason += ": " + strings.Join(p.Changed, "; ")
-	}
 	kernel := s.Kernel
 	if s.Simulated && !s.RealProbe {
 		kernel = "" // older files name the host's: no part in the figures
 	}
 	rec := []string{s.File, s.Profile, s.Controller, kernel, strconv.FormatBool(s.Simulated), s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
-		strconv.FormatBool(p.Tied), string(p.Status), reason}
+		strconv.FormatBool(p.Tied), string(p.Status), p.why()}
 	for _, name := range names {
 		rec = append(rec, p.Settings[name])
 	}

@@ -1,10 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/sweep/rank"
@@ -97,12 +98,8 @@ func NewFleet(ss []*Sweep) *Fleet {
 		}
 		g.Sweeps = append(g.Sweeps, s)
 	}
-	sort.SliceStable(f.Groups, func(i, j int) bool {
-		a, b := f.Groups[i], f.Groups[j]
-		if a.Profile != b.Profile {
-			return a.Profile < b.Profile
-		}
-		return a.Controller < b.Controller
+	slices.SortStableFunc(f.Groups, func(a, b *FleetGroup) int {
+		return cmp.Or(strings.Compare(a.Profile, b.Profile), strings.Compare(a.Controller, b.Controller))
 	})
 	for _, g := range f.Groups {
 		g.settle()
@@ -228,7 +225,7 @@ func (g *FleetGroup) Verdict() string {
 	case len(g.Common) > 0:
 		v := fmt.Sprintf("%s wins on every board of the %s (%d)", g.Pick, soc, n)
 		if len(g.Common) > 1 {
-			v += fmt.Sprintf(" (tied with %s on every board; it loses least against each board's own winner: at most %.1f %% on %s)", strings.Join(without(g.Common, g.Pick), ", "), g.PickLoss, g.PickWorst)
+			v += fmt.Sprintf(" (tied with %s on every board; it loses least against each board's own winner: at most %.1f %% on %s)", strings.Join(slices.DeleteFunc(slices.Clone(g.Common), func(l string) bool { return l == g.Pick }), ", "), g.PickLoss, g.PickWorst)
 		}
 		return v + ": one value for the SoC's dtsi (" + soc + "), no per-board overrides"
 	}
@@ -245,12 +242,7 @@ func (g *FleetGroup) Verdict() string {
 
 // allOriginal reports whether no board's verdict changes anything.
 func (g *FleetGroup) allOriginal() bool {
-	for _, s := range g.Sweeps {
-		if s.Verdict.Kind == rank.VerdictApply {
-			return false
-		}
-	}
-	return len(g.Sweeps) > 0
+	return len(g.Sweeps) > 0 && !slices.ContainsFunc(g.Sweeps, func(s *Sweep) bool { return s.Verdict.Kind == rank.VerdictApply })
 }
 
 // winnerLabel names board i's winner: its verdict's recommendation, the
@@ -267,16 +259,6 @@ func (g *FleetGroup) winnerLabel(i int) string {
 		return w.Label
 	}
 	return g.Winners[i].Label
-}
-
-func without(xs []string, x string) []string {
-	var out []string
-	for _, y := range xs {
-		if y != x {
-			out = append(out, y)
-		}
-	}
-	return out
 }
 
 // Summary says, group by group, whether one setting wins on every board,
@@ -388,8 +370,7 @@ func fleetCell(s *Sweep, p *Point) string {
 // table is the group's points by board.
 func (g *FleetGroup) table() *table {
 	unit := g.Sweeps[0].RateUnit()
-	t := &table{head: []string{"point"}}
-	t.right = []bool{false}
+	t := &table{head: []string{"point"}, right: []bool{false}}
 	for _, b := range g.Boards {
 		t.head = append(t.head, b+" "+unit)
 		t.right = append(t.right, true)

@@ -131,6 +131,14 @@ type Point struct {
 	CPUPct, CPUPerMiB Num
 }
 
+// why is the point's reason with the settings that changed under it.
+func (p *Point) why() string {
+	if len(p.Changed) > 0 {
+		return p.Reason + ": " + strings.Join(p.Changed, "; ")
+	}
+	return p.Reason
+}
+
 // Runs is the number of counted runs.
 func (p *Point) Runs() int { return len(p.Rates) }
 

@@ -144,11 +144,7 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 		b.start("g")
 		b.title(pointTitle(s, p))
 		if len(p.Rates) == 0 {
-			why := p.Reason
-			if len(p.Changed) > 0 {
-				why += ": " + strings.Join(p.Changed, "; ")
-			}
-			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(string(p.Status))+": "+trim(why, int(pw/7.5)-12))
+			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(string(p.Status))+": "+trim(p.why(), int(pw/7.5)-12))
 			b.end("g")
 			continue
 		}
@@ -193,10 +189,7 @@ func pointTitle(s *Sweep, p *Point) string {
 		t += fmt.Sprintf("; %.0f irq/%s", s.Per(p.IRQsPerMiB).V, s.Amount())
 	}
 	if p.Status != rank.StatusOK {
-		t += "; " + string(p.Status) + ": " + p.Reason
-		if len(p.Changed) > 0 {
-			t += ": " + strings.Join(p.Changed, "; ")
-		}
+		t += "; " + string(p.Status) + ": " + p.why()
 	}
 	return t
 }

@@ -236,11 +236,7 @@ func effectTable(s *Sweep, effs []Effect) *table {
 }
 
 func excludedLine(s *Sweep, p *Point) (status, what string) {
-	what = p.Reason
-	if len(p.Changed) > 0 {
-		what += ": " + strings.Join(p.Changed, "; ")
-	}
-	status = string(p.Status)
+	what, status = p.why(), string(p.Status)
 	if p.Status == rank.StatusCorrupt {
 		status = "!!! CORRUPT"
 	}
