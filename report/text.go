@@ -162,17 +162,10 @@ func footnotes(s *Sweep, pts []*Point) []string {
 func stateLine(s *Sweep) string {
 	nh, cor, other := s.Counts()
 	parts := []string{fmt.Sprintf("%d ranked", len(s.Ranked))}
-	if nh > 0 {
-		parts = append(parts, fmt.Sprintf("%d not-held", nh))
-	}
-	if cor > 0 {
-		parts = append(parts, fmt.Sprintf("%d corrupt", cor))
-	}
-	if other > 0 {
-		parts = append(parts, fmt.Sprintf("%d failed", other))
-	}
-	if n := len(s.Eliminated); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d eliminated", n))
+	for i, n := range []int{nh, cor, other, len(s.Eliminated)} {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, []string{"not-held", "corrupt", "failed", "eliminated"}[i]))
+		}
 	}
 	done := len(s.Ranked) + len(s.Excluded) + len(s.Eliminated)
 	pts := fmt.Sprintf("%d points", done)
@@ -276,6 +269,15 @@ func asciiOnly(s string) string {
 	}, s)
 }
 
+// wrapIf is wrap when the report fits a width (Width), else the line as
+// it is.
+func (o Options) wrapIf(prefix, text string) string {
+	if o.Width > 0 {
+		return wrap(prefix, text, o.Width)
+	}
+	return prefix + text + "\n"
+}
+
 // textWidth is where the text report wraps.
 func (o Options) textWidth() int {
 	if o.Width > 0 {
@@ -304,7 +306,7 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 	}
 	writeTextHead(w, s, o, width)
 	writeTextPoints(w, s, pts, o, width)
-	writeTextOthers(w, s, o, width)
+	writeTextOthers(w, s, o)
 	writeTextTail(w, s, o, width)
 	return nil
 }
@@ -312,13 +314,7 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 // writeTextHead writes what was swept, how, its state and its warnings.
 func writeTextHead(w io.Writer, s *Sweep, o Options, width int) {
 	fmt.Fprintf(w, "%s: %s, %s\n", s.File, s.Board(), s.KernelText())
-	if o.Width > 0 {
-		fmt.Fprint(w, wrap("probe: ", s.Probe, width))
-		fmt.Fprint(w, wrap("plan: ", s.PlanString()+"; original settings "+s.Originals(), width))
-	} else {
-		fmt.Fprintf(w, "probe: %s\n", s.Probe)
-		fmt.Fprintf(w, "plan: %s; original settings %s\n", s.PlanString(), s.Originals())
-	}
+	fmt.Fprint(w, o.wrapIf("probe: ", s.Probe), o.wrapIf("plan: ", s.PlanString()+"; original settings "+s.Originals()))
 	fmt.Fprintf(w, "%s", wrap("state: ", stateLine(s), width))
 	if st := started(s); st != "" {
 		fmt.Fprintf(w, "started: %s\n", st)
@@ -357,7 +353,7 @@ func writeTextPoints(w io.Writer, s *Sweep, pts []*Point, o Options, width int) 
 
 // writeTextOthers writes the excluded and the eliminated points and the
 // effect of each axis.
-func writeTextOthers(w io.Writer, s *Sweep, o Options, width int) {
+func writeTextOthers(w io.Writer, s *Sweep, o Options) {
 	if len(s.Excluded) > 0 {
 		fmt.Fprintf(w, "\nnot ranked (never compared, their numbers are not trusted):\n")
 		t := &table{head: []string{"status", "point", "why"}}
@@ -373,11 +369,7 @@ func writeTextOthers(w io.Writer, s *Sweep, o Options, width int) {
 		eliminatedTable(s).textFit(w, "  ", o.Width)
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
-		line := fmt.Sprintf("effect of each axis on its own (%s; spread in points of the baseline):", effs[0].How)
-		if o.Width > 0 {
-			line = strings.TrimSuffix(wrap("", line, width), "\n")
-		}
-		fmt.Fprintf(w, "\n%s\n", line)
+		fmt.Fprint(w, "\n", o.wrapIf("", fmt.Sprintf("effect of each axis on its own (%s; spread in points of the baseline):", effs[0].How)))
 		effectTable(s, effs).textFit(w, "  ", o.Width)
 	}
 }
@@ -396,11 +388,7 @@ func writeTextTail(w io.Writer, s *Sweep, o Options, width int) {
 	}
 	fmt.Fprintln(w)
 	for _, l := range s.VerdictLines() {
-		if o.Width > 0 {
-			fmt.Fprint(w, wrap("", l, width))
-		} else {
-			fmt.Fprintln(w, l)
-		}
+		fmt.Fprint(w, o.wrapIf("", l))
 	}
 	line := "citune dts --results " + s.File
 	if s.KernelParams != "" {
@@ -410,12 +398,7 @@ func writeTextTail(w io.Writer, s *Sweep, o Options, width int) {
 	if s.Verdict.Kind != rank.VerdictApply {
 		head = "nothing to make permanent; the original values as a fragment:"
 	}
-	fmt.Fprintln(w, head)
-	if o.Width > 0 {
-		fmt.Fprint(w, wrap("  ", line, width))
-	} else {
-		fmt.Fprintf(w, "  %s\n", line)
-	}
+	fmt.Fprint(w, head+"\n", o.wrapIf("  ", line))
 }
 
 // fitPointTable makes the point table fit width columns: the baseline row
