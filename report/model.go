@@ -305,17 +305,19 @@ func (s *Sweep) notices() (out [][2]string) {
 
 // Counts of the excluded points by status.
 func (s *Sweep) Counts() (notHeld, corrupt, other int) {
-	for _, p := range s.Excluded {
-		switch p.Status {
-		case rank.StatusNotHeld:
-			notHeld++
-		case rank.StatusCorrupt:
-			corrupt++
-		default:
-			other++
+	notHeld = count(s.Excluded, func(p *Point) bool { return p.Status == rank.StatusNotHeld })
+	corrupt = count(s.Excluded, func(p *Point) bool { return p.Status == rank.StatusCorrupt })
+	return notHeld, corrupt, len(s.Excluded) - notHeld - corrupt
+}
+
+// count is the number of points f accepts.
+func count(ps []*Point, f func(*Point) bool) (n int) {
+	for _, p := range ps {
+		if f(p) {
+			n++
 		}
 	}
-	return
+	return n
 }
 
 // find returns the first point, ranked first, that match accepts.

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,26 +94,8 @@ func pointTable(s *Sweep, pts []*Point) *table {
 // measured.
 func footnotes(s *Sweep, pts []*Point) []string {
 	var out []string
-	tied, ns, under, orig, blocked := false, false, false, false, false
-	for _, p := range pts {
-		tied = tied || p.Tied
-		ns = ns || (p.Vs != nil && p.Vs.HasCI() && !p.Vs.Significant)
-		under = under || (p.Vs != nil && p.Vs.HasCI() && p.Vs.Significant && p.Vs.Change == rank.ChangeNone)
-		orig = orig || p.Original
-		blocked = blocked || len(p.Blocked) > 0
-	}
-	if tied {
-		n, shown := 0, 0
-		for _, p := range s.Ranked {
-			if p.Tied {
-				n++
-			}
-		}
-		for _, p := range pts {
-			if p.Tied {
-				shown++
-			}
-		}
+	tied := func(p *Point) bool { return p.Tied }
+	if n, shown := count(s.Ranked, tied), count(pts, tied); shown > 0 {
 		line := fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per %s, then less CPU per %[2]s, then fewer settings changed from the original, rank first", n, s.Amount())
 		if shown < n {
 			// Only when --top hides some of them.
@@ -120,17 +103,22 @@ func footnotes(s *Sweep, pts []*Point) []string {
 		}
 		out = append(out, line)
 	}
-	if ns {
-		out = append(out, "n.s. = no significant difference to the baseline (the interval includes 0)")
+	underMin := func(p *Point) bool {
+		return p.Vs != nil && p.Vs.HasCI() && p.Vs.Significant && p.Vs.Change == rank.ChangeNone
 	}
-	if under {
-		out = append(out, fmt.Sprintf("~ = significant, but under the %.1f %% practical threshold (--min-gain): no change", s.Verdict.MinGainPct))
+	marks := []struct {
+		has  func(p *Point) bool
+		text string
+	}{
+		{func(p *Point) bool { return p.Vs != nil && p.Vs.HasCI() && !p.Vs.Significant }, "n.s. = no significant difference to the baseline (the interval includes 0)"},
+		{underMin, fmt.Sprintf("~ = significant, but under the %.1f %% practical threshold (--min-gain): no change", s.Verdict.MinGainPct)},
+		{func(p *Point) bool { return p.Original }, "(original) = the original settings measured as a point: the sweep's noise floor"},
+		{func(p *Point) bool { return len(p.Blocked) > 0 }, "(not permanent) = a change no device-tree property or kernel parameter can make permanent here: never recommended"},
 	}
-	if orig {
-		out = append(out, "(original) = the original settings measured as a point: the sweep's noise floor")
-	}
-	if blocked {
-		out = append(out, "(not permanent) = a change no device-tree property or kernel parameter can make permanent here: never recommended")
+	for _, m := range marks {
+		if slices.ContainsFunc(pts, m.has) {
+			out = append(out, m.text)
+		}
 	}
 	if s.Verdict.Family > 1 {
 		out = append(out, fmt.Sprintf("intervals: of the geometric mean rates, holding together at 95 %% over the %d points compared", s.Verdict.Family))
