@@ -11,21 +11,28 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// htmlFleet is the HTML fleet section with a chart per group.
-func htmlFleet(ss []*Sweep) *fleetView {
+// htmlFleet writes the HTML fleet section with a chart per group.
+func htmlFleet(b *hb, ss []*Sweep) {
 	f := NewFleet(ss)
-	v := &fleetView{Heading: f.heading(), Summary: f.Summary()}
+	b.openn("section", "id", "fleet")
+	b.eln("h2", "Fleet: board by board")
+	b.eln("p", f.heading(), "class", "sub")
+	b.open("p", "id", "fleet-summary")
+	b.el("strong", f.Summary())
+	b.closen("p")
 	for i, g := range f.Groups {
 		id := fmt.Sprintf("fleet-%d", i+1)
-		v.Groups = append(v.Groups, fleetGroupView{
-			ID: id, Title: g.title(), Plan: g.Plan, Probe: g.Probe,
-			Boards:  htmlTable(g.boardTable(), id+"-boards", "summary", nil),
-			Chart:   fleetChart(g, id+"-chart", pageWidth),
-			Points:  htmlTable(g.table(), id+"-points", "summary", nil),
-			Verdict: g.Verdict(),
-		})
+		b.eln("h3", g.title())
+		b.eln("p", "plan: "+g.Plan+"; probe: "+g.Probe, "class", "foot")
+		htmlTable(g.boardTable(), id+"-boards", "summary", nil).render(b)
+		figure(b, "fig-"+id, "Median rate per board", "(dot: median, line: min to max of the counted runs, ring: the board's winner)", fleetChart(g, id+"-chart", pageWidth))
+		htmlTable(g.table(), id+"-points", "summary", nil).render(b)
+		b.open("p", "class", "verdict", "id", id+"-verdict")
+		b.el("strong", "Verdict:")
+		b.text(" " + g.Verdict())
+		b.closen("p")
 	}
-	return v
+	b.closen("section")
 }
 
 // fleetChart is the group's per-board chart: for every point (baseline

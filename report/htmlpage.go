@@ -1,10 +1,13 @@
 package report
 
-// This file writes the page from its views (html.go fills them) with the
-// escaping builder hb: the structure the template had, in Go.
+// This file writes the page with the escaping builder hb: the structure
+// the template had, in Go.
 
-func (v *pageView) render() string {
-	var b hb
+import "github.com/citune/citune/sweep/rank"
+
+// pageHead opens the page, titled, with the style sheet and the files it
+// is made from.
+func pageHead(b *hb, title, files string) {
 	b.b.WriteString("<!DOCTYPE html>\n")
 	b.openn("html", "lang", "en")
 	b.openn("head")
@@ -14,32 +17,30 @@ func (v *pageView) render() string {
 	b.nl()
 	b.void("meta", "name", "generator", "content", "citune report")
 	b.nl()
-	b.eln("title", v.Title)
+	b.eln("title", title)
 	b.open("style")
 	b.raw(trustedHTML(css))
 	b.closen("style", "head")
 	b.openn("body")
 	b.openn("main")
-	b.eln("h1", v.Title)
-	b.eln("p", "from "+v.Files, "class", "sub")
-	if v.Fleet != nil {
-		v.Fleet.render(&b)
-	}
-	if v.Compare != nil {
-		v.Compare.render(&b)
-	}
-	for _, s := range v.Sweeps {
-		s.render(&b)
-	}
+	b.eln("h1", title)
+	b.eln("p", "from "+files, "class", "sub")
+}
+
+// pageTail writes the colours' legend (the constants of svg.go) and
+// closes the page.
+func pageTail(b *hb) {
 	b.open("p", "class", "legend", "id", "legend")
-	for _, l := range v.Legend {
+	for _, l := range [][2]string{
+		{colBaseline, "baseline (original settings)"}, {colWinner, "winner"}, {colBetter, "significantly faster than the baseline"},
+		{colSame, "no significant difference"}, {colWorse, "significantly slower"}, {colBad, "not held or corrupt: not ranked"},
+	} {
 		b.open("span")
-		b.el("i", "", "style", "background:"+l.Colour)
-		b.text(l.What)
+		b.el("i", "", "style", "background:"+l[0])
+		b.text(l[1])
 		b.close("span")
 	}
 	b.closen("p", "main", "body", "html")
-	return b.String()
 }
 
 // render writes the table; one without a head (the run's key-value
@@ -89,88 +90,71 @@ func figure(b *hb, id, title, detail string, chart trustedHTML) {
 	b.closen("figure")
 }
 
-func (f *fleetView) render(b *hb) {
-	b.openn("section", "id", "fleet")
-	b.eln("h2", "Fleet: board by board")
-	b.eln("p", f.Heading, "class", "sub")
-	b.open("p", "id", "fleet-summary")
-	b.el("strong", f.Summary)
-	b.closen("p")
-	for _, g := range f.Groups {
-		b.eln("h3", g.Title)
-		b.eln("p", "plan: "+g.Plan+"; probe: "+g.Probe, "class", "foot")
-		g.Boards.render(b)
-		figure(b, "fig-"+g.ID, "Median rate per board", "(dot: median, line: min to max of the counted runs, ring: the board's winner)", g.Chart)
-		g.Points.render(b)
-		b.open("p", "class", "verdict", "id", g.ID+"-verdict")
-		b.el("strong", "Verdict:")
-		b.text(" " + g.Verdict)
-		b.closen("p")
+// htmlCompare writes the comparison of several files.
+func htmlCompare(b *hb, ss []*Sweep, o Options) error {
+	st, err := summaryTable(ss, o)
+	if err != nil {
+		return err
 	}
-	b.closen("section")
-}
-
-func (c *compareView) render(b *hb) {
 	b.openn("section", "id", "compare")
 	b.eln("h2", "Side by side")
-	c.Summary.render(b)
-	figure(b, "fig-compare", "Difference to each file's own baseline", "(dot: median, line: 95 % interval)", c.Chart)
+	htmlTable(st, "compare-summary", "summary", nil).render(b)
+	figure(b, "fig-compare", "Difference to each file's own baseline", "(dot: median, line: 95 % interval)", compareChart(ss, "compare-chart", pageWidth))
 	b.eln("h3", "Every point")
 	b.eln("p", "Median, difference to the file's own baseline, rank.", "class", "foot")
-	c.Points.render(b)
+	htmlTable(matrixTable(ss), "compare-points", "summary", nil).render(b)
 	b.closen("section")
+	return nil
 }
 
-func (s *sweepView) render(b *hb) {
-	b.openn("section", "class", "sweep", "id", "sweep"+s.Sfx)
+// htmlSweep writes the section of one file; sfx makes its ids unique on
+// a page of several.
+func htmlSweep(b *hb, s *Sweep, o Options, sfx string) error {
+	pts, err := rows(s, o)
+	if err != nil {
+		return err
+	}
+	b.openn("section", "class", "sweep", "id", "sweep"+sfx)
 	b.open("h2")
-	b.text(s.Board + ", " + s.Kernel + " ")
+	b.text(s.Board() + ", " + s.KernelText() + " ")
 	b.el("span", "("+s.Label+")", "class", "mono")
 	b.closen("h2")
-	b.eln("p", s.Plan+". "+s.State+".", "class", "sub")
-	if s.Corrupt != "" {
-		b.eln("div", s.Corrupt, "class", "alert")
+	b.eln("p", s.PlanString()+". "+stateLine(s)+".", "class", "sub")
+	corrupt, warnings := htmlWarnings(s)
+	if corrupt != "" {
+		b.eln("div", corrupt, "class", "alert")
 	}
-	for _, w := range s.Warnings {
+	for _, w := range warnings {
 		b.eln("div", w, "class", "warn")
 	}
 	b.eln("h3", "Baseline against the best point")
-	if s.Summary != nil {
+	if s.Baseline != nil || len(pts) > 0 {
 		b.openn("div", "class", "scroll")
-		s.Summary.render(b)
+		summaryView(s, pts, sfx).render(b)
 		b.closen("div")
+		for _, f := range footnotes(s, pts) {
+			b.eln("p", f, "class", "foot")
+		}
 	} else {
 		b.eln("p", "Nothing was measured to the end.")
 	}
-	for _, f := range s.Footnotes {
-		b.eln("p", f, "class", "foot")
+	figure(b, "fig-rates"+sfx, "Rate per point", "("+s.RateUnit()+"; dots: runs, line: min to max, diamond: median; grey band: the baseline's range)", ratesChart(s, "rates"+sfx, pageWidth))
+	if hm := heatmap(s, "heatmap"+sfx); hm != "" {
+		figure(b, "fig-heatmap"+sfx, "Heat map of the median rate", "("+heatCaption(s)+")", hm)
 	}
-	figure(b, "fig-rates"+s.Sfx, "Rate per point", "("+s.Unit+"; dots: runs, line: min to max, diamond: median; grey band: the baseline's range)", s.Rates)
-	if s.Heatmap != "" {
-		figure(b, "fig-heatmap"+s.Sfx, "Heat map of the median rate", "("+s.HeatCaption+")", s.Heatmap)
-	}
-	figure(b, "fig-scatter"+s.Sfx, "Rate against interrupts per "+s.Amount, "(the dashed line joins the points no other point beats on both)", s.Scatter)
-	section := func(t *tableView, title, foot string) {
-		if t != nil {
-			b.eln("h3", title)
-			b.eln("p", foot, "class", "foot")
-			t.render(b)
-		}
-	}
-	section(s.Excluded, "Not ranked", "These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.")
-	section(s.Eliminated, s.DroppedTitle, s.DroppedWhy)
-	section(s.Effects, "Effect of each axis on its own", s.EffectsHow+"; spread in points of the baseline.")
+	figure(b, "fig-scatter"+sfx, "Rate against interrupts per "+s.Amount(), "(the dashed line joins the points no other point beats on both)", scatter(s, "scatter"+sfx, pageWidth))
+	otherTables(b, s, sfx)
 	b.eln("h3", "The verdict")
-	for _, l := range s.VerdictLines {
+	for _, l := range s.VerdictLines() {
 		b.eln("p", l, "class", "verdict")
 	}
-	if s.VerdictApply {
+	if s.Verdict.Kind == rank.VerdictApply {
 		b.eln("h3", "The recommendation as a device-tree fragment and kernel parameters")
 	} else {
 		b.eln("h3", "Nothing to make permanent: the original values as a device-tree fragment")
 	}
 	if s.DTS != "" {
-		b.eln("pre", s.DTS, "id", "dts"+s.Sfx)
+		b.eln("pre", s.DTS, "id", "dts"+sfx)
 		if s.KernelParams != "" {
 			b.open("p")
 			b.text("Kernel command line: ")
@@ -178,22 +162,23 @@ func (s *sweepView) render(b *hb) {
 			b.closen("p")
 		}
 	} else {
-		b.eln("p", "No fragment: "+s.DTSErr+".", "id", "dts"+s.Sfx)
+		b.eln("p", "No fragment: "+s.DTSErr+".", "id", "dts"+sfx)
 	}
 	b.eln("h3", "The run")
-	s.Header.render(b)
+	headerView(s, sfx).render(b)
 	for _, n := range s.Notes {
 		b.eln("p", "Note from the sweep: "+n, "class", "foot")
 	}
 	b.eln("h3", "Original registers")
-	if len(s.Registers) > 0 {
-		b.openn("div", "class", "regs-wrap", "id", "registers"+s.Sfx)
-		for _, col := range s.Registers {
+	if cols := registerViews(s); cols != nil {
+		b.openn("div", "class", "regs-wrap", "id", "registers"+sfx)
+		for _, col := range cols {
 			col.render(b)
 		}
 		b.closen("div")
 	} else {
-		b.eln("p", "The results file has no register snapshot.", "id", "registers"+s.Sfx)
+		b.eln("p", "The results file has no register snapshot.", "id", "registers"+sfx)
 	}
 	b.closen("section")
+	return nil
 }
