@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/sweep/plan"
@@ -28,12 +29,7 @@ func heatAxes(s *Sweep) (ax, ay Axis, others bool, ok bool) {
 func matches(p *Point, a Axis, v string) bool {
 	got, ok := p.Settings[a.Name]
 	if !ok {
-		for _, ig := range p.Ignored {
-			if ig == a.Name {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(p.Ignored, a.Name)
 	}
 	return got == v
 }
@@ -110,21 +106,10 @@ func heatCells(s *Sweep, ax, ay Axis) (cells [][]heatCell, lo, hi float64) {
 	for j, vy := range ay.Values {
 		cells[j] = make([]heatCell, len(ax.Values))
 		for i, vx := range ax.Values {
-			var c heatCell
-			for _, p := range s.Ranked {
-				if matches(p, ax, vx) && matches(p, ay, vy) && (c.p == nil || p.Median > c.p.Median) {
-					c.p = p
-				}
-			}
-			for _, p := range s.Eliminated {
-				if len(p.Rates) > 0 && matches(p, ax, vx) && matches(p, ay, vy) && (c.elim == nil || p.Median > c.elim.Median) {
-					c.elim = p
-				}
-			}
-			for _, p := range s.Excluded {
-				if matches(p, ax, vx) && matches(p, ay, vy) && c.bad == nil {
-					c.bad = p
-				}
+			at := func(p *Point) bool { return matches(p, ax, vx) && matches(p, ay, vy) }
+			c := heatCell{p: best(s.Ranked, at), elim: best(s.Eliminated, func(p *Point) bool { return len(p.Rates) > 0 && at(p) })}
+			if k := slices.IndexFunc(s.Excluded, at); k >= 0 {
+				c.bad = s.Excluded[k]
 			}
 			for _, p := range []*Point{c.p, c.elim} {
 				if p != nil {
@@ -135,6 +120,17 @@ func heatCells(s *Sweep, ax, ay Axis) (cells [][]heatCell, lo, hi float64) {
 		}
 	}
 	return cells, lo, hi
+}
+
+// best is the point of ps with the highest median that ok accepts, the
+// first of those tied; nil when ok accepts none.
+func best(ps []*Point, ok func(*Point) bool) (b *Point) {
+	for _, p := range ps {
+		if ok(p) && (b == nil || p.Median > b.Median) {
+			b = p
+		}
+	}
+	return b
 }
 
 // heatGrid is the heat map's layout: cells cw × ch from (left, top), the
@@ -150,20 +146,18 @@ type heatGrid struct {
 func (g heatGrid) labels(b *svgb, ax, ay Axis) {
 	left, top, cw, ch := g.left, g.top, g.cw, g.ch
 	b.text(left+cw*float64(len(ax.Values))/2, 16, "middle", "axis", ax.Label)
-	for i, v := range ax.Values {
-		l := v
-		if v == ax.Original {
-			l += " (orig)"
+	orig := func(a Axis, v string) string {
+		if v == a.Original {
+			return v + " (orig)"
 		}
-		b.text(left+cw*(float64(i)+0.5), top-8, "middle", "tick", l)
+		return v
+	}
+	for i, v := range ax.Values {
+		b.text(left+cw*(float64(i)+0.5), top-8, "middle", "tick", orig(ax, v))
 	}
 	b.textElem("text", ay.Label, "x", px(14.0), "y", px(top+ch*float64(len(ay.Values))/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 %.1f %.1f)", 14.0, top+ch*float64(len(ay.Values))/2))
 	for j, v := range ay.Values {
-		l := v
-		if v == ay.Original {
-			l += " (orig)"
-		}
-		b.text(left-8, top+ch*(float64(j)+0.5)+4, "end", "tick", l)
+		b.text(left-8, top+ch*(float64(j)+0.5)+4, "end", "tick", orig(ay, v))
 	}
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -213,20 +214,13 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 	front := paretoFront(pts)
 	if len(front) > 1 {
 		var d []string
-		for i, p := range front {
-			cmd := "L"
-			if i == 0 {
-				cmd = "M"
-			}
-			d = append(d, fmt.Sprintf("%s%.1f %.1f", cmd, ax.X(s.Per(p.IRQsPerMiB).V), ax.Y(s.RateValue(p.Median))))
+		for _, p := range front {
+			d = append(d, fmt.Sprintf("L%.1f %.1f", ax.X(s.Per(p.IRQsPerMiB).V), ax.Y(s.RateValue(p.Median))))
 		}
+		d[0] = "M" + d[0][1:] // the path starts with a move
 		b.elem("path", "d", strings.Join(d, " "), "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "stroke-dasharray", "5 4", "opacity", "0.7")
 	}
-	onFront := map[*Point]bool{}
-	for _, p := range front {
-		onFront[p] = true
-	}
-	ax.drawPoints(&b, s, pts, onFront)
+	ax.drawPoints(&b, s, pts, front)
 	b.close()
 	return b.html()
 }
@@ -331,14 +325,9 @@ func paretoFront(pts []*Point) []*Point {
 		if p.Status != rank.StatusOK {
 			continue
 		}
-		beaten := false
-		for _, q := range pts {
-			if q != p && q.Status == rank.StatusOK && q.Median >= p.Median && q.IRQsPerMiB.V <= p.IRQsPerMiB.V && (q.Median > p.Median || q.IRQsPerMiB.V < p.IRQsPerMiB.V) {
-				beaten = true
-				break
-			}
-		}
-		if !beaten {
+		if !slices.ContainsFunc(pts, func(q *Point) bool {
+			return q != p && q.Status == rank.StatusOK && q.Median >= p.Median && q.IRQsPerMiB.V <= p.IRQsPerMiB.V && (q.Median > p.Median || q.IRQsPerMiB.V < p.IRQsPerMiB.V)
+		}) {
 			front = append(front, p)
 		}
 	}
@@ -358,14 +347,7 @@ func placeLabel(placed *[]labelBox, cx, cy float64, anchor string, w float64) fl
 	}
 	for _, dy := range []float64{-8, 18, -22, 32, -36, 46} {
 		y := cy + dy
-		free := true
-		for _, b := range *placed {
-			if x0 < b.x1 && b.x0 < x1 && math.Abs(y-b.y) < 13 {
-				free = false
-				break
-			}
-		}
-		if free {
+		if !slices.ContainsFunc(*placed, func(b labelBox) bool { return x0 < b.x1 && b.x0 < x1 && math.Abs(y-b.y) < 13 }) {
 			*placed = append(*placed, labelBox{x0, x1, y})
 			return y
 		}
@@ -375,7 +357,7 @@ func placeLabel(placed *[]labelBox, cx, cy float64, anchor string, w float64) fl
 
 // drawPoints draws every point with its tooltip; the baseline, the winner
 // and the points on the front get a label.
-func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, onFront map[*Point]bool) {
+func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, front []*Point) {
 	win := s.winning()
 	var placed []labelBox
 	for _, p := range pts {
@@ -393,7 +375,7 @@ func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, onFront map[*
 		default:
 			b.elem("circle", "cx", px(cx), "cy", px(cy), "r", "5", "fill", col, "stroke", "#fff", "stroke-width", "1", "opacity", "0.9")
 		}
-		if p.Baseline || p == win || onFront[p] {
+		if p.Baseline || p == win || slices.Contains(front, p) {
 			l := p.Label
 			if p.Baseline {
 				l = "baseline"
