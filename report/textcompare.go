@@ -129,25 +129,17 @@ func summaryWinnerRows(row summaryRow, amount string) {
 		}
 		return "no decision"
 	})
-	row("best", func(s *Sweep) string {
-		if w := s.Winner(); w != nil {
-			return w.Label
-		}
-		return "-"
-	})
-	row("best rate", func(s *Sweep) string {
-		w := s.Winner()
-		if w == nil {
-			return "-"
-		}
-		return fmt.Sprintf("%s %s %s", s.Rate(w.Median), s.RateUnit(), w.Vs.Short())
-	})
-	row("95 % CI", func(s *Sweep) string {
-		if w := s.Winner(); w != nil {
-			return w.Vs.Range()
-		}
-		return ""
-	})
+	winner := func(name, none string, f func(s *Sweep, w *Point) string) {
+		row(name, func(s *Sweep) string {
+			if w := s.Winner(); w != nil {
+				return f(s, w)
+			}
+			return none
+		})
+	}
+	winner("best", "-", func(_ *Sweep, w *Point) string { return w.Label })
+	winner("best rate", "-", func(s *Sweep, w *Point) string { return s.Rate(w.Median) + " " + s.RateUnit() + " " + w.Vs.Short() })
+	winner("95 % CI", "", func(_ *Sweep, w *Point) string { return w.Vs.Range() })
 	both := func(name string, f func(s *Sweep, p *Point) Num, fmtf func(Num) string) {
 		row(name, func(s *Sweep) string {
 			var parts []string

@@ -463,16 +463,13 @@ func WinnerSettings(res *results.Results, rk rank.Ranking) ([]Setting, error) {
 		if !ok {
 			continue
 		}
+		c := gain
 		if _, changed := v.Changes[a.Name]; !changed {
-			c := "unchanged from the original"
+			c = "unchanged from the original"
 			if slices.Contains(v.NoEffect, a.Name) {
 				c += " (no measurable effect among the best points)"
 			}
-			out = append(out, Setting{Name: a.Name, Value: val, Comment: c})
-			continue
-		}
-		c := gain
-		if alone := aloneGain(res, rk, a.Name, val); alone != "" {
+		} else if alone := aloneGain(res, rk, a.Name, val); alone != "" {
 			c += "; alone " + alone
 		}
 		out = append(out, Setting{Name: a.Name, Value: val, Comment: c})
