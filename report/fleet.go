@@ -133,11 +133,7 @@ func (g *FleetGroup) settle() {
 		return p.Key == s.Verdict.Point || p.Tied && p.Vs != nil && p.Vs.Change == rank.ChangeFaster
 	}
 	for _, l := range g.Points {
-		all := true
-		for _, s := range g.Sweeps {
-			all = all && wins(s, l)
-		}
-		if all {
+		if !slices.ContainsFunc(g.Sweeps, func(s *Sweep) bool { return !wins(s, l) }) {
 			g.Common = append(g.Common, l)
 		}
 	}

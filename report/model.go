@@ -176,13 +176,8 @@ func (s *Sweep) Winner() *Point {
 // verdict's recommendation, or none where it keeps the original settings
 // or decides nothing (the baseline is marked as the baseline either way).
 func (s *Sweep) winning() *Point {
-	if s.Verdict.Kind != rank.VerdictApply {
-		return nil
-	}
-	for _, p := range s.Ranked {
-		if p.Key == s.Verdict.Point {
-			return p
-		}
+	if i := slices.IndexFunc(s.Ranked, func(p *Point) bool { return p.Key == s.Verdict.Point }); i >= 0 && s.Verdict.Kind == rank.VerdictApply {
+		return s.Ranked[i]
 	}
 	return nil
 }
@@ -333,17 +328,13 @@ func (s *Sweep) find(match func(*Point) bool) *Point {
 // its extension, with the directories that tell them apart.
 func uniqueLabels(ss []*Sweep) {
 	for depth := 1; depth < 8; depth++ {
-		seen := map[string]int{}
+		seen := map[string]bool{}
 		for _, s := range ss {
 			s.Label = tail(s.File, depth)
-			seen[s.Label]++
+			seen[s.Label] = true
 		}
-		dup := false
-		for _, n := range seen {
-			dup = dup || n > 1
-		}
-		if !dup {
-			return
+		if len(seen) == len(ss) {
+			return // no two alike
 		}
 	}
 	for i, s := range ss {
