@@ -110,10 +110,7 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	if len(ss) > 1 && slices.ContainsFunc(ss, func(s *Sweep) bool { return s.Simulated }) {
 		title += " (SIMULATED ones among them)"
 	}
-	var files []string
-	for _, s := range ss {
-		files = append(files, s.File)
-	}
+	files := mapf(ss, func(s *Sweep) string { return s.File })
 	// Written whole to b before anything goes to w: no half page.
 	var b hb
 	pageHead(&b, title, strings.Join(files, ", "))
@@ -260,11 +257,9 @@ func headerView(s *Sweep, sfx string) *tableView {
 		add("started", s.Started.UTC().Format(time.RFC3339))
 	}
 	add("plan", s.PlanString())
-	var ax []string
-	for _, a := range s.Axes {
-		ax = append(ax, fmt.Sprintf("%s (%s %s): %s, original %s", a.Label, a.Kind, a.Name, strings.Join(a.Values, ", "), a.Original))
-	}
-	add("axes", strings.Join(ax, "; "))
+	add("axes", strings.Join(mapf(s.Axes, func(a Axis) string {
+		return fmt.Sprintf("%s (%s %s): %s, original %s", a.Label, a.Kind, a.Name, strings.Join(a.Values, ", "), a.Original)
+	}), "; "))
 	add("state", stateLine(s))
 	add("sessions", strconv.Itoa(s.Sessions))
 	return v

@@ -249,10 +249,7 @@ func (s *Sweep) Per(n Num) Num {
 // PlanString is "grid over ITC=1,8,64 × AHBBRST=0,2,3,7, 5 runs per point
 // (1 warm-up)".
 func (s *Sweep) PlanString() string {
-	var ax []string
-	for _, a := range s.Axes {
-		ax = append(ax, a.Label+"="+strings.Join(a.Values, ","))
-	}
+	ax := mapf(s.Axes, func(a Axis) string { return a.Label + "=" + strings.Join(a.Values, ",") })
 	p := fmt.Sprintf("%s over %s, %d runs per point", s.Mode, strings.Join(ax, " × "), s.Repeats)
 	if s.Warmup > 0 {
 		p += fmt.Sprintf(" (+%d warm-up)", s.Warmup)
@@ -262,11 +259,7 @@ func (s *Sweep) PlanString() string {
 
 // Originals is "ITC=8 AHBBRST=2".
 func (s *Sweep) Originals() string {
-	var o []string
-	for _, a := range s.Axes {
-		o = append(o, a.Label+"="+a.Original)
-	}
-	return strings.Join(o, " ")
+	return strings.Join(mapf(s.Axes, func(a Axis) string { return a.Label + "=" + a.Original }), " ")
 }
 
 // Others are the points that are not ranked: excluded, then eliminated.
@@ -303,6 +296,15 @@ func (s *Sweep) Counts() (notHeld, corrupt, other int) {
 	notHeld = count(s.Excluded, func(p *Point) bool { return p.Status == rank.StatusNotHeld })
 	corrupt = count(s.Excluded, func(p *Point) bool { return p.Status == rank.StatusCorrupt })
 	return notHeld, corrupt, len(s.Excluded) - notHeld - corrupt
+}
+
+// mapf is f of each of xs.
+func mapf[T any](xs []T, f func(T) string) []string {
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return out
 }
 
 // count is the number of points f accepts.

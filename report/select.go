@@ -111,10 +111,7 @@ func (s *Sweep) Find(name string) (*Point, error) {
 }
 
 func pointList(ps []*Point) string {
-	var l []string
-	for _, p := range ps {
-		l = append(l, p.Label)
-	}
+	l := mapf(ps, func(p *Point) string { return p.Label })
 	sort.Strings(l)
 	if len(l) > 12 {
 		l = append(l[:12], "...")
@@ -133,11 +130,7 @@ func (s *Sweep) parseSettings(text string) (map[string]string, error) {
 		}
 		a := s.axis(k)
 		if a == nil {
-			var names []string
-			for _, a := range s.Axes {
-				names = append(names, a.Label)
-			}
-			return nil, fmt.Errorf("%s was not swept (axes: %s)", k, strings.Join(names, ", "))
+			return nil, fmt.Errorf("%s was not swept (axes: %s)", k, strings.Join(mapf(s.Axes, func(a Axis) string { return a.Label }), ", "))
 		}
 		out[a.Name] = v
 	}
