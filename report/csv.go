@@ -102,9 +102,7 @@ func csvRecord(s *Sweep, p *Point, names []string) []string {
 	}
 	rec := []string{s.File, s.Profile, s.Controller, kernel, strconv.FormatBool(s.Simulated), s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
 		strconv.FormatBool(p.Tied), string(p.Status), p.why()}
-	for _, name := range names {
-		rec = append(rec, p.Settings[name])
-	}
+	rec = append(rec, mapf(names, func(n string) string { return p.Settings[n] })...)
 	if p.Runs() > 0 {
 		rec = append(rec, strconv.Itoa(p.Runs()), g(s.RateValue(p.Median), 3), g(s.RateValue(p.Min), 3), g(s.RateValue(p.Max), 3), s.RateUnit())
 	} else {

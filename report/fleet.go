@@ -378,9 +378,7 @@ func (g *FleetGroup) table() *table {
 		if l == "baseline" {
 			r[0] = "baseline (" + g.Sweeps[0].Originals() + ")"
 		}
-		for _, s := range g.Sweeps {
-			r = append(r, fleetCell(s, g.point(s, l)))
-		}
+		r = append(r, mapf(g.Sweeps, func(s *Sweep) string { return fleetCell(s, g.point(s, l)) })...)
 		sp := ""
 		if v, ok := g.Spread(l); ok {
 			sp = fmt.Sprintf("%.1f %%", v)

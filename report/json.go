@@ -117,10 +117,8 @@ func JSON(ss []*Sweep) []JSONSweep {
 			j.Winner = w.Label
 		}
 		j.Verdict, j.VerdictText = s.Verdict, s.VerdictLines()
-		for _, group := range [][]*Point{s.Ranked, s.Excluded, s.Eliminated} {
-			for _, p := range group {
-				j.Points = append(j.Points, pointJSON(s, p))
-			}
+		for _, p := range s.all() {
+			j.Points = append(j.Points, pointJSON(s, p))
 		}
 		out = append(out, j)
 	}

@@ -99,10 +99,7 @@ func writeMarkdownCompare(w io.Writer, ss []*Sweep, o Options) error {
 // measure and its points that were not ranked.
 func writeFileNotesMarkdown(w io.Writer, ss []*Sweep) {
 	for _, s := range ss {
-		lines := mdNotices(s)
-		for _, p := range s.Excluded {
-			lines = append(lines, mdExcluded(s, p))
-		}
+		lines := append(mdNotices(s), mapf(s.Excluded, func(p *Point) string { return mdExcluded(s, p) })...)
 		if len(lines) > 0 {
 			fmt.Fprintf(w, "\n%s:\n\n%s\n", s.Label, strings.Join(lines, "\n"))
 		}

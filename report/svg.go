@@ -103,10 +103,7 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 		pts = append(pts, s.Baseline)
 	}
 	pts = append(append(append(pts, s.Ranked...), s.Eliminated...), s.Excluded...)
-	var labels []string
-	for _, p := range pts {
-		labels = append(labels, pointName(s, p))
-	}
+	labels := mapf(pts, func(p *Point) string { return pointName(s, p) })
 	const rowH, top, bottom, right = 22.0, 30.0, 44.0, 150.0
 	left := labelWidth(labels, 120)
 	h := top + bottom + rowH*float64(len(pts))
@@ -213,10 +210,9 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 	ax.draw(&b, s)
 	front := paretoFront(pts)
 	if len(front) > 1 {
-		var d []string
-		for _, p := range front {
-			d = append(d, fmt.Sprintf("L%.1f %.1f", ax.X(s.Per(p.IRQsPerMiB).V), ax.Y(s.RateValue(p.Median))))
-		}
+		d := mapf(front, func(p *Point) string {
+			return fmt.Sprintf("L%.1f %.1f", ax.X(s.Per(p.IRQsPerMiB).V), ax.Y(s.RateValue(p.Median)))
+		})
 		d[0] = "M" + d[0][1:] // the path starts with a move
 		b.elem("path", "d", strings.Join(d, " "), "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "stroke-dasharray", "5 4", "opacity", "0.7")
 	}

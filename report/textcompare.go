@@ -56,17 +56,8 @@ func cell(s *Sweep, p *Point) string {
 
 // summaryTable has a column per file: board, kernel, baseline, best.
 func summaryTable(ss []*Sweep, o Options) (*table, error) {
-	t := &table{head: []string{""}}
-	for _, s := range ss {
-		t.head = append(t.head, s.Label)
-	}
-	row := func(name string, f func(s *Sweep) string) {
-		r := []string{name}
-		for _, s := range ss {
-			r = append(r, f(s))
-		}
-		t.add(r...)
-	}
+	t := &table{head: append([]string{""}, mapf(ss, func(s *Sweep) string { return s.Label })...)}
+	row := func(name string, f func(s *Sweep) string) { addRow(t, ss, name, f) }
 	summarySweepRows(row)
 	summaryWinnerRows(row, ss[0].Amount())
 	for _, name := range o.Points {
@@ -163,27 +154,22 @@ func summaryWinnerRows(row summaryRow, amount string) {
 }
 
 func matrixTable(ss []*Sweep) *table {
-	t := &table{head: []string{"point"}}
-	for _, s := range ss {
-		t.head = append(t.head, s.Label+" "+s.RateUnit())
-	}
-	r := []string{"baseline"}
-	for _, s := range ss {
+	t := &table{head: append([]string{"point"}, mapf(ss, func(s *Sweep) string { return s.Label + " " + s.RateUnit() })...)}
+	addRow(t, ss, "baseline", func(s *Sweep) string {
 		if s.Baseline != nil {
-			r = append(r, s.Rate(s.Baseline.Median))
-		} else {
-			r = append(r, "-")
+			return s.Rate(s.Baseline.Median)
 		}
-	}
-	t.add(r...)
+		return "-"
+	})
 	for _, l := range compareRows(ss) {
-		r := []string{l}
-		for _, s := range ss {
-			r = append(r, cell(s, byLabel(s, l)))
-		}
-		t.add(r...)
+		addRow(t, ss, l, func(s *Sweep) string { return cell(s, byLabel(s, l)) })
 	}
 	return t
+}
+
+// addRow adds the row name with f's cell for each file.
+func addRow(t *table, ss []*Sweep, name string, f func(*Sweep) string) {
+	t.add(append([]string{name}, mapf(ss, f)...)...)
 }
 
 func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
