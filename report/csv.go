@@ -26,11 +26,7 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 		return err
 	}
 	for _, s := range ss {
-		var all []*Point
-		if s.Baseline != nil {
-			all = append(all, s.Baseline)
-		}
-		for _, p := range append(all, s.all()...) {
+		for _, p := range s.withBaseline(s.all()) {
 			if err := cw.Write(escapeCells(csvRecord(s, p, names))); err != nil {
 				return err
 			}

@@ -176,10 +176,7 @@ func htmlWarnings(s *Sweep) (corrupt string, warnings []string) {
 // summaryView is the table of the baseline, the best and the named
 // points.
 func summaryView(s *Sweep, pts []*Point, sfx string) *tableView {
-	all := pts
-	if s.Baseline != nil {
-		all = append([]*Point{s.Baseline}, pts...)
-	}
+	all := s.withBaseline(pts)
 	return htmlTable(pointTable(s, pts), "summary"+sfx, "summary", func(i int) string {
 		p := all[i]
 		switch {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -232,9 +233,7 @@ func sweepOfHeader(res *results.Results) *Sweep {
 		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
 	s.Axes = axesOf(h)
 	s.BoardName = h.Board.String()
-	for _, r := range h.Snapshot.Registers {
-		s.Registers = append(s.Registers, Register{Name: r.Name, Offset: r.Offset, Value: r.Value})
-	}
+	s.Registers = mapf(h.Snapshot.Registers, func(r soc.RegValue) Register { return Register{Name: r.Name, Offset: r.Offset, Value: r.Value} })
 	return s
 }
 

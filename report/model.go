@@ -298,9 +298,17 @@ func (s *Sweep) Counts() (notHeld, corrupt, other int) {
 	return notHeld, corrupt, len(s.Excluded) - notHeld - corrupt
 }
 
+// withBaseline is pts after the baseline, when there is one.
+func (s *Sweep) withBaseline(pts []*Point) []*Point {
+	if s.Baseline == nil {
+		return pts
+	}
+	return append([]*Point{s.Baseline}, pts...)
+}
+
 // mapf is f of each of xs.
-func mapf[T any](xs []T, f func(T) string) []string {
-	out := make([]string, 0, len(xs))
+func mapf[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, 0, len(xs))
 	for _, x := range xs {
 		out = append(out, f(x))
 	}

@@ -98,11 +98,7 @@ func labelWidth(labels []string, min float64) float64 {
 // dot, the range min-max as a whisker and the median as a diamond; the
 // baseline's median and range run down the chart.
 func ratesChart(s *Sweep, id string, width float64) trustedHTML {
-	var pts []*Point
-	if s.Baseline != nil {
-		pts = append(pts, s.Baseline)
-	}
-	pts = append(append(append(pts, s.Ranked...), s.Eliminated...), s.Excluded...)
+	pts := s.withBaseline(append(s.measured(), s.Excluded...))
 	labels := mapf(pts, func(p *Point) string { return pointName(s, p) })
 	const rowH, top, bottom, right = 22.0, 30.0, 44.0, 150.0
 	left := labelWidth(labels, 120)

@@ -74,11 +74,7 @@ func pointTable(s *Sweep, pts []*Point) *table {
 			"irq/s", "irq/" + s.Amount(), "handler avg/max µs", "CPU %", "CPU ms/" + s.Amount()},
 		right: []bool{true, false, true, true, true, true, true, true, true, true, true, true, true},
 	}
-	all := pts
-	if s.Baseline != nil {
-		all = append([]*Point{s.Baseline}, pts...)
-	}
-	for _, p := range all {
+	for _, p := range s.withBaseline(pts) {
 		if p.Status != rank.StatusOK {
 			t.add(rankCell(p), pointName(s, p), "", "", "", "", strings.ToUpper(string(p.Status))+" (below)")
 			continue
