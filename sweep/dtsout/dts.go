@@ -354,14 +354,12 @@ func (d DTS) String() string {
 	fmt.Fprintf(&b, "&%s {\n", d.Label)
 	d.props(&b, "\t")
 	b.WriteString("};\n")
-	var params []string
-	for _, p := range d.Params {
+	block(&b, "Kernel command line (not device tree):", mapf(d.Params, func(p DTSLine) string {
 		if p.Comment != "" {
-			p.Text += "\t" + safe(p.Comment)
+			return p.Text + "\t" + safe(p.Comment)
 		}
-		params = append(params, p.Text)
-	}
-	block(&b, "Kernel command line (not device tree):", params)
+		return p.Text
+	}))
 	block(&b, "Notes:", notes(d.Notes))
 	return b.String()
 }
@@ -395,20 +393,21 @@ func block(b *strings.Builder, head string, lines []string) {
 
 // notes are the notes made safe for a comment.
 func notes(ns []string) []string {
-	var out []string
-	for _, n := range ns {
-		out = append(out, safe(strings.TrimSpace(n)))
+	return mapf(ns, func(n string) string { return safe(strings.TrimSpace(n)) })
+}
+
+// mapf is f of each of xs.
+func mapf[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
 	}
 	return out
 }
 
 // KernelParams returns just the kernel parameters, space-separated.
 func (d DTS) KernelParams() string {
-	var s []string
-	for _, p := range d.Params {
-		s = append(s, p.Text)
-	}
-	return strings.Join(s, " ")
+	return strings.Join(mapf(d.Params, func(p DTSLine) string { return p.Text }), " ")
 }
 
 // Permanence is the verdict's test of what can be made permanent on the

@@ -71,11 +71,7 @@ func (d DTS) Overlay(t Target, dtbo string) string {
 	b.WriteString("\t\t__overlay__ {\n")
 	d.props(&b, "\t\t\t")
 	b.WriteString("\t\t};\n\t};\n};\n")
-	var params []string
-	for _, p := range d.Params {
-		params = append(params, p.Text+"\t"+safe(p.Comment))
-	}
-	block(&b, "Kernel command line (not device tree): bootargs line beside this file", params)
+	block(&b, "Kernel command line (not device tree): bootargs line beside this file", mapf(d.Params, func(p DTSLine) string { return p.Text + "\t" + safe(p.Comment) }))
 	ns := d.Notes
 	for _, p := range d.Notes {
 		if strings.Contains(p, "leave ") && strings.Contains(p, " out of the tree") {
