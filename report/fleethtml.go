@@ -128,13 +128,12 @@ func fleetRow(b *svgb, g *FleetGroup, l string, cy, rowH, xBad float64, X func(f
 		b.title(g.Boards[k] + ": " + pointTitle(s, p))
 		if len(p.Rates) == 0 || (p.Status != rank.StatusOK && p.Status != rank.StatusEliminated) {
 			b.textElem("text", trim(g.Boards[k], 14)+": "+strings.ToUpper(string(p.Status)), "x", px(xBad+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
-			b.end("g")
-			continue
-		}
-		b.line(X(s.RateValue(p.Min)), y, X(s.RateValue(p.Max)), y, col, 2)
-		b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "4", "fill", col)
-		if p == g.Winners[k] {
-			b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "7", "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "class", "winner")
+		} else {
+			b.line(X(s.RateValue(p.Min)), y, X(s.RateValue(p.Max)), y, col, 2)
+			b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "4", "fill", col)
+			if p == g.Winners[k] {
+				b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "7", "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "class", "winner")
+			}
 		}
 		b.end("g")
 	}

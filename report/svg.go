@@ -432,20 +432,17 @@ func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 			}
 			b.start("g")
 			b.title(s.Label + ": " + pointTitle(s, p))
-			if p.Status == rank.StatusEliminated && p.Vs != nil {
+			switch {
+			case p.Status == rank.StatusEliminated && p.Vs != nil:
 				b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "3.5", "fill", "#ffffff", "stroke", col, "stroke-width", "1.5")
-				b.end("g")
-				continue
-			}
-			if p.Status != rank.StatusOK || p.Vs == nil {
+			case p.Status != rank.StatusOK || p.Vs == nil:
 				b.textElem("text", trim(s.Label, 14)+": "+strings.ToUpper(string(p.Status)), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
-				b.end("g")
-				continue
+			default:
+				if p.Vs.HasCI() {
+					b.line(X(p.Vs.Lo), y, X(p.Vs.Hi), y, col, 2)
+				}
+				b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "4", "fill", col)
 			}
-			if p.Vs.HasCI() {
-				b.line(X(p.Vs.Lo), y, X(p.Vs.Hi), y, col, 2)
-			}
-			b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "4", "fill", col)
 			b.end("g")
 		}
 	}
