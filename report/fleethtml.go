@@ -68,8 +68,7 @@ func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
 		b.text(left-8, cy+rowH/2+4, "end", "label", names[i])
 		fleetRow(&b, g, l, cy, rowH, left+pw, X)
 	}
-	b.close()
-	return b.html()
+	return b.close()
 }
 
 // legendEntry is a board's entry in the fleet chart's legend.

@@ -88,8 +88,7 @@ func heatmap(s *Sweep, id string) trustedHTML {
 	if len(s.Eliminated) > 0 {
 		b.text(left, h-8, "start", "small", "faded: dropped by the adaptive race after fewer runs")
 	}
-	b.close()
-	return b.html()
+	return b.close()
 }
 
 // heatCell is what one cell of the heat map shows: the best ranked point

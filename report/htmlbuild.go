@@ -39,8 +39,8 @@ func (b *hb) tag(name string, attrs []string) {
 // id is left out).
 func (b *hb) open(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString(">") }
 
-// void writes an element without content (<meta/>).
-func (b *hb) void(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString("/>") }
+// void writes an element without content (<meta/>) on a line.
+func (b *hb) void(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString("/>\n") }
 
 // close writes the end tags of names, in order.
 func (b *hb) close(names ...string) {

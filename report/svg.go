@@ -114,8 +114,7 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 	}
 	if math.IsInf(lo, 1) {
 		b.text(width/2, h/2, "middle", "note", "no point was measured to the end")
-		b.close()
-		return b.html()
+		return b.close()
 	}
 	pad := (hi - lo) * 0.05
 	pw := width - left - right
@@ -157,8 +156,7 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 		b.text(left+pw+8, cy+4, "start", "value", val)
 		b.end("g")
 	}
-	b.close()
-	return b.html()
+	return b.close()
 }
 
 func trim(s string, n int) string {
@@ -199,8 +197,7 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 	b.title(fmt.Sprintf("Median rate (%s) against interrupts per %s", s.RateUnit(), s.Amount()))
 	if len(pts) == 0 {
 		b.text(width/2, h/2, "middle", "note", "the probe did not count interrupts: no scatter")
-		b.close()
-		return b.html()
+		return b.close()
 	}
 	ax := scatterScales(s, pts, width, h)
 	ax.draw(&b, s)
@@ -213,8 +210,7 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 		b.elem("path", "d", strings.Join(d, " "), "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "stroke-dasharray", "5 4", "opacity", "0.7")
 	}
 	ax.drawPoints(&b, s, pts, front)
-	b.close()
-	return b.html()
+	return b.close()
 }
 
 // scatterPoints are the points the scatter shows: the baseline and the
@@ -446,6 +442,5 @@ func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 			b.end("g")
 		}
 	}
-	b.close()
-	return b.html()
+	return b.close()
 }

@@ -111,7 +111,11 @@ func (b *svgb) open(id, class string, w, h float64, label string) {
 		"width", ws, "height", hs, "viewBox", "0 0 "+ws+" "+hs, "role", "img", "aria-label", label)
 }
 
-func (b *svgb) close() { b.end("svg") }
+// close ends the chart and returns it.
+func (b *svgb) close() trustedHTML {
+	b.end("svg")
+	return b.html()
+}
 
 func (b *svgb) title(s string) { b.textElem("title", s) }
 
@@ -140,8 +144,8 @@ func (b *svgb) xAxis(ticks []float64, left, pw, y0, y1 float64) func(float64) fl
 	return X
 }
 
-// html is the finished chart for the page's template: safe HTML, since
-// everything in it went through the builder.
+// html is the chart so far: safe HTML, since everything in it went
+// through the builder.
 func (b *svgb) html() trustedHTML { return trustedHTML(b.b.String()) }
 
 // esc escapes text for XML and HTML (text and quoted attribute values)
