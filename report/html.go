@@ -210,12 +210,7 @@ func otherTables(b *hb, s *Sweep, sfx string) {
 		t.render(b)
 	}
 	if len(s.Excluded) > 0 {
-		t := &table{head: []string{"status", "point", "why"}}
-		for _, p := range s.Excluded {
-			st, what := excludedLine(s, p)
-			t.add(strings.TrimPrefix(st, "!!! "), p.Label, what)
-		}
-		section(htmlTable(t, "excluded"+sfx, "excluded", func(int) string { return "bad" }), "Not ranked",
+		section(htmlTable(excludedTable(s, "!!! "), "excluded"+sfx, "excluded", func(int) string { return "bad" }), "Not ranked",
 			"These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.")
 	}
 	if len(s.Eliminated) > 0 {

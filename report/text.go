@@ -220,6 +220,17 @@ func excludedLine(s *Sweep, p *Point) (status, what string) {
 	return status, what
 }
 
+// excludedTable lists the excluded points, their status without the
+// prefix cut.
+func excludedTable(s *Sweep, cut string) *table {
+	t := &table{head: []string{"status", "point", "why"}}
+	for _, p := range s.Excluded {
+		st, what := excludedLine(s, p)
+		t.add(strings.TrimPrefix(st, cut), p.Label, what)
+	}
+	return t
+}
+
 // WriteText writes the terminal report of one results file, or the
 // side-by-side comparison of several.
 func WriteText(w io.Writer, ss []*Sweep, o Options) error {
@@ -340,12 +351,7 @@ func writeTextPoints(w io.Writer, s *Sweep, pts []*Point, o Options, width int) 
 func writeTextOthers(w io.Writer, s *Sweep, o Options) {
 	if len(s.Excluded) > 0 {
 		fmt.Fprintf(w, "\nnot ranked (never compared, their numbers are not trusted):\n")
-		t := &table{head: []string{"status", "point", "why"}}
-		for _, p := range s.Excluded {
-			st, what := excludedLine(s, p)
-			t.add(st, p.Label, what)
-		}
-		t.textFit(w, "  ", o.Width)
+		excludedTable(s, "").textFit(w, "  ", o.Width)
 	}
 	if len(s.Eliminated) > 0 {
 		title, why := s.droppedBy()
