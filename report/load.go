@@ -379,12 +379,7 @@ func (s *Sweep) inProgress(res *results.Results) {
 	if slices.ContainsFunc(res.Points, func(p results.PointRecord) bool { return p.Session == last.Session && p.Visit == last.Visit }) {
 		return
 	}
-	runs := 0
-	for _, r := range res.Runs {
-		if r.Session == last.Session && r.Visit == last.Visit {
-			runs++
-		}
-	}
+	runs := count(res.Runs, func(r results.RunRecord) bool { return r.Session == last.Session && r.Visit == last.Visit })
 	name := "the baseline"
 	if !last.Baseline {
 		name = last.Point

@@ -315,10 +315,10 @@ func mapf[T, U any](xs []T, f func(T) U) []U {
 	return out
 }
 
-// count is the number of points f accepts.
-func count(ps []*Point, f func(*Point) bool) (n int) {
-	for _, p := range ps {
-		if f(p) {
+// count is the number of xs f accepts.
+func count[T any](xs []T, f func(T) bool) (n int) {
+	for _, x := range xs {
+		if f(x) {
 			n++
 		}
 	}

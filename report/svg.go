@@ -138,22 +138,21 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 		b.title(pointTitle(s, p))
 		if len(p.Rates) == 0 {
 			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(string(p.Status))+": "+trim(p.why(), int(pw/7.5)-12))
-			b.end("g")
-			continue
+		} else {
+			b.line(X(s.RateValue(p.Min)), cy, X(s.RateValue(p.Max)), cy, col, 2)
+			b.line(X(s.RateValue(p.Min)), cy-5, X(s.RateValue(p.Min)), cy+5, col, 1.5)
+			b.line(X(s.RateValue(p.Max)), cy-5, X(s.RateValue(p.Max)), cy+5, col, 1.5)
+			for _, r := range p.Rates {
+				b.elem("circle", "cx", px(X(s.RateValue(r))), "cy", px(cy-5), "r", "2.2", "fill", col, "opacity", "0.55")
+			}
+			mx := X(s.RateValue(p.Median))
+			b.elem("path", "d", fmt.Sprintf("M%.1f %.1f l6 6 l-6 6 l-6 -6 z", mx, cy-6), "fill", col, "stroke", "#fff", "stroke-width", "1")
+			val := s.Rate(p.Median)
+			if p.Vs != nil {
+				val += "  " + p.Vs.Short()
+			}
+			b.text(left+pw+8, cy+4, "start", "value", val)
 		}
-		b.line(X(s.RateValue(p.Min)), cy, X(s.RateValue(p.Max)), cy, col, 2)
-		b.line(X(s.RateValue(p.Min)), cy-5, X(s.RateValue(p.Min)), cy+5, col, 1.5)
-		b.line(X(s.RateValue(p.Max)), cy-5, X(s.RateValue(p.Max)), cy+5, col, 1.5)
-		for _, r := range p.Rates {
-			b.elem("circle", "cx", px(X(s.RateValue(r))), "cy", px(cy-5), "r", "2.2", "fill", col, "opacity", "0.55")
-		}
-		mx := X(s.RateValue(p.Median))
-		b.elem("path", "d", fmt.Sprintf("M%.1f %.1f l6 6 l-6 6 l-6 -6 z", mx, cy-6), "fill", col, "stroke", "#fff", "stroke-width", "1")
-		val := s.Rate(p.Median)
-		if p.Vs != nil {
-			val += "  " + p.Vs.Short()
-		}
-		b.text(left+pw+8, cy+4, "start", "value", val)
 		b.end("g")
 	}
 	return b.close()
