@@ -262,9 +262,10 @@ func registerViews(s *Sweep) (out []*tableView) {
 	if len(s.Registers) == 0 {
 		return nil
 	}
-	for col := range slices.Chunk(s.Registers, (len(s.Registers)+2)/3) {
+	per := (len(s.Registers) + 2) / 3
+	for c := 0; c*per < len(s.Registers); c++ {
 		t := &table{head: []string{"register", "offset", "value"}, right: []bool{false, true, true}}
-		for _, r := range col {
+		for _, r := range s.Registers[c*per : min(len(s.Registers), (c+1)*per)] {
 			t.add(r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value))
 		}
 		out = append(out, htmlTable(t, "", "regs mono", nil))

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -233,7 +232,9 @@ func sweepOfHeader(res *results.Results) *Sweep {
 		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
 	s.Axes = axesOf(h)
 	s.BoardName = h.Board.String()
-	s.Registers = mapf(h.Snapshot.Registers, func(r soc.RegValue) Register { return Register{Name: r.Name, Offset: r.Offset, Value: r.Value} })
+	for _, r := range h.Snapshot.Registers {
+		s.Registers = append(s.Registers, Register{Name: r.Name, Offset: r.Offset, Value: r.Value})
+	}
 	return s
 }
 
@@ -376,8 +377,10 @@ func (s *Sweep) inProgress(res *results.Results) {
 		return
 	}
 	last := res.Runs[n-1]
-	if slices.ContainsFunc(res.Points, func(p results.PointRecord) bool { return p.Session == last.Session && p.Visit == last.Visit }) {
-		return
+	for _, p := range res.Points {
+		if p.Session == last.Session && p.Visit == last.Visit {
+			return
+		}
 	}
 	runs := count(res.Runs, func(r results.RunRecord) bool { return r.Session == last.Session && r.Visit == last.Visit })
 	name := "the baseline"

@@ -141,7 +141,12 @@ func (b *dtsBuilder) roleNote(roles []regs.Role) string {
 }
 
 func (b *dtsBuilder) hasProp(name string) bool {
-	return slices.ContainsFunc(b.d.Props, func(l DTSLine) bool { return strings.HasPrefix(l.Text, name+" ") || l.Text == name })
+	for _, l := range b.d.Props {
+		if strings.HasPrefix(l.Text, name+" ") || l.Text == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *dtsBuilder) note(format string, args ...any) {

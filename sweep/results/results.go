@@ -379,16 +379,21 @@ func (res *Results) add(line int, b []byte) error {
 		}
 
 	case TypeResume:
-		err = decode(b, &res.Resumes)
+		res.Resumes = append(res.Resumes, ResumeRecord{})
+		err = json.Unmarshal(b, &res.Resumes[len(res.Resumes)-1])
 	case TypeRun:
-		err = decode(b, &res.Runs)
+		res.Runs = append(res.Runs, RunRecord{})
+		err = json.Unmarshal(b, &res.Runs[len(res.Runs)-1])
 	case TypePoint:
-		err = decode(b, &res.Points)
+		res.Points = append(res.Points, PointRecord{})
+		err = json.Unmarshal(b, &res.Points[len(res.Points)-1])
 		res.pointLines = append(res.pointLines, line)
 	case TypeEvent:
-		err = decode(b, &res.Events)
+		res.Events = append(res.Events, EventRecord{})
+		err = json.Unmarshal(b, &res.Events[len(res.Events)-1])
 	case TypeEnd:
-		err = decode(b, &res.Ends)
+		res.Ends = append(res.Ends, EndRecord{})
+		err = json.Unmarshal(b, &res.Ends[len(res.Ends)-1])
 	default:
 		// Unknown record types are skipped: later versions may add some.
 	}
@@ -399,14 +404,6 @@ func (res *Results) add(line int, b []byte) error {
 		return fmt.Errorf("line 1: %q record, want the header", t.Type)
 	}
 	return nil
-}
-
-// decode appends the record in b to list.
-func decode[T any](b []byte, list *[]T) error {
-	var x T
-	err := json.Unmarshal(b, &x)
-	*list = append(*list, x)
-	return err
 }
 
 // Sessions is the number of sessions recorded (1 + resumes).
