@@ -43,11 +43,8 @@ type Fleet struct {
 
 // FleetGroup is the files of one SoC, controller, plan and probe.
 type FleetGroup struct {
-	Profile    string
-	Controller string
-	Plan       string
-	Probe      string
-	Sweeps     []*Sweep
+	Profile, Controller, Plan, Probe string
+	Sweeps                           []*Sweep
 	// Boards are the column names: each file's board, or its label.
 	Boards []string
 	// Points are the point labels in the order of the first file's

@@ -100,12 +100,12 @@ type Register struct {
 
 // Point is a measured point (or the baseline).
 type Point struct {
-	Key      string
-	Label    string            // "ITC=1 AHBBRST=0" in plan order, or "baseline"
-	Settings map[string]string // by axis name
-	Ignored  []string
-	Note     string
-	Baseline bool
+	// Label is "ITC=1 AHBBRST=0" in plan order, or "baseline".
+	Key, Label string
+	Settings   map[string]string // by axis name
+	Ignored    []string
+	Note       string
+	Baseline   bool
 	// Original is set for the point whose settings are the original
 	// ones (the noise floor); Blocked names its changes that cannot be
 	// made permanent (the verdict never recommends it).

@@ -45,11 +45,10 @@ type Setting struct {
 // DTS is a device-tree fragment for the controller's node, the kernel
 // parameters, and notes for what has neither.
 type DTS struct {
-	Label  string
-	Header []string
-	Props  []DTSLine
-	Params []DTSLine
-	Notes  []string
+	Label         string
+	Header        []string
+	Props, Params []DTSLine
+	Notes         []string
 	// Unmade are the settings that got neither a property nor a kernel
 	// parameter, each as "NAME: why" (the note's text): what cannot be
 	// made permanent this way.
@@ -110,12 +109,11 @@ type dtsBuilder struct {
 	m     *regs.Map
 	given map[string]string
 	// parkDone is set once park's parameter is emitted: ASP and ASPE
-	// make one ehci_hcd.park line.
-	parkDone bool
-	// made is set when the setting being decided got its own property,
-	// kernel parameter or a permanent absence (a boolean property left
-	// out), not only a condition's property or a note.
-	made bool
+	// make one ehci_hcd.park line. made is set when the setting being
+	// decided got its own property, kernel parameter or a permanent
+	// absence (a boolean property left out), not only a condition's
+	// property or a note.
+	parkDone, made bool
 }
 
 // value is a field's value: the setting's where one is given, else the
