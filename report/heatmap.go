@@ -39,10 +39,7 @@ func viridis(t float64) (string, bool) {
 	stops := [][3]float64{{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}
 	t = math.Max(0, math.Min(1, t))
 	x := t * float64(len(stops)-1)
-	i := int(math.Floor(x))
-	if i >= len(stops)-1 {
-		i = len(stops) - 2
-	}
+	i := min(int(math.Floor(x)), len(stops)-2)
 	f := x - float64(i)
 	var c [3]int
 	for k := 0; k < 3; k++ {

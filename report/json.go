@@ -85,8 +85,7 @@ func numPtr(n Num) *float64 {
 	if !n.OK {
 		return nil
 	}
-	v := n.V
-	return &v
+	return &n.V
 }
 
 func pointJSON(s *Sweep, p *Point) JSONPoint {

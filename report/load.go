@@ -50,7 +50,6 @@ func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
 	var rk rank.Ranking
 	var frag, params, dtsErr string
 	if opt.Decide != nil {
-		var err error
 		if rk, frag, params, err = opt.Decide(name, res); err != nil {
 			dtsErr = err.Error()
 			rk = res.Rank(rank.Policy{MinGainPct: res.Header.Plan.MinGainPct()})

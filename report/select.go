@@ -29,12 +29,7 @@ type Options struct {
 	ASCII bool
 }
 
-func (o Options) top() int {
-	if o.Top < 1 {
-		return 1
-	}
-	return o.Top
-}
+func (o Options) top() int { return max(o.Top, 1) }
 
 // rows returns the points of s a table shows: the best Top, then the
 // named ones (ranked or not), without repeats.
