@@ -55,10 +55,9 @@ func rankCell(p *Point) string {
 }
 
 func pointName(s *Sweep, p *Point) string {
-	if p.Baseline {
-		return "baseline (" + s.Originals() + ")"
-	}
 	switch {
+	case p.Baseline:
+		return "baseline (" + s.Originals() + ")"
 	case p.Original:
 		return p.Label + " (original)"
 	case len(p.Blocked) > 0:
@@ -194,14 +193,12 @@ func effectTable(s *Sweep, effs []Effect) *table {
 			if v.Best {
 				marks = append(marks, "best")
 			}
-			n, med, pc := "", "", ""
+			n, med, pc := "none", "", ""
 			switch {
 			case v.Baseline:
 				n, med = "baseline", s.Rate(v.Median)
 			case v.Points > 0:
 				n, med = strconv.Itoa(v.Points), s.Rate(v.Median)
-			default:
-				n = "none"
 			}
 			if v.HasPct {
 				pc = pct(v.Pct) + " %"
