@@ -26,12 +26,7 @@ func WriteCSV(w io.Writer, ss []*Sweep) error {
 		return err
 	}
 	for _, s := range ss {
-		var all []*Point
-		if s.Baseline != nil {
-			all = append(all, s.Baseline)
-		}
-		all = append(append(all, s.Ranked...), s.Others()...)
-		for _, p := range all {
+		for _, p := range s.withBaseline(s.all()) {
 			if err := cw.Write(escapeCells(csvRecord(s, p, names))); err != nil {
 				return err
 			}
@@ -97,19 +92,13 @@ func csvRecord(s *Sweep, p *Point, names []string) []string {
 	if p.Rank > 0 {
 		rank = strconv.Itoa(p.Rank)
 	}
-	reason := p.Reason
-	if len(p.Changed) > 0 {
-		reason += ": " + strings.Join(p.Changed, "; ")
-	}
 	kernel := s.Kernel
 	if s.Simulated && !s.RealProbe {
 		kernel = "" // older files name the host's: no part in the figures
 	}
 	rec := []string{s.File, s.Profile, s.Controller, kernel, strconv.FormatBool(s.Simulated), s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
-		strconv.FormatBool(p.Tied), string(p.Status), reason}
-	for _, name := range names {
-		rec = append(rec, p.Settings[name])
-	}
+		strconv.FormatBool(p.Tied), string(p.Status), p.why()}
+	rec = append(rec, mapf(names, func(n string) string { return p.Settings[n] })...)
 	if p.Runs() > 0 {
 		rec = append(rec, strconv.Itoa(p.Runs()), g(s.RateValue(p.Median), 3), g(s.RateValue(p.Min), 3), g(s.RateValue(p.Max), 3), s.RateUnit())
 	} else {

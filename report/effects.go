@@ -29,11 +29,10 @@ type EffectValue struct {
 	// time: the original value).
 	Points   int
 	Baseline bool
-	Median   float64 // median of those points' medians
-	Pct      float64 // against the baseline's median
-	HasPct   bool
-	Original bool
-	Best     bool
+	// Median is the median of those points' medians, Pct it against
+	// the baseline's median.
+	Median, Pct            float64
+	HasPct, Original, Best bool
 }
 
 // Effects summarises each axis on its own. A grid (or adaptive race)

@@ -1,10 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/sweep/rank"
@@ -42,11 +43,8 @@ type Fleet struct {
 
 // FleetGroup is the files of one SoC, controller, plan and probe.
 type FleetGroup struct {
-	Profile    string
-	Controller string
-	Plan       string
-	Probe      string
-	Sweeps     []*Sweep
+	Profile, Controller, Plan, Probe string
+	Sweeps                           []*Sweep
 	// Boards are the column names: each file's board, or its label.
 	Boards []string
 	// Points are the point labels in the order of the first file's
@@ -97,12 +95,8 @@ func NewFleet(ss []*Sweep) *Fleet {
 		}
 		g.Sweeps = append(g.Sweeps, s)
 	}
-	sort.SliceStable(f.Groups, func(i, j int) bool {
-		a, b := f.Groups[i], f.Groups[j]
-		if a.Profile != b.Profile {
-			return a.Profile < b.Profile
-		}
-		return a.Controller < b.Controller
+	slices.SortStableFunc(f.Groups, func(a, b *FleetGroup) int {
+		return cmp.Or(strings.Compare(a.Profile, b.Profile), strings.Compare(a.Controller, b.Controller))
 	})
 	for _, g := range f.Groups {
 		g.settle()
@@ -136,11 +130,7 @@ func (g *FleetGroup) settle() {
 		return p.Key == s.Verdict.Point || p.Tied && p.Vs != nil && p.Vs.Change == rank.ChangeFaster
 	}
 	for _, l := range g.Points {
-		all := true
-		for _, s := range g.Sweeps {
-			all = all && wins(s, l)
-		}
-		if all {
+		if !slices.ContainsFunc(g.Sweeps, func(s *Sweep) bool { return !wins(s, l) }) {
 			g.Common = append(g.Common, l)
 		}
 	}
@@ -228,7 +218,7 @@ func (g *FleetGroup) Verdict() string {
 	case len(g.Common) > 0:
 		v := fmt.Sprintf("%s wins on every board of the %s (%d)", g.Pick, soc, n)
 		if len(g.Common) > 1 {
-			v += fmt.Sprintf(" (tied with %s on every board; it loses least against each board's own winner: at most %.1f %% on %s)", strings.Join(without(g.Common, g.Pick), ", "), g.PickLoss, g.PickWorst)
+			v += fmt.Sprintf(" (tied with %s on every board; it loses least against each board's own winner: at most %.1f %% on %s)", strings.Join(slices.DeleteFunc(slices.Clone(g.Common), func(l string) bool { return l == g.Pick }), ", "), g.PickLoss, g.PickWorst)
 		}
 		return v + ": one value for the SoC's dtsi (" + soc + "), no per-board overrides"
 	}
@@ -245,12 +235,7 @@ func (g *FleetGroup) Verdict() string {
 
 // allOriginal reports whether no board's verdict changes anything.
 func (g *FleetGroup) allOriginal() bool {
-	for _, s := range g.Sweeps {
-		if s.Verdict.Kind == rank.VerdictApply {
-			return false
-		}
-	}
-	return len(g.Sweeps) > 0
+	return len(g.Sweeps) > 0 && !slices.ContainsFunc(g.Sweeps, func(s *Sweep) bool { return s.Verdict.Kind == rank.VerdictApply })
 }
 
 // winnerLabel names board i's winner: its verdict's recommendation, the
@@ -267,16 +252,6 @@ func (g *FleetGroup) winnerLabel(i int) string {
 		return w.Label
 	}
 	return g.Winners[i].Label
-}
-
-func without(xs []string, x string) []string {
-	var out []string
-	for _, y := range xs {
-		if y != x {
-			out = append(out, y)
-		}
-	}
-	return out
 }
 
 // Summary says, group by group, whether one setting wins on every board,
@@ -388,8 +363,7 @@ func fleetCell(s *Sweep, p *Point) string {
 // table is the group's points by board.
 func (g *FleetGroup) table() *table {
 	unit := g.Sweeps[0].RateUnit()
-	t := &table{head: []string{"point"}}
-	t.right = []bool{false}
+	t := &table{head: []string{"point"}, right: []bool{false}}
 	for _, b := range g.Boards {
 		t.head = append(t.head, b+" "+unit)
 		t.right = append(t.right, true)
@@ -401,9 +375,7 @@ func (g *FleetGroup) table() *table {
 		if l == "baseline" {
 			r[0] = "baseline (" + g.Sweeps[0].Originals() + ")"
 		}
-		for _, s := range g.Sweeps {
-			r = append(r, fleetCell(s, g.point(s, l)))
-		}
+		r = append(r, mapf(g.Sweeps, func(s *Sweep) string { return fleetCell(s, g.point(s, l)) })...)
 		sp := ""
 		if v, ok := g.Spread(l); ok {
 			sp = fmt.Sprintf("%.1f %%", v)

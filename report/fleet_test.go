@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/citune/citune/sweep/rank"
 )
 
 // The three simulated boards of gen_test.go: two i.MX6Q carriers whose
@@ -119,5 +121,20 @@ func TestFleetOnlyWhenBoardsAreNamed(t *testing.T) {
 	}
 	if strings.HasPrefix(b.String(), "fleet:") {
 		t.Error("side-by-side report turned into a fleet report")
+	}
+}
+
+// Several common winners: the verdict names the pick and the points tied
+// with it, and leaves the group's common winners as they were.
+func TestFleetVerdictTiedPick(t *testing.T) {
+	apply := func() *Sweep { return &Sweep{Verdict: rank.Verdict{Kind: rank.VerdictApply}} }
+	g := &FleetGroup{Profile: "imx6q", Sweeps: []*Sweep{apply(), apply()}, Boards: []string{"a", "b"},
+		Winners: []*Point{{}, {}}, Common: []string{"X=1", "X=2", "X=3"}, Pick: "X=2", PickLoss: 1.5, PickWorst: "b"}
+	want := "X=2 wins on every board of the imx6q (2) (tied with X=1, X=3 on every board; it loses least against each board's own winner: at most 1.5 % on b): one value for the SoC's dtsi (imx6q), no per-board overrides"
+	if got := g.Verdict(); got != want {
+		t.Errorf("verdict:\n%s\nwant:\n%s", got, want)
+	}
+	if got := strings.Join(g.Common, ","); got != "X=1,X=2,X=3" {
+		t.Errorf("common winners became %s", got)
 	}
 }

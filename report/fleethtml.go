@@ -11,21 +11,28 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// htmlFleet is the HTML fleet section with a chart per group.
-func htmlFleet(ss []*Sweep) *fleetView {
+// htmlFleet writes the HTML fleet section with a chart per group.
+func htmlFleet(b *hb, ss []*Sweep) {
 	f := NewFleet(ss)
-	v := &fleetView{Heading: f.heading(), Summary: f.Summary()}
+	b.openn("section", "id", "fleet")
+	b.eln("h2", "Fleet: board by board")
+	b.eln("p", f.heading(), "class", "sub")
+	b.open("p", "id", "fleet-summary")
+	b.el("strong", f.Summary())
+	b.closen("p")
 	for i, g := range f.Groups {
 		id := fmt.Sprintf("fleet-%d", i+1)
-		v.Groups = append(v.Groups, fleetGroupView{
-			ID: id, Title: g.title(), Plan: g.Plan, Probe: g.Probe,
-			Boards:  htmlTable(g.boardTable(), id+"-boards", "summary", nil),
-			Chart:   fleetChart(g, id+"-chart", pageWidth),
-			Points:  htmlTable(g.table(), id+"-points", "summary", nil),
-			Verdict: g.Verdict(),
-		})
+		b.eln("h3", g.title())
+		b.eln("p", "plan: "+g.Plan+"; probe: "+g.Probe, "class", "foot")
+		htmlTable(g.boardTable(), id+"-boards", "summary", nil).render(b)
+		figure(b, "fig-"+id, "Median rate per board", "(dot: median, line: min to max of the counted runs, ring: the board's winner)", fleetChart(g, id+"-chart", pageWidth))
+		htmlTable(g.table(), id+"-points", "summary", nil).render(b)
+		b.open("p", "class", "verdict", "id", id+"-verdict")
+		b.el("strong", "Verdict:")
+		b.text(" " + g.Verdict())
+		b.closen("p")
 	}
-	return v
+	b.closen("section")
 }
 
 // fleetChart is the group's per-board chart: for every point (baseline
@@ -48,18 +55,9 @@ func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
 	b.open(id, "fleet", width, h, "median rate per board for every point")
 	b.title(fmt.Sprintf("Median rate per board, %s, with the range of the counted runs", s0.RateUnit()))
 	lo, hi := fleetRange(g, labels)
-	ticks := niceTicks(lo, hi, 8)
-	x0, x1 := ticks[0], ticks[len(ticks)-1]
-	if x1 <= x0 {
-		x1 = x0 + 1
-	}
 	pw := width - left - right
-	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
 	y1 := top + rowH*float64(len(labels))
-	for _, t := range ticks {
-		b.line(X(t), top, X(t), y1, colGrid, 1)
-		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
-	}
+	X := b.xAxis(niceTicks(lo, hi, 8), left, pw, top, y1)
 	b.text(left+pw/2, y1+36, "middle", "axis", "median "+s0.RateUnit()+" per board")
 	for k, e := range legend {
 		b.elem("circle", "cx", px(e.x+5), "cy", px(e.y-4), "r", "5", "fill", fileColours[k%len(fileColours)])
@@ -70,8 +68,7 @@ func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
 		b.text(left-8, cy+rowH/2+4, "end", "label", names[i])
 		fleetRow(&b, g, l, cy, rowH, left+pw, X)
 	}
-	b.close()
-	return b.html()
+	return b.close()
 }
 
 // legendEntry is a board's entry in the fleet chart's legend.
@@ -130,13 +127,12 @@ func fleetRow(b *svgb, g *FleetGroup, l string, cy, rowH, xBad float64, X func(f
 		b.title(g.Boards[k] + ": " + pointTitle(s, p))
 		if len(p.Rates) == 0 || (p.Status != rank.StatusOK && p.Status != rank.StatusEliminated) {
 			b.textElem("text", trim(g.Boards[k], 14)+": "+strings.ToUpper(string(p.Status)), "x", px(xBad+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
-			b.end("g")
-			continue
-		}
-		b.line(X(s.RateValue(p.Min)), y, X(s.RateValue(p.Max)), y, col, 2)
-		b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "4", "fill", col)
-		if p == g.Winners[k] {
-			b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "7", "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "class", "winner")
+		} else {
+			b.line(X(s.RateValue(p.Min)), y, X(s.RateValue(p.Max)), y, col, 2)
+			b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "4", "fill", col)
+			if p == g.Winners[k] {
+				b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "7", "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "class", "winner")
+			}
 		}
 		b.end("g")
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/sweep/plan"
@@ -28,12 +29,7 @@ func heatAxes(s *Sweep) (ax, ay Axis, others bool, ok bool) {
 func matches(p *Point, a Axis, v string) bool {
 	got, ok := p.Settings[a.Name]
 	if !ok {
-		for _, ig := range p.Ignored {
-			if ig == a.Name {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(p.Ignored, a.Name)
 	}
 	return got == v
 }
@@ -43,10 +39,7 @@ func viridis(t float64) (string, bool) {
 	stops := [][3]float64{{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}
 	t = math.Max(0, math.Min(1, t))
 	x := t * float64(len(stops)-1)
-	i := int(math.Floor(x))
-	if i >= len(stops)-1 {
-		i = len(stops) - 2
-	}
+	i := min(int(math.Floor(x)), len(stops)-2)
 	f := x - float64(i)
 	var c [3]int
 	for k := 0; k < 3; k++ {
@@ -92,8 +85,7 @@ func heatmap(s *Sweep, id string) trustedHTML {
 	if len(s.Eliminated) > 0 {
 		b.text(left, h-8, "start", "small", "faded: dropped by the adaptive race after fewer runs")
 	}
-	b.close()
-	return b.html()
+	return b.close()
 }
 
 // heatCell is what one cell of the heat map shows: the best ranked point
@@ -110,21 +102,10 @@ func heatCells(s *Sweep, ax, ay Axis) (cells [][]heatCell, lo, hi float64) {
 	for j, vy := range ay.Values {
 		cells[j] = make([]heatCell, len(ax.Values))
 		for i, vx := range ax.Values {
-			var c heatCell
-			for _, p := range s.Ranked {
-				if matches(p, ax, vx) && matches(p, ay, vy) && (c.p == nil || p.Median > c.p.Median) {
-					c.p = p
-				}
-			}
-			for _, p := range s.Eliminated {
-				if len(p.Rates) > 0 && matches(p, ax, vx) && matches(p, ay, vy) && (c.elim == nil || p.Median > c.elim.Median) {
-					c.elim = p
-				}
-			}
-			for _, p := range s.Excluded {
-				if matches(p, ax, vx) && matches(p, ay, vy) && c.bad == nil {
-					c.bad = p
-				}
+			at := func(p *Point) bool { return matches(p, ax, vx) && matches(p, ay, vy) }
+			c := heatCell{p: best(s.Ranked, at), elim: best(s.Eliminated, func(p *Point) bool { return len(p.Rates) > 0 && at(p) })}
+			if k := slices.IndexFunc(s.Excluded, at); k >= 0 {
+				c.bad = s.Excluded[k]
 			}
 			for _, p := range []*Point{c.p, c.elim} {
 				if p != nil {
@@ -135,6 +116,17 @@ func heatCells(s *Sweep, ax, ay Axis) (cells [][]heatCell, lo, hi float64) {
 		}
 	}
 	return cells, lo, hi
+}
+
+// best is the point of ps with the highest median that ok accepts, the
+// first of those tied; nil when ok accepts none.
+func best(ps []*Point, ok func(*Point) bool) (b *Point) {
+	for _, p := range ps {
+		if ok(p) && (b == nil || p.Median > b.Median) {
+			b = p
+		}
+	}
+	return b
 }
 
 // heatGrid is the heat map's layout: cells cw × ch from (left, top), the
@@ -150,20 +142,18 @@ type heatGrid struct {
 func (g heatGrid) labels(b *svgb, ax, ay Axis) {
 	left, top, cw, ch := g.left, g.top, g.cw, g.ch
 	b.text(left+cw*float64(len(ax.Values))/2, 16, "middle", "axis", ax.Label)
-	for i, v := range ax.Values {
-		l := v
-		if v == ax.Original {
-			l += " (orig)"
+	orig := func(a Axis, v string) string {
+		if v == a.Original {
+			return v + " (orig)"
 		}
-		b.text(left+cw*(float64(i)+0.5), top-8, "middle", "tick", l)
+		return v
+	}
+	for i, v := range ax.Values {
+		b.text(left+cw*(float64(i)+0.5), top-8, "middle", "tick", orig(ax, v))
 	}
 	b.textElem("text", ay.Label, "x", px(14.0), "y", px(top+ch*float64(len(ay.Values))/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 %.1f %.1f)", 14.0, top+ch*float64(len(ay.Values))/2))
 	for j, v := range ay.Values {
-		l := v
-		if v == ay.Original {
-			l += " (orig)"
-		}
-		b.text(left-8, top+ch*(float64(j)+0.5)+4, "end", "tick", l)
+		b.text(left-8, top+ch*(float64(j)+0.5)+4, "end", "tick", orig(ay, v))
 	}
 }
 
@@ -179,19 +169,26 @@ func (g heatGrid) shade(m float64) float64 {
 // original settings', which shows the baseline when nothing else is there.
 func (g heatGrid) cell(b *svgb, s *Sweep, c heatCell, x, y float64, atBaseline bool) {
 	cw, ch := g.cw, g.ch
+	rect := func(fill string, extra ...string) {
+		b.elem("rect", append(append([]string{"x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill}, extra...), "stroke", "#ffffff", "stroke-width", "2")...)
+	}
+	// label writes a line of the cell dy below its middle.
+	label := func(dy float64, class, text string, style ...string) {
+		b.textElem("text", text, append([]string{"x", px(x + cw/2), "y", px(y + ch/2 + dy), "text-anchor", "middle", "class", class}, style...)...)
+	}
 	b.start("g")
 	switch {
 	case c.p != nil:
 		fill, light := viridis(g.shade(c.p.Median))
-		fg := "#ffffff"
+		fg := "fill:#ffffff"
 		if light {
-			fg = "#111111"
+			fg = "fill:#111111"
 		}
 		b.title(pointTitle(s, c.p))
-		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill, "stroke", "#ffffff", "stroke-width", "2")
-		b.textElem("text", s.Rate(c.p.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell", "style", fmt.Sprintf("fill:%s", fg))
+		rect(fill)
+		label(-2, "cell", s.Rate(c.p.Median), "style", fg)
 		if c.p.Vs != nil {
-			b.textElem("text", c.p.Vs.Short(), "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall", "style", fmt.Sprintf("fill:%s", fg))
+			label(14, "cellsmall", c.p.Vs.Short(), "style", fg)
 		}
 		if c.p == g.win {
 			b.elem("rect", "x", px(x+2.5), "y", px(y+2.5), "width", px(cw-5), "height", px(ch-5), "fill", "none", "stroke", colWinner, "stroke-width", "3")
@@ -200,22 +197,22 @@ func (g heatGrid) cell(b *svgb, s *Sweep, c heatCell, x, y float64, atBaseline b
 		// Faded: fewer runs, dropped by the adaptive race.
 		fill, _ := viridis(g.shade(c.elim.Median))
 		b.title(pointTitle(s, c.elim))
-		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fill, "fill-opacity", "0.35", "stroke", "#ffffff", "stroke-width", "2")
-		b.textElem("text", s.Rate(c.elim.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell", "style", "fill:#424a53")
-		b.textElem("text", "eliminated", "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall", "style", "fill:#424a53")
+		rect(fill, "fill-opacity", "0.35")
+		label(-2, "cell", s.Rate(c.elim.Median), "style", "fill:#424a53")
+		label(14, "cellsmall", "eliminated", "style", "fill:#424a53")
 	case c.bad != nil:
 		b.title(pointTitle(s, c.bad))
-		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", fmt.Sprintf("url(#%s-hatch)", g.id), "stroke", "#ffffff", "stroke-width", "2")
-		b.textElem("text", strings.ToUpper(string(c.bad.Status)), "x", px(x+cw/2), "y", px(y+ch/2+4), "text-anchor", "middle", "class", "cellbad")
+		rect(fmt.Sprintf("url(#%s-hatch)", g.id))
+		label(4, "cellbad", strings.ToUpper(string(c.bad.Status)))
 	case atBaseline:
 		b.title(pointTitle(s, s.Baseline))
-		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")
-		b.textElem("text", s.Rate(s.Baseline.Median), "x", px(x+cw/2), "y", px(y+ch/2-2), "text-anchor", "middle", "class", "cell")
-		b.textElem("text", "baseline", "x", px(x+cw/2), "y", px(y+ch/2+14), "text-anchor", "middle", "class", "cellsmall")
+		rect("#f6f8fa")
+		label(-2, "cell", s.Rate(s.Baseline.Median))
+		label(14, "cellsmall", "baseline")
 	default:
 		b.title("not measured")
-		b.elem("rect", "x", px(x), "y", px(y), "width", px(cw), "height", px(ch), "fill", "#f6f8fa", "stroke", "#ffffff", "stroke-width", "2")
-		b.text(x+cw/2, y+ch/2+4, "middle", "tick", "not measured")
+		rect("#f6f8fa")
+		label(4, "tick", "not measured")
 	}
 	b.end("g")
 }

@@ -69,7 +69,7 @@ svg text.cellsmall { font-size: 11px; }
 // units, the file names themselves) is escaped, whatever it holds. The
 // style sheet is the constant above; the charts are trustedHTML only
 // because svgb built them (svgbuild.go), escaping every value it was
-// given. The views below hold plain strings and are filled by Go code.
+// given. Tables go in as views (htmlTable), filled by Go code.
 
 // cellView is one cell of a table; Num right-aligns it.
 type cellView struct {
@@ -88,62 +88,6 @@ type tableView struct {
 	Rows      []rowView
 }
 
-type pageView struct {
-	Title   string
-	CSS     string
-	Files   string
-	Fleet   *fleetView
-	Compare *compareView
-	Sweeps  []*sweepView
-	Legend  []legendView
-}
-
-type legendView struct {
-	Colour string
-	What   string
-}
-
-type compareView struct {
-	Summary, Points *tableView
-	Chart           trustedHTML
-}
-
-type fleetView struct {
-	Heading, Summary string
-	Groups           []fleetGroupView
-}
-
-type fleetGroupView struct {
-	ID, Title, Plan, Probe string
-	Boards, Points         *tableView
-	Chart                  trustedHTML
-	Verdict                string
-}
-
-type sweepView struct {
-	Sfx, Board, Kernel, Label string
-	Plan, State               string
-	Corrupt                   string
-	Warnings                  []string
-	Summary                   *tableView
-	Footnotes                 []string
-	Unit, Amount              string
-	Rates, Heatmap, Scatter   trustedHTML
-	HeatCaption               string
-	Excluded, Eliminated      *tableView
-	DroppedTitle, DroppedWhy  string
-	Effects                   *tableView
-	EffectsHow                string
-	DTS, KernelParams, DTSErr string
-	VerdictLines              []string
-	VerdictApply              bool
-	Header                    [][2]string
-	Notes                     []string
-	Registers                 [][]regView
-}
-
-type regView struct{ Name, Offset, Value string }
-
 // WriteHTML writes one self-contained page: no scripts, no fonts or
 // images from elsewhere; the charts are inline SVG. With several files
 // the page starts with their comparison.
@@ -152,64 +96,51 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 		return errNoResults
 	}
 	uniqueLabels(ss)
-	v := &pageView{Title: "citune report: " + ss[0].Board(), CSS: css, Legend: legend()}
+	title := "citune report: " + ss[0].Board()
 	if ss[0].Simulated {
-		v.Title = "citune report: SIMULATED " + ss[0].Board()
+		title = "citune report: SIMULATED " + ss[0].Board()
 	}
+	fleet := isFleet(ss, o)
 	switch {
-	case isFleet(ss, o):
-		v.Title = fmt.Sprintf("citune report: %d boards compared", len(ss))
+	case fleet:
+		title = fmt.Sprintf("citune report: %d boards compared", len(ss))
 	case len(ss) > 1:
-		v.Title = fmt.Sprintf("citune report: %d results side by side", len(ss))
+		title = fmt.Sprintf("citune report: %d results side by side", len(ss))
 	}
 	if len(ss) > 1 && slices.ContainsFunc(ss, func(s *Sweep) bool { return s.Simulated }) {
-		v.Title += " (SIMULATED ones among them)"
+		title += " (SIMULATED ones among them)"
 	}
-	var files []string
-	for _, s := range ss {
-		files = append(files, s.File)
-	}
-	v.Files = strings.Join(files, ", ")
+	files := mapf(ss, func(s *Sweep) string { return s.File })
+	// Written whole to b before anything goes to w: no half page.
+	var b hb
+	pageHead(&b, title, strings.Join(files, ", "))
 	switch {
-	case isFleet(ss, o):
-		v.Fleet = htmlFleet(ss)
+	case fleet:
+		htmlFleet(&b, ss)
 	case len(ss) > 1:
-		c, err := htmlCompare(ss, o)
-		if err != nil {
+		if err := htmlCompare(&b, ss, o); err != nil {
 			return err
 		}
-		v.Compare = c
 	}
 	for i, s := range ss {
-		sv, err := htmlSweep(s, o, i+1, len(ss) > 1)
-		if err != nil {
+		sfx := ""
+		if len(ss) > 1 {
+			sfx = "-" + strconv.Itoa(i+1)
+		}
+		if err := htmlSweep(&b, s, o, sfx); err != nil {
 			return err
 		}
-		v.Sweeps = append(v.Sweeps, sv)
 	}
-	// Rendered whole before anything is written: no half page.
-	_, err := io.WriteString(w, v.render())
+	pageTail(&b)
+	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func legend() []legendView {
-	items := []struct{ col, what string }{
-		{colBaseline, "baseline (original settings)"}, {colWinner, "winner"}, {colBetter, "significantly faster than the baseline"},
-		{colSame, "no significant difference"}, {colWorse, "significantly slower"}, {colBad, "not held or corrupt: not ranked"},
-	}
-	var out []legendView
-	for _, it := range items {
-		// The colours are the constants of svg.go.
-		out = append(out, legendView{it.col, it.what})
-	}
-	return out
 }
 
 // htmlTable is t for the page with the given id; rowClass gives each
 // row's class.
 func htmlTable(t *table, id, class string, rowClass func(i int) string) *tableView {
 	v := &tableView{ID: id, Class: class}
-	num := func(i int) bool { return i < len(t.right) && t.right[i] }
+	num := t.isRight
 	for i, h := range t.head {
 		v.Head = append(v.Head, cellView{h, num(i)})
 	}
@@ -226,54 +157,27 @@ func htmlTable(t *table, id, class string, rowClass func(i int) string) *tableVi
 	return v
 }
 
-func htmlSweep(s *Sweep, o Options, n int, many bool) (*sweepView, error) {
-	pts, err := rows(s, o)
-	if err != nil {
-		return nil, err
-	}
-	v := &sweepView{Board: s.Board(), Kernel: s.KernelText(), Label: s.Label,
-		Plan: s.PlanString(), State: stateLine(s), Unit: s.RateUnit(), Amount: s.Amount()}
-	if many {
-		v.Sfx = "-" + strconv.Itoa(n)
-	}
-	v.addWarnings(s)
-	v.addSummary(s, pts)
-	v.addCharts(s)
-	v.addTables(s)
-	v.DTS, v.KernelParams, v.DTSErr = s.DTS, s.KernelParams, s.DTSErr
-	v.VerdictLines, v.VerdictApply = s.VerdictLines(), s.Verdict.Kind == rank.VerdictApply
-	v.addHeader(s)
-	v.Notes = s.Notes
-	v.addRegisters(s)
-	return v, nil
-}
-
-// addWarnings sets the corrupt-data line and the warnings: the sweep's,
+// htmlWarnings are the corrupt-data line and the warnings: the sweep's,
 // a visit cut short, points not measured.
-func (v *sweepView) addWarnings(s *Sweep) {
+func htmlWarnings(s *Sweep) (corrupt string, warnings []string) {
 	if _, cor, _ := s.Counts(); cor > 0 {
-		v.Corrupt = fmt.Sprintf("CORRUPT DATA at %d point%s: a probe run's data failed its integrity check (listed below, never ranked).", cor, plural(cor))
+		corrupt = fmt.Sprintf("CORRUPT DATA at %d point%s: a probe run's data failed its integrity check (listed below, never ranked).", cor, plural(cor))
 	}
-	v.Warnings = append(v.Warnings, s.Warnings...)
+	warnings = append(warnings, s.Warnings...)
 	if s.InProgress != "" {
-		v.Warnings = append(v.Warnings, "Cut short: "+s.InProgress+".")
+		warnings = append(warnings, "Cut short: "+s.InProgress+".")
 	}
 	if len(s.Missing) > 0 {
-		v.Warnings = append(v.Warnings, fmt.Sprintf("Not measured (%d of %d planned points): %s.", len(s.Missing), s.Planned, strings.Join(s.Missing, "; ")))
+		warnings = append(warnings, fmt.Sprintf("Not measured (%d of %d planned points): %s.", len(s.Missing), s.Planned, strings.Join(s.Missing, "; ")))
 	}
+	return corrupt, warnings
 }
 
-// addSummary sets the table of the baseline, the best and the named
-// points, with its footnotes.
-func (v *sweepView) addSummary(s *Sweep, pts []*Point) {
-	if s.Baseline == nil && len(pts) == 0 {
-		return
-	}
-	all := pts
-	if s.Baseline != nil {
-		all = append([]*Point{s.Baseline}, pts...)
-	}
-	v.Summary = htmlTable(pointTable(s, pts), "summary"+v.Sfx, "summary", func(i int) string {
+// summaryView is the table of the baseline, the best and the named
+// points.
+func summaryView(s *Sweep, pts []*Point, sfx string) *tableView {
+	all := s.withBaseline(pts)
+	return htmlTable(pointTable(s, pts), "summary"+sfx, "summary", func(i int) string {
 		p := all[i]
 		switch {
 		case p.Baseline:
@@ -285,56 +189,49 @@ func (v *sweepView) addSummary(s *Sweep, pts []*Point) {
 		}
 		return ""
 	})
-	v.Footnotes = footnotes(s, pts)
 }
 
-// addCharts sets the rates chart, the heat map (with its caption) and the
-// scatter.
-func (v *sweepView) addCharts(s *Sweep) {
-	sfx := v.Sfx
-	v.Rates = ratesChart(s, "rates"+sfx, pageWidth)
-	if hm := heatmap(s, "heatmap"+sfx); hm != "" {
-		ax, ay, others, _ := heatAxes(s)
-		v.HeatCaption = fmt.Sprintf("%s against %s", ax.Label, ay.Label)
-		if others {
-			v.HeatCaption += ", best point over the other axes"
-		}
-		v.Heatmap = hm
+// heatCaption is the heat map's caption: the axes it shows.
+func heatCaption(s *Sweep) string {
+	ax, ay, others, _ := heatAxes(s)
+	c := fmt.Sprintf("%s against %s", ax.Label, ay.Label)
+	if others {
+		c += ", best point over the other axes"
 	}
-	v.Scatter = scatter(s, "scatter"+sfx, pageWidth)
+	return c
 }
 
-// addTables sets the tables of the excluded and the eliminated points and
-// of the settings' effects.
-func (v *sweepView) addTables(s *Sweep) {
-	sfx := v.Sfx
+// otherTables writes the tables of the excluded and the eliminated
+// points and of the settings' effects, each with its title and note.
+func otherTables(b *hb, s *Sweep, sfx string) {
+	section := func(t *tableView, title, foot string) {
+		b.eln("h3", title)
+		b.eln("p", foot, "class", "foot")
+		t.render(b)
+	}
 	if len(s.Excluded) > 0 {
-		t := &table{head: []string{"status", "point", "why"}}
-		for _, p := range s.Excluded {
-			st, what := excludedLine(s, p)
-			t.add(strings.TrimPrefix(st, "!!! "), p.Label, what)
-		}
-		v.Excluded = htmlTable(t, "excluded"+sfx, "excluded", func(int) string { return "bad" })
+		section(htmlTable(excludedTable(s, "!!! "), "excluded"+sfx, "excluded", func(int) string { return "bad" }), "Not ranked",
+			"These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.")
 	}
 	if len(s.Eliminated) > 0 {
-		v.Eliminated = htmlTable(eliminatedTable(s), "eliminated"+sfx, "eliminated", nil)
-		v.DroppedTitle, v.DroppedWhy = "Dropped by the adaptive race", "Clearly slower than the race's leader after fewer runs; not ranked."
+		title, why := "Dropped by the adaptive race", "Clearly slower than the race's leader after fewer runs; not ranked."
 		if s.Mode == "model" {
 			t, w := s.droppedBy()
-			v.DroppedTitle, v.DroppedWhy = strings.ToUpper(t[:1])+t[1:], w
+			title, why = strings.ToUpper(t[:1])+t[1:], w
 		}
+		section(htmlTable(eliminatedTable(s), "eliminated"+sfx, "eliminated", nil), title, why)
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
-		v.EffectsHow = effs[0].How
-		v.Effects = htmlTable(effectTable(s, effs), "effects"+sfx, "effects", nil)
+		section(htmlTable(effectTable(s, effs), "effects"+sfx, "effects", nil), "Effect of each axis on its own", effs[0].How+"; spread in points of the baseline.")
 	}
 }
 
-// addHeader sets the header's key-value lines, leaving out empty values.
-func (v *sweepView) addHeader(s *Sweep) {
+// headerView is the header's key-value lines, leaving out empty values.
+func headerView(s *Sweep, sfx string) *tableView {
+	v := &tableView{ID: "header" + sfx, Class: "kv"}
 	add := func(k, val string) {
 		if val != "" {
-			v.Header = append(v.Header, [2]string{k, val})
+			v.Rows = append(v.Rows, rowView{Cells: []cellView{{Text: k}, {Text: val}}})
 		}
 	}
 	board := s.Profile
@@ -352,38 +249,28 @@ func (v *sweepView) addHeader(s *Sweep) {
 		add("started", s.Started.UTC().Format(time.RFC3339))
 	}
 	add("plan", s.PlanString())
-	var ax []string
-	for _, a := range s.Axes {
-		ax = append(ax, fmt.Sprintf("%s (%s %s): %s, original %s", a.Label, a.Kind, a.Name, strings.Join(a.Values, ", "), a.Original))
-	}
-	add("axes", strings.Join(ax, "; "))
+	add("axes", strings.Join(mapf(s.Axes, func(a Axis) string {
+		return fmt.Sprintf("%s (%s %s): %s, original %s", a.Label, a.Kind, a.Name, strings.Join(a.Values, ", "), a.Original)
+	}), "; "))
 	add("state", stateLine(s))
 	add("sessions", strconv.Itoa(s.Sessions))
+	return v
 }
 
-// addRegisters sets the registers' snapshot in three columns.
-func (v *sweepView) addRegisters(s *Sweep) {
+// registerViews are the registers' snapshot in three columns.
+func registerViews(s *Sweep) (out []*tableView) {
 	if len(s.Registers) == 0 {
-		return
+		return nil
 	}
+	// Indexes, not slices.Chunk: its instantiation cost the ARMv7
+	// binary 1.6 KiB.
 	per := (len(s.Registers) + 2) / 3
 	for c := 0; c*per < len(s.Registers); c++ {
-		var col []regView
+		t := &table{head: []string{"register", "offset", "value"}, right: []bool{false, true, true}}
 		for _, r := range s.Registers[c*per : min(len(s.Registers), (c+1)*per)] {
-			col = append(col, regView{r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value)})
+			t.add(r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value))
 		}
-		v.Registers = append(v.Registers, col)
+		out = append(out, htmlTable(t, "", "regs mono", nil))
 	}
-}
-
-func htmlCompare(ss []*Sweep, o Options) (*compareView, error) {
-	st, err := summaryTable(ss, o)
-	if err != nil {
-		return nil, err
-	}
-	return &compareView{
-		Summary: htmlTable(st, "compare-summary", "summary", nil),
-		Chart:   compareChart(ss, "compare-chart", pageWidth),
-		Points:  htmlTable(matrixTable(ss), "compare-points", "summary", nil),
-	}, nil
+	return out
 }

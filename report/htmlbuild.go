@@ -39,14 +39,30 @@ func (b *hb) tag(name string, attrs []string) {
 // id is left out).
 func (b *hb) open(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString(">") }
 
-// void writes an element without content (<meta/>).
-func (b *hb) void(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString("/>") }
+// void writes an element without content (<meta/>) on a line.
+func (b *hb) void(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString("/>\n") }
 
-func (b *hb) close(name string) {
-	if !htmlElements.has(name) {
-		panic("report: html element " + strconv.Quote(name) + " not allowed")
+// close writes the end tags of names, in order.
+func (b *hb) close(names ...string) {
+	for _, name := range names {
+		if !htmlElements.has(name) {
+			panic("report: html element " + strconv.Quote(name) + " not allowed")
+		}
+		b.b.WriteString("</" + name + ">")
 	}
-	b.b.WriteString("</" + name + ">")
+}
+
+// openn, eln and closen are open, el and close followed by a line break;
+// closen breaks the line after each end tag.
+func (b *hb) openn(name string, attrs ...string) { b.open(name, attrs...); b.nl() }
+
+func (b *hb) eln(name, text string, attrs ...string) { b.el(name, text, attrs...); b.nl() }
+
+func (b *hb) closen(names ...string) {
+	for _, n := range names {
+		b.close(n)
+		b.nl()
+	}
 }
 
 // el writes an element holding escaped text.

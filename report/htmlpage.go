@@ -1,90 +1,71 @@
 package report
 
-// This file writes the page from its views (html.go fills them) with the
-// escaping builder hb: the structure the template had, in Go.
+// This file writes the page with the escaping builder hb: the structure
+// the template had, in Go.
 
-func (v *pageView) render() string {
-	var b hb
+import "github.com/citune/citune/sweep/rank"
+
+// pageHead opens the page, titled, with the style sheet and the files it
+// is made from.
+func pageHead(b *hb, title, files string) {
 	b.b.WriteString("<!DOCTYPE html>\n")
-	b.open("html", "lang", "en")
-	b.nl()
-	b.open("head")
-	b.nl()
+	b.openn("html", "lang", "en")
+	b.openn("head")
 	b.void("meta", "charset", "utf-8")
-	b.nl()
 	b.void("meta", "name", "viewport", "content", "width=device-width, initial-scale=1")
-	b.nl()
 	b.void("meta", "name", "generator", "content", "citune report")
-	b.nl()
-	b.el("title", v.Title)
-	b.nl()
+	b.eln("title", title)
 	b.open("style")
 	b.raw(trustedHTML(css))
-	b.close("style")
-	b.nl()
-	b.close("head")
-	b.nl()
-	b.open("body")
-	b.nl()
-	b.open("main")
-	b.nl()
-	b.el("h1", v.Title)
-	b.nl()
-	b.el("p", "from "+v.Files, "class", "sub")
-	b.nl()
-	if v.Fleet != nil {
-		v.Fleet.render(&b)
-	}
-	if v.Compare != nil {
-		v.Compare.render(&b)
-	}
-	for _, s := range v.Sweeps {
-		s.render(&b)
-	}
-	b.open("p", "class", "legend", "id", "legend")
-	for _, l := range v.Legend {
-		b.open("span")
-		b.open("i", "style", "background:"+l.Colour)
-		b.close("i")
-		b.text(l.What)
-		b.close("span")
-	}
-	b.close("p")
-	b.nl()
-	b.close("main")
-	b.nl()
-	b.close("body")
-	b.nl()
-	b.close("html")
-	b.nl()
-	return b.String()
+	b.closen("style", "head")
+	b.openn("body")
+	b.openn("main")
+	b.eln("h1", title)
+	b.eln("p", "from "+files, "class", "sub")
 }
 
-func (t *tableView) render(b *hb) {
-	b.open("table", "id", t.ID, "class", t.Class)
-	b.nl()
-	b.open("thead")
-	b.open("tr")
-	for _, c := range t.Head {
-		b.el("th", c.Text, "class", numClass(c.Num))
+// pageTail writes the colours' legend (the constants of svg.go) and
+// closes the page.
+func pageTail(b *hb) {
+	b.open("p", "class", "legend", "id", "legend")
+	for _, l := range [][2]string{
+		{colBaseline, "baseline (original settings)"}, {colWinner, "winner"}, {colBetter, "significantly faster than the baseline"},
+		{colSame, "no significant difference"}, {colWorse, "significantly slower"}, {colBad, "not held or corrupt: not ranked"},
+	} {
+		b.open("span")
+		b.el("i", "", "style", "background:"+l[0])
+		b.text(l[1])
+		b.close("span")
 	}
-	b.close("tr")
-	b.close("thead")
-	b.nl()
-	b.open("tbody")
-	b.nl()
-	for _, r := range t.Rows {
-		b.open("tr", "class", r.Class)
-		for _, c := range r.Cells {
-			b.el("td", c.Text, "class", numClass(c.Num))
+	b.closen("p", "main", "body", "html")
+}
+
+// render writes the table; one without a head (the run's key-value
+// lines) has a heading cell first in each row.
+func (t *tableView) render(b *hb) {
+	b.openn("table", "id", t.ID, "class", t.Class)
+	if t.Head != nil {
+		b.open("thead")
+		b.open("tr")
+		for _, c := range t.Head {
+			b.el("th", c.Text, "class", numClass(c.Num))
 		}
 		b.close("tr")
-		b.nl()
+		b.closen("thead")
 	}
-	b.close("tbody")
-	b.nl()
-	b.close("table")
-	b.nl()
+	b.openn("tbody")
+	for _, r := range t.Rows {
+		b.open("tr", "class", r.Class)
+		for i, c := range r.Cells {
+			tag := "td"
+			if t.Head == nil && i == 0 {
+				tag = "th"
+			}
+			b.el(tag, c.Text, "class", numClass(c.Num))
+		}
+		b.closen("tr")
+	}
+	b.closen("tbody", "table")
 }
 
 func numClass(num bool) string {
@@ -101,194 +82,100 @@ func figure(b *hb, id, title, detail string, chart trustedHTML) {
 	b.open("figcaption")
 	b.text(title + " ")
 	b.el("span", detail)
-	b.close("figcaption")
-	b.nl()
+	b.closen("figcaption")
 	b.raw(chart)
-	b.close("figure")
-	b.nl()
+	b.closen("figure")
 }
 
-func (f *fleetView) render(b *hb) {
-	b.open("section", "id", "fleet")
-	b.nl()
-	b.el("h2", "Fleet: board by board")
-	b.nl()
-	b.el("p", f.Heading, "class", "sub")
-	b.nl()
-	b.open("p", "id", "fleet-summary")
-	b.el("strong", f.Summary)
-	b.close("p")
-	b.nl()
-	for _, g := range f.Groups {
-		b.el("h3", g.Title)
-		b.nl()
-		b.el("p", "plan: "+g.Plan+"; probe: "+g.Probe, "class", "foot")
-		b.nl()
-		g.Boards.render(b)
-		figure(b, "fig-"+g.ID, "Median rate per board", "(dot: median, line: min to max of the counted runs, ring: the board's winner)", g.Chart)
-		g.Points.render(b)
-		b.open("p", "class", "verdict", "id", g.ID+"-verdict")
-		b.el("strong", "Verdict:")
-		b.text(" " + g.Verdict)
-		b.close("p")
-		b.nl()
+// htmlCompare writes the comparison of several files.
+func htmlCompare(b *hb, ss []*Sweep, o Options) error {
+	st, err := summaryTable(ss, o)
+	if err != nil {
+		return err
 	}
-	b.close("section")
-	b.nl()
+	b.openn("section", "id", "compare")
+	b.eln("h2", "Side by side")
+	htmlTable(st, "compare-summary", "summary", nil).render(b)
+	figure(b, "fig-compare", "Difference to each file's own baseline", "(dot: median, line: 95 % interval)", compareChart(ss, "compare-chart", pageWidth))
+	b.eln("h3", "Every point")
+	b.eln("p", "Median, difference to the file's own baseline, rank.", "class", "foot")
+	htmlTable(matrixTable(ss), "compare-points", "summary", nil).render(b)
+	b.closen("section")
+	return nil
 }
 
-func (c *compareView) render(b *hb) {
-	b.open("section", "id", "compare")
-	b.nl()
-	b.el("h2", "Side by side")
-	b.nl()
-	c.Summary.render(b)
-	figure(b, "fig-compare", "Difference to each file's own baseline", "(dot: median, line: 95 % interval)", c.Chart)
-	b.el("h3", "Every point")
-	b.nl()
-	b.el("p", "Median, difference to the file's own baseline, rank.", "class", "foot")
-	b.nl()
-	c.Points.render(b)
-	b.close("section")
-	b.nl()
-}
-
-func (s *sweepView) render(b *hb) {
-	b.open("section", "class", "sweep", "id", "sweep"+s.Sfx)
-	b.nl()
+// htmlSweep writes the section of one file; sfx makes its ids unique on
+// a page of several.
+func htmlSweep(b *hb, s *Sweep, o Options, sfx string) error {
+	pts, err := rows(s, o)
+	if err != nil {
+		return err
+	}
+	b.openn("section", "class", "sweep", "id", "sweep"+sfx)
 	b.open("h2")
-	b.text(s.Board + ", " + s.Kernel + " ")
+	b.text(s.Board() + ", " + s.KernelText() + " ")
 	b.el("span", "("+s.Label+")", "class", "mono")
-	b.close("h2")
-	b.nl()
-	b.el("p", s.Plan+". "+s.State+".", "class", "sub")
-	b.nl()
-	if s.Corrupt != "" {
-		b.el("div", s.Corrupt, "class", "alert")
-		b.nl()
+	b.closen("h2")
+	b.eln("p", s.PlanString()+". "+stateLine(s)+".", "class", "sub")
+	corrupt, warnings := htmlWarnings(s)
+	if corrupt != "" {
+		b.eln("div", corrupt, "class", "alert")
 	}
-	for _, w := range s.Warnings {
-		b.el("div", w, "class", "warn")
-		b.nl()
+	for _, w := range warnings {
+		b.eln("div", w, "class", "warn")
 	}
-	b.el("h3", "Baseline against the best point")
-	b.nl()
-	if s.Summary != nil {
-		b.open("div", "class", "scroll")
-		b.nl()
-		s.Summary.render(b)
-		b.close("div")
-		b.nl()
-	} else {
-		b.el("p", "Nothing was measured to the end.")
-		b.nl()
-	}
-	for _, f := range s.Footnotes {
-		b.el("p", f, "class", "foot")
-		b.nl()
-	}
-	figure(b, "fig-rates"+s.Sfx, "Rate per point", "("+s.Unit+"; dots: runs, line: min to max, diamond: median; grey band: the baseline's range)", s.Rates)
-	if s.Heatmap != "" {
-		figure(b, "fig-heatmap"+s.Sfx, "Heat map of the median rate", "("+s.HeatCaption+")", s.Heatmap)
-	}
-	figure(b, "fig-scatter"+s.Sfx, "Rate against interrupts per "+s.Amount, "(the dashed line joins the points no other point beats on both)", s.Scatter)
-	section := func(t *tableView, title, foot string) {
-		if t == nil {
-			return
+	b.eln("h3", "Baseline against the best point")
+	if s.Baseline != nil || len(pts) > 0 {
+		b.openn("div", "class", "scroll")
+		summaryView(s, pts, sfx).render(b)
+		b.closen("div")
+		for _, f := range footnotes(s, pts) {
+			b.eln("p", f, "class", "foot")
 		}
-		b.el("h3", title)
-		b.nl()
-		b.el("p", foot, "class", "foot")
-		b.nl()
-		t.render(b)
-	}
-	section(s.Excluded, "Not ranked", "These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.")
-	section(s.Eliminated, s.DroppedTitle, s.DroppedWhy)
-	section(s.Effects, "Effect of each axis on its own", s.EffectsHow+"; spread in points of the baseline.")
-	b.el("h3", "The verdict")
-	b.nl()
-	for _, l := range s.VerdictLines {
-		b.el("p", l, "class", "verdict")
-		b.nl()
-	}
-	if s.VerdictApply {
-		b.el("h3", "The recommendation as a device-tree fragment and kernel parameters")
 	} else {
-		b.el("h3", "Nothing to make permanent: the original values as a device-tree fragment")
+		b.eln("p", "Nothing was measured to the end.")
 	}
-	b.nl()
+	figure(b, "fig-rates"+sfx, "Rate per point", "("+s.RateUnit()+"; dots: runs, line: min to max, diamond: median; grey band: the baseline's range)", ratesChart(s, "rates"+sfx, pageWidth))
+	if hm := heatmap(s, "heatmap"+sfx); hm != "" {
+		figure(b, "fig-heatmap"+sfx, "Heat map of the median rate", "("+heatCaption(s)+")", hm)
+	}
+	figure(b, "fig-scatter"+sfx, "Rate against interrupts per "+s.Amount(), "(the dashed line joins the points no other point beats on both)", scatter(s, "scatter"+sfx, pageWidth))
+	otherTables(b, s, sfx)
+	b.eln("h3", "The verdict")
+	for _, l := range s.VerdictLines() {
+		b.eln("p", l, "class", "verdict")
+	}
+	if s.Verdict.Kind == rank.VerdictApply {
+		b.eln("h3", "The recommendation as a device-tree fragment and kernel parameters")
+	} else {
+		b.eln("h3", "Nothing to make permanent: the original values as a device-tree fragment")
+	}
 	if s.DTS != "" {
-		b.el("pre", s.DTS, "id", "dts"+s.Sfx)
-		b.nl()
+		b.eln("pre", s.DTS, "id", "dts"+sfx)
 		if s.KernelParams != "" {
 			b.open("p")
 			b.text("Kernel command line: ")
 			b.el("code", s.KernelParams)
-			b.close("p")
-			b.nl()
+			b.closen("p")
 		}
 	} else {
-		b.el("p", "No fragment: "+s.DTSErr+".", "id", "dts"+s.Sfx)
-		b.nl()
+		b.eln("p", "No fragment: "+s.DTSErr+".", "id", "dts"+sfx)
 	}
-	b.el("h3", "The run")
-	b.nl()
-	b.open("table", "id", "header"+s.Sfx, "class", "kv")
-	b.nl()
-	b.open("tbody")
-	b.nl()
-	for _, kv := range s.Header {
-		b.open("tr")
-		b.el("th", kv[0])
-		b.el("td", kv[1])
-		b.close("tr")
-		b.nl()
-	}
-	b.close("tbody")
-	b.nl()
-	b.close("table")
-	b.nl()
+	b.eln("h3", "The run")
+	headerView(s, sfx).render(b)
 	for _, n := range s.Notes {
-		b.el("p", "Note from the sweep: "+n, "class", "foot")
-		b.nl()
+		b.eln("p", "Note from the sweep: "+n, "class", "foot")
 	}
-	b.el("h3", "Original registers")
-	b.nl()
-	if len(s.Registers) > 0 {
-		b.open("div", "class", "regs-wrap", "id", "registers"+s.Sfx)
-		b.nl()
-		for _, col := range s.Registers {
-			b.open("table", "class", "regs mono")
-			b.nl()
-			b.open("thead")
-			b.open("tr")
-			b.el("th", "register")
-			b.el("th", "offset", "class", "n")
-			b.el("th", "value", "class", "n")
-			b.close("tr")
-			b.close("thead")
-			b.nl()
-			b.open("tbody")
-			b.nl()
-			for _, r := range col {
-				b.open("tr")
-				b.el("td", r.Name)
-				b.el("td", r.Offset, "class", "n")
-				b.el("td", r.Value, "class", "n")
-				b.close("tr")
-				b.nl()
-			}
-			b.close("tbody")
-			b.nl()
-			b.close("table")
-			b.nl()
+	b.eln("h3", "Original registers")
+	if cols := registerViews(s); cols != nil {
+		b.openn("div", "class", "regs-wrap", "id", "registers"+sfx)
+		for _, col := range cols {
+			col.render(b)
 		}
-		b.close("div")
-		b.nl()
+		b.closen("div")
 	} else {
-		b.el("p", "The results file has no register snapshot.", "id", "registers"+s.Sfx)
-		b.nl()
+		b.eln("p", "The results file has no register snapshot.", "id", "registers"+sfx)
 	}
-	b.close("section")
-	b.nl()
+	b.closen("section")
+	return nil
 }

@@ -85,8 +85,7 @@ func numPtr(n Num) *float64 {
 	if !n.OK {
 		return nil
 	}
-	v := n.V
-	return &v
+	return &n.V
 }
 
 func pointJSON(s *Sweep, p *Point) JSONPoint {
@@ -117,10 +116,8 @@ func JSON(ss []*Sweep) []JSONSweep {
 			j.Winner = w.Label
 		}
 		j.Verdict, j.VerdictText = s.Verdict, s.VerdictLines()
-		for _, group := range [][]*Point{s.Ranked, s.Excluded, s.Eliminated} {
-			for _, p := range group {
-				j.Points = append(j.Points, pointJSON(s, p))
-			}
+		for _, p := range s.all() {
+			j.Points = append(j.Points, pointJSON(s, p))
 		}
 		out = append(out, j)
 	}

@@ -224,24 +224,23 @@ func (lw *lavaWriter) verdict() {
 	for _, l := range s.VerdictLines() {
 		log("%s", l)
 	}
-	if s.Verdict.Kind != rank.VerdictApply {
-		switch s.Verdict.Kind {
-		case rank.VerdictKeep:
-			log("winner: the original settings, %s %s", s.Rate(s.Baseline.Median), s.RateUnit())
-			tc("winner", "pass", s.Baseline)
-		default:
-			log("winner: none, no decision")
-			tc("winner", "skip", nil)
-		}
-		log("winner-gain: none, nothing to make permanent")
-		fmt.Fprintf(lw.w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=winner-gain RESULT=pass MEASUREMENT=0.00 UNITS=%%>\n")
+	switch s.Verdict.Kind {
+	case rank.VerdictApply:
+		win = s.winning()
+		log("winner: %s, %s %s", win.Label, s.Rate(win.Median), s.RateUnit())
+		tc("winner", "pass", win)
+		log("winner-gain: %s against the baseline", win.Vs.String())
+		fmt.Fprintf(lw.w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=winner-gain RESULT=pass MEASUREMENT=%.2f UNITS=%%>\n", win.Vs.Pct)
 		return
+	case rank.VerdictKeep:
+		log("winner: the original settings, %s %s", s.Rate(s.Baseline.Median), s.RateUnit())
+		tc("winner", "pass", s.Baseline)
+	default:
+		log("winner: none, no decision")
+		tc("winner", "skip", nil)
 	}
-	win = s.winning()
-	log("winner: %s, %s %s", win.Label, s.Rate(win.Median), s.RateUnit())
-	tc("winner", "pass", win)
-	log("winner-gain: %s against the baseline", win.Vs.String())
-	fmt.Fprintf(lw.w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=winner-gain RESULT=pass MEASUREMENT=%.2f UNITS=%%>\n", win.Vs.Pct)
+	log("winner-gain: none, nothing to make permanent")
+	fmt.Fprintf(lw.w, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=winner-gain RESULT=pass MEASUREMENT=0.00 UNITS=%%>\n")
 }
 
 func vsText(p *Point) string {

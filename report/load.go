@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -49,7 +50,6 @@ func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
 	var rk rank.Ranking
 	var frag, params, dtsErr string
 	if opt.Decide != nil {
-		var err error
 		if rk, frag, params, err = opt.Decide(name, res); err != nil {
 			dtsErr = err.Error()
 			rk = res.Rank(rank.Policy{MinGainPct: res.Header.Plan.MinGainPct()})
@@ -140,10 +140,9 @@ func preview(b []byte) string {
 type acc struct {
 	rates, ips, ipm, cpuMiB []float64
 	busy, total             float64
-	hSum                    float64
-	hEvents                 float64
-	hMax                    float64
-	hAny                    bool
+	// The handler's time: the sum of its averages weighted by their
+	// events, the events, the maximum.
+	hSum, hEvents, hMax float64
 }
 
 func (a *acc) add(r results.Measurement) {
@@ -156,16 +155,14 @@ func (a *acc) add(r results.Measurement) {
 	if x, ok := r.PerMiBIRQs(); ok && x > 0 {
 		a.ipm = append(a.ipm, x)
 	}
-	busy := r.CPU.Busy()
 	if x, ok := r.PerMiBCPU(); ok {
 		a.cpuMiB = append(a.cpuMiB, x)
 	}
 	if r.CPU.Total > 0 {
-		a.busy += busy
+		a.busy += r.CPU.Busy()
 		a.total += r.CPU.Total
 	}
 	if r.HandlerAvgUS > 0 || r.HandlerEvents > 0 {
-		a.hAny = true
 		w := float64(r.HandlerEvents)
 		if w == 0 {
 			w = 1
@@ -192,7 +189,7 @@ func (a *acc) fill(p *Point) {
 	if a.total > 0 {
 		p.CPUPct = num(a.busy/a.total*100, true)
 	}
-	if a.hAny && a.hEvents > 0 {
+	if a.hEvents > 0 {
 		p.HandlerAvgUS = num(a.hSum/a.hEvents, true)
 		p.HandlerMaxUS = num(a.hMax, a.hMax > 0)
 	}
@@ -244,20 +241,13 @@ func sweepOfHeader(res *results.Results) *Sweep {
 // base) from the closed visits whose status was ok, in visit order, and
 // takes the unit from the first runs that name one.
 func (s *Sweep) countRuns(res *results.Results) (accs map[string]*acc, base *acc) {
-	vs := res.Visits()
-	nums := make([]int, 0, len(vs))
-	for n := range vs {
-		nums = append(nums, n)
-	}
-	sort.Ints(nums)
 	accs = map[string]*acc{}
 	base = &acc{}
 	bad := map[string]bool{}
 	// screened are a point's screening runs, counted once a later visit
 	// admits them (PointRecord.ScreenAdmitted), as results.Store does.
 	screened := map[string][]results.Measurement{}
-	for _, n := range nums {
-		v := vs[n]
+	for _, v := range res.VisitsInOrder() {
 		if s.Unit == "" {
 			for _, r := range v.Runs {
 				if r.Run.Unit != "" {
@@ -323,7 +313,7 @@ func (s *Sweep) baseline(rk rank.Ranking, base *acc, originals map[string]string
 // comparison with the baseline and their plan notes.
 func (s *Sweep) ranked(rk rank.Ranking, accs map[string]*acc, notes map[string]string) {
 	for _, r := range rk.Ranked {
-		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Original: r.Original, Blocked: r.Blocked, Status: rank.StatusOK}
+		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Original: r.Original, Blocked: r.Blocked, Status: rank.StatusOK, Note: notes[r.Key]}
 		p.Label = s.label(r.Settings)
 		if a := accs[r.Key]; a != nil {
 			a.fill(p)
@@ -333,9 +323,6 @@ func (s *Sweep) ranked(rk rank.Ranking, accs map[string]*acc, notes map[string]s
 			p.Vs = c
 		}
 		s.Ranked = append(s.Ranked, p)
-	}
-	for _, p := range s.Ranked {
-		p.Note = notes[p.Key]
 	}
 }
 
@@ -362,12 +349,8 @@ func (s *Sweep) excluded(rk rank.Ranking, accs map[string]*acc, base *acc, notes
 		s.Eliminated = append(s.Eliminated, p)
 	}
 	order := map[rank.Status]int{rank.StatusCorrupt: 0, rank.StatusNotHeld: 1, rank.StatusFailed: 2}
-	sort.SliceStable(s.Excluded, func(i, j int) bool {
-		oi, oj := order[s.Excluded[i].Status], order[s.Excluded[j].Status]
-		if oi != oj {
-			return oi < oj
-		}
-		return s.Excluded[i].Label < s.Excluded[j].Label
+	slices.SortStableFunc(s.Excluded, func(a, b *Point) int {
+		return cmp.Or(cmp.Compare(order[a.Status], order[b.Status]), strings.Compare(a.Label, b.Label))
 	})
 	sort.SliceStable(s.Eliminated, func(i, j int) bool { return s.Eliminated[i].Median > s.Eliminated[j].Median })
 }
@@ -375,10 +358,7 @@ func (s *Sweep) excluded(rk rank.Ranking, accs map[string]*acc, base *acc, notes
 // missing lists the points planned but not finished.
 func (s *Sweep) missing(planned []results.PointInfo) {
 	done := map[string]bool{}
-	for _, p := range s.Ranked {
-		done[p.Key] = true
-	}
-	for _, p := range s.Others() {
+	for _, p := range s.all() {
 		done[p.Key] = true
 	}
 	for _, pi := range planned {
@@ -401,12 +381,7 @@ func (s *Sweep) inProgress(res *results.Results) {
 			return
 		}
 	}
-	runs := 0
-	for _, r := range res.Runs {
-		if r.Session == last.Session && r.Visit == last.Visit {
-			runs++
-		}
-	}
+	runs := count(res.Runs, func(r results.RunRecord) bool { return r.Session == last.Session && r.Visit == last.Visit })
 	name := "the baseline"
 	if !last.Baseline {
 		name = last.Point
@@ -480,11 +455,7 @@ func axesOf(h results.Header) []Axis {
 		ax := Axis{Kind: string(a.Kind), Name: a.Name, Values: a.Values, Original: h.Originals[a.Name]}
 		switch a.Kind {
 		case plan.KindRegister:
-			_, f, ok := strings.Cut(a.Name, ".")
-			if !ok {
-				f = a.Name
-			}
-			ax.Label = f
+			ax.Label = a.Name[strings.Index(a.Name, ".")+1:] // the field
 		case plan.KindFile:
 			ax.Label = filepath.Base(a.Name)
 		default:

@@ -32,14 +32,8 @@ func WriteMarkdown(w io.Writer, ss []*Sweep, o Options) error {
 	fmt.Fprintf(w, "- plan: %s\n", s.PlanString())
 	fmt.Fprintf(w, "- original settings: `%s`\n", s.Originals())
 	fmt.Fprintf(w, "- %s\n", stateLine(s))
-	for _, x := range s.Warnings {
-		fmt.Fprintf(w, "- **warning:** %s\n", x)
-	}
-	if s.InProgress != "" {
-		fmt.Fprintf(w, "- cut short: %s\n", s.InProgress)
-	}
-	if len(s.Missing) > 0 {
-		fmt.Fprintf(w, "- not measured: %s\n", strings.Join(s.Missing, "; "))
+	for _, l := range mdNotices(s) {
+		fmt.Fprintln(w, l)
 	}
 	if _, cor, _ := s.Counts(); cor > 0 {
 		fmt.Fprintf(w, "\n**CORRUPT DATA at %d point%s** (below): a probe run's data failed its integrity check.\n", cor, plural(cor))
@@ -59,11 +53,7 @@ func WriteMarkdown(w io.Writer, ss []*Sweep, o Options) error {
 	if len(s.Excluded) > 0 {
 		fmt.Fprintf(w, "\nNot ranked (never compared, their numbers are not trusted):\n\n")
 		for _, p := range s.Excluded {
-			st, what := excludedLine(s, p)
-			if st == "!!! CORRUPT" {
-				st = "**CORRUPT**"
-			}
-			fmt.Fprintf(w, "- %s `%s`: %s\n", st, p.Label, what)
+			fmt.Fprintln(w, mdExcluded(s, p))
 		}
 	}
 	if len(s.Eliminated) > 0 {
@@ -109,25 +99,30 @@ func writeMarkdownCompare(w io.Writer, ss []*Sweep, o Options) error {
 // measure and its points that were not ranked.
 func writeFileNotesMarkdown(w io.Writer, ss []*Sweep) {
 	for _, s := range ss {
-		var lines []string
-		for _, x := range s.Warnings {
-			lines = append(lines, "- **warning:** "+x)
-		}
-		if s.InProgress != "" {
-			lines = append(lines, "- cut short: "+s.InProgress)
-		}
-		if len(s.Missing) > 0 {
-			lines = append(lines, "- not measured: "+strings.Join(s.Missing, "; "))
-		}
-		for _, p := range s.Excluded {
-			st, what := excludedLine(s, p)
-			if st == "!!! CORRUPT" {
-				st = "**CORRUPT**"
-			}
-			lines = append(lines, fmt.Sprintf("- %s `%s`: %s", st, p.Label, what))
-		}
+		lines := append(mdNotices(s), mapf(s.Excluded, func(p *Point) string { return mdExcluded(s, p) })...)
 		if len(lines) > 0 {
 			fmt.Fprintf(w, "\n%s:\n\n%s\n", s.Label, strings.Join(lines, "\n"))
 		}
 	}
+}
+
+// mdNotices are the file's notices as list items, the warnings bold.
+func mdNotices(s *Sweep) (out []string) {
+	for _, n := range s.notices() {
+		l := n[0] + ":"
+		if n[0] == "warning" {
+			l = "**warning:**"
+		}
+		out = append(out, "- "+l+" "+n[1])
+	}
+	return out
+}
+
+// mdExcluded is the list item of an excluded point, CORRUPT bold.
+func mdExcluded(s *Sweep, p *Point) string {
+	st, what := excludedLine(s, p)
+	if st == "!!! CORRUPT" {
+		st = "**CORRUPT**"
+	}
+	return fmt.Sprintf("- %s `%s`: %s", st, p.Label, what)
 }

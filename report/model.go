@@ -7,6 +7,7 @@ import (
 	"github.com/citune/citune/units"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,8 +21,7 @@ type Sweep struct {
 	// File is the path the results were read from; Label is a short
 	// name for side-by-side columns (unique among the files of a
 	// report).
-	File  string
-	Label string
+	File, Label string
 
 	// BoardName names the board (results.BoardID.String: the name given
 	// to the sweep, else the device tree's model and the hostname); ""
@@ -29,32 +29,21 @@ type Sweep struct {
 	BoardName string
 
 	// From the header.
-	Profile     string
-	ProfileFile string
-	Controller  string
-	Node        string
-	Base        uint64
-	Kernel      string
+	Profile, ProfileFile, Controller, Node, Kernel string
+	Base                                           uint64
 	// Simulated: the sweep ran on the simulated controller (citune
 	// --sim); RealProbe: with a real probe (sweep --force).
-	Simulated, RealProbe bool
-	Target               string
-	TargetPath           string
-	Role                 string
-	Probe                string
-	Command              []string
-	Started              time.Time
-	Mode                 string
-	Repeats              int
-	Warmup               int
-	Axes                 []Axis
-	Registers            []Register
-	Notes                []string
+	Simulated, RealProbe                  bool
+	Target, TargetPath, Role, Probe, Mode string
+	Command, Notes                        []string
+	Started                               time.Time
+	Repeats, Warmup                       int
+	Axes                                  []Axis
+	Registers                             []Register
 
 	// State is a results.Status* (StatusUnfinished: no
 	// end record: killed, or still running); StateDetail says more.
-	State       string
-	StateDetail string
+	State, StateDetail string
 	// Warnings are about the file itself (a cut-off last line) and
 	// about the measurements (baseline drift).
 	Warnings []string
@@ -75,9 +64,7 @@ type Sweep struct {
 	// numbers are not trusted (corrupt first, then not-held, then
 	// failed); Eliminated the points the adaptive race dropped as
 	// clearly slower than its leader (fewer runs, fastest first).
-	Ranked     []*Point
-	Excluded   []*Point
-	Eliminated []*Point
+	Ranked, Excluded, Eliminated []*Point
 	// Verdict is the ranking's decision (rank.Verdict): what the report
 	// recommends, in the ranking's words.
 	Verdict rank.Verdict
@@ -88,9 +75,7 @@ type Sweep struct {
 
 	// DTS is the winner's device-tree fragment and kernel parameters
 	// (valid dts); DTSErr says why there is none.
-	DTS          string
-	KernelParams string
-	DTSErr       string
+	DTS, KernelParams, DTSErr string
 
 	// ByteUnit is the unit byte rates are shown in: "MiB/s" (the
 	// default, as the sweep prints them), or the SI "MB/s" and "Mbit/s"
@@ -109,19 +94,18 @@ type Axis struct {
 
 // Register is one register of the snapshot taken before the sweep.
 type Register struct {
-	Name   string
-	Offset uint32
-	Value  uint32
+	Name          string
+	Offset, Value uint32
 }
 
 // Point is a measured point (or the baseline).
 type Point struct {
-	Key      string
-	Label    string            // "ITC=1 AHBBRST=0" in plan order, or "baseline"
-	Settings map[string]string // by axis name
-	Ignored  []string
-	Note     string
-	Baseline bool
+	// Label is "ITC=1 AHBBRST=0" in plan order, or "baseline".
+	Key, Label string
+	Settings   map[string]string // by axis name
+	Ignored    []string
+	Note       string
+	Baseline   bool
 	// Original is set for the point whose settings are the original
 	// ones (the noise floor); Blocked names its changes that cannot be
 	// made permanent (the verdict never recommends it).
@@ -135,22 +119,24 @@ type Point struct {
 
 	// Rates are the counted runs' rates (warm-ups, failed, not-held and
 	// corrupt runs left out).
-	Rates  []float64
-	Median float64
-	Min    float64
-	Max    float64
+	Rates            []float64
+	Median, Min, Max float64
 	// Vs is the comparison with the baseline, the ranking's (nil for
 	// the baseline and when there was nothing to compare with).
 	Vs *rank.Comparison
 
-	IRQsPerSec   Num
-	IRQsPerMiB   Num
-	HandlerAvgUS Num
-	HandlerMaxUS Num
+	IRQsPerSec, IRQsPerMiB, HandlerAvgUS, HandlerMaxUS Num
 	// CPUPct is the busy share of all CPUs' time during the runs;
 	// CPUPerMiB busy CPU milliseconds per MiB moved.
-	CPUPct    Num
-	CPUPerMiB Num
+	CPUPct, CPUPerMiB Num
+}
+
+// why is the point's reason with the settings that changed under it.
+func (p *Point) why() string {
+	if len(p.Changed) > 0 {
+		return p.Reason + ": " + strings.Join(p.Changed, "; ")
+	}
+	return p.Reason
 }
 
 // Runs is the number of counted runs.
@@ -190,13 +176,8 @@ func (s *Sweep) Winner() *Point {
 // verdict's recommendation, or none where it keeps the original settings
 // or decides nothing (the baseline is marked as the baseline either way).
 func (s *Sweep) winning() *Point {
-	if s.Verdict.Kind != rank.VerdictApply {
-		return nil
-	}
-	for _, p := range s.Ranked {
-		if p.Key == s.Verdict.Point {
-			return p
-		}
+	if i := slices.IndexFunc(s.Ranked, func(p *Point) bool { return p.Key == s.Verdict.Point }); i >= 0 && s.Verdict.Kind == rank.VerdictApply {
+		return s.Ranked[i]
 	}
 	return nil
 }
@@ -268,10 +249,7 @@ func (s *Sweep) Per(n Num) Num {
 // PlanString is "grid over ITC=1,8,64 × AHBBRST=0,2,3,7, 5 runs per point
 // (1 warm-up)".
 func (s *Sweep) PlanString() string {
-	var ax []string
-	for _, a := range s.Axes {
-		ax = append(ax, a.Label+"="+strings.Join(a.Values, ","))
-	}
+	ax := mapf(s.Axes, func(a Axis) string { return a.Label + "=" + strings.Join(a.Values, ",") })
 	p := fmt.Sprintf("%s over %s, %d runs per point", s.Mode, strings.Join(ax, " × "), s.Repeats)
 	if s.Warmup > 0 {
 		p += fmt.Sprintf(" (+%d warm-up)", s.Warmup)
@@ -281,11 +259,7 @@ func (s *Sweep) PlanString() string {
 
 // Originals is "ITC=8 AHBBRST=2".
 func (s *Sweep) Originals() string {
-	var o []string
-	for _, a := range s.Axes {
-		o = append(o, a.Label+"="+a.Original)
-	}
-	return strings.Join(o, " ")
+	return strings.Join(mapf(s.Axes, func(a Axis) string { return a.Label + "=" + a.Original }), " ")
 }
 
 // Others are the points that are not ranked: excluded, then eliminated.
@@ -293,37 +267,69 @@ func (s *Sweep) Others() []*Point {
 	return append(append([]*Point{}, s.Excluded...), s.Eliminated...)
 }
 
+// all are the points but the baseline: ranked, excluded, eliminated.
+func (s *Sweep) all() []*Point { return append(append([]*Point{}, s.Ranked...), s.Others()...) }
+
 // measured are the points with counted runs: ranked, then eliminated.
 func (s *Sweep) measured() []*Point {
 	return append(append([]*Point{}, s.Ranked...), s.Eliminated...)
 }
 
+// notices are what the reports say of a file before its points: its
+// warnings, the visit cut short and the points not measured, each with
+// its label.
+func (s *Sweep) notices() (out [][2]string) {
+	for _, x := range s.Warnings {
+		out = append(out, [2]string{"warning", x})
+	}
+	if s.InProgress != "" {
+		out = append(out, [2]string{"cut short", s.InProgress})
+	}
+	if len(s.Missing) > 0 {
+		out = append(out, [2]string{"not measured", strings.Join(s.Missing, "; ")})
+	}
+	return out
+}
+
 // Counts of the excluded points by status.
 func (s *Sweep) Counts() (notHeld, corrupt, other int) {
-	for _, p := range s.Excluded {
-		switch p.Status {
-		case rank.StatusNotHeld:
-			notHeld++
-		case rank.StatusCorrupt:
-			corrupt++
-		default:
-			other++
+	notHeld = count(s.Excluded, func(p *Point) bool { return p.Status == rank.StatusNotHeld })
+	corrupt = count(s.Excluded, func(p *Point) bool { return p.Status == rank.StatusCorrupt })
+	return notHeld, corrupt, len(s.Excluded) - notHeld - corrupt
+}
+
+// withBaseline is pts after the baseline, when there is one.
+func (s *Sweep) withBaseline(pts []*Point) []*Point {
+	if s.Baseline == nil {
+		return pts
+	}
+	return append([]*Point{s.Baseline}, pts...)
+}
+
+// mapf is f of each of xs.
+func mapf[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return out
+}
+
+// count is the number of xs f accepts.
+func count[T any](xs []T, f func(T) bool) (n int) {
+	for _, x := range xs {
+		if f(x) {
+			n++
 		}
 	}
-	return
+	return n
 }
 
 // find returns the first point, ranked first, that match accepts.
 func (s *Sweep) find(match func(*Point) bool) *Point {
-	for _, p := range s.Ranked {
-		if match(p) {
-			return p
-		}
-	}
-	for _, p := range s.Others() {
-		if match(p) {
-			return p
-		}
+	all := s.all()
+	if i := slices.IndexFunc(all, match); i >= 0 {
+		return all[i]
 	}
 	return nil
 }
@@ -332,17 +338,13 @@ func (s *Sweep) find(match func(*Point) bool) *Point {
 // its extension, with the directories that tell them apart.
 func uniqueLabels(ss []*Sweep) {
 	for depth := 1; depth < 8; depth++ {
-		seen := map[string]int{}
+		seen := map[string]bool{}
 		for _, s := range ss {
 			s.Label = tail(s.File, depth)
-			seen[s.Label]++
+			seen[s.Label] = true
 		}
-		dup := false
-		for _, n := range seen {
-			dup = dup || n > 1
-		}
-		if !dup {
-			return
+		if len(seen) == len(ss) {
+			return // no two alike
 		}
 	}
 	for i, s := range ss {

@@ -29,12 +29,7 @@ type Options struct {
 	ASCII bool
 }
 
-func (o Options) top() int {
-	if o.Top < 1 {
-		return 1
-	}
-	return o.Top
-}
+func (o Options) top() int { return max(o.Top, 1) }
 
 // rows returns the points of s a table shows: the best Top, then the
 // named ones (ranked or not), without repeats.
@@ -65,7 +60,7 @@ func (s *Sweep) Find(name string) (*Point, error) {
 	if strings.EqualFold(name, "baseline") {
 		return nil, nil
 	}
-	all := append(append([]*Point{}, s.Ranked...), s.Others()...)
+	all := s.all()
 	if n, ok := strings.CutPrefix(name, "#"); ok {
 		r, err := strconv.Atoi(n)
 		if err != nil || r < 1 || r > len(s.Ranked) {
@@ -111,10 +106,7 @@ func (s *Sweep) Find(name string) (*Point, error) {
 }
 
 func pointList(ps []*Point) string {
-	var l []string
-	for _, p := range ps {
-		l = append(l, p.Label)
-	}
+	l := mapf(ps, func(p *Point) string { return p.Label })
 	sort.Strings(l)
 	if len(l) > 12 {
 		l = append(l[:12], "...")
@@ -133,11 +125,7 @@ func (s *Sweep) parseSettings(text string) (map[string]string, error) {
 		}
 		a := s.axis(k)
 		if a == nil {
-			var names []string
-			for _, a := range s.Axes {
-				names = append(names, a.Label)
-			}
-			return nil, fmt.Errorf("%s was not swept (axes: %s)", k, strings.Join(names, ", "))
+			return nil, fmt.Errorf("%s was not swept (axes: %s)", k, strings.Join(mapf(s.Axes, func(a Axis) string { return a.Label }), ", "))
 		}
 		out[a.Name] = v
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -97,15 +98,8 @@ func labelWidth(labels []string, min float64) float64 {
 // dot, the range min-max as a whisker and the median as a diamond; the
 // baseline's median and range run down the chart.
 func ratesChart(s *Sweep, id string, width float64) trustedHTML {
-	var pts []*Point
-	if s.Baseline != nil {
-		pts = append(pts, s.Baseline)
-	}
-	pts = append(append(append(pts, s.Ranked...), s.Eliminated...), s.Excluded...)
-	var labels []string
-	for _, p := range pts {
-		labels = append(labels, pointName(s, p))
-	}
+	pts := s.withBaseline(append(s.measured(), s.Excluded...))
+	labels := mapf(pts, func(p *Point) string { return pointName(s, p) })
 	const rowH, top, bottom, right = 22.0, 30.0, 44.0, 150.0
 	left := labelWidth(labels, 120)
 	h := top + bottom + rowH*float64(len(pts))
@@ -120,20 +114,12 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 	}
 	if math.IsInf(lo, 1) {
 		b.text(width/2, h/2, "middle", "note", "no point was measured to the end")
-		b.close()
-		return b.html()
+		return b.close()
 	}
 	pad := (hi - lo) * 0.05
-	ticks := niceTicks(lo-pad, hi+pad, 8)
-	x0, x1 := ticks[0], ticks[len(ticks)-1]
 	pw := width - left - right
-	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
-	y0 := top
-	y1 := top + rowH*float64(len(pts))
-	for _, t := range ticks {
-		b.line(X(t), y0, X(t), y1, colGrid, 1)
-		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
-	}
+	y0, y1 := top, top+rowH*float64(len(pts))
+	X := b.xAxis(niceTicks(lo-pad, hi+pad, 8), left, pw, y0, y1)
 	b.text(left+pw/2, y1+36, "middle", "axis", s.RateUnit())
 	if bl := s.Baseline; bl != nil && len(bl.Rates) > 0 {
 		b.elem("rect", "x", px(X(s.RateValue(bl.Min))), "y", px(y0), "width", px(math.Max(1, X(s.RateValue(bl.Max))-X(s.RateValue(bl.Min)))), "height", px(y1-y0), "fill", colBaseline, "opacity", "0.08")
@@ -151,31 +137,25 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 		b.start("g")
 		b.title(pointTitle(s, p))
 		if len(p.Rates) == 0 {
-			why := p.Reason
-			if len(p.Changed) > 0 {
-				why += ": " + strings.Join(p.Changed, "; ")
+			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(string(p.Status))+": "+trim(p.why(), int(pw/7.5)-12))
+		} else {
+			b.line(X(s.RateValue(p.Min)), cy, X(s.RateValue(p.Max)), cy, col, 2)
+			b.line(X(s.RateValue(p.Min)), cy-5, X(s.RateValue(p.Min)), cy+5, col, 1.5)
+			b.line(X(s.RateValue(p.Max)), cy-5, X(s.RateValue(p.Max)), cy+5, col, 1.5)
+			for _, r := range p.Rates {
+				b.elem("circle", "cx", px(X(s.RateValue(r))), "cy", px(cy-5), "r", "2.2", "fill", col, "opacity", "0.55")
 			}
-			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(string(p.Status))+": "+trim(why, int(pw/7.5)-12))
-			b.end("g")
-			continue
+			mx := X(s.RateValue(p.Median))
+			b.elem("path", "d", fmt.Sprintf("M%.1f %.1f l6 6 l-6 6 l-6 -6 z", mx, cy-6), "fill", col, "stroke", "#fff", "stroke-width", "1")
+			val := s.Rate(p.Median)
+			if p.Vs != nil {
+				val += "  " + p.Vs.Short()
+			}
+			b.text(left+pw+8, cy+4, "start", "value", val)
 		}
-		b.line(X(s.RateValue(p.Min)), cy, X(s.RateValue(p.Max)), cy, col, 2)
-		b.line(X(s.RateValue(p.Min)), cy-5, X(s.RateValue(p.Min)), cy+5, col, 1.5)
-		b.line(X(s.RateValue(p.Max)), cy-5, X(s.RateValue(p.Max)), cy+5, col, 1.5)
-		for _, r := range p.Rates {
-			b.elem("circle", "cx", px(X(s.RateValue(r))), "cy", px(cy-5), "r", "2.2", "fill", col, "opacity", "0.55")
-		}
-		mx := X(s.RateValue(p.Median))
-		b.elem("path", "d", fmt.Sprintf("M%.1f %.1f l6 6 l-6 6 l-6 -6 z", mx, cy-6), "fill", col, "stroke", "#fff", "stroke-width", "1")
-		val := s.Rate(p.Median)
-		if p.Vs != nil {
-			val += "  " + p.Vs.Short()
-		}
-		b.text(left+pw+8, cy+4, "start", "value", val)
 		b.end("g")
 	}
-	b.close()
-	return b.html()
+	return b.close()
 }
 
 func trim(s string, n int) string {
@@ -200,10 +180,7 @@ func pointTitle(s *Sweep, p *Point) string {
 		t += fmt.Sprintf("; %.0f irq/%s", s.Per(p.IRQsPerMiB).V, s.Amount())
 	}
 	if p.Status != rank.StatusOK {
-		t += "; " + string(p.Status) + ": " + p.Reason
-		if len(p.Changed) > 0 {
-			t += ": " + strings.Join(p.Changed, "; ")
-		}
+		t += "; " + string(p.Status) + ": " + p.why()
 	}
 	return t
 }
@@ -219,30 +196,20 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 	b.title(fmt.Sprintf("Median rate (%s) against interrupts per %s", s.RateUnit(), s.Amount()))
 	if len(pts) == 0 {
 		b.text(width/2, h/2, "middle", "note", "the probe did not count interrupts: no scatter")
-		b.close()
-		return b.html()
+		return b.close()
 	}
 	ax := scatterScales(s, pts, width, h)
 	ax.draw(&b, s)
 	front := paretoFront(pts)
 	if len(front) > 1 {
-		var d []string
-		for i, p := range front {
-			cmd := "L"
-			if i == 0 {
-				cmd = "M"
-			}
-			d = append(d, fmt.Sprintf("%s%.1f %.1f", cmd, ax.X(s.Per(p.IRQsPerMiB).V), ax.Y(s.RateValue(p.Median))))
-		}
+		d := mapf(front, func(p *Point) string {
+			return fmt.Sprintf("L%.1f %.1f", ax.X(s.Per(p.IRQsPerMiB).V), ax.Y(s.RateValue(p.Median)))
+		})
+		d[0] = "M" + d[0][1:] // the path starts with a move
 		b.elem("path", "d", strings.Join(d, " "), "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "stroke-dasharray", "5 4", "opacity", "0.7")
 	}
-	onFront := map[*Point]bool{}
-	for _, p := range front {
-		onFront[p] = true
-	}
-	ax.drawPoints(&b, s, pts, onFront)
-	b.close()
-	return b.html()
+	ax.drawPoints(&b, s, pts, front)
+	return b.close()
 }
 
 // scatterPoints are the points the scatter shows: the baseline and the
@@ -345,14 +312,9 @@ func paretoFront(pts []*Point) []*Point {
 		if p.Status != rank.StatusOK {
 			continue
 		}
-		beaten := false
-		for _, q := range pts {
-			if q != p && q.Status == rank.StatusOK && q.Median >= p.Median && q.IRQsPerMiB.V <= p.IRQsPerMiB.V && (q.Median > p.Median || q.IRQsPerMiB.V < p.IRQsPerMiB.V) {
-				beaten = true
-				break
-			}
-		}
-		if !beaten {
+		if !slices.ContainsFunc(pts, func(q *Point) bool {
+			return q != p && q.Status == rank.StatusOK && q.Median >= p.Median && q.IRQsPerMiB.V <= p.IRQsPerMiB.V && (q.Median > p.Median || q.IRQsPerMiB.V < p.IRQsPerMiB.V)
+		}) {
 			front = append(front, p)
 		}
 	}
@@ -372,14 +334,7 @@ func placeLabel(placed *[]labelBox, cx, cy float64, anchor string, w float64) fl
 	}
 	for _, dy := range []float64{-8, 18, -22, 32, -36, 46} {
 		y := cy + dy
-		free := true
-		for _, b := range *placed {
-			if x0 < b.x1 && b.x0 < x1 && math.Abs(y-b.y) < 13 {
-				free = false
-				break
-			}
-		}
-		if free {
+		if !slices.ContainsFunc(*placed, func(b labelBox) bool { return x0 < b.x1 && b.x0 < x1 && math.Abs(y-b.y) < 13 }) {
 			*placed = append(*placed, labelBox{x0, x1, y})
 			return y
 		}
@@ -389,7 +344,7 @@ func placeLabel(placed *[]labelBox, cx, cy float64, anchor string, w float64) fl
 
 // drawPoints draws every point with its tooltip; the baseline, the winner
 // and the points on the front get a label.
-func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, onFront map[*Point]bool) {
+func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, front []*Point) {
 	win := s.winning()
 	var placed []labelBox
 	for _, p := range pts {
@@ -407,7 +362,7 @@ func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, onFront map[*
 		default:
 			b.elem("circle", "cx", px(cx), "cy", px(cy), "r", "5", "fill", col, "stroke", "#fff", "stroke-width", "1", "opacity", "0.9")
 		}
-		if p.Baseline || p == win || onFront[p] {
+		if p.Baseline || p == win || slices.Contains(front, p) {
 			l := p.Label
 			if p.Baseline {
 				l = "baseline"
@@ -445,15 +400,9 @@ func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 			}
 		}
 	}
-	ticks := niceTicks(lo, hi, 8)
-	x0, x1 := ticks[0], ticks[len(ticks)-1]
 	pw := width - left - right
-	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
 	y1 := top + rowH*float64(len(labels))
-	for _, t := range ticks {
-		b.line(X(t), top, X(t), y1, colGrid, 1)
-		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
-	}
+	X := b.xAxis(niceTicks(lo, hi, 8), left, pw, top, y1)
 	b.line(X(0), top-4, X(0), y1, colBaseline, 1, "stroke-dasharray", "4 3")
 	b.text(left+pw/2, y1+36, "middle", "axis", "% against the file's own baseline")
 	// Legend.
@@ -478,23 +427,19 @@ func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 			}
 			b.start("g")
 			b.title(s.Label + ": " + pointTitle(s, p))
-			if p.Status == rank.StatusEliminated && p.Vs != nil {
+			switch {
+			case p.Status == rank.StatusEliminated && p.Vs != nil:
 				b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "3.5", "fill", "#ffffff", "stroke", col, "stroke-width", "1.5")
-				b.end("g")
-				continue
-			}
-			if p.Status != rank.StatusOK || p.Vs == nil {
+			case p.Status != rank.StatusOK || p.Vs == nil:
 				b.textElem("text", trim(s.Label, 14)+": "+strings.ToUpper(string(p.Status)), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
-				b.end("g")
-				continue
+			default:
+				if p.Vs.HasCI() {
+					b.line(X(p.Vs.Lo), y, X(p.Vs.Hi), y, col, 2)
+				}
+				b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "4", "fill", col)
 			}
-			if p.Vs.HasCI() {
-				b.line(X(p.Vs.Lo), y, X(p.Vs.Hi), y, col, 2)
-			}
-			b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "4", "fill", col)
 			b.end("g")
 		}
 	}
-	b.close()
-	return b.html()
+	return b.close()
 }

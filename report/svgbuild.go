@@ -111,7 +111,11 @@ func (b *svgb) open(id, class string, w, h float64, label string) {
 		"width", ws, "height", hs, "viewBox", "0 0 "+ws+" "+hs, "role", "img", "aria-label", label)
 }
 
-func (b *svgb) close() { b.end("svg") }
+// close ends the chart and returns it.
+func (b *svgb) close() trustedHTML {
+	b.end("svg")
+	return b.html()
+}
 
 func (b *svgb) title(s string) { b.textElem("title", s) }
 
@@ -125,8 +129,23 @@ func (b *svgb) line(x1, y1, x2, y2 float64, stroke string, width float64, extra 
 		"stroke", stroke, "stroke-width", px(width)}, extra...)...)
 }
 
-// html is the finished chart for the page's template: safe HTML, since
-// everything in it went through the builder.
+// xAxis draws the vertical grid at ticks from y0 to y1, labelled below,
+// and returns the scale from the ticks' range to left..left+pw.
+func (b *svgb) xAxis(ticks []float64, left, pw, y0, y1 float64) func(float64) float64 {
+	x0, x1 := ticks[0], ticks[len(ticks)-1]
+	if x1 <= x0 {
+		x1 = x0 + 1
+	}
+	X := func(v float64) float64 { return left + (v-x0)/(x1-x0)*pw }
+	for _, t := range ticks {
+		b.line(X(t), y0, X(t), y1, colGrid, 1)
+		b.text(X(t), y1+16, "middle", "tick", tickLabel(t))
+	}
+	return X
+}
+
+// html is the chart so far: safe HTML, since everything in it went
+// through the builder.
 func (b *svgb) html() trustedHTML { return trustedHTML(b.b.String()) }
 
 // esc escapes text for XML and HTML (text and quoted attribute values)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -18,30 +19,23 @@ type table struct {
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
-// drop removes the columns whose cells are all empty.
-func (t *table) drop() {
-	n := len(t.head)
-	keep := make([]bool, n)
-	for _, r := range t.rows {
-		for i := 0; i < n && i < len(r); i++ {
-			if r[i] != "" {
-				keep[i] = true
-			}
-		}
-	}
-	sel := func(cells []string) []string {
-		var out []string
+// isRight says column i is right-aligned.
+func (t *table) isRight(i int) bool { return i < len(t.right) && t.right[i] }
+
+// keep keeps the columns i whose k[i] is set.
+func (t *table) keep(k []bool) {
+	sel := func(cells []string) (out []string) {
 		for i, c := range cells {
-			if i < n && keep[i] {
+			if i < len(k) && k[i] {
 				out = append(out, c)
 			}
 		}
 		return out
 	}
 	var right []bool
-	for i, k := range keep {
-		if k {
-			right = append(right, i < len(t.right) && t.right[i])
+	for i, ok := range k {
+		if ok {
+			right = append(right, t.isRight(i))
 		}
 	}
 	t.head = sel(t.head)
@@ -49,6 +43,19 @@ func (t *table) drop() {
 		t.rows[i] = sel(t.rows[i])
 	}
 	t.right = right
+}
+
+// drop removes the columns whose cells are all empty.
+func (t *table) drop() {
+	k := make([]bool, len(t.head))
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i < len(k) && c != "" {
+				k[i] = true
+			}
+		}
+	}
+	t.keep(k)
 }
 
 func (t *table) widths() []int {
@@ -75,28 +82,7 @@ func pad(s string, w int, right bool) string {
 }
 
 // text writes the table with two spaces between columns.
-func (t *table) text(w io.Writer, indent string) {
-	ws := t.widths()
-	line := func(cells []string) {
-		var b strings.Builder
-		b.WriteString(indent)
-		for i := range ws {
-			c := ""
-			if i < len(cells) {
-				c = cells[i]
-			}
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(pad(c, ws[i], i < len(t.right) && t.right[i]))
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-	line(t.head)
-	for _, r := range t.rows {
-		line(r)
-	}
-}
+func (t *table) text(w io.Writer, indent string) { t.write(w, indent, t.widths(), false) }
 
 // markdown writes a GitHub-flavoured Markdown table, aligned in plain
 // text too (for mailing lists).
@@ -105,31 +91,32 @@ func (t *table) markdown(w io.Writer) {
 	for i := range ws {
 		ws[i] = max(ws[i], 3)
 	}
-	line := func(cells []string) {
+	line := func(cell func(i int) string) {
 		var b strings.Builder
 		b.WriteString("|")
 		for i := range ws {
+			b.WriteString(" " + cell(i) + " |")
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	rule := func(i int) string {
+		if t.isRight(i) {
+			return strings.Repeat("-", ws[i]-1) + ":"
+		}
+		return strings.Repeat("-", ws[i])
+	}
+	for r, cells := range append([][]string{t.head, nil}, t.rows...) {
+		if r == 1 {
+			line(rule)
+			continue
+		}
+		line(func(i int) string {
 			c := ""
 			if i < len(cells) {
 				c = strings.ReplaceAll(cells[i], "|", `\|`)
 			}
-			b.WriteString(" " + pad(c, ws[i], i < len(t.right) && t.right[i]) + " |")
-		}
-		fmt.Fprintln(w, b.String())
-	}
-	line(t.head)
-	var b strings.Builder
-	b.WriteString("|")
-	for i, n := range ws {
-		if i < len(t.right) && t.right[i] {
-			b.WriteString(" " + strings.Repeat("-", n-1) + ": |")
-		} else {
-			b.WriteString(" " + strings.Repeat("-", n) + " |")
-		}
-	}
-	fmt.Fprintln(w, b.String())
-	for _, r := range t.rows {
-		line(r)
+			return pad(c, ws[i], t.isRight(i))
+		})
 	}
 }
 
@@ -138,12 +125,8 @@ func (t *table) markdown(w io.Writer) {
 // wrap onto more lines.
 func (t *table) textFit(w io.Writer, indent string, width int) {
 	ws := t.widths()
-	if width <= 0 || t.width(len(indent)) <= width {
-		t.text(w, indent)
-		return
-	}
-	total := t.width(len(indent))
-	for total > width {
+	fit := width > 0 && t.width(len(indent)) > width
+	for total := t.width(len(indent)); fit && total > width; total-- {
 		wi := -1
 		for i := range ws {
 			if ws[i] > 10 && (wi < 0 || ws[i] > ws[wi]) {
@@ -154,9 +137,14 @@ func (t *table) textFit(w io.Writer, indent string, width int) {
 			break
 		}
 		ws[wi]--
-		total--
 	}
-	line := func(cells []string) {
+	t.write(w, indent, ws, fit)
+}
+
+// write writes the rows in columns ws wide, two spaces apart; with wrap
+// the cells wrap to their column's width.
+func (t *table) write(w io.Writer, indent string, ws []int, wrap bool) {
+	for _, cells := range append([][]string{t.head}, t.rows...) {
 		parts := make([][]string, len(ws))
 		n := 1
 		for i := range ws {
@@ -164,10 +152,13 @@ func (t *table) textFit(w io.Writer, indent string, width int) {
 			if i < len(cells) {
 				c = cells[i]
 			}
-			parts[i] = strings.Split(ansi.Wrap(c, ws[i], ""), "\n")
+			parts[i] = []string{c}
+			if wrap {
+				parts[i] = strings.Split(ansi.Wrap(c, ws[i], ""), "\n")
+			}
 			n = max(n, len(parts[i]))
 		}
-		for l := 0; l < n; l++ {
+		for l := range n {
 			var b strings.Builder
 			b.WriteString(indent)
 			for i := range ws {
@@ -178,14 +169,10 @@ func (t *table) textFit(w io.Writer, indent string, width int) {
 				if l < len(parts[i]) {
 					c = parts[i][l]
 				}
-				b.WriteString(pad(c, ws[i], i < len(t.right) && t.right[i]))
+				b.WriteString(pad(c, ws[i], t.isRight(i)))
 			}
 			fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 		}
-	}
-	line(t.head)
-	for _, r := range t.rows {
-		line(r)
 	}
 }
 
@@ -208,29 +195,13 @@ func (t *table) fit(width, indent int, order ...string) {
 		if t.width(indent) <= width {
 			return
 		}
-		for i, h := range t.head {
-			if h == name {
-				t.remove(i)
-				break
+		if i := slices.Index(t.head, name); i >= 0 {
+			k := make([]bool, len(t.head))
+			for j := range k {
+				k[j] = j != i
 			}
+			t.keep(k)
 		}
-	}
-}
-
-// remove drops column i.
-func (t *table) remove(i int) {
-	cut := func(cells []string) []string {
-		if i >= len(cells) {
-			return cells
-		}
-		return append(append([]string(nil), cells[:i]...), cells[i+1:]...)
-	}
-	t.head = cut(t.head)
-	for j := range t.rows {
-		t.rows[j] = cut(t.rows[j])
-	}
-	if i < len(t.right) {
-		t.right = append(append([]bool(nil), t.right[:i]...), t.right[i+1:]...)
 	}
 }
 

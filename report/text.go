@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,10 +55,9 @@ func rankCell(p *Point) string {
 }
 
 func pointName(s *Sweep, p *Point) string {
-	if p.Baseline {
-		return "baseline (" + s.Originals() + ")"
-	}
 	switch {
+	case p.Baseline:
+		return "baseline (" + s.Originals() + ")"
 	case p.Original:
 		return p.Label + " (original)"
 	case len(p.Blocked) > 0:
@@ -73,11 +73,7 @@ func pointTable(s *Sweep, pts []*Point) *table {
 			"irq/s", "irq/" + s.Amount(), "handler avg/max µs", "CPU %", "CPU ms/" + s.Amount()},
 		right: []bool{true, false, true, true, true, true, true, true, true, true, true, true, true},
 	}
-	all := pts
-	if s.Baseline != nil {
-		all = append([]*Point{s.Baseline}, pts...)
-	}
-	for _, p := range all {
+	for _, p := range s.withBaseline(pts) {
 		if p.Status != rank.StatusOK {
 			t.add(rankCell(p), pointName(s, p), "", "", "", "", strings.ToUpper(string(p.Status))+" (below)")
 			continue
@@ -93,26 +89,8 @@ func pointTable(s *Sweep, pts []*Point) *table {
 // measured.
 func footnotes(s *Sweep, pts []*Point) []string {
 	var out []string
-	tied, ns, under, orig, blocked := false, false, false, false, false
-	for _, p := range pts {
-		tied = tied || p.Tied
-		ns = ns || (p.Vs != nil && p.Vs.HasCI() && !p.Vs.Significant)
-		under = under || (p.Vs != nil && p.Vs.HasCI() && p.Vs.Significant && p.Vs.Change == rank.ChangeNone)
-		orig = orig || p.Original
-		blocked = blocked || len(p.Blocked) > 0
-	}
-	if tied {
-		n, shown := 0, 0
-		for _, p := range s.Ranked {
-			if p.Tied {
-				n++
-			}
-		}
-		for _, p := range pts {
-			if p.Tied {
-				shown++
-			}
-		}
+	tied := func(p *Point) bool { return p.Tied }
+	if n, shown := count(s.Ranked, tied), count(pts, tied); shown > 0 {
 		line := fmt.Sprintf("= ranks 1 to %d are not significantly slower than the fastest; among them fewer interrupts per %s, then less CPU per %[2]s, then fewer settings changed from the original, rank first", n, s.Amount())
 		if shown < n {
 			// Only when --top hides some of them.
@@ -120,17 +98,22 @@ func footnotes(s *Sweep, pts []*Point) []string {
 		}
 		out = append(out, line)
 	}
-	if ns {
-		out = append(out, "n.s. = no significant difference to the baseline (the interval includes 0)")
+	underMin := func(p *Point) bool {
+		return p.Vs != nil && p.Vs.HasCI() && p.Vs.Significant && p.Vs.Change == rank.ChangeNone
 	}
-	if under {
-		out = append(out, fmt.Sprintf("~ = significant, but under the %.1f %% practical threshold (--min-gain): no change", s.Verdict.MinGainPct))
+	marks := []struct {
+		has  func(p *Point) bool
+		text string
+	}{
+		{func(p *Point) bool { return p.Vs != nil && p.Vs.HasCI() && !p.Vs.Significant }, "n.s. = no significant difference to the baseline (the interval includes 0)"},
+		{underMin, fmt.Sprintf("~ = significant, but under the %.1f %% practical threshold (--min-gain): no change", s.Verdict.MinGainPct)},
+		{func(p *Point) bool { return p.Original }, "(original) = the original settings measured as a point: the sweep's noise floor"},
+		{func(p *Point) bool { return len(p.Blocked) > 0 }, "(not permanent) = a change no device-tree property or kernel parameter can make permanent here: never recommended"},
 	}
-	if orig {
-		out = append(out, "(original) = the original settings measured as a point: the sweep's noise floor")
-	}
-	if blocked {
-		out = append(out, "(not permanent) = a change no device-tree property or kernel parameter can make permanent here: never recommended")
+	for _, m := range marks {
+		if slices.ContainsFunc(pts, m.has) {
+			out = append(out, m.text)
+		}
 	}
 	if s.Verdict.Family > 1 {
 		out = append(out, fmt.Sprintf("intervals: of the geometric mean rates, holding together at 95 %% over the %d points compared", s.Verdict.Family))
@@ -162,17 +145,10 @@ func footnotes(s *Sweep, pts []*Point) []string {
 func stateLine(s *Sweep) string {
 	nh, cor, other := s.Counts()
 	parts := []string{fmt.Sprintf("%d ranked", len(s.Ranked))}
-	if nh > 0 {
-		parts = append(parts, fmt.Sprintf("%d not-held", nh))
-	}
-	if cor > 0 {
-		parts = append(parts, fmt.Sprintf("%d corrupt", cor))
-	}
-	if other > 0 {
-		parts = append(parts, fmt.Sprintf("%d failed", other))
-	}
-	if n := len(s.Eliminated); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d eliminated", n))
+	for i, n := range []int{nh, cor, other, len(s.Eliminated)} {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, []string{"not-held", "corrupt", "failed", "eliminated"}[i]))
+		}
 	}
 	done := len(s.Ranked) + len(s.Excluded) + len(s.Eliminated)
 	pts := fmt.Sprintf("%d points", done)
@@ -217,14 +193,12 @@ func effectTable(s *Sweep, effs []Effect) *table {
 			if v.Best {
 				marks = append(marks, "best")
 			}
-			n, med, pc := "", "", ""
+			n, med, pc := "none", "", ""
 			switch {
 			case v.Baseline:
 				n, med = "baseline", s.Rate(v.Median)
 			case v.Points > 0:
 				n, med = strconv.Itoa(v.Points), s.Rate(v.Median)
-			default:
-				n = "none"
 			}
 			if v.HasPct {
 				pc = pct(v.Pct) + " %"
@@ -236,15 +210,22 @@ func effectTable(s *Sweep, effs []Effect) *table {
 }
 
 func excludedLine(s *Sweep, p *Point) (status, what string) {
-	what = p.Reason
-	if len(p.Changed) > 0 {
-		what += ": " + strings.Join(p.Changed, "; ")
-	}
-	status = string(p.Status)
+	what, status = p.why(), string(p.Status)
 	if p.Status == rank.StatusCorrupt {
 		status = "!!! CORRUPT"
 	}
 	return status, what
+}
+
+// excludedTable lists the excluded points, their status without the
+// prefix cut.
+func excludedTable(s *Sweep, cut string) *table {
+	t := &table{head: []string{"status", "point", "why"}}
+	for _, p := range s.Excluded {
+		st, what := excludedLine(s, p)
+		t.add(strings.TrimPrefix(st, cut), p.Label, what)
+	}
+	return t
 }
 
 // WriteText writes the terminal report of one results file, or the
@@ -280,6 +261,15 @@ func asciiOnly(s string) string {
 	}, s)
 }
 
+// wrapIf is wrap when the report fits a width (Width), else the line as
+// it is.
+func (o Options) wrapIf(prefix, text string) string {
+	if o.Width > 0 {
+		return wrap(prefix, text, o.Width)
+	}
+	return prefix + text + "\n"
+}
+
 // textWidth is where the text report wraps.
 func (o Options) textWidth() int {
 	if o.Width > 0 {
@@ -308,7 +298,7 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 	}
 	writeTextHead(w, s, o, width)
 	writeTextPoints(w, s, pts, o, width)
-	writeTextOthers(w, s, o, width)
+	writeTextOthers(w, s, o)
 	writeTextTail(w, s, o, width)
 	return nil
 }
@@ -316,25 +306,13 @@ func writeText(w io.Writer, ss []*Sweep, o Options) error {
 // writeTextHead writes what was swept, how, its state and its warnings.
 func writeTextHead(w io.Writer, s *Sweep, o Options, width int) {
 	fmt.Fprintf(w, "%s: %s, %s\n", s.File, s.Board(), s.KernelText())
-	if o.Width > 0 {
-		fmt.Fprint(w, wrap("probe: ", s.Probe, width))
-		fmt.Fprint(w, wrap("plan: ", s.PlanString()+"; original settings "+s.Originals(), width))
-	} else {
-		fmt.Fprintf(w, "probe: %s\n", s.Probe)
-		fmt.Fprintf(w, "plan: %s; original settings %s\n", s.PlanString(), s.Originals())
-	}
+	fmt.Fprint(w, o.wrapIf("probe: ", s.Probe), o.wrapIf("plan: ", s.PlanString()+"; original settings "+s.Originals()))
 	fmt.Fprintf(w, "%s", wrap("state: ", stateLine(s), width))
 	if st := started(s); st != "" {
 		fmt.Fprintf(w, "started: %s\n", st)
 	}
-	for _, x := range s.Warnings {
-		fmt.Fprint(w, wrap("warning: ", x, width))
-	}
-	if s.InProgress != "" {
-		fmt.Fprint(w, wrap("cut short: ", s.InProgress, width))
-	}
-	if len(s.Missing) > 0 {
-		fmt.Fprint(w, wrap("not measured: ", strings.Join(s.Missing, "; "), width))
+	for _, n := range s.notices() {
+		fmt.Fprint(w, wrap(n[0]+": ", n[1], width))
 	}
 	if _, cor, _ := s.Counts(); cor > 0 {
 		fmt.Fprint(w, "\n"+wrap("!!! ", fmt.Sprintf("CORRUPT DATA at %d point%s (below): a probe run's data failed its integrity check", cor, plural(cor)), width))
@@ -367,15 +345,10 @@ func writeTextPoints(w io.Writer, s *Sweep, pts []*Point, o Options, width int) 
 
 // writeTextOthers writes the excluded and the eliminated points and the
 // effect of each axis.
-func writeTextOthers(w io.Writer, s *Sweep, o Options, width int) {
+func writeTextOthers(w io.Writer, s *Sweep, o Options) {
 	if len(s.Excluded) > 0 {
 		fmt.Fprintf(w, "\nnot ranked (never compared, their numbers are not trusted):\n")
-		t := &table{head: []string{"status", "point", "why"}}
-		for _, p := range s.Excluded {
-			st, what := excludedLine(s, p)
-			t.add(st, p.Label, what)
-		}
-		t.textFit(w, "  ", o.Width)
+		excludedTable(s, "").textFit(w, "  ", o.Width)
 	}
 	if len(s.Eliminated) > 0 {
 		title, why := s.droppedBy()
@@ -383,11 +356,7 @@ func writeTextOthers(w io.Writer, s *Sweep, o Options, width int) {
 		eliminatedTable(s).textFit(w, "  ", o.Width)
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
-		line := fmt.Sprintf("effect of each axis on its own (%s; spread in points of the baseline):", effs[0].How)
-		if o.Width > 0 {
-			line = strings.TrimSuffix(wrap("", line, width), "\n")
-		}
-		fmt.Fprintf(w, "\n%s\n", line)
+		fmt.Fprint(w, "\n", o.wrapIf("", fmt.Sprintf("effect of each axis on its own (%s; spread in points of the baseline):", effs[0].How)))
 		effectTable(s, effs).textFit(w, "  ", o.Width)
 	}
 }
@@ -406,11 +375,7 @@ func writeTextTail(w io.Writer, s *Sweep, o Options, width int) {
 	}
 	fmt.Fprintln(w)
 	for _, l := range s.VerdictLines() {
-		if o.Width > 0 {
-			fmt.Fprint(w, wrap("", l, width))
-		} else {
-			fmt.Fprintln(w, l)
-		}
+		fmt.Fprint(w, o.wrapIf("", l))
 	}
 	line := "citune dts --results " + s.File
 	if s.KernelParams != "" {
@@ -420,12 +385,7 @@ func writeTextTail(w io.Writer, s *Sweep, o Options, width int) {
 	if s.Verdict.Kind != rank.VerdictApply {
 		head = "nothing to make permanent; the original values as a fragment:"
 	}
-	fmt.Fprintln(w, head)
-	if o.Width > 0 {
-		fmt.Fprint(w, wrap("  ", line, width))
-	} else {
-		fmt.Fprintf(w, "  %s\n", line)
-	}
+	fmt.Fprint(w, head+"\n", o.wrapIf("  ", line))
 }
 
 // fitPointTable makes the point table fit width columns: the baseline row

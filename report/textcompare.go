@@ -56,17 +56,8 @@ func cell(s *Sweep, p *Point) string {
 
 // summaryTable has a column per file: board, kernel, baseline, best.
 func summaryTable(ss []*Sweep, o Options) (*table, error) {
-	t := &table{head: []string{""}}
-	for _, s := range ss {
-		t.head = append(t.head, s.Label)
-	}
-	row := func(name string, f func(s *Sweep) string) {
-		r := []string{name}
-		for _, s := range ss {
-			r = append(r, f(s))
-		}
-		t.add(r...)
-	}
+	t := &table{head: append([]string{""}, mapf(ss, func(s *Sweep) string { return s.Label })...)}
+	row := func(name string, f func(s *Sweep) string) { addRow(t, ss, name, f) }
 	summarySweepRows(row)
 	summaryWinnerRows(row, ss[0].Amount())
 	for _, name := range o.Points {
@@ -129,25 +120,17 @@ func summaryWinnerRows(row summaryRow, amount string) {
 		}
 		return "no decision"
 	})
-	row("best", func(s *Sweep) string {
-		if w := s.Winner(); w != nil {
-			return w.Label
-		}
-		return "-"
-	})
-	row("best rate", func(s *Sweep) string {
-		w := s.Winner()
-		if w == nil {
-			return "-"
-		}
-		return fmt.Sprintf("%s %s %s", s.Rate(w.Median), s.RateUnit(), w.Vs.Short())
-	})
-	row("95 % CI", func(s *Sweep) string {
-		if w := s.Winner(); w != nil {
-			return w.Vs.Range()
-		}
-		return ""
-	})
+	winner := func(name, none string, f func(s *Sweep, w *Point) string) {
+		row(name, func(s *Sweep) string {
+			if w := s.Winner(); w != nil {
+				return f(s, w)
+			}
+			return none
+		})
+	}
+	winner("best", "-", func(_ *Sweep, w *Point) string { return w.Label })
+	winner("best rate", "-", func(s *Sweep, w *Point) string { return s.Rate(w.Median) + " " + s.RateUnit() + " " + w.Vs.Short() })
+	winner("95 % CI", "", func(_ *Sweep, w *Point) string { return w.Vs.Range() })
 	both := func(name string, f func(s *Sweep, p *Point) Num, fmtf func(Num) string) {
 		row(name, func(s *Sweep) string {
 			var parts []string
@@ -171,27 +154,22 @@ func summaryWinnerRows(row summaryRow, amount string) {
 }
 
 func matrixTable(ss []*Sweep) *table {
-	t := &table{head: []string{"point"}}
-	for _, s := range ss {
-		t.head = append(t.head, s.Label+" "+s.RateUnit())
-	}
-	r := []string{"baseline"}
-	for _, s := range ss {
+	t := &table{head: append([]string{"point"}, mapf(ss, func(s *Sweep) string { return s.Label + " " + s.RateUnit() })...)}
+	addRow(t, ss, "baseline", func(s *Sweep) string {
 		if s.Baseline != nil {
-			r = append(r, s.Rate(s.Baseline.Median))
-		} else {
-			r = append(r, "-")
+			return s.Rate(s.Baseline.Median)
 		}
-	}
-	t.add(r...)
+		return "-"
+	})
 	for _, l := range compareRows(ss) {
-		r := []string{l}
-		for _, s := range ss {
-			r = append(r, cell(s, byLabel(s, l)))
-		}
-		t.add(r...)
+		addRow(t, ss, l, func(s *Sweep) string { return cell(s, byLabel(s, l)) })
 	}
 	return t
+}
+
+// addRow adds the row name with f's cell for each file.
+func addRow(t *table, ss []*Sweep, name string, f func(*Sweep) string) {
+	t.add(append([]string{name}, mapf(ss, f)...)...)
 }
 
 func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
@@ -212,14 +190,8 @@ func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
 func writeFileNotesText(w io.Writer, ss []*Sweep, width int) {
 	for _, s := range ss {
 		var lines []string
-		for _, x := range s.Warnings {
-			lines = append(lines, wrap("  warning: ", x, width))
-		}
-		if s.InProgress != "" {
-			lines = append(lines, wrap("  cut short: ", s.InProgress, width))
-		}
-		if len(s.Missing) > 0 {
-			lines = append(lines, wrap("  not measured: ", strings.Join(s.Missing, "; "), width))
+		for _, n := range s.notices() {
+			lines = append(lines, wrap("  "+n[0]+": ", n[1], width))
 		}
 		for _, p := range s.Excluded {
 			st, what := excludedLine(s, p)

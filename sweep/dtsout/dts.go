@@ -2,6 +2,7 @@ package dtsout
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,11 +45,10 @@ type Setting struct {
 // DTS is a device-tree fragment for the controller's node, the kernel
 // parameters, and notes for what has neither.
 type DTS struct {
-	Label  string
-	Header []string
-	Props  []DTSLine
-	Params []DTSLine
-	Notes  []string
+	Label         string
+	Header        []string
+	Props, Params []DTSLine
+	Notes         []string
 	// Unmade are the settings that got neither a property nor a kernel
 	// parameter, each as "NAME: why" (the note's text): what cannot be
 	// made permanent this way.
@@ -109,12 +109,11 @@ type dtsBuilder struct {
 	m     *regs.Map
 	given map[string]string
 	// parkDone is set once park's parameter is emitted: ASP and ASPE
-	// make one ehci_hcd.park line.
-	parkDone bool
-	// made is set when the setting being decided got its own property,
-	// kernel parameter or a permanent absence (a boolean property left
-	// out), not only a condition's property or a note.
-	made bool
+	// make one ehci_hcd.park line. made is set when the setting being
+	// decided got its own property, kernel parameter or a permanent
+	// absence (a boolean property left out), not only a condition's
+	// property or a note.
+	parkDone, made bool
 }
 
 // value is a field's value: the setting's where one is given, else the
@@ -351,45 +350,62 @@ func (d DTS) String() string {
 		b.WriteString(" */\n")
 	}
 	fmt.Fprintf(&b, "&%s {\n", d.Label)
+	d.props(&b, "\t")
+	b.WriteString("};\n")
+	block(&b, "Kernel command line (not device tree):", mapf(d.Params, func(p DTSLine) string {
+		if p.Comment != "" {
+			return p.Text + "\t" + safe(p.Comment)
+		}
+		return p.Text
+	}))
+	block(&b, "Notes:", notes(d.Notes))
+	return b.String()
+}
+
+// props writes the properties after indent, each with its comment.
+func (d DTS) props(b *strings.Builder, indent string) {
 	if len(d.Props) == 0 {
-		b.WriteString("\t/* no device-tree property to change */\n")
+		b.WriteString(indent + "/* no device-tree property to change */\n")
 	}
 	for _, p := range d.Props {
-		fmt.Fprintf(&b, "\t%s;", p.Text)
+		fmt.Fprintf(b, "%s%s;", indent, p.Text)
 		if p.Comment != "" {
-			fmt.Fprintf(&b, "\t/* %s */", safe(p.Comment))
+			fmt.Fprintf(b, "\t/* %s */", safe(p.Comment))
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("};\n")
-	if len(d.Params) > 0 {
-		b.WriteString("\n/*\n * Kernel command line (not device tree):\n")
-		for _, p := range d.Params {
-			fmt.Fprintf(&b, " *   %s", p.Text)
-			if p.Comment != "" {
-				fmt.Fprintf(&b, "\t%s", safe(p.Comment))
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString(" */\n")
+}
+
+// block writes a comment of the lines under head, after an empty line;
+// nothing without lines.
+func block(b *strings.Builder, head string, lines []string) {
+	if len(lines) == 0 {
+		return
 	}
-	if len(d.Notes) > 0 {
-		b.WriteString("\n/*\n * Notes:\n")
-		for _, n := range d.Notes {
-			fmt.Fprintf(&b, " *   %s\n", safe(strings.TrimSpace(n)))
-		}
-		b.WriteString(" */\n")
+	b.WriteString("\n/*\n * " + head + "\n")
+	for _, l := range lines {
+		b.WriteString(" *   " + l + "\n")
 	}
-	return b.String()
+	b.WriteString(" */\n")
+}
+
+// notes are the notes made safe for a comment.
+func notes(ns []string) []string {
+	return mapf(ns, func(n string) string { return safe(strings.TrimSpace(n)) })
+}
+
+// mapf is f of each of xs.
+func mapf[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return out
 }
 
 // KernelParams returns just the kernel parameters, space-separated.
 func (d DTS) KernelParams() string {
-	var s []string
-	for _, p := range d.Params {
-		s = append(s, p.Text)
-	}
-	return strings.Join(s, " ")
+	return strings.Join(mapf(d.Params, func(p DTSLine) string { return p.Text }), " ")
 }
 
 // Permanence is the verdict's test of what can be made permanent on the
@@ -408,7 +424,7 @@ func Permanence(in DTSInput) func(changes map[string]string) []string {
 		x := in
 		x.Settings = nil
 		var key strings.Builder
-		for _, k := range sortedKeys(changes) {
+		for _, k := range slices.Sorted(maps.Keys(changes)) {
 			x.Settings = append(x.Settings, Setting{Name: k, Value: changes[k]})
 			fmt.Fprintf(&key, "%q=%q ", k, changes[k])
 		}
@@ -421,15 +437,6 @@ func Permanence(in DTSInput) func(changes map[string]string) []string {
 		seen[key.String()] = u
 		return u
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // WinnerSettings turns a results file's verdict into settings for
@@ -453,16 +460,13 @@ func WinnerSettings(res *results.Results, rk rank.Ranking) ([]Setting, error) {
 		if !ok {
 			continue
 		}
+		c := gain
 		if _, changed := v.Changes[a.Name]; !changed {
-			c := "unchanged from the original"
+			c = "unchanged from the original"
 			if slices.Contains(v.NoEffect, a.Name) {
 				c += " (no measurable effect among the best points)"
 			}
-			out = append(out, Setting{Name: a.Name, Value: val, Comment: c})
-			continue
-		}
-		c := gain
-		if alone := aloneGain(res, rk, a.Name, val); alone != "" {
+		} else if alone := aloneGain(res, rk, a.Name, val); alone != "" {
 			c += "; alone " + alone
 		}
 		out = append(out, Setting{Name: a.Name, Value: val, Comment: c})

@@ -69,38 +69,17 @@ func (d DTS) Overlay(t Target, dtbo string) string {
 		fmt.Fprintf(&b, "\t\ttarget = <&%s>;\n", d.Label)
 	}
 	b.WriteString("\t\t__overlay__ {\n")
-	if len(d.Props) == 0 {
-		b.WriteString("\t\t\t/* no device-tree property to change */\n")
-	}
-	for _, p := range d.Props {
-		fmt.Fprintf(&b, "\t\t\t%s;", p.Text)
-		if p.Comment != "" {
-			fmt.Fprintf(&b, "\t/* %s */", safe(p.Comment))
-		}
-		b.WriteString("\n")
-	}
+	d.props(&b, "\t\t\t")
 	b.WriteString("\t\t};\n\t};\n};\n")
-	if len(d.Params) > 0 {
-		b.WriteString("\n/*\n * Kernel command line (not device tree): bootargs line beside this file\n")
-		for _, p := range d.Params {
-			fmt.Fprintf(&b, " *   %s\t%s\n", p.Text, safe(p.Comment))
-		}
-		b.WriteString(" */\n")
-	}
-	notes := d.Notes
+	block(&b, "Kernel command line (not device tree): bootargs line beside this file", mapf(d.Params, func(p DTSLine) string { return p.Text + "\t" + safe(p.Comment) }))
+	ns := d.Notes
 	for _, p := range d.Notes {
 		if strings.Contains(p, "leave ") && strings.Contains(p, " out of the tree") {
-			notes = append(notes, "an overlay cannot delete a property: where the base sets one this says to leave out, remove it from the base tree")
+			ns = append(ns, "an overlay cannot delete a property: where the base sets one this says to leave out, remove it from the base tree")
 			break
 		}
 	}
-	if len(notes) > 0 {
-		b.WriteString("\n/*\n * Notes:\n")
-		for _, n := range notes {
-			fmt.Fprintf(&b, " *   %s\n", safe(strings.TrimSpace(n)))
-		}
-		b.WriteString(" */\n")
-	}
+	block(&b, "Notes:", notes(ns))
 	return b.String()
 }
 

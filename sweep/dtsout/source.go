@@ -13,10 +13,9 @@ import (
 // single-cell and boolean properties, and the kernel parameters its
 // comments give (module.param=value).
 type Source struct {
-	Label  string
-	Path   string
-	Props  map[string]uint32
-	Params []string
+	Label, Path string
+	Props       map[string]uint32
+	Params      []string
 }
 
 // The expressions are compiled on first use (compileSource), not at

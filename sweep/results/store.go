@@ -23,10 +23,9 @@ type Store struct {
 	// screen are the rates of screening runs (RunRecord.Screen) per
 	// point: not among its rates (until a visit admits them:
 	// PointRecord.ScreenAdmitted), for the race and the model.
-	screen map[string][]float64
 	// screenIRQs and screenCPU are their interrupts and CPU per MiB,
 	// admitted with them.
-	screenIRQs, screenCPU map[string][]float64
+	screen, screenIRQs, screenCPU map[string][]float64
 	// policy is what the verdict is decided under.
 	policy rank.Policy
 }

@@ -29,16 +29,14 @@ func NewWriter(w io.Writer) *Writer {
 // Write appends one record.
 func (w *Writer) Write(rec any) error {
 	b, err := json.Marshal(rec)
+	if err == nil {
+		_, err = w.w.Write(append(b, '\n'))
+	}
+	if err == nil && w.sync != nil {
+		err = w.sync()
+	}
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
-	}
-	if _, err := w.w.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	if w.sync != nil {
-		if err := w.sync(); err != nil {
-			return fmt.Errorf("results: %w", err)
-		}
 	}
 	return nil
 }
