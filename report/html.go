@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/citune/citune/regs"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
 
@@ -215,7 +216,7 @@ func otherTables(b *hb, s *Sweep, sfx string) {
 	}
 	if len(s.Eliminated) > 0 {
 		title, why := "Dropped by the adaptive race", "Clearly slower than the race's leader after fewer runs; not ranked."
-		if s.Mode == "model" {
+		if s.Mode == plan.ModeModel {
 			t, w := s.droppedBy()
 			title, why = strings.ToUpper(t[:1])+t[1:], w
 		}

@@ -397,7 +397,7 @@ func (s *Sweep) inProgress(res *results.Results) {
 // droppedBy is the title of the eliminated points' table and why they
 // are not ranked, by the sweep's mode.
 func (s *Sweep) droppedBy() (title, why string) {
-	if s.Mode == "model" {
+	if s.Mode == plan.ModeModel {
 		return "not confirmed by the model search", "Screened only, predicted below the top set the model confirmed (or not permanent); not ranked."
 	}
 	return "dropped by the adaptive race", "Clearly slower than its leader; fewer runs, not ranked."
@@ -412,7 +412,7 @@ func (s *Sweep) modelNotes(res *results.Results) {
 		return
 	}
 	s.Notes = append(s.Notes, ms[len(ms)-1].String())
-	if s.State == "complete" && len(s.Missing) > 0 && ms[len(ms)-1].Fallback == "" {
+	if s.State == results.StatusComplete && len(s.Missing) > 0 && ms[len(ms)-1].Fallback == "" {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d of the %d points not measured: the model predicted them below its top set", len(s.Missing), s.Planned))
 		s.Missing = nil
 	}
