@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -188,6 +190,9 @@ var commands = map[string]*command{}
 
 func register(c *command) { commands[c.name] = c }
 
+// commandNames are the commands' names in order.
+func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }
+
 func run(ctx context.Context, args []string, e *env) int {
 	a := &app{ctx: ctx, env: e, args: append([]string{"citune"}, args...), minGain: -1}
 	err := a.main(args)
@@ -257,12 +262,7 @@ func (a *app) main(args []string) error {
 
 // unknownCommand refuses a command name, with the nearest command.
 func unknownCommand(name string) error {
-	var names []string
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	if n := nearest(name, names); n != "" {
+	if n := nearest(name, commandNames()); n != "" {
 		return usageErr("unknown command %q (did you mean %s? `citune help` lists the commands)", name, n)
 	}
 	return usageErr("unknown command %q (run `citune help`)", name)
@@ -270,12 +270,7 @@ func unknownCommand(name string) error {
 
 func (a *app) usage(w io.Writer) {
 	fmt.Fprintf(w, "citune tunes the ChipIdea USB controller of i.MX6 and Vybrid SoCs.\n\nusage: citune [global flags] COMMAND [flags] [args]\n\ncommands:\n")
-	var names []string
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintf(w, "\nglobal flags (anywhere on the line; -- ends the flags):\n")

@@ -115,25 +115,10 @@ func complete(a *app, words []string) []string {
 	if prev == "--" && (cmd == "sweep" || cmd == "tui") {
 		return probeKinds()
 	}
-	if cmd == "" {
-		var names []string
-		for n := range commands {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return names
+	if cmd == "" || cmd == "help" && prev == "help" {
+		return commandNames()
 	}
 	switch cmd {
-	case "help":
-		if prev != "help" {
-			return nil
-		}
-		var names []string
-		for n := range commands {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return names
 	case "probe":
 		if prev == "probe" {
 			return probeKinds()
@@ -161,14 +146,7 @@ func complete(a *app, words []string) []string {
 // isFlagValue reports whether words[i] is the value of a preceding flag
 // that takes one.
 func isFlagValue(words []string, i int) bool {
-	if i == 0 {
-		return false
-	}
-	switch strings.TrimLeft(words[i-1], "-") {
-	case "profile", "controller", "mem-file", "journal":
-		return true
-	}
-	return false
+	return i > 0 && slices.Contains([]string{"profile", "controller", "mem-file", "journal"}, strings.TrimLeft(words[i-1], "-"))
 }
 
 func globalFlagNames() []string {
@@ -230,10 +208,7 @@ func controllerLabels(profile string) []string {
 // and set, register names for dump; set candidates end in '='.
 func fieldCandidates(m *regs.Map, cmd string) []string {
 	var out []string
-	suffix := ""
-	if cmd == "set" {
-		suffix = "="
-	}
+	suffix := choose(cmd == "set", "=", "")
 	for i := range m.Registers {
 		r := &m.Registers[i]
 		if cmd == "dump" {

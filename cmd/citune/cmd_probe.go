@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -111,10 +112,7 @@ func runProbe(a *app, args []string) error {
 		return merr
 	}
 	withNotes(results, notes)
-	if err := a.printProbe(results, tinfo, deps.IRQ, display); err != nil {
-		return err
-	}
-	return merr
+	return cmp.Or(a.printProbe(results, tinfo, deps.IRQ, display), merr)
 }
 
 // probeTarget fills deps from the target the global flags name: its map
@@ -255,15 +253,9 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 		// consoles): the rate and interrupts, then CPU and handler time.
 		fmt.Fprintf(w, "  %-4s %14s %9s %7s %7s %7s %8s\n", "run", "rate", "bytes", "time", "irqs", "irqs/s", per)
 		for j, r := range res.Runs {
-			name := fmt.Sprint(j + 1)
-			if r.Warmup {
-				name += "w"
-			}
+			name := fmt.Sprint(j+1) + choose(r.Warmup, "w", "")
 			unit := r.Unit
-			handler := "-"
-			if r.HandlerEvents > 0 {
-				handler = fmt.Sprintf("%.1f/%.1f", r.HandlerAvgUS, r.HandlerMaxUS)
-			}
+			handler := choose(r.HandlerEvents > 0, fmt.Sprintf("%.1f/%.1f", r.HandlerAvgUS, r.HandlerMaxUS), "-")
 			cpu := fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", r.CPU.User, r.CPU.System, r.CPU.IRQ, r.CPU.SoftIRQ)
 			if r.Simulated {
 				cpu = "(simulated)"
@@ -293,11 +285,7 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 		}
 		s := res.Stats
 		if s.N > 0 {
-			runs := "runs"
-			if s.N == 1 {
-				runs = "run"
-			}
-			fmt.Fprintf(w, "  %d %s: median %s  min %s  max %s\n", s.N, runs, fmtRate(s.Median, s.Unit), fmtRate(s.Min, s.Unit), fmtRate(s.Max, s.Unit))
+			fmt.Fprintf(w, "  %d %s: median %s  min %s  max %s\n", s.N, choose(s.N == 1, "run", "runs"), fmtRate(s.Median, s.Unit), fmtRate(s.Min, s.Unit), fmtRate(s.Max, s.Unit))
 			fmt.Fprintf(w, "  mean %s  stddev %s (CV %.1f%%)\n", fmtRate(s.Mean, s.Unit), fmtRate(s.StdDev, s.Unit), 100*s.CV)
 			if s.CPUPerGiB > 0 {
 				// Per GiB in the file; shown as ms per amount like report.
@@ -349,10 +337,7 @@ func (b *progressBar) update(p probe.Progress) {
 		bar = strings.Repeat("#", k) + strings.Repeat("-", width-k)
 		pct = fmt.Sprintf("%3.0f%% ", 100*float64(p.Done)/float64(p.Total))
 	}
-	kind := "run"
-	if p.Warmup {
-		kind = "warm-up"
-	}
+	kind := choose(p.Warmup, "warm-up", "run")
 	name := p.Name
 	if len(name) > 40 {
 		name = name[:37] + "..."

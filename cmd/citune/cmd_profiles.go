@@ -129,10 +129,7 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 	var order []string
 	by := map[string][]string{}
 	add := func(r *regs.Register, where string) {
-		v := "unknown"
-		if r.ResetKnown {
-			v = fmt.Sprintf("%#x", r.Reset)
-		}
+		v := choose(r.ResetKnown, fmt.Sprintf("%#x", r.Reset), "unknown")
 		src := sourceOrUnknown(r.Source)
 		if _, ok := by[src]; !ok {
 			order = append(order, src)

@@ -120,10 +120,7 @@ func runMkimage(a *app, args []string) error {
 	if err := writeSidecar(fs.Arg(0), a.g.profile, p.Name, c.Label, a.g.resetVals, *force); err != nil {
 		return err
 	}
-	what := "board values (as Linux leaves them)"
-	if a.g.resetVals {
-		what = "reset values"
-	}
+	what := choose(a.g.resetVals, "reset values", "board values (as Linux leaves them)")
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
 			File       string `json:"file"`

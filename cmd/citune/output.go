@@ -13,6 +13,14 @@ import (
 	"github.com/citune/citune/textwrap"
 )
 
+// choose is yes when c holds, else no.
+func choose[T any](c bool, yes, no T) T {
+	if c {
+		return yes
+	}
+	return no
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
