@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"io"
 	"os"
 	"strconv"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"github.com/citune/citune/units"
 )
 
 // This file holds the O_DIRECT plumbing shared by the read and write

@@ -1,14 +1,16 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"math"
 	"sort"
 	"sync"
+
+	"github.com/citune/citune/units"
 )
 
 // Options control Measure.
@@ -254,9 +256,7 @@ func (m *measurement) record(i int, r Run, err error, warm bool, w window) {
 	res.Simulated = res.Simulated || r.Simulated
 	n := len(res.Runs) + 1
 	if err != nil {
-		if r.Err == "" {
-			r.Err = err.Error()
-		}
+		r.Err = cmp.Or(r.Err, err.Error())
 		res.Runs = append(res.Runs, r)
 		res.Err = fmt.Sprintf("run %d: %v", n, err)
 		m.errs = append(m.errs, fmt.Errorf("%s: run %d: %w", res.Probe, n, err))

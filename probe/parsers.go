@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/citune/citune/units"
 )
 
 // Unit is the unit of a number a command prints. Byte and bit rates are

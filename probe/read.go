@@ -1,17 +1,19 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/citune/citune/units"
 )
 
 // DefaultReadSize is how much the read probe reads when neither a size
@@ -486,8 +488,5 @@ func dropCaches(procRoot string) error {
 }
 
 func procRootOr(s string) string {
-	if s == "" {
-		return "/proc"
-	}
-	return s
+	return cmp.Or(s, "/proc")
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/citune/citune/units"
 
 	"periph.io/x/conn/v3/physic"
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/citune/citune/units"
 )
 
 // DefaultWriteSize is how much the write probe writes when no size is

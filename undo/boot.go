@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -94,9 +95,7 @@ func restoreBoot(b *BootRec) ([]Restored, error) {
 		return nil, fmt.Errorf("restoring the boot arguments in %s: %w", st.Describe(), err)
 	}
 	root := b.Root
-	if root == "" {
-		root = "/"
-	}
+	root = cmp.Or(root, "/")
 	var out []Restored
 	for _, f := range b.Files {
 		// Only what citune names so: never any file a journal lists.

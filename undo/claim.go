@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,9 +39,7 @@ func claimPath(id TargetID, dir string) string {
 	case TargetFile:
 		return id.Path + ".citune-claim"
 	case TargetDevMem:
-		if dir == "" {
-			dir = SystemLocks
-		}
+		dir = cmp.Or(dir, SystemLocks)
 		return filepath.Join(dir, id.Key()+".claim")
 	}
 	return ""

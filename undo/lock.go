@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,9 +81,7 @@ func targetLockFile(id TargetID, dir string) (f *os.File, named bool, err error)
 		}
 		return f, false, nil
 	case TargetDevMem:
-		if dir == "" {
-			dir = SystemLocks
-		}
+		dir = cmp.Or(dir, SystemLocks)
 		f, err := openPrivate(filepath.Join(dir, id.Key()+".lock"), os.O_RDWR|os.O_CREATE)
 		if err != nil {
 			return nil, false, fmt.Errorf("target lock: %w", err)

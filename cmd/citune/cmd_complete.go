@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -167,9 +168,7 @@ func profileNames() []string {
 // completionProfile is the profile named on the line, or the default one
 // (completion must not detect: that would open /dev/mem).
 func completionProfile(spec string) *soc.Profile {
-	if spec == "" {
-		spec = defaultSimProfile
-	}
+	spec = cmp.Or(spec, defaultSimProfile)
 	p, err := loadProfile(spec)
 	if err != nil {
 		return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -306,10 +307,7 @@ func (a *app) reportFlags(s *report.Sweep) error {
 }
 
 func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
+	return cmp.Or(s, "unknown")
 }
 
 func uniq(ss []string) []string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -233,9 +234,7 @@ func unitsUsage(tail string) string {
 // itself, case ignored.
 func byteUnit(flagVal string, getenv func(string) string) (units.Display, error) {
 	v := flagVal
-	if v == "" {
-		v = getenv("CITUNE_UNITS")
-	}
+	v = cmp.Or(v, getenv("CITUNE_UNITS"))
 	if d, ok := units.ParseDisplay(v); ok {
 		return d, nil
 	}

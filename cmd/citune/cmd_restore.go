@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -219,13 +220,10 @@ func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 		// journalled item was checked.
 		fmt.Fprintf(a.env.stdout, "restored %s %s\n", c.Label, r)
 	}
-	if err != nil {
-		if strings.Contains(err.Error(), "did not return") {
-			return withCode(exitNotHeld, err)
-		}
-		return err
+	if err != nil && strings.Contains(err.Error(), "did not return") {
+		return withCode(exitNotHeld, err)
 	}
-	return nil
+	return err
 }
 
 // restoreSnapshot writes a snapshot's tuning fields (with config, its
@@ -238,12 +236,8 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 	if err := json.Unmarshal(b, &sf); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	if a.g.profile == "" {
-		a.g.profile = sf.Target.Profile
-	}
-	if a.g.controller == "" {
-		a.g.controller = sf.Target.Controller
-	}
+	a.g.profile = cmp.Or(a.g.profile, sf.Target.Profile)
+	a.g.controller = cmp.Or(a.g.controller, sf.Target.Controller)
 	if a.g.memFile == "" && !a.g.sim && soc.Kind(sf.Target.Kind) == soc.KindFile {
 		a.g.memFile = sf.Target.Path
 	}
@@ -325,16 +319,9 @@ func snapshotChanges(t *soc.Target, snap soc.Snapshot, config bool) ([]regs.Chan
 		}
 		for i := range r.Fields {
 			f := &r.Fields[i]
-			if f.Access != regs.RW {
+			class := regs.ClassOf(r, f)
+			if f.Access != regs.RW || class == regs.ClassLive || class == regs.ClassConfig && !config {
 				continue
-			}
-			switch regs.ClassOf(r, f) {
-			case regs.ClassLive:
-				continue
-			case regs.ClassConfig:
-				if !config {
-					continue
-				}
 			}
 			if f.Get(cur) != f.Get(rv.Value) {
 				changes = append(changes, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: f.Get(rv.Value)})

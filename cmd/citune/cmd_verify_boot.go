@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io/fs"
@@ -64,9 +65,7 @@ func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
 		if err != nil {
 			return err
 		}
-		if a.g.controller == "" {
-			a.g.controller = in.Controller.Label
-		}
+		a.g.controller = cmp.Or(a.g.controller, in.Controller.Label)
 		if t, err = a.openProfile(in.Profile, false); err != nil {
 			return err
 		}
@@ -140,10 +139,7 @@ func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
 }
 
 func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return cmp.Or(s, "-")
 }
 
 // resultsWants are the winner's settings with the lines dts gave them.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -229,9 +230,7 @@ func (a *app) targetOf(h results.Header) {
 			a.g.profile = h.ProfileFile
 		}
 	}
-	if a.g.controller == "" {
-		a.g.controller = h.Controller
-	}
+	a.g.controller = cmp.Or(a.g.controller, h.Controller)
 	if !a.g.sim && a.g.memFile == "" {
 		switch soc.Kind(h.Target) {
 		case soc.KindSim:
