@@ -200,12 +200,8 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 		lines = append([]string{m}, lines...)
 	}
 	lines = append(lines, v.Details()...)
-	switch v.Kind {
-	case rank.VerdictApply:
-		lines = append(lines, "the values below are the recommended point's; the settings it keeps are at their original values")
-	default:
-		lines = append(lines, "the values below are the original ones: committing them changes nothing on this board")
-	}
+	lines = append(lines, choose(v.Kind == rank.VerdictApply, "the values below are the recommended point's; the settings it keeps are at their original values",
+		"the values below are the original ones: committing them changes nothing on this board"))
 	var bad []string
 	for _, x := range rk.Excluded {
 		if x.Status == rank.StatusNotHeld || x.Status == rank.StatusCorrupt {
@@ -306,9 +302,7 @@ func (a *app) reportFlags(s *report.Sweep) error {
 	return a.conflictsWithResults(s.File, p, c)
 }
 
-func orUnknown(s string) string {
-	return cmp.Or(s, "unknown")
-}
+func orUnknown(s string) string { return cmp.Or(s, "unknown") }
 
 func uniq(ss []string) []string {
 	var out []string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -93,15 +92,13 @@ func runDump(a *app, args []string) error {
 // printSources cites where a register's reset value and its knobs' rules
 // come from.
 func printSources(w io.Writer, p *soc.Profile, r *regs.Register) {
-	fmt.Fprint(w, wrap("reset value: "+sourceOrUnknown(r.Source), "      ", 78))
+	fmt.Fprint(w, wrap("reset value: "+orUnknown(r.Source), "      ", 78))
 	for i := range r.Fields {
 		if k := p.Knob(regs.Ref{Reg: r, Field: &r.Fields[i]}); k != nil {
-			fmt.Fprint(w, wrap(r.Fields[i].Name+" rule: "+sourceOrUnknown(k.Source), "      ", 78))
+			fmt.Fprint(w, wrap(r.Fields[i].Name+" rule: "+orUnknown(k.Source), "      ", 78))
 		}
 	}
 }
-
-func sourceOrUnknown(s string) string { return cmp.Or(s, "unknown") }
 
 // mark is m when on, else a blank of its width.
 func mark(on bool, m string) string { return choose(on, m, " ") }

@@ -116,7 +116,7 @@ func showProfile(a *app, p *soc.Profile) {
 		if k.Driver != "" {
 			fmt.Fprint(w, wrap(k.Driver, "    driver: ", 78))
 		}
-		fmt.Fprint(w, wrap(sourceOrUnknown(k.Source), "    source: ", 78))
+		fmt.Fprint(w, wrap(orUnknown(k.Source), "    source: ", 78))
 	}
 	showResetSources(w, p)
 }
@@ -130,7 +130,7 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 	by := map[string][]string{}
 	add := func(r *regs.Register, where string) {
 		v := choose(r.ResetKnown, fmt.Sprintf("%#x", r.Reset), "unknown")
-		src := sourceOrUnknown(r.Source)
+		src := orUnknown(r.Source)
 		if _, ok := by[src]; !ok {
 			order = append(order, src)
 		}

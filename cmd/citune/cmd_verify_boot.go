@@ -53,10 +53,7 @@ type bootVerifier struct {
 
 // verifyBoot is `citune verify --results FILE` or `--dts FILE`.
 func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
-	root := a.env.root
-	if sysRoot != "" {
-		root = os.DirFS(sysRoot)
-	}
+	root := choose(sysRoot != "", os.DirFS(sysRoot), a.env.root)
 	var ws []want
 	var t *soc.Target
 	from := resultsFile
@@ -122,11 +119,8 @@ func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
 		w := a.env.stdout
 		fmt.Fprintf(w, "%s: the values of %s after boot\n", header(t), from)
 		for _, c := range out {
-			st := c.Status
-			if st == notInForce {
-				st = "NOT IN FORCE"
-			}
-			fmt.Fprintf(w, "%-26s want %s, reads %s  %s\n", c.Name, c.Want, orDash(c.Got), st)
+			st := choose(c.Status == notInForce, "NOT IN FORCE", c.Status)
+			fmt.Fprintf(w, "%-26s want %s, reads %s  %s\n", c.Name, c.Want, cmp.Or(c.Got, "-"), st)
 			if c.Why != "" {
 				fmt.Fprint(w, textwrap.Escape(textwrap.Block(c.Why, "    ", 80)))
 			}
@@ -136,10 +130,6 @@ func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
 		return withCode(exitNotHeld, fmt.Errorf("%d recommended value(s) not in force after boot", bad))
 	}
 	return nil
-}
-
-func orDash(s string) string {
-	return cmp.Or(s, "-")
 }
 
 // resultsWants are the winner's settings with the lines dts gave them.
@@ -204,7 +194,7 @@ func sourceWants(p *soc.Profile, src dtsout.Source) []want {
 			}
 			fv := k.ParamEncoding.FieldFor(uint32(n))
 			if k.ParamEncoding == soc.EncodingPark && strings.HasSuffix(k.Field, "ASPE") {
-				fv = b2u(n > 0)
+				fv = choose(n > 0, uint32(1), 0)
 			} else if k.ParamEncoding == soc.EncodingPark && n == 0 {
 				continue // park off: ASP is not set
 			}
@@ -212,13 +202,6 @@ func sourceWants(p *soc.Profile, src dtsout.Source) []want {
 		}
 	}
 	return ws
-}
-
-func b2u(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func (v bootVerifier) read(name string) string {
@@ -272,13 +255,11 @@ func (v bootVerifier) check(w want) bootCheck {
 		c.Status = notInForce
 		if _, st, why := v.param(w.param); st != inForce {
 			c.Why = why
-		} else if p.Emulated {
-			c.Status, c.Why = notApplicable, "the emulator does not keep it although "+w.param+" is in force"
-			if k != nil && k.Driver != "" {
-				c.Why += ": " + k.Driver
-			}
 		} else {
 			c.Why = "value rewritten by the driver although " + w.param + " is in force"
+			if p.Emulated {
+				c.Status, c.Why = notApplicable, "the emulator does not keep it although "+w.param+" is in force"
+			}
 			if k != nil && k.Driver != "" {
 				c.Why += ": " + k.Driver
 			}

@@ -178,11 +178,8 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 		return rerr
 	}
 	end := results.EndRecord{Type: results.TypeEnd, Session: res.Sessions(), Time: time.Now().UTC(), Status: results.StatusAborted,
-		Error: "by `citune sweep --abort`", Restored: rerr == nil, TotalProbeRuns: res.ProbeRuns(),
+		Error: "by `citune sweep --abort`", Restored: rerr == nil, RestoreError: errText(rerr), TotalProbeRuns: res.ProbeRuns(),
 		Ranking: res.Rank(rank.Policy{MinGainPct: h.Plan.MinGainPct()})}
-	if rerr != nil {
-		end.RestoreError = rerr.Error()
-	}
 	f, err := results.OpenAppend(file)
 	if err == nil {
 		err = results.NewWriter(f).Write(end)
