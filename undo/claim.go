@@ -87,7 +87,7 @@ func checkClaim(journal string, id TargetID, dir string) error {
 		return nil
 	}
 	c, ok := readClaim(p)
-	if !ok || sameFile(c.Journal, journal) || (c.Dev != 0 && (c.Dev != id.Dev || c.Ino != id.Ino)) {
+	if !ok || SameFile(c.Journal, journal) || (c.Dev != 0 && (c.Dev != id.Dev || c.Ino != id.Ino)) {
 		return nil
 	}
 	if j, err := Read(c.Journal); err == nil {
@@ -111,7 +111,7 @@ func writeClaim(journal string, id TargetID, dir string, o Owner) {
 	if p == "" {
 		return
 	}
-	if c, ok := readClaim(p); ok && sameFile(c.Journal, journal) && c.Owner.Same(o) {
+	if c, ok := readClaim(p); ok && SameFile(c.Journal, journal) && c.Owner.Same(o) {
 		return
 	}
 	b, _ := json.Marshal(claim{Journal: journal, Owner: o, Dev: id.Dev, Ino: id.Ino})
@@ -137,7 +137,7 @@ func dropClaim(journal string, id TargetID, dir string) {
 		return
 	}
 	c, ok := readClaim(p)
-	if !ok || !sameFile(c.Journal, journal) {
+	if !ok || !SameFile(c.Journal, journal) {
 		return
 	}
 	if j, err := Read(journal); err == nil {
@@ -150,8 +150,9 @@ func dropClaim(journal string, id TargetID, dir string) {
 	os.Remove(p)
 }
 
-// sameFile reports whether two journal paths name one file.
-func sameFile(a, b string) bool {
+// SameFile reports whether a and b name one file: the same path, or two
+// names of one existing file.
+func SameFile(a, b string) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}

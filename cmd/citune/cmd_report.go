@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/textwrap"
+	"github.com/citune/citune/undo"
 	"github.com/citune/citune/units"
 )
 
@@ -199,7 +198,7 @@ func (ro *reportOpts) checkOutputs(files []string) error {
 			continue
 		}
 		for _, in := range slices.Concat(files, outs) {
-			if sameFile(o, in) {
+			if undo.SameFile(o, in) {
 				return usageErr("report: %s is both read and written: give the output another name", o)
 			}
 		}
@@ -211,17 +210,6 @@ func (ro *reportOpts) checkOutputs(files []string) error {
 		}
 	}
 	return nil
-}
-
-// sameFile reports whether a and b name one file: the same path, or two
-// names of one existing file.
-func sameFile(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // unitsUsage is the help of every --units flag; tail says what else

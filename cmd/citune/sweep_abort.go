@@ -86,7 +86,7 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 	file := resumes
 	if len(words) == 1 {
 		file = words[0]
-		if resumes != "" && !sameFile(file, resumes) {
+		if resumes != "" && !undo.SameFile(file, resumes) {
 			return fmt.Errorf("sweep --abort: the sweep that resumes at boot (%s) is %s, not %s: nothing was changed (abort that one with `citune sweep --abort %s`)", where, resumes, file, resumes)
 		}
 	}
