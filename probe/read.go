@@ -115,10 +115,7 @@ func IsWarmup(ctx context.Context) bool {
 }
 
 func (p *ReadProbe) verify() Verify {
-	if p.Verify == "" {
-		return VerifyWarmup
-	}
-	return p.Verify
+	return cmp.Or(p.Verify, VerifyWarmup)
 }
 
 // ringBroken is set once the ring failed in a way pread does not, so
@@ -403,10 +400,7 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 			off = start // wrap round for a timed run
 		}
 		want := min(p.BS, end-off)
-		n := (want + t.lbs - 1) / t.lbs * t.lbs // O_DIRECT needs whole blocks
-		if n > p.BS {
-			n = p.BS
-		}
+		n := min((want+t.lbs-1)/t.lbs*t.lbs, p.BS) // O_DIRECT needs whole blocks
 		b := h.next()
 		// Yield now and then: a goroutine that only makes system calls
 		// is never rescheduled, and once it has run 10 ms on the same

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -215,12 +216,10 @@ func (a *app) probeUsage(w io.Writer, lead *flag.FlagSet) {
 // probing a file on a machine that is no board does not pay for loading
 // every profile.
 func (a *app) mayDetect() bool {
-	for _, p := range []string{soc.CompatiblePath, soc.SocIDPath} {
-		if _, err := fs.Stat(a.env.root, p); err == nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{soc.CompatiblePath, soc.SocIDPath}, func(p string) bool {
+		_, err := fs.Stat(a.env.root, p)
+		return err == nil
+	})
 }
 
 var _ probe.SimController = (*soc.Target)(nil)
@@ -256,10 +255,7 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 			name := fmt.Sprint(j+1) + choose(r.Warmup, "w", "")
 			unit := r.Unit
 			handler := choose(r.HandlerEvents > 0, fmt.Sprintf("%.1f/%.1f", r.HandlerAvgUS, r.HandlerMaxUS), "-")
-			cpu := fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", r.CPU.User, r.CPU.System, r.CPU.IRQ, r.CPU.SoftIRQ)
-			if r.Simulated {
-				cpu = "(simulated)"
-			}
+			cpu := choose(r.Simulated, "(simulated)", fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", r.CPU.User, r.CPU.System, r.CPU.IRQ, r.CPU.SoftIRQ))
 			if r.Err != "" && r.Bytes == 0 {
 				fmt.Fprintf(w, "  %-4s FAILED: %s\n", name, strings.ReplaceAll(r.Err, "\n", "\n       "))
 				continue

@@ -92,10 +92,7 @@ func runReport(a *app, args []string) error {
 	}
 	// A terminal's own width; a file or pipe gets 80 columns (a serial
 	// console's).
-	cols := ro.width
-	if cols <= 0 {
-		cols = a.env.cols
-	}
+	cols := choose(ro.width > 0, ro.width, a.env.cols)
 	if cols <= 0 {
 		cols = 80
 	}

@@ -304,11 +304,7 @@ func inertChanges(t *soc.Target, changes []regs.Change, ws []regs.Write) []strin
 func changeStrings(cs []regs.Change) []string {
 	var s []string
 	for _, c := range cs {
-		if c.Ref.Field == nil {
-			s = append(s, fmt.Sprintf("%s=%s", c.Ref, regs.Hex(c.Value)))
-		} else {
-			s = append(s, fmt.Sprintf("%s=%d", c.Ref, c.Value))
-		}
+		s = append(s, choose(c.Ref.Field == nil, fmt.Sprintf("%s=%s", c.Ref, regs.Hex(c.Value)), fmt.Sprintf("%s=%d", c.Ref, c.Value)))
 	}
 	return s
 }

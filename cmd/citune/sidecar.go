@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,10 +73,7 @@ func (a *app) applySidecar() error {
 	if err != nil || !ok {
 		return err
 	}
-	spec := s.Profile
-	if s.ProfileFile != "" {
-		spec = s.ProfileFile
-	}
+	spec := cmp.Or(s.ProfileFile, s.Profile)
 	same := true
 	if a.g.profile == "" {
 		a.g.profile = spec
