@@ -194,13 +194,10 @@ func completionMap(profile, ctl string) *soc.Profile {
 }
 
 func controllerLabels(profile string) []string {
-	var ls []string
 	if p := completionProfile(profile); p != nil {
-		for _, c := range p.Controllers {
-			ls = append(ls, c.Label)
-		}
+		return labelsOf(p)
 	}
-	return ls
+	return nil
 }
 
 // fieldCandidates lists REG.FIELD names (knobs also as bare FIELD) for get

@@ -35,26 +35,18 @@ func runProfiles(a *app, args []string) error {
 			}
 			var rows []row
 			for _, p := range ps {
-				r := row{Name: p.Name, Title: p.Title, Compatible: p.Compatible, Emulated: p.Emulated}
-				for _, c := range p.Controllers {
-					r.Controllers = append(r.Controllers, c.Label)
-				}
-				rows = append(rows, r)
+				rows = append(rows, row{Name: p.Name, Title: p.Title, Compatible: p.Compatible, Controllers: labelsOf(p), Emulated: p.Emulated})
 			}
 			return writeJSON(a.env.stdout, rows)
 		}
 		tw := tabwriter.NewWriter(a.env.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tCONTROLLERS\tTITLE")
 		for _, p := range ps {
-			var ls []string
-			for _, c := range p.Controllers {
-				ls = append(ls, c.Label)
-			}
 			title := p.Title
 			if len(p.Aliases) > 0 {
 				title += " (also --profile " + strings.Join(p.Aliases, ", ") + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, strings.Join(ls, ","), title)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, strings.Join(labelsOf(p), ","), title)
 		}
 		return tw.Flush()
 	}
@@ -169,6 +161,15 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 	}
 }
 
+// labelsOf are the labels of p's controllers.
+func labelsOf(p *soc.Profile) []string {
+	var ls []string
+	for _, c := range p.Controllers {
+		ls = append(ls, c.Label)
+	}
+	return ls
+}
+
 // profileJSON is `profiles show --json`: what the human form shows, with
 // lower-case keys like every --json.
 func profileJSON(p *soc.Profile) any {
@@ -215,11 +216,7 @@ func profileJSON(p *soc.Profile) any {
 		out.Identity = append(out.Identity, check{ch.Register, fmt.Sprintf("%#08x", ch.Mask), fmt.Sprintf("%#08x", ch.Value), ch.Why})
 	}
 	for _, r := range p.Map.Registers {
-		j := reg{Name: r.Name, Offset: fmt.Sprintf("0x%03x", r.Offset), Source: r.Source}
-		if r.ResetKnown {
-			j.Reset = regs.Hex(r.Reset)
-		}
-		out.Registers = append(out.Registers, j)
+		out.Registers = append(out.Registers, reg{r.Name, fmt.Sprintf("0x%03x", r.Offset), choose(r.ResetKnown, regs.Hex(r.Reset), ""), r.Source})
 	}
 	return out
 }
