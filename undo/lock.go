@@ -143,7 +143,7 @@ reopen:
 		goto reopen
 	}
 	if named {
-		if err := writeHolder(f, o); err != nil {
+		if err := writeHolder(f, holderFile{Owner: o}); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -151,8 +151,10 @@ reopen:
 	return f, nil
 }
 
-func writeHolder(f *os.File, o Owner) error {
-	b, err := json.Marshal(o)
+// writeHolder replaces what the lock file f says with h (an owner alone
+// reads as the Owner it embeds).
+func writeHolder(f *os.File, h holderFile) error {
+	b, err := json.Marshal(h)
 	if err == nil {
 		err = f.Truncate(0)
 	}
@@ -228,7 +230,7 @@ reopen:
 		goto reopen
 	}
 	prev, _ := readHolderFile(f)
-	if err := writeHolder(f, o); err != nil {
+	if err := writeHolder(f, holderFile{Owner: o}); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -375,17 +377,7 @@ func (l *lock) keep(o Owner, e *Entry) error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	b, err := json.Marshal(holderFile{Owner: o, Entry: e})
-	if err == nil {
-		err = l.f.Truncate(0)
-	}
-	if err == nil {
-		_, err = l.f.WriteAt(append(b, '\n'), 0)
-	}
-	if err != nil {
-		return fmt.Errorf("target lock %s: %w: %w", l.f.Name(), ErrStore, err)
-	}
-	return nil
+	return writeHolder(l.f, holderFile{Owner: o, Entry: e})
 }
 
 func flock(f *os.File, how int) error {

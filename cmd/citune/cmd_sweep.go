@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -113,7 +114,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 // host is the file and module side of the sweep.
 func (o *sweepOpts) host(p *soc.Profile) *host.Host {
 	h := &host.Host{Root: o.sysRoot, Loader: host.ExecLoader{Modprobe: o.modprobe, Rmmod: o.rmmod},
-		Modules: p.Reload.Modules, Wait: p.Reload.Wait, WaitTimeout: o.reloadTimeout}
+		Modules: p.Reload.Modules, Wait: cmp.Or(o.reloadWait, p.Reload.Wait), WaitTimeout: o.reloadTimeout}
 	if o.reload != "" {
 		h.Modules = nil
 		for _, m := range strings.Split(o.reload, ",") {
@@ -121,9 +122,6 @@ func (o *sweepOpts) host(p *soc.Profile) *host.Host {
 				h.Modules = append(h.Modules, m)
 			}
 		}
-	}
-	if o.reloadWait != "" {
-		h.Wait = o.reloadWait
 	}
 	return h
 }
