@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -149,13 +150,7 @@ func (j *Journal) For(e Entry) *Entry {
 
 // prune drops empty entries.
 func (j *Journal) prune() {
-	out := j.Entries[:0]
-	for _, e := range j.Entries {
-		if !e.Empty() {
-			out = append(out, e)
-		}
-	}
-	j.Entries = out
+	j.Entries = slices.DeleteFunc(j.Entries, func(e Entry) bool { return e.Empty() })
 }
 
 // Load reads the journal at path (a missing file is an empty journal)
@@ -323,13 +318,7 @@ func lockFile(path string, how int) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err = sysFlock(f, how)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := flock(f, how); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("journal lock %s: %w: %w", path, ErrStore, err)
 	}
