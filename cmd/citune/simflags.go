@@ -115,8 +115,5 @@ func kernelInt(s string, signed bool) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if neg {
-		return -int64(u), nil
-	}
-	return int64(u), nil
+	return choose(neg, -int64(u), int64(u)), nil
 }

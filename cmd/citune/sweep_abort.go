@@ -40,11 +40,8 @@ import (
 // every word it writes, so a value never holds a quote.
 func quotedArg(b []byte, flag string) string {
 	_, rest, ok := strings.Cut(string(b), "'"+flag+"' '")
-	if !ok {
-		return ""
-	}
-	v, _, ok := strings.Cut(rest, "'")
-	if !ok {
+	v, _, closed := strings.Cut(rest, "'")
+	if !ok || !closed {
 		return ""
 	}
 	return v
@@ -59,9 +56,7 @@ func installedResume(root string) (where, file, journal string) {
 			continue
 		}
 		where = "/" + p
-		if j := quotedArg(b, "--journal"); j != "" {
-			journal = j
-		}
+		journal = cmp.Or(quotedArg(b, "--journal"), journal)
 		if f := quotedArg(b, "--resume"); f != "" {
 			return where, f, journal
 		}
@@ -79,10 +74,8 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 		return usageErr("usage: citune sweep --abort [--sys-root DIR] [RESULTS.jsonl]")
 	}
 	where, resumes, journal := installedResume(o.sysRoot)
-	if a.g.journal == "" && journal != "" {
-		// The journal the resumed sweep would use (its command names it).
-		a.g.journal = journal
-	}
+	// The journal the resumed sweep would use (its command names it).
+	a.g.journal = cmp.Or(a.g.journal, journal)
 	file := resumes
 	if len(words) == 1 {
 		file = words[0]
