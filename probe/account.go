@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,17 +83,7 @@ func parseInterrupts(data []byte, name string) (irqCount, error) {
 			}
 			total += v
 		}
-		match := label == name
-		if !match && !numeric {
-			for _, f := range fields[i:] {
-				for _, d := range strings.Split(f, ",") {
-					if d == name {
-						match = true
-					}
-				}
-			}
-		}
-		if match {
+		if label == name || !numeric && slices.ContainsFunc(fields[i:], func(f string) bool { return slices.Contains(strings.Split(f, ","), name) }) {
 			return irqCount{label: label, total: total}, nil
 		}
 	}
@@ -275,12 +266,9 @@ func (w window) apply(r *Run) {
 }
 
 func (a *accountant) note(s string) {
-	for _, n := range a.notes {
-		if n == s {
-			return
-		}
+	if !slices.Contains(a.notes, s) {
+		a.notes = append(a.notes, s)
 	}
-	a.notes = append(a.notes, s)
 }
 
 func (a *accountant) close() {

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
-	"sort"
 	"strconv"
 	"strings"
 
@@ -76,11 +77,7 @@ func jsonPath(out []byte, path string) (float64, error) {
 		case map[string]any:
 			next, ok := v[key]
 			if !ok {
-				keys := make([]string, 0, len(v))
-				for k := range v {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
+				keys := slices.Sorted(maps.Keys(v))
 				if len(keys) > 12 {
 					keys = append(keys[:12], "...")
 				}
