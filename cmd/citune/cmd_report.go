@@ -218,8 +218,7 @@ func unitsUsage(tail string) string {
 // byteUnit resolves --units (or $CITUNE_UNITS): mib, mb, mbit or the unit
 // itself, case ignored.
 func byteUnit(flagVal string, getenv func(string) string) (units.Display, error) {
-	v := flagVal
-	v = cmp.Or(v, getenv("CITUNE_UNITS"))
+	v := cmp.Or(flagVal, getenv("CITUNE_UNITS"))
 	if d, ok := units.ParseDisplay(v); ok {
 		return d, nil
 	}

@@ -53,17 +53,12 @@ func interleave(fs *flag.FlagSet, args []string) error {
 // =value) names a flag of fs that takes the next word as its value.
 func takesValue(fs *flag.FlagSet, arg string) bool {
 	name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
-	if strings.Contains(name, "=") {
-		return false
-	}
 	f := fs.Lookup(name)
-	if f == nil {
+	if f == nil || strings.Contains(name, "=") {
 		return false
 	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return false
-	}
-	return true
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
 }
 
 // unknownFlagError is a flag no command or global flag has, with the
@@ -141,20 +136,20 @@ func nearest(s string, cands []string) string {
 // parse parses a command's flags with the shared grammar and refuses
 // --json for a command without a machine form.
 func (a *app) parse(fs *flag.FlagSet, args []string) error {
-	if err := quietParse(fs, a.cmdName(), func() error { return interleave(fs, args) }); err != nil {
-		return err
-	}
-	if err := a.checkJSON(); err != nil {
-		return err
-	}
-	return a.applySidecar()
+	return a.parseWith(fs, func() error { return interleave(fs, args) })
 }
 
 // parseHead parses flags up to the first positional argument and leaves
 // the rest as it is (probe: the probe words after the kind hold the
 // kinds' own flags, parsed by probeflags.go).
 func (a *app) parseHead(fs *flag.FlagSet, args []string) error {
-	if err := quietParse(fs, a.cmdName(), func() error { return fs.Parse(args) }); err != nil {
+	return a.parseWith(fs, func() error { return fs.Parse(args) })
+}
+
+// parseWith runs parse (parse's grammar or parseHead's) through
+// quietParse, then the checks every command's flags get.
+func (a *app) parseWith(fs *flag.FlagSet, parse func() error) error {
+	if err := quietParse(fs, a.cmdName(), parse); err != nil {
 		return err
 	}
 	if err := a.checkJSON(); err != nil {
