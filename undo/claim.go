@@ -39,8 +39,7 @@ func claimPath(id TargetID, dir string) string {
 	case TargetFile:
 		return id.Path + ".citune-claim"
 	case TargetDevMem:
-		dir = cmp.Or(dir, SystemLocks)
-		return filepath.Join(dir, id.Key()+".claim")
+		return filepath.Join(cmp.Or(dir, SystemLocks), id.Key()+".claim")
 	}
 	return ""
 }

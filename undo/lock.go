@@ -81,8 +81,7 @@ func targetLockFile(id TargetID, dir string) (f *os.File, named bool, err error)
 		}
 		return f, false, nil
 	case TargetDevMem:
-		dir = cmp.Or(dir, SystemLocks)
-		f, err := openPrivate(filepath.Join(dir, id.Key()+".lock"), os.O_RDWR|os.O_CREATE)
+		f, err := openPrivate(filepath.Join(cmp.Or(dir, SystemLocks), id.Key()+".lock"), os.O_RDWR|os.O_CREATE)
 		if err != nil {
 			return nil, false, fmt.Errorf("target lock: %w", err)
 		}

@@ -129,12 +129,10 @@ func (s *Session) withJournal(fn func(j *Journal) bool) error {
 		s.lost = je
 		return je
 	}
-	if !fn(j) {
-		s.lastSeq = j.Seq
-		return nil
-	}
-	if err := j.save(s.o.Journal); err != nil {
-		return err
+	if fn(j) {
+		if err := j.save(s.o.Journal); err != nil {
+			return err
+		}
 	}
 	s.lastSeq = j.Seq
 	return nil
