@@ -249,23 +249,15 @@ func runGet(a *app, args []string) error {
 			Values []item            `json:"values"`
 		}{infoOf(t), items})
 	}
+	w := a.env.stdout
 	for i, it := range items {
-		if byAddr[i] {
-			// An address may be any controller's: say whose, and where.
-			fmt.Fprintf(a.env.stdout, "%s %s (%s) = %s\n", t.Controller.Label, it.Name, it.Address, regs.Hex(it.Value))
-			continue
-		}
-		if strings.Contains(it.Name, ".") {
-			fmt.Fprintf(a.env.stdout, "%s=%d", it.Name, it.Value)
-			if it.Meaning != "" {
-				fmt.Fprintf(a.env.stdout, "  (%s)", it.Meaning)
-			}
-			if it.Assumed != "" {
-				fmt.Fprint(a.env.stdout, "  [assumed, not read from silicon]")
-			}
-			fmt.Fprintln(a.env.stdout)
-		} else {
-			fmt.Fprintf(a.env.stdout, "%s=%s\n", it.Name, regs.Hex(it.Value))
+		switch {
+		case byAddr[i]: // an address may be any controller's: say whose, and where
+			fmt.Fprintf(w, "%s %s (%s) = %s\n", t.Controller.Label, it.Name, it.Address, regs.Hex(it.Value))
+		case strings.Contains(it.Name, "."):
+			fmt.Fprintf(w, "%s=%d%s%s\n", it.Name, it.Value, choose(it.Meaning != "", "  ("+it.Meaning+")", ""), choose(it.Assumed != "", "  [assumed, not read from silicon]", ""))
+		default:
+			fmt.Fprintf(w, "%s=%s\n", it.Name, regs.Hex(it.Value))
 		}
 	}
 	return nil

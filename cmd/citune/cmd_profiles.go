@@ -75,9 +75,7 @@ func showProfile(a *app, p *soc.Profile) {
 	if len(p.SocID) > 0 {
 		fmt.Fprintf(w, "  soc_id:     %s\n", strings.Join(p.SocID, ", "))
 	}
-	if p.Notes != "" {
-		fmt.Fprint(w, wrap(p.Notes, "  ", 78))
-	}
+	fmt.Fprint(w, wrap(p.Notes, "  ", 78)) // "" without notes
 	fmt.Fprintf(w, "\ncontrollers:\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  LABEL\tNODE\tBASE\tSIZE\tIRQ\tROLES\tCORE")
@@ -102,12 +100,8 @@ func showProfile(a *app, p *soc.Profile) {
 		if k.Param != "" {
 			fmt.Fprintf(w, "    kernel: %s (roles: %s, %s)\n", k.Param, soc.JoinRoles(k.ParamRoles, ","), k.ParamEncoding.Describe())
 		}
-		if k.None != "" {
-			fmt.Fprint(w, wrap(k.None, "    none:   ", 78))
-		}
-		if k.Driver != "" {
-			fmt.Fprint(w, wrap(k.Driver, "    driver: ", 78))
-		}
+		fmt.Fprint(w, wrap(k.None, "    none:   ", 78)) // "" for "": no line
+		fmt.Fprint(w, wrap(k.Driver, "    driver: ", 78))
 		fmt.Fprint(w, wrap(orUnknown(k.Source), "    source: ", 78))
 	}
 	showResetSources(w, p)

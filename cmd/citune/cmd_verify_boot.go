@@ -121,9 +121,7 @@ func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
 		for _, c := range out {
 			st := choose(c.Status == notInForce, "NOT IN FORCE", c.Status)
 			fmt.Fprintf(w, "%-26s want %s, reads %s  %s\n", c.Name, c.Want, cmp.Or(c.Got, "-"), st)
-			if c.Why != "" {
-				fmt.Fprint(w, textwrap.Escape(textwrap.Block(c.Why, "    ", 80)))
-			}
+			fmt.Fprint(w, textwrap.Escape(textwrap.Block(c.Why, "    ", 80))) // "" for ""
 		}
 	}
 	if bad > 0 {
