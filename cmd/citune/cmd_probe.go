@@ -128,10 +128,8 @@ func (a *app) probeTarget(o *probeOpts, deps *probeDeps) (notes []string, tinfo 
 		if err != nil {
 			return nil, nil, done, err
 		}
-		ti := infoOf(t)
-		tinfo = &ti
-		deps.Map, deps.Sim = t.Profile.Map, simOf(t)
-		deps.IRQ = t.Controller.IRQ
+		tinfo = new(infoOf(t))
+		deps.Map, deps.Sim, deps.IRQ = t.Profile.Map, simOf(t), t.Controller.IRQ
 		done = func() { t.Close() }
 	case o.irq == "" && a.g.profile == "" && !a.mayDetect():
 		notes = append(notes, "no profile or board: neither /"+soc.CompatiblePath+" nor /"+soc.SocIDPath+" is readable (give --profile, or --irq LINE)")
@@ -149,10 +147,7 @@ func (a *app) probeTarget(o *probeOpts, deps *probeDeps) (notes []string, tinfo 
 			notes = append(notes, fmt.Sprintf("no profile or board: %s", firstLine(err)))
 		}
 	}
-	if o.irq != "" {
-		deps.IRQ = o.irq
-	}
-	deps.NoTrace = o.noTrace
+	deps.IRQ, deps.NoTrace = cmp.Or(o.irq, deps.IRQ), o.noTrace
 	return notes, tinfo, done, nil
 }
 
@@ -334,11 +329,7 @@ func (b *progressBar) update(p probe.Progress) {
 		pct = fmt.Sprintf("%3.0f%% ", 100*float64(p.Done)/float64(p.Total))
 	}
 	kind := choose(p.Warmup, "warm-up", "run")
-	name := p.Name
-	if len(name) > 40 {
-		name = name[:37] + "..."
-	}
-	fmt.Fprintf(b.w, "\r\x1b[K[%s] %s%s %d/%d %s %s", bar, pct, kind, p.Run, p.Runs, units.Size(p.Done), name)
+	fmt.Fprintf(b.w, "\r\x1b[K[%s] %s%s %d/%d %s %s", bar, pct, kind, p.Run, p.Runs, units.Size(p.Done), truncate(p.Name, 40))
 	b.drawn = true
 }
 
