@@ -20,15 +20,10 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "dts",
-		summary: "DT fragment/overlay and kernel parameters: a winner or live values",
-		usage:   "dts [--results RESULTS.jsonl] [--overlay [--dtb BASE.dtb] [--out FILE.dtso]]",
-		run:     runDTS,
-
+	register(&command{name: "dts", summary: "DT fragment/overlay and kernel parameters: a winner or live values",
+		usage: "dts [--results RESULTS.jsonl] [--overlay [--dtb BASE.dtb] [--out FILE.dtso]]", run: runDTS,
 		examples: []string{"citune dts --results usbh1.jsonl", "citune --sim dts",
-			"citune dts --results usbh1.jsonl --overlay --dtb board.dtb --out usbh1.dtso"},
-	})
+			"citune dts --results usbh1.jsonl --overlay --dtb board.dtb --out usbh1.dtso"}})
 }
 
 func runDTS(a *app, args []string) error {
@@ -180,11 +175,7 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 		return rank.Ranking{}, dtsout.DTSInput{}, err
 	}
 	in := dtsout.DTSInput{Profile: p, Controller: c, Role: regs.Role(h.Role), Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers}
-	pol := rank.Policy{MinGainPct: h.Plan.MinGainPct(), NotPermanent: dtsout.Permanence(in)}
-	if a.minGain >= 0 {
-		pol.MinGainPct = a.minGain
-	}
-	rk := res.Rank(pol)
+	rk := res.Rank(rank.Policy{MinGainPct: choose(a.minGain >= 0, a.minGain, h.Plan.MinGainPct()), NotPermanent: dtsout.Permanence(in)})
 	set, err := dtsout.WinnerSettings(res, rk)
 	if err != nil {
 		return rk, dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)

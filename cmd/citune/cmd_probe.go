@@ -20,12 +20,8 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "probe",
-		summary: "measure throughput with interrupt, CPU and integrity checks",
-		usage:   "probe [--repeat N] [--warmup N] [--irq LINE] KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]...",
-		run:     runProbe,
-	})
+	register(&command{name: "probe", summary: "measure throughput with interrupt, CPU and integrity checks",
+		usage: "probe [--repeat N] [--warmup N] [--irq LINE] KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]...", run: runProbe})
 }
 
 // probeOpts are the probe command's own flags; they may appear anywhere

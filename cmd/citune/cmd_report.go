@@ -18,11 +18,8 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "report",
-		summary: "tables and charts of sweep results (--html --csv --markdown --lava)",
-		usage:   "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown | --lava] [--fleet] RESULTS.jsonl...",
-		run:     runReport,
+	register(&command{name: "report", summary: "tables and charts of sweep results (--html --csv --markdown --lava)",
+		usage: "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown | --lava] [--fleet] RESULTS.jsonl...", run: runReport,
 		examples: []string{
 			"citune report usbh1.jsonl",
 			"citune report --top 3 --point 'AHBBRST=0 TXPBURST=16' usbh1.jsonl",

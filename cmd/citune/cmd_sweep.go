@@ -21,19 +21,14 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "sweep",
-		summary: "measure settings that held, record them, restore, rank",
-		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive|model [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET] | sweep --abort [RESULTS.jsonl]",
-		run:     runSweep,
+	register(&command{name: "sweep", summary: "measure settings that held, record them, restore, rank",
+		usage: "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive|model [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET] | sweep --abort [RESULTS.jsonl]", run: runSweep,
 		examples: []string{
 			"citune --sim sweep --axis AHBBRST=INCR,INCR16 --axis TXPBURST=0x8,0x10 -- sim",
 			"citune sweep --axis ITC=0,1,8 --out usbh1.jsonl -- read --size 64M /dev/sda",
 			"citune sweep --resume usbh1.jsonl",
 		},
-		values:  true,
-		details: sweepDetails,
-	})
+		values: true, details: sweepDetails})
 }
 
 // sweepDetails is the help on sweeps across reboots.

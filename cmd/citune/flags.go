@@ -78,10 +78,7 @@ func (e *unknownFlagError) Error() string {
 // flagsHelp says where the flags of command cmd ("": the global ones)
 // are listed.
 func flagsHelp(cmd string) string {
-	if cmd == "" {
-		return "`citune help` lists the flags"
-	}
-	return "`citune help " + cmd + "` lists the flags"
+	return "`citune help" + choose(cmd != "", " "+cmd, "") + "` lists the flags"
 }
 
 // quietParse runs parse with fs's messages and usage held back: -h

@@ -214,12 +214,7 @@ func (a *app) journalEntry() (*undo.Entry, error) {
 // targetOf takes the target a results file was measured on where the
 // global flags name none (--resume and --abort).
 func (a *app) targetOf(h results.Header) {
-	if a.g.profile == "" {
-		a.g.profile = h.Profile
-		if h.ProfileFile != "" {
-			a.g.profile = h.ProfileFile
-		}
-	}
+	a.g.profile = cmp.Or(a.g.profile, h.ProfileFile, h.Profile)
 	a.g.controller = cmp.Or(a.g.controller, h.Controller)
 	if !a.g.sim && a.g.memFile == "" {
 		switch soc.Kind(h.Target) {
