@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -105,10 +106,7 @@ func utf8Locale(getenv func(string) string) bool {
 // sysroot is where detection reads proc/device-tree and sys/devices/soc0:
 // $CITUNE_SYSROOT (a copy of those files, for tests and offline use) or /.
 func sysroot() string {
-	if r := os.Getenv("CITUNE_SYSROOT"); r != "" {
-		return r
-	}
-	return "/"
+	return cmp.Or(os.Getenv("CITUNE_SYSROOT"), "/")
 }
 
 // isTerminal reports whether f is a terminal: one that answers the

@@ -116,10 +116,7 @@ func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) dtsout.DTSInput {
 // figures owe nothing to this machine's kernel (files written before the
 // header left it out for them name the host's, which is not shown).
 func kernelOf(h results.Header) string {
-	if h.Simulated() && !h.RealProbe() {
-		return "simulated controller (no kernel)"
-	}
-	return "kernel " + orUnknown(h.Kernel)
+	return choose(h.Simulated() && !h.RealProbe(), "simulated controller (no kernel)", "kernel "+orUnknown(h.Kernel))
 }
 
 // dtsText is the text `citune dts` prints: for a results file's winner,

@@ -124,10 +124,7 @@ func nearest(s string, cands []string) string {
 			best, bestD = c, d
 		}
 	}
-	if best == "" || bestD > 2 || bestD == len(s) {
-		return ""
-	}
-	return best
+	return choose(best == "" || bestD > 2 || bestD == len(s), "", best)
 }
 
 // parse parses a command's flags with the shared grammar and refuses
@@ -242,10 +239,7 @@ func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 // helpOut is where help goes: stdout for `citune help CMD`, stderr for
 // `-h` and usage errors.
 func (a *app) helpOut() io.Writer {
-	if a.helpToStdout {
-		return a.env.stdout
-	}
-	return a.env.stderr
+	return choose(a.helpToStdout, a.env.stdout, a.env.stderr)
 }
 
 // dashDash turns the `  -flag` lines of Go's flag.PrintDefaults into
