@@ -117,12 +117,7 @@ func parseStat(data []byte) (cpuTicks, error) {
 
 // sub is the CPU time between two samples, in seconds.
 func (b cpuTicks) sub(a cpuTicks) CPUTimes {
-	s := func(x, y uint64) float64 {
-		if x < y {
-			return 0
-		}
-		return float64(x-y) / userHZ
-	}
+	s := func(x, y uint64) float64 { return float64(max(x, y)-y) / userHZ } // 0 when the counter went back
 	c := CPUTimes{
 		User:    s(b.user, a.user) + s(b.nice, a.nice),
 		System:  s(b.system, a.system),
