@@ -97,7 +97,9 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 // module reloads' share, on the sweep's clock (the simulated board's
 // modelled time on --sim with the sim probe).
 func sweepTime(out *sweep.Outcome) string {
-	round := func(d time.Duration) time.Duration { return d.Round(choose(d < time.Minute, 100*time.Millisecond, time.Second)) }
+	round := func(d time.Duration) time.Duration {
+		return d.Round(choose(d < time.Minute, 100*time.Millisecond, time.Second))
+	}
 	s := fmt.Sprintf("time: %s", round(out.Elapsed))
 	if out.Reloads > 0 {
 		s += fmt.Sprintf(", of which %d module reload(s) %s", out.Reloads, round(out.ReloadTime))
