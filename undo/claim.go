@@ -120,9 +120,7 @@ func writeClaim(journal string, id TargetID, dir string, o Owner) {
 		return
 	}
 	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = cmp.Or(err, f.Close())
 	if err != nil || os.Rename(tmp, p) != nil {
 		os.Remove(tmp)
 	}

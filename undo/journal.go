@@ -2,6 +2,7 @@ package undo
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -294,9 +295,7 @@ func (j *Journal) save(path string) error {
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = cmp.Or(err, f.Close())
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}

@@ -176,9 +176,7 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 	f, err := results.OpenAppend(file)
 	if err == nil {
 		err = results.NewWriter(f).Write(end)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		err = cmp.Or(err, f.Close())
 	}
 	if err != nil {
 		return errors.Join(rerr, fmt.Errorf("marking %s aborted: %w", file, err))
