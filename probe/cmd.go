@@ -122,10 +122,7 @@ func outputTail(stdout, stderr []byte) string {
 		}
 		fmt.Fprintf(&b, "\n--- %s (last lines) ---\n%s", part.name, t)
 	}
-	if b.Len() == 0 {
-		return " (no output)"
-	}
-	return b.String()
+	return choose(b.Len() == 0, " (no output)", b.String())
 }
 
 func lastLines(data []byte, n, maxChars int) string {
@@ -161,10 +158,7 @@ func (p *RegexParser) Parse(stdout, stderr []byte, r *Run) error {
 			continue
 		}
 		m := ms[len(ms)-1]
-		s := m[0]
-		if len(m) > 1 {
-			s = m[1]
-		}
+		s := m[min(1, len(m)-1)] // the first group, else the whole match
 		v, err := parseNumber(string(s))
 		if err != nil {
 			return fmt.Errorf("regex %q matched %q, which is not a number", p.Re, s)
@@ -198,12 +192,7 @@ func (p *JSONPathParser) Parse(stdout, stderr []byte, r *Run) error {
 // the receiver's unless Sender is set; both are kept.
 type Iperf3Parser struct{ Sender bool }
 
-func (p *Iperf3Parser) String() string {
-	if p.Sender {
-		return "iperf3 sender"
-	}
-	return "iperf3 receiver"
-}
+func (p *Iperf3Parser) String() string { return "iperf3 " + choose(p.Sender, "sender", "receiver") }
 
 // Parse implements Parser.
 func (p *Iperf3Parser) Parse(stdout, stderr []byte, r *Run) error {

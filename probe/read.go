@@ -322,11 +322,7 @@ func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile, marks int) (h *
 	// Full hashing: two buffers, one read into while the other is hashed,
 	// so that hashing does not delay the next request (the device sees
 	// the same back-to-back reads as from dd).
-	nbuf := 1
-	if full {
-		nbuf = 2
-	}
-	bufs, err := allocBufs(nbuf, p.BS, !p.SmallPages)
+	bufs, err := allocBufs(choose(full, 2, 1), p.BS, !p.SmallPages)
 	if err != nil {
 		return nil, false, false, nil, err
 	}

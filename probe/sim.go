@@ -85,10 +85,7 @@ type SimProbe struct {
 }
 
 func (p *SimProbe) workload() simmodel.Workload {
-	if p.Write && p.Workload == simmodel.StorageRead {
-		return simmodel.StorageWrite
-	}
-	return p.Workload
+	return choose(p.Write && p.Workload == simmodel.StorageRead, simmodel.StorageWrite, p.Workload)
 }
 
 // Scenario is the model scenario the probe runs.
