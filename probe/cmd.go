@@ -48,10 +48,7 @@ func (p *CmdProbe) Name() string {
 
 // Run implements Probe.
 func (p *CmdProbe) Run(ctx context.Context, progress func(done, total int64)) (Run, error) {
-	timeout := p.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := choose(p.Timeout > 0, p.Timeout, DefaultTimeout)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, p.Argv[0], p.Argv[1:]...)
@@ -131,9 +128,7 @@ func lastLines(data []byte, n, maxChars int) string {
 		return ""
 	}
 	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
+	lines = lines[max(len(lines)-n, 0):]
 	out := strings.Join(lines, "\n")
 	if len(out) > maxChars {
 		out = "..." + out[len(out)-maxChars:]

@@ -198,10 +198,7 @@ func (m *measurement) start(ctx context.Context, k int, warm bool) (chan runOut,
 				m.o.Progress(pr)
 			}
 		}
-		rctx := ctx
-		if warm {
-			rctx = WarmupContext(ctx)
-		}
+		rctx := choose(warm, WarmupContext(ctx), ctx)
 		started++
 		go func() {
 			r, err := p.Run(rctx, progress)

@@ -69,10 +69,7 @@ func jsonPath(out []byte, path string) (float64, error) {
 	cur := doc
 	var walked []string
 	for _, key := range strings.Split(path, ".") {
-		where := "the top level"
-		if len(walked) > 0 {
-			where = strings.Join(walked, ".")
-		}
+		where := choose(len(walked) > 0, strings.Join(walked, "."), "the top level")
 		switch v := cur.(type) {
 		case map[string]any:
 			next, ok := v[key]

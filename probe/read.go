@@ -218,10 +218,7 @@ func (p *ReadProbe) openTarget(ctx context.Context) (rt readTarget, err error) {
 	if err != nil {
 		return rt, err
 	}
-	open := p.open
-	if open == nil {
-		open = openRead
-	}
+	open := choose(p.open != nil, p.open, openRead)
 	f, err := open(p.Path, p.Buffered)
 	if err != nil {
 		return rt, err

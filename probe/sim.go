@@ -108,12 +108,8 @@ func (p *SimProbe) Scenario() simmodel.Scenario {
 		sc.Buffers = p.Buffers
 	}
 	sc.BusLoad = p.BusLoad
-	if p.Noise != 0 {
-		sc.Noise = max(p.Noise, 0)
-	}
-	if p.Drift != 0 {
-		sc.Drift = max(p.Drift, 0)
-	}
+	sc.Noise = choose(p.Noise != 0, max(p.Noise, 0), sc.Noise)
+	sc.Drift = choose(p.Drift != 0, max(p.Drift, 0), sc.Drift)
 	return sc
 }
 
