@@ -84,9 +84,7 @@ func runReport(a *app, args []string) error {
 	if a.g.json {
 		return writeJSON(a.env.stdout, report.JSON(ss))
 	}
-	if ro.top == 0 {
-		ro.top = max(ranked, 1) // every point
-	}
+	ro.top = cmp.Or(ro.top, max(ranked, 1)) // 0: every point
 	// A terminal's own width; a file or pipe gets 80 columns (a serial
 	// console's).
 	cols := choose(ro.width > 0, ro.width, a.env.cols)
