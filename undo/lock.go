@@ -301,27 +301,31 @@ func recoverRecords(journal string, h holderFile) error {
 	return Update(journal, func(j *Journal) error {
 		e := j.For(Entry{Target: h.Entry.Target, Profile: h.Entry.Profile, ProfileFile: h.Entry.ProfileFile,
 			Controller: h.Entry.Controller, Created: h.Entry.Created, Updated: h.Entry.Updated})
-		added := addNew(&e.Fields, h.Entry.Fields, func(a, b FieldRec) bool { return a.Offset == b.Offset && a.Mask == b.Mask })
-		added = addNew(&e.Files, h.Entry.Files, func(a, b FileRec) bool { return a.Path == b.Path }) || added
-		added = addNew(&e.ModParams, h.Entry.ModParams, func(a, b ParamRec) bool { return a.Name == b.Name }) || added
+		added := false
+		for _, fr := range h.Entry.Fields {
+			if !slices.ContainsFunc(e.Fields, func(x FieldRec) bool { return x.Offset == fr.Offset && x.Mask == fr.Mask }) {
+				e.Fields = append(e.Fields, fr)
+				added = true
+			}
+		}
+		for _, fr := range h.Entry.Files {
+			if !slices.ContainsFunc(e.Files, func(x FileRec) bool { return x.Path == fr.Path }) {
+				e.Files = append(e.Files, fr)
+				added = true
+			}
+		}
+		for _, p := range h.Entry.ModParams {
+			if !slices.ContainsFunc(e.ModParams, func(x ParamRec) bool { return x.Name == p.Name }) {
+				e.ModParams = append(e.ModParams, p)
+				added = true
+			}
+		}
 		e.Reload = cmp.Or(e.Reload, h.Entry.Reload)
 		if added && !slices.ContainsFunc(e.Sessions, h.Owner.Same) {
 			e.Sessions = append(e.Sessions, h.Owner)
 		}
 		return nil
 	})
-}
-
-// addNew appends to *to each item of from that is the same as none of
-// *to, and reports whether it added any.
-func addNew[T any](to *[]T, from []T, same func(a, b T) bool) bool {
-	added := false
-	for _, x := range from {
-		if !slices.ContainsFunc(*to, func(y T) bool { return same(x, y) }) {
-			*to, added = append(*to, x), true
-		}
-	}
-	return added
 }
 
 // Recover gives the journal back the records that killed long sessions
