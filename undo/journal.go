@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -151,7 +150,13 @@ func (j *Journal) For(e Entry) *Entry {
 
 // prune drops empty entries.
 func (j *Journal) prune() {
-	j.Entries = slices.DeleteFunc(j.Entries, func(e Entry) bool { return e.Empty() })
+	out := j.Entries[:0]
+	for _, e := range j.Entries {
+		if !e.Empty() {
+			out = append(out, e)
+		}
+	}
+	j.Entries = out
 }
 
 // Load reads the journal at path (a missing file is an empty journal)
