@@ -194,22 +194,16 @@ func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }
 func run(ctx context.Context, args []string, e *env) int {
 	a := &app{ctx: ctx, env: e, args: append([]string{"citune"}, args...), minGain: -1}
 	err := a.main(args)
-	if err == nil {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	code := exitError
-	var ee *exitErr
-	if errors.As(err, &ee) {
-		code = ee.code
+	// Errors quote files others may have written (results files,
+	// profiles, journals): shown escaped.
+	fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %s%s\n", textwrap.Escape(err.Error()), advice(err))
+	if ee := (*exitErr)(nil); errors.As(err, &ee) {
+		return ee.code
 	}
-	if !errors.Is(err, flag.ErrHelp) {
-		// Errors quote files others may have written (results files,
-		// profiles, journals): shown escaped.
-		fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %s%s\n", textwrap.Escape(err.Error()), advice(err))
-	} else {
-		code = exitOK
-	}
-	return code
+	return exitError
 }
 
 func (a *app) main(args []string) error {
