@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,17 +83,7 @@ func parseInterrupts(data []byte, name string) (irqCount, error) {
 			}
 			total += v
 		}
-		match := label == name
-		if !match && !numeric {
-			for _, f := range fields[i:] {
-				for _, d := range strings.Split(f, ",") {
-					if d == name {
-						match = true
-					}
-				}
-			}
-		}
-		if match {
+		if label == name || !numeric && slices.ContainsFunc(fields[i:], func(f string) bool { return slices.Contains(strings.Split(f, ","), name) }) {
 			return irqCount{label: label, total: total}, nil
 		}
 	}
@@ -126,12 +117,7 @@ func parseStat(data []byte) (cpuTicks, error) {
 
 // sub is the CPU time between two samples, in seconds.
 func (b cpuTicks) sub(a cpuTicks) CPUTimes {
-	s := func(x, y uint64) float64 {
-		if x < y {
-			return 0
-		}
-		return float64(x-y) / userHZ
-	}
+	s := func(x, y uint64) float64 { return float64(max(x, y)-y) / userHZ } // 0 when the counter went back
 	c := CPUTimes{
 		User:    s(b.user, a.user) + s(b.nice, a.nice),
 		System:  s(b.system, a.system),
@@ -275,12 +261,9 @@ func (w window) apply(r *Run) {
 }
 
 func (a *accountant) note(s string) {
-	for _, n := range a.notes {
-		if n == s {
-			return
-		}
+	if !slices.Contains(a.notes, s) {
+		a.notes = append(a.notes, s)
 	}
-	a.notes = append(a.notes, s)
 }
 
 func (a *accountant) close() {

@@ -203,3 +203,16 @@ func FuzzProcInterrupts(f *testing.F) {
 		parseTrace(b, 1)
 	})
 }
+
+// TestAccountantNoteOnce: a note the accountant already has is not added
+// again (each run's failure to time the handler says the same).
+func TestAccountantNoteOnce(t *testing.T) {
+	a := newAccountant(Env{ProcRoot: t.TempDir(), NoTrace: true})
+	n := len(a.notes)
+	a.note("interrupt handler time: gone")
+	a.note("interrupt handler time: gone")
+	a.note("removing the trace instance: gone")
+	if len(a.notes) != n+2 || a.notes[n] != "interrupt handler time: gone" {
+		t.Errorf("notes %q: want the two notes once each after the first %d", a.notes, n)
+	}
+}

@@ -48,10 +48,7 @@ func (p *CmdProbe) Name() string {
 
 // Run implements Probe.
 func (p *CmdProbe) Run(ctx context.Context, progress func(done, total int64)) (Run, error) {
-	timeout := p.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := choose(p.Timeout > 0, p.Timeout, DefaultTimeout)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, p.Argv[0], p.Argv[1:]...)
@@ -122,10 +119,7 @@ func outputTail(stdout, stderr []byte) string {
 		}
 		fmt.Fprintf(&b, "\n--- %s (last lines) ---\n%s", part.name, t)
 	}
-	if b.Len() == 0 {
-		return " (no output)"
-	}
-	return b.String()
+	return choose(b.Len() == 0, " (no output)", b.String())
 }
 
 func lastLines(data []byte, n, maxChars int) string {
@@ -134,9 +128,7 @@ func lastLines(data []byte, n, maxChars int) string {
 		return ""
 	}
 	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
+	lines = lines[max(len(lines)-n, 0):]
 	out := strings.Join(lines, "\n")
 	if len(out) > maxChars {
 		out = "..." + out[len(out)-maxChars:]
@@ -161,10 +153,7 @@ func (p *RegexParser) Parse(stdout, stderr []byte, r *Run) error {
 			continue
 		}
 		m := ms[len(ms)-1]
-		s := m[0]
-		if len(m) > 1 {
-			s = m[1]
-		}
+		s := m[min(1, len(m)-1)] // the first group, else the whole match
 		v, err := parseNumber(string(s))
 		if err != nil {
 			return fmt.Errorf("regex %q matched %q, which is not a number", p.Re, s)
@@ -198,12 +187,7 @@ func (p *JSONPathParser) Parse(stdout, stderr []byte, r *Run) error {
 // the receiver's unless Sender is set; both are kept.
 type Iperf3Parser struct{ Sender bool }
 
-func (p *Iperf3Parser) String() string {
-	if p.Sender {
-		return "iperf3 sender"
-	}
-	return "iperf3 receiver"
-}
+func (p *Iperf3Parser) String() string { return "iperf3 " + choose(p.Sender, "sender", "receiver") }
 
 // Parse implements Parser.
 func (p *Iperf3Parser) Parse(stdout, stderr []byte, r *Run) error {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"io"
 	"os"
 	"strconv"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"github.com/citune/citune/units"
 )
 
 // This file holds the O_DIRECT plumbing shared by the read and write
@@ -52,10 +53,7 @@ var hugePageSize = sync.OnceValue(func() int {
 		return 0
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || n <= os.Getpagesize() || n&(n-1) != 0 {
-		return 0
-	}
-	return n
+	return choose(err != nil || n <= os.Getpagesize() || n&(n-1) != 0, 0, n)
 })
 
 // newAlignedBuf maps an n-byte buffer and faults every page of it in, so

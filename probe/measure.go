@@ -1,14 +1,16 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"math"
 	"sort"
 	"sync"
+
+	"github.com/citune/citune/units"
 )
 
 // Options control Measure.
@@ -196,10 +198,7 @@ func (m *measurement) start(ctx context.Context, k int, warm bool) (chan runOut,
 				m.o.Progress(pr)
 			}
 		}
-		rctx := ctx
-		if warm {
-			rctx = WarmupContext(ctx)
-		}
+		rctx := choose(warm, WarmupContext(ctx), ctx)
 		started++
 		go func() {
 			r, err := p.Run(rctx, progress)
@@ -254,9 +253,7 @@ func (m *measurement) record(i int, r Run, err error, warm bool, w window) {
 	res.Simulated = res.Simulated || r.Simulated
 	n := len(res.Runs) + 1
 	if err != nil {
-		if r.Err == "" {
-			r.Err = err.Error()
-		}
+		r.Err = cmp.Or(r.Err, err.Error())
 		res.Runs = append(res.Runs, r)
 		res.Err = fmt.Sprintf("run %d: %v", n, err)
 		m.errs = append(m.errs, fmt.Errorf("%s: run %d: %w", res.Probe, n, err))

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
-	"github.com/citune/citune/units"
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/citune/citune/units"
 )
 
 // Unit is the unit of a number a command prints. Byte and bit rates are
@@ -67,19 +69,12 @@ func jsonPath(out []byte, path string) (float64, error) {
 	cur := doc
 	var walked []string
 	for _, key := range strings.Split(path, ".") {
-		where := "the top level"
-		if len(walked) > 0 {
-			where = strings.Join(walked, ".")
-		}
+		where := choose(len(walked) > 0, strings.Join(walked, "."), "the top level")
 		switch v := cur.(type) {
 		case map[string]any:
 			next, ok := v[key]
 			if !ok {
-				keys := make([]string, 0, len(v))
-				for k := range v {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
+				keys := slices.Sorted(maps.Keys(v))
 				if len(keys) > 12 {
 					keys = append(keys[:12], "...")
 				}

@@ -1,17 +1,19 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/citune/citune/units"
 )
 
 // DefaultReadSize is how much the read probe reads when neither a size
@@ -113,10 +115,7 @@ func IsWarmup(ctx context.Context) bool {
 }
 
 func (p *ReadProbe) verify() Verify {
-	if p.Verify == "" {
-		return VerifyWarmup
-	}
-	return p.Verify
+	return cmp.Or(p.Verify, VerifyWarmup)
 }
 
 // ringBroken is set once the ring failed in a way pread does not, so
@@ -219,10 +218,7 @@ func (p *ReadProbe) openTarget(ctx context.Context) (rt readTarget, err error) {
 	if err != nil {
 		return rt, err
 	}
-	open := p.open
-	if open == nil {
-		open = openRead
-	}
+	open := choose(p.open != nil, p.open, openRead)
 	f, err := open(p.Path, p.Buffered)
 	if err != nil {
 		return rt, err
@@ -323,11 +319,7 @@ func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile, marks int) (h *
 	// Full hashing: two buffers, one read into while the other is hashed,
 	// so that hashing does not delay the next request (the device sees
 	// the same back-to-back reads as from dd).
-	nbuf := 1
-	if full {
-		nbuf = 2
-	}
-	bufs, err := allocBufs(nbuf, p.BS, !p.SmallPages)
+	bufs, err := allocBufs(choose(full, 2, 1), p.BS, !p.SmallPages)
 	if err != nil {
 		return nil, false, false, nil, err
 	}
@@ -401,10 +393,7 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 			off = start // wrap round for a timed run
 		}
 		want := min(p.BS, end-off)
-		n := (want + t.lbs - 1) / t.lbs * t.lbs // O_DIRECT needs whole blocks
-		if n > p.BS {
-			n = p.BS
-		}
+		n := min((want+t.lbs-1)/t.lbs*t.lbs, p.BS) // O_DIRECT needs whole blocks
 		b := h.next()
 		// Yield now and then: a goroutine that only makes system calls
 		// is never rescheduled, and once it has run 10 ms on the same
@@ -486,8 +475,5 @@ func dropCaches(procRoot string) error {
 }
 
 func procRootOr(s string) string {
-	if s == "" {
-		return "/proc"
-	}
-	return s
+	return cmp.Or(s, "/proc")
 }

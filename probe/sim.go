@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/citune/citune/units"
 
 	"periph.io/x/conn/v3/physic"
 
@@ -84,10 +85,7 @@ type SimProbe struct {
 }
 
 func (p *SimProbe) workload() simmodel.Workload {
-	if p.Write && p.Workload == simmodel.StorageRead {
-		return simmodel.StorageWrite
-	}
-	return p.Workload
+	return choose(p.Write && p.Workload == simmodel.StorageRead, simmodel.StorageWrite, p.Workload)
 }
 
 // Scenario is the model scenario the probe runs.
@@ -110,12 +108,8 @@ func (p *SimProbe) Scenario() simmodel.Scenario {
 		sc.Buffers = p.Buffers
 	}
 	sc.BusLoad = p.BusLoad
-	if p.Noise != 0 {
-		sc.Noise = max(p.Noise, 0)
-	}
-	if p.Drift != 0 {
-		sc.Drift = max(p.Drift, 0)
-	}
+	sc.Noise = choose(p.Noise != 0, max(p.Noise, 0), sc.Noise)
+	sc.Drift = choose(p.Drift != 0, max(p.Drift, 0), sc.Drift)
 	return sc
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/citune/citune/units"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/citune/citune/units"
 )
 
 // DefaultWriteSize is how much the write probe writes when no size is
@@ -309,28 +310,17 @@ func verifyPattern(b []byte, off int64, seed uint64) (at, count int64, got, want
 	return at, count, got, want
 }
 
-func pwriteFull(fd int, b []byte, off int64) (int, error) {
-	done := 0
-	for done < len(b) {
-		n, err := sysPwrite(fd, b[done:], off+int64(done))
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return done, err
-		}
-		if n == 0 {
-			return done, syscall.EIO
-		}
-		done += n
-	}
-	return done, nil
-}
+func pwriteFull(fd int, b []byte, off int64) (int, error) { return ioFull(sysPwrite, fd, b, off, true) }
 
-func preadFull(fd int, b []byte, off int64) (int, error) {
+func preadFull(fd int, b []byte, off int64) (int, error) { return ioFull(sysPread, fd, b, off, false) }
+
+// ioFull repeats op (sysPread, or with write sysPwrite) until b is done,
+// through EINTR; nothing moved ends a read (the end of the file) and
+// fails a write (EIO).
+func ioFull(op func(int, []byte, int64) (int, error), fd int, b []byte, off int64, write bool) (int, error) {
 	done := 0
 	for done < len(b) {
-		n, err := sysPread(fd, b[done:], off+int64(done))
+		n, err := op(fd, b[done:], off+int64(done))
 		if err == syscall.EINTR {
 			continue
 		}
@@ -338,6 +328,9 @@ func preadFull(fd int, b []byte, off int64) (int, error) {
 			return done, err
 		}
 		if n == 0 {
+			if write {
+				return done, syscall.EIO
+			}
 			break
 		}
 		done += n

@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -93,10 +94,7 @@ func restoreBoot(b *BootRec) ([]Restored, error) {
 	if err := st.Set(b.Original); err != nil {
 		return nil, fmt.Errorf("restoring the boot arguments in %s: %w", st.Describe(), err)
 	}
-	root := b.Root
-	if root == "" {
-		root = "/"
-	}
+	root := cmp.Or(b.Root, "/")
 	var out []Restored
 	for _, f := range b.Files {
 		// Only what citune names so: never any file a journal lists.

@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,10 +39,7 @@ func claimPath(id TargetID, dir string) string {
 	case TargetFile:
 		return id.Path + ".citune-claim"
 	case TargetDevMem:
-		if dir == "" {
-			dir = SystemLocks
-		}
-		return filepath.Join(dir, id.Key()+".claim")
+		return filepath.Join(cmp.Or(dir, SystemLocks), id.Key()+".claim")
 	}
 	return ""
 }
@@ -88,7 +86,7 @@ func checkClaim(journal string, id TargetID, dir string) error {
 		return nil
 	}
 	c, ok := readClaim(p)
-	if !ok || sameFile(c.Journal, journal) || (c.Dev != 0 && (c.Dev != id.Dev || c.Ino != id.Ino)) {
+	if !ok || SameFile(c.Journal, journal) || (c.Dev != 0 && (c.Dev != id.Dev || c.Ino != id.Ino)) {
 		return nil
 	}
 	if j, err := Read(c.Journal); err == nil {
@@ -112,7 +110,7 @@ func writeClaim(journal string, id TargetID, dir string, o Owner) {
 	if p == "" {
 		return
 	}
-	if c, ok := readClaim(p); ok && sameFile(c.Journal, journal) && c.Owner.Same(o) {
+	if c, ok := readClaim(p); ok && SameFile(c.Journal, journal) && c.Owner.Same(o) {
 		return
 	}
 	b, _ := json.Marshal(claim{Journal: journal, Owner: o, Dev: id.Dev, Ino: id.Ino})
@@ -122,9 +120,7 @@ func writeClaim(journal string, id TargetID, dir string, o Owner) {
 		return
 	}
 	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = cmp.Or(err, f.Close())
 	if err != nil || os.Rename(tmp, p) != nil {
 		os.Remove(tmp)
 	}
@@ -138,7 +134,7 @@ func dropClaim(journal string, id TargetID, dir string) {
 		return
 	}
 	c, ok := readClaim(p)
-	if !ok || !sameFile(c.Journal, journal) {
+	if !ok || !SameFile(c.Journal, journal) {
 		return
 	}
 	if j, err := Read(journal); err == nil {
@@ -151,8 +147,9 @@ func dropClaim(journal string, id TargetID, dir string) {
 	os.Remove(p)
 }
 
-// sameFile reports whether two journal paths name one file.
-func sameFile(a, b string) bool {
+// SameFile reports whether a and b name one file: the same path, or two
+// names of one existing file.
+func SameFile(a, b string) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}

@@ -2,6 +2,7 @@ package undo
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -299,9 +300,7 @@ func (j *Journal) save(path string) error {
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = cmp.Or(err, f.Close())
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
@@ -323,13 +322,7 @@ func lockFile(path string, how int) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err = sysFlock(f, how)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := flock(f, how); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("journal lock %s: %w: %w", path, ErrStore, err)
 	}

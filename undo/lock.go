@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,10 +81,7 @@ func targetLockFile(id TargetID, dir string) (f *os.File, named bool, err error)
 		}
 		return f, false, nil
 	case TargetDevMem:
-		if dir == "" {
-			dir = SystemLocks
-		}
-		f, err := openPrivate(filepath.Join(dir, id.Key()+".lock"), os.O_RDWR|os.O_CREATE)
+		f, err := openPrivate(filepath.Join(cmp.Or(dir, SystemLocks), id.Key()+".lock"), os.O_RDWR|os.O_CREATE)
 		if err != nil {
 			return nil, false, fmt.Errorf("target lock: %w", err)
 		}
@@ -144,7 +142,7 @@ reopen:
 		goto reopen
 	}
 	if named {
-		if err := writeHolder(f, o); err != nil {
+		if err := writeHolder(f, holderFile{Owner: o}); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -152,8 +150,10 @@ reopen:
 	return f, nil
 }
 
-func writeHolder(f *os.File, o Owner) error {
-	b, err := json.Marshal(o)
+// writeHolder replaces what the lock file f says with h (an owner alone
+// reads as the Owner it embeds).
+func writeHolder(f *os.File, h holderFile) error {
+	b, err := json.Marshal(h)
 	if err == nil {
 		err = f.Truncate(0)
 	}
@@ -229,7 +229,7 @@ reopen:
 		goto reopen
 	}
 	prev, _ := readHolderFile(f)
-	if err := writeHolder(f, o); err != nil {
+	if err := writeHolder(f, holderFile{Owner: o}); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -320,9 +320,7 @@ func recoverRecords(journal string, h holderFile) error {
 				added = true
 			}
 		}
-		if e.Reload == nil {
-			e.Reload = h.Entry.Reload
-		}
+		e.Reload = cmp.Or(e.Reload, h.Entry.Reload)
 		if added && !slices.ContainsFunc(e.Sessions, h.Owner.Same) {
 			e.Sessions = append(e.Sessions, h.Owner)
 		}
@@ -376,17 +374,7 @@ func (l *lock) keep(o Owner, e *Entry) error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	b, err := json.Marshal(holderFile{Owner: o, Entry: e})
-	if err == nil {
-		err = l.f.Truncate(0)
-	}
-	if err == nil {
-		_, err = l.f.WriteAt(append(b, '\n'), 0)
-	}
-	if err != nil {
-		return fmt.Errorf("target lock %s: %w: %w", l.f.Name(), ErrStore, err)
-	}
-	return nil
+	return writeHolder(l.f, holderFile{Owner: o, Entry: e})
 }
 
 func flock(f *os.File, how int) error {

@@ -51,17 +51,11 @@ func (o Owner) Same(p Owner) bool {
 // Alive reports whether the owner's process still runs: the pid exists,
 // started at the recorded time, in this boot.
 func (o Owner) Alive() bool {
-	if o.PID <= 0 {
-		return false
-	}
-	if o.Boot != "" && o.Boot != bootID() {
+	if o.PID <= 0 || o.Boot != "" && o.Boot != bootID() {
 		return false
 	}
 	st, err := procStart(o.PID)
-	if err != nil {
-		return false
-	}
-	return o.Start == 0 || st == o.Start
+	return err == nil && (o.Start == 0 || st == o.Start)
 }
 
 // String describes the owner for people: "citune sweep (pid 123, since

@@ -108,10 +108,8 @@ func sysOrProc(path string) bool {
 			}
 		}
 	}
-	if r, err := filepath.EvalSymlinks(c); err == nil && !under(r) {
-		return false
-	}
-	return true
+	r, err := filepath.EvalSymlinks(c)
+	return err != nil || under(r)
 }
 
 func restoreFile(h Host, path, want string) (Restored, error) {

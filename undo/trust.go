@@ -129,12 +129,10 @@ func (s *Session) withJournal(fn func(j *Journal) bool) error {
 		s.lost = je
 		return je
 	}
-	if !fn(j) {
-		s.lastSeq = j.Seq
-		return nil
-	}
-	if err := j.save(s.o.Journal); err != nil {
-		return err
+	if fn(j) {
+		if err := j.save(s.o.Journal); err != nil {
+			return err
+		}
 	}
 	s.lastSeq = j.Seq
 	return nil
@@ -257,10 +255,8 @@ func (s *Session) Check() error {
 func (s *Session) restoring(k key, bits uint32) bool {
 	for _, t := range s.touched {
 		if t.key == k {
-			if a, ok := s.adopted[k]; ok && bits == a.orig {
-				return true
-			}
-			return bits == t.start
+			a, ok := s.adopted[k]
+			return ok && bits == a.orig || bits == t.start
 		}
 	}
 	return false

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,10 +106,7 @@ func utf8Locale(getenv func(string) string) bool {
 // sysroot is where detection reads proc/device-tree and sys/devices/soc0:
 // $CITUNE_SYSROOT (a copy of those files, for tests and offline use) or /.
 func sysroot() string {
-	if r := os.Getenv("CITUNE_SYSROOT"); r != "" {
-		return r
-	}
-	return "/"
+	return cmp.Or(os.Getenv("CITUNE_SYSROOT"), "/")
 }
 
 // isTerminal reports whether f is a terminal: one that answers the
@@ -188,25 +188,22 @@ var commands = map[string]*command{}
 
 func register(c *command) { commands[c.name] = c }
 
+// commandNames are the commands' names in order.
+func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }
+
 func run(ctx context.Context, args []string, e *env) int {
 	a := &app{ctx: ctx, env: e, args: append([]string{"citune"}, args...), minGain: -1}
 	err := a.main(args)
-	if err == nil {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	code := exitError
-	var ee *exitErr
-	if errors.As(err, &ee) {
-		code = ee.code
+	// Errors quote files others may have written (results files,
+	// profiles, journals): shown escaped.
+	fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %s%s\n", textwrap.Escape(err.Error()), advice(err))
+	if ee := (*exitErr)(nil); errors.As(err, &ee) {
+		return ee.code
 	}
-	if !errors.Is(err, flag.ErrHelp) {
-		// Errors quote files others may have written (results files,
-		// profiles, journals): shown escaped.
-		fmt.Fprintf(humanOut(e.stderr, e.errTTY), "citune: %s%s\n", textwrap.Escape(err.Error()), advice(err))
-	} else {
-		code = exitOK
-	}
-	return code
+	return exitError
 }
 
 func (a *app) main(args []string) error {
@@ -257,12 +254,7 @@ func (a *app) main(args []string) error {
 
 // unknownCommand refuses a command name, with the nearest command.
 func unknownCommand(name string) error {
-	var names []string
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	if n := nearest(name, names); n != "" {
+	if n := nearest(name, commandNames()); n != "" {
 		return usageErr("unknown command %q (did you mean %s? `citune help` lists the commands)", name, n)
 	}
 	return usageErr("unknown command %q (run `citune help`)", name)
@@ -270,12 +262,7 @@ func unknownCommand(name string) error {
 
 func (a *app) usage(w io.Writer) {
 	fmt.Fprintf(w, "citune tunes the ChipIdea USB controller of i.MX6 and Vybrid SoCs.\n\nusage: citune [global flags] COMMAND [flags] [args]\n\ncommands:\n")
-	var names []string
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintf(w, "\nglobal flags (anywhere on the line; -- ends the flags):\n")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"io/fs"
 	"os"
 	"strings"
@@ -16,9 +17,7 @@ import (
 // machine's device tree describes.
 func (a *app) boardID(name string, t *soc.Target) *results.BoardID {
 	b := &results.BoardID{Name: strings.TrimSpace(name)}
-	if b.Name == "" {
-		b.Name = strings.TrimSpace(a.env.getenv("CITUNE_BOARD"))
-	}
+	b.Name = cmp.Or(b.Name, strings.TrimSpace(a.env.getenv("CITUNE_BOARD")))
 	if t.Kind == soc.KindDevMem {
 		if m, err := fs.ReadFile(a.env.root, "proc/device-tree/model"); err == nil {
 			b.Model = strings.TrimSpace(strings.TrimRight(string(m), "\x00"))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -115,25 +116,10 @@ func complete(a *app, words []string) []string {
 	if prev == "--" && (cmd == "sweep" || cmd == "tui") {
 		return probeKinds()
 	}
-	if cmd == "" {
-		var names []string
-		for n := range commands {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return names
+	if cmd == "" || cmd == "help" && prev == "help" {
+		return commandNames()
 	}
 	switch cmd {
-	case "help":
-		if prev != "help" {
-			return nil
-		}
-		var names []string
-		for n := range commands {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return names
 	case "probe":
 		if prev == "probe" {
 			return probeKinds()
@@ -161,14 +147,7 @@ func complete(a *app, words []string) []string {
 // isFlagValue reports whether words[i] is the value of a preceding flag
 // that takes one.
 func isFlagValue(words []string, i int) bool {
-	if i == 0 {
-		return false
-	}
-	switch strings.TrimLeft(words[i-1], "-") {
-	case "profile", "controller", "mem-file", "journal":
-		return true
-	}
-	return false
+	return i > 0 && slices.Contains([]string{"profile", "controller", "mem-file", "journal"}, strings.TrimLeft(words[i-1], "-"))
 }
 
 func globalFlagNames() []string {
@@ -189,9 +168,7 @@ func profileNames() []string {
 // completionProfile is the profile named on the line, or the default one
 // (completion must not detect: that would open /dev/mem).
 func completionProfile(spec string) *soc.Profile {
-	if spec == "" {
-		spec = defaultSimProfile
-	}
+	spec = cmp.Or(spec, defaultSimProfile)
 	p, err := loadProfile(spec)
 	if err != nil {
 		return nil
@@ -217,23 +194,17 @@ func completionMap(profile, ctl string) *soc.Profile {
 }
 
 func controllerLabels(profile string) []string {
-	var ls []string
 	if p := completionProfile(profile); p != nil {
-		for _, c := range p.Controllers {
-			ls = append(ls, c.Label)
-		}
+		return labelsOf(p)
 	}
-	return ls
+	return nil
 }
 
 // fieldCandidates lists REG.FIELD names (knobs also as bare FIELD) for get
 // and set, register names for dump; set candidates end in '='.
 func fieldCandidates(m *regs.Map, cmd string) []string {
 	var out []string
-	suffix := ""
-	if cmd == "set" {
-		suffix = "="
-	}
+	suffix := choose(cmd == "set", "=", "")
 	for i := range m.Registers {
 		r := &m.Registers[i]
 		if cmd == "dump" {

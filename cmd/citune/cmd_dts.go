@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,15 +20,10 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "dts",
-		summary: "DT fragment/overlay and kernel parameters: a winner or live values",
-		usage:   "dts [--results RESULTS.jsonl] [--overlay [--dtb BASE.dtb] [--out FILE.dtso]]",
-		run:     runDTS,
-
+	register(&command{name: "dts", summary: "DT fragment/overlay and kernel parameters: a winner or live values",
+		usage: "dts [--results RESULTS.jsonl] [--overlay [--dtb BASE.dtb] [--out FILE.dtso]]", run: runDTS,
 		examples: []string{"citune dts --results usbh1.jsonl", "citune --sim dts",
-			"citune dts --results usbh1.jsonl --overlay --dtb board.dtb --out usbh1.dtso"},
-	})
+			"citune dts --results usbh1.jsonl --overlay --dtb board.dtb --out usbh1.dtso"}})
 }
 
 func runDTS(a *app, args []string) error {
@@ -120,10 +116,7 @@ func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) dtsout.DTSInput {
 // figures owe nothing to this machine's kernel (files written before the
 // header left it out for them name the host's, which is not shown).
 func kernelOf(h results.Header) string {
-	if h.Simulated() && !h.RealProbe() {
-		return "simulated controller (no kernel)"
-	}
-	return "kernel " + orUnknown(h.Kernel)
+	return choose(h.Simulated() && !h.RealProbe(), "simulated controller (no kernel)", "kernel "+orUnknown(h.Kernel))
 }
 
 // dtsText is the text `citune dts` prints: for a results file's winner,
@@ -179,11 +172,7 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 		return rank.Ranking{}, dtsout.DTSInput{}, err
 	}
 	in := dtsout.DTSInput{Profile: p, Controller: c, Role: regs.Role(h.Role), Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers}
-	pol := rank.Policy{MinGainPct: h.Plan.MinGainPct(), NotPermanent: dtsout.Permanence(in)}
-	if a.minGain >= 0 {
-		pol.MinGainPct = a.minGain
-	}
-	rk := res.Rank(pol)
+	rk := res.Rank(rank.Policy{MinGainPct: choose(a.minGain >= 0, a.minGain, h.Plan.MinGainPct()), NotPermanent: dtsout.Permanence(in)})
 	set, err := dtsout.WinnerSettings(res, rk)
 	if err != nil {
 		return rk, dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)
@@ -199,12 +188,8 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 		lines = append([]string{m}, lines...)
 	}
 	lines = append(lines, v.Details()...)
-	switch v.Kind {
-	case rank.VerdictApply:
-		lines = append(lines, "the values below are the recommended point's; the settings it keeps are at their original values")
-	default:
-		lines = append(lines, "the values below are the original ones: committing them changes nothing on this board")
-	}
+	lines = append(lines, choose(v.Kind == rank.VerdictApply, "the values below are the recommended point's; the settings it keeps are at their original values",
+		"the values below are the original ones: committing them changes nothing on this board"))
 	var bad []string
 	for _, x := range rk.Excluded {
 		if x.Status == rank.StatusNotHeld || x.Status == rank.StatusCorrupt {
@@ -305,12 +290,7 @@ func (a *app) reportFlags(s *report.Sweep) error {
 	return a.conflictsWithResults(s.File, p, c)
 }
 
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
+func orUnknown(s string) string { return cmp.Or(s, "unknown") }
 
 func uniq(ss []string) []string {
 	var out []string

@@ -92,20 +92,16 @@ func runDump(a *app, args []string) error {
 // printSources cites where a register's reset value and its knobs' rules
 // come from.
 func printSources(w io.Writer, p *soc.Profile, r *regs.Register) {
-	fmt.Fprint(w, wrap("reset value: "+sourceOrUnknown(r.Source), "      ", 78))
+	fmt.Fprint(w, wrap("reset value: "+orUnknown(r.Source), "      ", 78))
 	for i := range r.Fields {
 		if k := p.Knob(regs.Ref{Reg: r, Field: &r.Fields[i]}); k != nil {
-			fmt.Fprint(w, wrap(r.Fields[i].Name+" rule: "+sourceOrUnknown(k.Source), "      ", 78))
+			fmt.Fprint(w, wrap(r.Fields[i].Name+" rule: "+orUnknown(k.Source), "      ", 78))
 		}
 	}
 }
 
-func sourceOrUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
+// mark is m when on, else a blank of its width.
+func mark(on bool, m string) string { return choose(on, m, " ") }
 
 // printKnobs prints the tuning knobs summary with how each persists,
 // each line cut to cols columns (0: whole).
@@ -116,10 +112,6 @@ func printKnobs(w io.Writer, t *soc.Target, ds []regs.Decoded, cols int) {
 			if !fv.Field.Knob {
 				continue
 			}
-			mark := " "
-			if fv.Changed {
-				mark = "!"
-			}
 			ref := regs.Ref{Reg: d.Reg, Field: fv.Field}
 			val := fmt.Sprint(fv.Value)
 			if fv.Meaning != "" {
@@ -128,7 +120,7 @@ func printKnobs(w io.Writer, t *soc.Target, ds []regs.Decoded, cols int) {
 			if t.AssumedValue(ref, fv.Value) != "" {
 				val += " [assumed, not read from silicon]"
 			}
-			fmt.Fprintf(w, " %s %-24s %s\n", mark, ref.String(), truncate(val, cols-28))
+			fmt.Fprintf(w, " %s %-24s %s\n", mark(fv.Changed, "!"), ref.String(), truncate(val, cols-28))
 			if k := t.Profile.Knob(ref); k != nil {
 				fmt.Fprintf(w, "   %-24s %s\n", "", truncate(persistText(k, t.Controller), cols-28))
 			}
@@ -178,37 +170,16 @@ func registerAt(t *soc.Target, name string, off uint32) (*regs.Register, error) 
 
 func printDecoded(w io.Writer, d regs.Decoded, addr string, cols int) {
 	r := d.Reg
-	mark := " "
-	switch {
-	case !r.ResetKnown:
-		mark = "?"
-	case d.Changed:
-		mark = "!"
-	}
-	knob := " "
-	if r.HasKnob() {
-		knob = "*"
-	}
-	reset := "reset unknown"
-	if r.ResetKnown {
-		reset = "reset " + regs.Hex(r.Reset)
-	}
-	fmt.Fprintf(w, "%s%s0x%03x %s %-14s %s  %s\n", knob, mark, r.Offset, addr, r.Name, regs.Hex(d.Raw), reset)
+	changed := choose(r.ResetKnown, mark(d.Changed, "!"), "?")
+	reset := choose(r.ResetKnown, "reset "+regs.Hex(r.Reset), "reset unknown")
+	fmt.Fprintf(w, "%s%s0x%03x %s %-14s %s  %s\n", mark(r.HasKnob(), "*"), changed, r.Offset, addr, r.Name, regs.Hex(d.Raw), reset)
 	for _, fv := range d.Fields {
 		f := fv.Field
-		fm := " "
-		if f.Knob {
-			fm = "*"
-		}
-		ch := " "
-		if fv.Changed {
-			ch = "!"
-		}
 		val := fv.FormatValue()
 		if fv.Illegal && fv.Meaning == "" {
 			val += "  (not a legal value)"
 		}
-		fmt.Fprintf(w, "   %s%s %-6s %-12s %-3s %s\n", fm, ch, f.Bits(), f.Name, f.Access, truncate(val, cols-32))
+		fmt.Fprintf(w, "   %s%s %-6s %-12s %-3s %s\n", mark(f.Knob, "*"), mark(fv.Changed, "!"), f.Bits(), f.Name, f.Access, truncate(val, cols-32))
 	}
 	if d.Unknown != 0 {
 		fmt.Fprintf(w, "      undescribed bits set: %s\n", regs.Hex(d.Unknown))
@@ -278,23 +249,15 @@ func runGet(a *app, args []string) error {
 			Values []item            `json:"values"`
 		}{infoOf(t), items})
 	}
+	w := a.env.stdout
 	for i, it := range items {
-		if byAddr[i] {
-			// An address may be any controller's: say whose, and where.
-			fmt.Fprintf(a.env.stdout, "%s %s (%s) = %s\n", t.Controller.Label, it.Name, it.Address, regs.Hex(it.Value))
-			continue
-		}
-		if strings.Contains(it.Name, ".") {
-			fmt.Fprintf(a.env.stdout, "%s=%d", it.Name, it.Value)
-			if it.Meaning != "" {
-				fmt.Fprintf(a.env.stdout, "  (%s)", it.Meaning)
-			}
-			if it.Assumed != "" {
-				fmt.Fprint(a.env.stdout, "  [assumed, not read from silicon]")
-			}
-			fmt.Fprintln(a.env.stdout)
-		} else {
-			fmt.Fprintf(a.env.stdout, "%s=%s\n", it.Name, regs.Hex(it.Value))
+		switch {
+		case byAddr[i]: // an address may be any controller's: say whose, and where
+			fmt.Fprintf(w, "%s %s (%s) = %s\n", t.Controller.Label, it.Name, it.Address, regs.Hex(it.Value))
+		case strings.Contains(it.Name, "."):
+			fmt.Fprintf(w, "%s=%d%s%s\n", it.Name, it.Value, choose(it.Meaning != "", "  ("+it.Meaning+")", ""), choose(it.Assumed != "", "  [assumed, not read from silicon]", ""))
+		default:
+			fmt.Fprintf(w, "%s=%s\n", it.Name, regs.Hex(it.Value))
 		}
 	}
 	return nil
@@ -360,8 +323,5 @@ func (a *app) openNamed(names []string, strict bool) (*soc.Target, map[int]uint3
 		return nil, nil, err
 	}
 	t, err := a.openRead(p, strict)
-	if err != nil {
-		return nil, nil, err
-	}
-	return t, offs, nil
+	return t, offs, err
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,12 +20,8 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "probe",
-		summary: "measure throughput with interrupt, CPU and integrity checks",
-		usage:   "probe [--repeat N] [--warmup N] [--irq LINE] KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]...",
-		run:     runProbe,
-	})
+	register(&command{name: "probe", summary: "measure throughput with interrupt, CPU and integrity checks",
+		usage: "probe [--repeat N] [--warmup N] [--irq LINE] KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]...", run: runProbe})
 }
 
 // probeOpts are the probe command's own flags; they may appear anywhere
@@ -111,10 +109,7 @@ func runProbe(a *app, args []string) error {
 		return merr
 	}
 	withNotes(results, notes)
-	if err := a.printProbe(results, tinfo, deps.IRQ, display); err != nil {
-		return err
-	}
-	return merr
+	return cmp.Or(a.printProbe(results, tinfo, deps.IRQ, display), merr)
 }
 
 // probeTarget fills deps from the target the global flags name: its map
@@ -129,10 +124,8 @@ func (a *app) probeTarget(o *probeOpts, deps *probeDeps) (notes []string, tinfo 
 		if err != nil {
 			return nil, nil, done, err
 		}
-		ti := infoOf(t)
-		tinfo = &ti
-		deps.Map, deps.Sim = t.Profile.Map, simOf(t)
-		deps.IRQ = t.Controller.IRQ
+		tinfo = new(infoOf(t))
+		deps.Map, deps.Sim, deps.IRQ = t.Profile.Map, simOf(t), t.Controller.IRQ
 		done = func() { t.Close() }
 	case o.irq == "" && a.g.profile == "" && !a.mayDetect():
 		notes = append(notes, "no profile or board: neither /"+soc.CompatiblePath+" nor /"+soc.SocIDPath+" is readable (give --profile, or --irq LINE)")
@@ -150,10 +143,7 @@ func (a *app) probeTarget(o *probeOpts, deps *probeDeps) (notes []string, tinfo 
 			notes = append(notes, fmt.Sprintf("no profile or board: %s", firstLine(err)))
 		}
 	}
-	if o.irq != "" {
-		deps.IRQ = o.irq
-	}
-	deps.NoTrace = o.noTrace
+	deps.IRQ, deps.NoTrace = cmp.Or(o.irq, deps.IRQ), o.noTrace
 	return notes, tinfo, done, nil
 }
 
@@ -217,12 +207,10 @@ func (a *app) probeUsage(w io.Writer, lead *flag.FlagSet) {
 // probing a file on a machine that is no board does not pay for loading
 // every profile.
 func (a *app) mayDetect() bool {
-	for _, p := range []string{soc.CompatiblePath, soc.SocIDPath} {
-		if _, err := fs.Stat(a.env.root, p); err == nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{soc.CompatiblePath, soc.SocIDPath}, func(p string) bool {
+		_, err := fs.Stat(a.env.root, p)
+		return err == nil
+	})
 }
 
 var _ probe.SimController = (*soc.Target)(nil)
@@ -255,19 +243,10 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 		// consoles): the rate and interrupts, then CPU and handler time.
 		fmt.Fprintf(w, "  %-4s %14s %9s %7s %7s %7s %8s\n", "run", "rate", "bytes", "time", "irqs", "irqs/s", per)
 		for j, r := range res.Runs {
-			name := fmt.Sprint(j + 1)
-			if r.Warmup {
-				name += "w"
-			}
+			name := fmt.Sprint(j+1) + choose(r.Warmup, "w", "")
 			unit := r.Unit
-			handler := "-"
-			if r.HandlerEvents > 0 {
-				handler = fmt.Sprintf("%.1f/%.1f", r.HandlerAvgUS, r.HandlerMaxUS)
-			}
-			cpu := fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", r.CPU.User, r.CPU.System, r.CPU.IRQ, r.CPU.SoftIRQ)
-			if r.Simulated {
-				cpu = "(simulated)"
-			}
+			handler := choose(r.HandlerEvents > 0, fmt.Sprintf("%.1f/%.1f", r.HandlerAvgUS, r.HandlerMaxUS), "-")
+			cpu := choose(r.Simulated, "(simulated)", fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", r.CPU.User, r.CPU.System, r.CPU.IRQ, r.CPU.SoftIRQ))
 			if r.Err != "" && r.Bytes == 0 {
 				fmt.Fprintf(w, "  %-4s FAILED: %s\n", name, strings.ReplaceAll(r.Err, "\n", "\n       "))
 				continue
@@ -293,11 +272,7 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 		}
 		s := res.Stats
 		if s.N > 0 {
-			runs := "runs"
-			if s.N == 1 {
-				runs = "run"
-			}
-			fmt.Fprintf(w, "  %d %s: median %s  min %s  max %s\n", s.N, runs, fmtRate(s.Median, s.Unit), fmtRate(s.Min, s.Unit), fmtRate(s.Max, s.Unit))
+			fmt.Fprintf(w, "  %d %s: median %s  min %s  max %s\n", s.N, choose(s.N == 1, "run", "runs"), fmtRate(s.Median, s.Unit), fmtRate(s.Min, s.Unit), fmtRate(s.Max, s.Unit))
 			fmt.Fprintf(w, "  mean %s  stddev %s (CV %.1f%%)\n", fmtRate(s.Mean, s.Unit), fmtRate(s.StdDev, s.Unit), 100*s.CV)
 			if s.CPUPerGiB > 0 {
 				// Per GiB in the file; shown as ms per amount like report.
@@ -349,15 +324,8 @@ func (b *progressBar) update(p probe.Progress) {
 		bar = strings.Repeat("#", k) + strings.Repeat("-", width-k)
 		pct = fmt.Sprintf("%3.0f%% ", 100*float64(p.Done)/float64(p.Total))
 	}
-	kind := "run"
-	if p.Warmup {
-		kind = "warm-up"
-	}
-	name := p.Name
-	if len(name) > 40 {
-		name = name[:37] + "..."
-	}
-	fmt.Fprintf(b.w, "\r\x1b[K[%s] %s%s %d/%d %s %s", bar, pct, kind, p.Run, p.Runs, units.Size(p.Done), name)
+	kind := choose(p.Warmup, "warm-up", "run")
+	fmt.Fprintf(b.w, "\r\x1b[K[%s] %s%s %d/%d %s %s", bar, pct, kind, p.Run, p.Runs, units.Size(p.Done), truncate(p.Name, 40))
 	b.drawn = true
 }
 

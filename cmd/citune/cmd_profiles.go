@@ -35,26 +35,18 @@ func runProfiles(a *app, args []string) error {
 			}
 			var rows []row
 			for _, p := range ps {
-				r := row{Name: p.Name, Title: p.Title, Compatible: p.Compatible, Emulated: p.Emulated}
-				for _, c := range p.Controllers {
-					r.Controllers = append(r.Controllers, c.Label)
-				}
-				rows = append(rows, r)
+				rows = append(rows, row{Name: p.Name, Title: p.Title, Compatible: p.Compatible, Controllers: labelsOf(p), Emulated: p.Emulated})
 			}
 			return writeJSON(a.env.stdout, rows)
 		}
 		tw := tabwriter.NewWriter(a.env.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tCONTROLLERS\tTITLE")
 		for _, p := range ps {
-			var ls []string
-			for _, c := range p.Controllers {
-				ls = append(ls, c.Label)
-			}
 			title := p.Title
 			if len(p.Aliases) > 0 {
 				title += " (also --profile " + strings.Join(p.Aliases, ", ") + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, strings.Join(ls, ","), title)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, strings.Join(labelsOf(p), ","), title)
 		}
 		return tw.Flush()
 	}
@@ -83,9 +75,7 @@ func showProfile(a *app, p *soc.Profile) {
 	if len(p.SocID) > 0 {
 		fmt.Fprintf(w, "  soc_id:     %s\n", strings.Join(p.SocID, ", "))
 	}
-	if p.Notes != "" {
-		fmt.Fprint(w, wrap(p.Notes, "  ", 78))
-	}
+	fmt.Fprint(w, wrap(p.Notes, "  ", 78)) // "" without notes
 	fmt.Fprintf(w, "\ncontrollers:\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  LABEL\tNODE\tBASE\tSIZE\tIRQ\tROLES\tCORE")
@@ -110,13 +100,9 @@ func showProfile(a *app, p *soc.Profile) {
 		if k.Param != "" {
 			fmt.Fprintf(w, "    kernel: %s (roles: %s, %s)\n", k.Param, soc.JoinRoles(k.ParamRoles, ","), k.ParamEncoding.Describe())
 		}
-		if k.None != "" {
-			fmt.Fprint(w, wrap(k.None, "    none:   ", 78))
-		}
-		if k.Driver != "" {
-			fmt.Fprint(w, wrap(k.Driver, "    driver: ", 78))
-		}
-		fmt.Fprint(w, wrap(sourceOrUnknown(k.Source), "    source: ", 78))
+		fmt.Fprint(w, wrap(k.None, "    none:   ", 78)) // "" for "": no line
+		fmt.Fprint(w, wrap(k.Driver, "    driver: ", 78))
+		fmt.Fprint(w, wrap(orUnknown(k.Source), "    source: ", 78))
 	}
 	showResetSources(w, p)
 }
@@ -129,11 +115,8 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 	var order []string
 	by := map[string][]string{}
 	add := func(r *regs.Register, where string) {
-		v := "unknown"
-		if r.ResetKnown {
-			v = fmt.Sprintf("%#x", r.Reset)
-		}
-		src := sourceOrUnknown(r.Source)
+		v := choose(r.ResetKnown, fmt.Sprintf("%#x", r.Reset), "unknown")
+		src := orUnknown(r.Source)
 		if _, ok := by[src]; !ok {
 			order = append(order, src)
 		}
@@ -170,6 +153,15 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 		}
 		fmt.Fprint(w, wrap(fmt.Sprintf("host-only cores (%s) have no %s (i.MX6 SDK USB_UHx register sets)", strings.Join(labels, ", "), strings.Join(names, ", ")), "  ", 78))
 	}
+}
+
+// labelsOf are the labels of p's controllers.
+func labelsOf(p *soc.Profile) []string {
+	var ls []string
+	for _, c := range p.Controllers {
+		ls = append(ls, c.Label)
+	}
+	return ls
 }
 
 // profileJSON is `profiles show --json`: what the human form shows, with
@@ -218,11 +210,7 @@ func profileJSON(p *soc.Profile) any {
 		out.Identity = append(out.Identity, check{ch.Register, fmt.Sprintf("%#08x", ch.Mask), fmt.Sprintf("%#08x", ch.Value), ch.Why})
 	}
 	for _, r := range p.Map.Registers {
-		j := reg{Name: r.Name, Offset: fmt.Sprintf("0x%03x", r.Offset), Source: r.Source}
-		if r.ResetKnown {
-			j.Reset = regs.Hex(r.Reset)
-		}
-		out.Registers = append(out.Registers, j)
+		out.Registers = append(out.Registers, reg{r.Name, fmt.Sprintf("0x%03x", r.Offset), choose(r.ResetKnown, regs.Hex(r.Reset), ""), r.Source})
 	}
 	return out
 }

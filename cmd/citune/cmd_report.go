@@ -2,10 +2,9 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,15 +13,13 @@ import (
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/textwrap"
+	"github.com/citune/citune/undo"
 	"github.com/citune/citune/units"
 )
 
 func init() {
-	register(&command{
-		name:    "report",
-		summary: "tables and charts of sweep results (--html --csv --markdown --lava)",
-		usage:   "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown | --lava] [--fleet] RESULTS.jsonl...",
-		run:     runReport,
+	register(&command{name: "report", summary: "tables and charts of sweep results (--html --csv --markdown --lava)",
+		usage: "report [--point SETTINGS]... [--top N] [--html FILE] [--csv FILE] [--markdown | --lava] [--fleet] RESULTS.jsonl...", run: runReport,
 		examples: []string{
 			"citune report usbh1.jsonl",
 			"citune report --top 3 --point 'AHBBRST=0 TXPBURST=16' usbh1.jsonl",
@@ -87,15 +84,10 @@ func runReport(a *app, args []string) error {
 	if a.g.json {
 		return writeJSON(a.env.stdout, report.JSON(ss))
 	}
-	if ro.top == 0 {
-		ro.top = max(ranked, 1) // every point
-	}
+	ro.top = cmp.Or(ro.top, max(ranked, 1)) // 0: every point
 	// A terminal's own width; a file or pipe gets 80 columns (a serial
 	// console's).
-	cols := ro.width
-	if cols <= 0 {
-		cols = a.env.cols
-	}
+	cols := choose(ro.width > 0, ro.width, a.env.cols)
 	if cols <= 0 {
 		cols = 80
 	}
@@ -198,7 +190,7 @@ func (ro *reportOpts) checkOutputs(files []string) error {
 			continue
 		}
 		for _, in := range slices.Concat(files, outs) {
-			if sameFile(o, in) {
+			if undo.SameFile(o, in) {
 				return usageErr("report: %s is both read and written: give the output another name", o)
 			}
 		}
@@ -212,17 +204,6 @@ func (ro *reportOpts) checkOutputs(files []string) error {
 	return nil
 }
 
-// sameFile reports whether a and b name one file: the same path, or two
-// names of one existing file.
-func sameFile(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
-}
-
 // unitsUsage is the help of every --units flag; tail says what else
 // keeps or gives the rates.
 func unitsUsage(tail string) string {
@@ -232,10 +213,7 @@ func unitsUsage(tail string) string {
 // byteUnit resolves --units (or $CITUNE_UNITS): mib, mb, mbit or the unit
 // itself, case ignored.
 func byteUnit(flagVal string, getenv func(string) string) (units.Display, error) {
-	v := flagVal
-	if v == "" {
-		v = getenv("CITUNE_UNITS")
-	}
+	v := cmp.Or(flagVal, getenv("CITUNE_UNITS"))
 	if d, ok := units.ParseDisplay(v); ok {
 		return d, nil
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,10 +156,7 @@ func (a *app) entryProfile(e *undo.Entry) (*soc.Profile, error) {
 	if fp, given, err := a.standInProfile(e.Profile, e.ProfileFile, "the change was made"); given {
 		return fp, err
 	}
-	how := "citune --profile FILE restore"
-	if e.Target.Kind == undo.TargetFile {
-		how = "citune --profile FILE --mem-file " + e.Target.Path + " restore"
-	}
+	how := choose(e.Target.Kind == undo.TargetFile, "citune --profile FILE --mem-file "+e.Target.Path+" restore", "citune --profile FILE restore")
 	return nil, fmt.Errorf("the change was made with the profile file %s (profile %s), which is gone: give it with %s", e.ProfileFile, e.Profile, how)
 }
 
@@ -222,13 +220,10 @@ func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 		// journalled item was checked.
 		fmt.Fprintf(a.env.stdout, "restored %s %s\n", c.Label, r)
 	}
-	if err != nil {
-		if strings.Contains(err.Error(), "did not return") {
-			return withCode(exitNotHeld, err)
-		}
-		return err
+	if err != nil && strings.Contains(err.Error(), "did not return") {
+		return withCode(exitNotHeld, err)
 	}
-	return nil
+	return err
 }
 
 // restoreSnapshot writes a snapshot's tuning fields (with config, its
@@ -241,12 +236,8 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 	if err := json.Unmarshal(b, &sf); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	if a.g.profile == "" {
-		a.g.profile = sf.Target.Profile
-	}
-	if a.g.controller == "" {
-		a.g.controller = sf.Target.Controller
-	}
+	a.g.profile = cmp.Or(a.g.profile, sf.Target.Profile)
+	a.g.controller = cmp.Or(a.g.controller, sf.Target.Controller)
 	if a.g.memFile == "" && !a.g.sim && soc.Kind(sf.Target.Kind) == soc.KindFile {
 		a.g.memFile = sf.Target.Path
 	}
@@ -263,11 +254,7 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 		return err
 	}
 	if len(changes) == 0 {
-		what := "tuning field"
-		if config {
-			what = "tuning and configuration field"
-		}
-		fmt.Fprintf(a.env.stdout, "every %s already matches the snapshot\n", what)
+		fmt.Fprintf(a.env.stdout, "every %s already matches the snapshot\n", choose(config, "tuning and configuration field", "tuning field"))
 		return nil
 	}
 	u, closeUndo, err := a.openUndo(t, undo.KindSet, undoOpts{force: force})
@@ -332,16 +319,9 @@ func snapshotChanges(t *soc.Target, snap soc.Snapshot, config bool) ([]regs.Chan
 		}
 		for i := range r.Fields {
 			f := &r.Fields[i]
-			if f.Access != regs.RW {
+			class := regs.ClassOf(r, f)
+			if f.Access != regs.RW || class == regs.ClassLive || class == regs.ClassConfig && !config {
 				continue
-			}
-			switch regs.ClassOf(r, f) {
-			case regs.ClassLive:
-				continue
-			case regs.ClassConfig:
-				if !config {
-					continue
-				}
 			}
 			if f.Get(cur) != f.Get(rv.Value) {
 				changes = append(changes, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: f.Get(rv.Value)})

@@ -221,10 +221,7 @@ func (a *app) printSet(t *soc.Target, results []regs.Result, warnings []string) 
 		w := humanOut(a.env.stdout, a.env.isTTY)
 		fmt.Fprintln(w, header(t))
 		for _, r := range out {
-			status := "ok"
-			if len(r.NotHeld) > 0 {
-				status = "DID NOT STICK"
-			}
+			status := choose(len(r.NotHeld) > 0, "DID NOT STICK", "ok")
 			fmt.Fprintf(w, "%s (%s): %s -> wrote %s, reads %s  %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, r.Readback, status, strings.Join(r.Changes, " "))
 		}
 		for _, s := range warnings {
@@ -307,11 +304,7 @@ func inertChanges(t *soc.Target, changes []regs.Change, ws []regs.Write) []strin
 func changeStrings(cs []regs.Change) []string {
 	var s []string
 	for _, c := range cs {
-		if c.Ref.Field == nil {
-			s = append(s, fmt.Sprintf("%s=%s", c.Ref, regs.Hex(c.Value)))
-		} else {
-			s = append(s, fmt.Sprintf("%s=%d", c.Ref, c.Value))
-		}
+		s = append(s, choose(c.Ref.Field == nil, fmt.Sprintf("%s=%s", c.Ref, regs.Hex(c.Value)), fmt.Sprintf("%s=%d", c.Ref, c.Value)))
 	}
 	return s
 }
@@ -442,11 +435,7 @@ func runVerify(a *app, args []string) error {
 	} else {
 		fmt.Fprintln(a.env.stdout, header(t))
 		for _, r := range rows {
-			st := "holds"
-			if !r.Holds {
-				st = "REVERTED"
-			}
-			fmt.Fprintf(a.env.stdout, "%-24s set %d, reads %d  %s\n", r.Name, r.Want, r.Got, st)
+			fmt.Fprintf(a.env.stdout, "%-24s set %d, reads %d  %s\n", r.Name, r.Want, r.Got, choose(r.Holds, "holds", "REVERTED"))
 		}
 	}
 	if len(bad) > 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,10 +121,7 @@ func runMkimage(a *app, args []string) error {
 	if err := writeSidecar(fs.Arg(0), a.g.profile, p.Name, c.Label, a.g.resetVals, *force); err != nil {
 		return err
 	}
-	what := "board values (as Linux leaves them)"
-	if a.g.resetVals {
-		what = "reset values"
-	}
+	what := choose(a.g.resetVals, "reset values", "board values (as Linux leaves them)")
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
 			File       string `json:"file"`
@@ -132,7 +130,7 @@ func runMkimage(a *app, args []string) error {
 			Controller string `json:"controller"`
 			Bytes      uint32 `json:"bytes"`
 			Values     string `json:"values"`
-		}{fs.Arg(0), sidecarPath(fs.Arg(0)), p.Name, c.Label, c.Span(), map[bool]string{true: "reset", false: "board"}[a.g.resetVals]})
+		}{fs.Arg(0), sidecarPath(fs.Arg(0)), p.Name, c.Label, c.Span(), choose(a.g.resetVals, "reset", "board")})
 	}
 	fmt.Fprintf(a.env.stderr, "wrote %s: %d bytes, %s of %s %s (described in %s)\n", fs.Arg(0), c.Span(), what, p.Name, c.Label, sidecarPath(fs.Arg(0)))
 	return nil
@@ -173,13 +171,8 @@ func runDetect(a *app, args []string) error {
 		if d.Chosen != nil {
 			out.Profile = d.Chosen.Name
 		}
-		if derr != nil {
-			out.Error = derr.Error()
-		}
-		if err := writeJSON(a.env.stdout, out); err != nil {
-			return err
-		}
-		return derr
+		out.Error = errText(derr)
+		return cmp.Or(writeJSON(a.env.stdout, out), derr)
 	}
 	w := humanOut(a.env.stdout, a.env.isTTY)
 	fmt.Fprintf(w, "device tree compatible: %s\n", strings.Join(d.Compatible, ", "))
@@ -237,10 +230,7 @@ func (a *app) detectOffline() error {
 			ControllerFrom string            `json:"controller_from"`
 			Identity       bool              `json:"identity"`
 			Error          string            `json:"error,omitempty"`
-		}{infoOf(t), pWhy, cWhy, idErr == nil, ""}
-		if idErr != nil {
-			out.Error = idErr.Error()
-		}
+		}{infoOf(t), pWhy, cWhy, idErr == nil, errText(idErr)}
 		if err := writeJSON(a.env.stdout, out); err != nil {
 			return err
 		}

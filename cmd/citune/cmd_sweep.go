@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,19 +21,14 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "sweep",
-		summary: "measure settings that held, record them, restore, rank",
-		usage:   "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive|model [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET] | sweep --abort [RESULTS.jsonl]",
-		run:     runSweep,
+	register(&command{name: "sweep", summary: "measure settings that held, record them, restore, rank",
+		usage: "sweep [--axis SPEC]... [--plan FILE] [--mode grid|ofat|adaptive|model [--budget SHARE]] [--repeat N] [--out RESULTS.jsonl [--force]] [--resume RESULTS.jsonl] -- PROBE-KIND [probe flags] [TARGET] | sweep --abort [RESULTS.jsonl]", run: runSweep,
 		examples: []string{
 			"citune --sim sweep --axis AHBBRST=INCR,INCR16 --axis TXPBURST=0x8,0x10 -- sim",
 			"citune sweep --axis ITC=0,1,8 --out usbh1.jsonl -- read --size 64M /dev/sda",
 			"citune sweep --resume usbh1.jsonl",
 		},
-		values:  true,
-		details: sweepDetails,
-	})
+		values: true, details: sweepDetails})
 }
 
 // sweepDetails is the help on sweeps across reboots.
@@ -113,7 +109,7 @@ func (o *sweepOpts) register(fs *flag.FlagSet) {
 // host is the file and module side of the sweep.
 func (o *sweepOpts) host(p *soc.Profile) *host.Host {
 	h := &host.Host{Root: o.sysRoot, Loader: host.ExecLoader{Modprobe: o.modprobe, Rmmod: o.rmmod},
-		Modules: p.Reload.Modules, Wait: p.Reload.Wait, WaitTimeout: o.reloadTimeout}
+		Modules: p.Reload.Modules, Wait: cmp.Or(o.reloadWait, p.Reload.Wait), WaitTimeout: o.reloadTimeout}
 	if o.reload != "" {
 		h.Modules = nil
 		for _, m := range strings.Split(o.reload, ",") {
@@ -121,9 +117,6 @@ func (o *sweepOpts) host(p *soc.Profile) *host.Host {
 				h.Modules = append(h.Modules, m)
 			}
 		}
-	}
-	if o.reloadWait != "" {
-		h.Wait = o.reloadWait
 	}
 	return h
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io/fs"
@@ -52,10 +53,7 @@ type bootVerifier struct {
 
 // verifyBoot is `citune verify --results FILE` or `--dts FILE`.
 func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
-	root := a.env.root
-	if sysRoot != "" {
-		root = os.DirFS(sysRoot)
-	}
+	root := choose(sysRoot != "", os.DirFS(sysRoot), a.env.root)
 	var ws []want
 	var t *soc.Target
 	from := resultsFile
@@ -64,9 +62,7 @@ func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
 		if err != nil {
 			return err
 		}
-		if a.g.controller == "" {
-			a.g.controller = in.Controller.Label
-		}
+		a.g.controller = cmp.Or(a.g.controller, in.Controller.Label)
 		if t, err = a.openProfile(in.Profile, false); err != nil {
 			return err
 		}
@@ -123,27 +119,15 @@ func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
 		w := a.env.stdout
 		fmt.Fprintf(w, "%s: the values of %s after boot\n", header(t), from)
 		for _, c := range out {
-			st := c.Status
-			if st == notInForce {
-				st = "NOT IN FORCE"
-			}
-			fmt.Fprintf(w, "%-26s want %s, reads %s  %s\n", c.Name, c.Want, orDash(c.Got), st)
-			if c.Why != "" {
-				fmt.Fprint(w, textwrap.Escape(textwrap.Block(c.Why, "    ", 80)))
-			}
+			st := choose(c.Status == notInForce, "NOT IN FORCE", c.Status)
+			fmt.Fprintf(w, "%-26s want %s, reads %s  %s\n", c.Name, c.Want, cmp.Or(c.Got, "-"), st)
+			fmt.Fprint(w, textwrap.Escape(textwrap.Block(c.Why, "    ", 80))) // "" for ""
 		}
 	}
 	if bad > 0 {
 		return withCode(exitNotHeld, fmt.Errorf("%d recommended value(s) not in force after boot", bad))
 	}
 	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // resultsWants are the winner's settings with the lines dts gave them.
@@ -208,7 +192,7 @@ func sourceWants(p *soc.Profile, src dtsout.Source) []want {
 			}
 			fv := k.ParamEncoding.FieldFor(uint32(n))
 			if k.ParamEncoding == soc.EncodingPark && strings.HasSuffix(k.Field, "ASPE") {
-				fv = b2u(n > 0)
+				fv = choose(n > 0, uint32(1), 0)
 			} else if k.ParamEncoding == soc.EncodingPark && n == 0 {
 				continue // park off: ASP is not set
 			}
@@ -216,13 +200,6 @@ func sourceWants(p *soc.Profile, src dtsout.Source) []want {
 		}
 	}
 	return ws
-}
-
-func b2u(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func (v bootVerifier) read(name string) string {
@@ -276,13 +253,11 @@ func (v bootVerifier) check(w want) bootCheck {
 		c.Status = notInForce
 		if _, st, why := v.param(w.param); st != inForce {
 			c.Why = why
-		} else if p.Emulated {
-			c.Status, c.Why = notApplicable, "the emulator does not keep it although "+w.param+" is in force"
-			if k != nil && k.Driver != "" {
-				c.Why += ": " + k.Driver
-			}
 		} else {
 			c.Why = "value rewritten by the driver although " + w.param + " is in force"
+			if p.Emulated {
+				c.Status, c.Why = notApplicable, "the emulator does not keep it although "+w.param+" is in force"
+			}
 			if k != nil && k.Driver != "" {
 				c.Why += ": " + k.Driver
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -38,15 +39,7 @@ func versionFrom(bi *debug.BuildInfo) versionInfo {
 	v := versionInfo{Module: "github.com/citune/citune", Version: "(devel)", Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi != nil {
-		if bi.Main.Path != "" {
-			v.Module = bi.Main.Path
-		}
-		if bi.Main.Version != "" {
-			v.Version = bi.Main.Version
-		}
-		if bi.GoVersion != "" {
-			v.Go = bi.GoVersion
-		}
+		v.Module, v.Version, v.Go = cmp.Or(bi.Main.Path, v.Module), cmp.Or(bi.Main.Version, v.Version), cmp.Or(bi.GoVersion, v.Go)
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":

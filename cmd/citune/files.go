@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,13 +51,7 @@ func writeOutput(path string, data []byte, replace bool) error {
 	if err := checkOutput(path, replace); err != nil {
 		return err
 	}
-	flags := os.O_WRONLY | os.O_CREATE | oNoFollow
-	if replace {
-		flags |= os.O_TRUNC
-	} else {
-		flags |= os.O_EXCL
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|oNoFollow|choose(replace, os.O_TRUNC, os.O_EXCL), 0o644)
 	if err != nil {
 		switch {
 		case errors.Is(err, syscall.ELOOP):
@@ -67,8 +62,6 @@ func writeOutput(path string, data []byte, replace bool) error {
 		return err
 	}
 	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = cmp.Or(err, f.Close())
 	return err
 }

@@ -53,17 +53,12 @@ func interleave(fs *flag.FlagSet, args []string) error {
 // =value) names a flag of fs that takes the next word as its value.
 func takesValue(fs *flag.FlagSet, arg string) bool {
 	name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
-	if strings.Contains(name, "=") {
-		return false
-	}
 	f := fs.Lookup(name)
-	if f == nil {
+	if f == nil || strings.Contains(name, "=") {
 		return false
 	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return false
-	}
-	return true
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
 }
 
 // unknownFlagError is a flag no command or global flag has, with the
@@ -83,10 +78,7 @@ func (e *unknownFlagError) Error() string {
 // flagsHelp says where the flags of command cmd ("": the global ones)
 // are listed.
 func flagsHelp(cmd string) string {
-	if cmd == "" {
-		return "`citune help` lists the flags"
-	}
-	return "`citune help " + cmd + "` lists the flags"
+	return "`citune help" + choose(cmd != "", " "+cmd, "") + "` lists the flags"
 }
 
 // quietParse runs parse with fs's messages and usage held back: -h
@@ -132,29 +124,26 @@ func nearest(s string, cands []string) string {
 			best, bestD = c, d
 		}
 	}
-	if best == "" || bestD > 2 || bestD == len(s) {
-		return ""
-	}
-	return best
+	return choose(best == "" || bestD > 2 || bestD == len(s), "", best)
 }
 
 // parse parses a command's flags with the shared grammar and refuses
 // --json for a command without a machine form.
 func (a *app) parse(fs *flag.FlagSet, args []string) error {
-	if err := quietParse(fs, a.cmdName(), func() error { return interleave(fs, args) }); err != nil {
-		return err
-	}
-	if err := a.checkJSON(); err != nil {
-		return err
-	}
-	return a.applySidecar()
+	return a.parseWith(fs, func() error { return interleave(fs, args) })
 }
 
 // parseHead parses flags up to the first positional argument and leaves
 // the rest as it is (probe: the probe words after the kind hold the
 // kinds' own flags, parsed by probeflags.go).
 func (a *app) parseHead(fs *flag.FlagSet, args []string) error {
-	if err := quietParse(fs, a.cmdName(), func() error { return fs.Parse(args) }); err != nil {
+	return a.parseWith(fs, func() error { return fs.Parse(args) })
+}
+
+// parseWith runs parse (parse's grammar or parseHead's) through
+// quietParse, then the checks every command's flags get.
+func (a *app) parseWith(fs *flag.FlagSet, parse func() error) error {
+	if err := quietParse(fs, a.cmdName(), parse); err != nil {
 		return err
 	}
 	if err := a.checkJSON(); err != nil {
@@ -250,10 +239,7 @@ func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 // helpOut is where help goes: stdout for `citune help CMD`, stderr for
 // `-h` and usage errors.
 func (a *app) helpOut() io.Writer {
-	if a.helpToStdout {
-		return a.env.stdout
-	}
-	return a.env.stderr
+	return choose(a.helpToStdout, a.env.stdout, a.env.stderr)
 }
 
 // dashDash turns the `  -flag` lines of Go's flag.PrintDefaults into

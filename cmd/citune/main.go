@@ -39,10 +39,7 @@ var (
 type signalError struct{ sig os.Signal }
 
 func (e signalError) Error() string {
-	if e.sig == syscall.SIGPIPE {
-		return "output closed (SIGPIPE)"
-	}
-	return e.sig.String()
+	return choose(e.sig == syscall.SIGPIPE, "output closed (SIGPIPE)", e.sig.String())
 }
 
 // Main runs citune with the process's arguments and returns its exit code.

@@ -13,6 +13,22 @@ import (
 	"github.com/citune/citune/textwrap"
 )
 
+// choose is yes when c holds, else no.
+func choose[T any](c bool, yes, no T) T {
+	if c {
+		return yes
+	}
+	return no
+}
+
+// errText is err's message, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -48,21 +64,12 @@ type jsonReg struct {
 
 func toJSONReg(d regs.Decoded) jsonReg {
 	r := d.Reg
-	j := jsonReg{Name: r.Name, Offset: fmt.Sprintf("0x%03x", r.Offset), Raw: regs.Hex(d.Raw), Value: d.Raw, Changed: d.Changed, Note: r.Note, ResetSource: r.Source}
-	if r.ResetKnown {
-		j.Reset = regs.Hex(r.Reset)
-	}
-	if d.Unknown != 0 {
-		j.UnknownBits = regs.Hex(d.Unknown)
-	}
+	j := jsonReg{Name: r.Name, Offset: fmt.Sprintf("0x%03x", r.Offset), Raw: regs.Hex(d.Raw), Value: d.Raw, Changed: d.Changed, Note: r.Note, ResetSource: r.Source,
+		Reset: choose(r.ResetKnown, regs.Hex(r.Reset), ""), UnknownBits: choose(d.Unknown != 0, regs.Hex(d.Unknown), "")}
 	for _, fv := range d.Fields {
 		f := fv.Field
-		jf := jsonField{Name: f.Name, Bits: f.Bits(), Access: f.Access.String(), Value: fv.Value, Meaning: fv.Meaning, Knob: f.Knob, Changed: fv.Changed, Illegal: fv.Illegal}
-		if r.ResetKnown {
-			v := fv.Reset
-			jf.Reset = &v
-		}
-		j.Fields = append(j.Fields, jf)
+		j.Fields = append(j.Fields, jsonField{Name: f.Name, Bits: f.Bits(), Access: f.Access.String(), Value: fv.Value, Meaning: fv.Meaning, Knob: f.Knob, Changed: fv.Changed,
+			Reset: choose(r.ResetKnown, new(fv.Reset), nil), Illegal: fv.Illegal})
 	}
 	return j
 }

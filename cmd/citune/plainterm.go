@@ -24,13 +24,8 @@ import (
 // extensions: a DEC vt (vt100, vt220, ...), the Linux console, dumb, or
 // none at all.
 func plainTERM(term string) bool {
-	switch {
-	case term == "", term == "dumb", term == "linux", strings.HasPrefix(term, "linux-"):
-		return true
-	case strings.HasPrefix(term, "vt") && len(term) > 2 && term[2] >= '0' && term[2] <= '9':
-		return true
-	}
-	return false
+	return term == "" || term == "dumb" || term == "linux" || strings.HasPrefix(term, "linux-") ||
+		strings.HasPrefix(term, "vt") && len(term) > 2 && term[2] >= '0' && term[2] <= '9'
 }
 
 // plainFilter removes xterm-only control sequences from a byte stream.
@@ -163,20 +158,13 @@ func keepSeq(seq []byte) bool {
 // file itself for reading, its size and raw mode, writes through the
 // filter.
 type plainTerm struct {
-	f  *os.File
-	pf plainFilter
+	f *os.File
+	plainWriter
 }
 
 func (t *plainTerm) Read(b []byte) (int, error) { return t.f.Read(b) }
 func (t *plainTerm) Close() error               { return t.f.Close() }
 func (t *plainTerm) Fd() uintptr                { return t.f.Fd() }
-
-func (t *plainTerm) Write(b []byte) (int, error) {
-	if _, err := t.f.Write(t.pf.filter(b)); err != nil {
-		return 0, err
-	}
-	return len(b), nil
-}
 
 func (t *plainTerm) WriteString(s string) (int, error) { return t.Write([]byte(s)) }
 
@@ -200,7 +188,7 @@ func tuiOutput(w io.Writer, term string) io.Writer {
 		return w
 	}
 	if f, ok := w.(*os.File); ok {
-		return &plainTerm{f: f}
+		return &plainTerm{f: f, plainWriter: plainWriter{w: f}}
 	}
 	return &plainWriter{w: w}
 }

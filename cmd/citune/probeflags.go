@@ -37,10 +37,7 @@ type probeDeps struct {
 
 // simOf is t's simulated controller for the sim probe (nil on a board).
 func simOf(t *soc.Target) probe.SimController {
-	if t.Simulated() {
-		return t
-	}
-	return nil
+	return choose[probe.SimController](t.Simulated(), t, nil)
 }
 
 // parseProbes parses "KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]..."

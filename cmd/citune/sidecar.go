@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,21 +73,14 @@ func (a *app) applySidecar() error {
 	if err != nil || !ok {
 		return err
 	}
-	spec := s.Profile
-	if s.ProfileFile != "" {
-		spec = s.ProfileFile
-	}
-	same := true
+	spec := cmp.Or(s.ProfileFile, s.Profile)
 	if a.g.profile == "" {
 		a.g.profile = spec
 		a.profileFrom = "the image's " + sidecarPath(a.g.memFile)
 	} else if p, err := loadProfile(a.g.profile); err == nil && p.Name != s.Profile {
 		// Another SoC's profile: the sidecar's controller label means
 		// nothing there.
-		same = false
 		fmt.Fprintf(a.env.stderr, "citune: note: --profile %s, but the image %s was made for %s (see %s)\n", a.g.profile, a.g.memFile, s.Profile, sidecarPath(a.g.memFile))
-	}
-	if !same {
 		return nil
 	}
 	if a.g.controller == "" {
@@ -133,10 +127,7 @@ func noSidecarErr(image string) error {
 
 // writeSidecar records what mkimage wrote.
 func writeSidecar(image, profileSpec, profileName, controller string, reset bool, force bool) error {
-	s := sidecar{Kind: sidecarKind, Profile: profileName, Controller: controller, Values: "board"}
-	if reset {
-		s.Values = "reset"
-	}
+	s := sidecar{Kind: sidecarKind, Profile: profileName, Controller: controller, Values: choose(reset, "reset", "board")}
 	if strings.ContainsRune(profileSpec, os.PathSeparator) || strings.HasSuffix(profileSpec, ".toml") {
 		if abs, err := filepath.Abs(profileSpec); err == nil {
 			s.ProfileFile = abs

@@ -110,16 +110,10 @@ func kernelInt(s string, signed bool) (int64, error) {
 	if s == "" || strings.ContainsAny(s, "_+-") {
 		return 0, strconv.ErrSyntax
 	}
-	bits := 32
-	if signed {
-		bits = 31 // the magnitude of an int32
-	}
+	bits := choose(signed, 31, 32) // 31: the magnitude of an int32
 	u, err := strconv.ParseUint(s, base, bits)
 	if err != nil {
 		return 0, err
 	}
-	if neg {
-		return -int64(u), nil
-	}
-	return int64(u), nil
+	return choose(neg, -int64(u), int64(u)), nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -39,11 +40,8 @@ import (
 // every word it writes, so a value never holds a quote.
 func quotedArg(b []byte, flag string) string {
 	_, rest, ok := strings.Cut(string(b), "'"+flag+"' '")
-	if !ok {
-		return ""
-	}
-	v, _, ok := strings.Cut(rest, "'")
-	if !ok {
+	v, _, closed := strings.Cut(rest, "'")
+	if !ok || !closed {
 		return ""
 	}
 	return v
@@ -58,9 +56,7 @@ func installedResume(root string) (where, file, journal string) {
 			continue
 		}
 		where = "/" + p
-		if j := quotedArg(b, "--journal"); j != "" {
-			journal = j
-		}
+		journal = cmp.Or(quotedArg(b, "--journal"), journal)
 		if f := quotedArg(b, "--resume"); f != "" {
 			return where, f, journal
 		}
@@ -78,14 +74,12 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 		return usageErr("usage: citune sweep --abort [--sys-root DIR] [RESULTS.jsonl]")
 	}
 	where, resumes, journal := installedResume(o.sysRoot)
-	if a.g.journal == "" && journal != "" {
-		// The journal the resumed sweep would use (its command names it).
-		a.g.journal = journal
-	}
+	// The journal the resumed sweep would use (its command names it).
+	a.g.journal = cmp.Or(a.g.journal, journal)
 	file := resumes
 	if len(words) == 1 {
 		file = words[0]
-		if resumes != "" && !sameFile(file, resumes) {
+		if resumes != "" && !undo.SameFile(file, resumes) {
 			return fmt.Errorf("sweep --abort: the sweep that resumes at boot (%s) is %s, not %s: nothing was changed (abort that one with `citune sweep --abort %s`)", where, resumes, file, resumes)
 		}
 	}
@@ -177,17 +171,12 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 		return rerr
 	}
 	end := results.EndRecord{Type: results.TypeEnd, Session: res.Sessions(), Time: time.Now().UTC(), Status: results.StatusAborted,
-		Error: "by `citune sweep --abort`", Restored: rerr == nil, TotalProbeRuns: res.ProbeRuns(),
+		Error: "by `citune sweep --abort`", Restored: rerr == nil, RestoreError: errText(rerr), TotalProbeRuns: res.ProbeRuns(),
 		Ranking: res.Rank(rank.Policy{MinGainPct: h.Plan.MinGainPct()})}
-	if rerr != nil {
-		end.RestoreError = rerr.Error()
-	}
 	f, err := results.OpenAppend(file)
 	if err == nil {
 		err = results.NewWriter(f).Write(end)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		err = cmp.Or(err, f.Close())
 	}
 	if err != nil {
 		return errors.Join(rerr, fmt.Errorf("marking %s aborted: %w", file, err))
@@ -223,15 +212,8 @@ func (a *app) journalEntry() (*undo.Entry, error) {
 // targetOf takes the target a results file was measured on where the
 // global flags name none (--resume and --abort).
 func (a *app) targetOf(h results.Header) {
-	if a.g.profile == "" {
-		a.g.profile = h.Profile
-		if h.ProfileFile != "" {
-			a.g.profile = h.ProfileFile
-		}
-	}
-	if a.g.controller == "" {
-		a.g.controller = h.Controller
-	}
+	a.g.profile = cmp.Or(a.g.profile, h.ProfileFile, h.Profile)
+	a.g.controller = cmp.Or(a.g.controller, h.Controller)
 	if !a.g.sim && a.g.memFile == "" {
 		switch soc.Kind(h.Target) {
 		case soc.KindSim:

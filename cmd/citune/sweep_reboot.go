@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/bootargs"
@@ -25,12 +26,7 @@ var (
 // hasCmdlineAxis says whether the plan sweeps across reboots (cmdline: or
 // dt: axes).
 func hasCmdlineAxis(pl plan.Plan) bool {
-	for _, a := range pl.Axes {
-		if a.Kind == plan.KindCmdline || a.Kind == plan.KindDT {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(pl.Axes, func(a plan.Axis) bool { return a.Kind == plan.KindCmdline || a.Kind == plan.KindDT })
 }
 
 // bootStore finds the boot loader's store for a cmdline: sweep and says

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,10 +121,7 @@ func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results
 // sweepProbe parses the sweep's one probe against the open target and
 // checks that a resumed sweep continues with the probe it recorded.
 func (a *app) sweepProbe(t *soc.Target, o *sweepOpts, words []string, prev *results.Results) (probe.Probe, probe.Env, error) {
-	env := probe.Env{IRQ: t.Controller.IRQ, NoTrace: o.noTrace}
-	if o.irq != "" {
-		env.IRQ = o.irq
-	}
+	env := probe.Env{IRQ: cmp.Or(o.irq, t.Controller.IRQ), NoTrace: o.noTrace}
 	ps, err := parseProbes(words, probeDeps{Map: t.Profile.Map, Sim: simOf(t), Flags: a.g.register})
 	if err != nil {
 		return nil, env, a.sweepProbeErr(err)
@@ -156,22 +155,20 @@ func simWithRealProbe(t *soc.Target, pr probe.Probe, force bool) error {
 // probeWordsFromCommand recovers the probe words (the positional
 // arguments) of a sweep's command line as its results header records it.
 func probeWordsFromCommand(cmd []string) []string {
-	for i, w := range cmd {
-		if w != "sweep" {
-			continue
-		}
-		fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		var o sweepOpts
-		o.register(fs)
-		var g globals
-		g.register(fs)
-		if interleave(fs, cmd[i+1:]) != nil {
-			return nil
-		}
-		return fs.Args()
+	i := slices.Index(cmd, "sweep")
+	if i < 0 {
+		return nil
 	}
-	return nil
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var o sweepOpts
+	o.register(fs)
+	var g globals
+	g.register(fs)
+	if interleave(fs, cmd[i+1:]) != nil {
+		return nil
+	}
+	return fs.Args()
 }
 
 // buildPlan assembles the plan: defaults, the --plan file, then the
@@ -267,10 +264,7 @@ func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[str
 // simulator the simulated reload.
 func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, pl plan.Plan, pr probe.Probe, env probe.Env, prev *results.Results, display units.Display) (*sweep.Config, func(), error) {
 	sysHost := o.host(t.Profile)
-	scopeRoot := a.env.root
-	if set["sys-root"] {
-		scopeRoot = os.DirFS(o.sysRoot)
-	}
+	scopeRoot := choose(set["sys-root"], os.DirFS(o.sysRoot), a.env.root)
 	st, broot, err := a.bootStore(o, pl)
 	if err != nil {
 		return nil, nil, err

@@ -92,24 +92,21 @@ func (a *app) openUndo(t *soc.Target, k undo.Kind, o undoOpts) (*undo.Session, f
 func explainUndo(err error, k undo.Kind) error {
 	var be *undo.BusyError
 	if errors.As(err, &be) {
-		if be.Elsewhere {
-			advice := "let it end (a sweep or TUI session restores by itself), or give its journal with --journal"
-			if be.Holder.PID > 0 {
-				advice = fmt.Sprintf("let it end or stop it (kill -TERM %d; a sweep or TUI session restores by itself), or give its journal with --journal", be.Holder.PID)
-			}
-			if !k.Long() {
-				advice += "; --force goes ahead anyway (its end may undo this change)"
-			}
-			return fmt.Errorf("%w: %s", err, advice)
+		var advice string
+		switch {
+		case be.Elsewhere && be.Holder.PID > 0:
+			advice = fmt.Sprintf("let it end or stop it (kill -TERM %d; a sweep or TUI session restores by itself), or give its journal with --journal", be.Holder.PID)
+		case be.Elsewhere:
+			advice = "let it end (a sweep or TUI session restores by itself), or give its journal with --journal"
+		case be.Holder.Kind.Long():
+			advice = fmt.Sprintf("stop it (Ctrl-C there, or kill -TERM %d) and it restores by itself", be.Holder.PID)
+		default:
+			return fmt.Errorf("%w: try again when it has finished", err)
 		}
-		if be.Holder.Kind.Long() {
-			advice := fmt.Sprintf("stop it (Ctrl-C there, or kill -TERM %d) and it restores by itself", be.Holder.PID)
-			if !k.Long() {
-				advice += "; --force goes ahead anyway (its end may undo this change)"
-			}
-			return fmt.Errorf("%w: %s", err, advice)
+		if !k.Long() {
+			advice += "; --force goes ahead anyway (its end may undo this change)"
 		}
-		return fmt.Errorf("%w: try again when it has finished", err)
+		return fmt.Errorf("%w: %s", err, advice)
 	}
 	var ie *undo.InterruptedError
 	if errors.As(err, &ie) {
