@@ -28,7 +28,10 @@ func advice(err error) string {
 		return "; give a journal in a folder only you can write with --journal FILE (or $CITUNE_JOURNAL)"
 	case errors.Is(err, undo.ErrRefused):
 		var re *undo.RefusedError
-		return choose(errors.As(err, &re) && re.Live, "; `citune restore --allow-live` writes live state back too", "")
+		if errors.As(err, &re) && re.Live {
+			return "; `citune restore --allow-live` writes live state back too"
+		}
+		return ""
 	case errors.Is(err, undo.ErrStore):
 		return "; give a writable place with --journal FILE (or $CITUNE_JOURNAL), e.g. on a tmpfs; it must survive until `citune restore`"
 	case errors.Is(err, plan.ErrNoAxes):

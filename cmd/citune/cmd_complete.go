@@ -204,7 +204,10 @@ func controllerLabels(profile string) []string {
 // and set, register names for dump; set candidates end in '='.
 func fieldCandidates(m *regs.Map, cmd string) []string {
 	var out []string
-	suffix := choose(cmd == "set", "=", "")
+	suffix := ""
+	if cmd == "set" {
+		suffix = "="
+	}
 	for i := range m.Registers {
 		r := &m.Registers[i]
 		if cmd == "dump" {

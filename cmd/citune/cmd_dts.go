@@ -116,7 +116,10 @@ func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) dtsout.DTSInput {
 // figures owe nothing to this machine's kernel (files written before the
 // header left it out for them name the host's, which is not shown).
 func kernelOf(h results.Header) string {
-	return choose(h.Simulated() && !h.RealProbe(), "simulated controller (no kernel)", "kernel "+orUnknown(h.Kernel))
+	if h.Simulated() && !h.RealProbe() {
+		return "simulated controller (no kernel)"
+	}
+	return "kernel " + orUnknown(h.Kernel)
 }
 
 // dtsText is the text `citune dts` prints: for a results file's winner,
@@ -172,7 +175,11 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 		return rank.Ranking{}, dtsout.DTSInput{}, err
 	}
 	in := dtsout.DTSInput{Profile: p, Controller: c, Role: regs.Role(h.Role), Snapshot: h.Snapshot, ParamUsers: h.ModParamControllers}
-	rk := res.Rank(rank.Policy{MinGainPct: choose(a.minGain >= 0, a.minGain, h.Plan.MinGainPct()), NotPermanent: dtsout.Permanence(in)})
+	pol := rank.Policy{MinGainPct: h.Plan.MinGainPct(), NotPermanent: dtsout.Permanence(in)}
+	if a.minGain >= 0 {
+		pol.MinGainPct = a.minGain
+	}
+	rk := res.Rank(pol)
 	set, err := dtsout.WinnerSettings(res, rk)
 	if err != nil {
 		return rk, dtsout.DTSInput{}, fmt.Errorf("%s: %w", path, err)
@@ -188,8 +195,11 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 		lines = append([]string{m}, lines...)
 	}
 	lines = append(lines, v.Details()...)
-	lines = append(lines, choose(v.Kind == rank.VerdictApply, "the values below are the recommended point's; the settings it keeps are at their original values",
-		"the values below are the original ones: committing them changes nothing on this board"))
+	if v.Kind == rank.VerdictApply {
+		lines = append(lines, "the values below are the recommended point's; the settings it keeps are at their original values")
+	} else {
+		lines = append(lines, "the values below are the original ones: committing them changes nothing on this board")
+	}
 	var bad []string
 	for _, x := range rk.Excluded {
 		if x.Status == rank.StatusNotHeld || x.Status == rank.StatusCorrupt {

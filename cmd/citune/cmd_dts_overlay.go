@@ -49,7 +49,10 @@ func (a *app) writeOverlay(o overlayOpts, in dtsout.DTSInput, d dtsout.DTS) erro
 	if err != nil {
 		return err
 	}
-	dtbo := choose(o.out != "", strings.TrimSuffix(filepath.Base(o.out), ".dtso")+".dtbo", in.Controller.Label+"-citune.dtbo")
+	dtbo := in.Controller.Label + "-citune.dtbo"
+	if o.out != "" {
+		dtbo = strings.TrimSuffix(filepath.Base(o.out), ".dtso") + ".dtbo"
+	}
 	// The fragment's last header line says where it goes; an overlay's
 	// header says how it is applied instead.
 	if n := len(d.Header); n > 0 && strings.HasPrefix(d.Header[n-1], "Place after") {

@@ -101,7 +101,12 @@ func printSources(w io.Writer, p *soc.Profile, r *regs.Register) {
 }
 
 // mark is m when on, else a blank of its width.
-func mark(on bool, m string) string { return choose(on, m, " ") }
+func mark(on bool, m string) string {
+	if on {
+		return m
+	}
+	return " "
+}
 
 // printKnobs prints the tuning knobs summary with how each persists,
 // each line cut to cols columns (0: whole).
@@ -170,8 +175,10 @@ func registerAt(t *soc.Target, name string, off uint32) (*regs.Register, error) 
 
 func printDecoded(w io.Writer, d regs.Decoded, addr string, cols int) {
 	r := d.Reg
-	changed := choose(r.ResetKnown, mark(d.Changed, "!"), "?")
-	reset := choose(r.ResetKnown, "reset "+regs.Hex(r.Reset), "reset unknown")
+	changed, reset := "?", "reset unknown"
+	if r.ResetKnown {
+		changed, reset = mark(d.Changed, "!"), "reset "+regs.Hex(r.Reset)
+	}
 	fmt.Fprintf(w, "%s%s0x%03x %s %-14s %s  %s\n", mark(r.HasKnob(), "*"), changed, r.Offset, addr, r.Name, regs.Hex(d.Raw), reset)
 	for _, fv := range d.Fields {
 		f := fv.Field
@@ -255,7 +262,14 @@ func runGet(a *app, args []string) error {
 		case byAddr[i]: // an address may be any controller's: say whose, and where
 			fmt.Fprintf(w, "%s %s (%s) = %s\n", t.Controller.Label, it.Name, it.Address, regs.Hex(it.Value))
 		case strings.Contains(it.Name, "."):
-			fmt.Fprintf(w, "%s=%d%s%s\n", it.Name, it.Value, choose(it.Meaning != "", "  ("+it.Meaning+")", ""), choose(it.Assumed != "", "  [assumed, not read from silicon]", ""))
+			fmt.Fprintf(w, "%s=%d", it.Name, it.Value)
+			if it.Meaning != "" {
+				fmt.Fprintf(w, "  (%s)", it.Meaning)
+			}
+			if it.Assumed != "" {
+				fmt.Fprint(w, "  [assumed, not read from silicon]")
+			}
+			fmt.Fprintln(w)
 		default:
 			fmt.Fprintf(w, "%s=%s\n", it.Name, regs.Hex(it.Value))
 		}

@@ -243,10 +243,19 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 		// consoles): the rate and interrupts, then CPU and handler time.
 		fmt.Fprintf(w, "  %-4s %14s %9s %7s %7s %7s %8s\n", "run", "rate", "bytes", "time", "irqs", "irqs/s", per)
 		for j, r := range res.Runs {
-			name := fmt.Sprint(j+1) + choose(r.Warmup, "w", "")
+			name := fmt.Sprint(j + 1)
+			if r.Warmup {
+				name += "w"
+			}
 			unit := r.Unit
-			handler := choose(r.HandlerEvents > 0, fmt.Sprintf("%.1f/%.1f", r.HandlerAvgUS, r.HandlerMaxUS), "-")
-			cpu := choose(r.Simulated, "(simulated)", fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", r.CPU.User, r.CPU.System, r.CPU.IRQ, r.CPU.SoftIRQ))
+			handler := "-"
+			if r.HandlerEvents > 0 {
+				handler = fmt.Sprintf("%.1f/%.1f", r.HandlerAvgUS, r.HandlerMaxUS)
+			}
+			cpu := "(simulated)"
+			if !r.Simulated {
+				cpu = fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", r.CPU.User, r.CPU.System, r.CPU.IRQ, r.CPU.SoftIRQ)
+			}
 			if r.Err != "" && r.Bytes == 0 {
 				fmt.Fprintf(w, "  %-4s FAILED: %s\n", name, strings.ReplaceAll(r.Err, "\n", "\n       "))
 				continue
@@ -272,7 +281,11 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 		}
 		s := res.Stats
 		if s.N > 0 {
-			fmt.Fprintf(w, "  %d %s: median %s  min %s  max %s\n", s.N, choose(s.N == 1, "run", "runs"), fmtRate(s.Median, s.Unit), fmtRate(s.Min, s.Unit), fmtRate(s.Max, s.Unit))
+			runs := "runs"
+			if s.N == 1 {
+				runs = "run"
+			}
+			fmt.Fprintf(w, "  %d %s: median %s  min %s  max %s\n", s.N, runs, fmtRate(s.Median, s.Unit), fmtRate(s.Min, s.Unit), fmtRate(s.Max, s.Unit))
 			fmt.Fprintf(w, "  mean %s  stddev %s (CV %.1f%%)\n", fmtRate(s.Mean, s.Unit), fmtRate(s.StdDev, s.Unit), 100*s.CV)
 			if s.CPUPerGiB > 0 {
 				// Per GiB in the file; shown as ms per amount like report.
@@ -324,7 +337,10 @@ func (b *progressBar) update(p probe.Progress) {
 		bar = strings.Repeat("#", k) + strings.Repeat("-", width-k)
 		pct = fmt.Sprintf("%3.0f%% ", 100*float64(p.Done)/float64(p.Total))
 	}
-	kind := choose(p.Warmup, "warm-up", "run")
+	kind := "run"
+	if p.Warmup {
+		kind = "warm-up"
+	}
 	fmt.Fprintf(b.w, "\r\x1b[K[%s] %s%s %d/%d %s %s", bar, pct, kind, p.Run, p.Runs, units.Size(p.Done), truncate(p.Name, 40))
 	b.drawn = true
 }

@@ -115,7 +115,10 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 	var order []string
 	by := map[string][]string{}
 	add := func(r *regs.Register, where string) {
-		v := choose(r.ResetKnown, fmt.Sprintf("%#x", r.Reset), "unknown")
+		v := "unknown"
+		if r.ResetKnown {
+			v = fmt.Sprintf("%#x", r.Reset)
+		}
 		src := orUnknown(r.Source)
 		if _, ok := by[src]; !ok {
 			order = append(order, src)
@@ -209,8 +212,9 @@ func profileJSON(p *soc.Profile) any {
 	for _, ch := range p.Identity {
 		out.Identity = append(out.Identity, check{ch.Register, fmt.Sprintf("%#08x", ch.Mask), fmt.Sprintf("%#08x", ch.Value), ch.Why})
 	}
-	for _, r := range p.Map.Registers {
-		out.Registers = append(out.Registers, reg{r.Name, fmt.Sprintf("0x%03x", r.Offset), choose(r.ResetKnown, regs.Hex(r.Reset), ""), r.Source})
+	for i := range p.Map.Registers {
+		r := &p.Map.Registers[i]
+		out.Registers = append(out.Registers, reg{r.Name, fmt.Sprintf("0x%03x", r.Offset), resetHex(r), r.Source})
 	}
 	return out
 }

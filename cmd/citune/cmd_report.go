@@ -87,7 +87,10 @@ func runReport(a *app, args []string) error {
 	ro.top = cmp.Or(ro.top, max(ranked, 1)) // 0: every point
 	// A terminal's own width; a file or pipe gets 80 columns (a serial
 	// console's).
-	cols := choose(ro.width > 0, ro.width, a.env.cols)
+	cols := ro.width
+	if cols <= 0 {
+		cols = a.env.cols
+	}
 	if cols <= 0 {
 		cols = 80
 	}

@@ -156,7 +156,10 @@ func (a *app) entryProfile(e *undo.Entry) (*soc.Profile, error) {
 	if fp, given, err := a.standInProfile(e.Profile, e.ProfileFile, "the change was made"); given {
 		return fp, err
 	}
-	how := choose(e.Target.Kind == undo.TargetFile, "citune --profile FILE --mem-file "+e.Target.Path+" restore", "citune --profile FILE restore")
+	how := "citune --profile FILE restore"
+	if e.Target.Kind == undo.TargetFile {
+		how = "citune --profile FILE --mem-file " + e.Target.Path + " restore"
+	}
 	return nil, fmt.Errorf("the change was made with the profile file %s (profile %s), which is gone: give it with %s", e.ProfileFile, e.Profile, how)
 }
 
@@ -254,7 +257,11 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 		return err
 	}
 	if len(changes) == 0 {
-		fmt.Fprintf(a.env.stdout, "every %s already matches the snapshot\n", choose(config, "tuning and configuration field", "tuning field"))
+		what := "tuning field"
+		if config {
+			what = "tuning and configuration field"
+		}
+		fmt.Fprintf(a.env.stdout, "every %s already matches the snapshot\n", what)
 		return nil
 	}
 	u, closeUndo, err := a.openUndo(t, undo.KindSet, undoOpts{force: force})

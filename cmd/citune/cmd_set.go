@@ -221,7 +221,10 @@ func (a *app) printSet(t *soc.Target, results []regs.Result, warnings []string) 
 		w := humanOut(a.env.stdout, a.env.isTTY)
 		fmt.Fprintln(w, header(t))
 		for _, r := range out {
-			status := choose(len(r.NotHeld) > 0, "DID NOT STICK", "ok")
+			status := "ok"
+			if len(r.NotHeld) > 0 {
+				status = "DID NOT STICK"
+			}
 			fmt.Fprintf(w, "%s (%s): %s -> wrote %s, reads %s  %s  (%s)\n", r.Register, r.Offset, r.Old, r.New, r.Readback, status, strings.Join(r.Changes, " "))
 		}
 		for _, s := range warnings {
@@ -304,7 +307,11 @@ func inertChanges(t *soc.Target, changes []regs.Change, ws []regs.Write) []strin
 func changeStrings(cs []regs.Change) []string {
 	var s []string
 	for _, c := range cs {
-		s = append(s, choose(c.Ref.Field == nil, fmt.Sprintf("%s=%s", c.Ref, regs.Hex(c.Value)), fmt.Sprintf("%s=%d", c.Ref, c.Value)))
+		if c.Ref.Field == nil {
+			s = append(s, fmt.Sprintf("%s=%s", c.Ref, regs.Hex(c.Value)))
+		} else {
+			s = append(s, fmt.Sprintf("%s=%d", c.Ref, c.Value))
+		}
 	}
 	return s
 }
@@ -435,7 +442,11 @@ func runVerify(a *app, args []string) error {
 	} else {
 		fmt.Fprintln(a.env.stdout, header(t))
 		for _, r := range rows {
-			fmt.Fprintf(a.env.stdout, "%-24s set %d, reads %d  %s\n", r.Name, r.Want, r.Got, choose(r.Holds, "holds", "REVERTED"))
+			st := "holds"
+			if !r.Holds {
+				st = "REVERTED"
+			}
+			fmt.Fprintf(a.env.stdout, "%-24s set %d, reads %d  %s\n", r.Name, r.Want, r.Got, st)
 		}
 	}
 	if len(bad) > 0 {

@@ -121,7 +121,10 @@ func runMkimage(a *app, args []string) error {
 	if err := writeSidecar(fs.Arg(0), a.g.profile, p.Name, c.Label, a.g.resetVals, *force); err != nil {
 		return err
 	}
-	what := choose(a.g.resetVals, "reset values", "board values (as Linux leaves them)")
+	what := "board values (as Linux leaves them)"
+	if a.g.resetVals {
+		what = "reset values"
+	}
 	if a.g.json {
 		return writeJSON(a.env.stdout, struct {
 			File       string `json:"file"`
@@ -130,7 +133,7 @@ func runMkimage(a *app, args []string) error {
 			Controller string `json:"controller"`
 			Bytes      uint32 `json:"bytes"`
 			Values     string `json:"values"`
-		}{fs.Arg(0), sidecarPath(fs.Arg(0)), p.Name, c.Label, c.Span(), choose(a.g.resetVals, "reset", "board")})
+		}{fs.Arg(0), sidecarPath(fs.Arg(0)), p.Name, c.Label, c.Span(), valuesName(a.g.resetVals)})
 	}
 	fmt.Fprintf(a.env.stderr, "wrote %s: %d bytes, %s of %s %s (described in %s)\n", fs.Arg(0), c.Span(), what, p.Name, c.Label, sidecarPath(fs.Arg(0)))
 	return nil

@@ -53,7 +53,10 @@ type bootVerifier struct {
 
 // verifyBoot is `citune verify --results FILE` or `--dts FILE`.
 func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
-	root := choose(sysRoot != "", os.DirFS(sysRoot), a.env.root)
+	root := a.env.root
+	if sysRoot != "" {
+		root = os.DirFS(sysRoot)
+	}
 	var ws []want
 	var t *soc.Target
 	from := resultsFile
@@ -119,7 +122,10 @@ func (a *app) verifyBoot(resultsFile, dtsFile, sysRoot string) error {
 		w := a.env.stdout
 		fmt.Fprintf(w, "%s: the values of %s after boot\n", header(t), from)
 		for _, c := range out {
-			st := choose(c.Status == notInForce, "NOT IN FORCE", c.Status)
+			st := c.Status
+			if st == notInForce {
+				st = "NOT IN FORCE"
+			}
 			fmt.Fprintf(w, "%-26s want %s, reads %s  %s\n", c.Name, c.Want, cmp.Or(c.Got, "-"), st)
 			fmt.Fprint(w, textwrap.Escape(textwrap.Block(c.Why, "    ", 80))) // "" for ""
 		}
@@ -192,7 +198,10 @@ func sourceWants(p *soc.Profile, src dtsout.Source) []want {
 			}
 			fv := k.ParamEncoding.FieldFor(uint32(n))
 			if k.ParamEncoding == soc.EncodingPark && strings.HasSuffix(k.Field, "ASPE") {
-				fv = choose(n > 0, uint32(1), 0)
+				fv = 0
+				if n > 0 {
+					fv = 1
+				}
 			} else if k.ParamEncoding == soc.EncodingPark && n == 0 {
 				continue // park off: ASP is not set
 			}

@@ -51,7 +51,13 @@ func writeOutput(path string, data []byte, replace bool) error {
 	if err := checkOutput(path, replace); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|oNoFollow|choose(replace, os.O_TRUNC, os.O_EXCL), 0o644)
+	flags := os.O_WRONLY | os.O_CREATE | oNoFollow
+	if replace {
+		flags |= os.O_TRUNC
+	} else {
+		flags |= os.O_EXCL
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
 		switch {
 		case errors.Is(err, syscall.ELOOP):

@@ -78,7 +78,10 @@ func (e *unknownFlagError) Error() string {
 // flagsHelp says where the flags of command cmd ("": the global ones)
 // are listed.
 func flagsHelp(cmd string) string {
-	return "`citune help" + choose(cmd != "", " "+cmd, "") + "` lists the flags"
+	if cmd == "" {
+		return "`citune help` lists the flags"
+	}
+	return "`citune help " + cmd + "` lists the flags"
 }
 
 // quietParse runs parse with fs's messages and usage held back: -h
@@ -124,7 +127,10 @@ func nearest(s string, cands []string) string {
 			best, bestD = c, d
 		}
 	}
-	return choose(best == "" || bestD > 2 || bestD == len(s), "", best)
+	if best == "" || bestD > 2 || bestD == len(s) {
+		return ""
+	}
+	return best
 }
 
 // parse parses a command's flags with the shared grammar and refuses
@@ -239,7 +245,10 @@ func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 // helpOut is where help goes: stdout for `citune help CMD`, stderr for
 // `-h` and usage errors.
 func (a *app) helpOut() io.Writer {
-	return choose(a.helpToStdout, a.env.stdout, a.env.stderr)
+	if a.helpToStdout {
+		return a.env.stdout
+	}
+	return a.env.stderr
 }
 
 // dashDash turns the `  -flag` lines of Go's flag.PrintDefaults into

@@ -39,7 +39,10 @@ var (
 type signalError struct{ sig os.Signal }
 
 func (e signalError) Error() string {
-	return choose(e.sig == syscall.SIGPIPE, "output closed (SIGPIPE)", e.sig.String())
+	if e.sig == syscall.SIGPIPE {
+		return "output closed (SIGPIPE)"
+	}
+	return e.sig.String()
 }
 
 // Main runs citune with the process's arguments and returns its exit code.

@@ -13,14 +13,6 @@ import (
 	"github.com/citune/citune/textwrap"
 )
 
-// choose is yes when c holds, else no.
-func choose[T any](c bool, yes, no T) T {
-	if c {
-		return yes
-	}
-	return no
-}
-
 // errText is err's message, "" for nil.
 func errText(err error) string {
 	if err == nil {
@@ -65,13 +57,27 @@ type jsonReg struct {
 func toJSONReg(d regs.Decoded) jsonReg {
 	r := d.Reg
 	j := jsonReg{Name: r.Name, Offset: fmt.Sprintf("0x%03x", r.Offset), Raw: regs.Hex(d.Raw), Value: d.Raw, Changed: d.Changed, Note: r.Note, ResetSource: r.Source,
-		Reset: choose(r.ResetKnown, regs.Hex(r.Reset), ""), UnknownBits: choose(d.Unknown != 0, regs.Hex(d.Unknown), "")}
+		Reset: resetHex(r)}
+	if d.Unknown != 0 {
+		j.UnknownBits = regs.Hex(d.Unknown)
+	}
 	for _, fv := range d.Fields {
 		f := fv.Field
-		j.Fields = append(j.Fields, jsonField{Name: f.Name, Bits: f.Bits(), Access: f.Access.String(), Value: fv.Value, Meaning: fv.Meaning, Knob: f.Knob, Changed: fv.Changed,
-			Reset: choose(r.ResetKnown, new(fv.Reset), nil), Illegal: fv.Illegal})
+		jf := jsonField{Name: f.Name, Bits: f.Bits(), Access: f.Access.String(), Value: fv.Value, Meaning: fv.Meaning, Knob: f.Knob, Changed: fv.Changed, Illegal: fv.Illegal}
+		if r.ResetKnown {
+			jf.Reset = new(fv.Reset)
+		}
+		j.Fields = append(j.Fields, jf)
 	}
 	return j
+}
+
+// resetHex is r's reset value in hex, "" when it is unknown.
+func resetHex(r *regs.Register) string {
+	if !r.ResetKnown {
+		return ""
+	}
+	return regs.Hex(r.Reset)
 }
 
 // infoOf is t as every --json's "target" gives it (report.JSONTarget,

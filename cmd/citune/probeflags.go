@@ -37,7 +37,10 @@ type probeDeps struct {
 
 // simOf is t's simulated controller for the sim probe (nil on a board).
 func simOf(t *soc.Target) probe.SimController {
-	return choose[probe.SimController](t.Simulated(), t, nil)
+	if t.Simulated() {
+		return t
+	}
+	return nil
 }
 
 // parseProbes parses "KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]..."

@@ -125,9 +125,18 @@ func noSidecarErr(image string) error {
 	return usageErr("register image %s has no %s beside it (citune mkimage writes one) to say which SoC and controller it holds: give --profile NAME (and --controller LABEL)", image, sidecarPath(image))
 }
 
+// valuesName is a sidecar's "values": "reset" for the reset values,
+// "board" for the board's.
+func valuesName(reset bool) string {
+	if reset {
+		return "reset"
+	}
+	return "board"
+}
+
 // writeSidecar records what mkimage wrote.
 func writeSidecar(image, profileSpec, profileName, controller string, reset bool, force bool) error {
-	s := sidecar{Kind: sidecarKind, Profile: profileName, Controller: controller, Values: choose(reset, "reset", "board")}
+	s := sidecar{Kind: sidecarKind, Profile: profileName, Controller: controller, Values: valuesName(reset)}
 	if strings.ContainsRune(profileSpec, os.PathSeparator) || strings.HasSuffix(profileSpec, ".toml") {
 		if abs, err := filepath.Abs(profileSpec); err == nil {
 			s.ProfileFile = abs

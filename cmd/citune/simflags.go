@@ -110,10 +110,16 @@ func kernelInt(s string, signed bool) (int64, error) {
 	if s == "" || strings.ContainsAny(s, "_+-") {
 		return 0, strconv.ErrSyntax
 	}
-	bits := choose(signed, 31, 32) // 31: the magnitude of an int32
+	bits := 32
+	if signed {
+		bits = 31 // the magnitude of an int32
+	}
 	u, err := strconv.ParseUint(s, base, bits)
 	if err != nil {
 		return 0, err
 	}
-	return choose(neg, -int64(u), int64(u)), nil
+	if neg {
+		return -int64(u), nil
+	}
+	return int64(u), nil
 }

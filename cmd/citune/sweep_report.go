@@ -98,7 +98,10 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 // modelled time on --sim with the sim probe).
 func sweepTime(out *sweep.Outcome) string {
 	round := func(d time.Duration) time.Duration {
-		return d.Round(choose(d < time.Minute, 100*time.Millisecond, time.Second))
+		if d < time.Minute {
+			return d.Round(100 * time.Millisecond)
+		}
+		return d.Round(time.Second)
 	}
 	s := fmt.Sprintf("time: %s", round(out.Elapsed))
 	if out.Reloads > 0 {

@@ -264,7 +264,10 @@ func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[str
 // simulator the simulated reload.
 func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, pl plan.Plan, pr probe.Probe, env probe.Env, prev *results.Results, display units.Display) (*sweep.Config, func(), error) {
 	sysHost := o.host(t.Profile)
-	scopeRoot := choose(set["sys-root"], os.DirFS(o.sysRoot), a.env.root)
+	scopeRoot := a.env.root
+	if set["sys-root"] {
+		scopeRoot = os.DirFS(o.sysRoot)
+	}
 	st, broot, err := a.bootStore(o, pl)
 	if err != nil {
 		return nil, nil, err
