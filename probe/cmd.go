@@ -48,7 +48,10 @@ func (p *CmdProbe) Name() string {
 
 // Run implements Probe.
 func (p *CmdProbe) Run(ctx context.Context, progress func(done, total int64)) (Run, error) {
-	timeout := choose(p.Timeout > 0, p.Timeout, DefaultTimeout)
+	timeout := p.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, p.Argv[0], p.Argv[1:]...)
@@ -119,7 +122,10 @@ func outputTail(stdout, stderr []byte) string {
 		}
 		fmt.Fprintf(&b, "\n--- %s (last lines) ---\n%s", part.name, t)
 	}
-	return choose(b.Len() == 0, " (no output)", b.String())
+	if b.Len() == 0 {
+		return " (no output)"
+	}
+	return b.String()
 }
 
 func lastLines(data []byte, n, maxChars int) string {
@@ -187,7 +193,12 @@ func (p *JSONPathParser) Parse(stdout, stderr []byte, r *Run) error {
 // the receiver's unless Sender is set; both are kept.
 type Iperf3Parser struct{ Sender bool }
 
-func (p *Iperf3Parser) String() string { return "iperf3 " + choose(p.Sender, "sender", "receiver") }
+func (p *Iperf3Parser) String() string {
+	if p.Sender {
+		return "iperf3 sender"
+	}
+	return "iperf3 receiver"
+}
 
 // Parse implements Parser.
 func (p *Iperf3Parser) Parse(stdout, stderr []byte, r *Run) error {

@@ -53,7 +53,10 @@ var hugePageSize = sync.OnceValue(func() int {
 		return 0
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	return choose(err != nil || n <= os.Getpagesize() || n&(n-1) != 0, 0, n)
+	if err != nil || n <= os.Getpagesize() || n&(n-1) != 0 {
+		return 0
+	}
+	return n
 })
 
 // newAlignedBuf maps an n-byte buffer and faults every page of it in, so

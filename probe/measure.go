@@ -198,7 +198,10 @@ func (m *measurement) start(ctx context.Context, k int, warm bool) (chan runOut,
 				m.o.Progress(pr)
 			}
 		}
-		rctx := choose(warm, WarmupContext(ctx), ctx)
+		rctx := ctx
+		if warm {
+			rctx = WarmupContext(ctx)
+		}
 		started++
 		go func() {
 			r, err := p.Run(rctx, progress)

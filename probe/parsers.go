@@ -69,7 +69,10 @@ func jsonPath(out []byte, path string) (float64, error) {
 	cur := doc
 	var walked []string
 	for _, key := range strings.Split(path, ".") {
-		where := choose(len(walked) > 0, strings.Join(walked, "."), "the top level")
+		where := "the top level"
+		if len(walked) > 0 {
+			where = strings.Join(walked, ".")
+		}
 		switch v := cur.(type) {
 		case map[string]any:
 			next, ok := v[key]

@@ -107,11 +107,3 @@ type CPUTimes struct {
 	Idle    float64 `json:"idle"`
 	Total   float64 `json:"total"`
 }
-
-// choose is yes when c holds, else no.
-func choose[T any](c bool, yes, no T) T {
-	if c {
-		return yes
-	}
-	return no
-}

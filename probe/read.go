@@ -218,7 +218,10 @@ func (p *ReadProbe) openTarget(ctx context.Context) (rt readTarget, err error) {
 	if err != nil {
 		return rt, err
 	}
-	open := choose(p.open != nil, p.open, openRead)
+	open := p.open
+	if open == nil {
+		open = openRead
+	}
 	f, err := open(p.Path, p.Buffered)
 	if err != nil {
 		return rt, err
@@ -319,7 +322,11 @@ func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile, marks int) (h *
 	// Full hashing: two buffers, one read into while the other is hashed,
 	// so that hashing does not delay the next request (the device sees
 	// the same back-to-back reads as from dd).
-	bufs, err := allocBufs(choose(full, 2, 1), p.BS, !p.SmallPages)
+	nbuf := 1
+	if full {
+		nbuf = 2
+	}
+	bufs, err := allocBufs(nbuf, p.BS, !p.SmallPages)
 	if err != nil {
 		return nil, false, false, nil, err
 	}

@@ -85,7 +85,10 @@ type SimProbe struct {
 }
 
 func (p *SimProbe) workload() simmodel.Workload {
-	return choose(p.Write && p.Workload == simmodel.StorageRead, simmodel.StorageWrite, p.Workload)
+	if p.Write && p.Workload == simmodel.StorageRead {
+		return simmodel.StorageWrite
+	}
+	return p.Workload
 }
 
 // Scenario is the model scenario the probe runs.
@@ -108,8 +111,12 @@ func (p *SimProbe) Scenario() simmodel.Scenario {
 		sc.Buffers = p.Buffers
 	}
 	sc.BusLoad = p.BusLoad
-	sc.Noise = choose(p.Noise != 0, max(p.Noise, 0), sc.Noise)
-	sc.Drift = choose(p.Drift != 0, max(p.Drift, 0), sc.Drift)
+	if p.Noise != 0 {
+		sc.Noise = max(p.Noise, 0)
+	}
+	if p.Drift != 0 {
+		sc.Drift = max(p.Drift, 0)
+	}
 	return sc
 }
 

@@ -37,7 +37,10 @@ func startTracer(root string, irq int) (*tracer, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("tracing interrupt handlers needs root")
 	}
-	roots := choose(root != "", []string{root}, traceRoots)
+	roots := traceRoots
+	if root != "" {
+		roots = []string{root}
+	}
 	dir := ""
 	for _, r := range roots {
 		if st, err := os.Stat(filepath.Join(r, "instances")); err == nil && st.IsDir() {
