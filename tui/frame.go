@@ -220,28 +220,37 @@ func (m *Model) shortHelp() []key.Binding {
 }
 
 // helpView is the ? screen: the active tab's keys first, then those of
-// every tab and the legend; what does not fit the smallest screens is
-// cut at the bottom (the help line has the way out).
+// every tab and the legend. What does not fit the smallest screens is
+// cut at the bottom (the help line has the way out), the legend a whole
+// paragraph at a time: half a list of flags would read as all of them.
 func (m *Model) helpView() []string {
 	out := []string{m.st.Title.Render("Keys of the " + tabNames[m.tab] + " tab")}
 	out = append(out, m.keyColumns(m.active().FullHelp())...)
 	out = append(out, "", m.st.Title.Render("Keys of every tab"))
 	out = append(out, m.keyColumns(m.keys.FullHelp())...)
-	legend := []string{
+	legend := [][]string{{
 		"Flags in the Registers tab (the column headed *RS!x):",
 		"  *  tuning knob            R  differs from the reset value",
 		"  S  differs from the value at the start of this session",
 		"  !  changed behind your back (the detail pane says who does that)",
 		"  x  marked as a sweep axis",
+	}, {
 		"Leaving restores the starting values unless you choose keep; so does a",
 		"closed terminal (SIGHUP).",
-	}
+	}}
 	if m.status != "" {
-		legend = append(legend, "Last message: "+m.status)
+		legend = append(legend, []string{"Last message: " + m.status})
 	}
 	out = append(out, "")
-	for _, l := range legend {
-		out = append(out, wrapLine(l, m.w)...)
+	for _, para := range legend {
+		var lines []string
+		for _, l := range para {
+			lines = append(lines, wrapLine(l, m.w)...)
+		}
+		if len(out)+len(lines) > m.bodyH() {
+			break
+		}
+		out = append(out, lines...)
 	}
 	return out
 }

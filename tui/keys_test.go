@@ -89,3 +89,31 @@ func TestHelpShowsTheTabsKeys(t *testing.T) {
 		}
 	}
 }
+
+// The ? screen's legend is cut a paragraph at a time: on a screen too
+// small for it, the list of the Registers tab's flags shows whole or not
+// at all (half of it read as every flag there is).
+func TestHelpLegendWhole(t *testing.T) {
+	flags := []string{"*  tuning knob", "S  differs from the value", "!  changed behind your back", "x  marked as a sweep axis"}
+	for _, size := range [][2]int{{80, 24}, {60, 20}, {60, 18}, {40, 12}} {
+		e := newEnv(t, false)
+		for tb := tab(0); tb < numTabs; tb++ {
+			e.resize(size[0], size[1])
+			e.keys(fmt.Sprint(tb+1), "?")
+			scr := e.screen()
+			n := 0
+			for _, f := range flags {
+				if strings.Contains(scr, f) {
+					n++
+				}
+			}
+			if n != 0 && n != len(flags) {
+				t.Errorf("%s tab at %dx%d: %d of the %d flags on the help screen:\n%s", tabNames[tb], size[0], size[1], n, len(flags), scr)
+			}
+			if size == [2]int{80, 24} && n == 0 {
+				t.Errorf("%s tab at 80x24: no flags on the help screen:\n%s", tabNames[tb], scr)
+			}
+			e.keys("esc")
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -35,9 +36,21 @@ func TestREADMECommands(t *testing.T) {
 	if len(lines) < 8 {
 		t.Fatalf("found %d go run lines in the README, want the first command, the other things to try and the image session", len(lines))
 	}
+	// The verdict the prose quotes is the first command's, as printed.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quoted []string
+	for _, q := range regexp.MustCompile("`(verdict: [^`]+)`").FindAllStringSubmatch(string(readme), -1) {
+		quoted = append(quoted, strings.Join(strings.Fields(q[1]), " "))
+	}
+	if len(quoted) == 0 {
+		t.Error("the README quotes no verdict of its first command")
+	}
 	dir := t.TempDir()
 	t.Chdir(dir)
-	for _, l := range lines {
+	for i, l := range lines {
 		if strings.ContainsAny(l, `'"$|;&`) {
 			t.Errorf("%s: quotes or shell syntax; this test splits at spaces only", l)
 			continue
@@ -53,6 +66,11 @@ func TestREADMECommands(t *testing.T) {
 			}, uid: 1000, root: os.DirFS(dir)}
 		if code := run(context.Background(), args, e); code != 0 {
 			t.Errorf("%s: exit %d\n%s%s", l, code, out.String(), errb.String())
+		}
+		for _, q := range quoted {
+			if i == 0 && !strings.Contains(out.String(), q) {
+				t.Errorf("the README quotes %q; its first command printed\n%s", q, out.String())
+			}
 		}
 	}
 }
