@@ -130,8 +130,9 @@ type Restored struct {
 // session shows); cmd/citune supplies it, on the session's target.
 type DeviceTree interface {
 	// Text is the export's text for what the screen shows, as `citune
-	// dts` prints it.
-	Text(x DTSExport) string
+	// dts` prints it, and the warning dts would print beside it ("" for
+	// none), which the export screen shows.
+	Text(x DTSExport) (text, note string)
 	// NotPermanent is the ranking's rule (rank.Policy.NotPermanent) for
 	// a sweep recorded with header h on this controller: the settings
 	// no device-tree property or kernel parameter can make permanent,

@@ -21,7 +21,7 @@ func TestExportThroughDTS(t *testing.T) {
 				return fmt.Sprintf("live %d registers\n", len(x.Snapshot.Registers))
 			}
 			return "winner of " + x.Results + "\n"
-		}}
+		}, ""}
 	})
 	e.keys("w")
 	e.answer("live.dtsi")
@@ -48,13 +48,31 @@ func TestExportThroughDTS(t *testing.T) {
 	}
 }
 
-// hookDTS is a DeviceTree whose Text is text.
+// hookDTS is a DeviceTree whose Text is text, with the warning note.
 type hookDTS struct {
 	testDTS
 	text func(DTSExport) string
+	note string
 }
 
-func (h hookDTS) Text(x DTSExport) string { return h.text(x) }
+func (h hookDTS) Text(x DTSExport) (string, string) { return h.text(x), h.note }
+
+// The seam's warning (dts's stand-in profile for a colleague's results
+// file) shows on the export screen, and stays out of the file written.
+func TestExportShowsTheSeamsNote(t *testing.T) {
+	const note = "grid.jsonl was measured with the profile file /gone.toml, which is not on this machine"
+	e := newEnv(t, false, func(c *Config) {
+		c.DTS = hookDTS{testDTS{c.Target}, func(DTSExport) string { return "text\n" }, note}
+	})
+	e.keys("w")
+	if v := e.screen(); !strings.Contains(v, "note: grid.jsonl was measured") {
+		t.Errorf("the export screen lacks the seam's note:\n%s", v)
+	}
+	e.answer("x.dtsi")
+	if got := e.files["x.dtsi"]; got != "text\n" {
+		t.Errorf("written %q, want the text alone", got)
+	}
+}
 
 // Without a DeviceTree the session says that it cannot export, and does
 // not open a results file it could not rank as citune dts does.

@@ -395,7 +395,7 @@ func (testUndo) Stops(err error) bool { return errors.Is(err, undo.ErrJournalCha
 // what the TUI hands over).
 type testDTS struct{ t *soc.Target }
 
-func (d testDTS) Text(x DTSExport) string {
+func (d testDTS) Text(x DTSExport) (string, string) {
 	set := dtsout.LiveSettings(d.t.Profile, x.Snapshot)
 	if x.Settings != nil {
 		set = make([]dtsout.Setting, len(x.Settings))
@@ -404,7 +404,7 @@ func (d testDTS) Text(x DTSExport) string {
 		}
 	}
 	return dtsout.BuildDTS(dtsout.DTSInput{Profile: d.t.Profile, Controller: d.t.Controller, Role: x.Role,
-		Settings: set, Snapshot: x.Snapshot, Header: x.Header}).String()
+		Settings: set, Snapshot: x.Snapshot, Header: x.Header}).String(), ""
 }
 
 func (d testDTS) NotPermanent(h results.Header) func(map[string]string) []string {

@@ -24,8 +24,9 @@ func (m Model) openExport() (tea.Model, tea.Cmd) {
 }
 
 // exportText is the fragment for the chosen source, made by the
-// DeviceTree seam (only what the kernel honours becomes a property).
-func (m *Model) exportText() string {
+// DeviceTree seam (only what the kernel honours becomes a property), and
+// the seam's warning.
+func (m *Model) exportText() (text, note string) {
 	x := DTSExport{Winner: m.expW, Snapshot: snapshotOf(m.m, m.cur)}
 	if m.expW {
 		x.Results = m.sweep.results
@@ -50,7 +51,7 @@ func (m *Model) exportText() string {
 }
 
 func (m *Model) exportView(h int) []string {
-	text := m.exportText()
+	text, note := m.exportText()
 	src := "current settings"
 	if m.expW {
 		src = "sweep winner"
@@ -62,10 +63,16 @@ func (m *Model) exportView(h int) []string {
 	out := []string{
 		m.st.Title.Render(cut("Export the device-tree fragment and kernel parameters", m.w)),
 		cut("source: "+src+alt, m.w),
+	}
+	if note != "" { // whole: the stand-in profile's name is at its end
+		for _, l := range wrap("note: "+note, m.w, "  ") {
+			out = append(out, m.st.Error.Render(l))
+		}
+	}
+	out = append(out,
 		m.inputView(),
 		cut("enter writes the file; esc cancels", m.w),
-		m.st.Section.Render(fit("-- preview ", m.w)),
-	}
+		m.st.Section.Render(fit("-- preview ", m.w)))
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		out = append(out, cut(strings.ReplaceAll(l, "\t", "    "), m.w))
 	}
@@ -104,7 +111,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.setErr("export: type a file name")
 			return m, nil
 		}
-		text := m.exportText()
+		text, _ := m.exportText()
 		replace := val == m.expReplace
 		m.mode, m.expReplace = modeNormal, ""
 		m.in.Blur()

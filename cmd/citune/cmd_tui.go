@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -272,55 +272,60 @@ type tuiDTS struct {
 	a *app
 	t *soc.Target
 
-	mu        sync.Mutex
-	key, text string // the last text of dts and what it was made of
+	mu               sync.Mutex
+	key, text, note string // the last results file's text, its warning, and what they were made of
 }
 
-// newTUIDTS is the TUI's DeviceTree. Its app writes no warnings: they
-// would land on the session's screen (a colleague's results file names
-// a profile file this machine lacks; the TUI opened it with the
-// built-in profile of that name, as dts takes it).
-func newTUIDTS(a *app, t *soc.Target) *tuiDTS {
-	q, e := *a, *a.env
-	e.stderr = io.Discard
-	q.env = &e
-	return &tuiDTS{a: &q, t: t}
-}
+func newTUIDTS(a *app, t *soc.Target) *tuiDTS { return &tuiDTS{a: a, t: t} }
 
 // Text implements tui.DeviceTree: the text `citune dts` prints, for the
 // sweep winner from its results file or for the live values, so that the
 // export matches the command byte for byte; the screen's own fragment for
-// a winner without a readable results file.
-func (d *tuiDTS) Text(x tui.DTSExport) string {
+// a winner without a readable results file. The warning dts would print
+// on stderr (a colleague's results file names a profile file this machine
+// lacks, and the built-in profile of that name stands in) comes back as
+// the note: on stderr it would land on the session's screen.
+func (d *tuiDTS) Text(x tui.DTSExport) (text, note string) {
 	if x.Results != "" || !x.Winner {
-		if text, err := d.dts(x.Results, x.Snapshot); err == nil {
-			return text
+		if text, note, err := d.dts(x.Results, x.Snapshot); err == nil {
+			return text, note
 		}
 	}
-	return screenDTS(d.t, x)
+	return screenDTS(d.t, x), ""
 }
 
-// dts is dtsText, made again only when the results file or the live
-// values changed: the export screen asks for it on every frame.
-func (d *tuiDTS) dts(results string, snap soc.Snapshot) (string, error) {
-	key := fmt.Sprint(snap.Registers)
+// dts is dtsText with its warnings caught. A results file's text is made
+// again only when the file changed: the export screen asks on every frame
+// and the file is read and ranked anew each time. The live values' text
+// is made each time, as it reads sysfs (which controllers a module
+// parameter reaches) that may change under the session.
+func (d *tuiDTS) dts(results string, snap soc.Snapshot) (text, note string, err error) {
+	key := ""
 	if results != "" {
 		fi, err := os.Stat(results)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		key = fmt.Sprint(results, fi.Size(), fi.ModTime())
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if key != d.key {
-		text, err := d.a.dtsText(d.t, results, snap)
-		if err != nil {
-			return "", err
-		}
-		d.key, d.text = key, text
+	if key != "" && key == d.key {
+		return d.text, d.note, nil
 	}
-	return d.text, nil
+	var warn bytes.Buffer
+	q, e := *d.a, *d.a.env
+	e.stderr = &warn
+	q.env = &e
+	text, err = q.dtsText(d.t, results, snap)
+	if err != nil {
+		return "", "", err
+	}
+	note = strings.TrimPrefix(strings.TrimSpace(strings.SplitN(warn.String(), "\n", 2)[0]), "citune: ")
+	if key != "" {
+		d.key, d.text, d.note = key, text, note
+	}
+	return text, note, nil
 }
 
 // screenDTS is the fragment of what the TUI's export screen shows.

@@ -34,10 +34,13 @@ func TestTUIDeviceTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := d.Text(tui.DTSExport{Snapshot: snap, Header: []string{"ignored"}}); got != want {
+	if got, note := d.Text(tui.DTSExport{Snapshot: snap, Header: []string{"ignored"}}); got != want || note != "" {
+		t.Errorf("current settings, note %q:\n%s\nwant citune dts's, no note:\n%s", note, got, want)
+	}
+	if got, _ := d.Text(tui.DTSExport{Snapshot: snap, Header: []string{"ignored"}}); got != want {
 		t.Errorf("current settings:\n%s\nwant citune dts's:\n%s", got, want)
 	}
-	got := d.Text(tui.DTSExport{Winner: true, Snapshot: snap, Role: regs.RoleHost, Header: []string{"the screen's header"},
+	got, _ := d.Text(tui.DTSExport{Winner: true, Snapshot: snap, Role: regs.RoleHost, Header: []string{"the screen's header"},
 		Settings: []tui.DTSSetting{{Name: "SBUSCFG.AHBBRST", Value: "3", Comment: "sweep winner +4 %"}}})
 	for _, w := range []string{"the screen's header", "ahb-burst-config = <0x3>", "sweep winner +4 %"} {
 		if !strings.Contains(got, w) {
@@ -67,12 +70,24 @@ func TestTUIDeviceTree(t *testing.T) {
 	}
 	stderr.Reset()
 	for range 2 { // the second from the text kept
-		if got := d.Text(tui.DTSExport{Winner: true, Results: grid, Snapshot: snap}); got != want {
+		got, note := d.Text(tui.DTSExport{Winner: true, Results: grid, Snapshot: snap})
+		if got != want {
 			t.Errorf("the winner of %s:\n%s\nwant citune dts's:\n%s", grid, got, want)
+		}
+		if !strings.Contains(note, "gone.toml, which is not on this machine") || strings.HasPrefix(note, "citune:") || strings.Contains(note, "\n") {
+			t.Errorf("the note = %q, want dts's warning of the stand-in profile, one line", note)
 		}
 	}
 	if stderr.Len() != 0 {
 		t.Errorf("the TUI's export wrote on stderr (over the screen): %q", stderr.String())
+	}
+	// The file changes (a resumed sweep added to it): the text is made
+	// again, not the one kept.
+	if err := os.WriteFile(grid, []byte("not a results file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := d.Text(tui.DTSExport{Winner: true, Results: grid, Snapshot: snap}); got == want {
+		t.Errorf("the export kept the text of %s after the file changed", grid)
 	}
 	rule := d.NotPermanent(results.Header{Role: string(regs.RoleHost), Snapshot: snap})
 	if u := rule(map[string]string{"USBMODE.SDIS": "1"}); len(u) == 0 {
