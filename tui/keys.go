@@ -52,7 +52,7 @@ func defaultKeyMap() keyMap {
 		Switch: b("tab", "switch", "tab"),
 
 		Export:    b("w", "export", "w"),
-		Help:      b("?", "all keys", "?"),
+		Help:      b("?", "keys", "?"),
 		Quit:      b("q", "quit", "q"),
 		ForceQuit: b("^c", "quit", "ctrl+c"),
 

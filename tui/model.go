@@ -33,7 +33,7 @@ const (
 	modeNormal  mode = iota
 	modeQuit         // quit dialog
 	modeExport       // export prompt
-	modeHelp         // all keys
+	modeHelp         // the active tab's keys and every tab's
 	modeClosing      // stopping jobs and restoring on the way out
 )
 
@@ -171,7 +171,7 @@ func New(cfg Config) Model {
 	in.Prompt = "> "
 	m := Model{
 		shared: &shared{cfg: cfg, keys: defaultKeyMap(), st: st, w: 80, h: 24, m: cfg.Target.Profile.Map, cur: map[uint32]uint32{}, in: in,
-			status: "enter edits the selected field; x marks it for a sweep; ? lists every key"},
+			status: "enter edits the selected field; x marks it for a sweep; ? lists this tab's keys"},
 		help:     h,
 		interval: cfg.Interval,
 	}
