@@ -272,7 +272,7 @@ type tuiDTS struct {
 	a *app
 	t *soc.Target
 
-	mu               sync.Mutex
+	mu              sync.Mutex
 	key, text, note string // the last results file's text, its warning, and what they were made of
 }
 
