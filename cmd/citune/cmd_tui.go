@@ -295,18 +295,21 @@ func (d *tuiDTS) Text(x tui.DTSExport) (text, note string) {
 }
 
 // dts is dtsText with its warnings caught. A results file's text is made
-// again only when the file changed: the export screen asks on every frame
-// and the file is read and ranked anew each time. The live values' text
-// is made each time, as it reads sysfs (which controllers a module
-// parameter reaches) that may change under the session.
+// again only when the file's contents changed: the export screen asks on
+// every frame, and ranking the file is far dearer than comparing its
+// bytes. Decision: the key is the contents, not the size and time, which
+// a rewrite can keep (a file system of one- or two-second times, cp -p,
+// rsync -t). The live values' text is made each time, as it reads sysfs
+// (which controllers a module parameter reaches), which may change under
+// the session.
 func (d *tuiDTS) dts(results string, snap soc.Snapshot) (text, note string, err error) {
 	key := ""
 	if results != "" {
-		fi, err := os.Stat(results)
+		b, err := os.ReadFile(results)
 		if err != nil {
 			return "", "", err
 		}
-		key = fmt.Sprint(results, fi.Size(), fi.ModTime())
+		key = results + "\x00" + string(b)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
