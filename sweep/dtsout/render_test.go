@@ -1,6 +1,7 @@
 package dtsout_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/citune/citune/sweep/dtsout"
@@ -100,5 +101,19 @@ func TestRenderExact(t *testing.T) {
 };
 `; got != want {
 		t.Errorf("empty overlay: %q, want %q", got, want)
+	}
+}
+
+// Overlay adds its note to a copy: the caller's notes, and what their
+// backing array holds beyond them, stay as they were.
+func TestOverlayLeavesTheNotes(t *testing.T) {
+	notes := make([]string, 1, 2)
+	notes[0] = "USBCMD.FS2 = 0: leave fsl,foo out of the tree"
+	d := dtsout.DTS{Label: "usbh1", Notes: notes}
+	if o := d.Overlay(dtsout.Target{Label: "usbh1"}, "x.dtbo"); !strings.Contains(o, "an overlay cannot delete a property") {
+		t.Fatalf("the overlay lacks its note:\n%s", o)
+	}
+	if spare := notes[:2][1]; spare != "" {
+		t.Errorf("Overlay wrote %q into the caller's notes' backing array", spare)
 	}
 }
