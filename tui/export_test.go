@@ -93,3 +93,28 @@ func TestNoDeviceTree(t *testing.T) {
 		t.Errorf("a results file opened without a DeviceTree: status %q", e.m.status)
 	}
 }
+
+// The export's text is made when the dialog opens and when its source
+// changes, not on every frame: typing a file name asks the seam nothing
+// (for a results file it reads and ranks the whole file).
+func TestExportTextNotPerFrame(t *testing.T) {
+	calls := 0
+	e := newEnv(t, false, func(c *Config) {
+		c.DTS = hookDTS{testDTS{c.Target}, func(x DTSExport) string { calls++; return "text\n" }, ""}
+	})
+	e.keys("w")
+	opened := calls
+	if opened == 0 {
+		t.Fatal("opening the export made no text")
+	}
+	e.clearInput()
+	e.typeText("board.dtsi")
+	_ = e.screen()
+	if calls != opened {
+		t.Errorf("typing a file name asked the seam %d more times", calls-opened)
+	}
+	e.keys("enter")
+	if got := e.files["board.dtsi"]; got != "text\n" {
+		t.Errorf("written %q, want the preview's text", got)
+	}
+}

@@ -130,6 +130,11 @@ type Model struct {
 	exports int
 
 	expW bool // export the sweep winner rather than the current settings
+	// expText and expNote are the export's text and the seam's warning,
+	// made when the dialog opens and when what it shows changes (the
+	// source, the registers read, the sweep), not on every frame: for a
+	// results file the seam reads and ranks the whole file.
+	expText, expNote string
 	// expReplace is the export file the user was told exists: enter on
 	// the same name replaces it.
 	expReplace string
@@ -228,6 +233,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case regsMsg:
 		m.regs.read(msg, m.sweep.plan)
+		m.remakeExport()
 		return m, nil
 	case writeMsg:
 		return m.onWrite(msg)
@@ -245,6 +251,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case sweepMsg, sweepDoneMsg:
 		cmd := m.sweep.Update(msg)
+		m.remakeExport()
 		if d, ok := msg.(sweepDoneMsg); !ok || d.id != m.sweep.id {
 			return m, cmd
 		}
@@ -265,6 +272,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.exists && m.mode != modeClosing {
 			// Ask again, in the prompt, with the name kept.
 			m.mode, m.expReplace = modeExport, msg.path
+			m.remakeExport()
 			m.regs.ed, m.sweep.prompt = nil, promptNone // the prompt replaces a dialog opened meanwhile
 			m.in.SetValue(msg.path)
 			m.in.CursorEnd()

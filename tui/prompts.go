@@ -16,11 +16,19 @@ func (m Model) openExport() (tea.Model, tea.Cmd) {
 	}
 	m.mode = modeExport
 	_, _, m.expW = m.winnerSettings()
+	m.remakeExport()
 	m.in.Prompt = "file: "
 	m.in.Placeholder = "file name"
 	m.in.SetValue("citune-" + m.cfg.Target.Controller.Label + ".dtsi")
 	m.in.CursorEnd()
 	return m, m.in.Focus()
+}
+
+// remakeExport makes the export's text again while the dialog is open.
+func (m *Model) remakeExport() {
+	if m.mode == modeExport {
+		m.expText, m.expNote = m.exportText()
+	}
 }
 
 // exportText is the fragment for the chosen source, made by the
@@ -51,7 +59,7 @@ func (m *Model) exportText() (text, note string) {
 }
 
 func (m *Model) exportView(h int) []string {
-	text, note := m.exportText()
+	text, note := m.expText, m.expNote
 	src := "current settings"
 	if m.expW {
 		src = "sweep winner"
@@ -101,6 +109,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Switch):
 		if _, _, ok := m.winnerSettings(); ok {
 			m.expW = !m.expW
+			m.remakeExport()
 		} else {
 			m.setStatus("no sweep winner yet: exporting the current settings")
 		}
@@ -111,7 +120,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.setErr("export: type a file name")
 			return m, nil
 		}
-		text, _ := m.exportText()
+		text := m.expText // what the preview shows
 		replace := val == m.expReplace
 		m.mode, m.expReplace = modeNormal, ""
 		m.in.Blur()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -267,13 +266,11 @@ func (u tuiUndo) Restore(refs []regs.Ref) ([]tui.Restored, error) {
 // Stops implements tui.Session.
 func (tuiUndo) Stops(err error) bool { return errors.Is(err, undo.ErrJournalChanged) }
 
-// tuiDTS is the TUI's tui.DeviceTree on target t.
+// tuiDTS is the TUI's tui.DeviceTree on target t. It keeps nothing: the
+// TUI asks when what its export shows changes, not on every frame.
 type tuiDTS struct {
 	a *app
 	t *soc.Target
-
-	mu              sync.Mutex
-	key, text, note string // the last results file's text, its warning, and what they were made of
 }
 
 func newTUIDTS(a *app, t *soc.Target) *tuiDTS { return &tuiDTS{a: a, t: t} }
@@ -287,48 +284,16 @@ func newTUIDTS(a *app, t *soc.Target) *tuiDTS { return &tuiDTS{a: a, t: t} }
 // the note: on stderr it would land on the session's screen.
 func (d *tuiDTS) Text(x tui.DTSExport) (text, note string) {
 	if x.Results != "" || !x.Winner {
-		if text, note, err := d.dts(x.Results, x.Snapshot); err == nil {
-			return text, note
+		var warn bytes.Buffer
+		q, e := *d.a, *d.a.env
+		e.stderr = &warn
+		q.env = &e
+		if text, err := q.dtsText(d.t, x.Results, x.Snapshot); err == nil {
+			line, _, _ := strings.Cut(warn.String(), "\n")
+			return text, strings.TrimPrefix(strings.TrimSpace(line), "citune: ")
 		}
 	}
 	return screenDTS(d.t, x), ""
-}
-
-// dts is dtsText with its warnings caught. A results file's text is made
-// again only when the file's contents changed: the export screen asks on
-// every frame, and ranking the file is far dearer than comparing its
-// bytes. Decision: the key is the contents, not the size and time, which
-// a rewrite can keep (a file system of one- or two-second times, cp -p,
-// rsync -t). The live values' text is made each time, as it reads sysfs
-// (which controllers a module parameter reaches), which may change under
-// the session.
-func (d *tuiDTS) dts(results string, snap soc.Snapshot) (text, note string, err error) {
-	key := ""
-	if results != "" {
-		b, err := os.ReadFile(results)
-		if err != nil {
-			return "", "", err
-		}
-		key = results + "\x00" + string(b)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if key != "" && key == d.key {
-		return d.text, d.note, nil
-	}
-	var warn bytes.Buffer
-	q, e := *d.a, *d.a.env
-	e.stderr = &warn
-	q.env = &e
-	text, err = q.dtsText(d.t, results, snap)
-	if err != nil {
-		return "", "", err
-	}
-	note = strings.TrimPrefix(strings.TrimSpace(strings.SplitN(warn.String(), "\n", 2)[0]), "citune: ")
-	if key != "" {
-		d.key, d.text, d.note = key, text, note
-	}
-	return text, note, nil
 }
 
 // screenDTS is the fragment of what the TUI's export screen shows.

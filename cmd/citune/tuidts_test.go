@@ -69,7 +69,7 @@ func TestTUIDeviceTree(t *testing.T) {
 		t.Fatalf("citune dts of %s: %v, warning %q; want a text and the stand-in profile's warning", grid, err, stderr.String())
 	}
 	stderr.Reset()
-	for range 2 { // the second from the text kept
+	for range 2 { // each time: the note back, nothing on stderr
 		got, note := d.Text(tui.DTSExport{Winner: true, Results: grid, Snapshot: snap})
 		if got != want {
 			t.Errorf("the winner of %s:\n%s\nwant citune dts's:\n%s", grid, got, want)
@@ -81,8 +81,8 @@ func TestTUIDeviceTree(t *testing.T) {
 	if stderr.Len() != 0 {
 		t.Errorf("the TUI's export wrote on stderr (over the screen): %q", stderr.String())
 	}
-	// The file changes (a resumed sweep added to it): the text is made
-	// again, not the one kept.
+	// The file changes (a resumed sweep added to it): the text follows
+	// it, none is kept from before.
 	if err := os.WriteFile(grid, []byte("not a results file\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
