@@ -19,14 +19,12 @@ type Env struct {
 	// IRQ is the controller's line as /proc/interrupts names it
 	// ("2184200.usb", from the profile), or an IRQ number. Empty: no
 	// interrupt accounting.
-	IRQ string
-	// ProcRoot is /proc.
-	ProcRoot string
+	IRQ      string
+	ProcRoot string // /proc
 	// TraceRoot is the tracefs mount; empty tries /sys/kernel/tracing,
 	// then /sys/kernel/debug/tracing.
 	TraceRoot string
-	// NoTrace turns handler timing off even where it is available.
-	NoTrace bool
+	NoTrace   bool // no handler timing even where it is available
 }
 
 // userHZ is the unit of /proc/stat: USER_HZ is 100 on every Linux
@@ -137,7 +135,6 @@ type accountant struct {
 	notes    []string
 }
 
-// sample is the machine's state at one moment.
 type sample struct {
 	irqs   uint64
 	irqOK  bool
@@ -178,7 +175,6 @@ func (a *accountant) path(name string) string {
 	return filepath.Join(procRootOr(a.env.ProcRoot), name)
 }
 
-// begin samples before a run.
 func (a *accountant) begin() sample {
 	var s sample
 	if a.tr != nil {
@@ -205,7 +201,6 @@ func (a *accountant) irqs() (uint64, bool) {
 	return c.total, err == nil
 }
 
-// window is the accounting over one measured window.
 type window struct {
 	irqs, events uint64
 	irqOK, hOK   bool
@@ -215,8 +210,8 @@ type window struct {
 	avgUS, maxUS float64
 }
 
-// end samples after a run and accounts the window since begin, relating
-// interrupts to bytes (of all probes that ran in the window).
+// end accounts the window since begin, relating interrupts to the bytes
+// of all probes that ran in it.
 func (a *accountant) end(s sample, bytes int64) window {
 	var w window
 	el := time.Since(s.at)
@@ -245,8 +240,7 @@ func (a *accountant) end(s sample, bytes int64) window {
 	return w
 }
 
-// apply puts the window's accounting into r (not into simulated runs,
-// which model their own interrupts and use no CPU worth counting).
+// apply puts the window's accounting into r, unless it is simulated.
 func (w window) apply(r *Run) {
 	if r.Simulated {
 		return

@@ -29,8 +29,7 @@ type CmdProbe struct {
 
 // Parser takes a rate out of a command's output.
 type Parser interface {
-	// Parse fills the rate fields of r from stdout (and stderr). It
-	// returns ErrNoRate when the output holds no rate.
+	// Parse fills the rate fields of r, or returns ErrNoRate.
 	Parse(stdout, stderr []byte, r *Run) error
 	String() string
 }
@@ -85,9 +84,7 @@ func (p *CmdProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 		return r, fmt.Errorf("%w%s", perr, tail)
 	}
 	if r.Elapsed > 0 && r.Bytes == 0 && r.Unit == "" {
-		// A byte rate without a byte count: derive the amount from the
-		// rate so that interrupts per MiB mean something.
-		r.Bytes = int64(r.Rate * r.Elapsed.Seconds())
+		r.Bytes = int64(r.Rate * r.Elapsed.Seconds()) // for interrupts per MiB
 	}
 	return r, nil
 }
@@ -109,37 +106,26 @@ func (c *capBuffer) Write(p []byte) (int, error) {
 	return c.Buffer.Write(p)
 }
 
-// outputTail renders the last lines of a command's output for an error.
+// outputTail renders the last lines (12, 1500 characters) of a command's
+// output for an error.
 func outputTail(stdout, stderr []byte) string {
 	var b strings.Builder
-	for _, part := range []struct {
-		name string
-		data []byte
-	}{{"stdout", stdout}, {"stderr", stderr}} {
-		t := lastLines(part.data, 12, 1500)
-		if t == "" {
+	for i, data := range [][]byte{stdout, stderr} {
+		s := strings.TrimRight(string(data), "\n\r\t ")
+		if s == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "\n--- %s (last lines) ---\n%s", part.name, t)
+		lines := strings.Split(s, "\n")
+		t := strings.Join(lines[max(len(lines)-12, 0):], "\n")
+		if len(t) > 1500 {
+			t = "..." + t[len(t)-1500:]
+		}
+		fmt.Fprintf(&b, "\n--- %s (last lines) ---\n%s", []string{"stdout", "stderr"}[i], t)
 	}
 	if b.Len() == 0 {
 		return " (no output)"
 	}
 	return b.String()
-}
-
-func lastLines(data []byte, n, maxChars int) string {
-	s := strings.TrimRight(string(data), "\n\r\t ")
-	if s == "" {
-		return ""
-	}
-	lines := strings.Split(s, "\n")
-	lines = lines[max(len(lines)-n, 0):]
-	out := strings.Join(lines, "\n")
-	if len(out) > maxChars {
-		out = "..." + out[len(out)-maxChars:]
-	}
-	return out
 }
 
 // RegexParser takes the last match of Re (its first group, or the whole

@@ -3,7 +3,6 @@ package probe
 import (
 	"errors"
 	"fmt"
-
 	"io"
 	"os"
 	"strconv"
@@ -15,30 +14,23 @@ import (
 	"github.com/citune/citune/units"
 )
 
-// This file holds the O_DIRECT plumbing shared by the read and write
-// probes: opening, aligned buffers, block device geometry, and turning
-// the kernel's terse errno values into explanations.
+// The O_DIRECT plumbing shared by the read and write probes.
 
 // sectorSize is the alignment every O_DIRECT transfer must have at least.
 const sectorSize = 512
 
-// ioctls from <linux/fs.h>.
 const (
-	blkSSZGet = 0x1268 // BLKSSZGET: logical block size (int)
+	blkSSZGet    = 0x1268 // BLKSSZGET (<linux/fs.h>): logical block size (int)
+	madvHugepage = 14     // MADV_HUGEPAGE (<linux/mman.h>), on every architecture
 )
 
 // alignedBuf is a page-aligned buffer from an anonymous mapping, as
-// O_DIRECT needs: memory alignment to the logical block size. base is
-// the whole mapping, which free unmaps.
+// O_DIRECT needs. base is the whole mapping, which free unmaps.
 type alignedBuf struct {
 	b    []byte
 	base []byte
 	huge bool // backed by transparent huge pages (asked for; see newAlignedBuf)
 }
-
-// madvHugepage is MADV_HUGEPAGE from <linux/mman.h>, the same number on
-// every architecture.
-const madvHugepage = 14
 
 // hugeMin is the smallest buffer put on huge pages: below it the huge
 // page's own zeroing costs more than it saves.
@@ -59,10 +51,9 @@ var hugePageSize = sync.OnceValue(func() int {
 	return n
 })
 
-// newAlignedBuf maps an n-byte buffer and faults every page of it in, so
-// that the first timed transfer does not pay for that. With huge, where
-// the kernel has transparent huge pages, the buffer starts on a huge page
-// boundary and is marked MADV_HUGEPAGE.
+// newAlignedBuf maps an n-byte buffer and faults every page of it in
+// before the timed transfers. With huge, where the kernel has
+// transparent huge pages, it starts on a huge page and is MADV_HUGEPAGE.
 //
 // Decision: huge pages by default. For every O_DIRECT transfer the kernel
 // pins the user buffer, page by page: on a 1 MiB buffer that is 256 page
@@ -97,7 +88,7 @@ func newAlignedBuf(n int, huge bool) (*alignedBuf, error) {
 		huge = madviseHuge(b)
 	}
 	for i := 0; i < size; i += pg {
-		b[i] = 0 // fault in now, outside the timed transfers
+		b[i] = 0
 	}
 	return &alignedBuf{b: b[:n:n], base: base, huge: huge}, nil
 }
@@ -179,8 +170,7 @@ func openDirect(path string, flag int, buffered bool) (*os.File, error) {
 // O_DIRECT.
 var ErrNoDirect = errors.New("O_DIRECT is not supported here")
 
-// explainOpen turns an open or stat error into a sentence a user can act
-// on.
+// explainOpen turns an open or stat error into a sentence to act on.
 func explainOpen(path string, err error, direct bool) error {
 	var errno syscall.Errno
 	errors.As(err, &errno)
@@ -202,8 +192,8 @@ func explainOpen(path string, err error, direct bool) error {
 	return err
 }
 
-// explainIO turns an I/O error in the middle of a transfer into a
-// sentence that says how far the run got.
+// explainIO turns an I/O error into a sentence that says how far the run
+// got.
 func explainIO(op, path string, off, done int64, n int, err error, direct bool, lbs int64) error {
 	var errno syscall.Errno
 	errors.As(err, &errno)

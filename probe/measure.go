@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -18,10 +18,8 @@ type Options struct {
 	// Repeat is the number of measured runs (at least 1); Warmup runs
 	// come first and are reported but not counted in the statistics.
 	Repeat, Warmup int
-	// Env is where accounting reads from.
-	Env Env
-	// Progress, if not nil, is called as runs advance. Calls are
-	// serialized, also when several probes run at once.
+	Env            Env
+	// Progress, if not nil, is called as runs advance, serialized.
 	Progress func(Progress)
 }
 
@@ -40,12 +38,10 @@ type Progress struct {
 type Result struct {
 	Probe     string `json:"probe"`
 	Simulated bool   `json:"simulated,omitempty"`
-	// Runs holds every run in order, warm-up runs (Warmup set) and
-	// failed runs (Err set) included.
+	// Runs holds every run in order, warm-up and failed runs included.
 	Runs  []Run `json:"runs"`
 	Stats Stats `json:"stats"`
-	// Hash is the data hash all successful runs that hashed every byte
-	// agreed on (read probe); Sample the same for the sample check.
+	// Hash and Sample are what all successful runs that had one agreed on.
 	Hash    string   `json:"hash,omitempty"`
 	Sample  string   `json:"sample,omitempty"`
 	Corrupt bool     `json:"corrupt,omitempty"`
@@ -56,9 +52,8 @@ type Result struct {
 // Stats summarise the measured (not warm-up, not failed) runs.
 type Stats struct {
 	N int `json:"n"`
-	// Unit of the rates: "B/s" (bytes per second) or the probe's own
-	// unit, such as "fps". JSON gives the unit only for a unit of its
-	// own, as a run does (statsjson.go).
+	// Unit of the rates: "B/s" or the probe's own, such as "fps"
+	// (statsjson.go).
 	Unit   string  `json:"unit,omitempty"`
 	Min    float64 `json:"min_bytes_per_s"`
 	Median float64 `json:"median_bytes_per_s"`
@@ -75,29 +70,24 @@ type Stats struct {
 	CPUPerGiB    float64 `json:"cpu_s_per_gib,omitempty"`
 	HandlerAvgUS float64 `json:"handler_avg_us,omitempty"`
 	HandlerMaxUS float64 `json:"handler_max_us,omitempty"`
-	// IntegrityCPU is the mean time of the integrity check per run, in
-	// seconds (not included in CPU).
-	IntegrityCPU float64 `json:"integrity_cpu_s,omitempty"`
+	IntegrityCPU float64 `json:"integrity_cpu_s,omitempty"` // mean per run, not in CPU
 }
 
 // ErrCorrupt is wrapped when an integrity check fails.
 var ErrCorrupt = errors.New("data integrity check failed")
 
 // Measure runs p Warmup+Repeat times with accounting around every run.
-// The Result holds every run made, also when a run fails or finds
-// corrupt data: then Measure stops and returns the Result with the error
-// (wrapping ErrCorrupt for integrity failures).
+// A run that fails or finds corrupt data (ErrCorrupt) ends it; the
+// Result holds every run made.
 func Measure(ctx context.Context, p Probe, o Options) (Result, error) {
 	rs, err := MeasureAll(ctx, []Probe{p}, o)
 	return rs[0], err
 }
 
 // MeasureAll runs several probes at the same time (two disks, or a disk
-// and a network link), repeat by repeat: each repeat starts all probes
-// together and waits for all. Each probe is reported separately; the
-// interrupts and CPU time of a repeat are those of the whole window, so
-// every probe's run shows the same counts, and interrupts per MiB relate
-// them to the bytes of all probes together. A probe that fails is not
+// and a network link), repeat by repeat, each reported separately. The
+// interrupts and CPU time of a repeat are those of the whole window and
+// relate to the bytes of all probes together. A probe that fails is not
 // run again; the others go on.
 func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 	total := max(o.Warmup, 0) + max(o.Repeat, 1)
@@ -138,19 +128,16 @@ func MeasureAll(ctx context.Context, ps []Probe, o Options) ([]Result, error) {
 
 // measurement is the state of one MeasureAll across its repeats.
 type measurement struct {
-	ps      []Probe
-	o       Options
-	total   int // runs per probe, warm-up included
-	results []Result
-	active  []bool // the probe has not failed yet
-	// The first good run of each probe is the reference of the later
-	// runs: one for full hashes, one for samples.
-	refs, srefs []*Run
+	ps          []Probe
+	o           Options
+	total       int // runs per probe, warm-up included
+	results     []Result
+	active      []bool // the probe has not failed yet
+	refs, srefs []*Run // each probe's first good run with full or sample marks
 	errs        []error
 	pmu         sync.Mutex // serialises the progress callbacks
 }
 
-// runOut is one probe's run as its goroutine hands it back.
 type runOut struct {
 	i   int
 	r   Run
@@ -168,7 +155,6 @@ func newMeasurement(ps []Probe, o Options, total int) *measurement {
 	return m
 }
 
-// activeCount is the number of probes that have not failed.
 func (m *measurement) activeCount() int {
 	n := 0
 	for _, a := range m.active {
@@ -179,8 +165,8 @@ func (m *measurement) activeCount() int {
 	return n
 }
 
-// start starts run k of every active probe, each in a goroutine of its
-// own, and returns the channel their runs arrive on and how many started.
+// start starts run k of every active probe, each in a goroutine, and
+// returns the channel their runs arrive on and how many started.
 func (m *measurement) start(ctx context.Context, k int, warm bool) (chan runOut, int) {
 	ch := make(chan runOut, len(m.ps))
 	started := 0
@@ -244,9 +230,9 @@ func (m *measurement) collect(ctx context.Context, ch chan runOut, started int) 
 	return runs, runErrs
 }
 
-// record adds probe i's run r (with its error err) to its result: the
-// window's accounting, the integrity check against the earlier runs, and
-// the end of the probe on an error or corrupt data.
+// record adds probe i's run r to its result with the window's
+// accounting and the integrity check; an error or corrupt data ends the
+// probe.
 func (m *measurement) record(i int, r Run, err error, warm bool, w window) {
 	r.Warmup = warm
 	w.apply(&r)
@@ -274,9 +260,8 @@ func (m *measurement) record(i int, r Run, err error, warm bool, w window) {
 	}
 }
 
-// compare checks run n of probe i against the probe's reference runs,
-// marking it corrupt where the data differ, and makes it the reference
-// when there is none yet and it is good.
+// compare checks run n of probe i against its references, and makes it
+// one where there is none yet and it is good.
 func (m *measurement) compare(i int, r *Run, n int) {
 	refs, srefs := m.refs, m.srefs
 	if !r.Corrupt && refs[i] != nil {
@@ -304,17 +289,15 @@ func (m *measurement) compare(i int, r *Run, n int) {
 	}
 }
 
-// finish summarises every probe's runs and adds the notes: the
-// accountant's (for real runs) and the shared window's.
+// finish summarises every probe's runs and adds the notes.
 func (m *measurement) finish(notes []string) {
 	results := m.results
 	for i := range results {
 		results[i].Stats = summarise(results[i].Runs)
 		results[i].Hash = commonHash(results[i].Runs, func(r Run) string { return r.Hash })
 		results[i].Sample = commonHash(results[i].Runs, func(r Run) string { return r.Sample })
+		// Simulated runs model their own interrupts and CPU.
 		if !allSimulated(results[i].Runs) {
-			// Simulated runs model their own interrupts: the machine's
-			// accounting does not concern them.
 			results[i].Notes = append([]string(nil), notes...)
 		}
 		if len(m.ps) > 1 {
@@ -323,9 +306,8 @@ func (m *measurement) finish(notes []string) {
 	}
 }
 
-// firstDiff compares the block hashes of two read runs (am of a, bm of
-// b: both full or both sample marks) over the blocks both read, and
-// returns the byte offset of the first block that differs.
+// firstDiff returns the byte offset of the first block whose marks (am
+// of a, bm of b) differ.
 func firstDiff(a, b *Run, am, bm []uint32) (int64, bool) {
 	if a.markSize != b.markSize || a.markBase != b.markBase || a.markSize == 0 {
 		return 0, false
@@ -428,10 +410,5 @@ func summarise(runs []Run) Stats {
 }
 
 func allSimulated(runs []Run) bool {
-	for _, r := range runs {
-		if !r.Simulated {
-			return false
-		}
-	}
-	return len(runs) > 0
+	return len(runs) > 0 && !slices.ContainsFunc(runs, func(r Run) bool { return !r.Simulated })
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-
 	"strconv"
 	"strings"
 

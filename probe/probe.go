@@ -4,29 +4,17 @@
 // simulated probe for the simulated controller. Around every run it
 // accounts the controller's interrupts (/proc/interrupts), CPU time
 // (/proc/stat) and, where tracefs allows, interrupt handler time; it
-// checks the integrity of the data it moved.
-//
-// Integrity of the read probe (ReadProbe.Verify): by default warm-up runs
-// (Measure's, and the sweep's through WarmupContext) hash every byte and
-// timed runs check a sample (SampleBytes at every SampleStride of
-// offsets, about 1/4000) inline, so that the timed runs' rate and CPU are the system's;
-// VerifyFull (--full-hash) hashes every byte of every run; VerifyNone
-// (--no-hash) checks nothing. Run.IntegrityCPU is the check's own time;
-// Run.CPU leaves it out. Reference compares the runs of a sweep across
-// points.
+// checks the integrity of the data it moved (ReadProbe, Reference).
 //
 // Cancellation contract (the undo and signal handling rely on it): Run,
 // Measure and MeasureAll return promptly once their context is
 // cancelled, also while a read or write system call is blocked in the
 // kernel (a USB device that stopped answering). The read probe reads in
 // a goroutine of its own, through io_uring with waits bounded to 10 ms
-// (or, without io_uring, ordinary system calls, which the Go runtime
-// knows to be blocking): a stuck read holds up neither the garbage
-// collector's stop-the-world nor signal delivery nor other goroutines,
-// and Run returns without waiting for it. Such a read then
-// leaves its goroutine (and its thread, and the open file and buffer,
-// which it frees itself if the read ever returns) behind; nothing else
-// is left. The returned error wraps ctx.Err().
+// (or ordinary system calls, which the Go runtime knows to be blocking),
+// and Run returns without waiting for it: a stuck read leaves only its
+// goroutine, thread, file and buffer behind (freed if it ever returns).
+// The returned error wraps ctx.Err().
 package probe
 
 import (
@@ -49,22 +37,16 @@ type Run struct {
 	Elapsed   time.Duration `json:"elapsed_ns"`
 	Rate      float64       `json:"rate_bytes_per_s"` // bytes per second
 	Simulated bool          `json:"simulated,omitempty"`
-	// Hash of the data read (read probe), to compare repeats; only when
-	// the run hashed every byte (Integrity "full").
+	// Hash of the data read (read probe) when the run hashed every byte.
 	Hash string `json:"hash,omitempty"`
-	// Sample is the CRC-32 of the read probe's sample (SampleBytes at
-	// every SampleStride of offsets), kept by every run that checks
-	// integrity.
+	// Sample is the CRC-32 of the read probe's sample (SampleStride).
 	Sample string `json:"sample,omitempty"`
-	// Integrity says what this run checked: "full" (every byte hashed),
-	// "sample", or "" (nothing).
+	// Integrity says what this run checked: "full", "sample" or "".
 	Integrity string `json:"integrity,omitempty"`
-	// IntegrityCPU is the time the integrity check itself took, in
-	// seconds. It is not in CPU: the CPU times are those of the system
-	// and the I/O path, so that settings compare on what they cost.
+	// IntegrityCPU is the check's own time in seconds, left out of CPU
+	// so that settings compare on what the system and I/O path cost.
 	IntegrityCPU float64 `json:"integrity_cpu_s,omitempty"`
-	// Corrupt is set when the integrity check failed; Detail names the
-	// offset.
+	// Corrupt is set when the integrity check failed; Detail says where.
 	Corrupt bool   `json:"corrupt,omitempty"`
 	Detail  string `json:"detail,omitempty"`
 	Warmup  bool   `json:"warmup,omitempty"`
@@ -87,9 +69,8 @@ type Run struct {
 	// ReadBackRate is the write probe's verifying read, bytes per second.
 	ReadBackRate float64 `json:"readback_rate_bytes_per_s,omitempty"`
 
-	// marks are the running CRC after each block of markSize bytes (read
-	// probe), so that repeats can be compared block by block and a
-	// difference named by its offset.
+	// marks are the running CRC after each block of markSize bytes, so
+	// that repeats name the offset of a difference.
 	marks    []uint32
 	smarks   []uint32 // the same for the sample check
 	markSize int64

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
 	"os"
 	"path/filepath"
 	"runtime"
@@ -30,16 +29,11 @@ const maxMarks = 1 << 20
 // I/O pattern of `dd iflag=direct`: one pread of BS bytes after the other
 // into one aligned buffer, O_DIRECT unless Buffered.
 //
-// Integrity (see Verify): a run either hashes every byte (CRC-32, IEEE:
-// the value `crc32 FILE`, `rhash --crc32` or Python's zlib.crc32 print
-// for the same bytes) in a second goroutine on a second buffer, or only
-// checks a sample: the first SampleBytes of every SampleStride of the
-// target's offsets (about 1/4000 of the data), hashed inline, which costs
-// next to nothing beside the I/O. Both keep their running CRC at every block
-// boundary, so that Measure can compare repeats and name the first block
-// that differs. By default (VerifyWarmup) warm-up runs hash every byte
-// and timed runs check the sample, so the timed runs' rate and CPU are
-// the system's, not the hash's.
+// Integrity (Verify): a run either hashes every byte (CRC-32 IEEE, as
+// `crc32 FILE` or zlib.crc32 print it) in a second goroutine on a second
+// buffer, or checks the sample (SampleStride) inline. Both keep their
+// running CRC at every block boundary, so that repeats can be compared
+// and the first block that differs named.
 type ReadProbe struct {
 	Path   string
 	BS     int64         // block size, a multiple of the logical block size
@@ -54,12 +48,10 @@ type ReadProbe struct {
 	ExpectHash string
 	// Verify says which runs hash every byte (default VerifyWarmup).
 	Verify Verify
-	// NoRing reads with pread(2) even where io_uring is available (see
-	// ring); the benchmark and the tests compare both.
+	// NoRing reads with pread(2) even where io_uring is available (ring).
 	NoRing bool
 	// SmallPages reads into ordinary pages even where the kernel has
-	// transparent huge pages (see newAlignedBuf): what the probe costs on
-	// a board, which has none.
+	// transparent huge pages (newAlignedBuf), as on a board.
 	SmallPages bool
 
 	procRoot string
@@ -72,8 +64,8 @@ type Verify string
 
 const (
 	// VerifyWarmup (the default, also "") hashes every byte of warm-up
-	// runs (runs whose context WarmupContext marked) and checks the
-	// sample of timed runs.
+	// runs (WarmupContext) and checks the sample of timed runs, so that
+	// the timed runs' rate and CPU are the system's, not the hash's.
 	VerifyWarmup Verify = "warmup"
 	// VerifyFull hashes every byte of every run (--full-hash).
 	VerifyFull Verify = "full"
@@ -101,9 +93,8 @@ const (
 
 type warmupKey struct{}
 
-// WarmupContext marks ctx for a warm-up run: a read probe in the default
-// mode hashes every byte of it. Measure does this for its warm-up runs;
-// the sweep, which makes its own, does it too.
+// WarmupContext marks ctx for a warm-up run (Measure's, the sweep's): a
+// read probe in the default mode hashes every byte of it.
 func WarmupContext(ctx context.Context) context.Context {
 	return context.WithValue(ctx, warmupKey{}, true)
 }
@@ -169,10 +160,9 @@ func (p *ReadProbe) plan(t target) (start, end int64, err error) {
 	return p.Offset, t.size, nil
 }
 
-// Run implements Probe. The reading happens in a goroutine of its own:
-// when ctx is cancelled Run returns at once, also while a read is stuck
-// in the kernel; that goroutine then finishes the read in flight (or
-// stays blocked in it), closes the file and frees its buffers by itself.
+// Run implements Probe. The reading happens in a goroutine of its own,
+// so that Run returns at once when ctx is cancelled (the package's
+// cancellation contract); that goroutine cleans up after itself.
 func (p *ReadProbe) Run(ctx context.Context, progress func(done, total int64)) (Run, error) {
 	type out struct {
 		r   Run
@@ -200,9 +190,9 @@ func (p *ReadProbe) Run(ctx context.Context, progress func(done, total int64)) (
 	return r, fmt.Errorf("read %s stopped after %s: %w", p.Path, units.Size(n), ctx.Err())
 }
 
-// readTarget is what run opens and plans before its loop: the target's
-// geometry, the open file (f as an *osFile in of, nil for test doubles)
-// and the byte range [start, end) of one pass.
+// readTarget is what run opens and plans before its loop: the target,
+// the open file (of: f as an *osFile, nil for test doubles) and the
+// byte range [start, end) of one pass.
 type readTarget struct {
 	t          target
 	f          preader
@@ -210,9 +200,8 @@ type readTarget struct {
 	start, end int64
 }
 
-// openTarget stats and opens the target, checks its alignment, sets up
-// the io_uring ring when it can, plans the byte range and drops the page
-// cache for a buffered read. On error it closes what it opened.
+// openTarget opens, checks and plans the target, with the ring where it
+// can; on error it closes what it opened.
 func (p *ReadProbe) openTarget(ctx context.Context) (rt readTarget, err error) {
 	t, err := statTarget(p.Path)
 	if err != nil {
@@ -277,9 +266,8 @@ func allocBufs(n int, bs int64, huge bool) ([]*alignedBuf, error) {
 	return bufs, nil
 }
 
-// finishRead waits for the hasher and fills in r: bytes, duration (since
-// t0), the hash and its marks when full, the integrity mode and the
-// sample's CRC when sampling.
+// finishRead waits for the hasher and fills in r's amount, time and
+// integrity results.
 func finishRead(r *Run, h *hasher, smp *sampler, done int64, t0 time.Time, full, sample bool) {
 	crc, marks, cpu := h.wait()
 	r.fill(done, time.Since(t0), crc)
@@ -312,9 +300,9 @@ func (p *ReadProbe) checkExpected(r *Run, start, done int64) {
 	}
 }
 
-// readBuffers decides how much of the data is checked (full hash or
-// sample) and allocates the buffers and the hasher. release frees the
-// buffers, unless a cancelled read (on of) still writes into one.
+// readBuffers decides what is checked and allocates the buffers and the
+// hasher; release frees the buffers unless a cancelled read still
+// writes into one.
 func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile, marks int) (h *hasher, full, sample bool, release func(), err error) {
 	mode := p.verify()
 	full = mode == VerifyFull || p.ExpectHash != "" || (mode == VerifyWarmup && IsWarmup(ctx))
@@ -332,7 +320,7 @@ func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile, marks int) (h *
 	}
 	release = func() {
 		if of != nil && of.inflight {
-			return // a cancelled read still writes into a buffer: leave them
+			return
 		}
 		for _, b := range bufs {
 			b.free()
@@ -352,10 +340,8 @@ func (p *ReadProbe) newRun(start, end int64) (r Run, total int64) {
 	return r, end - start
 }
 
-// run opens and plans the pass (openTarget), then reads block after block
-// in one loop (kept in this one function so that a block costs no call or
-// allocation beyond the read itself), then finishes the accounting and
-// the integrity check.
+// run reads block after block in one loop, kept in this one function so
+// that a block costs no call or allocation beyond the read itself.
 func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), doneBytes *atomic.Int64) (Run, error) {
 	rt, err := p.openTarget(ctx)
 	if err != nil {

@@ -6,10 +6,8 @@ import (
 	"syscall"
 )
 
-// This file holds how the read probe reaches its target: an open file
-// read through io_uring, or pread where the ring is missing or fails.
-
-// preader is the part of a file the read probe uses.
+// preader is the part of a file the read probe uses: an open file read
+// through io_uring, or pread where the ring is missing or fails.
 type preader interface {
 	pread(b []byte, off int64) (int, error)
 	file() *os.File // nil for fakes
@@ -27,16 +25,10 @@ type osFile struct {
 	inflight bool
 }
 
-// pread reads at off with an ordinary system call, which tells the Go
-// scheduler that the thread is blocked in the kernel. Decision: no raw
-// system call (one that keeps its processor): a read stuck in the kernel
-// (a USB device that stopped answering) would then hold up every
-// stop-the-world of the garbage collector, and with it the whole process
-// and its signal handling (Ctrl-C could not restore). The runtime's cost
-// of an ordinary system call is small here because nothing else is
-// runnable while the loop reads: the sample check runs inline, so the
-// monitor thread finds no work to hand the processor to and leaves a read
-// alone for 10 ms before it looks (bench/probe-vs-dd.sh measures it).
+// pread reads through the ring, else with an ordinary system call, never
+// a raw one (ring says why). Its cost is small here: nothing else is
+// runnable while the loop reads, so the monitor thread leaves a read
+// alone for 10 ms before it looks (bench/probe-vs-dd.sh).
 func (o *osFile) pread(b []byte, off int64) (int, error) {
 	if o.ring != nil {
 		n, inflight, err := o.ring.pread(o.ctx, o.fd, b, off)

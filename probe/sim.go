@@ -3,25 +3,21 @@ package probe
 import (
 	"context"
 	"fmt"
-
 	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
 
-	"github.com/citune/citune/units"
-
-	"periph.io/x/conn/v3/physic"
-
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/simmodel"
+	"github.com/citune/citune/units"
+	"periph.io/x/conn/v3/physic"
 )
 
 // SimController is what the sim probe needs of a simulated controller:
 // register reads, and Transfer, which lets a simulated ehci-hcd write its
-// cached USBCMD back as the real driver does around transfers.
-// *sim.Sim implements it. A controller that also has SoC() string names
-// its profile, so the model takes that SoC's bus and CPU terms.
+// cached USBCMD back as the real driver does. One that also has SoC()
+// string names its profile, whose bus and CPU terms the model takes.
 type SimController interface {
 	Read32(off uint32) (uint32, error)
 	Transfer()
@@ -45,40 +41,31 @@ const (
 // SimProbe is the probe of the simulated controller. Each run moves Size
 // bytes in units of Xfer (a SCSI command, or a gadget request) through
 // package simmodel, the one model of the bus, the controller and the
-// driver (see simmodel/README.md): before its first unit it calls
-// Transfer, so a simulated ehci-hcd reverts USBCMD as the real one would,
-// then reads the controller's settings once and asks the model for each
-// unit's time, interrupts and CPU. No run is faster than the wire allows.
-//
-// A run draws its noise from a generator seeded with Seed and the run
-// number, so a sequence of runs is the same every time. Run takes no wall
-// time to speak of: Elapsed, Rate, interrupts and CPU are modelled, and
-// every Run says Simulated. SBUSCFG.AHBBRST=4 (reserved) corrupts a word.
+// driver (simmodel/README.md). Its noise comes from a generator seeded
+// with Seed and the run number, so a sequence of runs is the same every
+// time; Elapsed, Rate, interrupts and CPU are modelled, and no run is
+// faster than the wire allows. SBUSCFG.AHBBRST=4 (reserved) corrupts a
+// word.
 type SimProbe struct {
 	Ctl  SimController
 	Map  *regs.Map
 	Size int64
-	// Xfer is the bytes per unit; 0 takes the workload's default.
-	Xfer int64
+	Xfer int64 // bytes per unit; 0: the workload's default
 	Seed uint64
 	// Write is the StorageWrite workload (kept for callers that predate
 	// Workload); Workload wins when it is not a read.
 	Write    bool
 	Workload simmodel.Workload
-	// BusLoad is the share of AHB cycles other masters hold (0..0.95).
-	BusLoad float64
+	BusLoad  float64 // the share of AHB cycles other masters hold (0..0.95)
 	// Noise and Drift override the model's run-to-run spread and slow
 	// drift when set (negative: none).
 	Noise, Drift float64
 	// NonBurst overrides the usbmisc non-burst setting when the
 	// controller does not report it (NonBurstReader).
 	NonBurst simmodel.NonBurst
-	// Qmult is the gadget's qmult (simmodel.QueueOf); 0 takes the
-	// model's default.
-	Qmult int
-	// Buffers is the mass-storage gadget's num_buffers; 0 takes the
-	// model's default (simmodel.DefaultBuffers).
-	Buffers int
+	// Qmult (simmodel.QueueOf) and Buffers (the mass-storage gadget's
+	// num_buffers): 0 takes the model's default.
+	Qmult, Buffers int
 
 	runs    uint64
 	reloads uint64
@@ -169,10 +156,8 @@ func (p *SimProbe) settings() (simmodel.Settings, error) {
 const reloadStream = 1 << 63
 
 // ReloadTime is the modelled time of the next module reload of the
-// simulated board's driver stack (simmodel.DefaultReload), drawn from a
-// generator seeded with Seed and the reload's number: the same seed gives
-// the same reload times. The sweep advances its simulated clock by it
-// (sweep.SimClock); nothing waits.
+// simulated board's driver stack, drawn from a generator seeded with Seed
+// and the reload's number; the sweep's SimClock advances by it.
 func (p *SimProbe) ReloadTime() time.Duration {
 	p.reloads++
 	return simmodel.DefaultReload.Time(rand.New(rand.NewPCG(p.Seed, reloadStream|p.reloads)))
@@ -194,10 +179,8 @@ func (p *SimProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 	var irqs float64
 	var done int64
 	corruptAt := int64(-1)
-	// The driver acts around the run's first transfer (a simulated
-	// ehci-hcd writes its cached USBCMD back), then the settings are read
-	// once: what it writes around later transfers is the same, and the
-	// sweep reads the registers again after the run.
+	// The driver acts around the run's first transfer, then the settings
+	// are read once: what it writes around later transfers is the same.
 	p.Ctl.Transfer()
 	s, err := p.settings()
 	if err != nil {
@@ -227,9 +210,8 @@ func (p *SimProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 			progress(done, p.Size)
 		}
 	}
-	// Noise is drawn around the model's time, but no run beats the
-	// wire: 13 packets of 512 bytes a micro-frame, less what park mode
-	// leaves out in host role.
+	// No run beats the wire: 13 packets of 512 bytes a micro-frame, less
+	// what park mode leaves out in host role.
 	if floor := time.Duration(math.Ceil(float64(done) / sc.WireRate(s) * float64(time.Second))); modelled < floor {
 		modelled = floor
 	}

@@ -10,20 +10,18 @@ import (
 
 // Interrupt handler time comes from the irq:irq_handler_entry and
 // irq:irq_handler_exit trace events, recorded in a tracefs instance of
-// citune's own (instances/citune-PID), filtered to the controller's IRQ
-// number, so that other users of the global trace buffer are not
-// disturbed.
+// citune's own (instances/citune-PID) filtered to the controller's IRQ,
+// so that other users of the global trace buffer are not disturbed.
 
-var traceRoots = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
-
-var traceEvents = []string{"irq_handler_entry", "irq_handler_exit"}
+var (
+	traceRoots  = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+	traceEvents = []string{"irq_handler_entry", "irq_handler_exit"}
+)
 
 type tracer struct {
-	dir string // the instance directory
-	irq int
-	// raw is the binary page layout, when the kernel's is one this
-	// decoder knows (see traceraw.go); otherwise the text is read.
-	raw    rawLayout
+	dir    string // the instance directory
+	irq    int
+	raw    rawLayout // the binary page layout (traceraw.go), unless rawErr
 	rawErr error
 }
 
@@ -205,7 +203,7 @@ func parseTraceLine(line []byte) (ev traceEvent, ok bool) {
 	}
 }
 
-// leadingInt parses the decimal digits at the start of b (at most 9).
+// leadingInt parses the decimal digits (at most 9) at the start of b.
 func leadingInt(b []byte) (int, bool) {
 	n := digits(b)
 	if n == 0 || n > 9 {

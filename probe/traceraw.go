@@ -47,7 +47,7 @@ const (
 	rbTSBits         = 59 // an absolute time stamp's width; the rest comes from the page
 )
 
-// readRawLayout reads the layout from an instance directory.
+// readRawLayout reads the layout of an instance directory.
 func readRawLayout(dir string) (rawLayout, error) {
 	var l rawLayout
 	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
@@ -85,7 +85,7 @@ func readRawLayout(dir string) (rawLayout, error) {
 type formatField struct{ off, size int }
 
 // parseFormatFields reads the "field:TYPE NAME; offset:N; size:N;" lines
-// of a tracefs format file, by the field's name.
+// of a tracefs format file.
 func parseFormatFields(b []byte) map[string]formatField {
 	out := map[string]formatField{}
 	for line := range strings.Lines(string(b)) {
@@ -115,8 +115,7 @@ func parseFormatFields(b []byte) map[string]formatField {
 	return out
 }
 
-// parseEventFormat returns an event's id and the offset of its 4-byte irq
-// field.
+// parseEventFormat returns an event's id and its 4-byte irq field's offset.
 func parseEventFormat(b []byte) (id uint16, irqOff int, err error) {
 	for line := range strings.Lines(string(b)) {
 		if v, ok := strings.CutPrefix(line, "ID:"); ok {
@@ -252,7 +251,7 @@ func (c *rawCPU) event(rec []byte, ts int64, l rawLayout, irq int) {
 }
 
 // collectRaw reads every CPU's trace_pipe_raw of the instance dir until
-// it is empty (the events must be disabled first, so that it stays so).
+// it is empty (the events disabled first, so that it stays so).
 func collectRaw(dir string, l rawLayout, irq int) (handlerStats, error) {
 	var h handlerStats
 	var sum int64

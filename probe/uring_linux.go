@@ -13,17 +13,16 @@ import (
 // io_uring_enter, the same single system call per read as dd's read(2).
 //
 // Decision: why io_uring. A raw pread (one the Go scheduler is not told
-// about) is cheap, but a read stuck in the kernel waits uninterruptibly
-// and keeps its processor, which holds up every stop-the-world of the
-// garbage collector and with it the whole process. An ordinary pread is
-// safe, but the runtime takes the processor away from a goroutine that
-// makes back-to-back system calls, costing thread wake-ups in every read.
-// io_uring_enter's wait can be bounded (waitSlice, Linux 5.11 and
-// later): however long the read takes, the loop comes back to Go code
-// every few milliseconds, where the runtime can stop it, so nothing
-// stalls, and no scheduler bookkeeping is paid per read. Where
-// io_uring is missing (older kernels, kernel.io_uring_disabled, seccomp)
-// the probe falls back to the ordinary pread.
+// about) is cheap, but a read stuck in the kernel keeps its processor and
+// holds up every stop-the-world of the garbage collector, and with it the
+// whole process and its signal handling (Ctrl-C could not restore). An
+// ordinary pread is safe, but the runtime takes the processor away from
+// a goroutine making back-to-back system calls: thread wake-ups in every
+// read. io_uring_enter's wait can be bounded (waitSlice, Linux 5.11):
+// the loop comes back to Go code every few milliseconds, so nothing
+// stalls and no scheduler bookkeeping is paid per read. Where io_uring
+// is missing (old kernels, kernel.io_uring_disabled, seccomp) the probe
+// falls back to the ordinary pread.
 type ring struct {
 	fd      int
 	sqRing  []byte
@@ -53,10 +52,8 @@ type getEventsArg struct {
 type kernelTimespec struct{ sec, nsec int64 }
 
 // waitSlice bounds one wait in the kernel: the longest the read loop
-// keeps its processor without passing through Go code, where the
-// runtime can stop it (garbage collection, a signal to handle, another
-// goroutine on a single-core board). A read shorter than this costs one
-// system call, like dd's; a 30 ms read over USB a few.
+// keeps its processor without passing through Go code. A shorter read
+// costs one system call, like dd's; a 30 ms read over USB a few.
 const waitSlice = 10_000_000 // ns
 
 const (
@@ -169,11 +166,9 @@ func safePoint() { safePointLeaf() }
 //go:noinline
 func safePointLeaf() {}
 
-// pread reads len(b) bytes at off of fd (off -1: at the file position)
-// through the ring. It returns when the read completed, or with ctx's
-// error when ctx was cancelled while the read was in flight; the read
-// then goes on in the kernel, into b: the caller must not reuse b
-// (inflight reports it).
+// pread reads len(b) bytes at off of fd through the ring. When ctx is
+// cancelled while the read is in flight it returns ctx's error with
+// inflight set: the read goes on into b, which must not be reused.
 func (r *ring) pread(ctx context.Context, fd int, b []byte, off int64) (n int, inflight bool, err error) {
 	tail := atomic.LoadUint32(r.sqTail)
 	idx := tail & r.sqMask
@@ -209,10 +204,7 @@ func (r *ring) pread(ctx context.Context, fd int, b []byte, off int64) (n int, i
 		}
 		e := r.enter(submit, 1)
 		waited = e == syscall.ETIME || e == syscall.EINTR
-		// The wait ended (done, timed out, or a signal): let the runtime
-		// stop this goroutine here if it asked to (a stop-the-world, or
-		// the monitor's preemption every 10 ms).
-		safePoint()
+		safePoint() // where the runtime may stop this goroutine
 		switch e {
 		case 0, syscall.ETIME, syscall.EINTR, syscall.EAGAIN, syscall.EBUSY:
 		default:

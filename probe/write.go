@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,8 +16,7 @@ import (
 	"github.com/citune/citune/units"
 )
 
-// DefaultWriteSize is how much the write probe writes when no size is
-// given.
+// DefaultWriteSize is how much the write probe writes when no size is given.
 const DefaultWriteSize = 64 << 20
 
 // WriteProbe writes a pattern with O_DIRECT, fsyncs, reads it back with
@@ -39,15 +37,11 @@ type WriteProbe struct {
 	Destructive bool
 	// Buffered writes through the page cache and drops it before reading
 	// back (needs root).
-	Buffered bool
-	// SmallPages writes from ordinary pages even where the kernel has
-	// transparent huge pages (see newAlignedBuf).
-	SmallPages bool
+	Buffered   bool
+	SmallPages bool // as ReadProbe's
 
-	procRoot string
-	// afterWrite runs between writing and reading back (tests corrupt
-	// the data here).
-	afterWrite func(path string) error
+	procRoot   string
+	afterWrite func(path string) error // between write and read-back (tests)
 }
 
 var writeSeq atomic.Uint64
@@ -67,8 +61,7 @@ func (p *WriteProbe) Name() string {
 	return s
 }
 
-// destination decides where to write: the file path, whether it is a
-// raw device, and whether to remove it afterwards.
+// destination decides where to write: the file path and its target.
 func (p *WriteProbe) destination() (path string, t target, err error) {
 	st, err := os.Stat(p.Path)
 	switch {
@@ -137,17 +130,15 @@ func (p *WriteProbe) Run(ctx context.Context, progress func(done, total int64)) 
 	return r, err
 }
 
-// writeDest is where a write probe writes: the file or device at path,
-// its geometry, and the offset the writing starts at.
+// writeDest is where a write probe writes, from offset start.
 type writeDest struct {
 	path  string
 	t     target
 	start int64
 }
 
-// openDest opens the destination for writing (a new file, or the block
-// device exclusively) and checks the alignment and, on a device, that the
-// range fits. On error it closes (and for a file removes) what it opened.
+// openDest opens and checks the destination (a new file, or the block
+// device exclusively); on error it closes (and removes) what it opened.
 func (p *WriteProbe) openDest() (wd writeDest, _ *os.File, err error) {
 	path, t, err := p.destination()
 	if err != nil {
@@ -190,18 +181,20 @@ func (p *WriteProbe) writeAll(ctx context.Context, f *os.File, buf []byte, wd wr
 	fd := int(f.Fd())
 	var done int64
 	t0 := time.Now()
+	stop := func() {
+		f.Close()
+		r.fill(done, time.Since(t0), 0)
+	}
 	for done < p.Size {
 		if err := ctx.Err(); err != nil {
-			f.Close()
-			r.fill(done, time.Since(t0), 0)
+			stop()
 			return r, fmt.Errorf("write %s stopped after %s: %w", path, units.Size(done), err)
 		}
 		n := min(p.BS, p.Size-done)
 		b := buf[:n]
 		fillPattern(b, start+done, seed)
 		if _, err := pwriteFull(fd, b, start+done); err != nil {
-			f.Close()
-			r.fill(done, time.Since(t0), 0)
+			stop()
 			r.Err = explainIO("write", path, start+done, done, int(n), err, !p.Buffered, wd.t.lbs).Error()
 			return r, errors.New(r.Err)
 		}
@@ -211,8 +204,7 @@ func (p *WriteProbe) writeAll(ctx context.Context, f *os.File, buf []byte, wd wr
 		}
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		r.fill(done, time.Since(t0), 0)
+		stop()
 		r.Err = fmt.Sprintf("fsync of %s after writing %s failed: %v", path, units.Size(done), err)
 		return r, errors.New(r.Err)
 	}
@@ -224,8 +216,8 @@ func (p *WriteProbe) writeAll(ctx context.Context, f *os.File, buf []byte, wd wr
 	return r, nil
 }
 
-// readBack reads the range back through buf, compares it with the
-// pattern of seed, and records the read-back rate and any difference in r.
+// readBack reads the range back, compares it with the pattern of seed,
+// and records the read-back rate and any difference in r.
 func (p *WriteProbe) readBack(ctx context.Context, r *Run, buf []byte, wd writeDest, seed uint64, progress func(done, total int64)) error {
 	path, start := wd.path, wd.start
 	rf, err := openDirect(path, os.O_RDONLY, p.Buffered)
@@ -286,9 +278,8 @@ func fillPattern(b []byte, off int64, seed uint64) {
 	}
 }
 
-// verifyPattern compares b (read from offset off) with the pattern and
-// returns the offset of the first differing byte, how many bytes differ,
-// and the first byte read and expected there.
+// verifyPattern compares b (read from offset off) with the pattern: the
+// first differing byte's offset and values, and how many bytes differ.
 func verifyPattern(b []byte, off int64, seed uint64) (at, count int64, got, want byte) {
 	at = -1
 	for i := 0; i+8 <= len(b); i += 8 {
@@ -314,9 +305,8 @@ func pwriteFull(fd int, b []byte, off int64) (int, error) { return ioFull(sysPwr
 
 func preadFull(fd int, b []byte, off int64) (int, error) { return ioFull(sysPread, fd, b, off, false) }
 
-// ioFull repeats op (sysPread, or with write sysPwrite) until b is done,
-// through EINTR; nothing moved ends a read (the end of the file) and
-// fails a write (EIO).
+// ioFull repeats op until b is done, through EINTR; nothing moved ends a
+// read (the end of the file) and fails a write (EIO).
 func ioFull(op func(int, []byte, int64) (int, error), fd int, b []byte, off int64, write bool) (int, error) {
 	done := 0
 	for done < len(b) {
@@ -360,8 +350,8 @@ func checkUnmounted(dev, mountsPath string) error {
 	return nil
 }
 
-// mountedFrom lists "SOURCE on MOUNTPOINT" for every mount of disk or of
-// a partition of it.
+// mountedFrom lists "SOURCE on MOUNTPOINT" for every mount of disk or a
+// partition of it.
 func mountedFrom(mounts, disk string, rdev uint64) []string {
 	var out []string
 	for _, line := range strings.Split(mounts, "\n") {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/textwrap"
 )

@@ -1,10 +1,9 @@
 package soc
 
 import (
-	"periph.io/x/conn/v3"
-
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/undo"
+	"periph.io/x/conn/v3"
 )
 
 // A Target is a periph conn.Resource: String names it and Halt undoes
