@@ -12,8 +12,7 @@ import (
 // The probes' rules: Check (read, write, sim) and CmdOptions.Probe; their
 // errors name the flags that cmd/citune/probeflags.go binds to the fields.
 
-// ErrUsage is matched (errors.Is) by errors in how a probe was asked
-// for: bad sizes, settings that contradict each other.
+// ErrUsage is matched by errors in how a probe was asked for.
 var ErrUsage = errors.New("probe usage error")
 
 type usageError struct{ msg string }
@@ -54,8 +53,7 @@ func (p *ReadProbe) Check() error {
 	return err
 }
 
-// Check checks the write probe's settings and its destination (a block
-// device needs Destructive and no mounted partition; nothing is written).
+// Check checks the settings and the destination (nothing is written).
 func (p *WriteProbe) Check() error {
 	if err := checkBS(p.BS); err != nil {
 		return err
@@ -120,9 +118,8 @@ func (o CmdOptions) Probe() (*CmdProbe, error) {
 	return p, nil
 }
 
-// Check checks the sim probe's settings as a user gives them: Qmult and
-// Buffers too, whose 0 (the model's default, for callers that leave them
-// out) is no value to give.
+// Check checks the sim probe's settings as a user gives them (a 0 Qmult
+// or Buffers, the model's default, is no value to give).
 func (p *SimProbe) Check() error {
 	if p.Ctl == nil || p.Map == nil {
 		return usagef("probe sim measures the simulated controller: run `citune --sim probe sim`")

@@ -6,11 +6,7 @@ import (
 	"time"
 )
 
-// This file holds the read probe's integrity checks: the inline sample
-// of timed runs and the hash of every byte (warm-ups, --full-hash) on a
-// second buffer while the next block is read.
-
-// sampler keeps the sample check's running CRC: over the bytes at
+// sampler keeps the sample check's running CRC over the bytes at
 // offsets [k*SampleStride, k*SampleStride+SampleBytes), with a mark at
 // every block.
 type sampler struct {
@@ -24,8 +20,7 @@ func (s *sampler) add(b []byte, off int64) {
 	t0 := time.Now()
 	end := off + int64(len(b))
 	k := (off + SampleStride - 1) / SampleStride * SampleStride
-	// A sample window that began before this block: its rest.
-	if prev := k - SampleStride; prev >= 0 && prev+SampleBytes > off {
+	if prev := k - SampleStride; prev >= 0 && prev+SampleBytes > off { // its rest
 		s.crc = crc32.Update(s.crc, crc32.IEEETable, b[:min(prev+SampleBytes, end)-off])
 	}
 	for ; k < end; k += SampleStride {
@@ -42,10 +37,7 @@ func normHash(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.TrimPrefix(s, "crc32:")
 	s = strings.TrimPrefix(s, "0x")
-	for len(s) < 8 {
-		s = "0" + s
-	}
-	return "crc32:" + s
+	return "crc32:" + strings.Repeat("0", max(8-len(s), 0)) + s
 }
 
 // hasher hashes filled buffers in a goroutine of its own while the next
@@ -72,8 +64,7 @@ func newHasher(bufs []*alignedBuf, on bool, marks int) *hasher {
 		h.free <- b.b
 	}
 	if !on {
-		// Nothing to hash: one buffer, no goroutine, no channel.
-		h.full, h.only = nil, bufs[0].b
+		h.full, h.only = nil, bufs[0].b // no goroutine, no channel
 		return h
 	}
 	h.marks = make([]uint32, 0, marks)
@@ -94,7 +85,6 @@ func newHasher(bufs []*alignedBuf, on bool, marks int) *hasher {
 	return h
 }
 
-// next returns a buffer to read into.
 func (h *hasher) next() []byte {
 	if h.only != nil {
 		return h.only
@@ -102,7 +92,7 @@ func (h *hasher) next() []byte {
 	return <-h.free
 }
 
-// put hands over n bytes read into b.
+// put hands over n bytes read into b (0: only returns it).
 func (h *hasher) put(b []byte, n int64) {
 	if h.full == nil {
 		return

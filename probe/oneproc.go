@@ -6,18 +6,16 @@ import (
 )
 
 // procs counts the probe runs in flight (read loops, and MeasureAll's
-// runs when it starts several at once) and remembers the GOMAXPROCS that
-// oneProc lowered.
+// runs when it starts several at once).
 var procs struct {
 	sync.Mutex
 	busy int
 	prev int // GOMAXPROCS before oneProc lowered it; 0: not lowered
 }
 
-// oneProc lowers GOMAXPROCS to 1 for a read loop when alone is true
-// (it reads through the ring and nothing hashes beside it) and no other
-// probe run is in flight, and returns the function that ends the loop's
-// part (idempotent): it restores GOMAXPROCS.
+// oneProc lowers GOMAXPROCS to 1 for a read loop when alone (it reads
+// through the ring and nothing hashes beside it) and no other probe run
+// is in flight; release (idempotent) restores it.
 //
 // Decision: one processor during a lone ring loop. The loop yields every
 // yieldEvery (see ReadProbe.run); with idle processors every yield wakes
@@ -41,9 +39,7 @@ func oneProc(alone bool) (release func()) {
 	procs.busy++
 	switch {
 	case procs.busy > 1:
-		// Another loop lowered it: this one (a pread or hashing loop,
-		// or a second ring loop) needs the processors too.
-		restoreProcs()
+		restoreProcs() // this loop needs the processors too
 	case alone && procs.prev == 0:
 		if n := runtime.GOMAXPROCS(0); n > 1 {
 			procs.prev = runtime.GOMAXPROCS(1)
@@ -61,8 +57,7 @@ func oneProc(alone bool) (release func()) {
 	}
 }
 
-// runsInFlight counts n probe runs as in flight until release is called:
-// a lowered GOMAXPROCS is restored at once when there are several.
+// runsInFlight counts n probe runs as in flight until release.
 func runsInFlight(n int) (release func()) {
 	procs.Lock()
 	procs.busy += n
@@ -84,8 +79,7 @@ func giveBackProcs() {
 	procs.Unlock()
 }
 
-// restoreProcs puts GOMAXPROCS back if oneProc lowered it; procs is
-// locked.
+// restoreProcs is giveBackProcs with procs locked.
 func restoreProcs() {
 	if procs.prev == 0 {
 		return

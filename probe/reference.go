@@ -4,14 +4,10 @@ import "fmt"
 
 // Reference compares the data of a series of single runs that read the
 // same bytes (a sweep's runs, across points): the first run that hashed
-// every byte and the first run that checked the sample are the
-// references; a later run of the same length whose hash or sample
-// differs is marked Corrupt. This is what catches a setting that
-// corrupts every transfer: every run at that point reads the same wrong
-// data, so comparing the point's runs with each other would not.
-//
-// In the default mode (VerifyWarmup) the full comparison happens on the
-// warm-up runs, the sample comparison on every run.
+// every byte and the first that checked the sample are the references;
+// a later run of the same length whose hash or sample differs is
+// Corrupt. This catches a setting that corrupts every transfer, which
+// comparing a point's runs with each other would not.
 type Reference struct {
 	full, sample refHash
 }
@@ -22,10 +18,9 @@ type refHash struct {
 	bytes int64
 }
 
-// Check compares r, the series' n-th run (1-based), with the
-// references, taking r as a reference where there is none yet. A run
-// already corrupt, or one that read a different number of bytes than the
-// reference (a timed run), is left alone.
+// Check compares r, the series' n-th run (1-based), with the references,
+// taking it as one where there is none yet. A corrupt run, or one of
+// another length (a timed run), is left alone.
 func (ref *Reference) Check(r *Run, n int) {
 	if r.Corrupt {
 		return

@@ -6,15 +6,11 @@ import (
 )
 
 // Series measures one run per Run call with the package's accounting
-// (Measure with Repeat 1) and checks that every run that read as many
-// bytes read the same data as the series' first (Reference: the full
-// hash of warm-up runs, the sample of every run). A sweep measures
-// through one Series for all its points, so that a setting that corrupts
-// every transfer shows. The sweep marks its warm-up runs' context
-// (WarmupContext). The probe's own checks (write verification, the sim
-// probe's model) set Corrupt themselves. A Series is itself a Probe: the
-// one probe interface, which the sweep (sweep.Config.Prober) and the
-// TUI's probe tab take; the command gives both a Series.
+// (Measure with Repeat 1) and checks every run's data against the
+// series' references (Reference). A sweep measures through one Series
+// for all its points, so that a setting that corrupts every transfer
+// shows. A Series is itself a Probe: the one the sweep
+// (sweep.Config.Prober) and the TUI's probe tab take.
 type Series struct {
 	p   Probe
 	env Env
@@ -28,9 +24,7 @@ func NewSeries(p Probe, env Env) *Series { return &Series{p: p, env: env} }
 // Name is the probe's.
 func (s *Series) Name() string { return s.p.Name() }
 
-// Run runs the probe once with the accounting and checks its data
-// against the series' references; progress, when not nil, gets bytes
-// done and planned. A corrupt run is a result, not an error.
+// Run runs the probe once; a corrupt run is a result, not an error.
 func (s *Series) Run(ctx context.Context, progress func(done, total int64)) (Run, error) {
 	s.n++
 	o := Options{Repeat: 1, Env: s.env}

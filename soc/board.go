@@ -11,26 +11,20 @@ import (
 // BoardValue is one value Linux leaves in a field on a running board
 // (a profile's [[board]] entry): from the device tree, a driver default
 // or the SoC's glue flags. The simulated controller and `citune mkimage`
-// start from these values rather than the reset values, because no board
-// citune tunes sits at reset.
+// start from these values, because no board citune tunes sits at reset.
 type BoardValue struct {
-	// Field is REG.FIELD (or a unique FIELD).
-	Field string `toml:"field"`
+	Field string `toml:"field"` // REG.FIELD (or a unique FIELD)
 	Value uint32 `toml:"value"`
-	// Roles limits the value to controllers in these roles (regs.RoleHost,
-	// regs.RoleDevice); empty means every role.
-	Roles []regs.Role `toml:"roles"`
-	// Controllers limits the value to these controllers (labels); empty
-	// means every controller. A controller's view of the profile
-	// (Profile.ForController) keeps only the values that apply to it.
-	Controllers []string `toml:"controllers"`
+	// Roles and Controllers (labels) limit the value; empty: every one.
+	Roles       []regs.Role `toml:"roles"`
+	Controllers []string    `toml:"controllers"`
 	// Source says where the value comes from (DT property, driver
 	// default, glue flag), or that it is assumed and why.
 	Source string `toml:"source"`
 }
 
 // BoardValues returns the profile's board values for a controller in
-// role (regs.RoleHost or regs.RoleDevice), with their resolved fields.
+// role, with their resolved fields.
 func (p *Profile) BoardValues(role regs.Role) []regs.Change {
 	var cs []regs.Change
 	for _, b := range p.Board {
@@ -86,12 +80,10 @@ func (b *BoardValue) Assumed() bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(b.Source)), "assumed")
 }
 
-// AssumedValue says whether the value v of field ref on target t is an
-// assumption rather than a reading of silicon: t is the simulator or an
-// image (which start from the profile's board values) and v is the
-// profile's assumed board value for the field. It returns the board
-// entry's source ("" when the value is not assumed). Every output that
-// shows such a value marks it with this (issue 27).
+// AssumedValue returns the source of the board entry when the value v of
+// field ref on t is an assumption rather than a reading of silicon (t is
+// the simulator or an image, and v the profile's assumed board value),
+// else "". Every output that shows such a value marks it (issue 27).
 func (t *Target) AssumedValue(ref regs.Ref, v uint32) string {
 	if t == nil || t.Kind == KindDevMem || ref.Field == nil || t.Profile == nil {
 		return ""

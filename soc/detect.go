@@ -29,10 +29,9 @@ type Detection struct {
 var ErrNoProfile = errors.New("no profile matches this machine")
 
 // Detect reads the device tree's root compatible and the SoC id from root
-// and picks a profile among ps. Several profiles may match the same
-// device tree (the QEMU board uses the real i.MX6Q tree): identify is then
-// called for each candidate (it should open the profile's controller and
-// run the identity checks) and the one that passes is chosen.
+// and picks a profile among ps. Several may match the same device tree
+// (the QEMU board uses the real i.MX6Q tree): the one whose identify
+// (the identity checks) passes is chosen.
 func Detect(root fs.FS, ps []*Profile, identify func(*Profile) error) (*Detection, error) {
 	d := &Detection{}
 	if b, err := fs.ReadFile(root, CompatiblePath); err == nil {

@@ -11,8 +11,7 @@ type Encoding string
 
 // Encodings of Knob.ParamEncoding.
 const (
-	// EncodingValue: field = param ("" in a profile means this).
-	EncodingValue Encoding = "value"
+	EncodingValue Encoding = "value" // field = param (also "")
 	// EncodingLog2: field = 2^param, param 0..6 (ehci_hcd.log2_irq_thresh
 	// sets ITC up to 64 micro-frames).
 	EncodingLog2 Encoding = "log2"
@@ -52,9 +51,8 @@ func (e Encoding) Describe() string {
 	return "field = param"
 }
 
-// ParamFor returns the parameter value that gives field value v, and
-// false when no parameter value does (log2: v must be a power of two up
-// to 64). For park, v is the ASP field's value when ASPE is 1.
+// ParamFor returns the parameter value that gives field value v (park:
+// ASP's with ASPE 1), or false when none does.
 func (e Encoding) ParamFor(v uint32) (uint32, bool) {
 	switch e {
 	case EncodingLog2:

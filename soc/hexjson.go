@@ -7,12 +7,10 @@ import (
 	"strings"
 )
 
-// Addresses in JSON are hex strings everywhere ("0x140", "0x02184200"),
-// as every --json names them; a number (the first form of snapshots and
-// results files) is still read.
+// Addresses in JSON are hex strings ("0x140", "0x02184200"); a number
+// (the first form of snapshots and results files) is still read.
 
-// MarshalJSON writes the offset as a hex string of at least three
-// digits ("0x140"), as dump and set do.
+// MarshalJSON writes the offset as a hex string of at least three digits.
 func (r RegValue) MarshalJSON() ([]byte, error) {
 	type plain RegValue
 	return json.Marshal(struct {

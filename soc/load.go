@@ -1,12 +1,9 @@
 package soc
 
-// Loading profiles: one file, every file of a directory, and finding a
-// profile by name or alias. The binary loads the pre-parsed built-in
-// profiles (soc/packed.go) or one file a user names (Parse): LoadFS and
-// LoadAll serve the tests of several packages and the profiles
-// generator (`go test ./profiles -update`, whose LoadAll refuses a name
-// that is not its file's or an alias two profiles claim), so they stay
-// exported here.
+// The binary loads the pre-parsed built-in profiles (soc/packed.go) or
+// one file a user names (Parse): LoadFS and LoadAll serve the tests of
+// several packages and the profiles generator (`go test ./profiles
+// -update`), so they stay exported here.
 
 import (
 	"errors"

@@ -6,22 +6,19 @@ package soc
 //
 // Decisions:
 //   - Problems are recorded with the indexed key path they are about
-//     ("controller[1].base", "register[0].field[2].values[1].value"),
-//     a pos; lines are worked out only when an error is written, so a
-//     valid profile costs one decode.
-//   - The decoder knows the position of a syntax error, and of the last
-//     occurrence of a key (ParseError), but not where each element of an
-//     array of tables came from. So the line of a path is the first line
-//     L such that the text's first L lines, decoded by the same decoder,
-//     hold the path, found by binary search (a dozen decodes a path,
-//     paid only for a profile with errors). A prefix cut inside a
-//     multi-line array or string is closed by trying the few closing
-//     sequences TOML allows there ("]", "}]", `"""`, ...); a prefix none
+//     ("register[0].field[2].values[1].value"); lines are worked out only
+//     when an error is written, so a valid profile costs one decode.
+//   - The decoder knows the position of a syntax error and of a key's
+//     last occurrence, but not where each element of an array of tables
+//     came from. So the line of a path is the first line L such that the
+//     text's first L lines, decoded by the same decoder, hold the path,
+//     found by binary search (a dozen decodes, paid only for a profile
+//     with errors). A prefix cut inside a multi-line array or string is
+//     closed by trying the closing sequences TOML allows there; one none
 //     of them closes counts as not holding the path, which can only move
-//     a line later, never earlier (a prefix that holds the path does
-//     hold it). None of the shipped profiles has such a prefix.
-//   - Which keys a path has (has) comes from the whole text decoded into
-//     a generic map, so it is exact and case-sensitive like TOML.
+//     a line later, never earlier.
+//   - Which keys a path has comes from the whole text decoded into a
+//     generic map, so it is exact and case-sensitive like TOML.
 
 import (
 	"bytes"
@@ -37,8 +34,8 @@ import (
 	"github.com/citune/citune/rx"
 )
 
-// pos is where a problem is: an indexed key path ("" is the top of the
-// file, line 1), or a line the decoder gave.
+// pos is where a problem is: an indexed key path ("": line 1), or a line
+// the decoder gave.
 type pos struct {
 	path string
 	line int
@@ -55,8 +52,7 @@ type locator struct {
 }
 
 // newLocator indexes the paths of generic, the text decoded into a
-// generic map (nil: decode it here; text that does not decode has no
-// paths).
+// generic map (nil: decode it here).
 func newLocator(name string, data []byte, generic map[string]any) *locator {
 	l := &locator{name: name, data: data, generic: generic, paths: map[string]bool{},
 		lines: map[string]int{}, prefixes: map[int]map[string]bool{}}
@@ -74,16 +70,13 @@ func newLocator(name string, data []byte, generic map[string]any) *locator {
 	return l
 }
 
-// maxPathDepth bounds the nesting collectPaths walks (a profile's
-// deepest key is register[i].field[j].values[k].value).
+// maxPathDepth bounds the nesting collectPaths walks: no profile key is
+// that deep, and building every prefix of a 100 000-deep nesting is
+// quadratic.
 const maxPathDepth = 16
 
 // collectPaths adds the indexed path of every table, key and array
-// element of v below path (at nesting depth) to out.
-//
-// Paths deeper than maxPathDepth are not collected: no profile key is
-// that deep, and building every prefix of a 100 000-deep nesting is
-// quadratic.
+// element of v below path to out.
 func collectPaths(path string, v any, out map[string]bool, depth int) {
 	if depth > maxPathDepth {
 		return
@@ -110,13 +103,10 @@ func collectPaths(path string, v any, out map[string]bool, depth int) {
 	}
 }
 
-// lineAt is the 1-based line of byte offset off.
 func (l *locator) lineAt(off int) int { return sort.SearchInts(l.nl, off) + 1 }
 
-// has reports whether the indexed path occurs in the text.
 func (l *locator) has(path string) bool { return l.paths[path] }
 
-// at is the position of the indexed path.
 func (l *locator) at(path string) pos { return pos{path: path} }
 
 // line resolves p: the line of its path, or of its nearest enclosing
@@ -141,9 +131,8 @@ func (l *locator) line(p pos) int {
 // inside a multi-line array, inline table or string.
 var closers = []string{"]", "}]", "]}]", "]]", "}", "]}", "]]]", "}]}]", `"""`, `'''`, `"""]`, `''']`}
 
-// firstLine is the first line n such that the text's first n lines
-// hold path, which the whole text holds: a binary search over prefixes,
-// each decoded once and remembered.
+// firstLine is the first line n such that the text's first n lines hold
+// path, by binary search over prefixes, each decoded once.
 func (l *locator) firstLine(path string) int {
 	if n, ok := l.lines[path]; ok {
 		return n
@@ -170,8 +159,7 @@ func (l *locator) prefix(n int) map[string]bool {
 	return ps
 }
 
-// decodePrefix decodes a prefix of the text, closing what it leaves
-// open if it must.
+// decodePrefix decodes a prefix of the text, closing what it leaves open.
 func decodePrefix(b []byte) (map[string]any, bool) {
 	var v map[string]any
 	if _, err := toml.Decode(string(b), &v); err == nil {
@@ -196,8 +184,8 @@ func (l *locator) decodeError(err error, typed bool) error {
 	if errors.As(err, &pe) {
 		line, key, msg = pe.Position.Line, pe.LastKey, pe.Message
 		// The parser counts a '\n' it trips over as part of the next
-		// line; the byte offset gives the line it ends. The parser skips
-		// a byte order mark before counting offsets.
+		// line; the byte offset (after a byte order mark) gives the
+		// line it ends.
 		if start := pe.Position.Start + bomLen(l.data); !typed && pe.Position.Len > 0 && start < len(l.data) {
 			line = l.lineAt(start)
 		}
@@ -242,10 +230,9 @@ func (l *locator) lineText(n int) string {
 	return string(t)
 }
 
-// badValue finds the first occurrence (in the order of the text) of the
-// key whose value does not decode into the key's Go type, and returns
-// where it is and the error. Each value is encoded again on its own and
-// decoded into that type.
+// badValue finds the first occurrence of the key whose value does not
+// decode into the key's Go type (each value encoded again on its own and
+// decoded into it), and returns where it is and the error.
 func (l *locator) badValue(key string) (pos, string, bool) {
 	segs := toml.Key(strings.Split(key, "."))
 	if strings.ContainsAny(key, `"'`) {
@@ -287,8 +274,7 @@ func (l *locator) badValue(key string) (pos, string, bool) {
 }
 
 // walkKey calls f with the indexed path and value of every occurrence of
-// the plain key segs below v, in the order of the text (array elements
-// in order), until f returns false.
+// the plain key segs below v, in order, until f returns false.
 func walkKey(v any, path string, segs []string, f func(string, any) bool) bool {
 	switch v := v.(type) {
 	case map[string]any:

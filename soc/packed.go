@@ -5,28 +5,22 @@ package soc
 // encoding, so that a register command loads its profile without TOML.
 //
 // Decisions:
-//   - What is packed is Parse's result itself, not the TOML's decoded
-//     form: loading one is then a decode, with no TOML, no locator and no
-//     build. profiles' tests (`go test ./profiles -update`) write the
-//     archive from the *.toml sources through Parse, and check that
-//     every packed profile decodes to exactly what Parse gives, so the
-//     two never drift. A profile file a user gives is parsed and
-//     validated as before (Parse).
+//   - What is packed is Parse's result itself: loading one is a decode,
+//     with no TOML, no locator and no build. profiles' tests (`go test
+//     ./profiles -update`) write the archive through Parse and check
+//     that every packed profile decodes to exactly what Parse gives, so
+//     the two never drift. A profile file a user gives goes through Parse.
 //   - The encoding walks the types by reflection (every exported field,
 //     in order), so a field added to Profile or regs is packed with no
-//     code to keep in step; a type it cannot write (an interface, a
-//     func) is an error at packing time. Unsigned numbers are uvarints,
-//     signed ones zig-zag varints, a slice, map or pointer starts with
-//     0 for nil (else its length + 1, or 1), map keys are sorted. The
-//     encoder is the generator's (profiles/pack_test.go): the binary
-//     only decodes.
-//   - Decoding reads from one string: every decoded string is a slice
-//     of it, one copy for the whole profile.
+//     code to keep in step. Unsigned numbers are uvarints, signed ones
+//     zig-zag varints, a slice, map or pointer starts with 0 for nil
+//     (else its length + 1, or 1), map keys are sorted. The encoder is
+//     the generator's (profiles/pack_test.go): the binary only decodes.
+//   - Every decoded string is a slice of the one input string.
 //   - A map is written as it differs from the map Parse started from
-//     (the ChipIdea map, or for a controller the profile's map): mostly
+//     (the ChipIdea map, or for a controller the profile's): mostly
 //     indices. An unpacked controller's map shares its registers' field
-//     lists with the profile's map (Parse's has copies): maps are only
-//     read once loaded.
+//     lists with the profile's map: maps are only read once loaded.
 
 import (
 	"errors"
@@ -41,8 +35,7 @@ import (
 func UnpackProfile(data string) (p *Profile, err error) {
 	d := packDecoder{s: data}
 	defer func() {
-		// A truncated or foreign input: refuse it, do not crash.
-		if r := recover(); r != nil {
+		if r := recover(); r != nil { // a truncated or foreign input
 			p, err = nil, fmt.Errorf("soc: corrupt packed profile: %v", r)
 		}
 	}()
@@ -118,8 +111,7 @@ func (d *packDecoder) length(n uint64) int {
 	return int(n)
 }
 
-// decoders holds the decoder of each type met, built once: the
-// reflection on a type's fields is paid per type, not per value.
+// decoders holds the decoder of each type met, built once per type.
 var decoders struct {
 	sync.Mutex
 	m map[reflect.Type]decodeFunc

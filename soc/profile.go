@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -36,24 +36,19 @@ type Profile struct {
 	Reset map[string]uint32 `toml:"reset"`
 	// ResetUnknown names registers whose reset value no source gives.
 	ResetUnknown []string `toml:"reset_unknown"`
-	// ResetSource says where this SoC's reset values come from when they
-	// are the built-in map's (i.MX6 SDK); ResetSources names the source
-	// of single registers' values (those of [reset], for example).
+	// ResetSource says where this SoC's built-in reset values come from;
+	// ResetSources names the source of single registers' values.
 	ResetSource  string            `toml:"reset_source"`
 	ResetSources map[string]string `toml:"reset_sources"`
 	Registers    []RegisterSpec    `toml:"register"`
 	// USBMisc describes each controller's control word in the SoC's
-	// usbmisc (non-core, USBNC) block, the second window of the profile:
-	// its name, fields and reset value. Controllers say where their word
-	// is (Controller.USBMisc); it joins their map at the offset of that
-	// address from the controller base, beyond the controller window.
+	// usbmisc (non-core, USBNC) block; it joins a controller's map beyond
+	// the controller window, at the address Controller.USBMisc gives.
 	USBMisc *RegisterSpec `toml:"usbmisc"`
 	Knobs   []Knob        `toml:"knob"`
 	Sim     SimSpec       `toml:"sim"`
 	Reload  Reload        `toml:"reload"`
-
-	// Board lists what Linux leaves on a running board (board.go).
-	Board []BoardValue `toml:"board"`
+	Board   []BoardValue  `toml:"board"` // what Linux leaves on a running board
 
 	// File is where the profile was loaded from ("embedded:imx6q.toml" or
 	// a path); Map is the validated register map.
@@ -73,17 +68,15 @@ type Check struct {
 
 // Controller is one controller instance of the SoC.
 type Controller struct {
-	Label string `toml:"label"` // DT label: usbotg, usbh1, usbdev0
-	Node  string `toml:"node"`  // DT node name: usb@2184200
-	Base  uint64 `toml:"base"`  // physical base address
-	Size  uint32 `toml:"size"`  // window size in bytes
-	IRQ   string `toml:"irq"`   // name in /proc/interrupts: 2184200.usb
-	// Roles the controller can take: regs.RoleHost, regs.RoleDevice.
-	Roles  []regs.Role `toml:"roles"`
+	Label  string      `toml:"label"` // DT label: usbotg, usbh1, usbdev0
+	Node   string      `toml:"node"`  // DT node name: usb@2184200
+	Base   uint64      `toml:"base"`  // physical base address
+	Size   uint32      `toml:"size"`  // window size in bytes
+	IRQ    string      `toml:"irq"`   // name in /proc/interrupts: 2184200.usb
+	Roles  []regs.Role `toml:"roles"` // regs.RoleHost, regs.RoleDevice
 	DRMode string      `toml:"dr_mode"`
-	// Core is the kind of ChipIdea core: "otg" (host and device register
-	// sets) or "host-only" (no device registers: i.MX6Q UH1-UH3, the
-	// i.MX6SL/SX HSIC port). Optional: "otg" when left out.
+	// Core is "otg" (the default) or "host-only" (no device registers:
+	// i.MX6Q UH1-UH3, the i.MX6SL/SX HSIC port).
 	Core regs.Core `toml:"core"`
 	// USBMisc is the physical address of the controller's control word
 	// in the usbmisc block (0: none described); USBMiscReset overrides
@@ -93,16 +86,13 @@ type Controller struct {
 	// USBMiscOmit names [usbmisc] fields this port's word does not have
 	// (the i.MX6 SDK marks UH2/UH3_CTRL bits 9:0 and 30:16 reserved on
 	// the HSIC ports): they are left undecoded there, shown raw.
-	USBMiscOmit []string `toml:"usbmisc_omit"`
-	Notes       string   `toml:"notes"`
-	// Map is the profile's register map narrowed to this controller's
-	// core (regs.Map.ForCore): only the registers the core has.
-	Map *regs.Map `toml:"-" json:"-"`
+	USBMiscOmit []string  `toml:"usbmisc_omit"`
+	Notes       string    `toml:"notes"`
+	Map         *regs.Map `toml:"-" json:"-"` // the profile's, for this core (ForCore)
 }
 
-// DRRole is the role a device tree's dr_mode value fixes: "host" is
-// regs.RoleHost, "peripheral" regs.RoleDevice; ok is false for "otg" and "" (the
-// port may take either). The one reading of dr_mode's words.
+// DRRole is the role a device tree's dr_mode value fixes; ok is false
+// for "otg" and "" (the port may take either).
 func DRRole(drMode string) (r regs.Role, ok bool) {
 	switch drMode {
 	case "host":
@@ -126,9 +116,8 @@ func JoinRoles(rs []regs.Role, sep string) string {
 func (c *Controller) HasRole(r regs.Role) bool { return slices.Contains(c.Roles, r) }
 
 // RegisterSpec adds a register to the base map or replaces one of the same
-// name (case ignored). A replacement keeps the built-in value of every key
-// the profile leaves out (offset, reset, read_only, w1c, desc, note, and the
-// field list when no field is given); given fields replace the whole list.
+// name (case ignored), keeping the built-in value of every key it leaves
+// out; given fields replace the whole list.
 type RegisterSpec struct {
 	Name     string      `toml:"name"`
 	Offset   uint32      `toml:"offset"`
@@ -200,8 +189,8 @@ func (b Bits) MarshalText() ([]byte, error) {
 // Linux driver rewrites it.
 type Knob struct {
 	Field string `toml:"field" json:"field"` // REG.FIELD
-	// DT property that sets the field, and the roles in which the value
-	// the driver writes from it is kept.
+	// DT property that sets the field, and the roles in which the driver
+	// keeps it.
 	DT      string      `toml:"dt" json:"dt,omitempty"`
 	DTRoles []regs.Role `toml:"dt_roles" json:"dt_roles,omitempty"`
 	DTMax   *uint32     `toml:"dt_max" json:"dt_max,omitempty"`
@@ -216,18 +205,17 @@ type Knob struct {
 	ParamEncoding Encoding    `toml:"param_encoding" json:"param_encoding,omitempty"`
 	// None explains why the knob has no persistent mechanism.
 	None string `toml:"none" json:"none,omitempty"`
-	// Warn is a caution that set and dts repeat whenever the field is
-	// changed or its property emitted (values known to hurt this SoC).
-	Warn string `toml:"warn" json:"warn,omitempty"`
-	// Driver says when and how the Linux driver rewrites the field.
-	Driver string `toml:"driver" json:"driver,omitempty"`
+	// Warn is a caution that set and dts repeat (values known to hurt
+	// this SoC).
+	Warn   string `toml:"warn" json:"warn,omitempty"`
+	Driver string `toml:"driver" json:"driver,omitempty"` // when the driver rewrites it
 	// Source cites where the rule comes from (kernel file and function,
-	// DT binding, measurement); "unknown" is shown when it is empty.
+	// DT binding, measurement).
 	Source string `toml:"source" json:"source,omitempty"`
 }
 
 // SimSpec describes how the simulated controller differs from the
-// register map's semantics (QEMU: read-as-zero, write-ignored ranges).
+// register map's semantics (QEMU).
 type SimSpec struct {
 	// ReadAsZero lists byte ranges "0x000-0x0FF" that read 0 and ignore
 	// writes.
@@ -236,10 +224,8 @@ type SimSpec struct {
 
 // Reload is the module stack that a modparam sweep reloads.
 type Reload struct {
-	// Modules to remove, top first, and to load again in reverse order.
-	Modules []string `toml:"modules"`
-	// Wait is what to wait for after loading (a path that must exist).
-	Wait string `toml:"wait"`
+	Modules []string `toml:"modules"` // top first; loaded again in reverse
+	Wait    string   `toml:"wait"`    // a path that must exist after loading
 }
 
 // Controller returns the controller with label l, or with the DT node
@@ -263,9 +249,8 @@ func (p *Profile) Controller(l string) (*Controller, error) {
 }
 
 // ForController returns the profile as one controller sees it: a shallow
-// copy whose Map is the controller's map (only the registers its core
-// has). Targets carry this view, so dump, get/set, sweeps and the TUI use
-// the controller's registers without knowing about core types.
+// copy with the controller's map and board values. Targets carry this
+// view, so nothing above them knows about core types.
 func (p *Profile) ForController(c *Controller) *Profile {
 	if c == nil || p.Map == nil {
 		return p
@@ -278,9 +263,7 @@ func (p *Profile) ForController(c *Controller) *Profile {
 		}
 	}
 	if q.Map == nil {
-		// A controller of another profile (or built by hand): narrow
-		// this profile's map to its core.
-		q.Map = p.Map.ForCore(c.Core)
+		q.Map = p.Map.ForCore(c.Core) // a controller of another profile
 	}
 	q.Board = nil
 	for _, b := range p.Board {
@@ -304,21 +287,16 @@ func (p *Profile) Knob(ref regs.Ref) *Knob {
 // ErrProfile is wrapped by every profile loading or validation error.
 var ErrProfile = errors.New("invalid profile")
 
-// Parse decodes and validates a profile. name is used in error messages
-// ("profiles/imx6q.toml"). Every error reads "NAME:LINE: invalid profile:
-// MESSAGE", where LINE is the line of the key at fault (or of its table
-// header when a required key is missing) and MESSAGE names the key. All
-// problems found are reported, in line order, joined with errors.Join.
-//
-// Parsing is strict: TOML syntax errors, keys the format does not define
-// (keys are case-sensitive, also inside inline tables), values of the wrong
-// type or outside their Go type, and every semantic problem of the merged
-// register map are errors.
+// Parse decodes and validates a profile, strictly: TOML syntax errors,
+// keys the format does not define (case-sensitive, also inside inline
+// tables), values of the wrong type and every semantic problem of the
+// merged register map are errors. Each reads "NAME:LINE: invalid
+// profile: MESSAGE" with the line of the key at fault; all are reported
+// in line order, joined with errors.Join.
 func Parse(name string, data []byte) (*Profile, error) {
-	// A first, untyped decode separates TOML syntax errors (whose position
-	// the parser knows) from type errors of the typed decode below (whose
-	// position the decoder reports for the last occurrence of the key
-	// only); the locator (locate.go) reads its paths.
+	// A first, untyped decode separates syntax errors (whose position the
+	// parser knows) from type errors of the typed decode (reported for the
+	// key's last occurrence only); the locator reads its paths.
 	var generic map[string]any
 	if _, err := toml.Decode(string(data), &generic); err != nil {
 		return nil, newLocator(name, data, nil).decodeError(err, false)
@@ -332,8 +310,7 @@ func Parse(name string, data []byte) (*Profile, error) {
 	ps := &problems{name: name, loc: loc}
 	loc.unknownKeys(ps, md)
 	if ps.failed() {
-		// Further checks would mostly report consequences of the typos.
-		return nil, ps.err()
+		return nil, ps.err() // further checks would report the typos' consequences
 	}
 	controlText(ps, loc, "", generic, 0)
 	if ps.failed() {
@@ -348,15 +325,12 @@ func Parse(name string, data []byte) (*Profile, error) {
 	return &p, nil
 }
 
-// controlText refuses text with terminal control characters (escape
-// sequences, C1 controls, bidirectional overrides) anywhere in a profile:
-// a profile is configuration, and its titles and notes reach terminals
-// (detect, dump, dts), so a shared profile file must not carry them.
+// controlText refuses terminal control characters (escape sequences, C1
+// controls, bidirectional overrides) anywhere in a profile: its titles
+// and notes reach terminals, so a shared profile file must not carry them.
 func controlText(ps *problems, l *locator, path string, v any, depth int) {
 	if depth > 8 {
-		// Deeper than any profile key goes: unknown keys are refused
-		// before this runs.
-		return
+		return // deeper than any key: unknown keys are refused before this
 	}
 	switch v := v.(type) {
 	case string:
@@ -470,22 +444,11 @@ func ParseRange(s string) (lo, hi uint32, err error) {
 }
 
 func validProfileName(s string) bool {
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return s != ""
+	bad := func(c rune) bool { return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') }
+	return s != "" && !strings.ContainsFunc(s, bad)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 func unjoin(err error) []error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -495,10 +458,9 @@ func unjoin(err error) []error {
 }
 
 // DTLimit refuses a value above what the device-tree binding allows for
-// the knob of ref (tx-burst-size-dword and rx-burst-size-dword: at most
-// 0x20): such a value could never be made permanent, and the binding's
-// limit is all any source says is safe. `set` and every sweep axis (the
-// CLI's, a plan file's, the TUI's) refuse alike.
+// the knob of ref (tx/rx-burst-size-dword: at most 0x20): it could never
+// be made permanent, and the binding's limit is all any source says is
+// safe. `set` and every sweep axis refuse alike.
 func (p *Profile) DTLimit(ref regs.Ref, v uint32) error {
 	if k := p.Knob(ref); ref.Field != nil && k != nil && k.DTMax != nil && v > *k.DTMax {
 		return fmt.Errorf("%s=%d: the DT binding allows %s up to %#x (%d): refused, it could never be made permanent", ref, v, k.DT, *k.DTMax, *k.DTMax)

@@ -8,13 +8,8 @@ import (
 	"github.com/citune/citune/regs"
 )
 
-// This file builds a profile's register maps from its TOML: the merged
-// ChipIdea map, register and field specs, the usbmisc word.
-
 // buildMap merges [[register]], [reset] and reset_unknown into a fresh
-// ChipIdea map. A [[register]] whose name matches a register of the map
-// replaces it; keys it leaves out keep the map's values (its field list
-// too, unless it gives fields).
+// ChipIdea map.
 func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 	m := regs.ChipIdea()
 	n0 := len(ps.list)
@@ -40,8 +35,7 @@ func (p *Profile) buildMap(l *locator, ps *problems) *regs.Map {
 
 // mergeRegisters adds or replaces the [[register]] tables in m. origin
 // maps an upper-case register name to the index of the [[register]]
-// that defined it last; built[i] is true when register[i] merged without
-// problems.
+// that defined it last; built[i] says register[i] merged cleanly.
 func (p *Profile) mergeRegisters(m *regs.Map, l *locator, ps *problems) (origin map[string]int, built []bool) {
 	origin = map[string]int{}
 	built = make([]bool, len(p.Registers))
@@ -59,9 +53,8 @@ func (p *Profile) mergeRegisters(m *regs.Map, l *locator, ps *problems) (origin 
 		if r.Name == "" {
 			continue
 		}
-		// A register with problems still joins the map, so that knobs
-		// and [reset] naming it do not report follow-on errors; the
-		// profile is refused anyway.
+		// A register with problems still joins the map, so that knobs and
+		// [reset] naming it report no follow-on errors.
 		if old != nil {
 			spec.IsReplace = true
 			*old = r
@@ -131,9 +124,7 @@ func (p *Profile) applyReset(m *regs.Map, l *locator, ps *problems) {
 	}
 }
 
-// applyResetSources sets the reset values' sources: the SoC-wide one
-// replaces the built-in text where the built-in value stands;
-// per-register texts win.
+// applyResetSources sets the reset values' sources; per-register texts win.
 func (p *Profile) applyResetSources(m *regs.Map, l *locator, ps *problems) {
 	if p.ResetSource != "" {
 		for i := range m.Registers {
@@ -173,8 +164,6 @@ func (p *Profile) buildUSBMisc(l *locator, ps *problems) *regs.Register {
 	if l.has("usbmisc.offset") {
 		ps.add(l.at("usbmisc.offset"), "[usbmisc]: no offset here: each controller gives the address of its word (usbmisc = 0x...)")
 	}
-	// merge over an empty register of that name: no offset needed, the
-	// reset value is unknown unless given.
 	r, ok := p.USBMisc.merge(l, ps, "usbmisc", &regs.Register{Name: p.USBMisc.Name})
 	if !ok {
 		return nil
@@ -258,10 +247,9 @@ func registerInError(msg string) string {
 	return ""
 }
 
-// merge checks one [[register]] (at is its path, "register[2]") and
-// returns the register it defines, applied over old when it replaces a
-// register of the map. ok is false if it found a problem; the register
-// then holds the fields whose bits are sane, or no name if it has none.
+// merge checks one [[register]] (at: "register[2]") and returns the
+// register it defines, over old when it replaces one. With a problem, ok
+// is false and the register holds the fields whose bits are sane.
 func (s *RegisterSpec) merge(l *locator, ps *problems, at string, old *regs.Register) (regs.Register, bool) {
 	n0 := len(ps.list)
 	has := func(k string) bool { return l.has(at + "." + k) }
@@ -359,8 +347,7 @@ func (fs *FieldSpec) field(l *locator, ps *problems, at, reg string) (f regs.Fie
 	}
 	f = regs.Field{Name: fs.Name, Lsb: fs.Bits.Lsb, Width: fs.Bits.Msb - fs.Bits.Lsb + 1, Access: fs.Access,
 		Knob: fs.Knob, Strict: fs.Strict, Never: fs.Never, Desc: fs.Desc}
-	if fs.Bits.Msb < fs.Bits.Lsb || fs.Bits.Msb > 31 {
-		// Bits.UnmarshalText refuses these; a Bits built in Go may not.
+	if fs.Bits.Msb < fs.Bits.Lsb || fs.Bits.Msb > 31 { // a Bits built in Go
 		ps.add(l.at(at+".bits"), "field %s: bits %d:%d do not fit a 32-bit register", where, fs.Bits.Msb, fs.Bits.Lsb)
 		return f, false
 	}

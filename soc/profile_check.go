@@ -9,8 +9,7 @@ import (
 	"github.com/citune/citune/regs"
 )
 
-// This file checks a loaded profile before anything uses it: its
-// controllers, identity checks and knobs.
+// The checks of a loaded profile's controllers, identity checks and knobs.
 
 func (p *Profile) checkControllers(l *locator, ps *problems, m *regs.Map) {
 	seen := map[string]int{}
@@ -34,8 +33,8 @@ func (p *Profile) checkControllers(l *locator, ps *problems, m *regs.Map) {
 	}
 }
 
-// ctrlCheck is one [[controller]] being checked: at is its key path,
-// who names it in problems.
+// ctrlCheck is one [[controller]] being checked: at is its key path, who
+// names it.
 type ctrlCheck struct {
 	l       *locator
 	ps      *problems
@@ -46,7 +45,7 @@ type ctrlCheck struct {
 func (cc ctrlCheck) has(k string) bool { return cc.l.has(cc.at + "." + k) }
 
 // label checks that the label is there and unique (seen: lower-case
-// label to the index of the controller that has it).
+// label to index).
 func (cc ctrlCheck) label(seen map[string]int, i int) {
 	c, l := cc.c, cc.l
 	if c.Label == "" {
@@ -84,8 +83,8 @@ func (p *Profile) checkSize(cc ctrlCheck, m *regs.Map, blamed map[string]bool) {
 		// would map (and let citune write) whatever lies beyond it.
 		ps.add(l.at(at+".size"), "%s: size %#x is larger than a controller window can be (at most %#x)", who, c.Size, maxWindow)
 	case c.Size < m.End():
-		// Blame added registers that lie outside the window; the
-		// size itself if the built-in map does not fit.
+		// Blame added registers outside the window; the size if the
+		// built-in map does not fit.
 		sizeBlamed := false
 		for _, r := range m.Registers {
 			if r.Offset+4 <= c.Size {
@@ -115,8 +114,7 @@ func (cc ctrlCheck) roles(m *regs.Map) {
 		ps.add(l.at(at+".roles"), "%s: no roles (want \"host\" and/or \"device\")", who)
 	}
 	// core is optional for profiles written before core types were
-	// modelled: without it the controller keeps the full (OTG) map,
-	// which is what citune showed before. Every embedded profile
+	// modelled: the full (OTG) map, as before. Every embedded profile
 	// gives it (TestEmbeddedProfilesDeclareCores).
 	switch {
 	case !cc.has("core"):
@@ -216,7 +214,7 @@ func (p *Profile) checkIdentity(l *locator, ps *problems, m *regs.Map) {
 }
 
 // fieldRef resolves the field key of entry i (at) of the [[what]] list,
-// and reports what is wrong with it (ok false).
+// or reports what is wrong with it.
 func fieldRef(l *locator, ps *problems, m *regs.Map, what, at string, i int, field string) (ref regs.Ref, ok bool) {
 	ref, err := m.Lookup(field)
 	switch {

@@ -6,10 +6,9 @@ import (
 	"periph.io/x/conn/v3"
 )
 
-// A Target is a periph conn.Resource: String names it and Halt undoes
-// what this process changed on it (through the undo session attached
-// with SetHalt), which is how periph programs stop a device on their quit
-// and signal paths.
+// A Target is a periph conn.Resource: Halt undoes what this process
+// changed on it (the undo session attached with SetHalt), as periph
+// programs stop a device on their quit and signal paths.
 var _ conn.Resource = (*Target)(nil)
 
 // SetHalt attaches what Halt runs (an undo session's Halt).
@@ -19,8 +18,8 @@ func (t *Target) SetHalt(f func() error) {
 	t.halt = f
 }
 
-// Halt undoes this process's changes on the target; without an attached
-// session there is nothing to undo.
+// Halt undoes this process's changes on the target (nothing without a
+// session).
 func (t *Target) Halt() error {
 	t.mu.RLock()
 	f := t.halt
@@ -31,9 +30,7 @@ func (t *Target) Halt() error {
 	return f()
 }
 
-// ID is the target's canonical identity for the journal and its lock:
-// the physical base for /dev/mem, device and inode of the resolved image
-// path, or the profile and controller of a simulated controller.
+// ID is the target's canonical identity for the journal and its lock.
 func (t *Target) ID() (undo.TargetID, error) {
 	switch t.Kind {
 	case KindDevMem:
@@ -44,14 +41,13 @@ func (t *Target) ID() (undo.TargetID, error) {
 	return undo.Sim(t.Profile.Name + "/" + t.Controller.Label), nil
 }
 
-// Accessor reaches the target's registers through whatever window is
-// mapped at the time of each access: a module reload maps the window
-// again (Remap), and an undo session opened before it must write through
-// the new mapping.
+// Accessor reaches the registers through whatever window is mapped at
+// each access: an undo session opened before a Remap writes through the
+// new mapping.
 func (t *Target) Accessor() regs.Accessor { return t }
 
-// Write32 writes a register through whatever window is mapped now (Read32
-// is beside the other methods the sim probe uses, simulated.go).
+// Write32 writes a register through whatever window is mapped now (Read32:
+// simulated.go).
 func (t *Target) Write32(off, v uint32) error {
 	t.mu.RLock()
 	defer t.mu.RUnlock()

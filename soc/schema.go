@@ -15,9 +15,8 @@ import (
 )
 
 // unknownKeys reports every key of the text that the profile format does
-// not define. Unlike the decoder's Undecoded, it is case-sensitive and
-// also sees keys inside inline tables in arrays. A misspelt table is
-// reported once, not with every key below it.
+// not define: unlike the decoder's Undecoded, case-sensitive, also inside
+// inline tables in arrays, and a misspelt table once.
 func (l *locator) unknownKeys(ps *problems, md toml.MetaData) {
 	l.unknownBelow(ps, profileType, l.generic, "", nil)
 	if ps.failed() {
@@ -107,8 +106,8 @@ func tomlFields(t reflect.Type) map[string]reflect.Type {
 	return fs
 }
 
-// schemaType returns the Go type a key path (plain segments) decodes into.
-// Keys match exactly; as a fallback, like the decoder, case is ignored.
+// schemaType returns the Go type a key path decodes into; keys match
+// exactly, else, like the decoder, ignoring case.
 func schemaType(t reflect.Type, segs []string) (reflect.Type, bool) {
 	for _, s := range segs {
 		if !isTable(t) {

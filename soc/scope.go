@@ -14,23 +14,19 @@ import (
 // Module parameters are module-wide: ehci_hcd.log2_irq_thresh and
 // ehci_hcd.park are read by ehci_init() for every EHCI controller the
 // module drives, i.e. every ChipIdea controller in host role, not only the
-// one citune has open. ParamScope says which controllers of the profile a
-// parameter changes, from the running system where it tells and from the
-// profile otherwise.
+// one citune has open.
 
 // ParamUser is one controller a module parameter applies to.
 type ParamUser struct {
 	Label string `json:"label"`
 	Node  string `json:"node"`
-	// Role is regs.RoleHost (the parameter applies), or regs.RoleOTG when the
-	// controller may switch roles and the parameter applies while it is a
-	// host.
+	// Role is regs.RoleHost, or regs.RoleOTG when the parameter applies
+	// while the controller is a host.
 	Role regs.Role `json:"role"`
-	// Source says how regs.Role was found: "sysfs" (the ci_hdrc role file),
-	// "device tree" (status and dr_mode of the node), "profile".
+	// Source says how Role was found: "sysfs", "device tree", "profile".
 	Source string `json:"source"`
 	// Settings are the values of the fields the parameter sets, when the
-	// controller was read ("USBCMD.ITC": "1"); empty when not read.
+	// controller was read ("USBCMD.ITC": "1").
 	Settings map[string]string `json:"settings,omitempty"`
 	Note     string            `json:"note,omitempty"`
 }
@@ -106,8 +102,7 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 				u.Role = regs.RoleOTG
 			}
 		}
-		// An OTG controller may be a host at any time: the parameter
-		// applies then.
+		// An OTG controller may be a host at any time.
 		if u.Role == regs.RoleOTG && !applies(regs.RoleHost) || u.Role != regs.RoleOTG && !applies(u.Role) {
 			continue
 		}
@@ -116,12 +111,10 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 	return us
 }
 
-// ParamUsers is ParamScope(root, p, param) with each user's settings
-// read: the fields param sets, on t through its accessor and on the
-// board's other controllers through their own /dev/mem windows (read
-// only, after their identity checks). p is the whole profile (t's is
-// narrowed to its controller). A simulated or image target has no other
-// controller to read: their Note says so.
+// ParamUsers is ParamScope with each user's settings read: on t through
+// its accessor, on the board's other controllers through their own
+// /dev/mem windows (read only, after their identity checks). p is the
+// whole profile (t's is narrowed to its controller).
 func (t *Target) ParamUsers(root fs.FS, p *Profile, param string) []ParamUser {
 	us := ParamScope(root, p, param)
 	for i := range us {
@@ -153,8 +146,7 @@ func (t *Target) ParamUsers(root fs.FS, p *Profile, param string) []ParamUser {
 	return us
 }
 
-// readSettings reads the fields that p's knobs with param set, through
-// acc and m.
+// readSettings reads the fields that p's knobs with param set.
 func (u *ParamUser) readSettings(acc regs.Accessor, m *regs.Map, p *Profile, param string) {
 	for _, k := range p.Knobs {
 		if k.Param != param {

@@ -9,17 +9,15 @@ import (
 )
 
 // ReloadSim plays a driver reload on a simulated target: the controller
-// is reset, Linux configures it again (the profile's board values), and
-// the simulated ehci-hcd, just loaded, starts from the module parameters
-// readParam returns for the profile's knobs (a log2-encoded parameter
-// sets the driver's ITC, a park-encoded one its park mode), as on a
-// board. The target's accessor is replaced and its identity checked.
+// is reset to the board values, and the simulated ehci-hcd starts from
+// the module parameters readParam returns for the profile's knobs (ITC,
+// park). The target's accessor is replaced and its identity checked.
 func (t *Target) ReloadSim(readParam func(module, param string) (string, error)) error {
 	if t.Kind != KindSim {
 		return errors.New("ReloadSim: not a simulated target")
 	}
-	// The port comes back in the role it had (a gadget stays a gadget),
-	// and a simulated ehci-hcd only where there was one.
+	// The port comes back in its role, with an ehci-hcd only where there
+	// was one.
 	snap, _ := Take(t.Profile.Map, t)
 	role := simStart(t.Profile, t.Controller, snap)
 	o := SimOptions{Role: role}

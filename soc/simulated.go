@@ -5,11 +5,9 @@ import (
 	"github.com/citune/citune/soc/sim"
 )
 
-// A simulated target is what the sim probe measures: through these
-// methods (probe.SimController and probe.NonBurstReader) the probe reads
-// the target's registers and plays its driver, without knowing the
-// simulator's type; the rest of citune asks Simulated instead of looking
-// at the simulator itself.
+// A simulated target is what the sim probe measures, through these
+// methods (probe.SimController and probe.NonBurstReader); the rest of
+// citune asks Simulated instead of looking at the simulator itself.
 
 // Simulated reports whether the target is the built-in simulated
 // controller.
@@ -30,8 +28,7 @@ func (t *Target) Read32(off uint32) (uint32, error) {
 func (t *Target) SoC() string { return t.Profile.Name }
 
 // Transfer tells a simulated target that a transfer happened, so that its
-// driver plays what the real one does then (writing its cached USBCMD
-// back); other targets have nothing to play.
+// driver writes its cached USBCMD back as the real one does.
 func (t *Target) Transfer() {
 	if t.Simulated() {
 		t.simr.Transfer()
@@ -39,8 +36,7 @@ func (t *Target) Transfer() {
 }
 
 // NonBurst reads the usbmisc non-burst bit where the profile maps the
-// port's usbmisc word: the simulated board then models the bit the
-// registers say, not only the SoC's Linux default.
+// port's usbmisc word, for the model to take.
 func (t *Target) NonBurst() (on, ok bool) {
 	ref, err := t.Profile.Map.Lookup("USBMISC_CTRL.NON_BURST")
 	if err != nil || ref.Field == nil {
@@ -57,16 +53,16 @@ func (t *Target) NonBurst() (on, ok bool) {
 func (t *Target) Path() string { return t.path }
 
 // Simulator is the simulated register file of a KindSim target (nil
-// otherwise), as it is now: a reload replaces it.
+// otherwise) as it is now: a reload replaces it.
 func (t *Target) Simulator() *sim.Sim {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.simr
 }
 
-// Intercept wraps the window's accessor in f's, under the lock that
-// orders window swaps (tests inject faults with it; a later swap drops
-// the wrapper). It is the only way around the target's own accessor.
+// Intercept wraps the window's accessor in f's, under the lock (tests
+// inject faults with it; a swap drops the wrapper). It is the only way
+// around the target's own accessor.
 func (t *Target) Intercept(f func(regs.Accessor) regs.Accessor) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

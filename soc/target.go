@@ -24,11 +24,10 @@ const (
 )
 
 // Target is an open controller window with the profile that describes it.
-// Profile is the view of the controller (Profile.ForController): its Map
-// holds only the registers the controller's core has, and its accessor
-// (the Target itself: Read32, Write32) refuses reads and writes of the
-// others (regs.Guard), whatever the target kind. The window is not
-// exported: every access takes the lock that orders it with swaps.
+// Profile is the view of the controller (Profile.ForController), and the
+// Target's own accessor (Read32, Write32) refuses registers its core does
+// not have (regs.Guard). The window is not exported: every access takes
+// the lock that orders it with swaps.
 type Target struct {
 	Profile    *Profile
 	Controller *Controller
@@ -39,9 +38,9 @@ type Target struct {
 	win        *mmio.Window
 	halt       func() error
 	// mu orders window swaps (Remap, ReloadSim) with the accesses made
-	// through the Target itself (Read32, Write32: what undo sessions and
-	// the signal path's Halt write through) and with SetHalt/Halt. acc and
-	// simr are read without it only by the goroutine that swaps them.
+	// through the Target itself (what undo sessions and the signal path's
+	// Halt write through) and with SetHalt/Halt. acc and simr are read
+	// without it only by the goroutine that swaps them.
 	mu sync.RWMutex
 }
 
@@ -50,31 +49,24 @@ type SimDriver int
 
 // SimDriver modes.
 const (
-	// SimDriverHost plays ehci-hcd on a controller in host role, as on a
-	// board (the default).
-	SimDriverHost SimDriver = iota
-	// SimDriverOff never plays it: ITC and park written by hand hold.
-	SimDriverOff
+	SimDriverHost SimDriver = iota // ehci-hcd in host role, as on a board
+	SimDriverOff                   // never: ITC and park written by hand hold
 )
 
 // SimOptions configure a simulated target.
 type SimOptions struct {
-	// Driver: whether ehci-hcd rewrites USBCMD (see sim.Config).
-	Driver SimDriver
-	// Log2IrqThresh and Park are ehci-hcd's module parameters
-	// (log2_irq_thresh, park) the simulated driver starts with.
-	Log2IrqThresh uint
-	Park          uint
-	// ResetValues starts the controller as it comes out of reset, before
-	// any driver: its reset values instead of the profile's board values
-	// (what Linux leaves on a running board), and no simulated ehci-hcd.
+	Driver SimDriver // whether ehci-hcd rewrites USBCMD (sim.Config)
+	// Log2IrqThresh and Park are the ehci-hcd module parameters the
+	// simulated driver starts with.
+	Log2IrqThresh, Park uint
+	// ResetValues starts the controller as it comes out of reset: its
+	// reset values instead of the board values, and no ehci-hcd.
 	ResetValues bool
-	// Role is regs.RoleHost or regs.RoleDevice; empty: simStart's.
-	Role regs.Role
+	Role        regs.Role // empty: simStart's
 }
 
 // simStart is the role a simulated controller starts in: RoleOf, and
-// device for a port whose role RoleOf does not know (see there).
+// device for a port whose role RoleOf does not know.
 func simStart(p *Profile, c *Controller, snap Snapshot) regs.Role {
 	if r := RoleOf(p.Map, c, snap); r != "" {
 		return r
@@ -84,8 +76,7 @@ func simStart(p *Profile, c *Controller, snap Snapshot) regs.Role {
 
 // BoardStart returns the register values (by offset) a running board
 // holds in role: the reset values with the profile's board values for
-// that role, and USBMODE.CM set to the role as the driver sets it when
-// it starts the role.
+// it, and USBMODE.CM set as the driver sets it.
 func BoardStart(p *Profile, role regs.Role) map[uint32]uint32 {
 	vals := map[uint32]uint32{}
 	get := func(r *regs.Register) uint32 {
@@ -110,21 +101,8 @@ func BoardStart(p *Profile, role regs.Role) map[uint32]uint32 {
 	return vals
 }
 
-// joinRoles is "host and device", "device only".
-func joinRoles(rs []regs.Role) string {
-	var ns []string
-	for _, r := range rs {
-		ns = append(ns, string(r))
-	}
-	if len(ns) == 1 {
-		return ns[0] + " only"
-	}
-	return strings.Join(ns, " and ")
-}
-
 // ReadsAsZero says whether the emulated board's register at offset off
-// reads 0 and ignores writes (the profile's sim.read_as_zero; QEMU's
-// model). The ranges were checked when the profile loaded.
+// reads 0 and ignores writes (the profile's sim.read_as_zero).
 func (p *Profile) ReadsAsZero(off uint32) bool {
 	if !p.Emulated {
 		return false
@@ -150,7 +128,11 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 	if role == "" {
 		role = simStart(p, c, Snapshot{})
 	} else if !slices.Contains(c.Roles, role) {
-		return nil, fmt.Errorf("%s %s cannot take the %s role (it has %s)", p.Name, c.Label, role, joinRoles(c.Roles))
+		has := JoinRoles(c.Roles, " and ")
+		if len(c.Roles) == 1 {
+			has += " only"
+		}
+		return nil, fmt.Errorf("%s %s cannot take the %s role (it has %s)", p.Name, c.Label, role, has)
 	}
 	cfg := sim.Config{Map: p.Map, Size: c.Span(), ReadAsZero: raz, SoC: p.Name,
 		Driver: o.Driver == SimDriverHost && role == regs.RoleHost && !o.ResetValues, Log2IrqThresh: o.Log2IrqThresh, Park: o.Park}
@@ -158,9 +140,8 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 		cfg.Initial = BoardStart(p, role)
 	}
 	s := sim.New(cfg)
-	// Where no source gives a reset value (Vybrid), the simulated
-	// controller holds what the identity checks expect, so that it answers
-	// like the real one would.
+	// Where no source gives a reset value (Vybrid), it holds what the
+	// identity checks expect.
 	for _, ch := range p.Identity {
 		if r := p.Map.Register(ch.Register); r != nil && !r.ResetKnown {
 			v := s.Peek(r.Offset)
@@ -170,9 +151,8 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 	return &Target{Profile: p, Controller: c, Kind: KindSim, acc: regs.Guard(s, p.Map), simr: s}, nil
 }
 
-// Where says which target Open opens: the simulated controller (Sim,
-// with SimOptions), a register image (Image, writable or not), else the
-// controller's window through /dev/mem.
+// Where says which target Open opens: the simulated controller, a
+// register image, else the controller's window through /dev/mem.
 type Where struct {
 	Sim        bool
 	SimOptions SimOptions
@@ -191,12 +171,10 @@ func Open(p *Profile, c *Controller, w Where) (*Target, error) {
 	return OpenDevMem(p, c)
 }
 
-// OpenFile opens a register image (a file holding the controller window
-// from its offset 0).
+// OpenFile opens a register image: the controller window from its offset
+// 0 and, when it is long enough (mkimage writes Span bytes), the usbmisc
+// word; a shorter image opens without that word.
 func OpenFile(p *Profile, c *Controller, path string, writable bool) (*Target, error) {
-	// The image holds the controller window from offset 0 and, when it
-	// is long enough (citune mkimage writes Span bytes), the usbmisc word
-	// at its offset; a shorter image still opens, without that word.
 	size := c.Span()
 	if st, err := os.Stat(path); err == nil && st.Size() < int64(size) && st.Size() >= int64(c.Size) {
 		size = uint32(st.Size()) &^ 3
@@ -207,7 +185,6 @@ func OpenFile(p *Profile, c *Controller, path string, writable bool) (*Target, e
 	}
 	p = p.ForController(c)
 	if size < c.Span() {
-		// Registers past the end of a short image are absent from it.
 		m := p.Map.Clone()
 		kept := m.Registers[:0]
 		for _, r := range m.Registers {
@@ -226,10 +203,9 @@ func OpenFile(p *Profile, c *Controller, path string, writable bool) (*Target, e
 	return &Target{Profile: p, Controller: c, Kind: KindFile, path: path, acc: regs.Guard(w, p.Map), win: w}, nil
 }
 
-// OpenDevMem maps the controller's physical window through /dev/mem.
+// OpenDevMem maps the controller's physical window through /dev/mem, up
+// to its usbmisc word if the profile places one (Span).
 func OpenDevMem(p *Profile, c *Controller) (*Target, error) {
-	// One mapping from the controller base over its usbmisc word, if the
-	// profile places one (Span); nothing outside the map is touched.
 	w, err := mmio.MapPhys(c.Base, c.Span())
 	if err != nil {
 		return nil, err
@@ -284,9 +260,7 @@ var ErrIdentity = errors.New("controller identity check failed")
 
 // Identify runs the profile's identity checks. The error lists what was
 // read and what was expected; nothing may be written when it fails.
-func (t *Target) Identify() error {
-	return Identify(t.Profile, t)
-}
+func (t *Target) Identify() error { return Identify(t.Profile, t) }
 
 // Identify runs p's identity checks against acc.
 func Identify(p *Profile, acc regs.Accessor) error {
@@ -339,9 +313,8 @@ func (s Snapshot) Value(name string) (uint32, bool) {
 	return 0, false
 }
 
-// Take reads every register of m. A register the accessor refuses as
-// absent from the controller (regs.ErrAbsent: a device register of a
-// host-only core, when m is the profile's full map) is left out.
+// Take reads every register of m, leaving out those the accessor refuses
+// as absent (regs.ErrAbsent: a host-only core's device registers).
 func Take(m *regs.Map, acc regs.Accessor) (Snapshot, error) {
 	var s Snapshot
 	for i := range m.Registers {
@@ -363,13 +336,10 @@ func Take(m *regs.Map, acc regs.Accessor) (Snapshot, error) {
 // role, else the role its dr_mode fixes (DRRole). Its one fallback is ""
 // (unknown: an OTG port that no driver has started, or QEMU, whose CM
 // reads 0), never a guess: a wrong role would sweep or export the other
-// role's mechanisms, so callers say "role unknown" and offer both (dtsout
-// lists both roles' mechanisms, BoardValues only role-free values).
-// The simulator alone must pick a role for an unknown port, because it
-// creates the state it then reads: it starts in device role (simStart),
-// as the ChipIdea driver starts an OTG port with no cable (the ID pin
-// reads 1: a B-device). sysfsRole reads the kernel's own word for a bound
-// controller citune has not mapped (ParamScope), not a second rule.
+// role's mechanisms, so callers say "role unknown" and offer both. The
+// simulator alone must pick one, because it creates the state it then
+// reads: device (simStart), as the ChipIdea driver starts an OTG port
+// with no cable (the ID pin reads 1: a B-device).
 func RoleOf(m *regs.Map, c *Controller, snap Snapshot) regs.Role {
 	if r := m.Register("USBMODE"); r != nil {
 		if f := r.Field("CM"); f != nil {
@@ -402,6 +372,6 @@ func (t *Target) RoleNow() (regs.Role, error) {
 	return t.Role(Snapshot{Registers: []RegValue{{Name: r.Name, Offset: r.Offset, Value: v}}}), nil
 }
 
-// CheckImage refuses a register image that is not a regular file (a
-// FIFO, a socket, a device) without opening it.
+// CheckImage refuses a register image that is not a regular file,
+// without opening it.
 func CheckImage(path string) error { return mmio.CheckImage(path) }
