@@ -10,8 +10,8 @@ import (
 	"github.com/citune/citune/regs"
 )
 
-// This file holds the writes of a session: Apply and the records it
-// keeps before each store, and the originals of files and parameters.
+// The writes of a session: Apply and the records it keeps before each
+// store, and the originals of files and parameters.
 
 // masks splits a prepared write into the bit groups it changes: each
 // described field whose value changes (write-1-to-clear, self-clearing and
@@ -76,8 +76,8 @@ func (s *Session) Apply(changes []regs.Change) ([]regs.Result, error) {
 		fr FieldRec
 	}
 	if s.lost != nil {
-		// The journal went: only a return to where the session found
-		// things may still be written, without it.
+		// Without the journal only a return to where the session found
+		// things may be written.
 		if !s.onlyRestoring(ws) {
 			return nil, s.lost
 		}
@@ -90,8 +90,8 @@ func (s *Session) Apply(changes []regs.Change) ([]regs.Result, error) {
 			k := key{off: w.Reg.Offset, mask: m, kind: 'r'}
 			t := s.note(k, ref, "", w.Old&m, "")
 			t.written = w.New & m
-			// The original is the session's own (memory), never a value
-			// read back from a register the session already changed.
+			// The original is the session's own, never a value read back
+			// from a register the session already changed.
 			fr := FieldRec{Register: w.Reg.Name, Offset: w.Reg.Offset, Mask: m, Original: t.orig, Written: w.New & m, By: s.o.Owner, Time: now}
 			if ref.Field != nil {
 				fr.Field = ref.Field.Name
@@ -110,9 +110,7 @@ func (s *Session) Apply(changes []regs.Change) ([]regs.Result, error) {
 				continue
 			}
 			if !p.t.journalled {
-				// Recorded before this session (a `set`): that is the
-				// original.
-				p.t.orig = e.Fields[i].Original
+				p.t.orig = e.Fields[i].Original // recorded before this session (a set)
 			}
 			e.Fields[i].Written = p.fr.Written
 		}
@@ -156,8 +154,7 @@ func (s *Session) onlyRestoring(ws []regs.Write) bool {
 }
 
 // commit stores the writes that change their register and reads back
-// all of them: a register that already holds the composed value is read,
-// not written again (writing only what was asked).
+// all of them: one that already holds the composed value is only read.
 func commit(acc regs.Accessor, ws []regs.Write) ([]regs.Result, error) {
 	var out []regs.Result
 	for _, w := range ws {
@@ -179,9 +176,8 @@ func commit(acc regs.Accessor, ws []regs.Write) ([]regs.Result, error) {
 }
 
 // note remembers the value an item had when the session first changed
-// it and returns its touch. Its original is that value (for an adopted
-// item, the interrupted session's original) until the journal says
-// otherwise.
+// it and returns its touch, whose original is that value (or the adopted
+// one) until the journal says otherwise.
 func (s *Session) note(k key, ref regs.Ref, label string, start uint32, str string) *touch {
 	s.seq++
 	for _, t := range s.touched {

@@ -13,10 +13,10 @@ import (
 )
 
 // BootRec is the boot loader's store as citune found it: its kind and
-// config (bootargs.Open), each variable's original (nil: it was not set),
-// and what citune wrote last, in which boot (the boot_id), so that a
-// sweep resumed after the reboot can tell a point's arguments that did
-// not come back from a boot that did not happen yet.
+// config (bootargs.Open), each variable's original (nil: not set), and
+// what citune wrote last in which boot (boot_id), so that a sweep resumed
+// after the reboot can tell arguments that did not come back from a boot
+// that did not happen yet.
 type BootRec struct {
 	Kind     string             `json:"kind"`
 	Config   string             `json:"config"`
@@ -24,7 +24,7 @@ type BootRec struct {
 	Original map[string]*string `json:"original"`
 	Written  map[string]*string `json:"written,omitempty"`
 	// Files are the files citune wrote for the boot loader (a dt: sweep's
-	// overlays, absolute paths): removed with the originals' restore.
+	// overlays): removed with the originals' restore.
 	Files  []string  `json:"files,omitempty"`
 	BootID string    `json:"boot_id,omitempty"`
 	By     Owner     `json:"by"`
@@ -40,8 +40,7 @@ func (s *Session) RecordBoot(rec BootRec) (BootRec, error) {
 	out := rec
 	err := s.update(func(e *Entry) {
 		if e.Boot != nil && e.Boot.Kind == rec.Kind && e.Boot.Config == rec.Config {
-			// The first originals stay; a variable first written now
-			// joins them, and so do the files.
+			// The first originals stay; new variables and files join them.
 			orig := maps.Clone(e.Boot.Original)
 			for n, v := range rec.Original {
 				if _, ok := orig[n]; !ok {

@@ -12,12 +12,12 @@ import (
 )
 
 // A claim says which journal holds a target's originals. It lives with
-// the target, not the journal (beside an image, or in the system-wide
-// folder for /dev/mem), so a session under another journal meets it
-// after its owner is gone: a sweep killed under journal A leaves A's
-// claim, and a set under journal B, which would take the sweep's values
-// for originals, is refused until A is restored. The flock on the target
-// says who is running; the claim says who still has changes on it.
+// the target (beside an image, or in the system-wide folder for
+// /dev/mem), so a session under another journal meets it after its owner
+// is gone: a set under journal B, which would take the values of a sweep
+// killed under journal A for originals, is refused until A is restored.
+// The flock on the target says who is running; the claim who still has
+// changes on it.
 //
 // Decision: a claim only refuses; it is never obeyed. A planted claim can
 // block a target (the user is told which journal it names and that
@@ -32,8 +32,7 @@ type claim struct {
 // maxClaim bounds what is read of a claim file.
 const maxClaim = 64 << 10
 
-// claimPath is where target id's claim lives ("" for targets without
-// one: simulated).
+// claimPath is where target id's claim lives ("": simulated).
 func claimPath(id TargetID, dir string) string {
 	switch id.Kind {
 	case TargetFile:
@@ -77,9 +76,8 @@ func (e *ClaimError) Error() string {
 func (e *ClaimError) Unwrap() error { return ErrBusy }
 
 // checkClaim refuses journal's session on id when another journal's
-// claim is there and that journal still has an entry for id. A claim
-// whose journal no longer holds the target (restored, or gone) is stale
-// and removed.
+// claim is there and that journal still has an entry for id; a stale
+// claim is removed.
 func checkClaim(journal string, id TargetID, dir string) error {
 	p := claimPath(id, dir)
 	if p == "" {
@@ -101,10 +99,9 @@ func checkClaim(journal string, id TargetID, dir string) error {
 	return &ClaimError{Target: id, Journal: c.Journal, Owner: c.Owner}
 }
 
-// writeClaim records journal as the holder of id's originals. Where the
-// claim cannot be written (an image in a folder this user cannot write)
-// the session goes on without it: the target's flock still keeps two
-// running sessions apart.
+// writeClaim records journal as the holder of id's originals. Where it
+// cannot (an image in a folder this user cannot write) the session goes
+// on: the target's flock still keeps two running sessions apart.
 func writeClaim(journal string, id TargetID, dir string, o Owner) {
 	p := claimPath(id, dir)
 	if p == "" {
@@ -126,8 +123,8 @@ func writeClaim(journal string, id TargetID, dir string, o Owner) {
 	}
 }
 
-// dropClaim removes journal's claim on id once the journal holds no
-// entry for it.
+// dropClaim removes journal's claim on id once the journal has no entry
+// for it.
 func dropClaim(journal string, id TargetID, dir string) {
 	p := claimPath(id, dir)
 	if p == "" {

@@ -1,16 +1,15 @@
 // Package undo owns recording and undoing every change citune makes:
 // register fields, sysfs/procfs files and kernel module parameters.
 //
-// A Session is one process's ownership of one target (a controller window
-// named by its canonical identity, see TargetID). Opening it takes the
-// target's lock; every write goes through it (Apply, WriteFile,
-// RecordModParam), which records the original of each changed field in
-// the on-disk journal before the first write; Restore puts back what the
+// A Session is one process's ownership of one target (TargetID). Opening
+// it takes the target's lock; every change goes through it (Apply,
+// RecordFile, RecordModParam, RecordBoot), which journals the original of
+// each changed item before the first write; Restore puts back what the
 // session changed, newest change first, by read-modify-write of the
 // changed fields only (bits the driver owns are never touched); Halt does
-// the same for signal and quit paths (the periph conn.Resource
-// convention); `citune restore` uses RestoreAll, which returns a target to
-// the state before citune touched it.
+// the same for signal and quit paths (periph's conn.Resource); `citune
+// restore` uses RestoreAll, which returns a target to the state before
+// citune touched it.
 //
 // Decisions:
 //   - The journal is one JSON file (version 2) with one entry per target
@@ -21,9 +20,9 @@
 //     most that file, which the next save replaces), synced and renamed.
 //   - Each target has a lock file in "locks/" beside the journal, held with
 //     flock for the owner's whole life and holding the owner's identity
-//     (pid, its start time from /proc, command, since when). flock is
-//     released by the kernel when a process dies, so a dead owner's lock is
-//     taken over without any stale-lock guessing. Long owners (sweep, TUI)
+//     (pid, its start time from /proc, command, since when). The kernel
+//     releases a flock when its process dies, so a dead owner's lock is
+//     taken over without stale-lock guessing. Long owners (sweep, TUI)
 //     are refused at once when the target is owned; short owners (set,
 //     restore) wait for another short owner and are refused by a long one
 //     unless forced.

@@ -10,8 +10,8 @@ import (
 	"github.com/citune/citune/regs"
 )
 
-// This file holds how a session ends: restoring what it changed,
-// settling the journal, keeping values, halting, closing.
+// How a session ends: restoring what it changed, settling the journal,
+// keeping values, halting, closing.
 
 // Restored is one item put back.
 type Restored struct {
@@ -23,11 +23,11 @@ type Restored struct {
 }
 
 // Restore returns everything the session changed to its value when the
-// session first changed it (for adopted records of an interrupted
-// session, to the original), newest change first: module parameters (a
-// reload resets the controller), files, then register fields by
-// read-modify-write of those fields only. Journal records whose item is
-// back at its original are dropped. It runs even when ctx is cancelled.
+// session first changed it (adopted records to their original), newest
+// change first: module parameters (a reload resets the controller),
+// files, then register fields by read-modify-write of those fields only.
+// Journal records whose item is back at its original are dropped. It
+// runs even when ctx is cancelled.
 func (s *Session) Restore(ctx context.Context) ([]Restored, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -60,9 +60,7 @@ func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, err
 		}
 		return t.start, t.str
 	}
-	var out []Restored
-	var errs []error
-	// Module parameters first: a reload resets the controller.
+	var rl restoreLog
 	var ps []paramTarget
 	for _, t := range todo {
 		if t.kind == 'p' {
@@ -70,22 +68,12 @@ func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, err
 			ps = append(ps, paramTarget{t.name, v})
 		}
 	}
-	rs, err := s.restoreParams(ctx, ps)
-	out = append(out, rs...)
-	if err != nil {
-		errs = append(errs, err)
-	}
+	rl.add(s.restoreParams(ctx, ps))
 	for _, t := range todo {
-		if t.kind != 'f' {
-			continue
+		if t.kind == 'f' {
+			_, v := target(t)
+			rl.add(restoreFile(s.o.Host, t.name, v))
 		}
-		_, v := target(t)
-		r, err := restoreFile(s.o.Host, t.name, v)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, r)
 	}
 	var fields []fieldTarget
 	for _, t := range todo {
@@ -94,22 +82,18 @@ func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, err
 			fields = append(fields, fieldTarget{off: t.off, mask: t.mask, want: v, name: t.label})
 		}
 	}
-	rs, err = restoreFields(s.o.Map, s.o.Acc, fields)
-	out = append(out, rs...)
-	if err != nil {
-		errs = append(errs, err)
-	}
+	rl.add(restoreFields(s.o.Map, s.o.Acc, fields))
 	// Forget what is back at its session-start value.
-	for _, r := range out {
+	for _, r := range rl.out {
 		if r.Held {
 			s.touched = slices.DeleteFunc(s.touched, func(t *touch) bool { return t.label == r.Name || t.name == r.Name && t.kind != 'r' })
 		}
 	}
 	s.publish()
 	if err := s.dropRestored(); err != nil {
-		errs = append(errs, err)
+		rl.errs = append(rl.errs, err)
 	}
-	return out, summarise(out, errs)
+	return rl.done()
 }
 
 func (s *Session) readParam(mod, param string) (string, error) {
@@ -120,9 +104,8 @@ func (s *Session) readParam(mod, param string) (string, error) {
 }
 
 // dropRestored removes the journal records of this target whose item is
-// back at its original value, and, for a long session with nothing of its
-// own left changed, its registration. A journal damaged under the
-// session is left as it is.
+// back at its original value, and the registration of a long session
+// with nothing of its own left changed. A damaged journal is left alone.
 func (s *Session) dropRestored() error {
 	if s.o.Journal == "" {
 		return nil
@@ -182,12 +165,9 @@ func (e *Entry) prune(acc regs.Accessor, h Host) {
 	}
 }
 
-// Settle brings the journal and the session's own bookkeeping up to date
+// Settle brings the journal and the session's bookkeeping up to date
 // after the caller put values back itself (a sweep returning to its
-// starting point through Apply): records at their original are dropped,
-// items back at their session-start value (or at their original) are no
-// longer the session's changes, and a long session with none left is
-// deregistered.
+// starting point through Apply), as dropRestored does.
 func (s *Session) Settle() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -223,9 +203,9 @@ func (s *Session) Keep() error {
 	return s.dropRestored()
 }
 
-// Halt undoes this process's changes (periph's conn.Resource): the quit
-// and signal paths call it; it is safe to call more than once and from
-// another goroutine than the one writing.
+// Halt undoes this process's changes (periph's conn.Resource) for the
+// quit and signal paths; it is safe to call more than once and from
+// another goroutine.
 func (s *Session) Halt() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -234,17 +214,15 @@ func (s *Session) Halt() error {
 	}
 	s.halted = true
 	if s.o.Owner.Kind == KindSet {
-		// A set's change is meant to last until `citune restore`.
-		return nil
+		return nil // a set's change lasts until `citune restore`
 	}
 	_, err := s.restore(context.Background(), nil)
 	return err
 }
 
 // Close releases the target's lock. A long session that still has
-// changes of its own (its restore failed, or it was never called) stays
-// registered, so the next session sees it as interrupted and `citune
-// restore` puts the originals back.
+// changes of its own stays registered, so the next session sees it as
+// interrupted and `citune restore` puts the originals back.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -19,17 +19,16 @@ import (
 const Version = 2
 
 // ErrStore is wrapped when the journal or a lock file cannot be read or
-// written (a read-only root file system, say): nothing is changed, as
-// without a journal a change could not be undone after a crash.
+// written: nothing is changed, as without a journal a change could not be
+// undone after a crash.
 var ErrStore = errors.New("the journal's place is not usable")
 
 // Journal holds one entry per target citune has changed and not yet
 // restored.
 type Journal struct {
 	Version int `json:"version"`
-	// Seq counts the saves of the file: it only grows while the file
-	// exists, so a session that sees it go back knows the file was
-	// replaced (a copy restored, deleted and written again).
+	// Seq counts the saves of the file: a session that sees it go back
+	// knows the file was replaced.
 	Seq     uint64  `json:"seq,omitempty"`
 	Entries []Entry `json:"entries"`
 }
@@ -37,26 +36,21 @@ type Journal struct {
 // Entry is what citune changed on one target.
 type Entry struct {
 	Target TargetID `json:"target"`
-	// Profile (or ProfileFile for --profile FILE) and Controller are the
-	// labels the first change was made with: restore loads the register
-	// map from them.
+	// Profile (or ProfileFile) and Controller are the labels the first
+	// change was made with: restore loads the register map from them.
 	Profile     string    `json:"profile"`
 	ProfileFile string    `json:"profile_file,omitempty"`
 	Controller  string    `json:"controller"`
 	Created     time.Time `json:"created"`
 	Updated     time.Time `json:"updated"`
-	// Sessions are the long sessions (sweep, TUI) that own the target
-	// now; one whose process is gone was interrupted.
+	// Sessions are the long sessions that own the target now; one whose
+	// process is gone was interrupted.
 	Sessions  []Owner    `json:"sessions,omitempty"`
 	Fields    []FieldRec `json:"fields,omitempty"`
 	Files     []FileRec  `json:"files,omitempty"`
 	ModParams []ParamRec `json:"modparams,omitempty"`
-	// Boot is the boot loader's store of the next boot's arguments, as
-	// citune found it (a cmdline: sweep), nil when untouched.
-	Boot *BootRec `json:"boot,omitempty"`
-	// Reload is how to reload the module stack to put module parameters
-	// back (nil when none were changed).
-	Reload *Reload `json:"reload,omitempty"`
+	Boot      *BootRec   `json:"boot,omitempty"`   // as citune found it; nil: untouched
+	Reload    *Reload    `json:"reload,omitempty"` // to put module parameters back
 	// Changes are the last REG.FIELD=VALUE requests of `citune set`,
 	// which `citune verify` checks.
 	Changes []string `json:"changes,omitempty"`
@@ -101,8 +95,8 @@ type ParamRec struct {
 }
 
 // Reload says how the module stack is reloaded: the modules top first,
-// the path that must appear again afterwards, the commands, and the root
-// under which /sys/module and /proc/modules are read.
+// the path that must appear again, the commands, and the root of
+// /sys/module and /proc/modules.
 type Reload struct {
 	Root     string        `json:"root,omitempty"`
 	Modules  []string      `json:"modules"`
@@ -166,9 +160,7 @@ func Load(path string) (*Journal, error) {
 		return nil, fmt.Errorf("journal: %w", ErrNoPlace)
 	}
 	if _, err := os.Stat(filepath.Dir(path)); errors.Is(err, os.ErrNotExist) {
-		// No state directory, so no journal: a read (verify, restore
-		// with nothing to do) creates nothing.
-		return &Journal{Version: Version}, nil
+		return &Journal{Version: Version}, nil // a read creates nothing
 	}
 	unlock, err := lockFile(path+".lock", lockSH)
 	if err != nil {
@@ -180,9 +172,7 @@ func Load(path string) (*Journal, error) {
 
 // Read reads the journal at path without locking or writing anything
 // (a journal whose place cannot be written, given to `restore --from`).
-func Read(path string) (*Journal, error) {
-	return load(path)
-}
+func Read(path string) (*Journal, error) { return load(path) }
 
 // Update runs fn on the journal at path while holding its exclusive lock
 // and saves the result: concurrent updates serialise and none is lost.
@@ -216,8 +206,7 @@ func load(path string) (*Journal, error) {
 
 // loadFile reads the journal at path; a missing file is errNoFile.
 func loadFile(path string) (*Journal, error) {
-	// Non-blocking: a FIFO put where the journal belongs must not hang
-	// the open (and is refused below).
+	// Non-blocking: a FIFO there must not hang the open (it is refused).
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errNoFile
@@ -362,10 +351,9 @@ type v1 struct {
 	} `json:"entries"`
 }
 
-// convertV1 reads a version-1 journal. A register's changed bits are those
-// that differ between its original and the value citune last wrote: they
-// become one record each (the exact fields are not known without the
-// map; restore puts back exactly those bits).
+// convertV1 reads a version-1 journal. A register's changed bits (its
+// original and last written value differ) become one record (the exact
+// fields are not known without the map).
 func convertV1(path string, b []byte) (*Journal, error) {
 	var old v1
 	if err := json.Unmarshal(b, &old); err != nil {
@@ -406,9 +394,7 @@ func convertV1(path string, b []byte) (*Journal, error) {
 
 // DefaultPath is $CITUNE_JOURNAL, else /var/lib/citune/journal.json for
 // root, else $XDG_STATE_HOME/citune/journal.json, ~/.local/state, or
-// $XDG_RUNTIME_DIR/citune; never a shared folder such as /tmp (anyone
-// could plant a journal there, or block it): with none of them it is an
-// ErrNoPlace error.
+// $XDG_RUNTIME_DIR/citune; never a shared folder such as /tmp.
 func DefaultPath(getenv func(string) string, uid int) (string, error) {
 	if p := getenv("CITUNE_JOURNAL"); p != "" {
 		return p, nil

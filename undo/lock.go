@@ -23,8 +23,7 @@ type BusyError struct {
 	Target TargetID
 	Holder Owner
 	// Elsewhere: the owner holds the target's own lock under another
-	// journal, which does not say who it is (Holder has at most the pid
-	// the kernel lists for the lock).
+	// journal (Holder has at most the pid the kernel lists for the lock).
 	Elsewhere bool
 }
 
@@ -47,21 +46,18 @@ func (e *BusyError) Unwrap() error { return ErrBusy }
 // who holds it) and the lock that lives with the target (tf), which every
 // journal's sessions meet.
 type lock struct {
-	f  *os.File
-	tf *os.File
-	// journal, id and dir name the target's claim (claim.go).
-	journal, dir string
+	f, tf        *os.File
+	journal, dir string // with id, name the target's claim (claim.go)
 	id           TargetID
 }
 
-// SystemLocks is the system-wide folder of /dev/mem targets' own locks
-// (Options.TargetLocks overrides it).
+// SystemLocks is the system-wide folder of /dev/mem targets' own locks.
 const SystemLocks = "/run/citune"
 
 // targetLockFile opens the lock that lives with target id: the image file
-// itself (flock works for every user who can read it), or a file keyed
-// by the physical base in the system-wide folder dir for /dev/mem (also
-// holding its owner). Nil for targets without one (simulated).
+// itself (flock works for every user who can read it), or for /dev/mem a
+// file keyed by the physical base in dir (named: it also holds its
+// owner). Nil for targets without one (simulated).
 func targetLockFile(id TargetID, dir string) (f *os.File, named bool, err error) {
 	switch id.Kind {
 	case TargetFile:
@@ -91,9 +87,8 @@ func targetLockFile(id TargetID, dir string) (f *os.File, named bool, err error)
 }
 
 // acquireTarget takes the target's own lock for o, by acquire's rules.
-// An owner under another journal that does not say who it is (an image)
-// is waited for up to holderWait by a short owner (a set is done within
-// it) and refused at once by a long one.
+// An owner that does not say who it is (an image) is waited for up to
+// holderWait by a short owner and refused at once by a long one.
 func acquireTarget(id TargetID, dir string, o Owner, force bool) (*os.File, error) {
 reopen:
 	f, named, err := targetLockFile(id, dir)
@@ -150,8 +145,7 @@ reopen:
 	return f, nil
 }
 
-// writeHolder replaces what the lock file f says with h (an owner alone
-// reads as the Owner it embeds).
+// writeHolder replaces what the lock file f says with h.
 func writeHolder(f *os.File, h holderFile) error {
 	b, err := json.Marshal(h)
 	if err == nil {
@@ -166,7 +160,6 @@ func writeHolder(f *os.File, h holderFile) error {
 	return nil
 }
 
-// lockPath is the lock file of target id beside the journal.
 func lockPath(journal string, id TargetID) string {
 	return filepath.Join(filepath.Dir(journal), "locks", id.Key()+".lock")
 }
@@ -175,10 +168,8 @@ func lockPath(journal string, id TargetID) string {
 // just taken the lock to write its identity into it.
 const holderWait = 2 * time.Second
 
-// acquire takes the target lock for o. A long owner (sweep, TUI) is
-// refused at once when anyone holds it; a short owner (set, restore)
-// waits for another short owner and is refused by a long one unless
-// force, in which case it goes on without the lock (nil, nil).
+// acquire takes the target lock for o (doc.go's rules); a forced short
+// owner goes on without it (nil, nil).
 func acquire(journal, targetLocks string, id TargetID, o Owner, force bool) (*lock, error) {
 	p := lockPath(journal, id)
 reopen:
@@ -198,8 +189,7 @@ reopen:
 		}
 		h, ok := readHolder(f)
 		if !ok || !h.Alive() {
-			// The holder has the lock but has not written who it is yet
-			// (what the file says is its predecessor's): ask again.
+			// The holder has not written who it is yet: ask again.
 			if time.Now().After(deadline) {
 				f.Close()
 				return nil, &BusyError{Target: id, Holder: Owner{Kind: "unknown"}}
@@ -208,14 +198,13 @@ reopen:
 			continue
 		}
 		if o.Kind.Long() || h.Kind.Long() {
+			f.Close()
 			if force && !o.Kind.Long() {
-				f.Close()
 				return nil, nil
 			}
-			f.Close()
 			return nil, &BusyError{Target: id, Holder: h}
 		}
-		// Another set or restore: they are short; wait for it.
+		// Another set or restore: wait for it.
 		if err := flock(f, lockEX); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("target lock %s: %w: %w", p, ErrStore, err)
@@ -233,11 +222,10 @@ reopen:
 		f.Close()
 		return nil, err
 	}
-	// Then the lock that lives with the target: another journal's
-	// sessions hold that one.
+	// Then the lock that lives with the target, which another journal's
+	// sessions hold.
 	tf, err := acquireTarget(id, targetLocks, o, force)
-	if err != nil || tf == nil {
-		// Refused, or forced past its owner.
+	if err != nil || tf == nil { // refused, or forced past its owner
 		flock(f, lockUN)
 		f.Close()
 		return nil, err
@@ -264,9 +252,8 @@ reopen:
 }
 
 // holderFile is what a lock file beside the journal holds: its owner
-// and, for a long session, a copy of the records it made (from its
-// memory), so that a killed session's originals survive the journal
-// being deleted under it.
+// and, for a long session, a copy of its records from memory, so that a
+// killed session's originals survive the journal being deleted under it.
 type holderFile struct {
 	Owner
 	Entry *Entry `json:"entry,omitempty"`
@@ -280,8 +267,7 @@ func readHolderFile(f *os.File) (holderFile, bool) {
 	return parseHolder(b)
 }
 
-// parseHolder reads a lock file's text: its owner (pid set) and, for a
-// long session, its records of one target.
+// parseHolder reads a lock file's text (its owner must have a pid).
 func parseHolder(b []byte) (holderFile, bool) {
 	var h holderFile
 	if len(b) == 0 || json.Unmarshal(b, &h) != nil || h.PID <= 0 {
@@ -295,8 +281,7 @@ const maxHolder = 4 << 20
 
 // recoverRecords adds to the journal the records of a killed long
 // session that its entry lacks, with the session registered (so it is
-// an interrupted session: restored by `citune restore`, adopted by a
-// resume, and no new sweep takes its values for originals).
+// an interrupted session).
 func recoverRecords(journal string, h holderFile) error {
 	return Update(journal, func(j *Journal) error {
 		e := j.For(Entry{Target: h.Entry.Target, Profile: h.Entry.Profile, ProfileFile: h.Entry.ProfileFile,
@@ -329,11 +314,9 @@ func recoverRecords(journal string, h holderFile) error {
 }
 
 // Recover gives the journal back the records that killed long sessions
-// kept in their lock files beside it (the journal deleted or emptied
-// under a sweep that was then killed): `citune restore` calls it before
-// it reads the journal, so it sees what a new session on the target
-// would recover (acquire). A lock file still held is a live owner's and
-// is left alone.
+// kept in their lock files beside it (the journal deleted under a sweep
+// that was then killed), as acquire does for one target: `citune
+// restore` calls it first. A lock file still held is left alone.
 func Recover(journal string) error {
 	dir := filepath.Join(filepath.Dir(journal), "locks")
 	names := lockDirFiles(journal)
@@ -368,8 +351,7 @@ func Recover(journal string) error {
 	return errors.Join(errs...)
 }
 
-// keep writes the owner and its records (nil: none left) into the lock
-// file beside the journal.
+// keep writes the owner and its records (nil: none) into the lock file.
 func (l *lock) keep(o Owner, e *Entry) error {
 	if l == nil || l.f == nil {
 		return nil
@@ -430,8 +412,8 @@ func (l *lock) release() {
 
 // procOwner describes the process pid from its command line, for an
 // owner whose lock file says nothing (an image locked under another
-// journal): the kind is its first argument that names one (flags such as
-// --mem-file come before the command). Only the pid when that fails.
+// journal): the kind is its first argument that names one. Only the pid
+// when that fails.
 func procOwner(pid int) Owner {
 	o := Owner{PID: pid}
 	if pid <= 0 {

@@ -11,9 +11,8 @@ import (
 // Kind is what kind of citune process owns a change.
 type Kind string
 
-// Owner kinds. Sweeps and TUI sessions are long owners: they hold a
-// target for minutes and restore it at their end; set and restore are
-// short.
+// Owner kinds. Sweeps and TUI sessions are long owners (they hold a
+// target for minutes and restore it at their end); set and restore short.
 const (
 	KindSet     Kind = "set"
 	KindSweep   Kind = "sweep"
@@ -84,9 +83,8 @@ func procStart(pid int) (uint64, error) {
 	return parseStat(string(b))
 }
 
-// parseStat extracts starttime from a /proc/PID/stat line; the command
-// name (field 2) may hold spaces and parentheses, so fields are counted
-// after its last ')'.
+// parseStat extracts starttime from a /proc/PID/stat line, counting
+// fields after the last ')': the command (field 2) may hold spaces.
 func parseStat(s string) (uint64, error) {
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {

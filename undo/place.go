@@ -7,22 +7,20 @@ import (
 	"path/filepath"
 )
 
-// This file holds how the journal's place is trusted, the way ssh trusts
-// its keys: the journal, its lock files and their folders must belong to
-// the caller or root and be writable by nobody else, and citune creates
-// them so (folders 0700, files 0600). A planted journal would make
-// `citune restore` write what someone else chose, as root.
+// The journal's place is trusted the way ssh trusts its keys: the
+// journal, its lock files and their folders must belong to the caller or
+// root and be writable by nobody else, and citune creates them so
+// (folders 0700, files 0600). A planted journal would make `citune
+// restore` write what someone else chose, as root.
 
 // ErrUntrusted is wrapped when the journal, a lock file or their folder
-// belongs to another user or others may write it: it is neither read nor
-// written.
+// fails that test: it is neither read nor written.
 var ErrUntrusted = errors.New("the journal's place is not trusted")
 
 // ErrNoPlace is wrapped when there is no private place for the journal.
 var ErrNoPlace = errors.New("no private place for the journal")
 
-// trustInfo refuses fi (of path) unless it belongs to the caller or root
-// and neither its group nor others may write it.
+// trustInfo refuses fi (of path) unless it passes the test.
 func trustInfo(path string, fi os.FileInfo) error {
 	fileUID, ok := ownerOf(fi)
 	if !ok {
@@ -74,8 +72,8 @@ func privateDir(dir string) error {
 	return trusted(dir)
 }
 
-// openPrivate opens (creating, 0600) the lock or journal file at path
-// in a trusted folder, never through a symlink, and checks it.
+// openPrivate opens (creating, 0600) a lock or journal file in a trusted
+// folder, never through a symlink, and checks it.
 func openPrivate(path string, flag int) (*os.File, error) {
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, err

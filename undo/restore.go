@@ -90,7 +90,6 @@ func bitsString(r *regs.Register, mask, v uint32) string {
 	return regs.Hex(v & mask)
 }
 
-// restoreFile writes a file back unless it holds its value already.
 // sysOrProc reports whether path is a /sys or /proc file, also once its
 // symbolic links are followed: /proc/self/root/..., /proc/PID/cwd/... and
 // the like lead anywhere, so they are refused by name as well.
@@ -112,22 +111,23 @@ func sysOrProc(path string) bool {
 	return err != nil || under(r)
 }
 
-func restoreFile(h Host, path, want string) (Restored, error) {
+// restoreFile writes a file back unless it holds its value already.
+func restoreFile(h Host, path, want string) ([]Restored, error) {
 	if h == nil {
-		return Restored{}, fmt.Errorf("%s: no host to restore files", path)
+		return nil, fmt.Errorf("%s: no host to restore files", path)
 	}
 	cur, err := h.ReadFile(path)
 	if err == nil && FileHolds(want, cur) {
-		return Restored{Name: path, Want: want, Got: cur, Held: true}, nil
+		return []Restored{{Name: path, Want: want, Got: cur, Held: true}}, nil
 	}
 	if err := h.WriteFile(path, want); err != nil {
-		return Restored{}, fmt.Errorf("restoring %s: %w", path, err)
+		return nil, fmt.Errorf("restoring %s: %w", path, err)
 	}
 	got, err := h.ReadFile(path)
 	if err != nil {
-		return Restored{}, err
+		return nil, err
 	}
-	return Restored{Name: path, Want: want, Got: got, Held: FileHolds(want, got), Wrote: true}, nil
+	return []Restored{{Name: path, Want: want, Got: got, Held: FileHolds(want, got), Wrote: true}}, nil
 }
 
 // FileHolds reports whether a file that was written want now reads got:
@@ -176,41 +176,26 @@ func (s *Session) RestoreEntry(ctx context.Context, e *Entry) ([]Restored, error
 func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
-	var out []Restored
-	var errs []error
+	var rl restoreLog
 	var ps []paramTarget
 	for _, p := range e.ModParams {
 		ps = append(ps, paramTarget{p.Name, p.Original})
 	}
-	rs, err := s.restoreParams(ctx, ps)
-	out = append(out, rs...)
-	if err != nil {
-		errs = append(errs, err)
-	}
+	rl.add(s.restoreParams(ctx, ps))
 	bootBack := false
 	if e.Boot != nil {
 		rs, err := restoreBoot(e.Boot)
-		out = append(out, rs...)
-		if err != nil {
-			errs = append(errs, err)
-		} else {
-			bootBack = true
-		}
+		rl.add(rs, err)
+		bootBack = err == nil
 	}
 	files := slices.Clone(e.Files)
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Time.After(files[j].Time) }) // newest first
 	for _, f := range files {
 		if !sysOrProc(f.Path) {
-			// A sweep changes only /sys and /proc files.
-			errs = append(errs, &RefusedError{Journal: s.o.Journal, Items: []string{f.Path + ": not a /sys or /proc file, which is all a sweep changes"}})
+			rl.errs = append(rl.errs, &RefusedError{Journal: s.o.Journal, Items: []string{f.Path + ": not a /sys or /proc file, which is all a sweep changes"}})
 			continue
 		}
-		r, err := restoreFile(s.o.Host, f.Path, f.Original)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, r)
+		rl.add(restoreFile(s.o.Host, f.Path, f.Original))
 	}
 	fields := slices.Clone(e.Fields)
 	sort.SliceStable(fields, func(i, j int) bool { return fields[i].Time.After(fields[j].Time) })
@@ -226,16 +211,12 @@ func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error
 		fts = append(fts, fieldTarget{off: f.Offset, mask: f.Mask, want: f.Original, name: f.Name()})
 	}
 	if len(refused) > 0 {
-		errs = append(errs, &RefusedError{Journal: s.o.Journal, Items: refused, Live: live})
+		rl.errs = append(rl.errs, &RefusedError{Journal: s.o.Journal, Items: refused, Live: live})
 	}
 	if s.o.Acc != nil && len(fts) > 0 {
-		rs, err := restoreFields(s.o.Map, s.o.Acc, fts)
-		out = append(out, rs...)
-		if err != nil {
-			errs = append(errs, err)
-		}
+		rl.add(restoreFields(s.o.Map, s.o.Acc, fts))
 	}
-	err = Update(s.o.Journal, func(j *Journal) error {
+	err := Update(s.o.Journal, func(j *Journal) error {
 		e := j.Find(s.o.Target.Key())
 		if e == nil {
 			return nil
@@ -253,9 +234,9 @@ func (s *Session) restoreEntry(ctx context.Context, e *Entry) ([]Restored, error
 		return nil
 	})
 	if err != nil {
-		errs = append(errs, err)
+		rl.errs = append(rl.errs, err)
 	}
-	return out, summarise(out, errs)
+	return rl.done()
 }
 
 // ErrRefused is wrapped when a restore leaves journal records alone that
@@ -357,16 +338,29 @@ func (s *Session) restoreParams(ctx context.Context, ps []paramTarget) ([]Restor
 	return out, nil
 }
 
-// summarise joins the errors of a restore and names what did not return.
-func summarise(out []Restored, errs []error) error {
+// restoreLog gathers what a restore put back and what went wrong.
+type restoreLog struct {
+	out  []Restored
+	errs []error
+}
+
+func (rl *restoreLog) add(rs []Restored, err error) {
+	rl.out = append(rl.out, rs...)
+	if err != nil {
+		rl.errs = append(rl.errs, err)
+	}
+}
+
+// done joins the errors and names what did not return.
+func (rl *restoreLog) done() ([]Restored, error) {
 	var bad []string
-	for _, r := range out {
+	for _, r := range rl.out {
 		if !r.Held {
 			bad = append(bad, r.String())
 		}
 	}
 	if len(bad) > 0 {
-		errs = append(errs, fmt.Errorf("some values did not return: %s", strings.Join(bad, "; ")))
+		rl.errs = append(rl.errs, fmt.Errorf("some values did not return: %s", strings.Join(bad, "; ")))
 	}
-	return errors.Join(errs...)
+	return rl.out, errors.Join(rl.errs...)
 }

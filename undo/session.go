@@ -25,8 +25,7 @@ type Host interface {
 
 // Options open a session.
 type Options struct {
-	// Journal is the journal file; "" keeps none (the simulated
-	// controller, whose state dies with the process) and takes no lock.
+	// Journal is the journal file; "" keeps none and takes no lock.
 	Journal string
 	Target  TargetID
 	// Profile, ProfileFile and Controller label a new journal entry.
@@ -34,29 +33,24 @@ type Options struct {
 	Owner                            Owner
 	Acc                              regs.Accessor
 	Map                              *regs.Map
-	// Host applies and restores files and module parameters (nil when
-	// the session changes only registers).
-	Host Host
+	Host                             Host // files and module parameters (nil: none)
 	// Reload is recorded with module parameters so that `citune restore`
 	// can reload the stack after a crash.
 	Reload *Reload
-	// Force lets a short owner go on while a sweep or TUI owns the
-	// target.
+	// Force lets a short owner go on while a sweep or TUI owns the target.
 	Force bool
 	// AllowLive lets Apply write live-state fields (list addresses,
 	// doorbells, run/stop, port control).
-	AllowLive bool
-	// TargetLocks is the system-wide folder of /dev/mem targets' own
-	// locks ("": SystemLocks).
-	TargetLocks string
+	AllowLive   bool
+	TargetLocks string // the folder of /dev/mem targets' own locks ("": SystemLocks)
 	// Adopt takes over the records of an interrupted session (a resumed
 	// sweep): Restore returns them to their originals.
 	Adopt bool
 }
 
 // ErrInterrupted is wrapped when a long session opens a target whose
-// previous long session was killed: its changed values would be taken
-// for originals.
+// previous long session was killed (its values would be taken for
+// originals).
 var ErrInterrupted = errors.New("the journal holds the changes of an interrupted session")
 
 // InterruptedError names the interrupted sessions.
@@ -80,8 +74,8 @@ func (e *InterruptedError) Unwrap() error { return ErrInterrupted }
 // AllowLive.
 var ErrLive = errors.New("live state is not a knob")
 
-// key names one recorded item within a target: a register's bits, a file
-// or a module parameter.
+// key names one recorded item: a register's bits, a file or a module
+// parameter.
 type key struct {
 	off  uint32
 	mask uint32
@@ -90,7 +84,8 @@ type key struct {
 }
 
 // touch is what the session changed on one item: its value when the
-// session first changed it (what Restore returns it to) and when.
+// session first changed it (start, str: what Restore returns it to) and
+// when (seq).
 type touch struct {
 	key
 	ref   regs.Ref
@@ -98,10 +93,10 @@ type touch struct {
 	start uint32 // register bits under mask
 	str   string // file content or parameter value
 	seq   int
-	// orig and origStr are the original the journal records for the
-	// item (before citune: older than start when a `set` changed it
-	// first), kept in memory so that the session never takes a value it
-	// wrote for an original; journalled says the journal holds it.
+	// orig and origStr are the original the journal records (older than
+	// start when a `set` changed it first), kept in memory so that the
+	// session never takes a value it wrote for an original; journalled
+	// says the journal holds it.
 	orig       uint32
 	origStr    string
 	written    uint32
@@ -121,8 +116,7 @@ type Session struct {
 	adopted map[key]adoptRec
 	halted  bool
 	// lastSeq is the journal's save count when this session last read or
-	// wrote it; lost is set once the journal vanished, was replaced or
-	// damaged under the session (see trust.go).
+	// wrote it; lost is set once the journal was disturbed (trust.go).
 	lastSeq  uint64
 	lost     *JournalError
 	kept     bool
@@ -139,10 +133,7 @@ func Open(o Options) (*Session, error) {
 	}
 	s := &Session{o: o}
 	if o.Journal == "" || o.Target.Kind == TargetSim {
-		// A simulated controller's registers die with the process: no
-		// lock, no register records (files and module parameters it
-		// changes on the machine are journalled all the same).
-		return s, nil
+		return s, nil // no lock, no register records (doc.go)
 	}
 	lk, err := acquire(o.Journal, o.TargetLocks, o.Target, o.Owner, o.Force)
 	if err != nil {
@@ -170,8 +161,7 @@ func Open(o Options) (*Session, error) {
 			return &InterruptedError{Target: o.Target, Journal: o.Journal, Owners: dead}
 		}
 		if o.Adopt {
-			// The interrupted session's originals are read once, here,
-			// and kept in memory like the session's own.
+			// Read once, here, and kept in memory like the session's own.
 			s.adopted = map[key]adoptRec{}
 			for _, f := range e.Fields {
 				s.adopted[key{off: f.Offset, mask: f.Mask, kind: 'r'}] = adoptRec{orig: f.Original}
@@ -201,8 +191,7 @@ func (s *Session) Warnings() []string { return s.warnings }
 func (s *Session) Target() TargetID { return s.o.Target }
 
 // Journal is the journal file that keeps this target's register
-// originals ("" when none is kept: none given, or a simulated
-// controller, whose registers die with the process).
+// originals ("" when none is kept).
 func (s *Session) Journal() string {
 	if s.o.Target.Kind == TargetSim {
 		return ""
@@ -213,10 +202,9 @@ func (s *Session) Journal() string {
 // String describes the session's target (conn.Resource).
 func (s *Session) String() string { return s.o.Target.String() }
 
-// update runs fn on this target's journal entry (created as needed), and
-// registers a long session on its first record. The journal must still
-// hold what this session recorded (trust.go): when it does not, nothing
-// of fn is saved and the error is a *JournalError.
+// update runs fn on this target's journal entry (s.entry). The journal
+// must still hold what this session recorded (trust.go): when it does
+// not, nothing of fn is saved and the error is a *JournalError.
 func (s *Session) update(fn func(e *Entry)) error {
 	if s.o.Journal == "" {
 		fn(&Entry{})
@@ -231,7 +219,7 @@ func (s *Session) update(fn func(e *Entry)) error {
 	})
 }
 
-// entry is this target's entry in j (created as needed), updated now and
+// entry is this target's entry in j (created as needed), updated now,
 // with a long session registered.
 func (s *Session) entry(j *Journal) *Entry {
 	now := time.Now().UTC()
@@ -247,10 +235,10 @@ func (s *Session) entry(j *Journal) *Entry {
 // changed first, with their values when it first changed them.
 //
 // Decision: the session publishes a new snapshot (an atomic pointer)
-// whenever its list of changes changes, and Touched, StartValue and
-// Changes read it without the session's mutex, which is held across
-// register I/O, the journal's flock and module reloads: the TUI's View
-// reads them on every frame and must not freeze while a restore runs.
+// whenever its changes change, read without the session's mutex, which
+// is held across register I/O, the journal's flock and module reloads:
+// the TUI's View reads them on every frame and must not freeze while a
+// restore runs.
 type Changes struct {
 	refs  []regs.Ref
 	start []uint32 // register bits under the field's mask
@@ -275,18 +263,17 @@ func (s *Session) Changes() *Changes {
 	return &Changes{}
 }
 
-// Touched lists the register fields the session changed, first changed
-// first (from the snapshot: no lock).
+// Touched is Changes().Touched().
 func (s *Session) Touched() []regs.Ref { return s.Changes().Touched() }
 
-// StartValue is the value the field had when the session first changed
-// it (ok false when the session did not change it); no lock.
+// StartValue is Changes().StartValue(ref).
 func (s *Session) StartValue(ref regs.Ref) (uint32, bool) { return s.Changes().StartValue(ref) }
 
 // Touched lists the register fields changed, first changed first.
 func (c *Changes) Touched() []regs.Ref { return slices.Clone(c.refs) }
 
-// StartValue is the value ref had when the session first changed it.
+// StartValue is the value ref had when the session first changed it (ok
+// false when it did not).
 func (c *Changes) StartValue(ref regs.Ref) (uint32, bool) {
 	for i, t := range c.refs {
 		if t.Reg.Offset == ref.Reg.Offset && (ref.Field == nil && t.Field == nil || ref.Field != nil && t.Field != nil && strings.EqualFold(ref.Field.Name, t.Field.Name)) {

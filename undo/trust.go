@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// This file holds what a session does when its journal is disturbed
-// under it: the originals it keeps in memory are authoritative for the
-// items it changed, the journal is checked against them at every update,
-// and a journal that vanished, was replaced or damaged stops the session.
+// What a session does when its journal is disturbed under it: the
+// originals it keeps in memory are authoritative (doc.go), the journal is
+// checked against them at every update, and a disturbed journal stops the
+// session.
 
 // ErrJournalChanged is wrapped when the journal no longer holds what the
 // session recorded in it.
@@ -22,16 +22,10 @@ type Disturbance int
 
 // Disturbances.
 const (
-	// Vanished: the file is gone (deleted, moved away).
-	Vanished Disturbance = iota + 1
-	// Replaced: the file's save count went back (an older copy, or
-	// deleted and written again by someone else).
-	Replaced
-	// Rewritten: the session's records are missing or hold other
-	// originals.
-	Rewritten
-	// Damaged: the file cannot be read as a journal.
-	Damaged
+	Vanished  Disturbance = iota + 1 // the file is gone
+	Replaced                         // its save count went back
+	Rewritten                        // the session's records are missing or hold other originals
+	Damaged                          // it cannot be read as a journal
 )
 
 // JournalError says how the journal changed under a session and what the
@@ -40,12 +34,10 @@ type JournalError struct {
 	Journal string
 	Target  TargetID
 	What    Disturbance
-	// Detail names the records that went or changed, or the read error.
-	Detail string
+	Detail  string // the records that went or changed, or the read error
 	// Rewrote is true when the session wrote its in-memory originals
-	// back to the journal (so that `citune restore` can still put them
-	// back should the session be killed before it restores them itself);
-	// RewriteErr is why that failed.
+	// back to the journal (for `citune restore`, should the session be
+	// killed); RewriteErr is why that failed.
 	Rewrote    bool
 	RewriteErr error
 }
@@ -76,14 +68,13 @@ func (e *JournalError) Error() string {
 
 func (e *JournalError) Unwrap() error { return ErrJournalChanged }
 
-// adoptRec is an interrupted session's original, read at Open.
+// adoptRec is an interrupted session's original.
 type adoptRec struct {
 	orig uint32
 	str  string
 }
 
-// recorded lists the items whose records this session wrote to the
-// journal and which the journal must still hold.
+// recorded lists the items whose records the journal must still hold.
 func (s *Session) recorded() []*touch {
 	var out []*touch
 	for _, t := range s.touched {
@@ -95,10 +86,10 @@ func (s *Session) recorded() []*touch {
 }
 
 // withJournal runs fn on the journal under its exclusive lock after
-// checking that the journal still holds what this session recorded, and
-// saves when fn says so. A disturbed journal stops here: the session's
-// records are written back from memory where the file can be written
-// (nothing of fn is saved), and the *JournalError is kept in s.lost.
+// checking that it still holds what this session recorded, and saves
+// when fn says so. A disturbed journal gets the session's records back
+// from memory where it can be written (nothing of fn is saved), and the
+// *JournalError is kept in s.lost.
 func (s *Session) withJournal(fn func(j *Journal) bool) error {
 	unlock, err := lockFile(s.o.Journal+".lock", lockEX)
 	if err != nil {
@@ -139,10 +130,8 @@ func (s *Session) withJournal(fn func(j *Journal) bool) error {
 }
 
 // keepCopy writes a long session's records, from memory, into its lock
-// file beside the journal too: should the journal be deleted and the
-// session killed before it notices, the next session on the target
-// (`citune restore`) finds them there (acquire). It is a safety net
-// beside the journal: callers go on when it fails.
+// file too (holderFile): a safety net beside the journal, so callers go
+// on when it fails.
 func (s *Session) keepCopy() error {
 	if !s.o.Owner.Kind.Long() {
 		return nil
@@ -204,8 +193,8 @@ func (e *Entry) holds(t *touch) bool {
 	return slices.ContainsFunc(e.ModParams, func(p ParamRec) bool { return p.Name == t.name && p.Original == t.origStr })
 }
 
-// repair writes the session's records into j from memory, replacing any
-// other original recorded for the same items.
+// repair writes the session's records into j from memory, replacing other
+// originals of the same items.
 func (s *Session) repair(j *Journal) {
 	e := s.entry(j)
 	now := time.Now().UTC()
@@ -232,8 +221,7 @@ func (s *Session) repair(j *Journal) {
 }
 
 // Check verifies that the journal still holds what the session recorded
-// (a long session calls it before each step): nil, or the
-// *JournalError that stops the session.
+// (a long session calls it before each step), else the *JournalError.
 func (s *Session) Check() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -250,8 +238,7 @@ func (s *Session) Check() error {
 }
 
 // restoring reports whether writing bits to the item k only returns it
-// to where the session found it (what a session whose journal was lost
-// may still do).
+// to where the session found it.
 func (s *Session) restoring(k key, bits uint32) bool {
 	for _, t := range s.touched {
 		if t.key == k {
