@@ -7,9 +7,6 @@ import (
 	"syscall"
 )
 
-// The journal's locks and file identities, on Unix (the boards run
-// Linux); sys_windows.go has Windows' (a laptop running the simulator).
-
 const (
 	lockSH    = syscall.LOCK_SH
 	lockEX    = syscall.LOCK_EX
@@ -20,7 +17,6 @@ const (
 
 func sysFlock(f *os.File, how int) error { return syscall.Flock(int(f.Fd()), how) }
 
-// devIno is a file's device and inode.
 func devIno(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
@@ -29,7 +25,6 @@ func devIno(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	return uint64(st.Dev), uint64(st.Ino), true
 }
 
-// ownerOf is a file's owner.
 func ownerOf(fi os.FileInfo) (uint32, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

@@ -15,19 +15,15 @@ const (
 
 // TargetID is a target's canonical identity: the physical base address
 // for /dev/mem, the device and inode of the resolved path for an image
-// file. Labels (profile, controller, the path as typed) are for people
-// only and never part of the key, so a symlinked image or a profile that
-// names the same controller differently is the same target.
+// file. Labels (profile, controller, the path as typed) are never part
+// of the key.
 type TargetID struct {
 	Kind string `json:"kind"`
 	Base uint64 `json:"base,omitempty"`
 	Dev  uint64 `json:"dev,omitempty"`
 	Ino  uint64 `json:"ino,omitempty"`
-	// Path is the resolved image path (KindFile), for people and for
-	// opening it again.
-	Path string `json:"path,omitempty"`
-	// Name tells simulated targets apart (they keep no journal).
-	Name string `json:"name,omitempty"`
+	Path string `json:"path,omitempty"` // the resolved image path
+	Name string `json:"name,omitempty"` // tells simulated targets apart
 }
 
 // DevMem is the identity of a controller window at physical address base.
@@ -68,8 +64,7 @@ func (t TargetID) Key() string {
 	return "sim-" + t.Name
 }
 
-// String names the target for people: "/dev/mem 0x02184200" or the
-// image's path.
+// String names the target for people.
 func (t TargetID) String() string {
 	switch t.Kind {
 	case TargetDevMem:

@@ -5,10 +5,9 @@ import (
 	"os"
 )
 
-// MapFile maps size bytes of the file at path from its offset 0: a saved
-// register image of one controller window. The same Read32/Write32 code
-// as for /dev/mem is used; with writable false, writes fault and are
-// reported as errors.
+// MapFile maps size bytes of the register image at path from its offset
+// 0, for the same Read32/Write32 as /dev/mem; with writable false,
+// writes fault and are reported as errors.
 func MapFile(path string, size uint32, writable bool) (*Window, error) {
 	flag := os.O_RDONLY
 	if writable {
@@ -44,9 +43,7 @@ func MapFile(path string, size uint32, writable bool) (*Window, error) {
 	page := os.Getpagesize()
 	n := (int(size) + page - 1) / page * page
 	if int64(n) > st.Size() {
-		// mapping past EOF would SIGBUS on access; map exactly the file
-		// prefix we need instead when the file ends inside the last page.
-		n = int(size)
+		n = int(size) // mapping past EOF would SIGBUS on access
 	}
 	b, unmap, err := mapShared(f, n, writable)
 	if err != nil {
@@ -56,8 +53,7 @@ func MapFile(path string, size uint32, writable bool) (*Window, error) {
 }
 
 // CheckImage is regularImage for a caller that looks at an image before
-// it maps one (the command checking an image and its sidecar): nothing
-// is opened, so a FIFO cannot block it.
+// it maps one: nothing is opened, so a FIFO cannot block it.
 func CheckImage(path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {

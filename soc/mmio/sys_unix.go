@@ -11,8 +11,7 @@ import (
 // controlling terminal.
 const openImageFlags = syscall.O_NONBLOCK | syscall.O_NOCTTY
 
-// mapShared maps n bytes of f from offset 0, shared (writes reach the
-// file).
+// mapShared maps n bytes of f from offset 0, shared.
 func mapShared(f *os.File, n int, writable bool) ([]byte, func() error, error) {
 	prot := syscall.PROT_READ
 	if writable {

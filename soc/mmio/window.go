@@ -10,8 +10,7 @@ import (
 // ErrFault is wrapped by errors from accesses that faulted.
 var ErrFault = errors.New("bus fault")
 
-// ErrRange is wrapped by errors for offsets outside the window or not
-// 32-bit aligned.
+// ErrRange is wrapped by errors for offsets outside the window or unaligned.
 var ErrRange = errors.New("offset outside the window or unaligned")
 
 // Window is a mapped controller window.
@@ -59,8 +58,8 @@ func (w *Window) Write32(off uint32, v uint32) (err error) {
 	return nil
 }
 
-// fault turns a memory fault panic (enabled by SetPanicOnFault in load32
-// and store32) into an error naming the physical address.
+// fault turns a memory fault panic (SetPanicOnFault in load32 and
+// store32) into an error naming the physical address.
 func (w *Window) fault(err *error, verb string, off uint32) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("%s %s %#08x/32: %w: %v", verb, w.what, w.base+uint64(off), ErrFault, r)

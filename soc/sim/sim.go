@@ -2,13 +2,15 @@
 // regs.Accessor seeded from a profile's reset values that enforces the
 // access kinds of the register map (RO, W1C, write-once, self-clearing,
 // cleared-by-any-write, read-as-zero ranges) and refuses the registers its
-// core does not have (a host-only core's map lists them as absent). It can also play the part of the Linux ehci-hcd
-// driver, which writes its cached USBCMD back after transfers, so that
-// sweeps can be tested against settings that do not hold.
+// core does not have. It can also play the Linux ehci-hcd driver, which
+// writes its cached USBCMD back after transfers, so that sweeps can be
+// tested against settings that do not hold.
 package sim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/citune/citune/regs"
@@ -25,20 +27,17 @@ type Config struct {
 	// areas).
 	ReadAsZero []Range
 	// Initial holds register values (by offset) the simulation starts
-	// with instead of the reset values: what Linux leaves on a running
-	// board. A controller reset (USBCMD.RST) still restores the reset
-	// values.
+	// with instead of the reset values (what Linux leaves on a running
+	// board); a controller reset (USBCMD.RST) restores the reset values.
 	Initial map[uint32]uint32
 	// Driver, when set, models ehci-hcd in host role: at start it stores
 	// its cached USBCMD (RS=1, ITC=2^Log2IrqThresh, and park mode with
-	// count Park when Park is 1..3, as ehci_hcd.park does) and Transfer
-	// writes that copy back, as the driver does when it switches the
-	// async schedule.
+	// count Park when Park is 1..3) and Transfer writes that copy back, as
+	// the driver does when it switches the async schedule.
 	Driver        bool
 	Log2IrqThresh uint
 	Park          uint
-	// SoC names the profile, for the throughput model's per-SoC terms.
-	SoC string
+	SoC           string // the profile, for the model's per-SoC terms
 }
 
 // Sim is a simulated controller window. It is safe for concurrent use.
@@ -47,17 +46,15 @@ type Sim struct {
 	cfg    Config
 	vals   map[uint32]uint32
 	cached uint32 // the driver's USBCMD copy
-	// Counts of accesses, for tests and benchmarks.
-	Reads, Writes int
+	Reads  int    // accesses, for tests and benchmarks
+	Writes int
 }
 
 // New returns a simulated controller at reset.
 func New(cfg Config) *Sim {
 	s := &Sim{cfg: cfg}
 	s.reset()
-	for off, v := range cfg.Initial {
-		s.vals[off] = v
-	}
+	maps.Copy(s.vals, cfg.Initial)
 	if cfg.Driver {
 		if r := cfg.Map.Register("USBCMD"); r != nil {
 			v := s.vals[r.Offset]
@@ -68,8 +65,7 @@ func New(cfg Config) *Sim {
 			}
 			put("ITC", 1<<cfg.Log2IrqThresh)
 			put("RS", 1)
-			// ehci_init() parks only where HCC_CANPARK (HCCPARAMS bit 2)
-			// says the core can.
+			// ehci_init() parks only where HCC_CANPARK says the core can.
 			if cfg.Park >= 1 && cfg.Park <= 3 && s.canPark() {
 				put("ASPE", 1)
 				put("ASP", uint32(cfg.Park))
@@ -102,20 +98,14 @@ func (s *Sim) reset() {
 }
 
 func (s *Sim) raz(off uint32) bool {
-	for _, r := range s.cfg.ReadAsZero {
-		if off >= r.Lo && off <= r.Hi {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.cfg.ReadAsZero, func(r Range) bool { return off >= r.Lo && off <= r.Hi })
 }
 
 func (s *Sim) check(off uint32) error {
 	if off%4 != 0 || off+4 > s.cfg.Size {
 		return fmt.Errorf("simulated controller: offset %#x outside the %#x-byte window or unaligned", off, s.cfg.Size)
 	}
-	// A host-only core has no device registers (Map.ForCore): the
-	// simulated one refuses them as the silicon's map does.
+	// A host-only core has no device registers (Map.ForCore).
 	if a := s.cfg.Map.AbsentAt(off); a != nil {
 		return fmt.Errorf("simulated controller: %w", a)
 	}
@@ -210,17 +200,14 @@ func (s *Sim) Transfer() {
 // DriverModelled reports whether the simulator plays ehci-hcd (Config.Driver).
 func (s *Sim) DriverModelled() bool { return s.cfg.Driver }
 
-// Seed sets a register's value directly, as the hardware would hold it,
-// bypassing the access rules (used to make a simulated controller answer
-// its profile's identity checks where no reset value is known).
+// Seed sets a register's value directly, bypassing the access rules.
 func (s *Sim) Seed(off, v uint32) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.vals[off] = v
 }
 
-// Peek returns a register value without counting an access (for models
-// such as the simulated probe).
+// Peek returns a register value without counting an access.
 func (s *Sim) Peek(off uint32) uint32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
