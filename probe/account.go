@@ -13,22 +13,18 @@ import (
 	"time"
 )
 
-// Env is the machine the probes run on. Zero values mean the real one;
-// tests point the roots at testdata.
+// Env is the machine the probes run on (zero values: the real one).
 type Env struct {
 	// IRQ is the controller's line as /proc/interrupts names it
 	// ("2184200.usb", from the profile), or an IRQ number. Empty: no
 	// interrupt accounting.
-	IRQ      string
-	ProcRoot string // /proc
-	// TraceRoot is the tracefs mount; empty tries /sys/kernel/tracing,
-	// then /sys/kernel/debug/tracing.
-	TraceRoot string
-	NoTrace   bool // no handler timing even where it is available
+	IRQ       string
+	ProcRoot  string // /proc
+	TraceRoot string // the tracefs mount; empty tries traceRoots
+	NoTrace   bool   // no handler timing even where it is available
 }
 
-// userHZ is the unit of /proc/stat: USER_HZ is 100 on every Linux
-// architecture citune runs on.
+// userHZ is the unit of /proc/stat on every architecture citune runs on.
 const userHZ = 100
 
 // irqCount is one line of /proc/interrupts.
@@ -40,9 +36,9 @@ type irqCount struct {
 // ErrNoIRQ is wrapped when /proc/interrupts has no line of that name.
 var ErrNoIRQ = errors.New("no such interrupt line")
 
-// parseInterrupts finds the line of /proc/interrupts whose label is name
-// ("40") or whose device list names it ("2184200.usb"; shared lines list
-// several, separated by commas), and sums its per-CPU counts.
+// parseInterrupts sums the per-CPU counts of the line of /proc/interrupts
+// whose label is name ("40") or whose device list names it ("2184200.usb",
+// comma-separated on shared lines).
 func parseInterrupts(data []byte, name string) (irqCount, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)

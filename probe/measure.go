@@ -62,15 +62,13 @@ type Stats struct {
 	StdDev float64 `json:"stddev_bytes_per_s"` // sample standard deviation
 	CV     float64 `json:"cv"`                 // StdDev / Mean
 	// Means over the runs.
-	IRQsPerSec float64  `json:"irqs_per_s"`
-	IRQsPerMiB float64  `json:"irqs_per_mib"`
-	CPU        CPUTimes `json:"cpu_s"` // seconds, by kind
-	// CPUPerGiB is busy CPU time (user+system+irq+softirq, all CPUs) per
-	// GiB moved, in seconds.
-	CPUPerGiB    float64 `json:"cpu_s_per_gib,omitempty"`
-	HandlerAvgUS float64 `json:"handler_avg_us,omitempty"`
-	HandlerMaxUS float64 `json:"handler_max_us,omitempty"`
-	IntegrityCPU float64 `json:"integrity_cpu_s,omitempty"` // mean per run, not in CPU
+	IRQsPerSec   float64  `json:"irqs_per_s"`
+	IRQsPerMiB   float64  `json:"irqs_per_mib"`
+	CPU          CPUTimes `json:"cpu_s"`                   // seconds, by kind
+	CPUPerGiB    float64  `json:"cpu_s_per_gib,omitempty"` // busy seconds (all CPUs) per GiB
+	HandlerAvgUS float64  `json:"handler_avg_us,omitempty"`
+	HandlerMaxUS float64  `json:"handler_max_us,omitempty"`
+	IntegrityCPU float64  `json:"integrity_cpu_s,omitempty"` // mean per run, not in CPU
 }
 
 // ErrCorrupt is wrapped when an integrity check fails.
@@ -198,8 +196,7 @@ func (m *measurement) start(ctx context.Context, k int, warm bool) (chan runOut,
 }
 
 // collect waits for every run, but not past a cancellation: a probe stuck
-// in the kernel is left behind (the package's cancellation contract) and
-// its run records that it was stopped.
+// in the kernel is left behind (the cancellation contract).
 func (m *measurement) collect(ctx context.Context, ch chan runOut, started int) ([]Run, []error) {
 	runs := make([]Run, len(m.ps))
 	runErrs := make([]error, len(m.ps))

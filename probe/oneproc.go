@@ -32,7 +32,7 @@ var procs struct {
 // own; a run left stuck in the kernel after a cancel stays counted.
 // A single-CPU board has one processor anyway. Not a locked OS
 // thread: every reschedule of a locked goroutine is two thread hand-offs.
-// Not GC settings: the loop allocates nothing (markCap), so no collection
+// Not GC settings: the loop allocates nothing (ReadProbe.run), so no collection
 // starts during a run (GODEBUG=gctrace=1 prints none).
 func oneProc(alone bool) (release func()) {
 	procs.Lock()

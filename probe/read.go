@@ -15,8 +15,7 @@ import (
 	"github.com/citune/citune/units"
 )
 
-// DefaultReadSize is how much the read probe reads when neither a size
-// nor a duration is given (or the whole target, when it is smaller).
+// DefaultReadSize is what the read probe reads without a size or duration.
 const DefaultReadSize = 256 << 20
 
 // yieldEvery is how often the read loop yields (see run).
@@ -35,24 +34,20 @@ const maxMarks = 1 << 20
 // running CRC at every block boundary, so that repeats can be compared
 // and the first block that differs named.
 type ReadProbe struct {
-	Path   string
-	BS     int64         // block size, a multiple of the logical block size
-	Size   int64         // bytes to read; 0: DefaultReadSize or to the end; -1: to the end
-	Dur    time.Duration // read for this long instead (wrapping round at the end)
-	Offset int64         // where to start
-	// Buffered reads through the page cache, which is dropped before
-	// each run (`sync; echo 3 > /proc/sys/vm/drop_caches`, needs root).
-	Buffered bool
+	Path     string
+	BS       int64         // block size, a multiple of the logical block size
+	Size     int64         // bytes to read; 0: DefaultReadSize or to the end; -1: to the end
+	Dur      time.Duration // read for this long instead (wrapping round at the end)
+	Offset   int64         // where to start
+	Buffered bool          // through the page cache, dropped before each run (root)
 	// ExpectHash is the hash the data must have ("crc32:1a2b3c4d"); it
 	// makes every run hash every byte.
 	ExpectHash string
 	// Verify says which runs hash every byte (default VerifyWarmup).
 	Verify Verify
 	// NoRing reads with pread(2) even where io_uring is available (ring).
-	NoRing bool
-	// SmallPages reads into ordinary pages even where the kernel has
-	// transparent huge pages (newAlignedBuf), as on a board.
-	SmallPages bool
+	NoRing     bool
+	SmallPages bool // no transparent huge pages (newAlignedBuf), as on a board
 
 	procRoot string
 	// open opens the target; tests replace it to inject faults.
@@ -74,18 +69,16 @@ const (
 )
 
 // The sample check: SampleBytes (one cache line) at every SampleStride
-// of the target's byte offsets (offsets, not blocks: runs with other
-// block sizes sample the same bytes), about 1/4000 of the data.
-// Decision: what costs here is not the CRC but fetching data that DMA
-// has just written, one cache miss per line; 256 bytes in every 16 KiB
-// cost a third of dd's whole CPU time over a fast disk
-// (bench/probe-vs-dd.sh), 64 bytes in every 64 KiB still 2 % of the
-// process's CPU in a profile. The stride is 64 bytes more than 256 KiB,
-// so that the sample walks through every cache line of a 512-byte USB
-// packet and of a 4 KiB page in turn: a setting that corrupts the same
-// word of every packet or page is caught within a few MiB, while a single flipped byte is caught
-// only when it falls into the sample (full hashing: VerifyFull). The
-// warm-up run's full hash catches what corrupts every run.
+// of the target's byte offsets (not blocks: runs with other block sizes
+// sample the same bytes), about 1/4000 of the data.
+// Decision: what costs is not the CRC but fetching data that DMA has
+// just written, one cache miss per line; 256 bytes in every 16 KiB cost
+// a third of dd's whole CPU time over a fast disk (bench/probe-vs-dd.sh),
+// 64 in every 64 KiB still 2 % of the process's CPU. The stride is 64
+// bytes more than 256 KiB, so that the sample walks through every cache
+// line of a 512-byte USB packet and of a 4 KiB page in turn: a setting
+// that corrupts the same word of every packet or page is caught within a
+// few MiB; a single flipped byte only by full hashing (VerifyFull).
 const (
 	SampleStride = 256<<10 + 64
 	SampleBytes  = 64
@@ -109,8 +102,7 @@ func (p *ReadProbe) verify() Verify {
 	return cmp.Or(p.Verify, VerifyWarmup)
 }
 
-// ringBroken is set once the ring failed in a way pread does not, so
-// that later runs do not try it again.
+// ringBroken is set once the ring failed in a way pread does not.
 var ringBroken atomic.Bool
 
 // Name implements Probe.
@@ -190,9 +182,8 @@ func (p *ReadProbe) Run(ctx context.Context, progress func(done, total int64)) (
 	return r, fmt.Errorf("read %s stopped after %s: %w", p.Path, units.Size(n), ctx.Err())
 }
 
-// readTarget is what run opens and plans before its loop: the target,
-// the open file (of: f as an *osFile, nil for test doubles) and the
-// byte range [start, end) of one pass.
+// readTarget is the opened target: of is f as an *osFile (nil for test
+// doubles), [start, end) the range of one pass.
 type readTarget struct {
 	t          target
 	f          preader
@@ -249,8 +240,7 @@ func (p *ReadProbe) openTarget(ctx context.Context) (rt readTarget, err error) {
 	return readTarget{t: t, f: f, of: of, start: start, end: end}, nil
 }
 
-// allocBufs allocates n aligned buffers of bs bytes; on error it frees
-// those it allocated.
+// allocBufs allocates n aligned buffers of bs bytes, all or none.
 func allocBufs(n int, bs int64, huge bool) ([]*alignedBuf, error) {
 	var bufs []*alignedBuf
 	for range n {
@@ -288,8 +278,7 @@ func finishRead(r *Run, h *hasher, smp *sampler, done int64, t0 time.Time, full,
 	}
 }
 
-// checkExpected marks r corrupt when a whole (untimed) pass does not hash
-// to --expect-hash.
+// checkExpected marks r corrupt when an untimed pass misses --expect-hash.
 func (p *ReadProbe) checkExpected(r *Run, start, done int64) {
 	if p.ExpectHash == "" || p.Dur != 0 {
 		return
@@ -308,8 +297,7 @@ func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile, marks int) (h *
 	full = mode == VerifyFull || p.ExpectHash != "" || (mode == VerifyWarmup && IsWarmup(ctx))
 	sample = mode != VerifyNone
 	// Full hashing: two buffers, one read into while the other is hashed,
-	// so that hashing does not delay the next request (the device sees
-	// the same back-to-back reads as from dd).
+	// so that the device sees the same back-to-back reads as from dd.
 	nbuf := 1
 	if full {
 		nbuf = 2
@@ -329,17 +317,6 @@ func (p *ReadProbe) readBuffers(ctx context.Context, of *osFile, marks int) (h *
 	return newHasher(bufs, full, marks), full, sample, release, nil
 }
 
-// newRun starts the Run of a pass over [start, end) and returns it with
-// the total that progress reports (0 for a timed run, which has none).
-func (p *ReadProbe) newRun(start, end int64) (r Run, total int64) {
-	r = Run{markSize: p.BS, markBase: start}
-	if p.Dur > 0 {
-		r.markSpan = end - start
-		return r, 0
-	}
-	return r, end - start
-}
-
 // run reads block after block in one loop, kept in this one function so
 // that a block costs no call or allocation beyond the read itself.
 func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), doneBytes *atomic.Int64) (Run, error) {
@@ -349,9 +326,8 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	}
 	t, f, of, start, end := rt.t, rt.f, rt.of, rt.start, rt.end
 	defer f.Close()
-	// The marks' room is allocated here, not in the loop: an
-	// allocation-free loop never starts the garbage collector.
-	nm := markCap(start, end, p.BS)
+	// An allocation-free loop never starts the garbage collector.
+	nm := int(min((end-start+p.BS-1)/p.BS, maxMarks))
 	h, full, sample, release, err := p.readBuffers(ctx, of, nm)
 	if err != nil {
 		return Run{}, err
@@ -361,9 +337,11 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	if sample {
 		smp.marks = make([]uint32, 0, nm)
 	}
-	r, total := p.newRun(start, end)
-	// One processor while this is the only loop reading through the
-	// ring and nothing hashes beside it (oneProc).
+	r := Run{markSize: p.BS, markBase: start}
+	total := end - start // what progress reports; none for a timed run
+	if p.Dur > 0 {
+		r.markSpan, total = end-start, 0
+	}
 	solo := oneProc(!full && of != nil && of.ring != nil)
 	defer solo()
 	var done int64
@@ -390,14 +368,12 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 		b := h.next()
 		// Yield now and then: a goroutine that only makes system calls
 		// is never rescheduled, and once it has run 10 ms on the same
-		// scheduling tick the runtime's monitor thread takes it off:
-		// from pread, its processor in every read (thread wake-ups per
-		// read); from the ring's raw waits, a preemption signal that
-		// cuts the wait short (EINTR), then a reschedule. A yield every
-		// few milliseconds starts a new tick at the cost of one
-		// reschedule (on one processor, see oneProc, no wake-up at
-		// all); yielding at every read would cost a wake-up of its own
-		// (bench/probe-vs-dd.sh measures them).
+		// tick the monitor thread takes it off: from pread, its processor
+		// in every read; from the ring's raw waits, by a preemption
+		// signal (EINTR). A yield every few milliseconds starts a new
+		// tick for one reschedule (on one processor, no wake-up at all);
+		// yielding at every read would cost a wake-up of its own
+		// (bench/probe-vs-dd.sh).
 		if now := time.Now(); now.Sub(lastYield) >= yieldEvery {
 			if of != nil && of.ring == nil {
 				giveBackProcs() // the ring broke: pread wants idle processors
@@ -442,12 +418,6 @@ func (p *ReadProbe) run(ctx context.Context, progress func(done, total int64), d
 	return r, nil
 }
 
-// markCap is the number of block marks a pass over [start, end) in
-// blocks of bs keeps (at most maxMarks).
-func markCap(start, end, bs int64) int {
-	return int(min((end-start+bs-1)/bs, maxMarks))
-}
-
 func (r *Run) fill(done int64, el time.Duration, crc uint32) {
 	r.Bytes, r.Elapsed = done, el
 	if el > 0 {
@@ -456,8 +426,7 @@ func (r *Run) fill(done int64, el time.Duration, crc uint32) {
 	r.Hash = fmt.Sprintf("crc32:%08x", crc)
 }
 
-// dropCaches empties the page cache before a buffered run, as
-// `sync; echo 3 > /proc/sys/vm/drop_caches` does.
+// dropCaches is `sync; echo 3 > /proc/sys/vm/drop_caches`.
 func dropCaches(procRoot string) error {
 	sysSync()
 	path := filepath.Join(procRootOr(procRoot), "sys/vm/drop_caches")
