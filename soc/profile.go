@@ -185,8 +185,7 @@ func (b Bits) MarshalText() ([]byte, error) {
 	return []byte(fmt.Sprintf("%d:%d", b.Msb, b.Lsb)), nil
 }
 
-// Knob says how a tuning field is made persistent on this SoC and when the
-// Linux driver rewrites it.
+// Knob says how a tuning field is made persistent on this SoC.
 type Knob struct {
 	Field string `toml:"field" json:"field"` // REG.FIELD
 	// DT property that sets the field, and the roles in which the driver
@@ -204,10 +203,8 @@ type Knob struct {
 	ParamRoles    []regs.Role `toml:"param_roles" json:"param_roles,omitempty"`
 	ParamEncoding Encoding    `toml:"param_encoding" json:"param_encoding,omitempty"`
 	// None explains why the knob has no persistent mechanism.
-	None string `toml:"none" json:"none,omitempty"`
-	// Warn is a caution that set and dts repeat (values known to hurt
-	// this SoC).
-	Warn   string `toml:"warn" json:"warn,omitempty"`
+	None   string `toml:"none" json:"none,omitempty"`
+	Warn   string `toml:"warn" json:"warn,omitempty"`     // a caution set and dts repeat
 	Driver string `toml:"driver" json:"driver,omitempty"` // when the driver rewrites it
 	// Source cites where the rule comes from (kernel file and function,
 	// DT binding, measurement).
@@ -217,9 +214,7 @@ type Knob struct {
 // SimSpec describes how the simulated controller differs from the
 // register map's semantics (QEMU).
 type SimSpec struct {
-	// ReadAsZero lists byte ranges "0x000-0x0FF" that read 0 and ignore
-	// writes.
-	ReadAsZero []string `toml:"read_as_zero"`
+	ReadAsZero []string `toml:"read_as_zero"` // byte ranges "0x000-0x0FF": read 0, writes ignored
 }
 
 // Reload is the module stack that a modparam sweep reloads.
@@ -360,7 +355,7 @@ func controlText(ps *problems, l *locator, path string, v any, depth int) {
 const maxEntries = 1024
 
 // build merges the profile's registers into the ChipIdea map and validates
-// the whole profile, adding every problem to ps.
+// the whole profile into ps.
 func (p *Profile) build(l *locator, ps *problems) {
 	// A controller window of at most 0x800 bytes holds at most 512
 	// registers: more is a broken or hostile file, refused before the

@@ -23,8 +23,7 @@ const Version = 2
 // undone after a crash.
 var ErrStore = errors.New("the journal's place is not usable")
 
-// Journal holds one entry per target citune has changed and not yet
-// restored.
+// Journal holds one entry per target citune has changed and not restored.
 type Journal struct {
 	Version int `json:"version"`
 	// Seq counts the saves of the file: a session that sees it go back
@@ -56,8 +55,7 @@ type Entry struct {
 	Changes []string `json:"changes,omitempty"`
 }
 
-// FieldRec is the original of one field (or of the undescribed bits of a
-// register: Field ""), by mask.
+// FieldRec is the original of one field (Field "": undescribed bits).
 type FieldRec struct {
 	Register string `json:"register"`
 	Offset   uint32 `json:"offset"`
@@ -106,8 +104,7 @@ type Reload struct {
 	Rmmod    string        `json:"rmmod,omitempty"`
 }
 
-// Empty reports whether the entry records nothing to restore and no
-// session owns it.
+// Empty reports whether the entry records nothing and no session owns it.
 func (e *Entry) Empty() bool {
 	return len(e.Fields) == 0 && len(e.Files) == 0 && len(e.ModParams) == 0 && len(e.Sessions) == 0 && e.Boot == nil
 }
@@ -153,8 +150,7 @@ func (j *Journal) prune() {
 	j.Entries = out
 }
 
-// Load reads the journal at path (a missing file is an empty journal)
-// under a shared lock.
+// Load reads the journal at path (missing: empty) under a shared lock.
 func Load(path string) (*Journal, error) {
 	if path == "" {
 		return nil, fmt.Errorf("journal: %w", ErrNoPlace)
@@ -174,9 +170,8 @@ func Load(path string) (*Journal, error) {
 // (a journal whose place cannot be written, given to `restore --from`).
 func Read(path string) (*Journal, error) { return load(path) }
 
-// Update runs fn on the journal at path while holding its exclusive lock
-// and saves the result: concurrent updates serialise and none is lost.
-// When fn fails nothing is saved.
+// Update runs fn on the journal at path under its exclusive lock and
+// saves the result (nothing when fn fails): no update is lost.
 func Update(path string, fn func(*Journal) error) error {
 	unlock, err := lockFile(path+".lock", lockEX)
 	if err != nil {
@@ -304,8 +299,7 @@ func (j *Journal) save(path string) error {
 	return nil
 }
 
-// lockFile takes a flock of kind how on path (created as needed) and
-// returns its release.
+// lockFile takes a flock of kind how on path and returns its release.
 func lockFile(path string, how int) (func(), error) {
 	f, err := openPrivate(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {

@@ -164,8 +164,7 @@ func lockPath(journal string, id TargetID) string {
 	return filepath.Join(filepath.Dir(journal), "locks", id.Key()+".lock")
 }
 
-// holderWait bounds how long a contender waits for a lock holder that has
-// just taken the lock to write its identity into it.
+// holderWait bounds the wait for a new lock holder to write who it is.
 const holderWait = 2 * time.Second
 
 // acquire takes the target lock for o (doc.go's rules); a forced short
@@ -373,8 +372,7 @@ func readHolder(f *os.File) (Owner, bool) {
 	return h.Owner, ok
 }
 
-// Holder returns the live owner of target id, if any, without taking the
-// lock.
+// Holder returns the live owner of target id, if any, without locking.
 func Holder(journal string, id TargetID) (Owner, bool) {
 	f, err := os.Open(lockPath(journal, id))
 	if err != nil {
