@@ -56,14 +56,12 @@ var hugePageSize = sync.OnceValue(func() int {
 // transparent huge pages, it starts on a huge page and is MADV_HUGEPAGE.
 //
 // Decision: huge pages by default. For every O_DIRECT transfer the kernel
-// pins the user buffer, page by page: on a 1 MiB buffer that is 256 page
-// references taken and dropped per read, which is most of the CPU that
-// `dd iflag=direct` spends (bench/probe-vs-dd.sh). On one huge page it is
-// one folio, and the probe's own CPU, which competes with the USB
-// interrupt handling it measures, falls to about half of dd's on the
-// machine the benchmark ran on. The device sees the same transfers. Where
-// there are no huge pages (the boards themselves, see hugePageSize) the
-// buffer is ordinary pages, as with huge false (--small-pages).
+// pins the user buffer page by page: 256 page references per read of a
+// 1 MiB buffer, most of the CPU `dd iflag=direct` spends
+// (bench/probe-vs-dd.sh). On one huge page it is one folio, and the
+// probe's own CPU, which competes with the interrupt handling it
+// measures, falls to about half of dd's. The device sees the same
+// transfers. Boards have no huge pages (hugePageSize): ordinary pages.
 func newAlignedBuf(n int, huge bool) (*alignedBuf, error) {
 	pg := os.Getpagesize()
 	size := (n + pg - 1) / pg * pg

@@ -18,22 +18,18 @@ var procs struct {
 // is in flight; release (idempotent) restores it.
 //
 // Decision: one processor during a lone ring loop. The loop yields every
-// yieldEvery (see ReadProbe.run); with idle processors every yield wakes
-// an idle thread that spins, polls the network and sleeps again: ~125
-// cross-CPU wake-ups a second that dd does not pay (futex calls in
-// `strace -f -c`, about a third of the probe's context switches beyond
-// dd's at 1 MiB). On one processor a yield is a plain reschedule. The ring
-// waits hold the processor for at most waitSlice, and the loop yields,
-// so other goroutines (the TUI, signal handling) still run within 10 ms.
-// Not for pread (ring missing or broken): there an idle processor is
-// what keeps the monitor thread from taking the processor away during
-// each read it sees in the kernel. Not while other runs are in flight
-// (MeasureAll's --also probes, a hasher): they need processors of their
-// own; a run left stuck in the kernel after a cancel stays counted.
-// A single-CPU board has one processor anyway. Not a locked OS
-// thread: every reschedule of a locked goroutine is two thread hand-offs.
-// Not GC settings: the loop allocates nothing (ReadProbe.run), so no collection
-// starts during a run (GODEBUG=gctrace=1 prints none).
+// yieldEvery; with idle processors every yield wakes an idle thread that
+// spins, polls the network and sleeps again: ~125 cross-CPU wake-ups a
+// second that dd does not pay (a third of the probe's context switches
+// beyond dd's at 1 MiB, `strace -f -c`). On one processor a yield is a
+// plain reschedule, and other goroutines (the TUI, signal handling) still
+// run within 10 ms (waitSlice). Not for pread: there an idle processor
+// keeps the monitor thread from taking the processor away during each
+// read. Not while other runs are in flight (--also probes, a hasher):
+// they need processors of their own; a run left stuck after a cancel
+// stays counted. Not a locked OS thread: every reschedule of a locked
+// goroutine is two thread hand-offs. Not GC settings: the loop allocates
+// nothing, so no collection starts during a run (GODEBUG=gctrace=1).
 func oneProc(alone bool) (release func()) {
 	procs.Lock()
 	procs.busy++

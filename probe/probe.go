@@ -9,12 +9,9 @@
 // Cancellation contract (the undo and signal handling rely on it): Run,
 // Measure and MeasureAll return promptly once their context is
 // cancelled, also while a read or write system call is blocked in the
-// kernel (a USB device that stopped answering). The read probe reads in
-// a goroutine of its own, through io_uring with waits bounded to 10 ms
-// (or ordinary system calls, which the Go runtime knows to be blocking),
-// and Run returns without waiting for it: a stuck read leaves only its
-// goroutine, thread, file and buffer behind (freed if it ever returns).
-// The returned error wraps ctx.Err().
+// kernel (a USB device that stopped answering): the read probe reads in a
+// goroutine of its own (ring), and a stuck read leaves only its
+// goroutine, thread, file and buffer behind. The error wraps ctx.Err().
 package probe
 
 import (

@@ -15,16 +15,13 @@ import (
 // (per_cpu/cpuN/trace_pipe_raw) instead of the text file "trace".
 //
 // Decision: binary first, text as the fallback. Formatting an event as
-// text costs the kernel a vsnprintf per event, and parsing it back costs
-// citune as much again: about 5 µs of CPU per interrupt on the machine
-// bench/probe-vs-dd.sh ran on, far more on a 500 MHz Cortex-A5, for every
-// interrupt of every run (at ITC 1 a USB disk raises hundreds per MiB).
-// The pages are copied out as they are and decoded here, with the layout
-// the kernel itself describes in events/header_page and each event's
-// format file, so 32-bit kernels (4-byte commit field) read the same way
-// as 64-bit ones. Where the layout is not what this decoder knows (a
-// big-endian kernel, a format without an irq field), the text file is
-// read as before.
+// text costs the kernel a vsnprintf, and parsing it back costs citune as
+// much again: about 5 µs of CPU per interrupt (bench/probe-vs-dd.sh), far
+// more on a 500 MHz Cortex-A5, and at ITC 1 a USB disk raises hundreds
+// per MiB. The pages are decoded with the layout the kernel describes in
+// events/header_page and each event's format file, so 32-bit kernels
+// read the same way as 64-bit ones; a layout this decoder does not know
+// (big-endian, no irq field) is read as text.
 
 // rawLayout is the kernel's description of its ring buffer pages and of
 // the two handler events.

@@ -54,15 +54,10 @@ func ParamUsersString(us []ParamUser) string {
 }
 
 // ParamScope returns the controllers of p that module parameter param
-// changes: those whose knob with this parameter applies in a role the
-// controller takes. root is the system's root (the detection root,
-// $CITUNE_SYSROOT in tests); it may be nil. For each controller:
-//   - sysfs: /sys/bus/platform/devices/<dev>/ci_hdrc.*/role reads "host"
-//     or "gadget" (the role now) — a bound controller;
-//   - device tree: a node named like the controller under
-//     /proc/device-tree with status "disabled" is left out; its dr_mode
-//     ("host", "peripheral", "otg" or absent) gives the role;
-//   - profile: the controller's roles and dr_mode.
+// changes: those whose knob with it applies in a role the controller
+// takes, found from root (the system's root, may be nil) by the ci_hdrc
+// role file in sysfs for a bound controller, else the device tree node
+// (status, dr_mode), else the profile.
 func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 	var roles []regs.Role
 	for _, k := range p.Knobs {

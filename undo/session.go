@@ -234,11 +234,10 @@ func (s *Session) entry(j *Journal) *Entry {
 // Changes is a snapshot of the register fields a session changed, first
 // changed first, with their values when it first changed them.
 //
-// Decision: the session publishes a new snapshot (an atomic pointer)
-// whenever its changes change, read without the session's mutex, which
-// is held across register I/O, the journal's flock and module reloads:
-// the TUI's View reads them on every frame and must not freeze while a
-// restore runs.
+// Decision: the session publishes a new snapshot (an atomic pointer),
+// read without its mutex, which is held across register I/O, flock and
+// module reloads: the TUI's View reads it every frame and must not
+// freeze while a restore runs.
 type Changes struct {
 	refs  []regs.Ref
 	start []uint32 // register bits under the field's mask
