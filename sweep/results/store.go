@@ -124,11 +124,14 @@ func (s *Store) Eliminate(key, why string) {
 }
 
 // Runs is the number of ok runs of a point.
-func (s *Store) Runs(key string) int {
+func (s *Store) Runs(key string) int { return len(s.Rates(key)) }
+
+// Rates are a point's ok rates so far (nil before its first visit closed).
+func (s *Store) Rates(key string) []float64 {
 	if ps := s.pts[key]; ps != nil {
-		return len(ps.Rates)
+		return ps.Rates
 	}
-	return 0
+	return nil
 }
 
 // Screened is a point's screening rates (RunRecord.Screen).
