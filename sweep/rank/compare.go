@@ -24,19 +24,17 @@ func tQuantileMemo(p, dof float64) float64 {
 
 // How a point is compared with the original settings.
 //
-// Decision: the estimate is the ratio of geometric means, exp(mean ln x
-// - mean ln ref) - 1, and its interval Student's t on the difference of
-// the mean log rates. Run-to-run noise of a throughput is multiplicative
-// (the simulator draws it log-normal; on a board it is scheduling and bus
-// contention scaling a rate), so logs make it one size across points, and
-// the mean of the logs uses every run where a median of five throws most
-// of them away (its efficiency is about 64 %) and a percentile bootstrap
-// of five runs claims more confidence than it has. The noise is pooled
-// over the baseline and every point (Noise: the race pools the same
-// way), which gives the t many degrees of freedom; a side whose own
-// spread is more than twice the pooled one (an unstable setting, where
-// the pooled spread would flatter it) gets Welch's interval of its own
-// spread instead.
+// Decision: the estimate is the ratio of geometric means, exp(mean ln x -
+// mean ln ref) - 1, its interval Student's t on the difference of the mean
+// log rates. Throughput noise is multiplicative (scheduling and bus
+// contention scale a rate; the simulator draws it log-normal), so logs make
+// it one size across points, and the mean of the logs uses every run where
+// a median of five throws most away (about 64 % efficiency) and a
+// percentile bootstrap of five runs claims more confidence than it has.
+// The noise is pooled over the baseline and every point (as the race
+// pools it), for many degrees of freedom; a side whose own spread is more
+// than twice the pooled one (an unstable setting the pooled spread would
+// flatter) gets Welch's interval instead.
 
 // Noise is the run-to-run spread of ln(rate) pooled within groups, with
 // its degrees of freedom (0: unknown).
@@ -228,22 +226,18 @@ func VisitNoiseOf(visits [][]float64, nz Noise) VisitNoise {
 	}
 	vn := VisitNoise{MSB: ss / float64(k-1), DoF: k - 1, N0: (total - sq/total) / float64(k-1)}
 	if vn.DoF < minVisitDoF {
-		// Decision: two visits give MSB one degree of freedom, and a
-		// shift estimated on it makes the interval's t (and
-		// Satterthwaite's degrees of freedom) near 1: "+4.5 %, 95 % CI
-		// -20.8 to 38.0" for a point that is plainly faster. Below
-		// three visits the shift does not enter; what the two visits
-		// differ by stays in the baseline's own spread, which takes
-		// Welch's interval where it is more than twice the pooled noise
-		// (compareWith), and the runner's drift check (sweep) adds a
+		// Decision: on one degree of freedom (two visits) the shift makes
+		// t and Satterthwaite's degrees of freedom near 1 ("+4.5 %, 95 %
+		// CI -20.8 to 38.0" for a point plainly faster). Below three
+		// visits it does not enter: their difference stays in the
+		// baseline's own spread (Welch's interval where it is more than
+		// twice the pooled noise), and the runner's drift check adds a
 		// visit where two disagree.
 		return vn
 	}
-	// The shift counts only where the visits differ beyond chance (the
-	// F test of MSB against σ² at visitAlpha): with two or three
-	// baseline visits a variance estimated on 1 or 2 degrees of freedom
-	// would otherwise widen every interval of a steady board several
-	// times over.
+	// The shift counts only where the visits differ beyond chance (F test
+	// at visitAlpha): a variance on 1 or 2 degrees of freedom would
+	// otherwise widen every interval of a steady board several times.
 	s2 := nz.SD * nz.SD
 	if t := (vn.MSB - s2) / vn.N0; t > 0 && vn.N0 > 0 && s2 > 0 && 1-FCDF(vn.MSB/s2, float64(vn.DoF), float64(nz.DoF)) < visitAlpha {
 		vn.Tau2 = t
