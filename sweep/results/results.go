@@ -17,8 +17,8 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// The results file is JSON Lines: one record per line, each with a
-// "type". README.md in this directory documents every record.
+// The results file is JSON Lines, one record per line with a "type":
+// README.md in this directory documents every record.
 
 // Format and Version identify a results file. A model sweep's file is
 // VersionAdmits: its visits may admit screening runs among a point's
