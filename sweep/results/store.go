@@ -24,7 +24,7 @@ type Store struct {
 	// interrupts and CPU per MiB (RunRecord.Screen) per point: not among
 	// its rates until a visit admits them (PointRecord.ScreenAdmitted).
 	screen, screenIRQs, screenCPU map[string][]float64
-	policy rank.Policy // what the verdict is decided under
+	policy                        rank.Policy // what the verdict is decided under
 }
 
 // SetPolicy sets the rule the ranking's verdict is decided under.
