@@ -139,12 +139,7 @@ func (b *dtsBuilder) roleNote(roles []regs.Role) string {
 }
 
 func (b *dtsBuilder) hasProp(name string) bool {
-	for _, l := range b.d.Props {
-		if strings.HasPrefix(l.Text, name+" ") || l.Text == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(b.d.Props, func(l DTSLine) bool { return strings.HasPrefix(l.Text, name+" ") || l.Text == name })
 }
 
 func (b *dtsBuilder) note(format string, args ...any) {

@@ -3,6 +3,7 @@ package rank
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -63,12 +64,7 @@ func PoolNoise(groups ...[]float64) Noise {
 }
 
 func positive(xs []float64) bool {
-	for _, x := range xs {
-		if !(x > 0) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(xs, func(x float64) bool { return !(x > 0) || math.IsInf(x, 0) })
 }
 
 // Comparison is a point's rate against a reference (the original
