@@ -64,28 +64,15 @@ const MicroFrameRate = 8 * physic.KiloHertz
 // Workload is what moves over the link.
 type Workload int
 
-// Workloads.
+// Workloads (README.md, "Workloads").
 const (
-	// StorageRead: the board, as host, reads a USB disk with O_DIRECT
-	// (dd iflag=direct, hdparm --direct): SCSI READ(10) over bulk-only
-	// transport, one command at a time.
-	StorageRead Workload = iota
-	// StorageWrite: the same, writing.
-	StorageWrite
-	// GadgetIn: the board is a USB device (g_ncm-like network gadget) and
-	// the PC pulls data from it: bulk IN, the board transmits.
-	GadgetIn
-	// GadgetOut: the PC pushes data to the gadget: bulk OUT, the board
-	// receives.
-	GadgetOut
-	// GadgetStorage: the board is a USB mass-storage device
-	// (f_mass_storage) and the PC reads it: bulk IN, the board reads its
-	// backing file into Buffers buffers and transmits them (fsg.go).
-	GadgetStorage
-	// NetTx and NetRx: the board, as host, sends (bulk OUT) or receives
-	// (bulk IN) through a USB Ethernet adapter (usbnet).
-	NetTx
-	NetRx
+	StorageRead   Workload = iota // host reads a USB disk, O_DIRECT, one SCSI command at a time
+	StorageWrite                  // the same, writing
+	GadgetIn                      // a g_ncm-like gadget the PC pulls from (the board transmits)
+	GadgetOut                     // the PC pushes to the gadget (the board receives)
+	GadgetStorage                 // a mass-storage gadget the PC reads (fsg.go)
+	NetTx                         // host sends through a USB Ethernet adapter (usbnet)
+	NetRx                         // host receives through it
 )
 
 var workloadNames = map[Workload]string{StorageRead: "read", StorageWrite: "write", GadgetIn: "gadget-in", GadgetOut: "gadget-out",
