@@ -157,9 +157,8 @@ func near(x, t float64) string {
 	return s
 }
 
-// FewRunsWarning is what citune sweep and the TUI both say of a plan of
-// fewer than MinRunsForCI runs a point ("" for enough): both take any
-// number from 1 (a quick look), and warn alike.
+// FewRunsWarning is what citune sweep and the TUI say of a plan of fewer
+// than MinRunsForCI runs a point ("" for enough).
 func FewRunsWarning(repeats int) string {
 	if repeats >= MinRunsForCI {
 		return ""
@@ -178,11 +177,10 @@ func Compare(xs, ref []float64) Comparison {
 	return compare(xs, ref, Noise{}, 1, 0)
 }
 
-// VisitNoise is the spread of the baseline's visit means beyond what the
-// run noise explains: one-way random effects on ln(rate), the
-// between-visit mean square MSB on DoF degrees of freedom, and N0 the
-// effective runs per visit (unbalanced visits). Zero value: none seen
-// (one visit, or visits no more apart than their runs).
+// VisitNoise is the spread of the baseline's visit means beyond the run
+// noise (one-way random effects on ln(rate)): the between-visit mean
+// square MSB on DoF degrees of freedom, N0 the effective runs per visit.
+// Zero value: none seen.
 type VisitNoise struct {
 	MSB float64 `json:"msb"`
 	DoF int     `json:"dof"`
@@ -257,10 +255,9 @@ func FCDF(x, d1, d2 float64) float64 {
 	return regIncBeta(d1*x/(d1*x+d2), d1/2, d2/2)
 }
 
-// compareVisits is compare with the between-visit noise vn: a point's
-// visits (pv) and the baseline's (vn.DoF+1) each carry a shift of
-// variance Tau2, added to the difference's variance; the degrees of
-// freedom are Satterthwaite's for the two mean squares.
+// compareVisits is compare with the between-visit noise vn: each side's
+// visits carry a shift of variance Tau2, added to the difference's
+// variance, on Satterthwaite's degrees of freedom.
 func compareVisits(xs, ref []float64, nz Noise, vn VisitNoise, pv, family int, minGain float64) Comparison {
 	if vn.Tau2 <= 0 {
 		return compare(xs, ref, nz, family, minGain)
@@ -278,11 +275,9 @@ func compareVisits(xs, ref []float64, nz Noise, vn VisitNoise, pv, family int, m
 	})
 }
 
-// compare is xs against ref with the intervals of family comparisons
-// holding together at Confidence: each is a two-sided interval at
-// 1 - (1-Confidence)/family, so that each one-sided error (calling a
-// point faster that is not) is at most (1-Confidence)/(2 family), the
-// share of one of the two looks a sweep may take (see Policy).
+// compare is xs against ref, each of family intervals two-sided at
+// 1 - (1-Confidence)/family, so each one-sided error is at most
+// (1-Confidence)/(2 family): one of the two looks a sweep may take (Policy).
 func compare(xs, ref []float64, nz Noise, family int, minGain float64) Comparison {
 	return compareWith(xs, ref, nz, family, minGain, nil)
 }

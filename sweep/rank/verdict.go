@@ -33,10 +33,9 @@ const DefaultMinGainPct = 1.0
 type Policy struct {
 	// MinGainPct is the practical threshold in percent (0: none).
 	MinGainPct float64
-	// NotPermanent returns, of the settings a point changes from the
-	// original (name to value), those that no device-tree property or
-	// kernel parameter can make permanent, each with why ("SDIS: no
-	// device-tree property or kernel parameter"); nil: every setting can.
+	// NotPermanent returns, of a point's changes from the original, those
+	// no device-tree property or kernel parameter can make permanent, each
+	// with why; nil: every setting can.
 	NotPermanent func(changes map[string]string) []string
 	// SecondLook is the point the sweep's second look measured again
 	// (results.EventSecondLook): after it only that point may be
@@ -84,9 +83,8 @@ type Verdict struct {
 	// original (apply only): what a device-tree fragment holds.
 	Changes map[string]string `json:"changes,omitempty"`
 	// Kept are the swept settings the recommendation leaves at their
-	// original value; NoEffect those of them that took more than one
-	// value among the points tied with the recommendation: no measurable
-	// effect, so the original stays.
+	// original value; NoEffect those that took more than one value among
+	// the points tied with it (no measurable effect).
 	Kept     []string `json:"kept,omitempty"`
 	NoEffect []string `json:"no_effect,omitempty"`
 	// Bench is the fastest point when it is faster than the
@@ -95,9 +93,8 @@ type Verdict struct {
 	// Confirm is the point worth more runs before deciding (keep, no
 	// decision): promising, not yet significant, or too few runs.
 	Confirm string `json:"confirm,omitempty"`
-	// Reason says why, in one sentence; Settle what would decide a
-	// no-decision (or help a keep); Tie why the recommendation is not
-	// the fastest of the points tied with it.
+	// Reason says why in one sentence, Settle what would decide a
+	// no-decision, Tie why the recommendation is not the fastest tied point.
 	Reason string `json:"reason"`
 	Settle string `json:"settle,omitempty"`
 	Tie    string `json:"tie,omitempty"`
