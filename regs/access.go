@@ -31,11 +31,10 @@ const (
 	// SC fields are self-clearing commands (doorbells, resets). A
 	// read-modify-write stores 0 into them unless asked.
 	SC
-	// WC fields are counters that any write to their register clears,
-	// whatever value is written (TXFILLTUNING.TXSCHHEALTH): they are not
-	// write-1-to-clear. A read-modify-write of the register resets them as
-	// a side effect, so a read-back, a verify or a restore never compares
-	// them, and a change may only ask for 0.
+	// WC fields are counters any write to their register clears (not
+	// write-1-to-clear: TXFILLTUNING.TXSCHHEALTH). A read-modify-write
+	// resets them as a side effect, so nothing compares them and a change
+	// may only ask for 0.
 	WC
 )
 

@@ -48,14 +48,10 @@ const (
 )
 
 // ChipIdea returns a fresh copy of the ChipIdea controller map as found on
-// i.MX6 (offsets 0x000-0x1DC of one controller window). Reset values are
-// [SDK] mx6dq; where [SDK] contradicts itself or is silent the description
-// says so and ResetKnown may be false.
-//
-// Decision: the map is a table of literals (chipidea_table.go), which the
-// linker lays out as data; built by constructor calls it was 49 KB of ARM
-// code. Callers may change their copy: registers and fields are copied,
-// the value lists (never changed) are shared.
+// i.MX6 (offsets 0x000-0x1DC of one window), reset values [SDK] mx6dq.
+// Decision: the map is a table of literals (chipidea_table.go), laid out
+// as data; built by constructor calls it was 49 KB of ARM code. Registers
+// and fields are copied, the value lists (never changed) shared.
 func ChipIdea() *Map {
 	m := &Map{Name: "chipidea", Registers: make([]Register, len(chipIdea), len(chipIdea)+7)}
 	for i, r := range chipIdea {
@@ -81,10 +77,7 @@ const SourceSDK = "i.MX6 Platform SDK regsusbcore.h (mx6dq, USB_UOG_* and USB_UH
 const SourceTTHA = "DT binding chipidea,usb2-common.yaml (non-zero-ttctrl-ttha): TTHA is 0x0 by default, the other bits are not described"
 
 // srcHostDCCPARAMS: the SDK's USB_UHx sets list no DCCPARAMS, but Linux
-// reads it on every core: ci_hdrc_host_init() (drivers/usb/chipidea/host.c)
-// returns -ENXIO unless DCCPARAMS.HC reads 1, and hw_device_init() (core.c)
-// takes the endpoint count from DCCPARAMS.DEN. The i.MX6Q usbh1-usbh3
-// ports probe as hosts, so HC reads 1 there; DC=0 and DEN=0 because the
-// core has no device part (no HWDEVICE or ENDPT* registers in the SDK).
-// QEMU's ChipIdea model returns HC only (0x100) for the same reason.
+// needs HC=1 on every core (ci_hdrc_host_init(), host.c) and takes the
+// endpoint count from DEN (hw_device_init(), core.c); with no device part
+// DC=0 and DEN=0. QEMU's ChipIdea model reads 0x100 for the same reason.
 const srcHostDCCPARAMS = "host-only core: HC=1, DC=0, DEN=0, derived: Linux ci_hdrc_host_init() (drivers/usb/chipidea/host.c) refuses a core whose DCCPARAMS.HC reads 0 and the host-only ports probe; no device part (i.MX6 SDK USB_UHx sets); QEMU hw/usb/chipidea.c reads 0x100"

@@ -44,18 +44,15 @@ type Absence struct {
 	ReplacedBy string
 }
 
-// ForCore returns the map of a controller built from core c: a copy of m
-// without the registers marked DeviceOnly when c is host-only (a register
-// with HostName is renamed and takes HostFields instead, as 0x154 is
-// PERIODICLISTBASE on a host-only core). The removed registers are kept in
-// Absent, so that lookups and accessors can say why they are missing.
-// For CoreOTG (or ""), ForCore returns a plain copy.
+// ForCore returns a copy of m for a controller built from core c: on a
+// host-only core without the DeviceOnly registers (one with HostName
+// renamed, with HostFields: 0x154 is PERIODICLISTBASE there), kept in
+// Absent so that lookups and accessors can say why they are missing.
 func (m *Map) ForCore(c Core) *Map { return m.Clone().narrow(c) }
 
-// ForCoreShared is ForCore without copying the registers' field lists
-// (nor, for a core that is not host-only, the registers): the result
-// shares them with m, so neither may change them in place (for a map
-// that is only read: soc/packed.go).
+// ForCoreShared is ForCore sharing the registers' field lists (and, for a
+// core that is not host-only, the registers) with m: for a map that is
+// only read (soc/packed.go).
 func (m *Map) ForCoreShared(c Core) *Map {
 	out := *m
 	if c != CoreHostOnly {

@@ -45,7 +45,7 @@ func (f *Field) Mask() uint32 {
 	return ((uint32(1) << f.Width) - 1) << f.Lsb
 }
 
-// Max value the field's width can hold.
+// WidthMax is the largest value the field's width can hold.
 func (f *Field) WidthMax() uint32 {
 	if f.Width >= 32 {
 		return ^uint32(0)
@@ -97,11 +97,10 @@ type Register struct {
 	Desc   string
 	// Note explains when the Linux driver rewrites the register.
 	Note string
-	// DeviceOnly registers belong to the device part of an OTG core; a
-	// host-only core does not have them (see Map.ForCore). With HostName
-	// set, a host-only core has a host register at the same offset
-	// instead (0x154 PERIODICLISTBASE for DEVICEADDR), described by
-	// HostDesc and HostFields.
+	// DeviceOnly registers belong to the device part of an OTG core (see
+	// Map.ForCore); with HostName set, a host-only core has a host
+	// register at the same offset instead (0x154 PERIODICLISTBASE for
+	// DEVICEADDR), described by HostDesc and HostFields.
 	DeviceOnly bool
 	HostName   string
 	HostDesc   string

@@ -1,16 +1,11 @@
 package regs
 
 // Role is a controller's role: RoleHost or RoleDevice (RoleOTG only for a
-// dual-role port whose current role is not known). The ChipIdea core
-// holds it in USBMODE.CM (RoleOfCM, Role.CM). Its strings are the TOML
-// values of profiles (roles, dt_roles, param_roles, board roles) and the
-// JSON of results files: they must not change.
-//
-// *Decision:* the one role type of the tree lives here, the lowest
-// package, because everything that speaks of roles imports regs: soc
-// (profiles, targets, and soc.RoleOf, the one role decision), simmodel (the workload's
-// role against the controller's) and, through them, probe, sweep, tui and
-// the command. soc cannot be that place: simmodel must not import soc.
+// dual-role port whose current role is not known), held in USBMODE.CM
+// (RoleOfCM, Role.CM). Its strings are profiles' TOML values and results
+// files' JSON: they must not change. Decision: the one role type of the
+// tree lives in the lowest package, as simmodel needs it and must not
+// import soc (where soc.RoleOf makes the one role decision).
 type Role string
 
 // The roles. "" means unknown (QEMU: the registers do not tell).

@@ -6,14 +6,9 @@ import (
 	"time"
 )
 
-// The mass-storage gadget (f_mass_storage): the PC reads the board's
-// backing file. The gadget's thread reads the file into one of Buffers
-// buffers of 16 KiB (FSG_BUFLEN) and queues it on the bulk IN endpoint;
-// it refills a buffer only once the controller has sent it and its
-// completion came back (the interrupt, at the next ITC boundary, the
-// handler, the thread's wake-up). With few buffers, a refill that takes
-// long (the page cache waiting on the backing device) leaves the wire
-// idle once the buffers in flight are sent; more buffers hide it.
+// The mass-storage gadget (f_mass_storage), README.md term 7: the PC
+// reads the backing file through Buffers buffers the gadget's thread
+// refills once the controller sent them and their completion came back.
 
 // FSGBufLen is f_mass_storage's buffer size (FSG_BUFLEN, 16 KiB).
 const FSGBufLen = 16 << 10
@@ -36,12 +31,9 @@ type Backing struct {
 	Command time.Duration
 }
 
-// DefaultBacking: the one published figure set is on another UDC
-// (Snowball, musb; measurements.md 001): the backing store's raw read,
-// "20MiB/s", is taken as Rate; Spread 1 (exponential refill times: the
-// waits on the backing device are memoryless) gives the published gain
-// from 2 to 4 buffers (18.7 to 19.9 MB/s, +6.4 %; none beyond 4, as the
-// author found), so it is fitted; Command is assumed.
+// DefaultBacking: Rate the published raw read ("20MiB/s", Snowball, musb:
+// measurements.md 001), Spread fitted to its +6.4 % from 2 to 4 buffers,
+// Command assumed.
 var DefaultBacking = Backing{Rate: 20 << 20, Spread: 1, Command: 50 * time.Microsecond}
 
 // fsgCommands is how many commands the mean command time is taken over:

@@ -9,12 +9,9 @@ import (
 // board as a gadget (g_ncm, RNDIS) or as the host of a USB Ethernet
 // adapter (usbnet).
 
-// usbnet's queue at high speed: MAX_QUEUE_MEMORY (60 × 1518 bytes) over
-// the URB size, rx_urb_size for receiving and hard_mtu for sending
-// (usbnet_update_max_qlen(), drivers/net/usb/usbnet.c). rx_urb_size is
-// hard_mtu (the 1500-byte MTU and the 14-byte header) unless the
-// adapter's driver sets it; the published adapter is not named, so the
-// model takes hard_mtu both ways (assumed): 60 URBs.
+// usbnet's queue at high speed: MAX_QUEUE_MEMORY over the URB size
+// (usbnet_update_max_qlen(), drivers/net/usb/usbnet.c), hard_mtu both ways
+// (assumed: README.md, term 8): 60 URBs.
 const (
 	usbnetQueueMemory = 60 * 1518
 	usbnetMTU         = 1514
@@ -24,11 +21,8 @@ const (
 // bytes.
 func NetQueue(size int64) int { return max(int(usbnetQueueMemory/max(size, 1)), 1) }
 
-// txOverlap is how far the board's network stack and the link overlap
-// when the board sends (softMin's exponent): the stack builds frames
-// ahead while the queued requests go out. Fitted to the i.MX6SX g_ncm TX
-// figures (163 and 166 Mbit/s: the link's gain barely shows) and the VF61
-// RNDIS drop.
+// txOverlap is softMin's exponent for the stack and the link when the
+// board sends (it builds frames ahead); fitted (README.md, term 6).
 const txOverlap = 4
 
 // NetRate is the rate, in bytes per second, at which the board's
@@ -50,45 +44,25 @@ func (sc Scenario) NetRate() float64 {
 	return 1 / perByte
 }
 
-// gadget is n bytes of a steady gadget stream: Queue requests of Xfer
-// bytes in flight. A request completes every Xfer/rate; the controller
-// raises at most one interrupt per ITC window (coalescing), at least one
-// per window in which requests complete. The link moves the least of
-//   - the data path (DataRate), and
-//   - the queue: a completed request is queued again only after its
-//     interrupt (at the next ITC boundary), the handler and the driver's
-//     turnaround, so Queue requests go round at most once a window.
-//
-// The board's network stack (NetRate, plus the handler's time per
-// interrupt) then bounds it, differently by direction:
-//   - sending, the stack overlaps with the link (softMin, txOverlap):
-//     the rate is about the slower of the two;
-//   - a gadget receiving gives a request back to the controller only
-//     after the stack took its frames (netif_rx in the completion), so
-//     the two add up, as serial stages: 1/rate = 1/link + 1/stack (a
-//     structural assumption: 2 × qmult requests stay queued; it is what
-//     gives the published +25 % on the board's receive rate);
-//   - a host receiving through usbnet overlaps them as sending does:
-//     usbnet's bottom half takes the frames while the other URBs of its
-//     queue (60 at high speed) stay on the wire.
+// gadget is n bytes of a steady gadget (or usbnet) stream: Queue requests
+// of Xfer bytes in flight, at most one interrupt per ITC window. The link
+// moves the least of the data path and the queue, which goes round at most
+// once a window; the board's network stack then bounds it: overlapping
+// with the link when sending or receiving through usbnet, in series when a
+// gadget receives (README.md, terms 5, 6 and 8).
 func (sc Scenario) gadget(s Settings, n int64) Transfer {
 	data, xrun := sc.DataRate(s)
 	req := float64(max(sc.Xfer, MaxPacket))
 	q := float64(max(sc.Queue, 1))
 	w := s.ITCWindow().Seconds()
 	h := sc.SoC.Handler.Seconds()
-	// A completed request is handed back only at the next ITC boundary,
-	// then the handler and the turnaround pass: so at most Queue requests
-	// go round per window, and each takes at least its time on the link.
-	// (A mean wait of half a window would let a dry queue beat that.)
+	// (A mean wait of half a window would let a dry queue beat this.)
 	cycle := math.Max(w, req/data) + h + sc.SoC.Turnaround.Seconds()
 	queue := q * req / cycle
 	link := math.Min(data, queue)
-	// Interrupts per byte: one per request, or fewer when the window
-	// gathers several; at the rate the link ends up moving, which the
-	// handler's time itself bounds, so the two are solved together
-	// (a few rounds settle it). The stack is charged the same interrupts
-	// the run reports, so its CPU never exceeds the time.
+	// Interrupts per byte and the rate bound each other through the
+	// handler's time: a few rounds settle them. The stack is charged the
+	// interrupts the run reports, so its CPU never exceeds the time.
 	rate := link
 	var irqPerByte float64
 	for range 6 {

@@ -64,28 +64,15 @@ const MicroFrameRate = 8 * physic.KiloHertz
 // Workload is what moves over the link.
 type Workload int
 
-// Workloads.
+// Workloads (README.md, "Workloads").
 const (
-	// StorageRead: the board, as host, reads a USB disk with O_DIRECT
-	// (dd iflag=direct, hdparm --direct): SCSI READ(10) over bulk-only
-	// transport, one command at a time.
-	StorageRead Workload = iota
-	// StorageWrite: the same, writing.
-	StorageWrite
-	// GadgetIn: the board is a USB device (g_ncm-like network gadget) and
-	// the PC pulls data from it: bulk IN, the board transmits.
-	GadgetIn
-	// GadgetOut: the PC pushes data to the gadget: bulk OUT, the board
-	// receives.
-	GadgetOut
-	// GadgetStorage: the board is a USB mass-storage device
-	// (f_mass_storage) and the PC reads it: bulk IN, the board reads its
-	// backing file into Buffers buffers and transmits them (fsg.go).
-	GadgetStorage
-	// NetTx and NetRx: the board, as host, sends (bulk OUT) or receives
-	// (bulk IN) through a USB Ethernet adapter (usbnet).
-	NetTx
-	NetRx
+	StorageRead   Workload = iota // host reads a USB disk, O_DIRECT, one SCSI command at a time
+	StorageWrite                  // the same, writing
+	GadgetIn                      // a g_ncm-like gadget the PC pulls from (the board transmits)
+	GadgetOut                     // the PC pushes to the gadget (the board receives)
+	GadgetStorage                 // a mass-storage gadget the PC reads (fsg.go)
+	NetTx                         // host sends through a USB Ethernet adapter (usbnet)
+	NetRx                         // host receives through it
 )
 
 var workloadNames = map[Workload]string{StorageRead: "read", StorageWrite: "write", GadgetIn: "gadget-in", GadgetOut: "gadget-out",
@@ -206,24 +193,10 @@ type SoC struct {
 	HostRxFrame, HostRxByte time.Duration
 }
 
-// i.MX6 (Cortex-A9 up to 1 GHz, 132 MHz AHB; the i.MX6UL, a Cortex-A7 at
-// 528 MHz, takes these terms too: assumed) and Vybrid VF6xx (Cortex-A5 at
-// 500 MHz, 166 MHz platform bus). The clocks are the SoCs' nominal bus
-// clocks. Latency is fitted (i.MX6: the host write's gain with the patch
-// set; Vybrid: its read's drop), Turnaround too (with the disk, the 3.7×
-// between 120 KiB and 4 KiB commands). Handler is one of the 10–33 µs ARM
-// ehci_irq means measured with HCD_BH on i.MX6, assumed twice that on
-// Vybrid's slower core (README.md, terms 3 and 6).
-//
-// The network costs are fitted (README.md, "Validation"): i.MX6SX g_ncm
-// TX 163/166 Mbit/s and RX 184/230 Mbit/s, VF61 RNDIS TX 116 Mbit/s. The
-// split between frame and byte is assumed; only their sum at that size
-// is fixed by the figures (Vybrid's receiving has none: i.MX6's, scaled
-// as the send costs are). The host
-// receive costs are fitted to the i.MX6SX USB Ethernet RX figure (216
-// and 219 Mbit/s); Vybrid's are i.MX6's scaled as its send costs are
-// (assumed). The host send figures (185, 186 Mbit/s) fit nothing: they
-// check the gadget's send costs.
+// i.MX6 (the i.MX6UL takes its terms too: assumed) and Vybrid VF6xx, at
+// their nominal bus clocks. Latency, Turnaround and the network costs are
+// fitted, Handler measured on i.MX6 and assumed twice that on Vybrid
+// (README.md, terms 3, 6 and 8, and "Validation").
 var (
 	imx6 = SoC{AHB: 132 * physic.MegaHertz, Latency: 200 * time.Nanosecond, NonBurst: true,
 		Handler: 14 * time.Microsecond, Turnaround: 40 * time.Microsecond,
@@ -262,17 +235,12 @@ type Disk struct {
 	ReadRate, WriteRate float64
 }
 
-// DefaultDisk is fitted (README.md, "Validation"): the read to the
-// i.MX6SX 27 MB/s at 120 KiB commands and the 3.7× between 120 KiB and
-// 4 KiB commands of the EHCI dd runs, the write to the i.MX6SX 24.5 and
-// 25.2 MB/s without and with the patch set.
+// DefaultDisk is fitted (README.md, term 2 and "Validation").
 var DefaultDisk = Disk{ReadCommand: 50 * time.Microsecond, WriteCommand: 170 * time.Microsecond, ReadRate: 30.0e6, WriteRate: 30.0e6}
 
-// How the controller's path and the disk's media combine in a data
-// stage (softMin's exponent): reads pipeline (the disk streams while
-// the host takes packets: nearly the slower of the two); writes less so
-// (the disk buffers a little, then programs the flash). Fitted with the
-// disk's rates.
+// readOverlap and writeOverlap are softMin's exponents for the
+// controller's path against the disk's media: reads pipeline, writes less
+// so (README.md, term 2; fitted with the disk's rates).
 const (
 	readOverlap  = 12
 	writeOverlap = 4
@@ -316,14 +284,10 @@ type Scenario struct {
 // Default scenario values.
 const (
 	DefaultStorageXfer = 240 * 512 // usb-storage max_sectors on USB 2.0
-	// DefaultGadgetXfer is the bytes per gadget request: assumed. f_ncm's
-	// OUT transfer blocks are 16 KiB (NTB_OUT_SIZE) and its IN blocks
-	// 2 KiB in v4.0-era kernels (NTB_DEFAULT_IN_SIZE, 16 KiB in some later
-	// ones); RNDIS sends a frame a request. 4 KiB stands for all of them.
+	// DefaultGadgetXfer is the bytes per gadget request (assumed; README.md,
+	// term 5).
 	DefaultGadgetXfer = 4 << 10
-	// DefaultQmult is g_ether/g_ncm's qmult module parameter
-	// (QMULT_DEFAULT 5 in torvalds/linux's
-	// drivers/usb/gadget/function/u_ether.h; some trees carry 10).
+	// DefaultQmult is g_ether/g_ncm's qmult (QMULT_DEFAULT in u_ether.h).
 	DefaultQmult = 5
 	// NetFrame is the Ethernet frame size the network stack's costs
 	// count (1500-byte MTU and the 14-byte header).
@@ -364,13 +328,9 @@ func (sc Scenario) nonBurst(s Settings) bool {
 }
 
 // BurstWords is the length, in 32-bit words, of the AHB bursts the
-// controller issues for the workload's direction. AHBBRST 1/5 use INCR4,
-// 2/6 INCR8 and 3/7 INCR16 for the bulk of a packet (the INCR-or-single
-// tail is too short to matter for 512-byte packets). AHBBRST=0 issues
-// bursts of TXPBURST (memory to USB) or RXPBURST words as INCR of
-// unspecified length; without the non-burst setting the model assumes
-// the interconnect takes each of them as single transfers (1 word). A
-// burst size of 0 counts as 1.
+// controller issues for the workload's direction (README.md, term 3):
+// INCR4/8/16 by AHBBRST, else TXPBURST or RXPBURST words, single
+// transfers without the non-burst setting; a size of 0 counts as 1.
 func (sc Scenario) BurstWords(s Settings) float64 {
 	switch s.AHBBRST {
 	case 1, 5, 4:
@@ -402,11 +362,9 @@ func (sc Scenario) DMARate(s Settings) float64 {
 	return hz * wordBytes * b / (b + lat + wait)
 }
 
-// WireRate is the bulk rate the bus allows. The far end's host
-// controller (device role) fills every micro-frame; this controller as
-// host does with park mode at count 3 and loses a third of a packet
-// slot a micro-frame per missing park count, one slot with park off (it
-// returns to the async schedule between transactions; assumed).
+// WireRate is the bulk rate the bus allows: every micro-frame full, less a
+// third of a packet slot per missing park count in host role (README.md,
+// term 1; assumed).
 func (sc Scenario) WireRate(s Settings) float64 {
 	pkts := float64(PacketsPerMicroFrame)
 	if sc.Workload.Role() == regs.RoleHost {
@@ -420,16 +378,7 @@ func (sc Scenario) WireRate(s Settings) float64 {
 }
 
 // DataRate is the payload rate of a data stage and whether the FIFO runs
-// dry or over:
-//   - Stream mode disabled (SDIS=1): a packet is buffered whole before it
-//     moves on, so wire and DMA times add: 1/(1/wire + 1/DMA).
-//   - Streaming, receiving in host role: the host starts an IN only with
-//     room in the FIFO: min(wire, DMA).
-//   - Streaming, receiving in device role: a full FIFO NAKs the PC's OUT,
-//     which pings and resends: DMA × 0.85 when the DMA is the slower.
-//   - Streaming, transmitting: a packet starts once TXFIFOTHRES bursts
-//     are in the FIFO; the share of packets that underrun (Underrun)
-//     goes twice.
+// dry or over, by stream mode, direction and role (README.md, term 4).
 func (sc Scenario) DataRate(s Settings) (rate float64, xrun bool) {
 	wire, dma := sc.WireRate(s), sc.DMARate(s)
 	if s.SDIS {
@@ -450,11 +399,9 @@ func (sc Scenario) DataRate(s Settings) (rate float64, xrun bool) {
 }
 
 // Underrun is the share of transmitted packets whose FIFO runs dry in
-// stream mode: 0 when the DMA keeps up with the 480 Mb/s line or the
-// prefill (TXFIFOTHRES bursts) covers what the line drains meanwhile,
-// 512·(1 − DMA/line) bytes; graded linearly in between (the DMA's pace
-// varies with the other masters, so a short prefill fails some packets,
-// not all: assumed), up to every packet with no prefill.
+// stream mode: 0 when the DMA keeps up with the line or the prefill covers
+// the 512·(1 − DMA/line) bytes the line drains meanwhile, graded linearly
+// up to every packet with no prefill (README.md, term 4; assumed).
 func (sc Scenario) Underrun(s Settings) float64 {
 	if s.SDIS || !sc.Workload.Transmits() {
 		return 0
@@ -464,13 +411,8 @@ func (sc Scenario) Underrun(s Settings) float64 {
 		return 0
 	}
 	need := MaxPacket * (1 - dma/signalRate)
-	// The SDK gives TXFIFOTHRES a minimum of 2 bursts: the 0 every board
-	// reads (TXFILLTUNING resets to 0x808) still prefills two.
-	//
-	// TXFILLTUNING is the host controller's (the SDK's text and EHCI's
-	// txfill_tuning both describe the host's scheduler): in device role
-	// the model takes the minimum prefill whatever the field holds
-	// (assumed: no source says what the device's TX FIFO waits for).
+	// TXFIFOTHRES prefills at least 2 bursts ([SDK]); in device role the
+	// minimum whatever the field holds (assumed: README.md, term 4).
 	thres := max(s.TXFIFOTHRES, minFIFOThres)
 	if sc.Workload.Role() == regs.RoleDevice {
 		thres = minFIFOThres

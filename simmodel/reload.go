@@ -6,18 +6,9 @@ import (
 	"time"
 )
 
-// Reload is the time one reload of the driver stack takes on a board:
-// rmmod of usb_storage, ci_hdrc_imx, ci_hdrc and ehci_hcd, modprobe of
-// them again with the new parameters, the controller's probe and the
-// attached USB disk's enumeration, usb-storage's settling delay, the
-// SCSI scan, until the block device is back. A sweep with a modparam axis
-// pays it at every change of value (README.md, "The driver").
-//
-// The figures were fitted to the emulated i.MX6Q board (QEMU sabrelite,
-// e2e): the stack's unload and load and the enumeration there run on an
-// emulated CPU, so a real board is likely quicker at those; DelayUse is
-// the kernel's own default and the same everywhere. The model takes one
-// figure for every SoC.
+// Reload is the time one reload of the driver stack takes on a board, up
+// to the block device being back (README.md, term 10): fitted to the
+// emulated i.MX6Q board, one figure for every SoC.
 type Reload struct {
 	// Unload is rmmod of the stack; Load modprobe of it (the
 	// controller's probe included); Enumerate the attached disk's

@@ -38,52 +38,34 @@ func screenCut(n int) int {
 	return max((n+screenKeep-1)/screenKeep, min(n, screenMin))
 }
 
-// adaptive races the grid's points in rounds; every round's visits are
-// grouped by module-parameter value, in alternating order.
+// adaptive races the grid's points in rounds, each round's visits
+// grouped by module-parameter value in alternating order:
 //
-//  1. Screening: after the baseline, every point gets one run, without
-//     warm-ups. With warm-ups in the plan that run is a screening run
-//     (results.RunRecord.Screen): not among the point's rates, since it
-//     was not measured as the plan asks; it only decides whether the
-//     point races on. A warm-up per point here would cost a third of a
-//     grid's runs (one warm-up and five runs per point) before the race
-//     even starts. Without warm-ups in the plan the run counts.
-//  2. The survivors are brought to about a third of Repeats (nextTarget;
-//     the plan asks for 3 or more), then to Repeats. The leader, visited
-//     first in each of these rounds, goes straight to Repeats: the
-//     others race against it, so it needs those runs anyway, and a
-//     visit fewer saves its warm-ups.
-//  3. Tie-break: when the ranking cannot tell points from its fastest
-//     (it would order them by its tie rule: interrupts, CPU, settings
-//     changed), those points and the fastest get Repeats runs more
-//     (tiedWithLeader), the fastest last: it is not visited once they
-//     have all been dropped. So the winner is the faster one where runs
-//     can tell, not the one a tie rule favours for want of runs.
+//  1. Screening: after the baseline, one run per point without warm-ups.
+//     With warm-ups in the plan it is a screening run (RunRecord.Screen),
+//     not among the point's rates; it only decides whether the point races
+//     on (a warm-up per point here would cost a third of a grid's runs
+//     before the race starts).
+//  2. The survivors go to nextTarget's steps, then Repeats; the round's
+//     leader, visited first, goes straight to Repeats (the others race
+//     against its runs anyway, and a visit fewer saves its warm-ups).
+//  3. Tie-break: the points the ranking cannot tell from its fastest get
+//     Repeats runs more (tiedWithLeader), the fastest last, so that the
+//     winner is the faster one where runs can tell, not the one a tie
+//     rule favours for want of runs.
 //
-// Every visit fits the race's budget (budget.go): one that would take
-// the race past it gets the runs that fit, and when not one run fits
-// the race ends there, the points still in it ranked on the runs they
-// have (the outcome's OutOfBudget).
+// Every visit fits the budget (budget.go); when not one run fits, the race
+// ends, the points still in it ranked on their runs (OutOfBudget).
 //
-// After every round a point is dropped as soon as it is significantly
-// slower than the leader: its mean log rate is below the leader's by
-// more than t·σ·√(1/n + 1/n_leader), where σ is the pooled run-to-run
-// noise (baseline and every point with two runs or more) and t the
-// one-sided quantile of Student's t with σ's degrees of freedom (σ
-// comes from few runs early on: at screening only the baseline's, and
-// the normal quantile, which takes σ as exact, let an estimate of half
-// the true noise drop points tied with the winner) at raceAlpha split
-// over the comparisons of the round: Holm's step-down after screening,
-// Bonferroni at screening (race); the screening round also keeps at
-// most the faster 1/screenKeep of its points (screenMin at least).
-// Before and during a visit after screening the same test, its rate
-// split further over those looks, drops the point without the visit, or
-// ends the visit early, once it is behind the round's best point that
-// already has the round's runs (behind), so a clearly slower point does
-// not pay for the runs the race would drop it after. A point left alone
-// goes straight to Repeats runs. The survivors are ranked like a grid's
-// points (one whose last visit ended early but that the race kept may
-// have fewer runs); the dropped ones are recorded as eliminated.
+// After every round a point is dropped once its mean log rate is below the
+// leader's by more than t·σ·√(1/n + 1/n_leader): σ the pooled run noise, t
+// Student's one-sided quantile on σ's degrees of freedom (early σ comes
+// from the baseline's runs alone; the normal quantile, taking σ as exact,
+// let an estimate of half the true noise drop points tied with the winner)
+// at raceAlpha split over the round's comparisons (race). Before and during
+// a visit the same test, split further over those looks, drops the point or
+// ends the visit early (behind). The survivors are ranked like a grid's
+// points; the dropped ones are recorded as eliminated.
 func (r *state) adaptive(ctx context.Context) error {
 	alive := slices.Clone(r.points)
 	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil); err != nil {
@@ -109,9 +91,8 @@ func (r *state) adaptive(ctx context.Context) error {
 			break
 		}
 		// In the tie-break round the leader comes after the points tied
-		// with it (within its module-parameter group): they race against
-		// its Repeats runs first, and when none of them is left in
-		// contention the leader's own visit is not needed.
+		// with it: when none of them is left in contention its own visit
+		// is not needed.
 		var lead, first *Point
 		if target > r.Plan.Repeats {
 			lead = alive[0]
@@ -141,9 +122,6 @@ func (r *state) adaptive(ctx context.Context) error {
 			}
 			want := target
 			if p == first && i == 0 {
-				// The round's leader, visited first, goes straight to
-				// Repeats: the others race against it, which needs
-				// its runs anyway, and it saves a visit's warm-ups.
 				want = r.Plan.Repeats
 			}
 			if have := r.store.Runs(p.Key); have < want {
@@ -225,21 +203,14 @@ func raceRounds(repeats int) int {
 	return rounds
 }
 
-// tiedWithLeader is the points the tie-break round measures again, the
-// fastest first, or nil when there is no tie to break. The ranking
-// (store.Rank, as the sweep's result will be ranked) orders points it
-// cannot tell from the fastest by its tie rules (interrupts, CPU,
-// settings changed); the tie-break is there so that the race does not
-// end on a tie that more runs would settle. It measures the fastest
-// point (highest median) and every point tied with it. Decision: an
-// earlier rule measured only the tied points the rules put ahead of the
-// fastest (more runs could otherwise "only" confirm the tie), since
-// every tied point cost three challengers' full visits in a field of
-// near-equal points (bench/adaptive.sh scenario 1). The budget now
-// bounds that cost, and the narrow rule lost in the other direction:
-// with the fastest first by a noisy median, a point the grid finds
-// 4 % faster stayed behind it on 5 runs each and the tie rule kept the
-// wrong one (scenario 2, seed 20 at 2 warm-ups).
+// tiedWithLeader is the points the tie-break round measures again: the
+// fastest (highest median in store.Rank) first, then every point tied
+// with it; nil when there is no tie to break. Decision: an earlier rule
+// measured only the tied points the tie rules put ahead of the fastest
+// (cheaper in a field of near-equal points, bench/adaptive.sh scenario
+// 1); the budget now bounds that cost, and the narrow rule kept a point
+// the grid found 4 % slower on a noisy median (scenario 2, seed 20 at 2
+// warm-ups).
 func (r *state) tiedWithLeader(alive []*Point) []*Point {
 	if len(alive) < 2 {
 		return nil
@@ -270,25 +241,18 @@ func (r *state) tiedWithLeader(alive []*Point) []*Point {
 	return out
 }
 
-// behind returns the stop test of a visit of p that brings it up to n-1
-// runs further: true once p's mean log rate, over its earlier runs (or,
-// when it has none, its screening run) and the visit's so far, is below
-// the best of the round's points that already have target runs by more
-// than the race allows, with the race's family-wise rate split further
-// over n looks (one before the visit, on p's evidence so far, and one
-// after each of its runs), and why. Nil when no point has target runs
-// yet. (The tie-break round passes Repeats: its points all have that
-// many.)
+// behind returns the stop test of a visit of p bringing it up to n-1 runs
+// further, and why: true once p's mean log rate (its earlier runs, else
+// its screening run, and the visit's so far) is below the best of the
+// round's points with target runs by more than the race allows, its rate
+// split further over n looks (one before the visit, one after each run).
+// Nil when no point has target runs yet.
 //
-// The look before the visit is what saves most: after screening, the
-// race's noise estimate comes from the baseline's runs alone, and
-// Student's t with so few degrees of freedom keeps points 15 to 20 %
-// behind the leader's one run (bench/adaptive.sh, 2 % noise). Once the
-// round's leader has its Repeats runs the estimate has twice the
-// degrees of freedom and the leader's mean is no longer the best of
-// many single runs; a survivor whose screening run is then clearly
-// behind is dropped without the visit (its warm-ups and at least one
-// run) that would only confirm it.
+// The look before the visit saves most: after screening, t on the
+// baseline's few degrees of freedom keeps points 15 to 20 % behind the
+// leader's one run (bench/adaptive.sh, 2 % noise); once the leader has
+// its Repeats runs, a survivor clearly behind is dropped without the
+// visit (its warm-ups and a run) that would only confirm it.
 func (r *state) behind(p *Point, alive []*Point, target, n int) func([]float64) (bool, string) {
 	var lead []float64
 	var leadPoint *Point
@@ -309,10 +273,7 @@ func (r *state) behind(p *Point, alive []*Point, target, n int) func([]float64) 
 	if lead == nil || len(alive) < 2 {
 		return nil
 	}
-	var prev []float64
-	if ps := r.store.Point(p.Key); ps != nil {
-		prev = ps.Rates
-	}
+	prev := r.store.Rates(p.Key)
 	screened := len(prev) == 0
 	if screened {
 		prev = r.store.Screened(p.Key)
@@ -320,11 +281,10 @@ func (r *state) behind(p *Point, alive []*Point, target, n int) func([]float64) 
 	q := 1 - raceAlpha/float64(len(alive)-1)/float64(n)
 	leader := rank.SettingsString(r.settings(leadPoint))
 	return func(rates []float64) (bool, string) {
-		sigma, dof := r.store.PooledLogSD()
-		if math.IsNaN(sigma) {
+		sigma, dof, ok := r.noise()
+		if !ok {
 			return false, ""
 		}
-		sigma = max(sigma, minNoise)
 		t := rank.TQuantile(q, dof)
 		all := prev
 		if len(rates) > 0 {
@@ -350,6 +310,16 @@ func (r *state) behind(p *Point, alive []*Point, target, n int) func([]float64) 
 	}
 }
 
+// noise is the pooled run noise of ln(rate), at least minNoise, and its
+// degrees of freedom; ok is false before any point has two runs.
+func (r *state) noise() (sigma float64, dof int, ok bool) {
+	sigma, dof = r.store.PooledLogSD()
+	if math.IsNaN(sigma) {
+		return minNoise, dof, false
+	}
+	return max(sigma, minNoise), dof, true
+}
+
 // drop records p as eliminated by the race, with why.
 func (r *state) drop(p *Point, why string) {
 	r.store.Eliminate(p.Key, why)
@@ -364,11 +334,10 @@ func (r *state) race(alive []*Point, most int) []*Point {
 	if len(alive) < 2 {
 		return alive
 	}
-	sigma, dof := r.store.PooledLogSD()
-	if math.IsNaN(sigma) {
+	sigma, dof, ok := r.noise()
+	if !ok {
 		return alive
 	}
-	sigma = max(sigma, minNoise)
 	type cand struct {
 		p    *Point
 		mean float64
@@ -376,10 +345,7 @@ func (r *state) race(alive []*Point, most int) []*Point {
 	}
 	cs := make([]cand, 0, len(alive))
 	for _, p := range alive {
-		var rates []float64
-		if ps := r.store.Point(p.Key); ps != nil {
-			rates = ps.Rates
-		}
+		rates := r.store.Rates(p.Key)
 		if len(rates) == 0 {
 			rates = r.store.Screened(p.Key)
 		}
@@ -387,10 +353,8 @@ func (r *state) race(alive []*Point, most int) []*Point {
 		cs = append(cs, cand{p, m, len(rates)})
 	}
 	// Fastest first; ties keep the shuffled order. The leader is the
-	// fastest point the verdict could recommend (every change it makes
-	// can be made permanent) where there is one: a faster point that
-	// cannot be made permanent drops nothing, it races on as the best on
-	// the bench.
+	// fastest point the verdict could recommend (every change can be made
+	// permanent) where there is one.
 	sort.SliceStable(cs, func(i, j int) bool { return cmp.Less(cs[j].mean, cs[i].mean) })
 	li := 0
 	if r.anyPermanent(alive) {
@@ -398,8 +362,7 @@ func (r *state) race(alive []*Point, most int) []*Point {
 	}
 	L := cs[li]
 	if li > 0 {
-		// The faster points cannot be made permanent: the verdict could
-		// never recommend them, so the race spends no more runs on them.
+		// The verdict could never recommend them: no more runs for them.
 		for _, c := range cs[:li] {
 			r.drop(c.p, fmt.Sprintf("after %d run(s): %.1f %% ahead of the fastest point that can be made permanent, %s, but it cannot be made permanent (%s): not raced further",
 				c.n, (math.Exp(c.mean-L.mean)-1)*100, rank.SettingsString(r.settings(L.p)), strings.Join(r.policy.NotPermanent(r.changes(c.p)), "; ")))
@@ -408,18 +371,14 @@ func (r *state) race(alive []*Point, most int) []*Point {
 		li = 0
 	}
 	leader := rank.SettingsString(r.settings(L.p))
-	// After screening, Holm's step-down: the comparisons in order of
-	// their evidence (diff/se), the k-th at raceAlpha/(m-k), until the
-	// first that is not significant. It holds the family-wise rate as
-	// Bonferroni does and drops more: once the clearly slower points are
-	// out, the rest share the rate among fewer comparisons. (Survivors
-	// 4 to 7 % behind after two runs at 2 % noise are not beyond
-	// Bonferroni's bound over all of them, and each then paid a visit,
-	// warm-ups included, to be dropped a round later.) The screening
-	// round keeps plain Bonferroni (m = every point, most > 0): its
-	// leader is the best single run of every point, ahead of its own
-	// mean by about σ·√(2 ln m), which the last steps of Holm's ladder
-	// would no longer cover, dropping points tied with it.
+	// After screening, Holm's step-down (the k-th comparison by evidence
+	// at raceAlpha/(m-k), until one is not significant): the family-wise
+	// rate of Bonferroni, but once the clearly slower points are out the
+	// rest share it among fewer comparisons (survivors 4 to 7 % behind
+	// after two runs at 2 % noise each paid a visit to be dropped a round
+	// later). Screening keeps Bonferroni (most > 0): its leader is the
+	// best single run of every point, ahead of its mean by about
+	// σ·√(2 ln m), which the last steps of Holm's ladder would not cover.
 	se := func(c cand) float64 { return sigma * math.Sqrt(1/float64(c.n)+1/float64(L.n)) }
 	others := slices.Delete(slices.Clone(cs), li, li+1)
 	sort.SliceStable(others, func(i, j int) bool {

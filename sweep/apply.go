@@ -175,38 +175,29 @@ func (r *state) check(p *Point) ([]string, error) {
 	vals := map[uint32]uint32{}
 	for i, a := range r.axes {
 		want := p.Values[i]
+		var got string
+		var err error
 		switch a.Kind {
 		case plan.KindRegister, plan.KindDT:
 			v, ok := vals[a.Ref.Reg.Offset]
 			if !ok {
-				x, err := r.Target.Read32(a.Ref.Reg.Offset)
-				if err != nil {
-					return changed, err
+				if v, err = r.Target.Read32(a.Ref.Reg.Offset); err == nil {
+					vals[a.Ref.Reg.Offset] = v
 				}
-				v, vals[a.Ref.Reg.Offset] = x, x
 			}
-			if got := strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10); got != want {
-				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
-			}
+			got = strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
 		case plan.KindFile:
-			got, err := r.Host.ReadFile(a.Name)
-			if err != nil {
-				return changed, err
-			}
-			if !undo.FileHolds(want, got) {
-				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
-			}
-		case plan.KindModParam, plan.KindCmdline:
-			got, err := r.Host.ReadParam(a.Module, a.Param)
-			if a.Kind == plan.KindCmdline {
-				got, err = r.cmdlineValue(a)
-			}
-			if err != nil {
-				return changed, err
-			}
-			if got != want {
-				changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
-			}
+			got, err = r.Host.ReadFile(a.Name)
+		case plan.KindModParam:
+			got, err = r.Host.ReadParam(a.Module, a.Param)
+		case plan.KindCmdline:
+			got, err = r.cmdlineValue(a)
+		}
+		if err != nil {
+			return changed, err
+		}
+		if a.Kind == plan.KindFile && !undo.FileHolds(want, got) || a.Kind != plan.KindFile && got != want {
+			changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
 		}
 	}
 	return changed, nil

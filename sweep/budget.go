@@ -10,22 +10,16 @@ import (
 // This file holds the adaptive race's budget: the probe runs it may
 // spend, a share (Plan.Budget) of what the grid of the same plan takes.
 //
-// Decision: a cap, not an estimate. The race's cost depends on how close
-// its leaders are, and near-equal leaders can take it past any share
-// fitted to a few landscapes (bench/adaptive.sh found 38 to 42 % of the
-// grid in a few seeds of a hundred). A user plans a session on a board
-// around the runs it takes, so the race promises at most the budget and
-// spends it where it decides most: the screening, the leader's runs, the
-// survivors in the order they race. When it runs out the points still
-// racing are ranked on the runs they have (the outcome and the results
-// file say so), as a grid's would be.
+// Decision: a cap, not an estimate. Near-equal leaders can take a race
+// past any share fitted to a few landscapes (bench/adaptive.sh: 38 to 42 %
+// in a few seeds of a hundred), and a user plans a session around the
+// runs it takes; when it runs out the points still racing are ranked on
+// the runs they have, as a grid's would be.
 
-// planBudget works out the race's budget in probe runs. One too small to
-// race at all is raised to the least a race needs, with a note (a small
-// sweep is raced rather than refused): two baseline visits, one
-// screening run per point, the leader's full visit and a visit with one
-// run for each other point the screening keeps (so that every survivor
-// is compared on a measured run, not only on its screening run).
+// planBudget works out the race's budget in probe runs, raised with a note
+// to the least a race needs (two baseline visits, a screening run per
+// point, the leader's visit and a one-run visit for each other point the
+// screening keeps) where it is smaller.
 func (r *state) planBudget() {
 	r.budget = 0
 	if r.Plan.Budget == 0 {

@@ -15,12 +15,10 @@ import (
 )
 
 // ErrReboot ends a run whose next visit needs a boot with other kernel
-// arguments: they are written to the boot loader's store (and
-// journalled); the caller reboots, and `sweep --resume` continues after
-// the boot. Decision: a cmdline: sweep is a resumed sweep per boot, so
-// every boot is a session of the results file (its resume record says
-// the kernel, /proc/cmdline and the boot count) and the visits, verdict
-// and restore are the ones every sweep has.
+// arguments, written (and journalled) for the next boot; `sweep --resume`
+// continues after it. Decision: a cmdline: sweep is a resumed sweep per
+// boot, so every boot is a session of the results file and the visits,
+// verdict and restore are the ones every sweep has.
 var ErrReboot = errors.New("the next point needs a reboot")
 
 // bootVars are the boot loader's variables the sweep's axes write.
@@ -98,10 +96,9 @@ func (r *state) wantBootargs(vals []string, orig string) string {
 }
 
 // applyCmdline checks that this boot holds the point's cmdline: and dt:
-// values. Where it does not: if the boot loader was given them for this
-// boot (a boot ago) they did not come back and the point is not held;
-// else they are written for the next boot (bootargs, fdtoverlays and
-// the point's overlay) and the run ends (ErrReboot).
+// values. Where it does not and the loader was given them a boot ago, the
+// point is not held; else they are written for the next boot and the run
+// ends (ErrReboot).
 func (r *state) applyCmdline(vals []string, applied *[]results.Applied, mism *[]string) error {
 	held := true
 	got := map[int]string{}
@@ -248,22 +245,18 @@ func (r *state) restoreBoot() error {
 	return r.Session.DropBoot()
 }
 
-// The U-Boot variables of a one-shot boot (CONFIG_BOOTCOUNT_LIMIT with
-// the counter in the environment, CONFIG_BOOTCOUNT_ENV): with
-// upgrade_available=1 U-Boot counts boots in bootcount, and once
-// bootcount exceeds bootlimit it runs altbootcmd instead of bootcmd
-// (drivers/bootcount/bootcount_env.c, common/autoboot.c): with
-// bootcount=0 and bootlimit=1 the point boots once, a second boot
-// without a reset of the count runs altbootcmd.
+// The U-Boot variables of a one-shot boot (CONFIG_BOOTCOUNT_LIMIT,
+// CONFIG_BOOTCOUNT_ENV): with upgrade_available=1 U-Boot counts boots, and
+// past bootlimit it runs altbootcmd instead of bootcmd
+// (drivers/bootcount/bootcount_env.c, common/autoboot.c).
 var oneShotVars = []string{"bootcount", "bootlimit", "upgrade_available", "altbootcmd"}
 
-// oneShot adds to vals what makes a point's arguments last one boot where
-// the loader supports it: a U-Boot environment that already has
-// bootlimit, bootcount or altbootcmd (its U-Boot counts boots) gets
-// bootlimit=1 and an altbootcmd that boots with the original variables
-// (origs: bootargs, fdtoverlays) and saves them, so a point that does not
-// come back falls back by itself after the watchdog's reset. The
-// variables' originals join origs. It says what it did ("" for nothing).
+// oneShot makes a point's arguments last one boot where the U-Boot
+// environment counts boots (it has bootlimit, bootcount or altbootcmd):
+// bootlimit=1 and an altbootcmd that boots the original bootargs and
+// fdtoverlays (origs) and saves them, so a point that does not come back
+// falls back after the watchdog's reset. The variables' originals join
+// origs; it says what it did ("" for nothing).
 func (r *state) oneShot(origs, vals map[string]*string) string {
 	if r.Boot.Kind() != bootargs.KindUBoot {
 		return ""

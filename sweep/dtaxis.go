@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -16,30 +18,26 @@ import (
 )
 
 // A dt: axis (dt:tx-burst-size-dword=0x10,0x20) is a device-tree
-// property of the controller's node, proven at boot. Each point that
-// changes one writes an overlay (dtsout's, as `dts --overlay` renders it,
-// compiled by dtsout.OverlayBlob) and lists it in the boot loader's
-// fdtoverlays: extlinux.conf's keyword, or the U-Boot environment
-// variable of that name, which the board's boot script must apply (`fdt
-// apply`; `citune help sweep` gives the lines). After the boot the value
-// is in force when the register field the property sets (the profile's
-// knob) reads it; else the point is not held, with the reason.
+// property of the controller's node, proven at boot: a point that changes
+// one writes an overlay (as `dts --overlay` renders it, dtsout.OverlayBlob)
+// and lists it in the boot loader's fdtoverlays (extlinux.conf's keyword,
+// or the U-Boot variable the board's boot script applies: `citune help
+// sweep`). After the boot the value is in force when the knob's register
+// field reads it; else the point is not held, with the reason.
 // Decisions:
-//   - The overlay file is citune-CRC.dtbo (CRC32 of its bytes), so each
-//     point's fdtoverlays differs and a resumed sweep tells a point the
-//     loader was given from one not written yet, as for bootargs. It is
-//     written beside the loader's files: the folder that holds extlinux/
-//     (extlinux), else /boot, and named from the root as
-//     `dts --overlay`'s snippets name it (/boot/NAME.dtbo). U-Boot's
-//     sysboot reads such a path from the root of the partition that
-//     holds extlinux/ (boot/pxe_utils.c get_relfile, allow_abs_path), so
-//     this holds where /boot is on that partition's file system; with a
-//     separate /boot partition the point reads "not applied". Every file
-//     is journalled (undo.BootRec.Files) and removed with the originals.
-//   - A point at every dt: axis's original value boots without it (the
-//     original fdtoverlays): the baseline is the board's own tree.
-//   - The overlay targets the node by path where the running tree
-//     (/proc/device-tree) has it, else by label (dtsout.FindTarget).
+//   - The overlay is citune-CRC.dtbo (CRC32 of its bytes), so each point's
+//     fdtoverlays differs and a resumed sweep tells a point the loader was
+//     given from one not written yet, as for bootargs. It goes beside the
+//     loader's files (the folder holding extlinux/, else /boot), named
+//     from the root (/boot/NAME.dtbo): U-Boot's sysboot reads such a path
+//     from the root of the partition that holds extlinux/ (boot/pxe_utils.c
+//     get_relfile, allow_abs_path), so with a separate /boot partition the
+//     point reads "not applied". Every file is journalled
+//     (undo.BootRec.Files) and removed with the originals.
+//   - A point at every dt: axis's original value boots without it: the
+//     baseline is the board's own tree.
+//   - The overlay targets the node by path where the running tree has it,
+//     else by label (dtsout.FindTarget).
 
 // dtValue is a dt axis's value in this boot: the field's reading.
 func (r *state) dtValue(a plan.Axis) (string, error) {
@@ -92,10 +90,7 @@ func (r *state) wantOverlay(vals []string, orig *string) (*overlay, error) {
 	if len(d.Unmade) > 0 || len(d.Props) == 0 {
 		return nil, fmt.Errorf("the point's overlay cannot be written: %s", strings.Join(d.Unmade, "; "))
 	}
-	root := r.BootRoot
-	if root == "" {
-		root = "/"
-	}
+	root := cmp.Or(r.BootRoot, "/")
 	tree := dtsout.ReadTree(os.DirFS(root), "proc/device-tree")
 	blob, err := d.OverlayBlob(dtsout.FindTarget(tree, "the running device tree", t.Controller.Label, t.Controller.Node))
 	if err != nil {
@@ -135,12 +130,8 @@ func (r *state) dtReason(a plan.Axis, want string) string {
 	if t.Profile.ReadsAsZero(a.Ref.Reg.Offset) {
 		return fmt.Sprintf("the emulator ignores writes to %s (it reads 0): the value cannot be in force here", a.Ref.Reg.Name)
 	}
-	root := r.BootRoot
-	if root == "" {
-		root = "/"
-	}
-	fsys := os.DirFS(root)
-	tree := dtsout.ReadTree(fsys, "proc/device-tree")
+	root := cmp.Or(r.BootRoot, "/")
+	tree := dtsout.ReadTree(os.DirFS(root), "proc/device-tree")
 	if tree == nil {
 		return "no /proc/device-tree to tell whether the overlay was applied"
 	}
@@ -155,7 +146,7 @@ func (r *state) dtReason(a plan.Axis, want string) string {
 		case len(b) != 4:
 			return fmt.Sprintf("the running device tree's %s is not one cell", a.Name)
 		}
-		got := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+		got := binary.BigEndian.Uint32(b)
 		if strconv.FormatUint(uint64(got), 10) != want {
 			return fmt.Sprintf("the running device tree has %s = <%#x>: the overlay was not applied, or another one overrides it", a.Name, got)
 		}

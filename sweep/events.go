@@ -6,16 +6,10 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// This file hands the sweep's events (package sweep/event) to their
-// consumers, in this order:
-//
-//	runner --emit(Event)--> 1. the JSONL writer (Out: the results record of the event)
-//	                        2. the printer (Log: progress lines for people)
-//	                        3. OnEvent (the TUI, tests, anything else)
-//
-// Every consumer sees every event, also when writing the record failed
-// (the restore message must reach the user even then); emit returns the
-// writer's error, which ends the sweep where a record is required.
+// This file hands the sweep's events to their consumers, in this order:
+// the JSONL writer (Out), the printer (Log), OnEvent. Every consumer sees
+// every event, also when writing the record failed (the restore message
+// must reach the user even then); emit returns the writer's error.
 
 // record is what the results file records for e; nil for nothing.
 func record(e event.Event) any {
@@ -42,8 +36,7 @@ func record(e event.Event) any {
 	return nil
 }
 
-// emit hands e to every consumer: the results file, the printer and
-// OnEvent. It returns the results file's error.
+// emit hands e to every consumer.
 func (r *state) emit(e event.Event) error {
 	e.Session = r.session
 	if e.Time.IsZero() {

@@ -11,34 +11,26 @@ import (
 )
 
 // This file holds the sweep's fixed costs and how the data decide them
-// (issue 28: on a 12-point sweep baseline visits took 18 % of the
-// board's time, warm-ups 13 %):
+// (issue 28: on a 12-point sweep baseline visits took 18 % of the board's
+// time, warm-ups 13 %):
 //
-//   - Baseline visits by drift. A grid or one-factor sweep visits the
-//     original settings first, after BaselineEvery points, and last.
-//     After every visit between, the last two visits are compared (t on
-//     their mean log rates with the sweep's pooled noise, at
-//     driftAlpha): where they agree the interval to the next visit
-//     doubles (to baselineMost times BaselineEvery at most), where they
-//     differ it halves (to a quarter of BaselineEvery at least), so a
-//     steady board is measured rarely and a drifting one often enough
-//     for the verdict's between-visit term (three visits at least,
-//     rank.VisitNoiseOf). Each decision is a "baseline-schedule" event
-//     in the results file.
-//   - Warm-ups by a first-run effect. With warm-ups in the plan the
-//     first visits keep them; every visit's first run (the warm-up, or
-//     the first timed run without one) is compared with its other runs,
-//     pooled over the visits. Once at least firstRunVisits visits show
-//     the mean effect's 95 % interval inside ± Repeats × MinGain / 2
-//     (an effect that small moves a point's mean log rate by less than
-//     half the verdict's least gain), warm-ups are skipped; where a
-//     later visit's first run moves the interval out, they come back.
-//     Each change is a "warmups" event. A warm-up hashes every byte of
-//     a read (probe), which may make it slower: that reads as a first-
-//     run effect and keeps the warm-ups, the conservative side.
+//   - Baseline visits by drift: after every baseline visit between points
+//     the last two are compared (t on their mean log rates with the pooled
+//     noise, at driftAlpha). Where they agree the interval to the next
+//     doubles (to baselineMost × BaselineEvery), where they differ it
+//     halves (to BaselineEvery/4), so a steady board is measured rarely
+//     and a drifting one often enough for the verdict's between-visit term
+//     (three visits at least, rank.VisitNoiseOf).
+//   - Warm-ups by a first-run effect: every visit's first run is compared
+//     with its others, pooled over the visits. Once firstRunVisits visits
+//     show the effect's 95 % interval inside ± Repeats × MinGain / 2 (it
+//     moves a mean by under half the least gain), warm-ups are skipped,
+//     until a later first run moves the interval out. A warm-up hashes
+//     every byte of a read, which may make it slower: that reads as an
+//     effect and keeps the warm-ups, the conservative side.
 //
-// Both decide from the closed visits alone, so a resumed sweep replays
-// them to the same schedule.
+// Each decision is an event; both decide from the closed visits alone, so
+// a resumed sweep replays them to the same schedule.
 
 const (
 	driftAlpha     = 0.05
@@ -80,11 +72,9 @@ func (r *state) noteFirstRun(rec results.PointRecord, runs []results.RunRecord, 
 	m, _ := rank.LogStats(rest)
 	r.firstRuns = append(r.firstRuns, firstRun{d: math.Log(first) - m, m: len(rest)})
 	if ps := r.store.Point(rec.Point); r.Plan.Mode == plan.ModeModel && ps != nil && ps.Visits == 1 && !rec.Baseline {
-		// The point's screening runs were first runs too (taken without
-		// a warm-up): against its first visit's other runs, each is
-		// another look at the effect, at no run's cost. Once each: a
-		// later visit of the point no longer has Visits 1. (The model
-		// mode only: the race decides from its own visits.)
+		// The point's screening runs were first runs too (no warm-up):
+		// each is another look at the effect, once (a later visit no
+		// longer has Visits 1); the race decides from its own visits.
 		for _, v := range r.store.Screened(rec.Point) {
 			if v > 0 {
 				r.firstRuns = append(r.firstRuns, firstRun{d: math.Log(v) - m, m: len(rest)})

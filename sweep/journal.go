@@ -5,11 +5,11 @@ import (
 	"github.com/citune/citune/undo"
 )
 
-// The sweep records and undoes its changes through an undo.Session: the
-// command (or the TUI) opens it on the target before Prepare, which
-// takes the target's lock, so two sweeps never run on one target and a
-// killed sweep's values are never taken for originals. Without one
-// (tests, library use) the runner opens a session that keeps no journal.
+// The sweep records and undoes its changes through an undo.Session the
+// command (or the TUI) opens before Prepare, taking the target's lock, so
+// two sweeps never run on one target and a killed sweep's values are never
+// taken for originals. Without one (tests, library use) the runner opens
+// one that keeps no journal.
 
 // session returns the runner's undo session, opening a journal-less one
 // when none was given.

@@ -18,33 +18,25 @@ import (
 
 // This file holds the model mode (`--mode model`), a structured search:
 //
-//  1. The baseline, then a screening design (fit.Design): the fewest
-//     points the greedy cover finds that see every pair of values of
-//     every two axes, or, where that would take more than a quarter of
-//     the points, every value of every axis at least twice (the
-//     collapsed points, where an axis is ignored, only as far as their
-//     levels need: modelDesign); one run each, without warm-ups (as
-//     the race screens). With warm-ups in the plan each screening run
-//     is a look at the first-run effect (fixedcost.go), and once
-//     warm-ups are skipped a confirmation visit admits it among the
+//  1. The baseline, then a screening design (modelDesign), one run each
+//     without warm-ups, as the race screens; once warm-ups are skipped
+//     (fixedcost.go) a confirmation visit admits those runs among the
 //     point's rates (admitsScreen).
 //  2. A fit of log rate on the axes (an axis the hardware ignores at a
-//     point is a level of its own, "ignored") with the pairwise
-//     interactions forward selection by BIC takes (fit.Select).
-//  3. The predicted top set (at most modelTop points within
-//     modelWidth standard errors of the best prediction) is measured to
-//     the plan's runs, the model fitted again with those runs, and so on
-//     until the predicted top set has its runs (modelRounds at most).
+//     point is a level of its own) with the pairwise interactions forward
+//     selection by BIC takes (fit.Select).
+//  3. The predicted top set (modelTopSet) is measured to the plan's runs
+//     and the model fitted again, until the top set has its runs
+//     (modelRounds at most).
 //  4. Only the points with the plan's runs are ranked, by the grid's
-//     ranking and verdict (store.Rank), the baseline measured again
-//     last; every other point is recorded as eliminated with the
-//     model's prediction. So the winner and the verdict rest on the
-//     confirmation runs alone, never on a prediction.
+//     ranking and verdict, the baseline measured again last; every other
+//     point is recorded as eliminated with the model's prediction, so the
+//     winner and the verdict rest on the confirmation runs alone.
 //
 // Where the model fits badly (its residual beyond the run noise and
-// modelMisfit) the sweep says so and races the points (adaptive.go)
-// instead. Every fit is an event in the results file (results.ModelFit);
-// a resumed sweep replays the visits and fits again to the same model.
+// modelMisfit) the sweep races the points (adaptive.go) instead. Every fit
+// is an event in the results file (results.ModelFit); a resumed sweep
+// replays the visits and fits again to the same model.
 
 // modelTop is the most points a round's predicted top set holds;
 // modelWidth the width of that set in standard errors of a prediction;
@@ -165,10 +157,9 @@ func (r *state) modelSearch(ctx context.Context) error {
 	for i, p := range r.points {
 		predOf[p.Key] = pred[i]
 	}
-	// The tie-break after the last baseline visit: that visit's runs
-	// join the pooled noise and may turn a lead into a tie (adaptive.sh's
-	// 42 points, seed 1: RXPBURST 32 led before it, tied with the
-	// original after it, and the tie rule kept the original).
+	// The tie-break comes after the last baseline visit, whose runs join
+	// the pooled noise and may turn a lead into a tie (adaptive.sh's 42
+	// points, seed 1).
 	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil); err != nil {
 		return err
 	}
@@ -176,18 +167,16 @@ func (r *state) modelSearch(ctx context.Context) error {
 }
 
 // modelDesign is the screening design (indices of r.points): fit.Design
-// over the points where every axis takes effect (where that covers the
-// pairs; else fit.Design over all the points), then, of the points
-// where an axis is ignored (a collapsed sub-grid: "588 combinations
-// measured as 14 points"), the fewest that see every level the design
-// has not yet seen twice (those levels, in the order of the points).
-// Decision: the collapsed points are few and stand for the combinations
-// where the ignored axes do not matter, so their pairs are not covered
-// (on bench/model.sh's 308 points that would take all 14 of them, a
-// fifth of the design); each of their levels seen twice still lets the
-// fit estimate their main effects and an interaction linear in another
-// axis, and the confirmation rounds measure any of them the model puts
-// in its top set.
+// (the fewest points a greedy cover finds that see every pair of values of
+// every two axes or, where that takes more than a quarter of the points,
+// every value twice) over the points where every axis takes effect, then
+// the fewest collapsed points (an axis ignored) that see every level the
+// design has not yet seen twice. Decision: the collapsed points stand for
+// combinations where the ignored axes do not matter, so their pairs are
+// not covered (on bench/model.sh's 308 points that would take all 14 of
+// them, a fifth of the design); two sightings of a level still let the
+// fit estimate its main effect, and the confirmation rounds measure any
+// of them the model puts in its top set.
 func (r *state) modelDesign(xs [][]int) []int {
 	var full, sub []int
 	for i, p := range r.points {
@@ -238,31 +227,22 @@ func (r *state) modelDesign(xs [][]int) []int {
 }
 
 // admitsScreen says whether a model sweep's visit of p admits its
-// screening runs among its rates (PointRecord.ScreenAdmitted): they were
-// taken without the plan's warm-ups, which the visits now show do not
-// matter (fixedcost.go: a first run off by less than the bound moves a
-// mean of Repeats runs by under half the least gain), so they are
-// measured as the plan now asks. (Without warm-ups in the plan they
-// count from the start; the race keeps its screening runs out.)
-//
-// A model sweep resumed from a version 1 file (written before visits
-// could admit) admits none, so that the file stays what its version says.
+// screening runs among its rates (PointRecord.ScreenAdmitted): they lacked
+// only the plan's warm-ups, which the visits now show do not matter
+// (fixedcost.go). A sweep resumed from a version 1 file admits none, so
+// that the file stays what its version says.
 func (r *state) admitsScreen(p *Point) bool {
 	old := r.Resume != nil && r.Resume.Header.Version < results.VersionAdmits
 	return r.Plan.Mode == plan.ModeModel && !old && r.Plan.Warmup > 0 && r.warmups(false) == 0 && len(r.store.Screened(p.Key)) > 0
 }
 
-// modelTieBreak measures the ranking's first point and the fastest one
-// the plan's runs more while the ranking's tie rule (interrupts, CPU,
-// settings changed) puts another point than the fastest first among
-// points it cannot tell apart, modelTieBreaks times at most (once:
-// bench/model.sh, a second round cost 10 runs in the seeds over the
-// goal, and without it none of its 120 sweeps missed): as the race's tie-break,
-// so that the winner is the faster one where runs can tell, not the one
-// a tie rule picks for want of runs; and only those two, since every
-// run counts against the model's share; and only where the model tells
-// them apart by the verdict's least gain (where it does not, as between
-// TX burst lengths on a read, more runs would only confirm the tie).
+// modelTieBreak is the race's tie-break for the model: while the ranking's
+// tie rule puts another point than the fastest first among points it
+// cannot tell apart, both get the plan's runs more, modelTieBreaks times
+// at most (bench/model.sh: a second round cost 10 runs over the goal, and
+// without it none of its 120 sweeps missed); only where the model, or the
+// runs by twice the least gain, tell them apart (where neither does, as
+// between TX burst lengths on a read, more runs would only confirm it).
 func (r *state) modelTieBreak(ctx context.Context, pred map[string]float64) error {
 	byKey := map[string]*Point{}
 	for _, p := range r.points {
@@ -279,11 +259,9 @@ func (r *state) modelTieBreak(ctx context.Context, pred map[string]float64) erro
 				fastest = i
 			}
 		}
-		// Also where the runs themselves put the fastest more than twice
-		// the least gain ahead (adaptive.sh's 42 points, seed 1: the
-		// model predicted RXPBURST 32 within 1 % of the original 16,
-		// the runs said 3 %, the grid 3.8 %, and the tie rule kept the
-		// original).
+		// Or where the runs put the fastest twice the least gain ahead
+		// (adaptive.sh's 42 points, seed 1: predicted within 1 %, measured
+		// 3 %, the grid 3.8 %, and the tie rule kept the original).
 		least := r.Plan.MinGainPct() / 100
 		measured := math.Log(rk.Ranked[fastest].Median / rk.Ranked[0].Median)
 		if fastest == 0 || (math.Abs(pred[rk.Ranked[0].Key]-pred[rk.Ranked[fastest].Key]) < least && !(measured > 2*least)) {
@@ -354,11 +332,7 @@ func (r *state) modelFit(round int, levels []int, scores [][]float64, xs [][]int
 		if ps != nil && ps.Status != rank.StatusOK {
 			continue
 		}
-		var rates []float64
-		if ps != nil {
-			rates = ps.Rates
-		}
-		rates = append(slices.Clone(rates), r.store.Screened(p.Key)...)
+		rates := append(slices.Clone(r.store.Rates(p.Key)), r.store.Screened(p.Key)...)
 		if len(rates) > 0 {
 			pts++
 		}
@@ -375,11 +349,7 @@ func (r *state) modelFit(round int, levels []int, scores [][]float64, xs [][]int
 		return nil, nil, make([]float64, len(r.points))
 	}
 	m := fit.Select(levels, scores, x, y)
-	sigma, dof := r.store.PooledLogSD()
-	if math.IsNaN(sigma) {
-		sigma = 0
-	}
-	sigma = max(sigma, minNoise)
+	sigma, dof, _ := r.noise()
 	df := m.N - m.Rank
 	resid := 0.0
 	if df > 0 {
@@ -435,11 +405,13 @@ func (r *state) modelFit(round int, levels []int, scores [][]float64, xs [][]int
 }
 
 // modelTopSet is the predicted top set: the points still in the sweep
-// (not failed, not held) within modelWidth standard errors of the best
-// prediction, at most modelTop of them, best first (a changed setting
-// costing the verdict's least gain). The standard error
-// of a prediction is taken as the noise over the runs per parameter
-// (σ·√(rank/N)) with the misfit beyond the noise added.
+// whose optimistic prediction (modelWidth standard errors) reaches the
+// best pessimistic one, at most modelTop, in the order of prediction plus
+// one standard error (a point no run has told much about comes early)
+// less the verdict's least gain per setting changed (where an axis does
+// not matter the points that leave it alone come first, as the tie rule
+// would put them). A prediction's standard error is the noise over the
+// runs per parameter (σ·√(rank/N)) with the misfit added.
 func (r *state) modelTopSet(m *fit.Model, xs [][]int, pred []float64, mf *results.ModelFit) []*Point {
 	sigma := math.Hypot(mf.NoisePct/100, mf.TopMisfitPct/100)
 	se := make([]float64, len(r.points))
@@ -452,26 +424,16 @@ func (r *state) modelTopSet(m *fit.Model, xs [][]int, pred []float64, mf *result
 			best = max(best, pred[i]-modelWidth*se[i])
 		}
 	}
-	// The candidates are the points whose optimistic prediction reaches
-	// the best pessimistic one; they are measured in the order of their
-	// prediction plus one standard error (a point no run has told much
-	// about comes early), where a setting changed must earn the
-	// verdict's least gain (Plan.MinGainPct): where an axis does not
-	// matter (TX bursts on a read) the points that leave it at its
-	// original value come first, as the ranking's tie rule would put
-	// them.
 	if perm := slices.ContainsFunc(cands, func(i int) bool { return r.permanent(r.points[i]) }); perm {
-		// As in the race: the verdict recommends only what can be made
-		// permanent, so the runs go to those points.
+		// The verdict recommends only what can be made permanent.
 		cands = slices.DeleteFunc(cands, func(i int) bool { return !r.permanent(r.points[i]) })
 	}
 	cost := r.Plan.MinGainPct() / 100
 	score := func(i int) float64 { return pred[i] + se[i] - cost*float64(len(r.changes(r.points[i]))) }
 	cands = slices.DeleteFunc(cands, func(i int) bool { return pred[i]+modelWidth*se[i] < best })
 	slices.SortStableFunc(cands, func(a, b int) int { return cmp.Compare(score(b), score(a)) })
-	// Points the model cannot tell apart (they differ only in axes it
-	// has no term for) are one candidate: the first, which changes the
-	// fewest settings. Measuring the others would only confirm the tie.
+	// Points that differ only in axes the model has no term for are one
+	// candidate: the first, which changes the fewest settings.
 	used := make([]bool, len(r.axes))
 	for a := range used {
 		used[a] = m.Has(a) || slices.ContainsFunc(m.Pairs, func(p fit.Pair) bool { return p.A == a || p.B == a })

@@ -176,18 +176,16 @@ func (r *state) modKey(vals []string) string {
 }
 
 // byReload orders pts so that a module-parameter value is loaded once:
-// the points at the original values first, then the other values one
-// group after the other in the order their first point has in pts;
-// within a group pts' (shuffled) order is kept. reverse puts the groups
-// in the opposite order (an adaptive sweep alternates, so that a round
-// starts with the values the last one ended with). Without
-// module-parameter axes pts is returned as it is.
+// the points at the original values first, then the other values' groups
+// in the order their first point has (in the plan, once it has points),
+// pts' shuffled order kept within a group. reverse puts the groups the
+// other way round (an adaptive round starts with the values the last one
+// ended with).
 func (r *state) byReload(pts []*Point, reverse bool) []*Point {
 	if !r.hasModParams() {
 		return pts
 	}
-	// The groups' order comes from the plan's points once they exist, so
-	// that it stays the same from round to round.
+	// From the plan's points once they exist: the same from round to round.
 	order := pts
 	if r.points != nil {
 		order = r.points
@@ -209,14 +207,11 @@ func (r *state) byReload(pts []*Point, reverse bool) []*Point {
 	return out
 }
 
-// schedule is the order of a grid or one-factor sweep's visits:
-// the baseline, the points, the baseline again after every
-// BaselineEvery points and at the end; and the module reloads that
-// order needs. A baseline between points is left out where it would
-// need a reload (the points at other module-parameter values): two
-// reloads for one baseline visit cost more than the drift it watches.
-// The sweep plans it again after every baseline visit between
-// (reschedule, fixedcost.go: the interval follows the drift).
+// schedule is the order of a grid or one-factor sweep's visits, and the
+// reloads it needs: the baseline, the points, the baseline again after
+// every BaselineEvery points and at the end. A baseline between points is
+// left out where it would need a reload (two reloads cost more than the
+// drift it watches); reschedule plans the rest again after each one.
 func (r *state) schedule() (visits []*Point, reloads int) {
 	base := r.baselinePoint()
 	tail, reloads := r.scheduleFrom(r.modKey(r.orig), r.points, r.Plan.BaselineEvery)

@@ -19,22 +19,18 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// This file holds Prepare: everything a sweep checks and computes before
-// its first write.
+// This file holds Prepare: what a sweep checks and computes before its
+// first write.
 
 // ErrNotReloaded is wrapped when a module parameter's module is not in
 // the stack the sweep reloads.
 var ErrNotReloaded = errors.New("the sweep does not reload that module")
 
 // Prepare is Run's first step alone, for a command that shows the plan
-// before it runs it: it validates the plan against the target and the
-// system and returns the points and the notes. It writes nothing.
-//
-// Decision: Run prepares its own state again rather than taking this
-// one, so that the snapshot, the live values and the module list it
-// journals and restores to are read right before its first write, not
-// when the plan was shown (a few register and sysfs reads, once a sweep),
-// and a Config stays a value that can be run any number of times.
+// before running it: it validates the plan against the target and the
+// system and returns the points and notes, writing nothing. Decision: Run
+// prepares again, so that the snapshot, live values and module list it
+// journals and restores are read right before its first write.
 func (c *Config) Prepare() (points []*Point, notes []string, err error) {
 	r, err := c.prepare()
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/citune/citune/units"
 	"io"
 	"os"
 	"strings"
@@ -21,17 +19,15 @@ import (
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
+	"github.com/citune/citune/units"
 )
 
 // Config is one sweep: what it measures, on what, and where it reports.
-// Run never changes it (each Run works on its own state), so a Config
-// runs twice alike.
+// Run never changes it, so a Config runs twice alike.
 type Config struct {
 	Target *soc.Target
-	// Prober runs the workload once and measures it with the accounting
-	// (a probe.Series): the sweep calls it once per run, warm-ups
-	// included, with nil progress, so that it reads the swept settings
-	// again after every run.
+	// Prober runs the workload once with the accounting (a probe.Series):
+	// called once per run, warm-ups included, with nil progress.
 	Prober probe.Probe
 	// ProbeName describes the probe in the results header.
 	ProbeName string
@@ -39,19 +35,17 @@ type Config struct {
 	// Host applies file and module-parameter axes; it may be nil when the
 	// plan has only register axes.
 	Host *host.Host
-	// Remap re-opens the register window after a module reload; the
-	// default maps Target again (Target.Remap) and runs its identity
-	// checks.
+	// Remap re-opens the register window after a module reload (default:
+	// Target.Remap and its identity checks).
 	Remap func(ctx context.Context) error
 	// Out receives the results records.
 	Out *results.Writer
 	// Log receives progress for people (may be nil).
 	Log io.Writer
-	// ByteUnit is the unit the progress lines show byte rates in (MiB/s
-	// when empty).
+	// ByteUnit is the unit of the progress lines' byte rates (MiB/s if empty).
 	ByteUnit units.Display
-	// OnEvent, when set, receives every event of the sweep (events.go),
-	// after the results file and Log got theirs, on Run's goroutine.
+	// OnEvent, when set, receives every event after the results file and
+	// Log got theirs, on Run's goroutine.
 	OnEvent func(event.Event)
 	// Session records and undoes every change (its journal keeps the
 	// originals across a crash). When nil, Run opens one itself with
@@ -61,18 +55,16 @@ type Config struct {
 	// Command and Kernel go into the header.
 	Command []string
 	Kernel  string
-	// ParamUsers are, per module parameter axis (by name), the
-	// controllers the parameter changes (module parameters are
-	// module-wide), with their settings where they were read; they go into
-	// the header and a note.
+	// ParamUsers are, per module parameter axis, the controllers the
+	// parameter changes (it is module-wide), with their settings where
+	// read: for the header and a note.
 	ParamUsers map[string][]soc.ParamUser
 	// Board goes into the header too (nil: not recorded).
 	Board *results.BoardID
 	// Resume holds the records of the sweep being continued.
 	Resume *results.Results
-	// Clock is the sweep's time and its settle pauses (nil: WallClock);
-	// a sweep of the simulated board with the sim probe runs on the
-	// board's modelled time (SimClock).
+	// Clock is the sweep's time and settle pauses (nil: WallClock; the
+	// simulated board's modelled time: SimClock).
 	Clock Clock
 	// MaxFailures aborts the sweep after this many failed points in a
 	// row (default 3).
@@ -82,10 +74,9 @@ type Config struct {
 	Boot bootargs.Store
 	// BootRoot is the root Boot's devices are under ("/" on a board).
 	BootRoot string
-	// FixedCosts keeps the plan's fixed costs as they are: a baseline
-	// visit every BaselineEvery points and the plan's warm-ups on every
-	// visit (how sweeps ran before the data decided them, fixedcost.go;
-	// the benchmark's "before").
+	// FixedCosts keeps a baseline visit every BaselineEvery points and the
+	// plan's warm-ups on every visit, as before the data decided them
+	// (fixedcost.go; the benchmark's "before").
 	FixedCosts bool
 }
 
@@ -152,9 +143,8 @@ type state struct {
 	warmSkip  bool
 }
 
-// Outcome is what a session found.
-//
-// Its JSON form is the outcome in `citune sweep --json`.
+// Outcome is what a session found; its JSON form is the outcome in
+// `citune sweep --json`.
 type Outcome struct {
 	// Status is results.StatusComplete, StatusInterrupted or StatusFailed.
 	Status string `json:"status"`
@@ -169,10 +159,7 @@ type Outcome struct {
 	RestoreErr     error        `json:"-"`
 	Ranking        rank.Ranking `json:"ranking"`
 
-	// Budget is the adaptive race's cap in probe runs and GridRuns the
-	// grid's runs it is a share of (0: no cap, or not adaptive);
-	// OutOfBudget is the points still racing when the budget ran out,
-	// ranked on the runs they had (0: the race ended on its own).
+	// Budget, GridRuns and OutOfBudget are as in results.EndRecord.
 	Budget      int `json:"budget_runs,omitempty"`
 	GridRuns    int `json:"grid_runs,omitempty"`
 	OutOfBudget int `json:"out_of_budget,omitempty"`
@@ -184,9 +171,8 @@ type Outcome struct {
 	Model *results.ModelFit `json:"model,omitempty"`
 
 	// Elapsed is the session's time from its first record to its end,
-	// restore included; Reloads and ReloadTime are its module reloads
-	// and their share of it. On a SimClock they are the simulated board's
-	// modelled time (SimulatedTime). `citune sweep --json` gives the
+	// restore included; Reloads and ReloadTime its module reloads. On a
+	// SimClock they are modelled (SimulatedTime). `--json` gives the
 	// durations in seconds (elapsed_s, reload_s).
 	Elapsed, ReloadTime time.Duration `json:"-"`
 	Reloads             int           `json:"reloads"`
@@ -335,13 +321,11 @@ func (r *state) execute(ctx context.Context) error {
 	return r.confirm(ctx)
 }
 
-// confirm is the verdict's second look (rank.Verdict.Confirm): when no
-// point beat the original settings yet but one is promising, it is
-// measured up to ConfirmFactor times the plan's runs, with the baseline
-// measured as many times more, half before and half after it (so that a
-// drift shows on both sides). Once per sweep: the verdict's error rate
-// is split over two looks. The runs are outside an adaptive race's
-// budget, and said so. A resumed sweep replays them like any visit.
+// confirm is the verdict's second look (rank.Verdict.Confirm): a
+// promising point is measured up to ConfirmFactor times the plan's runs,
+// with the baseline as many times more, half before and half after it (so
+// that a drift shows on both sides). Once per sweep, outside any budget;
+// a resumed sweep replays it like any visit.
 func (r *state) confirm(ctx context.Context) error {
 	v := r.store.Rank().Verdict
 	if v.Confirm == "" {
@@ -433,9 +417,8 @@ func (r *state) reloadNote() string {
 }
 
 // reloadEstimate is what the reload note says about the reloads' time:
-// on the simulated board the model's nominal time (each reload then
-// draws its own); on a board nothing is known before the first reload,
-// whose measured time the time left then counts for the rest.
+// the simulated board's nominal time, or on a board that the first
+// reload is timed.
 func (r *state) reloadEstimate(n int, bound string) string {
 	if n == 0 {
 		return ""

@@ -31,9 +31,8 @@ func (WallClock) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// ReloadModel is the simulated board's module reload time, from the one
-// model (simmodel.Reload) through the sim probe (*probe.SimProbe, and
-// sweeptest.Landscape in tests), which draws it seeded like its runs.
+// ReloadModel is the simulated board's module reload time (simmodel.Reload
+// through the sim probe, or sweeptest.Landscape), drawn seeded like its runs.
 type ReloadModel interface {
 	// ReloadTime draws the time of the next reload.
 	ReloadTime() time.Duration
@@ -42,20 +41,14 @@ type ReloadModel interface {
 	NominalReloadTime() time.Duration
 }
 
-// SimClock is the clock of a sweep of the simulated board. The sim probe
-// takes no wall time to speak of (its runs' times are modelled), so a
-// wall clock would make a simulated sweep's record times, time left and
-// duration say nothing about a board. On a SimClock the sweep's time is
-// the board's: it starts at a wall time and advances only by what the
-// board would spend: every simulated probe run's modelled Elapsed, every
-// settle pause (nothing sleeps) and every module reload's modelled time
-// (Reload). Config.Clock makes it the sweep's clock.
+// SimClock is the clock of a sweep of the simulated board, whose probe
+// takes no wall time to speak of: it starts at a wall time and advances
+// only by what the board would spend (every simulated run's modelled
+// Elapsed, every settle pause, every modelled module reload).
 //
-// Decision: one clock for everything a sweep reports, rather than
-// modelled costs kept beside wall-clock record times, so the results
-// file's times, the progress lines' time left, an OnEvent follower's
-// elapsed time (from event times) and the outcome's duration cannot
-// disagree.
+// Decision: one clock for everything a sweep reports, so the record
+// times, the time left, an OnEvent follower's elapsed time and the
+// outcome's duration cannot disagree.
 type SimClock struct {
 	// Reload gives each reload's time (nil: reloads take none).
 	Reload ReloadModel

@@ -16,23 +16,12 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// This file holds one visit of a point: apply, verify, probe, record,
-// and the progress line with its estimate of the time left.
-
 // visit applies a point, lets it settle, probes it n times (after the
-// warm-ups) and checks after every run that its settings held. It
-// returns the point's status. An error ends the sweep (cancelled, or a
-// failure the next points would share).
-//
-// A screening visit (the adaptive race's first round) takes no warm-ups:
-// when the plan has some, its runs are marked Screen and are not among
-// the point's rates (they were not measured as the plan asks), they only
-// decide whether the point races on. Without warm-ups in the plan a
-// screening run is measured like any other and counts.
-//
-// stop, when set, is asked after every counted run with the rates of
-// the visit so far; true ends the visit early (the adaptive race: the
-// point is already significantly slower than the round's leader).
+// warm-ups) and checks after every run that its settings held; it returns
+// the point's status, or an error that ends the sweep (cancelled, or a
+// failure the next points would share). A screening visit takes no
+// warm-ups (adaptive.go). stop, when set, is asked after every counted
+// run with the visit's rates so far; true ends the visit early.
 func (r *state) visit(ctx context.Context, p *Point, n int, screen bool, stop func(rates []float64) bool) (rank.Status, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -124,9 +113,8 @@ func (r *state) count(status rank.Status) {
 }
 
 // probe measures the warm-ups (none when screening) and n runs, checking
-// the settings after each. It stops at the first run that did not hold,
-// was corrupt or failed. An error means the sweep must stop (ctx
-// cancelled, results file).
+// the settings after each, up to the first run that did not hold, was
+// corrupt or failed. An error means the sweep must stop.
 func (r *state) probe(ctx context.Context, p *Point, n int, screen bool, stop func([]float64) bool, rec *results.PointRecord) ([]results.RunRecord, error) {
 	var runs []results.RunRecord
 	var rates []float64
@@ -231,18 +219,13 @@ func (r *state) summarise(rec *results.PointRecord) {
 	}
 }
 
-// left estimates the time the rest of the sweep takes: the time per
-// probe run so far (apply, settle and warm-ups included, reloads not)
-// times the probe runs still planned, plus the module reloads still
-// planned at the mean time of those done (on a board the first reload's
-// measured time sets it; on the simulated board, before the first, the
-// model's nominal time). Before a board's first reload the reloads' time
-// is unknown and the estimate says how many it leaves out. For a grid or
-// one-factor sweep it counts the visits and reloads still planned; for an
-// adaptive one it is an upper bound (every point still racing measured up
-// to twice the plan's runs, as in a tie-break, one reload per value and
-// round; no more runs than the race's budget leaves). It is "" before
-// the first run.
+// left estimates the time the rest of the sweep takes ("" before the
+// first run): the time per probe run so far (reloads not included) times
+// the runs still planned, plus the reloads still planned at reloadEach's
+// time (unknown before a board's first: then it says how many it leaves
+// out). For an adaptive sweep it is an upper bound: every point still
+// racing measured up to twice the plan's runs, as in a tie-break, one
+// reload per value and round, within the budget left.
 func (r *state) left(seq int) string {
 	if r.measured == 0 {
 		return ""
@@ -291,9 +274,7 @@ func (r *state) left(seq int) string {
 	}
 	sim := ""
 	if r.sim != nil {
-		// The simulated board's time, not this machine's: the sweep
-		// itself ends in seconds.
-		sim = ", simulated"
+		sim = ", simulated" // the board's modelled time, not this machine's
 	}
 	return fmt.Sprintf(" [%sabout %s%s left%s]", bound, d.Round(time.Second), more, sim)
 }
@@ -327,11 +308,10 @@ func (r *state) reloadsAfter(seq int) int {
 	return n
 }
 
-// adaptiveReloads bounds the module reloads an adaptive race still
-// makes in this round and rounds more: one per value whose points still
-// need runs and round, less one for the value loaded now (a round starts
-// with the values the last one ended with), and one back to the original
-// values for the last baseline unless nothing else is loaded by then.
+// adaptiveReloads bounds the module reloads an adaptive race still makes
+// in this round and rounds more: one per value whose points still need
+// runs and round, less one for the value loaded now, and one back to the
+// original values unless nothing else is loaded by then.
 func (r *state) adaptiveReloads(rounds int) int {
 	if !r.hasModParams() {
 		return 0

@@ -1,9 +1,6 @@
 // Package dtsout turns settings into what makes them permanent: a
-// device-tree fragment for the controller (BuildDTS, DTS.String) and the
-// kernel parameters for module parameters (DTS.KernelParams). Its
-// settings come from a sweep's winner (WinnerSettings, read from a
-// results file with its ranking) or from the live registers
-// (LiveSettings). It imports sweep (for the results file and the axis
-// kinds), sweep/rank, sweep/host, soc and regs; nothing in sweep imports
-// it.
+// device-tree fragment or overlay for the controller (BuildDTS) and the
+// kernel parameters for module parameters, from a sweep's winner
+// (WinnerSettings) or the live registers (LiveSettings); Permanence is the
+// verdict's test of what can be made so.
 package dtsout

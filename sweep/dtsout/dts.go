@@ -62,13 +62,11 @@ type DTSLine struct {
 	Comment string `json:"comment,omitempty"`
 }
 
-// BuildDTS decides, for every setting, how the kernel would take it:
-// a device-tree property where the driver keeps the value in the
-// controller's role (burst sizes only together with
-// ahb-burst-config = <0x0>, values above the binding's maximum refused),
-// a kernel parameter where a module parameter sets it (ITC = 2^N through
-// ehci_hcd.log2_irq_thresh=N, park through ehci_hcd.park=N), or a note
-// when there is no persistent mechanism.
+// BuildDTS decides, for every setting, how the kernel would take it: a
+// device-tree property where the driver keeps the value in the
+// controller's role (burst sizes only with ahb-burst-config = <0x0>,
+// values above the binding's maximum refused), a kernel parameter where a
+// module parameter sets it (ITC = 2^N, park), or a note.
 func BuildDTS(in DTSInput) DTS {
 	// The controller's view: its core's registers and its usbmisc word.
 	p := in.Profile.ForController(in.Controller)
@@ -108,11 +106,9 @@ type dtsBuilder struct {
 	p     *soc.Profile
 	m     *regs.Map
 	given map[string]string
-	// parkDone is set once park's parameter is emitted: ASP and ASPE
-	// make one ehci_hcd.park line. made is set when the setting being
-	// decided got its own property, kernel parameter or a permanent
-	// absence (a boolean property left out), not only a condition's
-	// property or a note.
+	// parkDone: ASP and ASPE make one ehci_hcd.park line, emitted once.
+	// made: the setting being decided got its own property, kernel
+	// parameter or permanent absence, not only a condition's or a note.
 	parkDone, made bool
 }
 
@@ -139,12 +135,7 @@ func (b *dtsBuilder) roleNote(roles []regs.Role) string {
 }
 
 func (b *dtsBuilder) hasProp(name string) bool {
-	for _, l := range b.d.Props {
-		if strings.HasPrefix(l.Text, name+" ") || l.Text == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(b.d.Props, func(l DTSLine) bool { return strings.HasPrefix(l.Text, name+" ") || l.Text == name })
 }
 
 func (b *dtsBuilder) note(format string, args ...any) {
@@ -409,14 +400,9 @@ func (d DTS) KernelParams() string {
 }
 
 // Permanence is the verdict's test of what can be made permanent on the
-// controller of in (its profile, role and snapshot): of a point's
-// changes, those BuildDTS gives neither a device-tree property nor a
-// kernel parameter, with why. The verdict recommends only points whose
-// every change can be, so that no fragment holds part of a point.
-//
-// The answer for a set of changes never changes, and a sweep ranks its
-// points after every visit: answers are kept, so each point's fragment
-// is built once per sweep, not once per visit.
+// controller of in: of a point's changes, those BuildDTS gives neither a
+// property nor a kernel parameter, with why. The answers are kept, so each
+// point's fragment is built once per sweep, not once per visit.
 func Permanence(in DTSInput) func(changes map[string]string) []string {
 	var mu sync.Mutex
 	seen := map[string][]string{}
@@ -440,11 +426,9 @@ func Permanence(in DTSInput) func(changes map[string]string) []string {
 }
 
 // WinnerSettings turns a results file's verdict into settings for
-// BuildDTS: with "apply", every swept setting at the recommended point's
-// value, the changes commented with the point's gain (and, where the
-// results have a point that changes that setting alone, that point's),
-// the others as kept; with "keep" or no decision, every swept setting at
-// its original value, so that committing the fragment changes nothing.
+// BuildDTS: with "apply", every swept setting at the recommended value,
+// the changes commented with the gain (and that of a point changing it
+// alone), the others as kept; else every setting at its original value.
 func WinnerSettings(res *results.Results, rk rank.Ranking) ([]Setting, error) {
 	v := rk.Verdict
 	if len(rk.Ranked) == 0 {

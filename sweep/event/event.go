@@ -1,9 +1,7 @@
-// Package event holds a sweep's events: everything the runner (package
-// sweep) tells the world goes out as one Event, carrying the very record
-// the results file gets, to the results writer, the CLI's printer and
-// the runner's OnEvent, in that order. It is a package of its own, with
-// the types only, so that a consumer (the TUI) follows a sweep without
-// importing the runner that makes one.
+// Package event holds a sweep's events: everything the runner tells the
+// world goes out as one Event carrying the very record the results file
+// gets. Types only, so that a consumer (the TUI) follows a sweep without
+// importing the runner.
 package event
 
 import (
@@ -17,46 +15,32 @@ type Kind int
 
 // Event kinds, in the order a sweep meets them.
 const (
-	// SweepStarted: the header (Header, a new sweep) or the resume
-	// record (Resume) was written; Notes are Prepare's notes.
+	// SweepStarted: the header (Header) or resume record (Resume) was
+	// written; Notes are Prepare's.
 	SweepStarted Kind = iota + 1
-	// PointStarted: a visit begins; the point's settings (Settings,
-	// Label) are about to be applied.
+	// PointStarted: a visit begins; its Settings (Label) are applied next.
 	PointStarted
-	// RunFinished: one probe run (warm-up or timed) with its held check
-	// (Run).
+	// RunFinished: one probe run, warm-up or timed, with its check (Run).
 	RunFinished
-	// PointClosed: a visit ended with its status, StatusOK, StatusNotHeld,
-	// StatusCorrupt or StatusFailed, and its statistics over all visits
-	// (Closed).
+	// PointClosed: a visit ended, with its status and statistics (Closed).
 	PointClosed
-	// PointEliminated: the adaptive race dropped a point (Message says
-	// why). Replayed marks one the results file being resumed already
-	// records: nothing is written for it.
+	// PointEliminated: the adaptive race dropped a point (Message: why).
 	PointEliminated
-	// ModuleReload: the driver modules are about to be reloaded with new
-	// parameters (Message).
+	// ModuleReload: the driver modules are reloaded with new parameters.
 	ModuleReload
 	// SweepInterrupted: the context was cancelled; the restore follows.
-	// It has no record.
 	SweepInterrupted
-	// SettingsRestored: the restore at the end ran; Message says whether
-	// it worked, RestoreFailed is set when it did not.
+	// SettingsRestored: the restore ran (RestoreFailed if it did not work).
 	SettingsRestored
 	// SweepEnded: the session's end record (End) was written.
 	SweepEnded
-	// SecondLook: the verdict's second look begins on Point (Message
-	// says why and how many runs); Replayed when the file being resumed
-	// records it already.
+	// SecondLook: the verdict's second look begins on Point.
 	SecondLook
-	// ModelFitted: a model-mode sweep fitted its model (Model; Message
-	// says it in a line).
+	// ModelFitted: a model-mode sweep fitted its model (Model).
 	ModelFitted
-	// BaselineScheduled: after a baseline visit between points the
-	// interval to the next one was decided by drift (Message says how).
+	// BaselineScheduled: drift decided the interval to the next baseline.
 	BaselineScheduled
-	// WarmupsDecided: the visits' first runs decided that warm-ups are
-	// skipped, or taken again (Message says why).
+	// WarmupsDecided: the first runs decided to skip warm-ups, or not.
 	WarmupsDecided
 )
 
@@ -98,12 +82,11 @@ type Event struct {
 	// values by axis name, and the text the progress shows.
 	Settings map[string]string
 	Label    string
-	// Message is the text of PointStarted ("applying ..."),
-	// PointEliminated, ModuleReload and SettingsRestored.
-	Message string
-	// Replayed: see PointEliminated.
-	Replayed bool
-	// RestoreFailed: see SettingsRestored.
+	// Message is the event's text for people. Replayed marks an event the
+	// results file being resumed already records: nothing is written for
+	// it. RestoreFailed: see SettingsRestored.
+	Message       string
+	Replayed      bool
 	RestoreFailed bool
 	// Notes are Prepare's warnings and grouping notes (SweepStarted).
 	Notes []string

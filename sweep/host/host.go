@@ -1,8 +1,6 @@
 package host
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -42,11 +40,9 @@ func (l ExecLoader) Unload(ctx context.Context, module string) error {
 
 func run(ctx context.Context, name string, args ...string) error {
 	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
-	if err != nil {
-		msg := strings.TrimSpace(string(out))
-		if msg != "" {
-			return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, msg)
-		}
+	if msg := strings.TrimSpace(string(out)); err != nil && msg != "" {
+		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, msg)
+	} else if err != nil {
 		return fmt.Errorf("%s %s: %v", name, strings.Join(args, " "), err)
 	}
 	return nil
@@ -124,9 +120,8 @@ func (h *Host) procModules() (map[string]bool, error) {
 		return nil, err
 	}
 	mods := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) > 0 {
+	for line := range strings.Lines(string(b)) {
+		if f := strings.Fields(line); len(f) > 0 {
 			mods[f[0]] = true
 		}
 	}
@@ -140,16 +135,14 @@ func (h *Host) ParamPath(module, param string) string {
 
 // ReadParam reads a module parameter's current value.
 func (h *Host) ReadParam(module, param string) (string, error) {
-	b, err := os.ReadFile(h.ParamPath(module, param))
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(b)), nil
+	return readTrimmed(h.ParamPath(module, param))
 }
 
 // ReadFile reads a sysfs/procfs file (under Root), trimmed.
-func (h *Host) ReadFile(path string) (string, error) {
-	b, err := os.ReadFile(h.Path(path))
+func (h *Host) ReadFile(path string) (string, error) { return readTrimmed(h.Path(path)) }
+
+func readTrimmed(path string) (string, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}

@@ -39,11 +39,10 @@ type Plan struct {
 	// BaselineEvery measures the baseline again after this many points
 	// (grid); 0 measures it only first and last.
 	BaselineEvery int `json:"baseline_every"`
-	// Budget caps an adaptive race: at most this share of the probe
-	// runs the grid of the same plan takes (its warm-ups and baseline
-	// visits included). 0 is no cap (results files written before the
-	// cap, resumed as they were measured). The CLI and the TUI set
-	// DefaultBudget for a new adaptive sweep; other modes ignore it.
+	// Budget caps an adaptive race at this share of the probe runs the
+	// grid of the same plan takes (warm-ups and baseline visits
+	// included); 0 is no cap (files written before the cap). Other modes
+	// ignore it.
 	Budget float64 `json:"budget,omitempty"`
 	// MinGain is the practical threshold of the verdict in percent
 	// (`--min-gain`; nil: rank.DefaultMinGainPct): a gain smaller than
@@ -60,18 +59,14 @@ func (p Plan) MinGainPct() float64 {
 }
 
 // DefaultBudget is an adaptive race's budget unless one is given: a
-// third of the grid's probe runs. Decision: the race's whole point is to
-// cost a fraction of the grid that a user can plan on; bench/adaptive.sh
-// shows the race spending about a quarter on average and finding the
-// grid's winner (or one the grid calls tied) more often than a second
-// grid agrees with the first, and the cap only bites where near-equal
-// leaders would take the race past a third.
+// third of the grid's probe runs. Decision: the race's point is a cost a
+// user can plan on; bench/adaptive.sh shows it spending about a quarter on
+// average and finding the grid's winner (or one the grid calls tied) more
+// often than a second grid agrees with the first.
 const DefaultBudget = 1.0 / 3
 
-// SetDefaultBudget gives a new adaptive plan without a budget
-// DefaultBudget (citune sweep and the TUI; a plan read back from a
-// results file keeps what it recorded, none for files from before the
-// budget).
+// SetDefaultBudget gives a new adaptive or model plan without a budget
+// DefaultBudget (a plan read back from a results file keeps its own).
 func (p *Plan) SetDefaultBudget() {
 	if (p.Mode == ModeAdaptive || p.Mode == ModeModel) && p.Budget == 0 {
 		p.Budget = DefaultBudget
@@ -92,9 +87,8 @@ const MaxRepeats = 10_000
 // sweep.Config): every rule of a plan, wherever its settings came from (Set).
 func (p *Plan) Check() error { return p.check(true) }
 
-// CheckSettings is Check but for the rule that a plan has axes, for the
-// settings of a plan whose axes come later (the TUI's plan line and plan
-// files of settings only, before the fields are chosen on screen).
+// CheckSettings is Check without the rule that a plan has axes, for a
+// plan whose axes come later (the TUI's plan line, settings-only files).
 func (p *Plan) CheckSettings() error { return p.check(false) }
 
 func (p *Plan) check(axes bool) error {

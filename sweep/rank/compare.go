@@ -3,6 +3,7 @@ package rank
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -24,19 +25,17 @@ func tQuantileMemo(p, dof float64) float64 {
 
 // How a point is compared with the original settings.
 //
-// Decision: the estimate is the ratio of geometric means, exp(mean ln x
-// - mean ln ref) - 1, and its interval Student's t on the difference of
-// the mean log rates. Run-to-run noise of a throughput is multiplicative
-// (the simulator draws it log-normal; on a board it is scheduling and bus
-// contention scaling a rate), so logs make it one size across points, and
-// the mean of the logs uses every run where a median of five throws most
-// of them away (its efficiency is about 64 %) and a percentile bootstrap
-// of five runs claims more confidence than it has. The noise is pooled
-// over the baseline and every point (Noise: the race pools the same
-// way), which gives the t many degrees of freedom; a side whose own
-// spread is more than twice the pooled one (an unstable setting, where
-// the pooled spread would flatter it) gets Welch's interval of its own
-// spread instead.
+// Decision: the estimate is the ratio of geometric means, exp(mean ln x -
+// mean ln ref) - 1, its interval Student's t on the difference of the mean
+// log rates. Throughput noise is multiplicative (scheduling and bus
+// contention scale a rate; the simulator draws it log-normal), so logs make
+// it one size across points, and the mean of the logs uses every run where
+// a median of five throws most away (about 64 % efficiency) and a
+// percentile bootstrap of five runs claims more confidence than it has.
+// The noise is pooled over the baseline and every point (as the race
+// pools it), for many degrees of freedom; a side whose own spread is more
+// than twice the pooled one (an unstable setting the pooled spread would
+// flatter) gets Welch's interval instead.
 
 // Noise is the run-to-run spread of ln(rate) pooled within groups, with
 // its degrees of freedom (0: unknown).
@@ -65,12 +64,7 @@ func PoolNoise(groups ...[]float64) Noise {
 }
 
 func positive(xs []float64) bool {
-	for _, x := range xs {
-		if !(x > 0) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(xs, func(x float64) bool { return !(x > 0) || math.IsInf(x, 0) })
 }
 
 // Comparison is a point's rate against a reference (the original
@@ -163,9 +157,8 @@ func near(x, t float64) string {
 	return s
 }
 
-// FewRunsWarning is what citune sweep and the TUI both say of a plan of
-// fewer than MinRunsForCI runs a point ("" for enough): both take any
-// number from 1 (a quick look), and warn alike.
+// FewRunsWarning is what citune sweep and the TUI say of a plan of fewer
+// than MinRunsForCI runs a point ("" for enough).
 func FewRunsWarning(repeats int) string {
 	if repeats >= MinRunsForCI {
 		return ""
@@ -184,11 +177,10 @@ func Compare(xs, ref []float64) Comparison {
 	return compare(xs, ref, Noise{}, 1, 0)
 }
 
-// VisitNoise is the spread of the baseline's visit means beyond what the
-// run noise explains: one-way random effects on ln(rate), the
-// between-visit mean square MSB on DoF degrees of freedom, and N0 the
-// effective runs per visit (unbalanced visits). Zero value: none seen
-// (one visit, or visits no more apart than their runs).
+// VisitNoise is the spread of the baseline's visit means beyond the run
+// noise (one-way random effects on ln(rate)): the between-visit mean
+// square MSB on DoF degrees of freedom, N0 the effective runs per visit.
+// Zero value: none seen.
 type VisitNoise struct {
 	MSB float64 `json:"msb"`
 	DoF int     `json:"dof"`
@@ -228,22 +220,18 @@ func VisitNoiseOf(visits [][]float64, nz Noise) VisitNoise {
 	}
 	vn := VisitNoise{MSB: ss / float64(k-1), DoF: k - 1, N0: (total - sq/total) / float64(k-1)}
 	if vn.DoF < minVisitDoF {
-		// Decision: two visits give MSB one degree of freedom, and a
-		// shift estimated on it makes the interval's t (and
-		// Satterthwaite's degrees of freedom) near 1: "+4.5 %, 95 % CI
-		// -20.8 to 38.0" for a point that is plainly faster. Below
-		// three visits the shift does not enter; what the two visits
-		// differ by stays in the baseline's own spread, which takes
-		// Welch's interval where it is more than twice the pooled noise
-		// (compareWith), and the runner's drift check (sweep) adds a
+		// Decision: on one degree of freedom (two visits) the shift makes
+		// t and Satterthwaite's degrees of freedom near 1 ("+4.5 %, 95 %
+		// CI -20.8 to 38.0" for a point plainly faster). Below three
+		// visits it does not enter: their difference stays in the
+		// baseline's own spread (Welch's interval where it is more than
+		// twice the pooled noise), and the runner's drift check adds a
 		// visit where two disagree.
 		return vn
 	}
-	// The shift counts only where the visits differ beyond chance (the
-	// F test of MSB against σ² at visitAlpha): with two or three
-	// baseline visits a variance estimated on 1 or 2 degrees of freedom
-	// would otherwise widen every interval of a steady board several
-	// times over.
+	// The shift counts only where the visits differ beyond chance (F test
+	// at visitAlpha): a variance on 1 or 2 degrees of freedom would
+	// otherwise widen every interval of a steady board several times.
 	s2 := nz.SD * nz.SD
 	if t := (vn.MSB - s2) / vn.N0; t > 0 && vn.N0 > 0 && s2 > 0 && 1-FCDF(vn.MSB/s2, float64(vn.DoF), float64(nz.DoF)) < visitAlpha {
 		vn.Tau2 = t
@@ -267,10 +255,9 @@ func FCDF(x, d1, d2 float64) float64 {
 	return regIncBeta(d1*x/(d1*x+d2), d1/2, d2/2)
 }
 
-// compareVisits is compare with the between-visit noise vn: a point's
-// visits (pv) and the baseline's (vn.DoF+1) each carry a shift of
-// variance Tau2, added to the difference's variance; the degrees of
-// freedom are Satterthwaite's for the two mean squares.
+// compareVisits is compare with the between-visit noise vn: each side's
+// visits carry a shift of variance Tau2, added to the difference's
+// variance, on Satterthwaite's degrees of freedom.
 func compareVisits(xs, ref []float64, nz Noise, vn VisitNoise, pv, family int, minGain float64) Comparison {
 	if vn.Tau2 <= 0 {
 		return compare(xs, ref, nz, family, minGain)
@@ -288,11 +275,9 @@ func compareVisits(xs, ref []float64, nz Noise, vn VisitNoise, pv, family int, m
 	})
 }
 
-// compare is xs against ref with the intervals of family comparisons
-// holding together at Confidence: each is a two-sided interval at
-// 1 - (1-Confidence)/family, so that each one-sided error (calling a
-// point faster that is not) is at most (1-Confidence)/(2 family), the
-// share of one of the two looks a sweep may take (see Policy).
+// compare is xs against ref, each of family intervals two-sided at
+// 1 - (1-Confidence)/family, so each one-sided error is at most
+// (1-Confidence)/(2 family): one of the two looks a sweep may take (Policy).
 func compare(xs, ref []float64, nz Noise, family int, minGain float64) Comparison {
 	return compareWith(xs, ref, nz, family, minGain, nil)
 }

@@ -1,7 +1,9 @@
 package rank
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -154,16 +156,12 @@ func Rank(points []PointStats, baseline []float64, visits []float64, original ma
 }
 
 // RankVisits orders the ok points by their rate against the original
-// settings (the baseline's runs, by visit) and decides the sweep's
-// Verdict under pol. The points not significantly slower than the
-// fastest are tied; among them fewer interrupts per MiB, then less CPU
-// per MiB, then fewer settings changed from original (what does not help
-// is best left alone), come first. It costs O(n log n) in points and
-// runs: one pass for the pooled noise, one comparison per point, one
-// sort. The spread of the visits' means beyond what the run noise
-// explains (a shift shared by a visit's runs, drift between visits) then
-// widens every interval (VisitNoise), so that a sweep whose board drifts
-// does not take the drift for a gain.
+// settings (the baseline's runs, by visit) and decides the Verdict under
+// pol. Points not significantly slower than the fastest are tied, ordered
+// by tieLess (what does not help is best left alone). The spread of the
+// visits' means beyond the run noise (drift between visits) widens every
+// interval (VisitNoise), so that a drifting board's drift is not taken
+// for a gain. O(n log n) in points and runs.
 func RankVisits(points []PointStats, baseVisits [][]float64, original map[string]string, pol Policy) Ranking {
 	var baseline, medians []float64
 	for _, v := range baseVisits {
@@ -314,16 +312,8 @@ func cmpTol(a, b *float64, tol float64) int {
 // SettingsString renders settings with short names, ordered by them:
 // "AHBBRST=0 ITC=1 TXPBURST=16".
 func SettingsString(s map[string]string) string {
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := shortName(keys[i]), shortName(keys[j])
-		if a != b {
-			return a < b
-		}
-		return keys[i] < keys[j]
+	keys := slices.SortedFunc(maps.Keys(s), func(a, b string) int {
+		return cmp.Or(strings.Compare(shortName(a), shortName(b)), strings.Compare(a, b))
 	})
 	var out []string
 	for _, k := range keys {
@@ -363,8 +353,7 @@ func (r Ranking) FormatIn(b *strings.Builder, display units.Display) {
 	if len(r.Ranked) == 0 {
 		b.WriteString("no point was ranked\n")
 	}
-	// Rows stay narrow for serial consoles: settings (as wide as the
-	// widest), median, interrupts and CPU per MiB, then the comparison.
+	// Rows stay narrow for serial consoles.
 	width := 8
 	for _, p := range r.Ranked {
 		width = max(width, len(SettingsString(p.Settings)))

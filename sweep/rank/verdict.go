@@ -13,24 +13,18 @@ import (
 // output (the sweep's closing lines, report in every format, dts, LAVA,
 // the TUI).
 //
-// Decision (error rates): a change is recommended only when its point's
-// interval against the original settings lies above 0 and its estimate
-// is at least the practical threshold (MinGainPct, `--min-gain`, 1 % by
-// default as Criterion.rs's noise threshold). Each point's one-sided
-// error is held to 2.5 %/m for the m points compared with the baseline
-// (Bonferroni: the two-sided intervals at 1 - 5 %/m hold together at
-// 95 %), so the chance that a sweep recommends a change that does
-// nothing is at most 2.5 % at its first look. A sweep may take one more
-// look (Verdict.Confirm: the runner measures the most promising point and
-// the baseline again, a bounded number of runs) and decide on all the
-// runs at the same per-point level; Bonferroni over the two looks bounds
-// the family-wise rate of a false recommendation at 5 %. The same rule
-// in grid, one-factor and adaptive sweeps, and for a results file read
-// back. In a race, m counts every point with runs, the dropped ones
-// included, so the selection the race made on those runs is covered; a
-// point dropped on its screening run alone is not counted, as no
-// comparison uses that run, and the survivors' comparisons use the runs
-// taken after the screening chose them.
+// Decision (error rates): a change is recommended only when its interval
+// against the original settings lies above 0 and its estimate reaches the
+// practical threshold (MinGainPct, `--min-gain`, 1 % by default as
+// Criterion.rs's noise threshold). Each point's one-sided error is held to
+// 2.5 %/m for the m points compared with the baseline (Bonferroni), so a
+// sweep recommends a change that does nothing with at most 2.5 % chance at
+// its first look; one more look (Verdict.Confirm, a bounded number of runs
+// of the most promising point and the baseline) at the same per-point
+// level bounds the family-wise rate at 5 % over the two. In a race, m
+// counts every point with runs, the dropped ones included, so the race's
+// selection is covered; a point dropped on its screening run alone is not
+// counted, as no comparison uses that run.
 
 // DefaultMinGainPct is the practical threshold without --min-gain.
 const DefaultMinGainPct = 1.0
@@ -39,10 +33,9 @@ const DefaultMinGainPct = 1.0
 type Policy struct {
 	// MinGainPct is the practical threshold in percent (0: none).
 	MinGainPct float64
-	// NotPermanent returns, of the settings a point changes from the
-	// original (name to value), those that no device-tree property or
-	// kernel parameter can make permanent, each with why ("SDIS: no
-	// device-tree property or kernel parameter"); nil: every setting can.
+	// NotPermanent returns, of a point's changes from the original, those
+	// no device-tree property or kernel parameter can make permanent, each
+	// with why; nil: every setting can.
 	NotPermanent func(changes map[string]string) []string
 	// SecondLook is the point the sweep's second look measured again
 	// (results.EventSecondLook): after it only that point may be
@@ -90,9 +83,8 @@ type Verdict struct {
 	// original (apply only): what a device-tree fragment holds.
 	Changes map[string]string `json:"changes,omitempty"`
 	// Kept are the swept settings the recommendation leaves at their
-	// original value; NoEffect those of them that took more than one
-	// value among the points tied with the recommendation: no measurable
-	// effect, so the original stays.
+	// original value; NoEffect those that took more than one value among
+	// the points tied with it (no measurable effect).
 	Kept     []string `json:"kept,omitempty"`
 	NoEffect []string `json:"no_effect,omitempty"`
 	// Bench is the fastest point when it is faster than the
@@ -101,9 +93,8 @@ type Verdict struct {
 	// Confirm is the point worth more runs before deciding (keep, no
 	// decision): promising, not yet significant, or too few runs.
 	Confirm string `json:"confirm,omitempty"`
-	// Reason says why, in one sentence; Settle what would decide a
-	// no-decision (or help a keep); Tie why the recommendation is not
-	// the fastest of the points tied with it.
+	// Reason says why in one sentence, Settle what would decide a
+	// no-decision, Tie why the recommendation is not the fastest tied point.
 	Reason string `json:"reason"`
 	Settle string `json:"settle,omitempty"`
 	Tie    string `json:"tie,omitempty"`
@@ -219,9 +210,16 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 		v.Tie = v.tie.text(units.MiBps)
 	}
 	if bench != nil && bench.logMean > w.logMean {
-		v.Bench = &BenchBest{Point: bench.Key, Settings: bench.Settings, Vs: bench.VsBaseline, Blocked: blocked}
+		v.Bench = benchBest(bench, blocked)
 	}
 	return v
+}
+
+func benchBest(b *Ranked, blocked []string) *BenchBest {
+	if b == nil {
+		return nil
+	}
+	return &BenchBest{Point: b.Key, Settings: b.Settings, Vs: b.VsBaseline, Blocked: blocked}
 }
 
 // keepOrUndecided is the verdict when no permanent point is faster.
@@ -233,16 +231,12 @@ func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verd
 			best = r
 		}
 	}
-	if bench != nil {
-		v.Bench = &BenchBest{Point: bench.Key, Settings: bench.Settings, Vs: bench.VsBaseline, Blocked: blocked}
-	}
+	v.Bench = benchBest(bench, blocked)
 	if best != nil {
 		v.Point, v.Settings, v.Vs = best.Key, best.Settings, best.VsBaseline
 	}
-	// Decision: too few runs decide nothing only where the estimate would
-	// be a gain; a point of 1 or 2 runs that the race left behind the
-	// threshold is no reason to withhold "keep" (in adaptive null sweeps
-	// that would be one in six).
+	// Decision: too few runs withhold "keep" only where the estimate would
+	// be a gain (else one adaptive null sweep in six would decide nothing).
 	if best != nil && best.VsBaseline != nil && !best.VsBaseline.HasCI() && best.VsBaseline.Pct >= pol.MinGainPct {
 		v.Kind = VerdictNone
 		v.Reason = fmt.Sprintf("the fastest point other than the original settings, %s, has %d run(s): too few to tell its %+.1f %% from noise", SettingsString(best.Settings), best.Runs, best.VsBaseline.Pct)
@@ -257,11 +251,9 @@ func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verd
 	if k := alwaysBlocked(rk, original); k != "" {
 		v.Settle = fmt.Sprintf("every point swept changes %s, which cannot be made permanent: sweep it with its original value (%s) too", shortName(k), original[k])
 	}
-	// The most promising point, for one more look: one that would be
-	// faster on its own (its interval at 95 % for itself above 0) but not
-	// among all the points compared. Under no effect at all that is the
-	// case for about one sweep in five (the best of ten null points),
-	// so the look costs little where nothing is to be found.
+	// The most promising point, for one more look: faster on its own (its
+	// 95 % interval alone above 0) but not among all the points compared
+	// (about one null sweep in five: the best of ten null points).
 	var conf *Ranked
 	for i := range rk.Ranked {
 		r := &rk.Ranked[i]

@@ -17,14 +17,13 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// The results file is JSON Lines: one record per line, each with a
-// "type". README.md in this directory documents every record.
+// The results file is JSON Lines, one record per line with a "type":
+// README.md in this directory documents every record.
 
 // Format and Version identify a results file. A model sweep's file is
-// VersionAdmits: its visits may admit screening runs among a point's
-// rates (PointRecord.ScreenAdmitted), which a reader that does not know
-// the field would leave out and so rank the file otherwise; a citune
-// that reads only version 1 refuses it rather than mis-rank it.
+// VersionAdmits: its visits may admit screening runs among a point's rates
+// (PointRecord.ScreenAdmitted), which a reader of version 1 would leave
+// out and so mis-rank; it refuses the file instead.
 const (
 	Format        = "citune-sweep"
 	Version       = 1
@@ -69,9 +68,9 @@ type Header struct {
 	Base        Addr   `json:"base"`
 	Target      string `json:"target"`
 	TargetPath  string `json:"target_path,omitempty"`
-	// Role is the controller's role when the sweep started: "host",
-	// "device", or "" when the registers do not tell (QEMU): a regs.Role
-	// kept a plain string here, so the file format is the file's own.
+	// Role is the controller's role when the sweep started ("" when the
+	// registers do not tell): a regs.Role kept a plain string, so the file
+	// format is the file's own.
 	Role  string    `json:"role"`
 	Probe string    `json:"probe"`
 	Plan  plan.Plan `json:"plan"`
@@ -84,16 +83,13 @@ type Header struct {
 	Points []PointInfo `json:"points"`
 	Notes  []string    `json:"notes,omitempty"`
 	// ModParamControllers lists, per module parameter axis, every
-	// controller the parameter changes (not only the target), with the
-	// settings read from each where it could be read.
+	// controller the parameter changes, with its settings where read.
 	ModParamControllers map[string][]soc.ParamUser `json:"modparam_controllers,omitempty"`
-	// Board identifies the board, so that results from a farm can be
-	// compared board by board; absent in files written before it was
-	// added (readers treat those boards as unnamed).
+	// Board identifies the board, for a farm's results compared board by
+	// board; absent in older files (an unnamed board).
 	Board *BoardID `json:"board,omitempty"`
-	// Costs is CostsByData where the data decided the baseline visits
-	// and warm-ups (sweep's fixedcost.go); "" in files written before
-	// (a resume keeps their fixed schedule).
+	// Costs is CostsByData where the data decided the baseline visits and
+	// warm-ups (sweep/fixedcost.go); "" in older files (a fixed schedule).
 	Costs string `json:"costs,omitempty"`
 }
 
@@ -181,9 +177,8 @@ type RunRecord struct {
 	Held    bool     `json:"held"`
 	Changed []string `json:"changed,omitempty"`
 	Error   string   `json:"error,omitempty"`
-	// Screen marks the run of an adaptive race's screening visit when
-	// the plan has warm-ups: taken without them, it decides whether the
-	// point races on and is not among the point's rates.
+	// Screen marks a screening run taken without the plan's warm-ups: it
+	// decides whether the point races on, not among the point's rates.
 	Screen bool `json:"screen,omitempty"`
 }
 
@@ -213,10 +208,9 @@ type PointRecord struct {
 	Changed  []string          `json:"changed,omitempty"`
 	Applied  []Applied         `json:"applied,omitempty"`
 	Reloaded bool              `json:"reloaded,omitempty"`
-	// ScreenAdmitted says the point's screening runs (RunRecord.Screen)
-	// join its rates from this visit on: a model sweep's visit taken
-	// once the data showed no first-run effect, so a run without a
-	// warm-up is measured as the plan asks (sweep/fixedcost.go).
+	// ScreenAdmitted: the point's screening runs join its rates from this
+	// visit on (a model sweep once the data showed no first-run effect:
+	// sweep/fixedcost.go).
 	ScreenAdmitted bool `json:"screen_admitted,omitempty"`
 	// Runs are this visit's measured runs; Total is the point's over all
 	// visits.
@@ -273,12 +267,11 @@ const (
 	StatusInterrupted = "interrupted"
 	StatusFailed      = "failed"
 	StatusUnfinished  = "unfinished"
-	// StatusAborted closes a sweep that `citune sweep --abort` stopped
-	// (a reboot sweep that would resume at the next boot): its settings
-	// and boot arguments were put back and no resume is left. Its end
-	// record carries the last session's number and no probe runs of its
-	// own. Decision: a `sweep --resume` may still continue it (the user
-	// asks for it explicitly); nothing resumes it by itself.
+	// StatusAborted closes a sweep `citune sweep --abort` stopped (a
+	// reboot sweep that would resume at the next boot): settings and boot
+	// arguments put back, no resume left, the last session's number and no
+	// probe runs of its own. Decision: an explicit `sweep --resume` may
+	// still continue it; nothing resumes it by itself.
 	StatusAborted = "aborted"
 )
 
@@ -296,10 +289,9 @@ type EndRecord struct {
 	// TotalProbeRuns all sessions'.
 	ProbeRuns      int `json:"probe_runs"`
 	TotalProbeRuns int `json:"total_probe_runs"`
-	// Budget is an adaptive race's budget in probe runs, of the grid's
-	// GridRuns (the header's plan gives the share asked for; a share too
-	// small to race was raised); OutOfBudget is the points the race still
-	// had when it ran out, ranked on the runs they had.
+	// Budget is an adaptive race's cap in probe runs of the grid's
+	// GridRuns (a share too small to race was raised); OutOfBudget is the
+	// points still racing when it ran out, ranked on the runs they had.
 	Budget      int          `json:"budget_runs,omitempty"`
 	GridRuns    int          `json:"grid_runs,omitempty"`
 	OutOfBudget int          `json:"out_of_budget,omitempty"`

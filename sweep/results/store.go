@@ -20,14 +20,11 @@ type Store struct {
 	// original are the axes' values when the sweep started; among tied
 	// points the one that changes fewer of them ranks first.
 	original map[string]string
-	// screen are the rates of screening runs (RunRecord.Screen) per
-	// point: not among its rates (until a visit admits them:
-	// PointRecord.ScreenAdmitted), for the race and the model.
-	// screenIRQs and screenCPU are their interrupts and CPU per MiB,
-	// admitted with them.
+	// screen, screenIRQs and screenCPU are the screening runs' rates,
+	// interrupts and CPU per MiB (RunRecord.Screen) per point: not among
+	// its rates until a visit admits them (PointRecord.ScreenAdmitted).
 	screen, screenIRQs, screenCPU map[string][]float64
-	// policy is what the verdict is decided under.
-	policy rank.Policy
+	policy                        rank.Policy // what the verdict is decided under
 }
 
 // SetPolicy sets the rule the ranking's verdict is decided under.
@@ -44,7 +41,7 @@ func NewStore() *Store { return &Store{pts: map[string]*rank.PointStats{}} }
 // warm-up, its settings held, without error or corruption.
 func Counts(r RunRecord) bool { return !r.Warmup && r.Error == "" && r.Held && !r.Run.Corrupt }
 
-// addVisit adds one closed visit. A point that once failed to hold, was
+// AddVisit adds one closed visit. A point that once failed to hold, was
 // corrupt or failed keeps that status: its other numbers are not trusted.
 func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 	var rates, irqs, cpu []float64
@@ -124,11 +121,14 @@ func (s *Store) Eliminate(key, why string) {
 }
 
 // Runs is the number of ok runs of a point.
-func (s *Store) Runs(key string) int {
+func (s *Store) Runs(key string) int { return len(s.Rates(key)) }
+
+// Rates are a point's ok rates so far (nil before its first visit closed).
+func (s *Store) Rates(key string) []float64 {
 	if ps := s.pts[key]; ps != nil {
-		return len(ps.Rates)
+		return ps.Rates
 	}
-	return 0
+	return nil
 }
 
 // Screened is a point's screening rates (RunRecord.Screen).
@@ -164,7 +164,7 @@ func (s *Store) PooledLogSD() (float64, int) {
 	return nz.SD, nz.DoF
 }
 
-// MedianOf is Median that ignores an empty slice (NaN -> nil pointer).
+// MedianOf is the median of xs, nil when xs is empty.
 func MedianOf(xs []float64) *float64 {
 	if len(xs) == 0 {
 		return nil

@@ -8,12 +8,12 @@ package sweeptest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -105,19 +105,18 @@ func (l *Landscape) Run(ctx context.Context, _ func(done, total int64)) (probe.R
 	if err != nil {
 		return run, err
 	}
-	if l.Extra != nil {
-		f := l.Extra()
+	scale := func(f float64) {
 		run.Rate *= f
 		run.Elapsed = time.Duration(float64(run.Elapsed) / f)
+	}
+	if l.Extra != nil {
+		scale(l.Extra())
 	}
 	if l.FirstRun > 0 && l.firstOfVisit() {
-		run.Rate *= l.FirstRun
-		run.Elapsed = time.Duration(float64(run.Elapsed) / l.FirstRun)
+		scale(l.FirstRun)
 	}
 	if l.VisitShift > 0 {
-		f := l.visitShift()
-		run.Rate *= f
-		run.Elapsed = time.Duration(float64(run.Elapsed) / f)
+		scale(l.visitShift())
 	}
 	if l.Corrupt != nil && l.Corrupt(n) {
 		run.Corrupt, run.Detail = true, "block at offset 0x1200000 differs from the first run"
@@ -164,18 +163,13 @@ func Modules(root string, loaded map[string]map[string]string, builtin ...string
 		}
 	}
 	l := &Loader{Root: root, Defaults: loaded}
-	var names []string
-	for m := range loaded {
-		names = append(names, m)
-	}
-	sort.Strings(names)
 	if err := os.MkdirAll(filepath.Join(root, "proc"), 0o755); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(root, "proc/modules"), nil, 0o644); err != nil {
 		return err
 	}
-	for _, m := range names {
+	for _, m := range slices.Sorted(maps.Keys(loaded)) {
 		if err := l.Load(context.Background(), m, nil); err != nil {
 			return err
 		}
@@ -214,9 +208,7 @@ func (l *Loader) Load(ctx context.Context, module string, params []string) error
 		return err
 	}
 	ps := map[string]string{}
-	for k, v := range l.Defaults[module] {
-		ps[k] = v
-	}
+	maps.Copy(ps, l.Defaults[module])
 	for _, kv := range params {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -287,16 +279,19 @@ func (l *Loader) CallLog() []string {
 	return slices.Clone(l.Calls)
 }
 
-// visitShift is the current visit's shift factor, drawn anew when the
-// controller's registers changed since the last run.
+// regsKey is the controller's registers now, as a key.
+func (l *Landscape) regsKey() (string, bool) {
+	snap, err := soc.Take(l.Target.Profile.Map, l.Target)
+	return fmt.Sprint(snap.Registers), err == nil
+}
+
 // firstOfVisit says whether this run is the first at the controller's
 // registers (a new visit).
 func (l *Landscape) firstOfVisit() bool {
-	snap, err := soc.Take(l.Target.Profile.Map, l.Target)
-	if err != nil {
+	key, ok := l.regsKey()
+	if !ok {
 		return false
 	}
-	key := fmt.Sprint(snap.Registers)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	first := key != l.firstRegs
@@ -304,12 +299,13 @@ func (l *Landscape) firstOfVisit() bool {
 	return first
 }
 
+// visitShift is the current visit's shift factor, drawn anew when the
+// controller's registers changed since the last run.
 func (l *Landscape) visitShift() float64 {
-	snap, err := soc.Take(l.Target.Profile.Map, l.Target)
-	if err != nil {
+	key, ok := l.regsKey()
+	if !ok {
 		return 1
 	}
-	key := fmt.Sprint(snap.Registers)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if key != l.lastRegs || l.shift == 0 {
