@@ -92,10 +92,10 @@ func runDump(a *app, args []string) error {
 // printSources cites where a register's reset value and its knobs' rules
 // come from.
 func printSources(w io.Writer, p *soc.Profile, r *regs.Register) {
-	fmt.Fprint(w, wrap("reset value: "+orUnknown(r.Source), "      ", 78))
+	fmt.Fprint(w, textwrap.Block("reset value: "+orUnknown(r.Source), "      ", 78))
 	for i := range r.Fields {
 		if k := p.Knob(regs.Ref{Reg: r, Field: &r.Fields[i]}); k != nil {
-			fmt.Fprint(w, wrap(r.Fields[i].Name+" rule: "+orUnknown(k.Source), "      ", 78))
+			fmt.Fprint(w, textwrap.Block(r.Fields[i].Name+" rule: "+orUnknown(k.Source), "      ", 78))
 		}
 	}
 }
@@ -192,7 +192,7 @@ func printDecoded(w io.Writer, d regs.Decoded, addr string, cols int) {
 		fmt.Fprintf(w, "      undescribed bits set: %s\n", regs.Hex(d.Unknown))
 	}
 	if r.Note != "" {
-		fmt.Fprint(w, wrap("note: "+r.Note, "      ", 78))
+		fmt.Fprint(w, textwrap.Block("note: "+r.Note, "      ", 78))
 	}
 }
 

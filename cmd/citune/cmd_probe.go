@@ -16,6 +16,7 @@ import (
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/textwrap"
 	"github.com/citune/citune/units"
 )
 
@@ -305,7 +306,7 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 			fmt.Fprintln(w, "  simulated: these figures come from the sim probe's model, not from hardware")
 		}
 		for _, n := range res.Notes {
-			fmt.Fprint(w, wrap("note: "+n, "  ", 78))
+			fmt.Fprint(w, textwrap.Block("note: "+n, "  ", 78))
 		}
 	}
 }

@@ -196,17 +196,7 @@ func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 	if id, err := t.ID(); err == nil && id.Key() != e.Target.Key() {
 		return fmt.Errorf("%s is not the file the journal names any more (it was replaced): not restored", e.Target.Path)
 	}
-	if err := t.Identify(); err != nil {
-		return withCode(exitIdentity, fmt.Errorf("%w\nnothing was written", err))
-	}
-	uo := undoOpts{force: force, allowLive: allowLive}
-	if e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0 {
-		if err := host.CheckReload(e.Reload); err != nil {
-			return fmt.Errorf("%w\nnothing was written", err)
-		}
-		uo.host = host.HostFromReload(e.Reload)
-	}
-	u, closeUndo, err := a.openUndo(t, undo.KindRestore, uo)
+	u, closeUndo, err := a.restoreUndo(t, e, undoOpts{force: force, allowLive: allowLive})
 	if err != nil {
 		return err
 	}
@@ -227,6 +217,22 @@ func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 		return withCode(exitNotHeld, err)
 	}
 	return err
+}
+
+// restoreUndo checks t's identity and opens a restore session on it, with
+// the host journal entry e's files, module parameters or reload need (e
+// nil: none).
+func (a *app) restoreUndo(t *soc.Target, e *undo.Entry, uo undoOpts) (*undo.Session, func(), error) {
+	if err := t.Identify(); err != nil {
+		return nil, nil, withCode(exitIdentity, fmt.Errorf("%w\nnothing was written", err))
+	}
+	if e != nil && (e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0) {
+		if err := host.CheckReload(e.Reload); err != nil {
+			return nil, nil, fmt.Errorf("%w\nnothing was written", err)
+		}
+		uo.host = host.HostFromReload(e.Reload)
+	}
+	return a.openUndo(t, undo.KindRestore, uo)
 }
 
 // restoreSnapshot writes a snapshot's tuning fields (with config, its

@@ -198,10 +198,7 @@ func sourceWants(p *soc.Profile, src dtsout.Source) []want {
 			}
 			fv := k.ParamEncoding.FieldFor(uint32(n))
 			if k.ParamEncoding == soc.EncodingPark && strings.HasSuffix(k.Field, "ASPE") {
-				fv = 0
-				if n > 0 {
-					fv = 1
-				}
+				fv = uint32(min(n, 1))
 			} else if k.ParamEncoding == soc.EncodingPark && n == 0 {
 				continue // park off: ASP is not set
 			}
@@ -318,12 +315,10 @@ func (v bootVerifier) propNote(prop string) string {
 func (v bootVerifier) propWhy(prop string, ref regs.Ref, k *soc.Knob) string {
 	name, _, _ := strings.Cut(prop, " ")
 	val, ok, node := v.liveProp(name)
-	wantVal := uint32(0)
+	wantVal := dtsout.ParseSource(prop+";", "").Props[name] // a boolean property
 	if _, cell, found := strings.Cut(prop, "<"); found {
 		n, _ := strconv.ParseUint(strings.TrimSuffix(cell, ">"), 0, 32)
 		wantVal = uint32(n)
-	} else if _, isBool := dtsout.ParseSource(prop+";", "").Props[name]; isBool {
-		wantVal = dtsout.ParseSource(prop+";", "").Props[name]
 	}
 	switch {
 	case !node:

@@ -101,10 +101,6 @@ func header(t *soc.Target) string {
 	return s
 }
 
-// wrap is textwrap.Block: text in lines of at most width columns, the
-// first starting with prefix, the others indented as deep.
-func wrap(text, prefix string, width int) string { return textwrap.Block(text, prefix, width) }
-
 // termWidth is the width human output is wrapped to on a terminal whose
 // size is unknown: a serial console is 80 columns.
 const termWidth = 80
