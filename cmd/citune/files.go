@@ -11,19 +11,16 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// existsError is an output file that exists and was not to be replaced.
-// It is fs.ErrExist (the TUI asks before replacing); the CLI's advice
-// names --force.
+// existsError is an output file that exists and was not to be replaced:
+// fs.ErrExist (the TUI asks before replacing); the CLI's advice names --force.
 type existsError struct{ path string }
 
 func (e *existsError) Error() string        { return e.path + " exists" }
 func (e *existsError) Is(target error) bool { return target == fs.ErrExist }
 
 // checkOutput says whether path may be written as an output file: never
-// through a symbolic link, never over a directory or a citune results
-// file (a sweep's measurements are not replaced by a report, a snapshot
-// or an export, --force or not), and over another existing file only when
-// replace is set.
+// through a symbolic link, over a directory or a citune results file
+// (--force or not), and over another file only when replace is set.
 func checkOutput(path string, replace bool) error {
 	fi, err := os.Lstat(path)
 	switch {
@@ -43,10 +40,9 @@ func checkOutput(path string, replace bool) error {
 	return nil
 }
 
-// writeOutput writes an output file (snapshot, image, report, export)
-// after checkOutput. It is never written through a symlink (a link
-// planted in a shared directory must not make a root process overwrite
-// its target), and an existing file is replaced only when replace is set.
+// writeOutput writes an output file after checkOutput, never through a
+// symlink (a link planted in a shared directory must not make a root
+// process overwrite its target).
 func writeOutput(path string, data []byte, replace bool) error {
 	if err := checkOutput(path, replace); err != nil {
 		return err

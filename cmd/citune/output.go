@@ -80,8 +80,7 @@ func resetHex(r *regs.Register) string {
 	return regs.Hex(r.Reset)
 }
 
-// infoOf is t as every --json's "target" gives it (report.JSONTarget,
-// docs/json.md).
+// infoOf is t as every --json's "target" gives it (docs/json.md).
 func infoOf(t *soc.Target) report.JSONTarget {
 	return report.JSONTarget{Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node,
 		Base: fmt.Sprintf("%#08x", t.Controller.Base), Kind: string(t.Kind), Path: t.Path(), Simulated: t.Kind == soc.KindSim}
@@ -105,8 +104,7 @@ func header(t *soc.Target) string {
 // size is unknown: a serial console is 80 columns.
 const termWidth = 80
 
-// lineWrapper wraps each line longer than width at spaces, indenting
-// the continuation lines. Lines are passed on when complete.
+// lineWrapper wraps each complete line longer than width at spaces.
 type lineWrapper struct {
 	w     io.Writer
 	width int
@@ -128,8 +126,8 @@ func (l *lineWrapper) Write(p []byte) (int, error) {
 	}
 }
 
-// humanOut wraps w to the terminal's width (from x/term; 80 columns
-// when unknown) when it is a terminal; files and pipes get whole lines.
+// humanOut wraps w to the terminal's width (80 when unknown) when it is a
+// terminal; files and pipes get whole lines.
 func humanOut(w io.Writer, tty bool) io.Writer {
 	if !tty {
 		return w

@@ -175,8 +175,8 @@ func createFresh(base, ext string) (*os.File, string, error) {
 }
 
 // tuiSweepOut is the default results file of the TUI's first sweep: a
-// new tui-sweep-DATE-TIME.jsonl in the state directory, beside the
-// journal (created when missing).
+// new tui-sweep-DATE-TIME.jsonl in the state directory (created when
+// missing), beside the journal: results are worth keeping, not for /tmp.
 func tuiSweepOut(journal string, now time.Time) (string, error) {
 	dir := filepath.Dir(journal)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
