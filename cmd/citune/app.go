@@ -113,12 +113,8 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
 
 // globals are the flags every command takes.
 type globals struct {
-	profile    string
-	controller string
-	memFile    string
-	sim        bool
-	json       bool
-	journal    string
+	profile, controller, memFile, journal string
+	sim, json                             bool
 	// The simulated controller's: --sim-driver=false (the simulated
 	// ehci-hcd is on by default, as on a board), --reset-values,
 	// --sim-cmdline and --sim-role.

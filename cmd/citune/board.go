@@ -10,11 +10,9 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// boardID is what a sweep records about the board it ran on: the name
-// given (--board, else $CITUNE_BOARD), the device tree's model string
-// and the hostname. The model is read only for the live controller:
-// a simulated controller or a register image is not the board this
-// machine's device tree describes.
+// boardID is what a sweep records of its board: --board (else
+// $CITUNE_BOARD), the hostname and, for the live controller only (not a
+// simulator or an image), the device tree's model.
 func (a *app) boardID(name string, t *soc.Target) *results.BoardID {
 	b := &results.BoardID{Name: strings.TrimSpace(name)}
 	b.Name = cmp.Or(b.Name, strings.TrimSpace(a.env.getenv("CITUNE_BOARD")))

@@ -12,10 +12,9 @@ import (
 
 // overlayOpts are dts's --overlay flags.
 type overlayOpts struct {
-	on    bool
-	dtb   string // the board's base DTB, which decides label or path
-	out   string // FILE.dtso; FILE.bootargs beside it
-	force bool
+	on, force bool
+	dtb       string // the board's base DTB, which decides label or path
+	out       string // FILE.dtso; FILE.bootargs beside it
 }
 
 // overlayTarget decides how the overlay names the controller's node:

@@ -28,10 +28,8 @@ func init() {
 // probeOpts are the probe command's own flags (anywhere among the words).
 type probeOpts struct {
 	repeat, warmup int
-	irq            string
-	noTrace        bool
-	units          string
-	quiet          bool
+	irq, units     string
+	noTrace, quiet bool
 }
 
 func (a *app) probeFlags(o *probeOpts) func(fs *flag.FlagSet) {

@@ -37,44 +37,28 @@ var sweepDetails = []string{
 	"dt:PROPERTY takes a property the profile's knobs name (itc-setting, ahb-burst-config, tx-burst-size-dword, rx-burst-size-dword ...; `citune dts` writes the same ones), with one-cell values, which are the register field's. A point that changes one boots with an overlay, /boot/citune-CRC.dtbo (beside extlinux/ with extlinux), that targets the node by path where /proc/device-tree has it, else by label, listed after the original fdtoverlays. extlinux applies fdtoverlays itself (U-Boot's boot/pxe_utils.c: only for an entry with fdt or fdtdir, with fdtoverlay_addr_r set; a path is read from the root of the partition that holds extlinux/, so a separate /boot partition does not find it); mainline U-Boot reads no fdtoverlays variable, so a U-Boot boot script must apply it before it boots the kernel: for o in ${fdtoverlays}; do load ${devtype} ${devnum}:${distro_bootpart} ${fdtoverlay_addr_r} ${o} && fdt addr ${fdt_addr_r} && fdt resize 8192 && fdt apply ${fdtoverlay_addr_r}; done. The value is in force when the register field reads it back after the boot; else the point is not held, and the reason says whether the overlay was applied (the running device tree) or the driver or the emulator did not take it. `report`, `dts` and `verify --results` take the winner as the property.",
 }
 
-// axisFlags collects repeated --axis flags.
-type axisFlags []string
+// listFlag collects a repeated flag's values (--axis, --point).
+type listFlag []string
 
-func (a *axisFlags) String() string     { return strings.Join(*a, " ") }
-func (a *axisFlags) Set(s string) error { *a = append(*a, s); return nil }
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
-// defaultReloadTimeout bounds the wait for the probe's device after a
-// module reload.
+// defaultReloadTimeout bounds the wait for the device after a reload.
 const defaultReloadTimeout = 30 * time.Second
 
 // sweepOpts are the sweep command's flags.
 type sweepOpts struct {
-	axes          axisFlags
-	plan          string
-	mode          string
-	repeat        int
-	warmup        int
-	settle        time.Duration
-	seed          int64
-	baselineEvery int
-	budget        float64
-	minGain       float64
-	out           string
-	outBase       string // out was not given: base of the default name (createFresh)
-	resume        string
-	reload        string
-	reloadWait    string
-	reloadTimeout time.Duration
-	modprobe      string
-	rmmod         string
-	sysRoot       string
-	reboot        string
-	irq           string
-	noTrace       bool
-	units         string
-	board         string
-	force         bool
-	abort         bool
+	axes                          listFlag
+	plan, mode, out, resume       string
+	outBase                       string // no --out: base of the default name (createFresh)
+	repeat, warmup, baselineEvery int
+	settle, reloadTimeout         time.Duration
+	seed                          int64
+	budget, minGain               float64
+	reload, reloadWait            string
+	modprobe, rmmod, reboot       string
+	sysRoot, irq, units, board    string
+	noTrace, force, abort         bool
 }
 
 func (o *sweepOpts) register(fs *flag.FlagSet) {
@@ -121,9 +105,8 @@ func (o *sweepOpts) host(p *soc.Profile) *host.Host {
 	return h
 }
 
-// absArgs makes the values of path flags absolute (paths always;
-// commands and profiles when they name a file), so that `citune restore`
-// run elsewhere finds them in the journal's command line.
+// absArgs makes the values of path flags absolute (commands and profiles
+// when they name a file), for a `citune restore` run elsewhere.
 func absArgs(args []string) []string {
 	always := map[string]bool{"sys-root": true, "mem-file": true, "journal": true}
 	maybe := map[string]bool{"modprobe": true, "rmmod": true, "profile": true}

@@ -69,8 +69,7 @@ func (e *unknownFlagError) Error() string {
 	return s + "; " + flagsHelp(e.cmd)
 }
 
-// flagsHelp says where the flags of command cmd ("": the global ones)
-// are listed.
+// flagsHelp says where the flags of cmd ("": the global ones) are listed.
 func flagsHelp(cmd string) string {
 	if cmd == "" {
 		return "`citune help` lists the flags"
@@ -125,15 +124,12 @@ func nearest(s string, cands []string) string {
 	return best
 }
 
-// parse parses a command's flags with the shared grammar and refuses
-// --json for a command without a machine form.
+// parse parses a command's flags with the shared grammar.
 func (a *app) parse(fs *flag.FlagSet, args []string) error {
 	return a.parseWith(fs, func() error { return interleave(fs, args) })
 }
 
-// parseHead parses flags up to the first positional argument and leaves
-// the rest as it is (probe: the probe words after the kind hold the
-// kinds' own flags, parsed by probeflags.go).
+// parseHead parses flags up to the first positional argument (probe).
 func (a *app) parseHead(fs *flag.FlagSet, args []string) error {
 	return a.parseWith(fs, func() error { return fs.Parse(args) })
 }
@@ -161,8 +157,7 @@ func globalNames() map[string]bool {
 }
 
 // printFlags lists the flags of fs that keep says to, as `--name TYPE`
-// with the usage indented below (the default when it is not the zero
-// value).
+// with the usage (and a non-zero default) indented below.
 func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 	fs.VisitAll(func(f *flag.Flag) {
 		if !keep(f.Name) {
@@ -187,8 +182,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 	})
 }
 
-// commandUsage prints a command's help: usage line, summary, its own
-// flags, then the global flags once.
+// commandUsage prints a command's help.
 func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "%s\n\n%s\n", usageLine(c.usage), c.summary)
 	g := globalNames()
@@ -217,8 +211,7 @@ func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	}
 }
 
-// helpOut is where help goes: stdout for `citune help CMD`, stderr for
-// `-h` and usage errors.
+// helpOut is where help goes: stdout for `citune help CMD`, else stderr.
 func (a *app) helpOut() io.Writer {
 	if a.helpToStdout {
 		return a.env.stdout
@@ -226,8 +219,7 @@ func (a *app) helpOut() io.Writer {
 	return a.env.stderr
 }
 
-// dashDash turns the `  -flag` lines of Go's flag.PrintDefaults into
-// `  --flag`.
+// dashDash turns flag.PrintDefaults' `  -flag` lines into `  --flag`.
 func dashDash(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
@@ -238,16 +230,14 @@ func dashDash(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// usageLine is "usage: citune USAGE" wrapped at 80 columns, continuation
-// lines indented under the command.
+// usageLine is "usage: citune USAGE" wrapped at 80 columns.
 func usageLine(usage string) string {
 	const lead = "usage: citune "
 	body := wordWrap(usage, 80-len(lead))
 	return lead + strings.ReplaceAll(body, "\n", "\n"+strings.Repeat(" ", len(lead)))
 }
 
-// wordWrap wraps each line of s to width columns (textwrap), keeping
-// its line breaks.
+// wordWrap wraps each line of s to width columns.
 func wordWrap(s string, width int) string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {

@@ -15,12 +15,8 @@ import (
 	"github.com/citune/citune/units"
 )
 
-// How a sweep's outcome is printed: the ranking and winner, the closing
-// status, and the JSON form of `citune sweep --json`.
-
-// reportSweep prints the ranking and turns the outcome into an exit code;
-// sim (target and probe) says whether it is a simulated sweep, whose
-// output starts with SIMULATED.
+// reportSweep prints the outcome (JSON with --json) and turns it into an
+// exit code; sim (target and probe) marks a simulated sweep's output.
 func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display units.Display, sim results.Header) error {
 	if a.g.json {
 		if jerr := writeJSON(a.env.stdout, struct {
@@ -93,9 +89,8 @@ func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err er
 	return nil
 }
 
-// sweepTime is the summary line of the session's duration and its
-// module reloads' share, on the sweep's clock (the simulated board's
-// modelled time on --sim with the sim probe).
+// sweepTime is the line of the session's time and its module reloads'
+// share, on the sweep's clock.
 func sweepTime(out *sweep.Outcome) string {
 	round := func(d time.Duration) time.Duration {
 		if d < time.Minute {
