@@ -89,7 +89,10 @@ func complete(a *app, words []string) []string {
 	case "--profile", "-profile":
 		return profileNames()
 	case "--controller", "-controller":
-		return controllerLabels(profile)
+		if p := completionProfile(profile); p != nil {
+			return labelsOf(p)
+		}
+		return nil
 	case "--axis", "-axis":
 		p := completionMap(profile, ctl)
 		if p == nil {
@@ -163,8 +166,7 @@ func profileNames() []string {
 // completionProfile is the profile named on the line, or the default one
 // (completion must not detect: that would open /dev/mem).
 func completionProfile(spec string) *soc.Profile {
-	spec = cmp.Or(spec, defaultSimProfile)
-	p, err := loadProfile(spec)
+	p, err := loadProfile(cmp.Or(spec, defaultSimProfile))
 	if err != nil {
 		return nil
 	}
@@ -185,13 +187,6 @@ func completionMap(profile, ctl string) *soc.Profile {
 		return p.ForController(&p.Controllers[0])
 	}
 	return p
-}
-
-func controllerLabels(profile string) []string {
-	if p := completionProfile(profile); p != nil {
-		return labelsOf(p)
-	}
-	return nil
 }
 
 // fieldCandidates lists REG.FIELD names (knobs also as bare FIELD) for get
