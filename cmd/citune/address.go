@@ -20,8 +20,7 @@ type addrRef struct {
 	off uint32
 }
 
-// parseAddress reads s as an address of profile p. ok is false when s is
-// no address at all (a register or field name).
+// parseAddress reads s as an address of profile p (ok: s is one).
 func parseAddress(p *soc.Profile, s string) (ref addrRef, ok bool, err error) {
 	if label, offs, found := strings.Cut(s, "+"); found {
 		c, cerr := p.Controller(label)
@@ -81,9 +80,8 @@ func checkOffset(c *soc.Controller, s string, off uint32) error {
 	return nil
 }
 
-// resolveAddresses sets the command's controller from the addresses
-// among names (all must agree with each other and with --controller)
-// and returns, by argument index, the offsets they name.
+// resolveAddresses sets the command's controller from the addresses among
+// names (all on one) and returns the offsets they name, by index.
 func (a *app) resolveAddresses(p *soc.Profile, names []string) (map[int]uint32, error) {
 	offs := map[int]uint32{}
 	var picked *soc.Controller

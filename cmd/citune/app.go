@@ -17,9 +17,14 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/citune/citune/probe"
 	"github.com/citune/citune/profiles"
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/soc/mmio"
+	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/textwrap"
 	"github.com/citune/citune/undo"
 )
@@ -63,9 +68,7 @@ type env struct {
 	root           fs.FS // the root file system, for detection
 	isTTY          bool  // stdout is a terminal
 	errTTY         bool  // stderr is a terminal
-	// cols is the width of the terminal on stdout (0: not a terminal,
-	// or its size is unknown).
-	cols int
+	cols           int   // stdout's terminal width (0: no terminal, or unknown)
 }
 
 func newEnv() *env {
@@ -77,8 +80,7 @@ func newEnv() *env {
 	}
 }
 
-// terminalCols is the width of the terminal f is, from x/term (0 when f
-// is no terminal).
+// terminalCols is the width of the terminal f is (0 when it is none).
 func terminalCols(f *os.File) int {
 	if !term.IsTerminal(f.Fd()) {
 		return 0
@@ -116,22 +118,13 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
 
 // globals are the flags every command takes.
 type globals struct {
-	profile    string
-	controller string
-	memFile    string
-	sim        bool
-	json       bool
-	journal    string
-
-	// noSimDriver is --sim-driver=false: the simulated ehci-hcd is on by
-	// default for host ports, as on a board.
-	noSimDriver bool
-	resetVals   bool
-	// simCmdline is --sim-cmdline: the kernel command line the simulated
-	// board booted with (its ehci_hcd parameters).
-	simCmdline string
-	// simRole is --sim-role: the role an OTG port starts in.
-	simRole string
+	profile, controller, memFile, journal string
+	sim, json                             bool
+	// The simulated controller's: --sim-driver=false (the simulated
+	// ehci-hcd is on by default, as on a board), --reset-values,
+	// --sim-cmdline and --sim-role.
+	noSimDriver, resetVals bool
+	simCmdline, simRole    string
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -139,7 +132,11 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.controller, "controller", g.controller, "controller `LABEL` as in the DT (usbotg, usbh1, usbdev0, ...) or its node name\n(usb@2184200) (default usbh1)")
 	fs.StringVar(&g.memFile, "mem-file", g.memFile, "use a register image `FILE` instead of /dev/mem")
 	fs.BoolVar(&g.sim, "sim", g.sim, "use the built-in simulated controller (no board, no root)")
-	fs.Var(notFlag{&g.noSimDriver}, "sim-driver", "with --sim: simulate ehci-hcd writing its cached USBCMD back after transfers\non host ports, as on a board (--sim-driver=false: ITC and park hold)")
+	fs.BoolFunc("sim-driver", "with --sim: simulate ehci-hcd writing its cached USBCMD back after transfers\non host ports, as on a board (--sim-driver=false: ITC and park hold)", func(s string) error {
+		v, err := strconv.ParseBool(s)
+		g.noSimDriver = !v
+		return err
+	})
 	fs.StringVar(&g.simCmdline, "sim-cmdline", g.simCmdline, "with --sim: the kernel command line the simulated board booted with, e.g.\n'ehci_hcd.park=3 ehci_hcd.log2_irq_thresh=0' (its ehci_hcd parameters; other words are ignored)")
 	fs.StringVar(&g.simRole, "sim-role", g.simRole, "with --sim: the `ROLE` an OTG port starts in: host (a USB disk on an OTG cable: the ID\npin reads 0) or device (no cable; the default for dr_mode \"otg\")")
 	fs.BoolVar(&g.resetVals, "reset-values", g.resetVals, "with --sim and mkimage: start from the controller's reset values, before\nany driver, instead of what Linux leaves on a running board")
@@ -158,29 +155,22 @@ type app struct {
 	helpToStdout bool // `citune help CMD`: help goes to stdout
 	sidecarDone  bool // the --mem-file image's sidecar was read
 
-	// profileFrom and controllerFrom say where --profile and
-	// --controller came from when not from the command line.
+	// Where --profile and --controller came from ("": the command line).
 	profileFrom, controllerFrom string
 
 	// minGain is dts's and report's --min-gain (negative: the sweep's).
 	minGain float64
 }
 
+// command is one citune command and its help.
 type command struct {
-	name    string
-	summary string
-	usage   string
-	run     func(a *app, args []string) error
-	// examples close the command's help, one command line each (the
-	// help's test runs those on --sim).
-	examples []string
-	// details are paragraphs the help prints after the flags.
-	details []string
-	// values: the command takes register values (set, sweep axes), and
-	// its help says in what forms.
-	values bool
-	// noJSON says why the command has no machine form; --json is
-	// refused with it. Empty: the command prints JSON with --json.
+	name, summary, usage string
+	run                  func(a *app, args []string) error
+	// examples close the help, one command line each (the help's test
+	// runs those on --sim); details are paragraphs after the flags.
+	examples, details []string
+	values            bool // the help says in what forms register values come
+	// noJSON says why the command has no machine form (refusing --json).
 	noJSON string
 }
 
@@ -286,8 +276,7 @@ func (a *app) flags(c string) *flag.FlagSet {
 	return fs
 }
 
-// journalPath is where the journal lives (an error when there is no
-// private place for it).
+// journalPath is where the journal lives (an error without a private place).
 func (a *app) journalPath() (string, error) {
 	if a.g.journal != "" {
 		return a.g.journal, nil
@@ -313,9 +302,8 @@ func builtinProfiles() ([]*soc.Profile, error) {
 	return ps, nil
 }
 
-// builtinProfile loads the embedded profile of the file name: its
-// pre-parsed form, which profiles_test checks is what Parse builds from
-// the file (soc/packed.go).
+// builtinProfile loads the embedded profile of the file name, pre-parsed
+// (soc/packed.go).
 func builtinProfile(name string) (*soc.Profile, error) {
 	s, err := profiles.Packed(name)
 	if err != nil {
@@ -339,9 +327,9 @@ func loadProfile(spec string) (*soc.Profile, error) {
 		}
 		return soc.Parse(spec, data)
 	}
-	// Built-in names are lower case; --profile IMX6Q means imx6q.
+	// Built-in names are lower case (--profile IMX6Q is imx6q); only the
+	// named profile is loaded: every command starts here.
 	spec = strings.ToLower(spec)
-	// Load only the named profile: every command starts here.
 	if p, err := builtinProfile(spec + ".toml"); err == nil {
 		return p, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -363,8 +351,7 @@ func loadProfile(spec string) (*soc.Profile, error) {
 // defaultSimProfile is the profile --sim uses when none is given.
 const defaultSimProfile = "imx6q"
 
-// resolveProfile decides the profile: --profile, or the default for --sim,
-// or detection on the running system.
+// resolveProfile is --profile, the default for --sim, or the detected one.
 func (a *app) resolveProfile() (*soc.Profile, error) {
 	switch {
 	case a.g.profile != "":
@@ -388,8 +375,8 @@ func (a *app) resolveProfile() (*soc.Profile, error) {
 	return d.Chosen, nil
 }
 
-// identifyLive opens the profile's default controller (through /dev/mem,
-// or the --mem-file image) and runs its identity checks.
+// identifyLive runs the identity checks of the profile's controller
+// (through /dev/mem, or the --mem-file image).
 func (a *app) identifyLive(p *soc.Profile) error {
 	c, err := a.pickController(p)
 	if err != nil {
@@ -403,8 +390,8 @@ func (a *app) identifyLive(p *soc.Profile) error {
 	return t.Identify()
 }
 
-// pickController resolves --controller, defaulting to usbh1 (the first
-// host port on every shipped SoC) or the profile's first controller.
+// pickController resolves --controller, else usbh1, else the profile's
+// first controller.
 func (a *app) pickController(p *soc.Profile) (*soc.Controller, error) {
 	if a.g.controller != "" {
 		c, err := p.Controller(a.g.controller)
@@ -421,8 +408,8 @@ func (a *app) pickController(p *soc.Profile) (*soc.Controller, error) {
 	return &p.Controllers[0], nil
 }
 
-// open resolves profile and controller and opens the target. With
-// writable, the identity check must pass (exit 4 otherwise).
+// open opens the target the flags name; writable, its identity check must
+// pass (exit 4 otherwise).
 func (a *app) open(writable bool) (*soc.Target, error) {
 	p, err := a.resolveProfile()
 	if err != nil {
@@ -432,8 +419,7 @@ func (a *app) open(writable bool) (*soc.Target, error) {
 }
 
 // openProfile opens the target of an already resolved profile (commands
-// that validate their arguments against the profile before touching the
-// hardware resolve it first, then open with the same map).
+// check their arguments against its map before anything is opened).
 func (a *app) openProfile(p *soc.Profile, writable bool) (*soc.Target, error) {
 	if a.g.sim && a.g.memFile != "" {
 		return nil, usageErr("--sim and --mem-file exclude each other")
@@ -499,23 +485,36 @@ func parseChanges(m *regs.Map, args []string) ([]regs.Change, error) {
 	return cs, nil
 }
 
-// notFlag is a boolean flag stored inverted (a default of true).
-type notFlag struct{ p *bool }
-
-func (f notFlag) String() string {
-	if f.p == nil {
-		return "true"
+// advice is what a user can do about err, in this command line's terms:
+// the library packages say what is wrong in domain words (a TUI user has
+// no flags), and the CLI adds the flags here, in one place.
+func advice(err error) string {
+	var exists *existsError
+	switch {
+	case errors.As(err, &exists):
+		return "; --force replaces it"
+	case errors.Is(err, soc.ErrNoProfile):
+		return "; choose a profile with --profile (see `citune profiles`), or use --sim"
+	case errors.Is(err, mmio.ErrNotRoot):
+		return "; without a board, use --sim, or --mem-file with a saved image"
+	case errors.Is(err, undo.ErrUntrusted), errors.Is(err, undo.ErrNoPlace):
+		return "; give a journal in a folder only you can write with --journal FILE (or $CITUNE_JOURNAL)"
+	case errors.Is(err, undo.ErrRefused):
+		var re *undo.RefusedError
+		if errors.As(err, &re) && re.Live {
+			return "; `citune restore --allow-live` writes live state back too"
+		}
+		return ""
+	case errors.Is(err, undo.ErrStore):
+		return "; give a writable place with --journal FILE (or $CITUNE_JOURNAL), e.g. on a tmpfs; it must survive until `citune restore`"
+	case errors.Is(err, plan.ErrNoAxes):
+		return "; give --axis NAME=V1,V2 or a --plan file"
+	case errors.Is(err, results.ErrExists):
+		return "; continue it with --resume, choose another --out, or --force replaces it"
+	case errors.Is(err, sweep.ErrNotReloaded):
+		return "; give the modules to reload, top first, with --reload"
+	case errors.Is(err, probe.ErrNoDirect):
+		return "; try another --bs, or --buffered (it drops the page cache before each run instead)"
 	}
-	return strconv.FormatBool(!*f.p)
+	return ""
 }
-
-func (f notFlag) Set(s string) error {
-	v, err := strconv.ParseBool(s)
-	if err != nil {
-		return err
-	}
-	*f.p = !v
-	return nil
-}
-
-func (f notFlag) IsBoolFlag() bool { return true }

@@ -16,14 +16,11 @@ func init() {
 		noJSON: "it prints a shell script"})
 }
 
-// bashCompletion asks the binary itself for candidates, so field names and
-// values always match its profiles.//
-// It leaves COMP_WORDBREAKS alone (changing it would break other
-// commands' completion for the whole shell, `dd if=<Tab>` say): it takes
-// the words from the line up to the cursor itself, so FIELD=VALUE stays
-// one word for citune, and then drops from each reply the part of the
-// word that readline, which splits at '=' and ':' (when they are in
-// COMP_WORDBREAKS), keeps before the text it completes.
+// bashCompletion asks the binary itself for candidates, so they match its
+// profiles. It leaves COMP_WORDBREAKS alone (changing it breaks other
+// commands' completion, `dd if=<Tab>`): it splits the line up to the
+// cursor itself, so FIELD=VALUE stays one word, and drops from each reply
+// what readline, splitting at '=' and ':', keeps before the completed text.
 const bashCompletion = `# bash completion for citune: source it, or put it in /etc/bash_completion.d.
 _citune() {
 	local line=${COMP_LINE:0:COMP_POINT} IFS=$' \t\n'
@@ -61,9 +58,8 @@ func runCompletion(a *app, args []string) error {
 	return nil
 }
 
-// complete prints completion candidates for the words typed so far (the
-// last one is the word being completed). It is the hidden `__complete`
-// command the bash script calls; it never touches hardware.
+// complete is the hidden `__complete` command: the candidates for the last
+// of the words typed so far. It never touches hardware.
 func complete(a *app, words []string) []string {
 	if len(words) == 0 {
 		words = []string{""}
@@ -93,7 +89,10 @@ func complete(a *app, words []string) []string {
 	case "--profile", "-profile":
 		return profileNames()
 	case "--controller", "-controller":
-		return controllerLabels(profile)
+		if p := completionProfile(profile); p != nil {
+			return labelsOf(p)
+		}
+		return nil
 	case "--axis", "-axis":
 		p := completionMap(profile, ctl)
 		if p == nil {
@@ -144,8 +143,7 @@ func complete(a *app, words []string) []string {
 	return nil
 }
 
-// isFlagValue reports whether words[i] is the value of a preceding flag
-// that takes one.
+// isFlagValue reports whether words[i] is a preceding flag's value.
 func isFlagValue(words []string, i int) bool {
 	return i > 0 && slices.Contains([]string{"profile", "controller", "mem-file", "journal"}, strings.TrimLeft(words[i-1], "-"))
 }
@@ -168,16 +166,14 @@ func profileNames() []string {
 // completionProfile is the profile named on the line, or the default one
 // (completion must not detect: that would open /dev/mem).
 func completionProfile(spec string) *soc.Profile {
-	spec = cmp.Or(spec, defaultSimProfile)
-	p, err := loadProfile(spec)
+	p, err := loadProfile(cmp.Or(spec, defaultSimProfile))
 	if err != nil {
 		return nil
 	}
 	return p
 }
 
-// completionMap is the profile as the named (or default) controller sees
-// it: no device registers on a host-only core, its usbmisc word.
+// completionMap is the profile as the named (or default) controller sees it.
 func completionMap(profile, ctl string) *soc.Profile {
 	p := completionProfile(profile)
 	if p == nil {
@@ -191,13 +187,6 @@ func completionMap(profile, ctl string) *soc.Profile {
 		return p.ForController(&p.Controllers[0])
 	}
 	return p
-}
-
-func controllerLabels(profile string) []string {
-	if p := completionProfile(profile); p != nil {
-		return labelsOf(p)
-	}
-	return nil
 }
 
 // fieldCandidates lists REG.FIELD names (knobs also as bare FIELD) for get
@@ -272,10 +261,9 @@ func axisValueCandidates(m *regs.Map, cur string, p *soc.Profile) []string {
 	return out
 }
 
-// fieldValues are the values completion offers for a field: its named
-// values (not reserved), else its legal range (capped at what the DT
-// binding allows): every value when there are few, else the ends and the
-// powers of two between them.
+// fieldValues are a field's named values (not reserved), else its legal
+// range capped at the DT binding's limit: every value when there are few,
+// else the ends and the powers of two between them.
 func fieldValues(m *regs.Map, name string, p *soc.Profile) []string {
 	ref, err := m.Lookup(name)
 	if err != nil || ref.Field == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -92,8 +93,7 @@ func runDTS(a *app, args []string) error {
 	return nil
 }
 
-// liveDTSInput is what `citune dts` makes of the controller's live
-// values (snap).
+// liveDTSInput is what `citune dts` makes of the live values snap.
 func (a *app) liveDTSInput(t *soc.Target, snap soc.Snapshot) dtsout.DTSInput {
 	in := dtsout.DTSInput{Profile: t.Profile, Controller: t.Controller, Role: t.Role(snap), Snapshot: snap,
 		Settings: dtsout.TargetSettings(t, snap), ParamUsers: map[string][]soc.ParamUser{}}
@@ -122,9 +122,8 @@ func kernelOf(h results.Header) string {
 	return "kernel " + orUnknown(h.Kernel)
 }
 
-// dtsText is the text `citune dts` prints: for a results file's winner,
-// or (results "") for the live values in snap. The TUI's export uses it,
-// so the two agree byte for byte.
+// dtsText is the text `citune dts` prints for a results file's winner,
+// or (results "") the live values in snap: also the TUI's export's.
 func (a *app) dtsText(t *soc.Target, results string, snap soc.Snapshot) (string, error) {
 	if results != "" {
 		_, in, err := a.decideResults(results, nil)
@@ -140,18 +139,16 @@ func placeAfter(c *soc.Controller) string {
 	return fmt.Sprintf("Place after the SoC's .dtsi (the tree that defines &%s, %s); kernel parameters and notes are comments.", c.Label, c.Node)
 }
 
-// minGainFlag is the --min-gain flag of dts and report: the verdict's
-// practical threshold, overriding the sweep's (negative: the sweep's).
+// minGainFlag is the --min-gain flag of dts and report.
 func minGainFlag(fs *flag.FlagSet) *float64 {
 	return fs.Float64("min-gain", -1, "the verdict's practical threshold in `PERCENT`: a smaller gain is no change (default: the sweep's, else 1)")
 }
 
-// decideResults ranks a results file once (res, or the file read from
-// path when nil) with the profile and controller the sweep ran on, under
-// the verdict's rule (what can be made permanent there, the sweep's
-// practical threshold or --min-gain), and makes the input of its
-// device-tree fragment; --profile and --controller naming others are
-// refused. dts, report and the TUI's export all decide through it.
+// decideResults ranks a results file (res, or read from path when nil) on
+// the profile and controller the sweep ran on, under the verdict's rule
+// (what can be made permanent there, the sweep's threshold or --min-gain),
+// and makes the input of its fragment. dts, report and the TUI's export
+// all decide through it.
 func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dtsout.DTSInput, error) {
 	if res == nil {
 		var err error
@@ -217,9 +214,9 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 	return rk, in, nil
 }
 
-// conflictsWithResults refuses --profile and --controller that name
-// another SoC or controller than the one a results file was measured
-// on: the fragment would be relabelled as another node.
+// conflictsWithResults refuses --profile and --controller naming another
+// SoC or controller than the results file's: the fragment would be
+// relabelled as another node.
 func (a *app) conflictsWithResults(path string, p *soc.Profile, c *soc.Controller) error {
 	if a.g.profile != "" && a.profileFrom == "" {
 		fp, err := loadProfile(a.g.profile)
@@ -239,11 +236,9 @@ func (a *app) conflictsWithResults(path string, p *soc.Profile, c *soc.Controlle
 	return nil
 }
 
-// standInProfile is --profile given on the command line (not taken from
-// an image's sidecar) standing in for the profile file file of profile
-// name, which is gone; it must be of that name (what: "the change was
-// made", "r.jsonl was measured", for the error). given is false without
-// such a --profile.
+// standInProfile is --profile from the command line (not a sidecar)
+// standing in for the gone profile file of profile name, which it must be
+// (what is for the error: "the change was made"); given: there is one.
 func (a *app) standInProfile(name, file, what string) (p *soc.Profile, given bool, err error) {
 	if a.g.profile == "" || a.profileFrom != "" {
 		return nil, false, nil
@@ -259,12 +254,10 @@ func (a *app) standInProfile(name, file, what string) (p *soc.Profile, given boo
 }
 
 // resultsProfile loads the profile a results file was measured with: its
-// profile file where it names one, else the built-in profile of its name.
-// A colleague's results file may name a profile file that is not on this
-// machine: then --profile FILE gives it (it must have the same name), or,
-// without --profile, the built-in profile of that name stands in, with a
-// warning (a copy of a built-in profile with board values of its own is
-// common); with neither the error says to give --profile.
+// profile file, else the built-in one of its name. Where a colleague's
+// file is not on this machine, --profile FILE of that name stands in, else
+// the built-in one, with a warning (a copy of a built-in profile with
+// board values of its own is common).
 func (a *app) resultsProfile(path, name, file string) (*soc.Profile, error) {
 	if file == "" {
 		return loadProfile(name)
@@ -283,8 +276,7 @@ func (a *app) resultsProfile(path, name, file string) (*soc.Profile, error) {
 	return nil, usageErr("%s was measured with the profile file %s (profile %s), which is not on this machine: give it with --profile FILE", path, file, name)
 }
 
-// reportFlags refuses --profile/--controller that contradict a results
-// file given to report (the profile and controller come from the file).
+// reportFlags refuses --profile/--controller contradicting a results file.
 func (a *app) reportFlags(s *report.Sweep) error {
 	if a.g.profile == "" && a.g.controller == "" || s.Profile == "" {
 		return nil
@@ -314,12 +306,102 @@ func uniq(ss []string) []string {
 	return out
 }
 
-// loadResults reads a results file, explaining a damaged one as report
-// does.
+// loadResults reads a results file, explaining a damaged one.
 func loadResults(path string) (*results.Results, error) {
 	res, err := results.Load(path)
 	if err != nil {
 		return nil, explainResults(path, err)
 	}
 	return res, nil
+}
+
+// overlayOpts are dts's --overlay flags.
+type overlayOpts struct {
+	on, force bool
+	dtb       string // the board's base DTB, which decides label or path
+	out       string // FILE.dtso; FILE.bootargs beside it
+}
+
+// overlayTarget decides how the overlay names the controller's node:
+// from --dtb, else from the running system's device tree when it has
+// the node (on the board), else by label with the reason.
+func (a *app) overlayTarget(o overlayOpts, in dtsout.DTSInput) (dtsout.Target, error) {
+	label, node := in.Controller.Label, in.Controller.Node
+	if o.dtb != "" {
+		b, err := os.ReadFile(o.dtb)
+		if err != nil {
+			return dtsout.Target{}, err
+		}
+		t, err := dtsout.ParseDTB(b)
+		if err != nil {
+			return dtsout.Target{}, fmt.Errorf("%s: %w", o.dtb, err)
+		}
+		return dtsout.FindTarget(t, filepath.Base(o.dtb), label, node), nil
+	}
+	if t := dtsout.ReadTree(a.env.root, "proc/device-tree"); t != nil {
+		if tg := dtsout.FindTarget(t, "the running system's device tree", label, node); tg.Path != "" || strings.Contains(tg.Why, "__symbols__ (") {
+			return tg, nil
+		}
+	}
+	return dtsout.FindTarget(nil, "", label, node), nil
+}
+
+// writeOverlay is `citune dts --overlay`: the fragment's decision d as
+// an overlay, its bootargs line and the boot-loader snippets.
+func (a *app) writeOverlay(o overlayOpts, in dtsout.DTSInput, d dtsout.DTS) error {
+	tg, err := a.overlayTarget(o, in)
+	if err != nil {
+		return err
+	}
+	dtbo := in.Controller.Label + "-citune.dtbo"
+	if o.out != "" {
+		dtbo = strings.TrimSuffix(filepath.Base(o.out), ".dtso") + ".dtbo"
+	}
+	// The fragment's last header line says where it goes; an overlay's
+	// header says how it is applied instead.
+	if n := len(d.Header); n > 0 && strings.HasPrefix(d.Header[n-1], "Place after") {
+		d.Header = d.Header[:n-1]
+	}
+	src := d.Overlay(tg, dtbo)
+	kp := d.KernelParams()
+	uboot, extlinux := d.BootSnippets(dtbo)
+	if a.g.json {
+		return writeJSON(a.env.stdout, struct {
+			Profile    string        `json:"profile"`
+			Controller string        `json:"controller"`
+			Target     dtsout.Target `json:"target"`
+			Overlay    string        `json:"overlay"`
+			Bootargs   string        `json:"bootargs"`
+			UBoot      []string      `json:"uboot"`
+			Extlinux   []string      `json:"extlinux"`
+			Notes      []string      `json:"notes"`
+		}{in.Profile.Name, in.Controller.Label, tg, src, kp, uboot, extlinux, d.Notes})
+	}
+	w := a.env.stdout
+	if o.out == "" {
+		fmt.Fprint(w, textwrap.Escape(src))
+		return nil
+	}
+	if err := writeOutput(o.out, []byte(src), o.force); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s (target %s)\n", o.out, tg.Why)
+	if kp != "" {
+		ba := strings.TrimSuffix(o.out, ".dtso") + ".bootargs"
+		if err := writeOutput(ba, []byte(kp+"\n"), o.force); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "wrote %s: bootargs %s\n", ba, kp)
+	}
+	fmt.Fprintf(w, "\ncompile: dtc -@ -I dts -O dtb -o %s %s\n", dtbo, o.out)
+	fmt.Fprintf(w, "apply on the host: fdtoverlay -i BASE.dtb -o BOARD.dtb %s\n", dtbo)
+	fmt.Fprintln(w, "\nU-Boot (boot script, before bootz):")
+	for _, l := range uboot {
+		fmt.Fprintln(w, "  "+textwrap.Escape(l))
+	}
+	fmt.Fprintln(w, "\nextlinux.conf (the boot entry):")
+	for _, l := range extlinux {
+		fmt.Fprintln(w, "  "+textwrap.Escape(l))
+	}
+	return nil
 }

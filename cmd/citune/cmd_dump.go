@@ -89,13 +89,12 @@ func runDump(a *app, args []string) error {
 	return nil
 }
 
-// printSources cites where a register's reset value and its knobs' rules
-// come from.
+// printSources cites the sources of a register's reset value and rules.
 func printSources(w io.Writer, p *soc.Profile, r *regs.Register) {
-	fmt.Fprint(w, wrap("reset value: "+orUnknown(r.Source), "      ", 78))
+	fmt.Fprint(w, textwrap.Block("reset value: "+orUnknown(r.Source), "      ", 78))
 	for i := range r.Fields {
 		if k := p.Knob(regs.Ref{Reg: r, Field: &r.Fields[i]}); k != nil {
-			fmt.Fprint(w, wrap(r.Fields[i].Name+" rule: "+orUnknown(k.Source), "      ", 78))
+			fmt.Fprint(w, textwrap.Block(r.Fields[i].Name+" rule: "+orUnknown(k.Source), "      ", 78))
 		}
 	}
 }
@@ -108,8 +107,7 @@ func mark(on bool, m string) string {
 	return " "
 }
 
-// printKnobs prints the tuning knobs summary with how each persists,
-// each line cut to cols columns (0: whole).
+// printKnobs prints the knobs and how each persists, cut to cols (0: whole).
 func printKnobs(w io.Writer, t *soc.Target, ds []regs.Decoded, cols int) {
 	fmt.Fprintln(w, "Tuning knobs:")
 	for _, d := range ds {
@@ -158,8 +156,7 @@ func truncate(s string, n int) string {
 	return s[:n-3] + "..."
 }
 
-// phys is the physical address of a register of the target's controller
-// (the profile's address also for a simulator or an image).
+// phys is the physical address of a register (also simulated or an image).
 func phys(t *soc.Target, off uint32) string {
 	return fmt.Sprintf("%#08x", t.Controller.Base+uint64(off))
 }
@@ -192,7 +189,7 @@ func printDecoded(w io.Writer, d regs.Decoded, addr string, cols int) {
 		fmt.Fprintf(w, "      undescribed bits set: %s\n", regs.Hex(d.Unknown))
 	}
 	if r.Note != "" {
-		fmt.Fprint(w, wrap("note: "+r.Note, "      ", 78))
+		fmt.Fprint(w, textwrap.Block("note: "+r.Note, "      ", 78))
 	}
 }
 
@@ -277,9 +274,8 @@ func runGet(a *app, args []string) error {
 	return nil
 }
 
-// openRead opens the target for a read-only command and runs the
-// identity check: a failure is a loud warning (the values may be
-// another SoC's or nonsense), or with strict exit 4.
+// openRead opens the target for reading; a failed identity check is a
+// loud warning (the values may be nonsense), or with strict exit 4.
 func (a *app) openRead(p *soc.Profile, strict bool) (*soc.Target, error) {
 	t, err := a.openProfile(p, false)
 	if err != nil {
@@ -295,8 +291,7 @@ func (a *app) openRead(p *soc.Profile, strict bool) (*soc.Target, error) {
 	return t, nil
 }
 
-// dumpRegisters picks the registers to dump: every one, or those named
-// (by name, or by an address resolved to an offset of the window).
+// dumpRegisters are every register, or those named (by name or address).
 func dumpRegisters(t *soc.Target, names []string, offs map[int]uint32) ([]regs.Register, error) {
 	m := t.Profile.Map
 	if len(names) == 0 {
@@ -324,9 +319,8 @@ func dumpRegisters(t *soc.Target, names []string, offs map[int]uint32) ([]regs.R
 	return out, nil
 }
 
-// openNamed opens the target for reading (its identity checked: a
-// warning, or exit 4 with strict) and resolves the names that are
-// addresses (0x02184340, usbh1+0x140) to offsets of its window, by index.
+// openNamed is openRead with the names that are addresses resolved to
+// offsets of the window, by index.
 func (a *app) openNamed(names []string, strict bool) (*soc.Target, map[int]uint32, error) {
 	p, err := a.resolveProfile()
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
+	"github.com/citune/citune/textwrap"
 	"github.com/citune/citune/units"
 )
 
@@ -24,14 +25,11 @@ func init() {
 		usage: "probe [--repeat N] [--warmup N] [--irq LINE] KIND [flags] [TARGET] [--also KIND [flags] [TARGET]]...", run: runProbe})
 }
 
-// probeOpts are the probe command's own flags; they may appear anywhere
-// among the probe words.
+// probeOpts are the probe command's own flags (anywhere among the words).
 type probeOpts struct {
 	repeat, warmup int
-	irq            string
-	noTrace        bool
-	units          string
-	quiet          bool
+	irq, units     string
+	noTrace, quiet bool
 }
 
 func (a *app) probeFlags(o *probeOpts) func(fs *flag.FlagSet) {
@@ -112,10 +110,9 @@ func runProbe(a *app, args []string) error {
 	return cmp.Or(a.printProbe(results, tinfo, deps.IRQ, display), merr)
 }
 
-// probeTarget fills deps from the target the global flags name: its map
-// and, when simulated, the controller the sim probe measures; on a board,
-// only the controller's interrupt line (no mapping). notes say why no line
-// is known; done closes what was opened.
+// probeTarget fills deps from the target the flags name: simulated or an
+// image, its map and controller; on a board only its interrupt line (no
+// mapping). notes say why no line is known; done closes what was opened.
 func (a *app) probeTarget(o *probeOpts, deps *probeDeps) (notes []string, tinfo *report.JSONTarget, done func(), err error) {
 	done = func() {}
 	switch {
@@ -203,9 +200,8 @@ func (a *app) probeUsage(w io.Writer, lead *flag.FlagSet) {
 	fmt.Fprintln(w, "\nexamples:\n  citune probe read --bs 1M --size 256M --repeat 5 /dev/sda\n  citune probe read /dev/sda --also read /dev/sdb\n  citune probe write --size 64M /mnt/usb\n  citune probe cmd --parse iperf3 -- iperf3 -c 10.0.0.1 -J\n  citune probe cmd --regex '= *([0-9.]+) MB/sec' --unit MiB/s -- hdparm -t --direct /dev/sda\n  citune --sim probe sim")
 }
 
-// mayDetect reports whether detection has anything to go on, so that
-// probing a file on a machine that is no board does not pay for loading
-// every profile.
+// mayDetect reports whether detection has anything to go on (else probing
+// a file off a board would load every profile for nothing).
 func (a *app) mayDetect() bool {
 	return slices.ContainsFunc([]string{soc.CompatiblePath, soc.SocIDPath}, func(p string) bool {
 		_, err := fs.Stat(a.env.root, p)
@@ -305,13 +301,12 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 			fmt.Fprintln(w, "  simulated: these figures come from the sim probe's model, not from hardware")
 		}
 		for _, n := range res.Notes {
-			fmt.Fprint(w, wrap("note: "+n, "  ", 78))
+			fmt.Fprint(w, textwrap.Block("note: "+n, "  ", 78))
 		}
 	}
 }
 
-// progressBar draws one line on a terminal's stderr, at most ten times a
-// second.
+// progressBar draws one line on stderr, at most ten times a second.
 type progressBar struct {
 	mu    sync.Mutex
 	w     io.Writer

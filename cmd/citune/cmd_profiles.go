@@ -8,6 +8,7 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/textwrap"
 )
 
 func init() {
@@ -75,7 +76,7 @@ func showProfile(a *app, p *soc.Profile) {
 	if len(p.SocID) > 0 {
 		fmt.Fprintf(w, "  soc_id:     %s\n", strings.Join(p.SocID, ", "))
 	}
-	fmt.Fprint(w, wrap(p.Notes, "  ", 78)) // "" without notes
+	fmt.Fprint(w, textwrap.Block(p.Notes, "  ", 78)) // "" without notes
 	fmt.Fprintf(w, "\ncontrollers:\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  LABEL\tNODE\tBASE\tSIZE\tIRQ\tROLES\tCORE")
@@ -100,9 +101,9 @@ func showProfile(a *app, p *soc.Profile) {
 		if k.Param != "" {
 			fmt.Fprintf(w, "    kernel: %s (roles: %s, %s)\n", k.Param, soc.JoinRoles(k.ParamRoles, ","), k.ParamEncoding.Describe())
 		}
-		fmt.Fprint(w, wrap(k.None, "    none:   ", 78)) // "" for "": no line
-		fmt.Fprint(w, wrap(k.Driver, "    driver: ", 78))
-		fmt.Fprint(w, wrap(orUnknown(k.Source), "    source: ", 78))
+		fmt.Fprint(w, textwrap.Block(k.None, "    none:   ", 78)) // "" for "": no line
+		fmt.Fprint(w, textwrap.Block(k.Driver, "    driver: ", 78))
+		fmt.Fprint(w, textwrap.Block(orUnknown(k.Source), "    source: ", 78))
 	}
 	showResetSources(w, p)
 }
@@ -139,8 +140,8 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 		}
 	}
 	for _, src := range order {
-		fmt.Fprint(w, wrap(src+":", "  ", 78))
-		fmt.Fprint(w, wrap(strings.Join(by[src], " "), "      ", 78))
+		fmt.Fprint(w, textwrap.Block(src+":", "  ", 78))
+		fmt.Fprint(w, textwrap.Block(strings.Join(by[src], " "), "      ", 78))
 	}
 	var labels []string
 	for _, c := range p.Controllers {
@@ -154,7 +155,7 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 		for _, a := range c.Map.Absent {
 			names = append(names, a.Name)
 		}
-		fmt.Fprint(w, wrap(fmt.Sprintf("host-only cores (%s) have no %s (i.MX6 SDK USB_UHx register sets)", strings.Join(labels, ", "), strings.Join(names, ", ")), "  ", 78))
+		fmt.Fprint(w, textwrap.Block(fmt.Sprintf("host-only cores (%s) have no %s (i.MX6 SDK USB_UHx register sets)", strings.Join(labels, ", "), strings.Join(names, ", ")), "  ", 78))
 	}
 }
 

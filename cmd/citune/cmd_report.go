@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/sweep/dtsout"
@@ -29,21 +28,13 @@ func init() {
 	})
 }
 
-// pointFlags collects repeated --point flags.
-type pointFlags []string
-
-func (p *pointFlags) String() string     { return strings.Join(*p, "; ") }
-func (p *pointFlags) Set(s string) error { *p = append(*p, s); return nil }
-
 // reportOpts are report's own flags.
 type reportOpts struct {
-	points       pointFlags
-	top, width   int
-	units        string
-	html, csvOut string
-	md, lava     bool
-	fleet        bool
-	force        bool
+	points              listFlag
+	top, width          int
+	units, html, csvOut string
+	md, lava, fleet     bool
+	force               bool
 }
 
 func runReport(a *app, args []string) error {
@@ -98,9 +89,8 @@ func runReport(a *app, args []string) error {
 	return a.writeReports(ss, o, &ro)
 }
 
-// loadReports reads the results files (each DT fragment from the same
-// code as `citune dts`), refuses flags that contradict them, and returns
-// them with the largest number of ranked points.
+// loadReports reads the results files (deciding as `citune dts`), refuses
+// flags contradicting them, and counts the most ranked points of one.
 func (a *app) loadReports(files []string, unitsFlag string) ([]*report.Sweep, int, error) {
 	unit, err := byteUnit(unitsFlag, a.env.getenv)
 	if err != nil {
@@ -132,8 +122,7 @@ func (a *app) loadReports(files []string, unitsFlag string) ([]*report.Sweep, in
 }
 
 // writeReports renders everything before writing anything, so that a bad
-// --point leaves no half-written files, then writes the page, the CSV and
-// the table.
+// --point leaves no half-written files.
 func (a *app) writeReports(ss []*report.Sweep, o report.Options, ro *reportOpts) error {
 	var page, table, csv bytes.Buffer
 	if ro.html != "" {
@@ -184,8 +173,7 @@ func (a *app) writeReports(ss []*report.Sweep, o report.Options, ro *reportOpts)
 }
 
 // checkOutputs refuses, before anything is read or written, an --html or
-// --csv file that names one of the results files read, the other output,
-// or a file that exists (without --force) or may not be written.
+// --csv file that is an input, the other output, or not to be written.
 func (ro *reportOpts) checkOutputs(files []string) error {
 	var outs []string
 	for _, o := range []string{ro.html, ro.csvOut} {
@@ -207,14 +195,12 @@ func (ro *reportOpts) checkOutputs(files []string) error {
 	return nil
 }
 
-// unitsUsage is the help of every --units flag; tail says what else
-// keeps or gives the rates.
+// unitsUsage is the help of every --units flag, ending in tail.
 func unitsUsage(tail string) string {
 	return "`UNIT` of byte rates shown: MiB/s (what hdparm prints as \"MB/sec\"), MB/s (SI, as dd prints)\nor Mbit/s (as iperf3 prints) (default $CITUNE_UNITS, else MiB/s; " + tail + ")"
 }
 
-// byteUnit resolves --units (or $CITUNE_UNITS): mib, mb, mbit or the unit
-// itself, case ignored.
+// byteUnit resolves --units (or $CITUNE_UNITS).
 func byteUnit(flagVal string, getenv func(string) string) (units.Display, error) {
 	v := cmp.Or(flagVal, getenv("CITUNE_UNITS"))
 	if d, ok := units.ParseDisplay(v); ok {

@@ -17,9 +17,8 @@ import (
 	"github.com/citune/citune/undo"
 )
 
-// This file holds citune restore: a journal's targets back to their
+// runRestore is citune restore: a journal's targets back to their
 // originals, or a snapshot's tuning fields back.
-
 func runRestore(a *app, args []string) error {
 	fs := a.flags("restore")
 	force := fs.Bool("force", false, "restore even while a sweep or TUI session owns the target; with a SNAPSHOT,\nalso onto another SoC or controller than it was taken of")
@@ -119,9 +118,8 @@ func runRestore(a *app, args []string) error {
 	return nil
 }
 
-// flagTarget is the identity of the target the global flags name,
-// without opening it: the image's device and inode, or the physical base
-// of the profile's controller.
+// flagTarget is the identity of the target the global flags name, without
+// opening it.
 func (a *app) flagTarget() (undo.TargetID, error) {
 	if a.g.memFile != "" {
 		return undo.File(a.g.memFile)
@@ -140,11 +138,10 @@ func (a *app) flagTarget() (undo.TargetID, error) {
 	return undo.DevMem(c.Base), nil
 }
 
-// entryProfile loads the profile a journal entry was made with. Where
-// its profile file is gone, --profile FILE of the same name stands in
-// (standInProfile: one an image's sidecar names does not); no built-in
-// profile does (the file may place the controller
-// elsewhere, and a restore must write where the change was made).
+// entryProfile loads the profile a journal entry was made with. Where its
+// file is gone, a --profile FILE of the same name stands in
+// (standInProfile); no built-in profile does (the file may place the
+// controller elsewhere, and a restore must write where the change was made).
 func (a *app) entryProfile(e *undo.Entry) (*soc.Profile, error) {
 	if e.ProfileFile == "" {
 		return loadProfile(e.Profile)
@@ -196,17 +193,7 @@ func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 	if id, err := t.ID(); err == nil && id.Key() != e.Target.Key() {
 		return fmt.Errorf("%s is not the file the journal names any more (it was replaced): not restored", e.Target.Path)
 	}
-	if err := t.Identify(); err != nil {
-		return withCode(exitIdentity, fmt.Errorf("%w\nnothing was written", err))
-	}
-	uo := undoOpts{force: force, allowLive: allowLive}
-	if e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0 {
-		if err := host.CheckReload(e.Reload); err != nil {
-			return fmt.Errorf("%w\nnothing was written", err)
-		}
-		uo.host = host.HostFromReload(e.Reload)
-	}
-	u, closeUndo, err := a.openUndo(t, undo.KindRestore, uo)
+	u, closeUndo, err := a.restoreUndo(t, e, undoOpts{force: force, allowLive: allowLive})
 	if err != nil {
 		return err
 	}
@@ -218,9 +205,8 @@ func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 	}
 	rs, err := restore(a.ctx)
 	for _, r := range rs {
-		// Values already back (a module reload resets the controller)
-		// are listed too, marked "(already)": the user sees every
-		// journalled item was checked.
+		// Values already back are listed too, marked "(already)": the
+		// user sees every journalled item was checked.
 		fmt.Fprintf(a.env.stdout, "restored %s %s\n", c.Label, r)
 	}
 	if err != nil && strings.Contains(err.Error(), "did not return") {
@@ -229,11 +215,25 @@ func (a *app) restoreEntry(e *undo.Entry, from, force, allowLive bool) error {
 	return err
 }
 
+// restoreUndo checks t's identity and opens a restore session on it, with
+// the host journal entry e's files, module parameters or reload need (e
+// nil: none).
+func (a *app) restoreUndo(t *soc.Target, e *undo.Entry, uo undoOpts) (*undo.Session, func(), error) {
+	if err := t.Identify(); err != nil {
+		return nil, nil, withCode(exitIdentity, fmt.Errorf("%w\nnothing was written", err))
+	}
+	if e != nil && (e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0) {
+		if err := host.CheckReload(e.Reload); err != nil {
+			return nil, nil, fmt.Errorf("%w\nnothing was written", err)
+		}
+		uo.host = host.HostFromReload(e.Reload)
+	}
+	return a.openUndo(t, undo.KindRestore, uo)
+}
+
 // restoreSnapshot writes a snapshot's tuning fields (with config, its
-// configuration fields too; never live state) back to the target given by
-// the global flags (or the one it was taken from), through an undo
-// session: the changes are journalled like a set, and fields that return
-// to their journalled originals leave the journal.
+// configuration fields too) back to the target the flags name (else the
+// one it was taken of), journalled like a set.
 func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 	var sf snapshotFile
 	if err := json.Unmarshal(b, &sf); err != nil {
@@ -293,9 +293,8 @@ func (a *app) restoreSnapshot(b []byte, force, config bool) error {
 	return nil
 }
 
-// snapshotFits refuses a snapshot taken of another SoC or controller
-// than the target it would be written to (a usbh1 snapshot onto usbotg,
-// imx6q values onto vf610): their values are not this controller's.
+// snapshotFits refuses a snapshot of another SoC or controller than the
+// target: their values are not this controller's.
 func snapshotFits(of, onto report.JSONTarget) error {
 	var diff []string
 	if !strings.EqualFold(of.Profile, onto.Profile) {
@@ -310,9 +309,8 @@ func snapshotFits(of, onto report.JSONTarget) error {
 	return usageErr("the snapshot was taken of another target (%s): nothing was written; --force writes it anyway", strings.Join(diff, "; "))
 }
 
-// snapshotChanges lists the field changes that return t to the snapshot:
-// its tuning knobs (with config, its configuration fields too), never
-// live state, only where the value differs now.
+// snapshotChanges are the field changes that return t to the snapshot's
+// tuning (with config, also configuration) fields, never live state.
 func snapshotChanges(t *soc.Target, snap soc.Snapshot, config bool) ([]regs.Change, error) {
 	var changes []regs.Change
 	for _, rv := range snap.Registers {

@@ -68,9 +68,8 @@ func runSet(a *app, args []string) error {
 	if err := a.checkLive(changes, ws, *allowLive); err != nil {
 		return err
 	}
-	// Values the hardware will ignore (TXPBURST while AHBBRST != 0),
-	// values the driver rewrites, values known to hurt this SoC: a dry
-	// run says all that a set would.
+	// Values the hardware ignores, the driver rewrites or known to hurt
+	// this SoC: a dry run says all that a set would.
 	warnings := append(inertChanges(t, changes, ws), a.driverWarnings(t, changes)...)
 	if *dry {
 		return a.printDrySet(t, ws, warnings)
@@ -87,9 +86,8 @@ func runSet(a *app, args []string) error {
 	return a.printSet(t, results, warnings)
 }
 
-// setChanges resolves the profile and parses FIELD=VALUE arguments
-// against the controller's map (a host-only core refuses device registers
-// here) and the DT limits, before anything is opened for writing.
+// setChanges resolves the profile and checks FIELD=VALUE arguments against
+// the controller's map and the DT limits, before anything is opened.
 func (a *app) setChanges(args []string) (*soc.Profile, []regs.Change, error) {
 	p, err := a.resolveProfile()
 	if err != nil {
@@ -113,10 +111,8 @@ func (a *app) setChanges(args []string) (*soc.Profile, []regs.Change, error) {
 	return p, changes, nil
 }
 
-// addressChanges turns ADDRESS=VALUE arguments (the address forms get
-// takes: 0x02184340, usbh1+0x160, a window offset) into REGISTER=VALUE
-// of the controller the addresses pick, which becomes the command's; the
-// changes then take the checks of a named write.
+// addressChanges turns ADDRESS=VALUE arguments (0x02184340, usbh1+0x160,
+// a window offset) into REGISTER=VALUE of the controller they pick.
 func (a *app) addressChanges(p *soc.Profile, args []string) ([]string, error) {
 	names := make([]string, len(args))
 	for i, s := range args {
@@ -143,8 +139,7 @@ func (a *app) addressChanges(p *soc.Profile, args []string) ([]string, error) {
 	return out, nil
 }
 
-// checkLive refuses changes that write live state unless allowed, and
-// warns about each one that is.
+// checkLive refuses changes of live state unless allowed, and warns of each.
 func (a *app) checkLive(changes []regs.Change, ws []regs.Write, allow bool) error {
 	cur := map[uint32]uint32{}
 	for _, w := range ws {
@@ -168,8 +163,7 @@ func setResultOf(w regs.Write) setResult {
 	return setResult{Register: w.Reg.Name, Offset: regs.Off(w.Reg.Offset), Old: regs.Hex(w.Old), New: regs.Hex(w.New), Changes: changeStrings(w.Changes)}
 }
 
-// printDrySet shows what a set would write, with the warnings the set
-// would print.
+// printDrySet shows what a set would write and warn.
 func (a *app) printDrySet(t *soc.Target, ws []regs.Write, warnings []string) error {
 	var out []setResult
 	for _, w := range ws {
@@ -244,9 +238,8 @@ func (a *app) printSet(t *soc.Target, results []regs.Result, warnings []string) 
 }
 
 // dtLimits refuses values above what the device-tree binding allows
-// (tx-burst-size-dword and rx-burst-size-dword: at most 0x20): such a
-// value could never be made permanent, and the binding's limit is all
-// any source says is safe.
+// (tx/rx-burst-size-dword: at most 0x20): they could never be made
+// permanent, and the binding's limit is all any source says is safe.
 func dtLimits(p *soc.Profile, changes []regs.Change) error {
 	var errs []error
 	for _, c := range changes {
@@ -272,10 +265,9 @@ func dtLimits(p *soc.Profile, changes []regs.Change) error {
 	return nil
 }
 
-// inertChanges names the changes the hardware ignores as things will
-// stand after the write: a knob whose profile says it requires another
-// field's value (burst sizes need SBUSCFG.AHBBRST=0) when that field,
-// as set by this command or as it reads now, has another value.
+// inertChanges names the changes the hardware ignores after the write: a
+// knob that requires another field's value (burst sizes need
+// SBUSCFG.AHBBRST=0) that this command or the register gives otherwise.
 func inertChanges(t *soc.Target, changes []regs.Change, ws []regs.Write) []string {
 	after := map[uint32]uint32{}
 	for _, w := range ws {
@@ -317,8 +309,10 @@ func changeStrings(cs []regs.Change) []string {
 }
 
 // driverWarnings names the changes that stick now but that the driver
-// takes from a kernel parameter in the controller's current role (ITC and
-// park on a host port): they will not hold past the driver's next write.
+// takes from a (module-wide) kernel parameter in the controller's current
+// role (ITC and park on a host port), then repeats the profile's warn
+// text of every knob the changes touch, once each: values known to hurt
+// this SoC (Vybrid burst).
 func (a *app) driverWarnings(t *soc.Target, changes []regs.Change) []string {
 	role, _ := t.RoleNow()
 	var ws []string
@@ -329,26 +323,14 @@ func (a *app) driverWarnings(t *soc.Target, changes []regs.Change) []string {
 			continue
 		}
 		seen[k.Param] = true
-		ws = append(ws, fmt.Sprintf("%s holds only until the driver's next write: in %s role the kernel takes it from %s (sweep it with --axis modparam:%s=...; make it permanent on the kernel command line); %s", c.Ref, role, k.Param, k.Param, paramScopeText(a, t.Profile, k.Param)))
+		users := soc.ParamUsersString(soc.ParamScope(a.env.root, t.Profile, k.Param))
+		ws = append(ws, fmt.Sprintf("%s holds only until the driver's next write: in %s role the kernel takes it from %s (sweep it with --axis modparam:%s=...; make it permanent on the kernel command line); %s is module-wide: it changes every controller in host role: %s", c.Ref, role, k.Param, k.Param, k.Param, users))
 	}
-	return append(ws, knobCautions(t.Profile, changes)...)
-}
-
-// paramScopeText says which controllers a module parameter changes:
-// module parameters are module-wide.
-func paramScopeText(a *app, p *soc.Profile, param string) string {
-	return fmt.Sprintf("%s is module-wide: it changes every controller in host role: %s", param, soc.ParamUsersString(soc.ParamScope(a.env.root, p, param)))
-}
-
-// knobCautions repeats the profile's warn text of every knob the changes
-// touch (once per text): values known to hurt this SoC (Vybrid burst).
-func knobCautions(p *soc.Profile, changes []regs.Change) []string {
-	var ws []string
-	seen := map[string]bool{}
+	seen = map[string]bool{}
 	for _, c := range changes {
-		if k := p.Knob(c.Ref); c.Ref.Field != nil && k != nil && k.Warn != "" && !seen[k.Warn] {
+		if k := t.Profile.Knob(c.Ref); c.Ref.Field != nil && k != nil && k.Warn != "" && !seen[k.Warn] {
 			seen[k.Warn] = true
-			ws = append(ws, fmt.Sprintf("%s on %s: %s", c.Ref, p.Name, k.Warn))
+			ws = append(ws, fmt.Sprintf("%s on %s: %s", c.Ref, t.Profile.Name, k.Warn))
 		}
 	}
 	return ws

@@ -89,9 +89,7 @@ func runMkimage(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The image holds what the simulated controller starts with: what
-	// Linux leaves on a running board, or with --reset-values the reset
-	// values.
+	// The simulated controller's start: the board's or the reset values.
 	o, err := a.simOptions()
 	if err != nil {
 		return err
@@ -104,8 +102,7 @@ func runMkimage(a *app, args []string) error {
 	for off := uint32(0); off < c.Span(); off += 4 {
 		v, err := t.Read32(off)
 		if errors.Is(err, regs.ErrAbsent) {
-			// A host-only core has no register here; citune never
-			// reads it, the image holds 0.
+			// A host-only core has none here: never read, the image holds 0.
 			v, err = 0, nil
 		}
 		if err != nil {
@@ -116,8 +113,7 @@ func runMkimage(a *app, args []string) error {
 	if err := writeOutput(fs.Arg(0), img, *force); err != nil {
 		return err
 	}
-	// The sidecar names profile and controller: --mem-file FILE alone
-	// is enough afterwards.
+	// The sidecar makes --mem-file FILE alone enough afterwards.
 	if err := writeSidecar(fs.Arg(0), a.g.profile, p.Name, c.Label, a.g.resetVals, *force); err != nil {
 		return err
 	}
@@ -190,10 +186,9 @@ func runDetect(a *app, args []string) error {
 	return nil
 }
 
-// detectOffline is detect without a board: the simulator, or an image on
-// a machine without the board's device tree. It says which profile and
-// controller the other commands would use and why, and runs the identity
-// checks on the target.
+// detectOffline is detect without a board (the simulator, or an image): it
+// says which profile and controller commands would use and why, and runs
+// the identity checks.
 func (a *app) detectOffline() error {
 	pWhy, cWhy := "--profile", "--controller"
 	switch {

@@ -12,12 +12,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
 	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/textwrap"
+	"github.com/citune/citune/units"
 )
 
 func init() {
@@ -37,44 +40,28 @@ var sweepDetails = []string{
 	"dt:PROPERTY takes a property the profile's knobs name (itc-setting, ahb-burst-config, tx-burst-size-dword, rx-burst-size-dword ...; `citune dts` writes the same ones), with one-cell values, which are the register field's. A point that changes one boots with an overlay, /boot/citune-CRC.dtbo (beside extlinux/ with extlinux), that targets the node by path where /proc/device-tree has it, else by label, listed after the original fdtoverlays. extlinux applies fdtoverlays itself (U-Boot's boot/pxe_utils.c: only for an entry with fdt or fdtdir, with fdtoverlay_addr_r set; a path is read from the root of the partition that holds extlinux/, so a separate /boot partition does not find it); mainline U-Boot reads no fdtoverlays variable, so a U-Boot boot script must apply it before it boots the kernel: for o in ${fdtoverlays}; do load ${devtype} ${devnum}:${distro_bootpart} ${fdtoverlay_addr_r} ${o} && fdt addr ${fdt_addr_r} && fdt resize 8192 && fdt apply ${fdtoverlay_addr_r}; done. The value is in force when the register field reads it back after the boot; else the point is not held, and the reason says whether the overlay was applied (the running device tree) or the driver or the emulator did not take it. `report`, `dts` and `verify --results` take the winner as the property.",
 }
 
-// axisFlags collects repeated --axis flags.
-type axisFlags []string
+// listFlag collects a repeated flag's values (--axis, --point).
+type listFlag []string
 
-func (a *axisFlags) String() string     { return strings.Join(*a, " ") }
-func (a *axisFlags) Set(s string) error { *a = append(*a, s); return nil }
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
-// defaultReloadTimeout bounds the wait for the probe's device after a
-// module reload.
+// defaultReloadTimeout bounds the wait for the device after a reload.
 const defaultReloadTimeout = 30 * time.Second
 
 // sweepOpts are the sweep command's flags.
 type sweepOpts struct {
-	axes          axisFlags
-	plan          string
-	mode          string
-	repeat        int
-	warmup        int
-	settle        time.Duration
-	seed          int64
-	baselineEvery int
-	budget        float64
-	minGain       float64
-	out           string
-	outBase       string // out was not given: base of the default name (createFresh)
-	resume        string
-	reload        string
-	reloadWait    string
-	reloadTimeout time.Duration
-	modprobe      string
-	rmmod         string
-	sysRoot       string
-	reboot        string
-	irq           string
-	noTrace       bool
-	units         string
-	board         string
-	force         bool
-	abort         bool
+	axes                          listFlag
+	plan, mode, out, resume       string
+	outBase                       string // no --out: base of the default name (createFresh)
+	repeat, warmup, baselineEvery int
+	settle, reloadTimeout         time.Duration
+	seed                          int64
+	budget, minGain               float64
+	reload, reloadWait            string
+	modprobe, rmmod, reboot       string
+	sysRoot, irq, units, board    string
+	noTrace, force, abort         bool
 }
 
 func (o *sweepOpts) register(fs *flag.FlagSet) {
@@ -121,9 +108,8 @@ func (o *sweepOpts) host(p *soc.Profile) *host.Host {
 	return h
 }
 
-// absArgs makes the values of path flags absolute (paths always;
-// commands and profiles when they name a file), so that `citune restore`
-// run elsewhere finds them in the journal's command line.
+// absArgs makes the values of path flags absolute (commands and profiles
+// when they name a file), for a `citune restore` run elsewhere.
 func absArgs(args []string) []string {
 	always := map[string]bool{"sys-root": true, "mem-file": true, "journal": true}
 	maybe := map[string]bool{"modprobe": true, "rmmod": true, "profile": true}
@@ -253,4 +239,97 @@ func (a *app) kernel() string {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// reportSweep prints the outcome (JSON with --json) and turns it into an
+// exit code; sim (target and probe) marks a simulated sweep's output.
+func (a *app) reportSweep(t *soc.Target, path string, out *sweep.Outcome, err error, display units.Display, sim results.Header) error {
+	if a.g.json {
+		if jerr := writeJSON(a.env.stdout, struct {
+			Target  report.JSONTarget `json:"target"`
+			Results string            `json:"results"`
+			// RealProbe: a simulated sweep with a real probe (--force).
+			RealProbe bool `json:"real_probe,omitempty"`
+			*sweep.Outcome
+			// The session's time on the sweep's clock (the simulated
+			// board's modelled time when simulated_time).
+			Elapsed float64 `json:"elapsed_s"`
+			ReloadS float64 `json:"reload_s"`
+		}{infoOf(t), path, sim.RealProbe(), out, out.Elapsed.Seconds(), out.ReloadTime.Seconds()}); jerr != nil {
+			return jerr
+		}
+	} else {
+		var b strings.Builder
+		out.Ranking.FormatIn(&b, display)
+		w := textwrap.EscapeWriter(humanOut(a.env.stdout, a.env.isTTY)) // names and values may come from a resumed results file
+		if mark := sim.SimulatedMark(); mark != "" {
+			fmt.Fprintln(w, mark)
+		}
+		fmt.Fprint(w, b.String())
+		if out.Ranking.Winner() != nil {
+			v := out.Ranking.Verdict
+			fmt.Fprintln(w, v.Headline())
+			for _, l := range v.DetailsIn(display) {
+				fmt.Fprintln(w, "  "+l)
+			}
+		}
+		fmt.Fprintf(w, "probe runs: %d", out.ProbeRuns)
+		if out.TotalProbeRuns != out.ProbeRuns {
+			fmt.Fprintf(w, " in this session, %d in all", out.TotalProbeRuns)
+		}
+		fmt.Fprint(w, " (warm-ups included)")
+		if out.Budget > 0 {
+			fmt.Fprintf(w, "; the race's budget: %d, of the grid's %d", out.Budget, out.GridRuns)
+		}
+		if out.ConfirmRuns > 0 {
+			fmt.Fprintf(w, "; the verdict's second look: %d of them, outside any budget", out.ConfirmRuns)
+		}
+		fmt.Fprintln(w)
+		if out.Model != nil {
+			fmt.Fprintln(w, out.Model.String())
+		}
+		if out.OutOfBudget > 0 {
+			fmt.Fprintf(w, "the race's budget ran out with %d point(s) still racing: they are ranked on the runs they had (a larger --budget races them further)\n", out.OutOfBudget)
+		}
+		fmt.Fprintln(w, sweepTime(out))
+		fmt.Fprintf(w, "results: %s", path)
+		switch {
+		case out.Status != results.StatusComplete || out.Ranking.Winner() == nil:
+		case out.Ranking.Verdict.Kind == rank.VerdictApply:
+			fmt.Fprintf(w, "; make it permanent: citune dts --results %s", path)
+		default:
+			fmt.Fprintf(w, "; nothing to make permanent (citune dts --results %s writes the original values down)", path)
+		}
+		fmt.Fprintln(w)
+	}
+	switch {
+	case err != nil && errors.Is(err, sweep.ErrInterrupted) && out.Restored:
+		return fmt.Errorf("%w; the original settings were restored; continue with: citune sweep --resume %s", err, path)
+	case err != nil:
+		return err
+	case out.Corrupt > 0:
+		return fmt.Errorf("DATA CORRUPTION at %d point(s): see the ranking above and %s", out.Corrupt, path)
+	case out.NotHeld > 0:
+		return withCode(exitNotHeld, fmt.Errorf("%d point(s) did not hold their settings and were not ranked (see %s)", out.NotHeld, path))
+	}
+	return nil
+}
+
+// sweepTime is the line of the session's time and its module reloads'
+// share, on the sweep's clock.
+func sweepTime(out *sweep.Outcome) string {
+	round := func(d time.Duration) time.Duration {
+		if d < time.Minute {
+			return d.Round(100 * time.Millisecond)
+		}
+		return d.Round(time.Second)
+	}
+	s := fmt.Sprintf("time: %s", round(out.Elapsed))
+	if out.Reloads > 0 {
+		s += fmt.Sprintf(", of which %d module reload(s) %s", out.Reloads, round(out.ReloadTime))
+	}
+	if out.SimulatedTime {
+		s += " (the simulated board's modelled time)"
+	}
+	return s
 }

@@ -50,8 +50,6 @@ func runTUI(a *app, args []string) error {
 	}
 	fresh := *sweepOut == ""
 	if fresh {
-		// Results are worth keeping (citune dts and report read them):
-		// the state directory, not /tmp.
 		jp, err := a.journalPath()
 		if err != nil {
 			return err
@@ -80,7 +78,6 @@ func runTUI(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-
 	var sysHost *host.Host
 	if t.Kind == soc.KindDevMem {
 		sysHost = &host.Host{Root: "/", Loader: host.ExecLoader{}, Modules: t.Profile.Reload.Modules,
@@ -91,29 +88,19 @@ func runTUI(a *app, args []string) error {
 		return err
 	}
 	defer closeUndo()
-
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
 	jobs := &sync.WaitGroup{}
-	cfg := tui.Config{
-		Target: t, Start: start, Undo: tuiUndo{u}, Ctx: ctx, Jobs: jobs,
-		Interval:  *interval,
-		Role:      regs.Role(*role),
-		ByteUnit:  display,
-		Mono:      monochrome(a.env.getenv),
-		WriteFile: writeOutput,
-		DTS:       newTUIDTS(a, t),
-		LoadPlan:  tui.LoadPlanFile,
-	}
-
+	cfg := tui.Config{Target: t, Start: start, Undo: tuiUndo{u}, Ctx: ctx, Jobs: jobs,
+		Interval: *interval, Role: regs.Role(*role), ByteUnit: display,
+		Mono: monochrome(a.env.getenv), WriteFile: writeOutput, DTS: newTUIDTS(a, t),
+		LoadPlan: tui.LoadPlanFile}
 	if err := a.tuiProbe(t, words, &cfg, sysHost, u, *sweepOut, fresh); err != nil {
 		return err
 	}
-
 	final, runErr := tea.NewProgram(tui.New(cfg), a.tuiOptions(ctx)...).Run()
 	cancel() // stop background jobs; a sweep restores its own values
 	jobs.Wait()
-
 	var out tui.Outcome
 	if m, ok := final.(tui.Model); ok {
 		out = m.Outcome()
@@ -121,10 +108,8 @@ func runTUI(a *app, args []string) error {
 	return a.tuiEnd(t, u, out, runErr)
 }
 
-// tuiOptions: keys from stdin and the screen on stdout (a script or a
-// test can drive the session through pipes: then the screen is 80x24, a
-// serial console's). A TERM without xterm extensions (vt100, linux) gets
-// none of them: see plainterm.go.
+// tuiOptions: keys from stdin, the screen on stdout (through pipes 80x24,
+// a serial console's), filtered for a plain TERM (plainterm.go).
 func (a *app) tuiOptions(ctx context.Context) []tea.ProgramOption {
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(a.env.stdin),
 		tea.WithOutput(tuiOutput(a.env.stdout, a.env.getenv("TERM")))}
@@ -134,9 +119,8 @@ func (a *app) tuiOptions(ctx context.Context) []tea.ProgramOption {
 	return opts
 }
 
-// tuiProbe gives the session its probe and its sweeper (the sweep writes
-// through the session's undo u); without probe words it says why there
-// is neither.
+// tuiProbe gives the session its probe and its sweeper (writing through
+// u), or says why there is neither.
 func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *host.Host, u *undo.Session, sweepOut string, fresh bool) error {
 	if len(words) == 0 {
 		cfg.NoProbe = "no probe given: start with `citune tui -- KIND [flags] [TARGET]`, e.g. `-- read --size 64M /dev/sda` (see `citune probe -h`)"
@@ -160,8 +144,7 @@ func (a *app) tuiProbe(t *soc.Target, words []string, cfg *tui.Config, sysHost *
 }
 
 // tuiEnd reports how the session ended: values kept, restored on quit,
-// or, after a kill (SIGHUP from a closed terminal, SIGTERM) or a failure,
-// restored here once every job has ended.
+// or after a signal or a failure restored here once every job has ended.
 func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr error) error {
 	if out.ExportErr != nil {
 		fmt.Fprintf(a.env.stderr, "citune tui: %v\n", out.ExportErr)
@@ -243,8 +226,7 @@ func monochrome(getenv func(string) string) bool {
 	return term == ""
 }
 
-// tuiUndo is the TUI's tui.Session: the undo session, with its restores
-// in the TUI's terms.
+// tuiUndo is the TUI's tui.Session: the undo session in the TUI's terms.
 type tuiUndo struct{ *undo.Session }
 
 // Restore implements tui.Session.
@@ -275,13 +257,10 @@ type tuiDTS struct {
 
 func newTUIDTS(a *app, t *soc.Target) *tuiDTS { return &tuiDTS{a: a, t: t} }
 
-// Text implements tui.DeviceTree: the text `citune dts` prints, for the
-// sweep winner from its results file or for the live values, so that the
-// export matches the command byte for byte; the screen's own fragment for
-// a winner without a readable results file. The warning dts would print
-// on stderr (a colleague's results file names a profile file this machine
-// lacks, and the built-in profile of that name stands in) comes back as
-// the note: on stderr it would land on the session's screen.
+// Text implements tui.DeviceTree: the text `citune dts` prints (for the
+// winner from its results file, or the live values), byte for byte, else
+// the screen's own fragment. The warning dts would print on stderr (a
+// stand-in profile) comes back as the note: it would land on the screen.
 func (d *tuiDTS) Text(x tui.DTSExport) (text, note string) {
 	if x.Results != "" || !x.Winner {
 		var warn bytes.Buffer

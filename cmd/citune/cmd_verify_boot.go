@@ -43,9 +43,8 @@ type want struct {
 	unmade      string // why nothing at boot sets it
 }
 
-// bootVerifier checks values against the live system: the controller's
-// registers through t, /proc/cmdline, /sys/module and the running
-// device tree under root.
+// bootVerifier checks values against the registers through t and
+// /proc/cmdline, /sys/module and the running device tree under root.
 type bootVerifier struct {
 	t    *soc.Target
 	root fs.FS
@@ -198,10 +197,7 @@ func sourceWants(p *soc.Profile, src dtsout.Source) []want {
 			}
 			fv := k.ParamEncoding.FieldFor(uint32(n))
 			if k.ParamEncoding == soc.EncodingPark && strings.HasSuffix(k.Field, "ASPE") {
-				fv = 0
-				if n > 0 {
-					fv = 1
-				}
+				fv = uint32(min(n, 1))
 			} else if k.ParamEncoding == soc.EncodingPark && n == 0 {
 				continue // park off: ASP is not set
 			}
@@ -221,8 +217,7 @@ func (v bootVerifier) read(name string) string {
 
 func (v bootVerifier) cmdline() string { return v.read("proc/cmdline") }
 
-// check verifies one value: the register, file or parameter, and when
-// it is not in force, why.
+// check verifies one value, and when it is not in force, why.
 func (v bootVerifier) check(w want) bootCheck {
 	c := bootCheck{Name: w.name, Want: w.value, Via: w.prop + w.param}
 	if strings.HasPrefix(w.name, "/") {
@@ -312,18 +307,14 @@ func (v bootVerifier) propNote(prop string) string {
 }
 
 // propWhy says why a value a property sets is not in force: the overlay
-// was not applied (the running tree lacks the property or has another
-// value), the driver ignored the property (its condition does not hold),
-// or the driver rewrote the value.
+// was not applied, the driver ignored the property or rewrote the value.
 func (v bootVerifier) propWhy(prop string, ref regs.Ref, k *soc.Knob) string {
 	name, _, _ := strings.Cut(prop, " ")
 	val, ok, node := v.liveProp(name)
-	wantVal := uint32(0)
+	wantVal := dtsout.ParseSource(prop+";", "").Props[name] // a boolean property
 	if _, cell, found := strings.Cut(prop, "<"); found {
 		n, _ := strconv.ParseUint(strings.TrimSuffix(cell, ">"), 0, 32)
 		wantVal = uint32(n)
-	} else if _, isBool := dtsout.ParseSource(prop+";", "").Props[name]; isBool {
-		wantVal = dtsout.ParseSource(prop+";", "").Props[name]
 	}
 	switch {
 	case !node:
@@ -350,8 +341,7 @@ func (v bootVerifier) propWhy(prop string, ref regs.Ref, k *soc.Knob) string {
 	return why
 }
 
-// param checks module.param=value: /sys/module/MOD/parameters/PARAM
-// where the module is there, else the kernel command line.
+// param checks module.param=value in /sys/module, else /proc/cmdline.
 func (v bootVerifier) param(kp string) (got, status, why string) {
 	name, val, _ := strings.Cut(kp, "=")
 	mod, par, _ := strings.Cut(name, ".")

@@ -14,8 +14,7 @@ func init() {
 	register(&command{name: "version", summary: "version, VCS revision and time, Go, profiles: for bug reports", usage: "version", run: runVersion})
 }
 
-// versionInfo is what a bug report from a board needs: which build, from
-// which commit, with which profiles.
+// versionInfo is what a bug report from a board needs.
 type versionInfo struct {
 	Module   string   `json:"module"`
 	Version  string   `json:"version"`
@@ -27,14 +26,7 @@ type versionInfo struct {
 	Profiles []string `json:"profiles"`
 }
 
-// buildInfo reads the binary's build information; a test binary or a
-// build without module support reports "(devel)".
-func buildInfo() versionInfo {
-	bi, _ := debug.ReadBuildInfo()
-	return versionFrom(bi)
-}
-
-// versionFrom reads a build's information (nil: none).
+// versionFrom reads a build's information (nil: none, "(devel)").
 func versionFrom(bi *debug.BuildInfo) versionInfo {
 	v := versionInfo{Module: "github.com/citune/citune", Version: "(devel)", Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH}
@@ -79,7 +71,8 @@ func runVersion(a *app, args []string) error {
 	if len(fs.Args()) > 0 {
 		return usageErr("usage: citune version")
 	}
-	v := buildInfo()
+	bi, _ := debug.ReadBuildInfo()
+	v := versionFrom(bi)
 	if a.g.json {
 		return writeJSON(a.env.stdout, v)
 	}

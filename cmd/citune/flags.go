@@ -19,11 +19,9 @@ import (
 // probe words carry flags of their own, stops at its first positional
 // word (parseHead).
 
-// interleave parses args with fs, taking flags wherever they stand and
-// collecting the positional arguments in order. After it, fs.Args() is
-// the positional arguments. The words are sorted first (a flag that
-// takes a value takes the next word, whatever it is: `--out --` names a
-// file "--"), then the flags are parsed by the flag package.
+// interleave parses args with fs, flags wherever they stand, leaving the
+// positional arguments in fs.Args(). A flag that takes a value takes the
+// next word, whatever it is (`--out --` names a file "--").
 func interleave(fs *flag.FlagSet, args []string) error {
 	var flags, pos []string
 	for i := 0; i < len(args); i++ {
@@ -45,12 +43,11 @@ func interleave(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(flags); err != nil {
 		return err
 	}
-	// Leave the positional arguments where fs.Args() finds them.
 	return fs.Parse(append([]string{"--"}, pos...))
 }
 
 // takesValue reports whether the flag word arg (-name or --name, no
-// =value) names a flag of fs that takes the next word as its value.
+// =value) takes the next word as its value.
 func takesValue(fs *flag.FlagSet, arg string) bool {
 	name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
 	f := fs.Lookup(name)
@@ -61,11 +58,8 @@ func takesValue(fs *flag.FlagSet, arg string) bool {
 	return !ok || !b.IsBoolFlag()
 }
 
-// unknownFlagError is a flag no command or global flag has, with the
-// nearest name there is.
-type unknownFlagError struct {
-	cmd, name, nearest string
-}
+// unknownFlagError is a flag the command does not have, with the nearest.
+type unknownFlagError struct{ cmd, name, nearest string }
 
 func (e *unknownFlagError) Error() string {
 	s := "unknown flag --" + e.name
@@ -75,8 +69,7 @@ func (e *unknownFlagError) Error() string {
 	return s + "; " + flagsHelp(e.cmd)
 }
 
-// flagsHelp says where the flags of command cmd ("": the global ones)
-// are listed.
+// flagsHelp says where the flags of cmd ("": the global ones) are listed.
 func flagsHelp(cmd string) string {
 	if cmd == "" {
 		return "`citune help` lists the flags"
@@ -85,9 +78,8 @@ func flagsHelp(cmd string) string {
 }
 
 // quietParse runs parse with fs's messages and usage held back: -h
-// prints the usage, any other error comes back as one line (an unknown
-// flag with the nearest one) instead of the whole usage after Go's
-// message.
+// prints the usage, any other error is one line (an unknown flag with
+// the nearest one) instead of Go's message and the whole usage.
 func quietParse(fs *flag.FlagSet, cmd string, parse func() error) error {
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
@@ -114,8 +106,7 @@ func quietParse(fs *flag.FlagSet, cmd string, parse func() error) error {
 	return withCode(exitUsage, err)
 }
 
-// nearest is the candidate closest to s by edit distance, if it is near
-// enough to be a typo of it ("" if none is).
+// nearest is the candidate near enough to s to be its typo ("" if none).
 func nearest(s string, cands []string) string {
 	best, bestD := "", 0
 	for _, c := range cands {
@@ -133,46 +124,26 @@ func nearest(s string, cands []string) string {
 	return best
 }
 
-// parse parses a command's flags with the shared grammar and refuses
-// --json for a command without a machine form.
+// parse parses a command's flags with the shared grammar.
 func (a *app) parse(fs *flag.FlagSet, args []string) error {
 	return a.parseWith(fs, func() error { return interleave(fs, args) })
 }
 
-// parseHead parses flags up to the first positional argument and leaves
-// the rest as it is (probe: the probe words after the kind hold the
-// kinds' own flags, parsed by probeflags.go).
+// parseHead parses flags up to the first positional argument (probe).
 func (a *app) parseHead(fs *flag.FlagSet, args []string) error {
 	return a.parseWith(fs, func() error { return fs.Parse(args) })
 }
 
-// parseWith runs parse (parse's grammar or parseHead's) through
-// quietParse, then the checks every command's flags get.
+// parseWith runs parse through quietParse, refuses --json on a command
+// without a machine form (saying why) and reads the image's sidecar.
 func (a *app) parseWith(fs *flag.FlagSet, parse func() error) error {
-	if err := quietParse(fs, a.cmdName(), parse); err != nil {
+	if err := quietParse(fs, a.cmd.name, parse); err != nil {
 		return err
 	}
-	if err := a.checkJSON(); err != nil {
-		return err
-	}
-	return a.applySidecar()
-}
-
-// cmdName is the running command's name ("" before one is chosen).
-func (a *app) cmdName() string {
-	if a.cmd == nil {
-		return ""
-	}
-	return a.cmd.name
-}
-
-// checkJSON refuses --json on a command that has no machine form, saying
-// why, instead of ignoring it.
-func (a *app) checkJSON() error {
-	if a.g.json && a.cmd != nil && a.cmd.noJSON != "" {
+	if a.g.json && a.cmd.noJSON != "" {
 		return usageErr("%s has no --json: %s", a.cmd.name, a.cmd.noJSON)
 	}
-	return nil
+	return a.applySidecar()
 }
 
 // globalNames are the names of the global flags.
@@ -186,8 +157,7 @@ func globalNames() map[string]bool {
 }
 
 // printFlags lists the flags of fs that keep says to, as `--name TYPE`
-// with the usage indented below (the default when it is not the zero
-// value).
+// with the usage (and a non-zero default) indented below.
 func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 	fs.VisitAll(func(f *flag.Flag) {
 		if !keep(f.Name) {
@@ -212,8 +182,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 	})
 }
 
-// commandUsage prints a command's help: usage line, summary, its own
-// flags, then the global flags once.
+// commandUsage prints a command's help.
 func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "%s\n\n%s\n", usageLine(c.usage), c.summary)
 	g := globalNames()
@@ -242,8 +211,7 @@ func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	}
 }
 
-// helpOut is where help goes: stdout for `citune help CMD`, stderr for
-// `-h` and usage errors.
+// helpOut is where help goes: stdout for `citune help CMD`, else stderr.
 func (a *app) helpOut() io.Writer {
 	if a.helpToStdout {
 		return a.env.stdout
@@ -251,8 +219,7 @@ func (a *app) helpOut() io.Writer {
 	return a.env.stderr
 }
 
-// dashDash turns the `  -flag` lines of Go's flag.PrintDefaults into
-// `  --flag`.
+// dashDash turns flag.PrintDefaults' `  -flag` lines into `  --flag`.
 func dashDash(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
@@ -263,16 +230,14 @@ func dashDash(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// usageLine is "usage: citune USAGE" wrapped at 80 columns, continuation
-// lines indented under the command.
+// usageLine is "usage: citune USAGE" wrapped at 80 columns.
 func usageLine(usage string) string {
 	const lead = "usage: citune "
 	body := wordWrap(usage, 80-len(lead))
 	return lead + strings.ReplaceAll(body, "\n", "\n"+strings.Repeat(" ", len(lead)))
 }
 
-// wordWrap wraps each line of s to width columns (textwrap), keeping
-// its line breaks.
+// wordWrap wraps each line of s to width columns.
 func wordWrap(s string, width int) string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {

@@ -27,9 +27,8 @@ func main() {
 // return EPIPE instead of killing the process).
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE}
 
-// Grace periods of the signal path: how long the command may take to
-// stop and restore by itself before the registered resources are halted
-// from here, and how long it then has to finish its records.
+// Grace periods of the signal path: for the command to stop and restore
+// by itself, then to finish its records after the halt.
 var (
 	haltGrace = time.Second
 	exitGrace = 3 * time.Second
@@ -47,13 +46,12 @@ func (e signalError) Error() string {
 
 // Main runs citune with the process's arguments and returns its exit code.
 //
-// The command runs in its own goroutine. The first stop signal cancels its
-// context: it stops, restores and returns. Further signals are caught and
-// ignored, so a second Ctrl-C does not cut a restore short. If the command
-// has not returned after haltGrace (a probe read stuck in the kernel, say,
-// which no context can interrupt), every halting resource it registered
-// (its undo sessions) is halted from here, which restores the registers,
-// and the process exits without waiting for the stuck goroutine.
+// The first stop signal cancels the command's context: it stops, restores
+// and returns. Further signals are ignored, so a second Ctrl-C does not
+// cut a restore short. A command still running after haltGrace (a probe
+// read stuck in the kernel, which no context interrupts) has its
+// registered undo sessions halted from here, restoring the registers, and
+// the process exits without waiting for it.
 func Main() int {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, stopSignals...)

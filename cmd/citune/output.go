@@ -1,15 +1,20 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/report"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/textwrap"
 )
 
@@ -80,8 +85,7 @@ func resetHex(r *regs.Register) string {
 	return regs.Hex(r.Reset)
 }
 
-// infoOf is t as every --json's "target" gives it (report.JSONTarget,
-// docs/json.md).
+// infoOf is t as every --json's "target" gives it (docs/json.md).
 func infoOf(t *soc.Target) report.JSONTarget {
 	return report.JSONTarget{Profile: t.Profile.Name, Controller: t.Controller.Label, Node: t.Controller.Node,
 		Base: fmt.Sprintf("%#08x", t.Controller.Base), Kind: string(t.Kind), Path: t.Path(), Simulated: t.Kind == soc.KindSim}
@@ -101,16 +105,11 @@ func header(t *soc.Target) string {
 	return s
 }
 
-// wrap is textwrap.Block: text in lines of at most width columns, the
-// first starting with prefix, the others indented as deep.
-func wrap(text, prefix string, width int) string { return textwrap.Block(text, prefix, width) }
-
 // termWidth is the width human output is wrapped to on a terminal whose
 // size is unknown: a serial console is 80 columns.
 const termWidth = 80
 
-// lineWrapper wraps each line longer than width at spaces, indenting
-// the continuation lines. Lines are passed on when complete.
+// lineWrapper wraps each complete line longer than width at spaces.
 type lineWrapper struct {
 	w     io.Writer
 	width int
@@ -132,8 +131,8 @@ func (l *lineWrapper) Write(p []byte) (int, error) {
 	}
 }
 
-// humanOut wraps w to the terminal's width (from x/term; 80 columns
-// when unknown) when it is a terminal; files and pipes get whole lines.
+// humanOut wraps w to the terminal's width (80 when unknown) when it is a
+// terminal; files and pipes get whole lines.
 func humanOut(w io.Writer, tty bool) io.Writer {
 	if !tty {
 		return w
@@ -145,4 +144,61 @@ func humanOut(w io.Writer, tty bool) io.Writer {
 		}
 	}
 	return &lineWrapper{w: w, width: width}
+}
+
+// existsError is an output file that exists and was not to be replaced:
+// fs.ErrExist (the TUI asks before replacing); the CLI's advice names --force.
+type existsError struct{ path string }
+
+func (e *existsError) Error() string        { return e.path + " exists" }
+func (e *existsError) Is(target error) bool { return target == fs.ErrExist }
+
+// checkOutput says whether path may be written as an output file: never
+// through a symbolic link, over a directory or a citune results file
+// (--force or not), and over another file only when replace is set.
+func checkOutput(path string, replace bool) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link: citune does not write output through one (give the real path)", path)
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory: give a file name", path)
+	case results.IsFile(path):
+		return fmt.Errorf("%s is a citune results file: citune never writes over one (give another file name)", path)
+	case !replace:
+		return &existsError{path}
+	}
+	return nil
+}
+
+// writeOutput writes an output file after checkOutput, never through a
+// symlink (a link planted in a shared directory must not make a root
+// process overwrite its target).
+func writeOutput(path string, data []byte, replace bool) error {
+	if err := checkOutput(path, replace); err != nil {
+		return err
+	}
+	flags := os.O_WRONLY | os.O_CREATE | oNoFollow
+	if replace {
+		flags |= os.O_TRUNC
+	} else {
+		flags |= os.O_EXCL
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		switch {
+		case errors.Is(err, syscall.ELOOP):
+			return fmt.Errorf("%s is a symbolic link: citune does not write output through one (give the real path)", path)
+		case errors.Is(err, fs.ErrExist):
+			return &existsError{path} // created since the check
+		}
+		return err
+	}
+	_, err = f.Write(data)
+	err = cmp.Or(err, f.Close())
+	return err
 }

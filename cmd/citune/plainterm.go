@@ -21,8 +21,7 @@ import (
 // (cursor movement, erase, SGR, the standard DEC modes).
 
 // plainTERM reports whether TERM names a terminal without xterm
-// extensions: a DEC vt (vt100, vt220, ...), the Linux console, dumb, or
-// none at all.
+// extensions: a DEC vt, the Linux console, dumb, or none.
 func plainTERM(term string) bool {
 	return term == "" || term == "dumb" || term == "linux" || strings.HasPrefix(term, "linux-") ||
 		strings.HasPrefix(term, "vt") && len(term) > 2 && term[2] >= '0' && term[2] <= '9'
@@ -34,9 +33,9 @@ type plainFilter struct {
 	pending []byte
 }
 
-// vtModes are the DEC private modes a vt100 (and the Linux console)
-// know: cursor keys, column mode, scrolling, screen, origin, wrap,
-// repeat, cursor visible (vt220, also the Linux console).
+// vtModes are the DEC private modes a vt100 and the Linux console know
+// (cursor keys, column, scrolling, screen, origin, wrap, repeat, cursor
+// visible).
 var vtModes = map[int]bool{1: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 25: true}
 
 // filter returns what of b (after any held bytes) may reach the terminal.
@@ -154,9 +153,8 @@ func keepSeq(seq []byte) bool {
 	return true
 }
 
-// plainTerm is the terminal as Bubble Tea sees it when TERM is plain: the
-// file itself for reading, its size and raw mode, writes through the
-// filter.
+// plainTerm is the terminal for Bubble Tea when TERM is plain: writes go
+// through the filter.
 type plainTerm struct {
 	f *os.File
 	plainWriter
@@ -181,8 +179,7 @@ func (p *plainWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// tuiOutput is where the TUI draws: stdout, through the filter when TERM
-// is plain.
+// tuiOutput is where the TUI draws: w, filtered when TERM is plain.
 func tuiOutput(w io.Writer, term string) io.Writer {
 	if !plainTERM(term) {
 		return w

@@ -18,8 +18,8 @@ import (
 )
 
 // The probes' words, for probe, sweep and tui: each kind's flags are
-// bound to its probe's fields (probe.CmdOptions for cmd), which the probe
-// checks; here only the words are (targets, two flags for one field...).
+// bound to its probe's fields, which the probe checks; here only the words
+// are (targets, two flags for one field...).
 
 // probeDeps is what building a probe needs besides its words (the sim
 // probe's controller and map); Env is only carried (runProbe's).
@@ -28,8 +28,7 @@ type probeDeps struct {
 	Sim probe.SimController
 	Map *regs.Map
 	// Flags, if not nil, registers the command's flags that may stand
-	// among a probe's words; called once per probe, it must register
-	// each variable with its current value as the default.
+	// among a probe's words, each with its current value as the default.
 	Flags func(*flag.FlagSet)
 
 	flagsOnly bool // parseProbeFlags: parse, build nothing
@@ -99,42 +98,32 @@ func parseProbe(words []string, d probeDeps) (probe.Probe, error) {
 }
 
 // parseProbeFlags checks the probes' kinds and flags and sets extra's
-// (--sim may follow the kind) without building a probe: a command learns
-// its global flags before it opens the target.
+// (--sim may follow the kind) without building a probe.
 func parseProbeFlags(words []string, extra func(*flag.FlagSet)) error {
 	_, err := parseProbes(words, probeDeps{Flags: extra, flagsOnly: true})
 	return err
 }
 
-// printProbeUsage describes every probe kind and its flags.
-func printProbeUsage(w io.Writer) {
+// printProbeKinds is the help of the probe words (probe, and after sweep's
+// and tui's --): every kind and its flags, as --flag like every other help.
+func printProbeKinds(w io.Writer) {
+	fmt.Fprintln(w, "probe kinds:")
 	for _, n := range probeKinds() {
-		k := kinds[n]
-		fmt.Fprintf(w, "%s\n    %s\n", k.synopsis, k.summary)
+		var b strings.Builder
 		fs := flag.NewFlagSet(n, flag.ContinueOnError)
-		fs.SetOutput(w)
-		k.flags(fs)
+		fs.SetOutput(&b)
+		kinds[n].flags(fs)
 		fs.PrintDefaults()
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "%s\n    %s\n%s\n", kinds[n].synopsis, kinds[n].summary, dashDash(b.String()))
 	}
 }
 
-// printProbeKinds is the help of the probe words after a command's --
-// (sweep, tui): every kind and its flags, as --flag like every other help.
-func printProbeKinds(w io.Writer) {
-	fmt.Fprintln(w, "probe kinds:")
-	var kb strings.Builder
-	printProbeUsage(&kb)
-	fmt.Fprint(w, dashDash(kb.String()))
-}
-
+// kind is a probe kind.
 type kind struct {
 	name, synopsis, summary string
-	// command: the first word that is not a flag starts the command,
-	// which takes all words after it.
-	command bool
+	command                 bool // the first positional word starts a command line
 	// flags binds the kind's flags to a new probe's fields and returns
-	// the function that finishes and checks it once they are parsed.
+	// what finishes and checks it once they are parsed.
 	flags func(fs *flag.FlagSet) buildFunc
 }
 
@@ -286,8 +275,7 @@ func simFlags(fs *flag.FlagSet) buildFunc {
 	}
 }
 
-// sizeValue is a flag.Value for byte counts ("64M", "all" is -1); its
-// default is the value it points to when it is registered.
+// sizeValue is a flag.Value for byte counts ("64M", "all" is -1).
 type sizeValue struct{ v *int64 }
 
 func (s sizeValue) String() string {

@@ -13,11 +13,10 @@ import (
 	"github.com/citune/citune/soc"
 )
 
-// An image's sidecar (IMAGE.citune.json, written by mkimage) records the
-// profile and controller the image was made for, so that `--mem-file
-// IMAGE` alone is enough afterwards. It only supplies labels: the journal
-// still keys the image by its device and inode (undo.File), so a renamed
-// or copied sidecar cannot make restore write another file.
+// An image's sidecar (IMAGE.citune.json, written by mkimage) names the
+// profile and controller the image was made for. It only supplies labels:
+// the journal keys the image by its device and inode (undo.File), so a
+// renamed or copied sidecar cannot make restore write another file.
 
 const sidecarKind = "citune-image"
 
@@ -57,10 +56,9 @@ func parseSidecar(b []byte) (sidecar, error) {
 	return s, nil
 }
 
-// applySidecar fills --profile and --controller from the image's sidecar
-// when they were not given. Flags that contradict it win (the identity
-// check before any write is the arbiter, and a foreign profile is how
-// that check is tested) with a note on stderr.
+// applySidecar fills --profile and --controller from the image's sidecar.
+// Flags that contradict it win, with a note (the identity check before
+// any write is the arbiter; a foreign profile is how it is tested).
 func (a *app) applySidecar() error {
 	if a.g.memFile == "" || a.sidecarDone {
 		return nil
@@ -94,8 +92,8 @@ func (a *app) applySidecar() error {
 	return nil
 }
 
-// checkImage says what is wrong with a --mem-file image before anything
-// else is blamed: missing, a directory, not readable.
+// checkImage says what is wrong with a --mem-file image, before anything
+// else is blamed.
 func checkImage(path string) error {
 	fi, err := os.Stat(path)
 	switch {
@@ -118,15 +116,12 @@ func checkImage(path string) error {
 	return f.Close()
 }
 
-// noSidecarErr is why an image without a sidecar cannot be used when no
-// profile was given and detection found none: what the image lacks, not
-// what the machine lacks.
+// noSidecarErr is what an image lacks when no profile was given or found.
 func noSidecarErr(image string) error {
 	return usageErr("register image %s has no %s beside it (citune mkimage writes one) to say which SoC and controller it holds: give --profile NAME (and --controller LABEL)", image, sidecarPath(image))
 }
 
-// valuesName is a sidecar's "values": "reset" for the reset values,
-// "board" for the board's.
+// valuesName is a sidecar's "values".
 func valuesName(reset bool) string {
 	if reset {
 		return "reset"

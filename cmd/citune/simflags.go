@@ -9,8 +9,6 @@ import (
 	"github.com/citune/citune/soc"
 )
 
-// The simulated controller's options from the global flags.
-
 // simOptions are the simulated controller's options from the global flags.
 func (a *app) simOptions() (soc.SimOptions, error) {
 	o := soc.SimOptions{ResetValues: a.g.resetVals}
@@ -37,15 +35,12 @@ func (a *app) simOptions() (soc.SimOptions, error) {
 }
 
 // parseSimCmdline reads ehci-hcd's parameters from a kernel command line
-// as the kernel does: module.param=value words, '-' and '_' alike in
-// names, the last word winning, numbers as kstrtoint/kstrtouint read them
-// (0x hex, a leading 0 octal, nothing else). Park above 3 is taken as 3
-// (ehci_init() clamps it) and a log2_irq_thresh outside 0..6 as 0
-// (ehci_init() resets it), each with a note, so a board's /proc/cmdline
-// can be pasted as it is. ehci-hcd's other parameters and parameters it
-// does not have are ignored with a note, as the kernel ignores unknown
-// ones; the gadgets' qmult, which the sim probe takes, gets a note
-// saying where it goes. A value the kernel would not parse is refused.
+// as the kernel does ('-' and '_' alike, the last word winning, numbers
+// as kstrtoint/kstrtouint read them). Park above 3 is 3 and a
+// log2_irq_thresh outside 0..6 is 0 (as ehci_init() takes them), with a
+// note, so a board's /proc/cmdline can be pasted as it is; other words
+// are ignored (with a note for ehci_hcd's and the gadgets' qmult). A
+// value the kernel would not parse is refused.
 func parseSimCmdline(line string) (log2, park uint, notes []string, err error) {
 	for _, w := range strings.Fields(line) {
 		name, val, ok := strings.Cut(w, "=")

@@ -11,7 +11,6 @@ import (
 
 	"github.com/citune/citune/bootargs"
 	"github.com/citune/citune/soc"
-	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/undo"
@@ -103,15 +102,11 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 	}
 	h := res.Header
 	a.targetOf(h)
-	last := ""
-	if n := len(res.Ends); n > 0 && res.Ends[n-1].Session == res.Sessions() {
-		last = res.Ends[n-1].Status
-	}
+	last, ended := lastEnd(res, "")
 	e, err := a.journalEntry()
 	if err != nil {
 		return err
 	}
-	ended := last == results.StatusComplete || last == results.StatusAborted
 	if ended && e == nil && where == "" {
 		fmt.Fprintf(a.env.stdout, "nothing to abort: the sweep in %s is %s, and nothing of it is left to restore or to resume\n", file, last)
 		return nil
@@ -124,17 +119,7 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 	if h.Profile != t.Profile.Name || !strings.EqualFold(h.Controller, t.Controller.Label) || h.Target != string(t.Kind) {
 		return usageErr("sweep --abort: %s is a sweep of %s %s (%s), the flags name %s %s (%s): nothing was changed", file, h.Profile, h.Controller, h.Target, t.Profile.Name, t.Controller.Label, t.Kind)
 	}
-	if err := t.Identify(); err != nil {
-		return withCode(exitIdentity, fmt.Errorf("%w\nnothing was written", err))
-	}
-	uo := undoOpts{}
-	if e != nil && (e.Reload != nil || len(e.Files) > 0 || len(e.ModParams) > 0) {
-		if err := host.CheckReload(e.Reload); err != nil {
-			return fmt.Errorf("%w\nnothing was written", err)
-		}
-		uo.host = host.HostFromReload(e.Reload)
-	}
-	u, closeUndo, err := a.openUndo(t, undo.KindRestore, uo)
+	u, closeUndo, err := a.restoreUndo(t, e, undoOpts{})
 	if err != nil {
 		var be *undo.BusyError
 		if errors.As(err, &be) {
@@ -148,10 +133,7 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 	if res, err = results.Load(file); err != nil {
 		return explainResults(file, err)
 	}
-	if n := len(res.Ends); n > 0 && res.Ends[n-1].Session == res.Sessions() {
-		last = res.Ends[n-1].Status
-	}
-	ended = last == results.StatusComplete || last == results.StatusAborted
+	last, ended = lastEnd(res, last)
 	// The resume first: whatever follows, the sweep does not come back.
 	gone := bootargs.RemoveResume(o.sysRoot)
 	for _, g := range gone {
@@ -186,6 +168,15 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 	}
 	fmt.Fprintf(a.env.stdout, "aborted the sweep in %s: the original settings and boot arguments are back\n", file)
 	return nil
+}
+
+// lastEnd is the status the current session of res ended with (else
+// last), and whether that ends the sweep.
+func lastEnd(res *results.Results, last string) (string, bool) {
+	if n := len(res.Ends); n > 0 && res.Ends[n-1].Session == res.Sessions() {
+		last = res.Ends[n-1].Status
+	}
+	return last, last == results.StatusComplete || last == results.StatusAborted
 }
 
 // journalEntry is the journal's entry of the target the global flags

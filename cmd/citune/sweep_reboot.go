@@ -14,23 +14,20 @@ import (
 	"github.com/citune/citune/sweep/plan"
 )
 
-// resumeUnit names the one-shot resume a cmdline: sweep installs: a
-// systemd unit where systemd runs, else an init script that busybox's
-// rcS (and sysvinit's rc) runs at boot.
+// The one-shot resume a cmdline: sweep installs: a systemd unit where
+// systemd runs, else an init script busybox's rcS (and sysvinit's rc) runs.
 var (
 	resumeService = bootargs.ResumeFiles[1]
 	resumeWants   = bootargs.ResumeFiles[0]
 	resumeInit    = bootargs.ResumeFiles[2]
 )
 
-// hasCmdlineAxis says whether the plan sweeps across reboots (cmdline: or
-// dt: axes).
+// hasCmdlineAxis says whether the plan sweeps across reboots.
 func hasCmdlineAxis(pl plan.Plan) bool {
 	return slices.ContainsFunc(pl.Axes, func(a plan.Axis) bool { return a.Kind == plan.KindCmdline || a.Kind == plan.KindDT })
 }
 
-// bootStore finds the boot loader's store for a cmdline: sweep and says
-// which it is.
+// bootStore finds the boot loader's store for a cmdline: sweep.
 func (a *app) bootStore(o *sweepOpts, pl plan.Plan) (st bootargs.Store, root string, err error) {
 	if !hasCmdlineAxis(pl) {
 		return nil, "", nil
@@ -49,9 +46,8 @@ func (a *app) bootStore(o *sweepOpts, pl plan.Plan) (st bootargs.Store, root str
 	return st, root, nil
 }
 
-// resumeArgs is the sweep's command line for the boot after a reboot:
-// the global flags and those of the target and host, the plan left out
-// (a resumed sweep takes the results file's), --resume FILE.
+// resumeArgs is the sweep's command line after a reboot: the plan left
+// out (a resumed sweep takes the results file's), --resume FILE.
 func resumeArgs(args []string, out string) []string {
 	drop := map[string]bool{"axis": true, "plan": true, "out": true, "resume": true, "mode": true, "repeat": true, "warmup": true,
 		"seed": true, "baseline-every": true, "budget": true, "min-gain": true, "settle": true}
@@ -114,9 +110,8 @@ func installResume(root string, cmd []string) (string, error) {
 	return "/" + resumeInit, os.WriteFile(p, []byte(script), 0o755)
 }
 
-// afterRun is the cmdline: sweep's end of a run: for a reboot, the
-// resume is installed and the reboot command run; at the end of the
-// sweep (or when it stopped) the resume is removed.
+// afterRun ends a cmdline: sweep's run: for a reboot it installs the
+// resume and reboots; at the end (or a stop) it removes the resume.
 func (a *app) afterRun(o *sweepOpts, pl plan.Plan, runErr error) error {
 	if !hasCmdlineAxis(pl) {
 		return runErr

@@ -26,12 +26,8 @@ import (
 	"github.com/citune/citune/units"
 )
 
-// This file prepares a sweep from its command line: resuming a results
-// file, the plan and its checks, the probe, module-parameter scope.
-
-// sweepResume reads the results file of --resume (its header says which
-// target, plan and probe) and settles the output file's name. An empty
-// results file holds nothing to continue: the sweep starts afresh in it.
+// sweepResume reads the results file of --resume (target, plan and probe)
+// and settles the output file's name; an empty one starts afresh.
 func (a *app) sweepResume(o *sweepOpts, words []string) (*results.Results, []string, error) {
 	var prev *results.Results
 	if o.resume != "" {
@@ -49,15 +45,13 @@ func (a *app) sweepResume(o *sweepOpts, words []string) (*results.Results, []str
 			return nil, nil, usageErr("sweep: --resume appends to its results file; leave out --out or give the same file")
 		}
 		if n := len(prev.Ends); n > 0 && prev.Ends[n-1].Status == results.StatusAborted {
-			// `sweep --abort` stopped it for good: resuming would write the
-			// boot loader's variables and install the resume again.
+			// Resuming would write the boot loader's variables again.
 			return nil, nil, usageErr("sweep: %s was aborted by `citune sweep --abort`: it does not resume (start a new sweep, with --out)", o.resume)
 		}
 		o.out = o.resume
 		h := prev.Header
 		a.targetOf(h)
 		if len(words) == 0 {
-			// --resume FILE alone: the probe the sweep ran with.
 			words = probeWordsFromCommand(h.Command)
 			if len(words) > 0 {
 				fmt.Fprintf(a.env.stderr, "citune: resuming with the recorded probe: %s\n", strings.Join(words, " "))
@@ -81,10 +75,9 @@ func (a *app) sweepResume(o *sweepOpts, words []string) (*results.Results, []str
 	return prev, words, nil
 }
 
-// sweepPlan validates the plan against the controller's map (a host-only
-// core has no device registers; the usbmisc word sits at a per-controller
-// offset) before anything is opened for writing, and refuses file and
-// module-parameter axes that would change this machine's own settings.
+// sweepPlan checks the plan against the controller's map before anything
+// is opened for writing, and refuses file, module and boot axes that would
+// change this machine's own settings.
 func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results, words []string) (*soc.Profile, *soc.Controller, plan.Plan, error) {
 	p, err := a.resolveProfile()
 	if err != nil {
@@ -98,8 +91,7 @@ func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results
 	if err != nil {
 		return nil, nil, pl, withCode(exitUsage, err)
 	}
-	// The probe's words may carry global flags (--sim after the kind):
-	// collect them before the target is opened.
+	// Global flags among the probe's words (--sim after the kind).
 	if err := parseProbeFlags(words, a.g.register); err != nil {
 		return nil, nil, pl, a.sweepProbeErr(err)
 	}
@@ -118,8 +110,7 @@ func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results
 	return p, c, pl, nil
 }
 
-// sweepProbe parses the sweep's one probe against the open target and
-// checks that a resumed sweep continues with the probe it recorded.
+// sweepProbe parses the sweep's one probe; a resumed sweep keeps its own.
 func (a *app) sweepProbe(t *soc.Target, o *sweepOpts, words []string, prev *results.Results) (probe.Probe, probe.Env, error) {
 	env := probe.Env{IRQ: cmp.Or(o.irq, t.Controller.IRQ), NoTrace: o.noTrace}
 	ps, err := parseProbes(words, probeDeps{Map: t.Profile.Map, Sim: simOf(t), Flags: a.g.register})
@@ -130,8 +121,7 @@ func (a *app) sweepProbe(t *soc.Target, o *sweepOpts, words []string, prev *resu
 		return nil, env, usageErr("sweep: give one probe (a sweep measures one workload; --also is for `citune probe`)")
 	}
 	if prev != nil && prev.Header.Probe != "" && ps[0].Name() != prev.Header.Probe {
-		// Another workload's rates cannot be ranked against the
-		// recorded ones.
+		// Another workload's rates do not rank against the recorded ones.
 		return nil, env, usageErr("sweep: %s was measured with probe %s; this probe is %s: leave the probe out to continue with the recorded one, or start a new sweep", o.out, prev.Header.Probe, ps[0].Name())
 	}
 	if err := simWithRealProbe(t, ps[0], o.force || (prev != nil && prev.Header.RealProbe())); err != nil {
@@ -141,10 +131,8 @@ func (a *app) sweepProbe(t *soc.Target, o *sweepOpts, words []string, prev *resu
 }
 
 // simWithRealProbe refuses a real probe (read, write, cmd) on the
-// simulated controller unless forced: its rates are this machine's and
-// do not depend on the simulated settings, so a ranking of them would
-// mislead. Forced, every output of the sweep is marked (results.Header's
-// SimulatedMark).
+// simulated controller unless forced: its rates do not depend on the
+// simulated settings. Forced, every output is marked (SimulatedMark).
 func simWithRealProbe(t *soc.Target, pr probe.Probe, force bool) error {
 	if _, ok := pr.(*probe.SimProbe); !t.Simulated() || ok || force {
 		return nil
@@ -152,8 +140,8 @@ func simWithRealProbe(t *soc.Target, pr probe.Probe, force bool) error {
 	return usageErr("sweep: --sim sets simulated registers, but probe %s measures this machine: its rates do not depend on the simulated settings, and ranking them would mislead; use the simulated board's probe (-- sim), sweep the board, or add --force to run it anyway (every output then says so)", pr.Name())
 }
 
-// probeWordsFromCommand recovers the probe words (the positional
-// arguments) of a sweep's command line as its results header records it.
+// probeWordsFromCommand recovers the probe words of a recorded sweep
+// command line.
 func probeWordsFromCommand(cmd []string) []string {
 	i := slices.Index(cmd, "sweep")
 	if i < 0 {
@@ -171,9 +159,8 @@ func probeWordsFromCommand(cmd []string) []string {
 	return fs.Args()
 }
 
-// buildPlan assembles the plan: defaults, the --plan file, then the
-// flags given; when resuming, the results file's plan takes the place of
-// the defaults and the file.
+// buildPlan is the defaults (resuming: the results file's plan), the
+// --plan file, then the flags given.
 func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Results) (plan.Plan, error) {
 	pl := plan.DefaultPlan()
 	pl.Seed = time.Now().UnixNano() % 1_000_000
@@ -212,8 +199,7 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 			pl.Axes = axes
 		}
 	}
-	// The flags given, through the plan's one setter (as plan files
-	// and the TUI's plan line).
+	// The flags given, through the plan's one setter.
 	flags := map[string]string{"mode": o.mode, "repeat": strconv.Itoa(o.repeat), "warmup": strconv.Itoa(o.warmup),
 		"settle": o.settle.String(), "seed": strconv.FormatInt(o.seed, 10), "baseline-every": strconv.Itoa(o.baselineEvery),
 		"budget": strconv.FormatFloat(o.budget, 'g', -1, 64), "min-gain": strconv.FormatFloat(o.minGain, 'g', -1, 64)}
@@ -242,9 +228,8 @@ func (a *app) sweepProbeErr(err error) error {
 	return err
 }
 
-// paramUsers finds, for every module parameter axis, the controllers the
-// parameter changes (it is module-wide) with the fields it sets on each
-// (soc.Target.ParamUsers).
+// paramUsers are, per module parameter axis, the controllers the
+// (module-wide) parameter changes.
 func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[string][]soc.ParamUser {
 	var out map[string][]soc.ParamUser
 	for _, ax := range pl.Axes {
@@ -259,9 +244,8 @@ func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[str
 	return out
 }
 
-// sweepRunner opens the undo session of the sweep and builds its runner
-// (sweeper.go) with the CLI's printer, board and boot store, and on the
-// simulator the simulated reload.
+// sweepRunner opens the sweep's undo session and builds its runner with
+// the CLI's printer, board, boot store and, simulated, reload.
 func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, pl plan.Plan, pr probe.Probe, env probe.Env, prev *results.Results, display units.Display) (*sweep.Config, func(), error) {
 	sysHost := o.host(t.Profile)
 	scopeRoot := a.env.root
@@ -277,7 +261,7 @@ func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, pl p
 		return nil, nil, err
 	}
 	runner := a.newSweepKit(t, pr, env, sysHost, u, scopeRoot, absArgs(a.args)).runner(pl, prev)
-	// A resumed sweep's names and values come from its results file.
+	// Escaped: a resumed sweep's names and values come from its results file.
 	runner.Log, runner.ByteUnit = textwrap.EscapeWriter(humanOut(a.env.stderr, a.env.errTTY)), display
 	runner.Board, runner.Boot, runner.BootRoot = a.boardID(o.board, t), st, broot
 	if t.Simulated() {
@@ -286,11 +270,9 @@ func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, pl p
 	return runner, closeUndo, nil
 }
 
-// explainResults turns the reader's error on a results file into the
-// explanation report gives (the line and what is wrong with it: empty,
-// another kind of file, a damaged line, a header cut off), so every
-// command that reads one says the same; err stands where report finds
-// nothing to say.
+// explainResults is report's explanation of the reader's error on a
+// results file (which line, what is wrong), so every command says the
+// same; err where report finds nothing to say.
 func explainResults(path string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -299,4 +281,21 @@ func explainResults(path string, err error) error {
 		return rerr
 	}
 	return err
+}
+
+// boardID is what a sweep records of its board: --board (else
+// $CITUNE_BOARD), the hostname and, for the live controller only (not a
+// simulator or an image), the device tree's model.
+func (a *app) boardID(name string, t *soc.Target) *results.BoardID {
+	b := &results.BoardID{Name: strings.TrimSpace(name)}
+	b.Name = cmp.Or(b.Name, strings.TrimSpace(a.env.getenv("CITUNE_BOARD")))
+	if t.Kind == soc.KindDevMem {
+		if m, err := fs.ReadFile(a.env.root, "proc/device-tree/model"); err == nil {
+			b.Model = strings.TrimSpace(strings.TrimRight(string(m), "\x00"))
+		}
+	}
+	if h, err := os.Hostname(); err == nil {
+		b.Host = h
+	}
+	return b
 }

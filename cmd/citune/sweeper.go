@@ -23,16 +23,11 @@ import (
 	"github.com/citune/citune/undo"
 )
 
-// This file is the one wiring of a sweep, for `citune sweep` and the
-// TUI's Sweep tab (tui.Sweeper) alike: the runner, its probe and clock,
-// the module parameters' users, and the results files' names.
-
-// sweepKit is what every sweep of one command is built from.
+// sweepKit is the one wiring of every sweep of a command, for `citune
+// sweep` and the TUI's Sweep tab (tui.Sweeper) alike.
 type sweepKit struct {
-	t *soc.Target
-	// series is the probe with its accounting and cross-run data checks
-	// (every run must read the data the first read); name is the probe's.
-	series probe.Probe
+	t      *soc.Target
+	series probe.Probe // the probe with accounting and cross-run data checks
 	name   string
 	sim    *probe.SimProbe // the sim probe on the simulated controller
 	host   *host.Host      // nil: register axes only
@@ -46,18 +41,15 @@ type sweepKit struct {
 func (a *app) newSweepKit(t *soc.Target, pr probe.Probe, env probe.Env, h *host.Host, u *undo.Session, root fs.FS, cmd []string) *sweepKit {
 	k := &sweepKit{t: t, series: probe.NewSeries(pr, env), name: pr.Name(), host: h, u: u, root: root, cmd: cmd, kernel: a.kernel()}
 	if sp, ok := pr.(*probe.SimProbe); ok && t.Simulated() {
-		// This machine's kernel played no part in a simulated sweep's
-		// figures: the header names none.
+		// This machine's kernel plays no part in the figures: none named.
 		k.sim, k.kernel = sp, ""
 	}
 	return k
 }
 
 // runner builds the runner of pl (resuming prev when not nil). With the
-// sim probe on the simulated controller the sweep runs on the simulated
-// board's clock: runs, settle pauses and module reloads at their
-// modelled times, nothing sleeps. Another probe on the simulated
-// controller measures wall time.
+// sim probe on the simulated controller it runs on the simulated board's
+// clock (modelled times, nothing sleeps); other probes take wall time.
 func (k *sweepKit) runner(pl plan.Plan, prev *results.Results) *sweep.Config {
 	r := &sweep.Config{ParamUsers: paramUsers(k.root, k.t.Profile, k.t, pl), Target: k.t, Prober: k.series, ProbeName: k.name,
 		Plan: pl, Host: k.host, Session: k.u, Kernel: k.kernel, Resume: prev, Command: k.cmd}
@@ -74,9 +66,7 @@ type tuiSweeper struct {
 	kit *sweepKit
 	out string
 	// fresh: out is the default name, which two sessions started in the
-	// same second share; a new plan takes the first of its names that
-	// no file holds yet, created exclusively (results.CreateFile would
-	// take over another session's file while it holds only a header).
+	// same second share: a plan's file is created exclusively (createFresh).
 	fresh bool
 
 	mu      sync.Mutex
@@ -170,12 +160,10 @@ func freshName(base, ext string) string {
 	}
 }
 
-// createFresh creates base+ext, or base-2+ext, base-3+ext..., the first
-// that does not exist, exclusively: of two sweeps started in the same
-// second each gets a file of its own (freshName alone leaves a window
-// between the look and the create, and results.CreateFile takes over a
-// file that holds only a header, as another sweep's does before its
-// first run).
+// createFresh creates the first of freshName's names that does not exist,
+// exclusively: of two sweeps started in the same second each gets a file
+// of its own (freshName alone leaves a window between the look and the
+// create, and results.CreateFile takes over a file holding only a header).
 func createFresh(base, ext string) (*os.File, string, error) {
 	for {
 		name := freshName(base, ext)
@@ -187,8 +175,8 @@ func createFresh(base, ext string) (*os.File, string, error) {
 }
 
 // tuiSweepOut is the default results file of the TUI's first sweep: a
-// new tui-sweep-DATE-TIME.jsonl in the state directory, beside the
-// journal (created when missing).
+// new tui-sweep-DATE-TIME.jsonl in the state directory (created when
+// missing), beside the journal: results are worth keeping, not for /tmp.
 func tuiSweepOut(journal string, now time.Time) (string, error) {
 	dir := filepath.Dir(journal)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -56,10 +56,9 @@ type undoOpts struct {
 	reload                  *undo.Reload
 }
 
-// openUndo opens the undo session of kind k on t (undo keeps no journal
-// and takes no lock for the simulated controller: its state dies with the
-// process), attaches it to the target's Halt and registers the target
-// for the signal path. The returned close releases both.
+// openUndo opens the undo session of kind k on t, attaches it to the
+// target's Halt and registers the target for the signal path; close
+// releases both.
 func (a *app) openUndo(t *soc.Target, k undo.Kind, o undoOpts) (*undo.Session, func(), error) {
 	id, err := t.ID()
 	if err != nil {
@@ -71,8 +70,8 @@ func (a *app) openUndo(t *soc.Target, k undo.Kind, o undoOpts) (*undo.Session, f
 	if !strings.HasPrefix(t.Profile.File, "embedded:") {
 		uo.ProfileFile, _ = filepath.Abs(t.Profile.File)
 	}
-	// undo keeps none for the simulator's registers (files and module
-	// parameters are journalled all the same).
+	// undo journals no simulated registers (files and module parameters
+	// all the same).
 	if uo.Journal, err = a.journalPath(); err != nil {
 		return nil, nil, err
 	}
@@ -118,8 +117,7 @@ func explainUndo(err error, k undo.Kind) error {
 	return err
 }
 
-// withHost adds a sweep host (files, module reloads) to the options; a
-// nil host stays a nil interface.
+// withHost adds a sweep host to the options (nil: a nil interface).
 func (o undoOpts) withHost(h *host.Host) undoOpts {
 	if h != nil {
 		o.host, o.reload = h, h.ReloadSpec()
