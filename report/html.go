@@ -70,24 +70,7 @@ svg text.cellsmall { font-size: 11px; }
 // units, the file names themselves) is escaped, whatever it holds. The
 // style sheet is the constant above; the charts are trustedHTML only
 // because svgb built them (svgbuild.go), escaping every value it was
-// given. Tables go in as views (htmlTable), filled by Go code.
-
-// cellView is one cell of a table; Num right-aligns it.
-type cellView struct {
-	Text string
-	Num  bool
-}
-
-type rowView struct {
-	Class string
-	Cells []cellView
-}
-
-type tableView struct {
-	ID, Class string
-	Head      []cellView
-	Rows      []rowView
-}
+// given.
 
 // WriteHTML writes one self-contained page: no scripts, no fonts or
 // images from elsewhere; the charts are inline SVG. With several files
@@ -137,27 +120,6 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	return err
 }
 
-// htmlTable is t for the page with the given id; rowClass gives each
-// row's class.
-func htmlTable(t *table, id, class string, rowClass func(i int) string) *tableView {
-	v := &tableView{ID: id, Class: class}
-	num := t.isRight
-	for i, h := range t.head {
-		v.Head = append(v.Head, cellView{h, num(i)})
-	}
-	for r, row := range t.rows {
-		rv := rowView{}
-		if rowClass != nil {
-			rv.Class = rowClass(r)
-		}
-		for i, c := range row {
-			rv.Cells = append(rv.Cells, cellView{c, num(i)})
-		}
-		v.Rows = append(v.Rows, rv)
-	}
-	return v
-}
-
 // htmlWarnings are the corrupt-data line and the warnings: the sweep's,
 // a visit cut short, points not measured.
 func htmlWarnings(s *Sweep) (corrupt string, warnings []string) {
@@ -174,11 +136,10 @@ func htmlWarnings(s *Sweep) (corrupt string, warnings []string) {
 	return corrupt, warnings
 }
 
-// summaryView is the table of the baseline, the best and the named
-// points.
-func summaryView(s *Sweep, pts []*Point, sfx string) *tableView {
+// summaryClass is the class of row i of the point table of pts.
+func summaryClass(s *Sweep, pts []*Point) func(i int) string {
 	all := s.withBaseline(pts)
-	return htmlTable(pointTable(s, pts), "summary"+sfx, "summary", func(i int) string {
+	return func(i int) string {
 		p := all[i]
 		switch {
 		case p.Baseline:
@@ -189,7 +150,7 @@ func summaryView(s *Sweep, pts []*Point, sfx string) *tableView {
 			return "win"
 		}
 		return ""
-	})
+	}
 }
 
 // heatCaption is the heat map's caption: the axes it shows.
@@ -205,14 +166,14 @@ func heatCaption(s *Sweep) string {
 // otherTables writes the tables of the excluded and the eliminated
 // points and of the settings' effects, each with its title and note.
 func otherTables(b *hb, s *Sweep, sfx string) {
-	section := func(t *tableView, title, foot string) {
+	section := func(t *table, id, title, foot string, rowClass func(int) string) {
 		b.eln("h3", title)
 		b.eln("p", foot, "class", "foot")
-		t.render(b)
+		render(b, t, id+sfx, id, rowClass)
 	}
 	if len(s.Excluded) > 0 {
-		section(htmlTable(excludedTable(s, "!!! "), "excluded"+sfx, "excluded", func(int) string { return "bad" }), "Not ranked",
-			"These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.")
+		section(excludedTable(s, "!!! "), "excluded", "Not ranked",
+			"These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.", func(int) string { return "bad" })
 	}
 	if len(s.Eliminated) > 0 {
 		title, why := "Dropped by the adaptive race", "Clearly slower than the race's leader after fewer runs; not ranked."
@@ -220,19 +181,19 @@ func otherTables(b *hb, s *Sweep, sfx string) {
 			t, w := s.droppedBy()
 			title, why = strings.ToUpper(t[:1])+t[1:], w
 		}
-		section(htmlTable(eliminatedTable(s), "eliminated"+sfx, "eliminated", nil), title, why)
+		section(eliminatedTable(s), "eliminated", title, why, nil)
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
-		section(htmlTable(effectTable(s, effs), "effects"+sfx, "effects", nil), "Effect of each axis on its own", effs[0].How+"; spread in points of the baseline.")
+		section(effectTable(s, effs), "effects", "Effect of each axis on its own", effs[0].How+"; spread in points of the baseline.", nil)
 	}
 }
 
-// headerView is the header's key-value lines, leaving out empty values.
-func headerView(s *Sweep, sfx string) *tableView {
-	v := &tableView{ID: "header" + sfx, Class: "kv"}
+// headerTable is the header's key-value lines, leaving out empty values.
+func headerTable(s *Sweep) *table {
+	v := &table{}
 	add := func(k, val string) {
 		if val != "" {
-			v.Rows = append(v.Rows, rowView{Cells: []cellView{{Text: k}, {Text: val}}})
+			v.add(k, val)
 		}
 	}
 	board := s.Profile
@@ -259,7 +220,7 @@ func headerView(s *Sweep, sfx string) *tableView {
 }
 
 // registerViews are the registers' snapshot in three columns.
-func registerViews(s *Sweep) (out []*tableView) {
+func registerTables(s *Sweep) (out []*table) {
 	if len(s.Registers) == 0 {
 		return nil
 	}
@@ -271,7 +232,7 @@ func registerViews(s *Sweep) (out []*tableView) {
 		for _, r := range s.Registers[c*per : min(len(s.Registers), (c+1)*per)] {
 			t.add(r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value))
 		}
-		out = append(out, htmlTable(t, "", "regs mono", nil))
+		out = append(out, t)
 	}
 	return out
 }
