@@ -16,7 +16,6 @@ type Styles struct {
 	Section   lipgloss.Style
 	Knob      lipgloss.Style
 	Cursor    lipgloss.Style
-	Changed   lipgloss.Style
 	Drift     lipgloss.Style
 	Dim       lipgloss.Style
 	Status    lipgloss.Style
@@ -46,7 +45,6 @@ func DefaultStyles() Styles {
 		Section:   s().Bold(true),
 		Knob:      s().Bold(true).Foreground(lipgloss.Color("6")),
 		Cursor:    s().Reverse(true),
-		Changed:   s().Foreground(lipgloss.Color("3")),
 		Drift:     s().Bold(true).Foreground(lipgloss.Color("1")),
 		Dim:       s().Faint(true),
 		Status:    s(),
@@ -57,21 +55,12 @@ func DefaultStyles() Styles {
 	}
 }
 
-// PlainStyles has no attributes at all (tests, dumb terminals).
-func PlainStyles() Styles {
-	s := lipgloss.NewStyle
-	h := help.Styles{Ellipsis: s(), ShortKey: s(), ShortDesc: s(), ShortSeparator: s(), FullKey: s(), FullDesc: s(), FullSeparator: s()}
-	return Styles{Header: s(), TabActive: s(), Tab: s(), ColHead: s(), Section: s(), Knob: s(), Cursor: s(),
-		Changed: s(), Drift: s(), Dim: s(), Status: s(), Error: s(), Good: s(), Title: s(), Help: h}
-}
-
 // MonoStyles uses attributes a vt100 has (bold, underline, reverse) and
 // no colour.
 func MonoStyles() Styles {
 	st := DefaultStyles()
 	s := lipgloss.NewStyle
 	st.Knob = s().Bold(true)
-	st.Changed = s()
 	st.Drift = s().Bold(true)
 	st.Error = s().Bold(true)
 	st.Good = s()
