@@ -177,15 +177,15 @@ func (g *FleetGroup) Spread(label string) (float64, bool) {
 	if len(xs) < 2 {
 		return 0, false
 	}
-	lo, hi, sum := xs[0], xs[0], 0.0
+	sum := 0.0
 	for _, x := range xs {
-		lo, hi, sum = math.Min(lo, x), math.Max(hi, x), sum+x
+		sum += x
 	}
 	mean := sum / float64(len(xs))
 	if mean <= 0 {
 		return 0, false
 	}
-	return (hi - lo) / mean * 100, true
+	return (slices.Max(xs) - slices.Min(xs)) / mean * 100, true
 }
 
 // point is s's point with label, or its baseline for "baseline".
@@ -306,34 +306,6 @@ func (f *Fleet) Summary() string {
 	return list
 }
 
-func (f *Fleet) files() int {
-	n := 0
-	for _, g := range f.Groups {
-		n += len(g.Sweeps)
-	}
-	return n
-}
-
-// boards counts the distinct boards (a file without a board name is a
-// board of its own).
-func (f *Fleet) boards() int {
-	seen := map[string]bool{}
-	for _, g := range f.Groups {
-		for _, s := range g.Sweeps {
-			seen[or(s.BoardName, "file:"+s.File)] = true
-		}
-	}
-	return len(seen)
-}
-
-func (f *Fleet) socs() int {
-	seen := map[string]bool{}
-	for _, g := range f.Groups {
-		seen[g.Profile] = true
-	}
-	return len(seen)
-}
-
 // fleetCell is a board's entry for a point: "27.34 #1", "27.31 2=",
 // "not-held", "CORRUPT", "-".
 func fleetCell(s *Sweep, p *Point) string {
@@ -407,8 +379,18 @@ func (g *FleetGroup) title() string {
 	return fmt.Sprintf("%s %s, %d board%s", g.Profile, g.Controller, len(g.Sweeps), plural(len(g.Sweeps)))
 }
 
+// heading counts the files, the boards (a file without a board name is
+// a board of its own) and the SoCs.
 func (f *Fleet) heading() string {
-	return fmt.Sprintf("%d results files from %d boards, %d SoC%s", f.files(), f.boards(), f.socs(), plural(f.socs()))
+	files, boards, socs := 0, map[string]bool{}, map[string]bool{}
+	for _, g := range f.Groups {
+		files += len(g.Sweeps)
+		socs[g.Profile] = true
+		for _, s := range g.Sweeps {
+			boards[or(s.BoardName, "file:"+s.File)] = true
+		}
+	}
+	return fmt.Sprintf("%d results files from %d boards, %d SoC%s", files, len(boards), len(socs), plural(len(socs)))
 }
 
 // writeFleetText is the terminal fleet report.

@@ -3,8 +3,6 @@ package report
 import (
 	"errors"
 	"fmt"
-
-	"github.com/citune/citune/units"
 	"math"
 	"path/filepath"
 	"slices"
@@ -12,20 +10,17 @@ import (
 	"time"
 
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/units"
 )
 
 var errNoResults = errors.New("no results file given")
 
 // Sweep is one results file, summarised for reporting.
 type Sweep struct {
-	// File is the path the results were read from; Label is a short
-	// name for side-by-side columns (unique among the files of a
-	// report).
+	// File is the path the results were read from; Label a short name
+	// for side-by-side columns (unique among the files of a report).
 	File, Label string
-
-	// BoardName names the board (results.BoardID.String: the name given
-	// to the sweep, else the device tree's model and the hostname); ""
-	// when the header does not say.
+	// BoardName names the board (results.BoardID.String), or "".
 	BoardName string
 
 	// From the header.
@@ -41,18 +36,16 @@ type Sweep struct {
 	Axes                                  []Axis
 	Registers                             []Register
 
-	// State is a results.Status* (StatusUnfinished: no
-	// end record: killed, or still running); StateDetail says more.
+	// State is a results.Status* (StatusUnfinished: no end record);
+	// StateDetail says more.
 	State, StateDetail string
-	// Warnings are about the file itself (a cut-off last line) and
-	// about the measurements (baseline drift).
+	// Warnings are about the file (a cut-off last line) and the
+	// measurements (baseline drift).
 	Warnings []string
-	Sessions int
-	// ProbeRuns counts every probe run recorded, warm-ups included.
-	ProbeRuns int
-	// Planned is the number of points the plan had; Missing the labels
-	// of those never finished (an interrupted sweep).
-	Planned int
+	// ProbeRuns counts every probe run recorded, warm-ups included;
+	// Planned the plan's points.
+	Sessions, ProbeRuns, Planned int
+	// Missing are the labels of the points never finished.
 	Missing []string
 	// InProgress names the point whose visit was cut short, if any.
 	InProgress string
@@ -65,8 +58,7 @@ type Sweep struct {
 	// failed); Eliminated the points the adaptive race dropped as
 	// clearly slower than its leader (fewer runs, fastest first).
 	Ranked, Excluded, Eliminated []*Point
-	// Verdict is the ranking's decision (rank.Verdict): what the report
-	// recommends, in the ranking's words.
+	// Verdict is the ranking's decision.
 	Verdict rank.Verdict
 	// DriftPct is the baseline's last measurement against its first.
 	DriftPct float64
@@ -76,20 +68,16 @@ type Sweep struct {
 	// DTS is the winner's device-tree fragment and kernel parameters
 	// (valid dts); DTSErr says why there is none.
 	DTS, KernelParams, DTSErr string
-
-	// ByteUnit is the unit byte rates are shown in: "MiB/s" (the
-	// default, as the sweep prints them), or the SI "MB/s" and "Mbit/s"
-	// that dd, hdparm and iperf3 print.
+	// ByteUnit is the unit byte rates are shown in (MiB/s by default).
 	ByteUnit units.Display
 }
 
-// Axis is one swept setting.
+// Axis is one swept setting: Name is REG.FIELD, module.param or a file
+// path, Label the short name people read (ITC).
 type Axis struct {
-	Kind     string
-	Name     string // REG.FIELD, module.param or a file path
-	Label    string // the short name people read: ITC
-	Values   []string
-	Original string
+	Kind, Name, Label string
+	Values            []string
+	Original          string
 }
 
 // Register is one register of the snapshot taken before the sweep.
@@ -105,24 +93,20 @@ type Point struct {
 	Settings   map[string]string // by axis name
 	Ignored    []string
 	Note       string
-	Baseline   bool
-	// Original is set for the point whose settings are the original
-	// ones (the noise floor); Blocked names its changes that cannot be
-	// made permanent (the verdict never recommends it).
-	Original bool
-	Blocked  []string
-	Rank     int
-	Tied     bool
-	Status   rank.Status
-	Reason   string
-	Changed  []string
+	// Original: the point's settings are the original ones (the noise
+	// floor); Blocked names its changes that cannot be made permanent.
+	Baseline, Original, Tied bool
+	Blocked                  []string
+	Rank                     int
+	Status                   rank.Status
+	Reason                   string
+	Changed                  []string
 
 	// Rates are the counted runs' rates (warm-ups, failed, not-held and
 	// corrupt runs left out).
 	Rates            []float64
 	Median, Min, Max float64
-	// Vs is the comparison with the baseline, the ranking's (nil for
-	// the baseline and when there was nothing to compare with).
+	// Vs is the ranking's comparison with the baseline, or nil.
 	Vs *rank.Comparison
 
 	IRQsPerSec, IRQsPerMiB, HandlerAvgUS, HandlerMaxUS Num
@@ -262,13 +246,10 @@ func (s *Sweep) Originals() string {
 	return strings.Join(mapf(s.Axes, func(a Axis) string { return a.Label + "=" + a.Original }), " ")
 }
 
-// Others are the points that are not ranked: excluded, then eliminated.
-func (s *Sweep) Others() []*Point {
-	return append(append([]*Point{}, s.Excluded...), s.Eliminated...)
-}
-
 // all are the points but the baseline: ranked, excluded, eliminated.
-func (s *Sweep) all() []*Point { return append(append([]*Point{}, s.Ranked...), s.Others()...) }
+func (s *Sweep) all() []*Point {
+	return append(append(append([]*Point{}, s.Ranked...), s.Excluded...), s.Eliminated...)
+}
 
 // measured are the points with counted runs: ranked, then eliminated.
 func (s *Sweep) measured() []*Point {
