@@ -189,8 +189,7 @@ func (lw *lavaWriter) points() {
 		tc(name(p.Label), "pass", p)
 	}
 	for _, p := range s.Excluded {
-		st, what := excludedLine(s, p)
-		log("%s: %s: %s", p.Label, strings.ToUpper(st), or(what, "no reason recorded"))
+		log("%s: %s: %s", p.Label, strings.ToUpper(excludedStatus(p)), or(p.why(), "no reason recorded"))
 		tc(name(p.Label), "fail", nil)
 	}
 	for _, l := range s.Missing {

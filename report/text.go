@@ -22,13 +22,10 @@ func f1(n Num) string {
 
 // fn formats a count-like number: whole above 100, one decimal below.
 func fn(n Num) string {
-	if !n.OK {
-		return ""
-	}
-	if n.V >= 100 {
+	if n.OK && n.V >= 100 {
 		return strconv.FormatFloat(n.V, 'f', 0, 64)
 	}
-	return strconv.FormatFloat(n.V, 'f', 1, 64)
+	return f1(n)
 }
 
 // handler is "9.4/34.2" (average/maximum), or "".
@@ -209,12 +206,12 @@ func effectTable(s *Sweep, effs []Effect) *table {
 	return t
 }
 
-func excludedLine(s *Sweep, p *Point) (status, what string) {
-	what, status = p.why(), string(p.Status)
+// excludedStatus is an excluded point's status, CORRUPT marked.
+func excludedStatus(p *Point) string {
 	if p.Status == rank.StatusCorrupt {
-		status = "!!! CORRUPT"
+		return "!!! CORRUPT"
 	}
-	return status, what
+	return string(p.Status)
 }
 
 // excludedTable lists the excluded points, their status without the
@@ -222,8 +219,7 @@ func excludedLine(s *Sweep, p *Point) (status, what string) {
 func excludedTable(s *Sweep, cut string) *table {
 	t := &table{head: []string{"status", "point", "why"}}
 	for _, p := range s.Excluded {
-		st, what := excludedLine(s, p)
-		t.add(strings.TrimPrefix(st, cut), p.Label, what)
+		t.add(strings.TrimPrefix(excludedStatus(p), cut), p.Label, p.why())
 	}
 	return t
 }

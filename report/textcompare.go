@@ -194,8 +194,7 @@ func writeFileNotesText(w io.Writer, ss []*Sweep, width int) {
 			lines = append(lines, wrap("  "+n[0]+": ", n[1], width))
 		}
 		for _, p := range s.Excluded {
-			st, what := excludedLine(s, p)
-			lines = append(lines, wrap("  "+st+" "+p.Label+": ", what, width))
+			lines = append(lines, wrap("  "+excludedStatus(p)+" "+p.Label+": ", p.why(), width))
 		}
 		if len(lines) > 0 {
 			fmt.Fprintf(w, "\n%s:\n%s", s.Label, strings.Join(lines, ""))

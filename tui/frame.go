@@ -96,11 +96,7 @@ func (m *Model) headerView() string {
 	if m.sweeping {
 		right = "SWEEP " + right
 	}
-	tabW := 0
-	for i := tab(0); i < numTabs; i++ {
-		tabW += len(tabNames[i]) + 4
-	}
-	tabW += int(numTabs) - 1
+	tabW := len(strings.Join(tabNames[:], "")) + 5*int(numTabs) - 1 // "[1 Name]" and a space between
 	room := m.w - tabW - 2 - len(right) - 1
 	if room < len(lefts[1]) {
 		right = ""
