@@ -52,8 +52,7 @@ func (m *Model) winnerSettings() ([]DTSSetting, string, bool) {
 }
 
 // originalSettings are the start values of the swept registers, for an
-// export after a sweep the original settings won (as `citune dts` writes
-// them): the best of the slower points is not worth committing.
+// export after the original settings won (as `citune dts` writes them).
 func (m *Model) originalSettings() ([]DTSSetting, string, bool) {
 	why := "the original settings: " + m.sweep.bestLine()
 	var out []DTSSetting

@@ -3,8 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-
-	"github.com/citune/citune/units"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -14,6 +12,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/units"
 )
 
 // probeTab is the Probe tab.
@@ -279,8 +278,8 @@ func (p *probeTab) View(h int) []string {
 	return out
 }
 
-// runView is the progress of the running probe (or the last error),
-// and the last run's numbers.
+// runView is the running probe's progress (or the last error) and the
+// last run's numbers.
 func (p *probeTab) runView() []string {
 	w := p.w
 	var out []string
@@ -326,8 +325,7 @@ func (p *probeTab) runView() []string {
 	return out
 }
 
-// histLine is the history row of entry i, its setting setW wide
-// and its median medW.
+// histLine is the history row i, its setting setW and median medW wide.
 func (p *probeTab) histLine(i, setW, medW int) string {
 	w := p.w
 	hr := p.hist[i]
