@@ -13,21 +13,19 @@ import (
 
 // choice is one value offered by the editor.
 type choice struct {
-	v        uint32
-	name     string
-	meaning  string
-	reserved bool
+	v             uint32
+	name, meaning string
+	reserved      bool
 }
 
 // editor picks a value for one field (or a whole register without fields).
 type editor struct {
-	ref     regs.Ref
-	choices []choice
-	other   bool // a free "other value" row follows the choices
-	sel     int
-	top     int
-	in      textinput.Model
-	err     string
+	ref      regs.Ref
+	choices  []choice
+	other    bool // a free "other value" row follows the choices
+	sel, top int
+	in       textinput.Model
+	err      string
 }
 
 // onInput reports whether keys go to the text input.

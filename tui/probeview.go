@@ -27,11 +27,10 @@ type probeTab struct {
 	run, of     int
 	done, total int64
 
-	last    *results.Measurement
-	lastErr string
-	hist    []history
-	sel     int
-	mark    int // the row compared against (A), -1 for the first row
+	last      *results.Measurement
+	lastErr   string
+	hist      []history
+	sel, mark int // mark: the row compared against (A), -1 for the first
 }
 
 // history is every run measured with one setting.

@@ -56,15 +56,14 @@ func buildRows(m *regs.Map) []row {
 // compared for drift, what the user set and the field editor.
 type regsTab struct {
 	*shared
-	own     regsKeys
-	rows    []row
-	sel     int
-	top     int
-	prev    map[uint32]uint32 // the read before
-	reads   int
-	desired map[string]uint32 // what the user set, by ref key
-	drifts  map[string]drift
-	ed      *editor // the open editor, nil when none
+	own      regsKeys
+	rows     []row
+	sel, top int
+	prev     map[uint32]uint32 // the read before
+	reads    int
+	desired  map[string]uint32 // what the user set, by ref key
+	drifts   map[string]drift
+	ed       *editor // the open editor, nil when none
 }
 
 // ShortHelp is the tab's help line.

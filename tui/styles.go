@@ -9,34 +9,17 @@ import (
 // already says (markers, words), so a terminal without colour loses
 // nothing: the cursor row also starts with '>', knobs with '*', and so on.
 type Styles struct {
-	Header    lipgloss.Style
-	TabActive lipgloss.Style
-	Tab       lipgloss.Style
-	ColHead   lipgloss.Style
-	Section   lipgloss.Style
-	Knob      lipgloss.Style
-	Cursor    lipgloss.Style
-	Drift     lipgloss.Style
-	Dim       lipgloss.Style
-	Status    lipgloss.Style
-	Error     lipgloss.Style
-	Good      lipgloss.Style
-	Title     lipgloss.Style
-	Help      help.Styles
+	Header, TabActive, Tab, ColHead, Section, Knob, Cursor lipgloss.Style
+	Drift, Dim, Status, Error, Good, Title                 lipgloss.Style
+	Help                                                   help.Styles
 }
 
 // DefaultStyles uses the 16 ANSI colours and attributes that a Linux
 // console and a vt100 understand (bold, reverse).
 func DefaultStyles() Styles {
 	s := lipgloss.NewStyle
-	h := help.DefaultDarkStyles()
-	h.ShortKey = s().Bold(true)
-	h.ShortDesc = s()
-	h.ShortSeparator = s()
-	h.FullKey = s().Bold(true)
-	h.FullDesc = s()
-	h.FullSeparator = s()
-	h.Ellipsis = s()
+	h := help.Styles{Ellipsis: s(), ShortKey: s().Bold(true), ShortDesc: s(), ShortSeparator: s(),
+		FullKey: s().Bold(true), FullDesc: s(), FullSeparator: s()}
 	return Styles{
 		Header:    s().Bold(true),
 		TabActive: s().Reverse(true),

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -150,14 +149,8 @@ func proposeValues(f *regs.Field, start uint32, mainline *uint32, limit uint32) 
 	if mainline != nil && ok(*mainline) {
 		pick = append(pick, *mainline)
 	}
-	sort.Slice(pick, func(i, j int) bool { return pick[i] < pick[j] })
-	out := pick[:0]
-	for i, v := range pick {
-		if i == 0 || v != pick[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
+	slices.Sort(pick)
+	return slices.Compact(pick)
 }
 
 // defaultValues lists the legal values to choose from for f: every legal
@@ -186,13 +179,9 @@ func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
 	if len(vs) > 5 {
 		vs = vs[len(vs)-5:]
 	}
-	found := false
-	for _, v := range vs {
-		found = found || v == start
-	}
-	if !found && regs.CheckValue(f, start) == nil {
+	if !slices.Contains(vs, start) && regs.CheckValue(f, start) == nil {
 		vs = append(vs, start)
-		sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
+		slices.Sort(vs)
 	}
 	return vs
 }

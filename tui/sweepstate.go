@@ -18,50 +18,41 @@ import (
 // sweepTab is the Sweep tab.
 type sweepTab struct {
 	*shared
-	own      sweepKeys
-	planText string
-	plan     SweepPlan
-	planErr  string
+	own               sweepKeys
+	planText, planErr string
+	plan              SweepPlan
 
 	id     int
 	cancel context.CancelFunc
 	ch     chan tea.Msg
 
 	points []results.PointRecord // folded over visits (see rankable)
-	// screened holds, per point, the rates of its screening runs (a
-	// race's or the model's) until a visit admits them among its rates
-	// (PointRecord.ScreenAdmitted), as results.Store counts them;
+	// screened holds each point's screening rates until a visit admits
+	// them (PointRecord.ScreenAdmitted), as results.Store counts them;
 	// screening are those of the visit under way.
-	screened  map[string][]float64
-	screening []float64
-	done      int
-	total     int
-	current   string
-	elapsed   time.Duration
-	finished  bool
-	stopped   bool
-	err       string
+	screened          map[string][]float64
+	screening         []float64
+	done, total       int
+	current, err      string
+	elapsed           time.Duration
+	finished, stopped bool
 
 	note    string
 	results string // where the sweeper records the results
-	// end is the run's end record (nil until the sweep ended); ranking
-	// is the finished sweep's ranking with its verdict (nil while it
-	// runs): the order, the intervals and the decision the sweep's end
-	// record holds, not the screen's own.
+	// end is the run's end record and ranking the finished sweep's
+	// ranking (the sweep's order, intervals and verdict, not the
+	// screen's own); nil until the sweep ended.
 	end     *results.EndRecord
 	ranking *rank.Ranking
-	// simulated: the finished sweep ran on the simulated board's clock
-	// (its end record has a simulated time), so elapsed is the board's
-	// modelled time.
+	// simulated: elapsed is the simulated board's modelled time.
 	simulated bool
 
 	started time.Time // the time of this run's first event
 	planned int       // the points the sweep's header planned (baseline aside)
 	visit   string    // the label of the point being measured
 
-	view   int
-	top    int
-	prompt int // the open prompt (promptPlan, promptLoad) or promptNone
+	view, top int
+	prompt    int // the open prompt (promptPlan, promptLoad) or promptNone
 }
 
 func (s *sweepTab) resetResults() {
