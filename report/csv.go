@@ -93,10 +93,10 @@ func csvRecord(s *Sweep, p *Point, names []string) []string {
 		rank = strconv.Itoa(p.Rank)
 	}
 	kernel := s.Kernel
-	if s.Simulated && !s.RealProbe {
+	if s.Simulated() && !s.RealProbe() {
 		kernel = "" // older files name the host's: no part in the figures
 	}
-	rec := []string{s.File, s.Profile, s.Controller, kernel, strconv.FormatBool(s.Simulated), s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
+	rec := []string{s.File, s.Profile, s.Controller, kernel, strconv.FormatBool(s.Simulated()), s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
 		strconv.FormatBool(p.Tied), string(p.Status), p.why()}
 	rec = append(rec, mapf(names, func(n string) string { return p.Settings[n] })...)
 	if p.Runs() > 0 {

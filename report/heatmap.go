@@ -17,7 +17,7 @@ func heatAxes(s *Sweep) (ax, ay Axis, others bool, ok bool) {
 	switch {
 	case len(s.Axes) == 2:
 		return s.Axes[0], s.Axes[1], false, true
-	case len(s.Axes) > 2 && s.Mode != plan.ModeOFAT:
+	case len(s.Axes) > 2 && s.Plan.Mode != plan.ModeOFAT:
 		effs := s.Effects()
 		return effs[0].Axis, effs[1].Axis, true, true
 	}

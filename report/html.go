@@ -81,7 +81,7 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	}
 	uniqueLabels(ss)
 	title := "citune report: " + ss[0].Board()
-	if ss[0].Simulated {
+	if ss[0].Simulated() {
 		title = "citune report: SIMULATED " + ss[0].Board()
 	}
 	fleet := isFleet(ss, o)
@@ -91,7 +91,7 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	case len(ss) > 1:
 		title = fmt.Sprintf("citune report: %d results side by side", len(ss))
 	}
-	if len(ss) > 1 && slices.ContainsFunc(ss, func(s *Sweep) bool { return s.Simulated }) {
+	if len(ss) > 1 && slices.ContainsFunc(ss, func(s *Sweep) bool { return s.Simulated() }) {
 		title += " (SIMULATED ones among them)"
 	}
 	files := mapf(ss, func(s *Sweep) string { return s.File })
@@ -177,7 +177,7 @@ func otherTables(b *hb, s *Sweep, sfx string) {
 	}
 	if len(s.Eliminated) > 0 {
 		title, why := "Dropped by the adaptive race", "Clearly slower than the race's leader after fewer runs; not ranked."
-		if s.Mode == plan.ModeModel {
+		if s.Plan.Mode == plan.ModeModel {
 			t, w := s.droppedBy()
 			title, why = strings.ToUpper(t[:1])+t[1:], w
 		}
@@ -221,15 +221,15 @@ func headerTable(s *Sweep) *table {
 
 // registerViews are the registers' snapshot in three columns.
 func registerTables(s *Sweep) (out []*table) {
-	if len(s.Registers) == 0 {
+	if len(s.Snapshot.Registers) == 0 {
 		return nil
 	}
 	// Indexes, not slices.Chunk: its instantiation cost the ARMv7
 	// binary 1.6 KiB.
-	per := (len(s.Registers) + 2) / 3
-	for c := 0; c*per < len(s.Registers); c++ {
+	per := (len(s.Snapshot.Registers) + 2) / 3
+	for c := 0; c*per < len(s.Snapshot.Registers); c++ {
 		t := &table{head: []string{"register", "offset", "value"}, right: []bool{false, true, true}}
-		for _, r := range s.Registers[c*per : min(len(s.Registers), (c+1)*per)] {
+		for _, r := range s.Snapshot.Registers[c*per : min(len(s.Snapshot.Registers), (c+1)*per)] {
 			t.add(r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value))
 		}
 		out = append(out, t)

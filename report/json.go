@@ -105,8 +105,8 @@ func JSON(ss []*Sweep) []JSONSweep {
 	out := []JSONSweep{}
 	for _, s := range ss {
 		j := JSONSweep{File: s.File, Target: JSONTarget{Profile: s.Profile, Controller: s.Controller, Node: s.Node,
-			Base: fmt.Sprintf("%#08x", s.Base), Kind: s.Target, Path: s.TargetPath, Simulated: s.Simulated}, Profile: s.Profile, Controller: s.Controller, Node: s.Node, Role: s.Role,
-			Simulated: s.Simulated, RealProbe: s.RealProbe, Probe: s.Probe, Mode: s.Mode, State: s.State, StateDetail: s.StateDetail, Warnings: s.Warnings,
+			Base: fmt.Sprintf("%#08x", s.Base), Kind: s.Target, Path: s.TargetPath, Simulated: s.Simulated()}, Profile: s.Profile, Controller: s.Controller, Node: s.Node, Role: s.Role,
+			Simulated: s.Simulated(), RealProbe: s.RealProbe(), Probe: s.Probe, Mode: s.Plan.Mode, State: s.State, StateDetail: s.StateDetail, Warnings: s.Warnings,
 			DTS: s.DTS, DTSError: s.DTSErr, Points: []JSONPoint{}}
 		if s.Baseline != nil {
 			b := pointJSON(s, s.Baseline)

@@ -220,21 +220,11 @@ func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	return s
 }
 
-// sweepOfHeader starts the Sweep from the header: what was swept, where
-// and how, and the registers' snapshot.
+// sweepOfHeader starts the Sweep from the header.
 func sweepOfHeader(res *results.Results) *Sweep {
 	h := res.Header
-	s := &Sweep{Profile: h.Profile, ProfileFile: h.ProfileFile, Controller: h.Controller, Node: h.Node, Base: uint64(h.Base),
-		Kernel: h.Kernel, Target: h.Target, TargetPath: h.TargetPath, Role: h.Role, Probe: h.Probe, Command: h.Command,
-		Started: h.Started, Mode: h.Plan.Mode, Repeats: h.Plan.Repeats, Warmup: h.Plan.Warmup, Notes: h.Notes,
-		Simulated: h.Simulated(), RealProbe: h.RealProbe(),
+	return &Sweep{Header: h, Axes: axesOf(h), BoardName: h.Board.String(),
 		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
-	s.Axes = axesOf(h)
-	s.BoardName = h.Board.String()
-	for _, r := range h.Snapshot.Registers {
-		s.Registers = append(s.Registers, Register{Name: r.Name, Offset: r.Offset, Value: r.Value})
-	}
-	return s
 }
 
 // countRuns gathers the counted runs per point (and the baseline's in
@@ -397,7 +387,7 @@ func (s *Sweep) inProgress(res *results.Results) {
 // droppedBy is the title of the eliminated points' table and why they
 // are not ranked, by the sweep's mode.
 func (s *Sweep) droppedBy() (title, why string) {
-	if s.Mode == plan.ModeModel {
+	if s.Plan.Mode == plan.ModeModel {
 		return "not confirmed by the model search", "Screened only, predicted below the top set the model confirmed (or not permanent); not ranked."
 	}
 	return "dropped by the adaptive race", "Clearly slower than its leader; fewer runs, not ranked."

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 	"github.com/citune/citune/units"
 )
 
@@ -23,18 +23,10 @@ type Sweep struct {
 	// BoardName names the board (results.BoardID.String), or "".
 	BoardName string
 
-	// From the header.
-	Profile, ProfileFile, Controller, Node, Kernel string
-	Base                                           uint64
-	// Simulated: the sweep ran on the simulated controller (citune
-	// --sim); RealProbe: with a real probe (sweep --force).
-	Simulated, RealProbe                  bool
-	Target, TargetPath, Role, Probe, Mode string
-	Command, Notes                        []string
-	Started                               time.Time
-	Repeats, Warmup                       int
-	Axes                                  []Axis
-	Registers                             []Register
+	// Header is the file's (Simulated, RealProbe: how it measured);
+	// its Notes gain the model mode's last fit.
+	results.Header
+	Axes []Axis
 
 	// State is a results.Status* (StatusUnfinished: no end record);
 	// StateDetail says more.
@@ -78,12 +70,6 @@ type Axis struct {
 	Kind, Name, Label string
 	Values            []string
 	Original          string
-}
-
-// Register is one register of the snapshot taken before the sweep.
-type Register struct {
-	Name          string
-	Offset, Value uint32
 }
 
 // Point is a measured point (or the baseline).
@@ -186,9 +172,9 @@ func (s *Sweep) Board() string {
 // files name the host's kernel there, which is not shown).
 func (s *Sweep) KernelText() string {
 	switch {
-	case s.RealProbe:
+	case s.RealProbe():
 		return "SIMULATED controller, real probe on kernel " + or(s.Kernel, "unknown")
-	case s.Simulated:
+	case s.Simulated():
 		return "SIMULATED controller (no kernel)"
 	}
 	return "kernel " + or(s.Kernel, "unknown")
@@ -198,9 +184,9 @@ func (s *Sweep) KernelText() string {
 // SIMULATED.
 func (s *Sweep) kernelCell() string {
 	switch {
-	case s.RealProbe:
+	case s.RealProbe():
 		return "SIMULATED, real probe on " + or(s.Kernel, "unknown")
-	case s.Simulated:
+	case s.Simulated():
 		return "SIMULATED"
 	}
 	return or(s.Kernel, "unknown")
@@ -234,9 +220,9 @@ func (s *Sweep) Per(n Num) Num {
 // (1 warm-up)".
 func (s *Sweep) PlanString() string {
 	ax := mapf(s.Axes, func(a Axis) string { return a.Label + "=" + strings.Join(a.Values, ",") })
-	p := fmt.Sprintf("%s over %s, %d runs per point", s.Mode, strings.Join(ax, " × "), s.Repeats)
-	if s.Warmup > 0 {
-		p += fmt.Sprintf(" (+%d warm-up)", s.Warmup)
+	p := fmt.Sprintf("%s over %s, %d runs per point", s.Plan.Mode, strings.Join(ax, " × "), s.Plan.Repeats)
+	if s.Plan.Warmup > 0 {
+		p += fmt.Sprintf(" (+%d warm-up)", s.Plan.Warmup)
 	}
 	return p
 }
