@@ -11,30 +11,25 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// A fleet report compares the results of many boards (a LAVA farm, a
-// rack of carrier revisions): it groups the files by SoC, controller,
-// plan and probe (only those measure the same thing), shows each
-// point's median per board side by side with the spread between the
-// boards, and says whether one setting wins on every board of the group
-// (one value for the SoC's dtsi) or the winner differs (per-board
-// overrides in each board's dts).
+// A fleet report compares many boards (a LAVA farm): it groups the files
+// by SoC, controller, plan and probe (only those measure the same thing),
+// shows each point's median per board with the spread between them, and
+// says whether one setting wins on every board of the group (one value
+// for the SoC's dtsi) or the winner differs (per-board overrides).
 //
 // Decisions:
 //   - A board's winners are its first-ranked point and every point tied
-//     with it (not significantly slower; sweep/rank): a setting that
-//     is statistically as good as the winner on every board is a common
-//     winner, even where noise put another point first on one board.
+//     with it: a setting statistically as good as the winner on every
+//     board is a common winner, even where noise put another first.
 //   - Among several common winners, and when there is none, the setting
 //     recommended for all boards is the one whose worst loss against each
-//     board's own winner is smallest (maximin): a dtsi value must not
-//     hurt any board much. It is named with that loss, so the reader can
-//     weigh one dtsi value against per-board overrides.
+//     board's own winner is smallest (maximin): a dtsi value must not hurt
+//     any board much. Its loss is named, to weigh against overrides.
 //   - The spread of a point is (max - min) / mean of its medians across
 //     the boards that measured it, in %; with one board there is none.
-//   - Files become a fleet report when they name at least two different
-//     boards in their headers (sweep --board, or the device tree's model
-//     and the hostname), or when Options.Fleet asks for it (older files
-//     without board names: each file is then a board, named by its file).
+//   - Files are a fleet when they name at least two different boards in
+//     their headers, or when Options.Fleet asks for it (older files: each
+//     file is then a board, named by its file).
 
 // Fleet is the files grouped for comparison across boards.
 type Fleet struct {
