@@ -65,13 +65,6 @@ svg text.cellsmall { font-size: 11px; }
 @media print { h2 { break-before: page; } }
 `
 
-// The page is written by the escaping builder hb (htmlbuild.go,
-// htmlpage.go): every string from a results file (names, notes, errors,
-// units, the file names themselves) is escaped, whatever it holds. The
-// style sheet is the constant above; the charts are trustedHTML only
-// because svgb built them (svgbuild.go), escaping every value it was
-// given.
-
 // WriteHTML writes one self-contained page: no scripts, no fonts or
 // images from elsewhere; the charts are inline SVG. With several files
 // the page starts with their comparison.

@@ -1,7 +1,7 @@
 package report
 
-// This file writes the page with the escaping builder hb: the structure
-// the template had, in Go.
+// This file writes the page with the escaping builder hb (htmlbuild.go):
+// every string from a results file is escaped, whatever it holds.
 
 import "github.com/citune/citune/sweep/rank"
 
