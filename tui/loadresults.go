@@ -100,7 +100,7 @@ func (m Model) onResults(msg resultsMsg) Model {
 		what += " (" + mark + ")"
 	}
 	if b, ok := s.best(); ok {
-		m.setStatus("%s: %d point(s); best %s at %s; %s", what, countHeld(s.points), s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()), rk.Verdict.Short())
+		m.setStatus("%s: %d point(s); best %s at %s; %s", what, countHeld(s.points), s.label(b), s.pointRate(b), rk.Verdict.Short())
 	} else {
 		m.setStatus("%s: %d point(s), none that held", what, countHeld(s.points))
 	}
