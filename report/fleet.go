@@ -159,8 +159,8 @@ func (g *FleetGroup) settle() {
 	}
 }
 
-// Spread is the spread of a point's medians across the boards in %, and
-// whether at least two boards measured it.
+// Spread is the spread of a point's medians across the boards in %, if
+// two boards measured it.
 func (g *FleetGroup) Spread(label string) (float64, bool) {
 	var xs []float64
 	for _, s := range g.Sweeps {
@@ -249,8 +249,7 @@ func (g *FleetGroup) winnerLabel(i int) string {
 	return g.Winners[i].Label
 }
 
-// Summary says, group by group, whether one setting wins on every board,
-// and whether the SoCs agree.
+// Summary says per group whether one setting wins, and if the SoCs agree.
 func (f *Fleet) Summary() string {
 	var parts []string
 	// The SoC-level claim needs one comparable group per SoC: the same

@@ -95,8 +95,7 @@ func writeMarkdownCompare(w io.Writer, ss []*Sweep, o Options) error {
 	return nil
 }
 
-// writeFileNotesMarkdown lists, per file, its warnings, what it did not
-// measure and its points that were not ranked.
+// writeFileNotesMarkdown lists each file's notices and points not ranked.
 func writeFileNotesMarkdown(w io.Writer, ss []*Sweep) {
 	for _, s := range ss {
 		lines := append(mdNotices(s), mapf(s.Excluded, mdExcluded)...)

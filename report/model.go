@@ -152,8 +152,7 @@ func (s *Sweep) winning() *Point {
 	return nil
 }
 
-// VerdictLines are the verdict's headline and details, as every output
-// prints them.
+// VerdictLines are the verdict's headline and details.
 func (s *Sweep) VerdictLines() []string {
 	return append([]string{s.Verdict.Headline()}, s.Verdict.DetailsIn(s.ByteUnit)...)
 }
@@ -180,8 +179,7 @@ func (s *Sweep) KernelText() string {
 	return "kernel " + or(s.Kernel, "unknown")
 }
 
-// kernelCell is KernelText for a table cell or a legend: the kernel, or
-// SIMULATED.
+// kernelCell is KernelText for a table cell or a legend.
 func (s *Sweep) kernelCell() string {
 	switch {
 	case s.RealProbe():
@@ -192,8 +190,7 @@ func (s *Sweep) kernelCell() string {
 	return or(s.Kernel, "unknown")
 }
 
-// RateUnit is the unit rates are shown in (ByteUnit for byte
-// rates, else the probe's own unit).
+// RateUnit is the unit rates are shown in.
 func (s *Sweep) RateUnit() string { return s.ByteUnit.Unit(s.Unit) }
 
 // Rate renders a rate in RateUnit without the unit.
@@ -242,9 +239,7 @@ func (s *Sweep) measured() []*Point {
 	return append(append([]*Point{}, s.Ranked...), s.Eliminated...)
 }
 
-// notices are what the reports say of a file before its points: its
-// warnings, the visit cut short and the points not measured, each with
-// its label.
+// notices are the labelled lines a report has before a file's points.
 func (s *Sweep) notices() (out [][2]string) {
 	for _, x := range s.Warnings {
 		out = append(out, [2]string{"warning", x})
@@ -301,8 +296,7 @@ func (s *Sweep) find(match func(*Point) bool) *Point {
 	return nil
 }
 
-// uniqueLabels makes the files' labels unique: the file name without
-// its extension, with the directories that tell them apart.
+// uniqueLabels labels files by name, with the directories that tell them apart.
 func uniqueLabels(ss []*Sweep) {
 	for depth := 1; depth < 8; depth++ {
 		seen := map[string]bool{}

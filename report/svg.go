@@ -11,8 +11,7 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// The charts are inline SVG written by hand: no scripts, no fonts or
-// images from elsewhere. Every chart is well-formed XML (tested).
+// The charts are inline SVG, well-formed XML (tested).
 
 // Colours.
 const (
@@ -29,8 +28,7 @@ const (
 // fileColours tell files apart in the comparison.
 var fileColours = []string{"#2463b5", "#c4661f", "#1a7f37", "#8250df", "#cf222e", "#0a7ea4"}
 
-// charW is the width of a character of the charts' 12 px monospace
-// labels.
+// charW is the width of a character of the 12 px monospace labels.
 const charW = 7.3
 
 // niceTicks returns round tick values covering [lo, hi].
@@ -212,8 +210,7 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 	return b.close()
 }
 
-// scatterPoints are the points the scatter shows: the baseline and the
-// measured points that counted interrupts.
+// scatterPoints are the measured points (and baseline) that counted interrupts.
 func scatterPoints(s *Sweep) []*Point {
 	var pts []*Point
 	if s.Baseline != nil && s.Baseline.IRQsPerMiB.OK {
@@ -227,8 +224,7 @@ func scatterPoints(s *Sweep) []*Point {
 	return pts
 }
 
-// scatterAxes is the scatter's plot area (left, top, pw × ph in an
-// SVG of height h), its scales and their ticks.
+// scatterAxes is the scatter's plot area, its scales and their ticks.
 type scatterAxes struct {
 	h, left, top, pw, ph float64
 	X, Y                 func(float64) float64
@@ -237,8 +233,7 @@ type scatterAxes struct {
 	xl, xh               float64 // range of the interrupts per MiB
 }
 
-// scatterScales chooses the scales: interrupts per MiB on a log scale
-// when they span more than a decade, the rate linear.
+// scatterScales chooses the scales (interrupts log over a decade).
 func scatterScales(s *Sweep, pts []*Point, width, h float64) *scatterAxes {
 	const left, right, top, bottom = 70.0, 40.0, 24.0, 56.0
 	xl, xh, yl, yh := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -377,9 +372,8 @@ func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, front []*Poin
 	}
 }
 
-// compareChart shows, for every point of several files, the difference
-// to each file's own baseline with its confidence interval, a colour
-// per file.
+// compareChart shows every point's difference to each file's own
+// baseline with its interval, a colour per file.
 func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 	labels := compareRows(ss)
 	const rowH, top, bottom, right = 26.0, 40.0, 50.0, 190.0
