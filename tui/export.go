@@ -22,8 +22,7 @@ func snapshotOf(m *regs.Map, raw map[uint32]uint32) soc.Snapshot {
 	return s
 }
 
-// winnerSettings are the sweep winner's values, each commented with how
-// sure the win is.
+// winnerSettings are the sweep winner's values, commented with its win.
 func (m *Model) winnerSettings() ([]DTSSetting, string, bool) {
 	b, ok := m.sweep.best()
 	if !ok {

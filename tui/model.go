@@ -320,8 +320,7 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m.normalKey(msg)
 }
 
-// normalKey handles a key outside dialogs and prompts: the keys of every
-// tab first, then the tab's own.
+// normalKey handles a key outside dialogs: every tab's keys, then the tab's.
 func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {

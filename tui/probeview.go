@@ -74,8 +74,8 @@ func (h history) avg(f func(results.Measurement) float64) float64 {
 	return t / float64(len(h.runs))
 }
 
-// settingLabel names a setting by the knob fields that differ from the
-// starting snapshot ("start" when none do), e.g. "ITC=0 AHBBRST=0".
+// settingLabel names a setting by the knobs that differ from the start
+// ("ITC=0 AHBBRST=0", or "start").
 func settingLabel(m *regs.Map, start soc.Snapshot, raw map[uint32]uint32) string {
 	var parts []string
 	for i := range m.Registers {
