@@ -101,9 +101,8 @@ func (s *Sweep) Effects() []Effect {
 	return out
 }
 
-// varies reports whether point p changed axis a from its original value
-// for its own sake (one factor at a time), not as the condition another
-// axis needs ("AHBBRST=0 so that TXPBURST takes effect").
+// varies reports whether p changed axis a for its own sake, not as another
+// axis's condition ("AHBBRST=0 so that TXPBURST takes effect").
 func (s *Sweep) varies(p *Point, a Axis) bool {
 	v := p.Settings[a.Name]
 	if v == a.Original {

@@ -91,10 +91,9 @@ func labelWidth(labels []string, min float64) float64 {
 	return w
 }
 
-// ratesChart is a dot plot: per point (baseline first, then the ranking,
-// then the points that are not ranked), every counted run as a small
-// dot, the range min-max as a whisker and the median as a diamond; the
-// baseline's median and range run down the chart.
+// ratesChart is a dot plot: per point every counted run as a dot, the
+// range as a whisker and the median as a diamond; the baseline's median
+// and range run down the chart.
 func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 	pts := s.withBaseline(append(s.measured(), s.Excluded...))
 	labels := mapf(pts, func(p *Point) string { return pointName(s, p) })
@@ -183,9 +182,8 @@ func pointTitle(s *Sweep, p *Point) string {
 	return t
 }
 
-// scatter plots each point's median rate against its interrupts per MiB
-// (log scale when they span more than a factor of ten), with the
-// points no other point beats on both (the Pareto front) joined.
+// scatter plots each point's median rate against its interrupts per MiB,
+// the points no other point beats on both (the Pareto front) joined.
 func scatter(s *Sweep, id string, width float64) trustedHTML {
 	pts := scatterPoints(s)
 	const h = 420.0
@@ -299,8 +297,7 @@ func (ax *scatterAxes) draw(b *svgb, s *Sweep) {
 	b.textElem("text", s.RateUnit(), "x", "14", "y", px(top+ph/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 14 %.1f)", top+ph/2))
 }
 
-// paretoFront is the points (ok ones only) no other point beats with a
-// higher rate and fewer interrupts, by interrupts per MiB.
+// paretoFront is the ok points no other beats on rate and interrupts.
 func paretoFront(pts []*Point) []*Point {
 	var front []*Point
 	for _, p := range pts {
@@ -337,8 +334,7 @@ func placeLabel(placed *[]labelBox, cx, cy float64, anchor string, w float64) fl
 	return cy - 8
 }
 
-// drawPoints draws every point with its tooltip; the baseline, the winner
-// and the points on the front get a label.
+// drawPoints draws every point; the baseline, winner and front labelled.
 func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, front []*Point) {
 	win := s.winning()
 	var placed []labelBox
