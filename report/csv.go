@@ -11,10 +11,9 @@ import (
 )
 
 // WriteCSV writes one row per point (the baseline first) of every file:
-// the file's board, kernel and whether it was simulated, the point's settings (a column per axis),
-// status, rates in the unit of the unit column, the difference to the
-// baseline with its interval, interrupts, handler time and CPU. Empty
-// cells were not measured.
+// the file's board and kernel, the point's settings (a column per axis),
+// status, rates, the difference to the baseline with its interval,
+// interrupts, handler time and CPU. Empty cells were not measured.
 func WriteCSV(w io.Writer, ss []*Sweep) error {
 	if len(ss) == 0 {
 		return errNoResults
@@ -78,8 +77,7 @@ func csvHead(ss []*Sweep) (names, head []string) {
 	return names, head
 }
 
-// csvRecord is point p of sweep s as a CSV line, with its settings of the
-// axes names.
+// csvRecord is point p as a CSV line, with its settings of the axes names.
 func csvRecord(s *Sweep, p *Point, names []string) []string {
 	g := func(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
 	n := func(x Num, prec int) string {
@@ -93,10 +91,10 @@ func csvRecord(s *Sweep, p *Point, names []string) []string {
 		rank = strconv.Itoa(p.Rank)
 	}
 	kernel := s.Kernel
-	if s.Simulated && !s.RealProbe {
+	if s.Simulated() && !s.RealProbe() {
 		kernel = "" // older files name the host's: no part in the figures
 	}
-	rec := []string{s.File, s.Profile, s.Controller, kernel, strconv.FormatBool(s.Simulated), s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
+	rec := []string{s.File, s.Profile, s.Controller, kernel, strconv.FormatBool(s.Simulated()), s.Probe, p.Label, strconv.FormatBool(p.Baseline), rank,
 		strconv.FormatBool(p.Tied), string(p.Status), p.why()}
 	rec = append(rec, mapf(names, func(n string) string { return p.Settings[n] })...)
 	if p.Runs() > 0 {

@@ -44,7 +44,7 @@ func (s *Sweep) Effects() []Effect {
 	var out []Effect
 	for _, a := range s.Axes {
 		e := Effect{Axis: a, How: "median over the measured points with that value"}
-		if s.Mode == plan.ModeOFAT {
+		if s.Plan.Mode == plan.ModeOFAT {
 			e.How = "the points that changed this axis alone; the original value is the baseline"
 		}
 		byVal := map[string][]float64{}
@@ -56,7 +56,7 @@ func (s *Sweep) Effects() []Effect {
 			if !ok {
 				continue
 			}
-			if s.Mode == plan.ModeOFAT && !s.varies(p, a) {
+			if s.Plan.Mode == plan.ModeOFAT && !s.varies(p, a) {
 				continue
 			}
 			byVal[v] = append(byVal[v], p.Median)
@@ -69,7 +69,7 @@ func (s *Sweep) Effects() []Effect {
 			case len(meds) > 0:
 				ev.Points = len(meds)
 				ev.Median = rank.Median(meds)
-			case s.Mode == plan.ModeOFAT && ev.Original && s.Baseline != nil:
+			case s.Plan.Mode == plan.ModeOFAT && ev.Original && s.Baseline != nil:
 				ev.Baseline = true
 				ev.Median = s.Baseline.Median
 			default:
@@ -101,9 +101,8 @@ func (s *Sweep) Effects() []Effect {
 	return out
 }
 
-// varies reports whether point p changed axis a from its original value
-// for its own sake (one factor at a time), not as the condition another
-// axis needs ("AHBBRST=0 so that TXPBURST takes effect").
+// varies reports whether p changed axis a for its own sake, not as another
+// axis's condition ("AHBBRST=0 so that TXPBURST takes effect").
 func (s *Sweep) varies(p *Point, a Axis) bool {
 	v := p.Settings[a.Name]
 	if v == a.Original {

@@ -11,30 +11,25 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// A fleet report compares the results of many boards (a LAVA farm, a
-// rack of carrier revisions): it groups the files by SoC, controller,
-// plan and probe (only those measure the same thing), shows each
-// point's median per board side by side with the spread between the
-// boards, and says whether one setting wins on every board of the group
-// (one value for the SoC's dtsi) or the winner differs (per-board
-// overrides in each board's dts).
+// A fleet report compares many boards (a LAVA farm): it groups the files
+// by SoC, controller, plan and probe (only those measure the same thing),
+// shows each point's median per board with the spread between them, and
+// says whether one setting wins on every board of the group (one value
+// for the SoC's dtsi) or the winner differs (per-board overrides).
 //
 // Decisions:
 //   - A board's winners are its first-ranked point and every point tied
-//     with it (not significantly slower; sweep/rank): a setting that
-//     is statistically as good as the winner on every board is a common
-//     winner, even where noise put another point first on one board.
+//     with it: a setting statistically as good as the winner on every
+//     board is a common winner, even where noise put another first.
 //   - Among several common winners, and when there is none, the setting
 //     recommended for all boards is the one whose worst loss against each
-//     board's own winner is smallest (maximin): a dtsi value must not
-//     hurt any board much. It is named with that loss, so the reader can
-//     weigh one dtsi value against per-board overrides.
+//     board's own winner is smallest (maximin): a dtsi value must not hurt
+//     any board much. Its loss is named, to weigh against overrides.
 //   - The spread of a point is (max - min) / mean of its medians across
 //     the boards that measured it, in %; with one board there is none.
-//   - Files become a fleet report when they name at least two different
-//     boards in their headers (sweep --board, or the device tree's model
-//     and the hostname), or when Options.Fleet asks for it (older files
-//     without board names: each file is then a board, named by its file).
+//   - Files are a fleet when they name at least two different boards in
+//     their headers, or when Options.Fleet asks for it (older files: each
+//     file is then a board, named by its file).
 
 // Fleet is the files grouped for comparison across boards.
 type Fleet struct {
@@ -164,8 +159,8 @@ func (g *FleetGroup) settle() {
 	}
 }
 
-// Spread is the spread of a point's medians across the boards in %, and
-// whether at least two boards measured it.
+// Spread is the spread of a point's medians across the boards in %, if
+// two boards measured it.
 func (g *FleetGroup) Spread(label string) (float64, bool) {
 	var xs []float64
 	for _, s := range g.Sweeps {
@@ -177,15 +172,15 @@ func (g *FleetGroup) Spread(label string) (float64, bool) {
 	if len(xs) < 2 {
 		return 0, false
 	}
-	lo, hi, sum := xs[0], xs[0], 0.0
+	sum := 0.0
 	for _, x := range xs {
-		lo, hi, sum = math.Min(lo, x), math.Max(hi, x), sum+x
+		sum += x
 	}
 	mean := sum / float64(len(xs))
 	if mean <= 0 {
 		return 0, false
 	}
-	return (hi - lo) / mean * 100, true
+	return (slices.Max(xs) - slices.Min(xs)) / mean * 100, true
 }
 
 // point is s's point with label, or its baseline for "baseline".
@@ -254,8 +249,7 @@ func (g *FleetGroup) winnerLabel(i int) string {
 	return g.Winners[i].Label
 }
 
-// Summary says, group by group, whether one setting wins on every board,
-// and whether the SoCs agree.
+// Summary says per group whether one setting wins, and if the SoCs agree.
 func (f *Fleet) Summary() string {
 	var parts []string
 	// The SoC-level claim needs one comparable group per SoC: the same
@@ -304,34 +298,6 @@ func (f *Fleet) Summary() string {
 		return "the best setting differs between the SoCs, each SoC's dtsi gets its own: " + list
 	}
 	return list
-}
-
-func (f *Fleet) files() int {
-	n := 0
-	for _, g := range f.Groups {
-		n += len(g.Sweeps)
-	}
-	return n
-}
-
-// boards counts the distinct boards (a file without a board name is a
-// board of its own).
-func (f *Fleet) boards() int {
-	seen := map[string]bool{}
-	for _, g := range f.Groups {
-		for _, s := range g.Sweeps {
-			seen[or(s.BoardName, "file:"+s.File)] = true
-		}
-	}
-	return len(seen)
-}
-
-func (f *Fleet) socs() int {
-	seen := map[string]bool{}
-	for _, g := range f.Groups {
-		seen[g.Profile] = true
-	}
-	return len(seen)
 }
 
 // fleetCell is a board's entry for a point: "27.34 #1", "27.31 2=",
@@ -407,8 +373,18 @@ func (g *FleetGroup) title() string {
 	return fmt.Sprintf("%s %s, %d board%s", g.Profile, g.Controller, len(g.Sweeps), plural(len(g.Sweeps)))
 }
 
+// heading counts the files, the boards (a file without a board name is
+// a board of its own) and the SoCs.
 func (f *Fleet) heading() string {
-	return fmt.Sprintf("%d results files from %d boards, %d SoC%s", f.files(), f.boards(), f.socs(), plural(f.socs()))
+	files, boards, socs := 0, map[string]bool{}, map[string]bool{}
+	for _, g := range f.Groups {
+		files += len(g.Sweeps)
+		socs[g.Profile] = true
+		for _, s := range g.Sweeps {
+			boards[or(s.BoardName, "file:"+s.File)] = true
+		}
+	}
+	return fmt.Sprintf("%d results files from %d boards, %d SoC%s", files, len(boards), len(socs), plural(len(socs)))
 }
 
 // writeFleetText is the terminal fleet report.

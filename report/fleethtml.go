@@ -24,9 +24,9 @@ func htmlFleet(b *hb, ss []*Sweep) {
 		id := fmt.Sprintf("fleet-%d", i+1)
 		b.eln("h3", g.title())
 		b.eln("p", "plan: "+g.Plan+"; probe: "+g.Probe, "class", "foot")
-		htmlTable(g.boardTable(), id+"-boards", "summary", nil).render(b)
+		render(b, g.boardTable(), id+"-boards", "summary", nil)
 		figure(b, "fig-"+id, "Median rate per board", "(dot: median, line: min to max of the counted runs, ring: the board's winner)", fleetChart(g, id+"-chart", pageWidth))
-		htmlTable(g.table(), id+"-points", "summary", nil).render(b)
+		render(b, g.table(), id+"-points", "summary", nil)
 		b.open("p", "class", "verdict", "id", id+"-verdict")
 		b.el("strong", "Verdict:")
 		b.text(" " + g.Verdict())
@@ -35,11 +35,9 @@ func htmlFleet(b *hb, ss []*Sweep) {
 	b.closen("section")
 }
 
-// fleetChart is the group's per-board chart: for every point (baseline
-// first) a row with a dot per board at its median rate, a line from its
-// slowest to its fastest counted run, a colour per board, and a ring
-// around each board's winner. Points a board did not trust are named at
-// the right.
+// fleetChart is the group's per-board chart: for every point a row with a
+// dot per board at its median, a line over its runs' range, and a ring on
+// each board's winner; points a board did not trust are named at the right.
 func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
 	labels := append([]string{"baseline"}, g.Points...)
 	s0 := g.Sweeps[0]
@@ -77,8 +75,7 @@ type legendEntry struct {
 	text string
 }
 
-// fleetLegend lays out the legend, an entry a board wrapped to the
-// chart's width, and returns it with the baseline of its last line.
+// fleetLegend lays out the legend wrapped to width, and its last line's y.
 func fleetLegend(g *FleetGroup, width float64) ([]legendEntry, float64) {
 	var legend []legendEntry
 	lx, ly := 10.0, 18.0
@@ -94,8 +91,7 @@ func fleetLegend(g *FleetGroup, width float64) ([]legendEntry, float64) {
 	return legend, ly
 }
 
-// fleetRange is the range of the counted runs of every board at the
-// labelled points (0 to 1 when there are none).
+// fleetRange is the range of the runs at the labelled points (or 0 to 1).
 func fleetRange(g *FleetGroup, labels []string) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range g.Sweeps {
@@ -111,9 +107,8 @@ func fleetRange(g *FleetGroup, labels []string) (lo, hi float64) {
 	return lo, hi
 }
 
-// fleetRow draws the row of point l from cy, rowH high: each board's
-// range and median, a ring on its winner, or at xBad the status of a
-// point the board did not trust.
+// fleetRow draws the row of point l from cy, rowH high (untrusted points'
+// status at xBad).
 func fleetRow(b *svgb, g *FleetGroup, l string, cy, rowH, xBad float64, X func(float64) float64) {
 	n := float64(len(g.Sweeps))
 	for k, s := range g.Sweeps {

@@ -17,15 +17,14 @@ func heatAxes(s *Sweep) (ax, ay Axis, others bool, ok bool) {
 	switch {
 	case len(s.Axes) == 2:
 		return s.Axes[0], s.Axes[1], false, true
-	case len(s.Axes) > 2 && s.Mode != plan.ModeOFAT:
+	case len(s.Axes) > 2 && s.Plan.Mode != plan.ModeOFAT:
 		effs := s.Effects()
 		return effs[0].Axis, effs[1].Axis, true, true
 	}
 	return Axis{}, Axis{}, false, false
 }
 
-// matches reports whether point p is at value v of axis a (an axis the
-// hardware ignores at p matches every value).
+// matches reports whether p is at value v of axis a (or ignores a).
 func matches(p *Point, a Axis, v string) bool {
 	got, ok := p.Settings[a.Name]
 	if !ok {
@@ -94,8 +93,7 @@ type heatCell struct {
 	p, elim, bad *Point
 }
 
-// heatCells fills the grid (rows by ay, columns by ax) and returns the
-// range of the medians shown in colour.
+// heatCells fills the grid (rows by ay) and the range of its colours.
 func heatCells(s *Sweep, ax, ay Axis) (cells [][]heatCell, lo, hi float64) {
 	cells = make([][]heatCell, len(ay.Values))
 	lo, hi = math.Inf(1), math.Inf(-1)
@@ -118,8 +116,7 @@ func heatCells(s *Sweep, ax, ay Axis) (cells [][]heatCell, lo, hi float64) {
 	return cells, lo, hi
 }
 
-// best is the point of ps with the highest median that ok accepts, the
-// first of those tied; nil when ok accepts none.
+// best is the first point of ps with the highest median ok accepts, or nil.
 func best(ps []*Point, ok func(*Point) bool) (b *Point) {
 	for _, p := range ps {
 		if ok(p) && (b == nil || p.Median > b.Median) {
@@ -129,8 +126,7 @@ func best(ps []*Point, ok func(*Point) bool) (b *Point) {
 	return b
 }
 
-// heatGrid is the heat map's layout: cells cw × ch from (left, top), the
-// colour range lo..hi, and the winner to frame.
+// heatGrid is the heat map's layout, colour range and winner to frame.
 type heatGrid struct {
 	id                string
 	cw, ch, top, left float64
@@ -217,8 +213,7 @@ func (g heatGrid) cell(b *svgb, s *Sweep, c heatCell, x, y float64, atBaseline b
 	b.end("g")
 }
 
-// scale draws the colour scale beside an nx × ny grid, when any cell is
-// in colour.
+// scale draws the colour scale beside an nx × ny grid, if any is coloured.
 func (g heatGrid) scale(b *svgb, s *Sweep, nx, ny int) {
 	if !(g.hi >= g.lo && !math.IsInf(g.lo, 1)) {
 		return

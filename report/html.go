@@ -65,30 +65,6 @@ svg text.cellsmall { font-size: 11px; }
 @media print { h2 { break-before: page; } }
 `
 
-// The page is written by the escaping builder hb (htmlbuild.go,
-// htmlpage.go): every string from a results file (names, notes, errors,
-// units, the file names themselves) is escaped, whatever it holds. The
-// style sheet is the constant above; the charts are trustedHTML only
-// because svgb built them (svgbuild.go), escaping every value it was
-// given. Tables go in as views (htmlTable), filled by Go code.
-
-// cellView is one cell of a table; Num right-aligns it.
-type cellView struct {
-	Text string
-	Num  bool
-}
-
-type rowView struct {
-	Class string
-	Cells []cellView
-}
-
-type tableView struct {
-	ID, Class string
-	Head      []cellView
-	Rows      []rowView
-}
-
 // WriteHTML writes one self-contained page: no scripts, no fonts or
 // images from elsewhere; the charts are inline SVG. With several files
 // the page starts with their comparison.
@@ -98,7 +74,7 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	}
 	uniqueLabels(ss)
 	title := "citune report: " + ss[0].Board()
-	if ss[0].Simulated {
+	if ss[0].Simulated() {
 		title = "citune report: SIMULATED " + ss[0].Board()
 	}
 	fleet := isFleet(ss, o)
@@ -108,7 +84,7 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	case len(ss) > 1:
 		title = fmt.Sprintf("citune report: %d results side by side", len(ss))
 	}
-	if len(ss) > 1 && slices.ContainsFunc(ss, func(s *Sweep) bool { return s.Simulated }) {
+	if len(ss) > 1 && slices.ContainsFunc(ss, func(s *Sweep) bool { return s.Simulated() }) {
 		title += " (SIMULATED ones among them)"
 	}
 	files := mapf(ss, func(s *Sweep) string { return s.File })
@@ -137,27 +113,6 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	return err
 }
 
-// htmlTable is t for the page with the given id; rowClass gives each
-// row's class.
-func htmlTable(t *table, id, class string, rowClass func(i int) string) *tableView {
-	v := &tableView{ID: id, Class: class}
-	num := t.isRight
-	for i, h := range t.head {
-		v.Head = append(v.Head, cellView{h, num(i)})
-	}
-	for r, row := range t.rows {
-		rv := rowView{}
-		if rowClass != nil {
-			rv.Class = rowClass(r)
-		}
-		for i, c := range row {
-			rv.Cells = append(rv.Cells, cellView{c, num(i)})
-		}
-		v.Rows = append(v.Rows, rv)
-	}
-	return v
-}
-
 // htmlWarnings are the corrupt-data line and the warnings: the sweep's,
 // a visit cut short, points not measured.
 func htmlWarnings(s *Sweep) (corrupt string, warnings []string) {
@@ -174,11 +129,10 @@ func htmlWarnings(s *Sweep) (corrupt string, warnings []string) {
 	return corrupt, warnings
 }
 
-// summaryView is the table of the baseline, the best and the named
-// points.
-func summaryView(s *Sweep, pts []*Point, sfx string) *tableView {
+// summaryClass is the class of row i of the point table of pts.
+func summaryClass(s *Sweep, pts []*Point) func(i int) string {
 	all := s.withBaseline(pts)
-	return htmlTable(pointTable(s, pts), "summary"+sfx, "summary", func(i int) string {
+	return func(i int) string {
 		p := all[i]
 		switch {
 		case p.Baseline:
@@ -189,7 +143,7 @@ func summaryView(s *Sweep, pts []*Point, sfx string) *tableView {
 			return "win"
 		}
 		return ""
-	})
+	}
 }
 
 // heatCaption is the heat map's caption: the axes it shows.
@@ -205,34 +159,34 @@ func heatCaption(s *Sweep) string {
 // otherTables writes the tables of the excluded and the eliminated
 // points and of the settings' effects, each with its title and note.
 func otherTables(b *hb, s *Sweep, sfx string) {
-	section := func(t *tableView, title, foot string) {
+	section := func(t *table, id, title, foot string, rowClass func(int) string) {
 		b.eln("h3", title)
 		b.eln("p", foot, "class", "foot")
-		t.render(b)
+		render(b, t, id+sfx, id, rowClass)
 	}
 	if len(s.Excluded) > 0 {
-		section(htmlTable(excludedTable(s, "!!! "), "excluded"+sfx, "excluded", func(int) string { return "bad" }), "Not ranked",
-			"These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.")
+		section(excludedTable(s, "!!! "), "excluded", "Not ranked",
+			"These points are never compared: their settings did not hold, their data were corrupt, or their probe failed.", func(int) string { return "bad" })
 	}
 	if len(s.Eliminated) > 0 {
 		title, why := "Dropped by the adaptive race", "Clearly slower than the race's leader after fewer runs; not ranked."
-		if s.Mode == plan.ModeModel {
+		if s.Plan.Mode == plan.ModeModel {
 			t, w := s.droppedBy()
 			title, why = strings.ToUpper(t[:1])+t[1:], w
 		}
-		section(htmlTable(eliminatedTable(s), "eliminated"+sfx, "eliminated", nil), title, why)
+		section(eliminatedTable(s), "eliminated", title, why, nil)
 	}
 	if effs := s.Effects(); len(effs) > 0 && len(s.Ranked) > 0 {
-		section(htmlTable(effectTable(s, effs), "effects"+sfx, "effects", nil), "Effect of each axis on its own", effs[0].How+"; spread in points of the baseline.")
+		section(effectTable(s, effs), "effects", "Effect of each axis on its own", effs[0].How+"; spread in points of the baseline.", nil)
 	}
 }
 
-// headerView is the header's key-value lines, leaving out empty values.
-func headerView(s *Sweep, sfx string) *tableView {
-	v := &tableView{ID: "header" + sfx, Class: "kv"}
+// headerTable is the header's key-value lines, leaving out empty values.
+func headerTable(s *Sweep) *table {
+	v := &table{}
 	add := func(k, val string) {
 		if val != "" {
-			v.Rows = append(v.Rows, rowView{Cells: []cellView{{Text: k}, {Text: val}}})
+			v.add(k, val)
 		}
 	}
 	board := s.Profile
@@ -259,19 +213,19 @@ func headerView(s *Sweep, sfx string) *tableView {
 }
 
 // registerViews are the registers' snapshot in three columns.
-func registerViews(s *Sweep) (out []*tableView) {
-	if len(s.Registers) == 0 {
+func registerTables(s *Sweep) (out []*table) {
+	if len(s.Snapshot.Registers) == 0 {
 		return nil
 	}
 	// Indexes, not slices.Chunk: its instantiation cost the ARMv7
 	// binary 1.6 KiB.
-	per := (len(s.Registers) + 2) / 3
-	for c := 0; c*per < len(s.Registers); c++ {
+	per := (len(s.Snapshot.Registers) + 2) / 3
+	for c := 0; c*per < len(s.Snapshot.Registers); c++ {
 		t := &table{head: []string{"register", "offset", "value"}, right: []bool{false, true, true}}
-		for _, r := range s.Registers[c*per : min(len(s.Registers), (c+1)*per)] {
+		for _, r := range s.Snapshot.Registers[c*per : min(len(s.Snapshot.Registers), (c+1)*per)] {
 			t.add(r.Name, fmt.Sprintf("0x%03x", r.Offset), regs.Hex(r.Value))
 		}
-		out = append(out, htmlTable(t, "", "regs mono", nil))
+		out = append(out, t)
 	}
 	return out
 }

@@ -10,18 +10,14 @@ import (
 type trustedHTML string
 
 // hb builds the HTML page the way svgb builds a chart: element and
-// attribute names come only from the page code and must be in the lists
-// below (no script, no event handler, no href or src; anything else
-// panics, a bug in the page code), every attribute value and every text
-// is escaped here, and only trustedHTML (charts from svgb, the constant
-// style sheet) goes in as it is.
+// attribute names must be in the lists below (no script, event handler,
+// href or src; anything else panics), every value and text is escaped,
+// and only trustedHTML (svgb's charts, the style sheet) goes in as it is.
 //
 // Decision: a typed builder, not html/template. html/template escaped
 // as well, but text/template reaches reflect's method lookup, which
 // stops the linker from dropping unused methods: it added 1.5 MiB to the
-// ARMv7 board binary and broke its 7 MiB budget (bench and .ci/run). The
-// page is a fixed structure filled from view structs, which this builder
-// writes in as many lines as the template had.
+// ARMv7 board binary and broke its 7 MiB budget (bench and .ci/run).
 type hb struct{ b strings.Builder }
 
 // htmlElements are the elements a page may have.
@@ -52,8 +48,8 @@ func (b *hb) close(names ...string) {
 	}
 }
 
-// openn, eln and closen are open, el and close followed by a line break;
-// closen breaks the line after each end tag.
+// openn, eln and closen are open, el and close with a line break (closen:
+// after each end tag).
 func (b *hb) openn(name string, attrs ...string) { b.open(name, attrs...); b.nl() }
 
 func (b *hb) eln(name, text string, attrs ...string) { b.el(name, text, attrs...); b.nl() }
@@ -78,8 +74,7 @@ func (b *hb) text(s string) { b.b.WriteString(esc(s)) }
 // raw writes markup this package built.
 func (b *hb) raw(h trustedHTML) { b.b.WriteString(string(h)) }
 
-// nl writes a line break between elements (for people reading the
-// source).
+// nl writes a line break between elements.
 func (b *hb) nl() { b.b.WriteString("\n") }
 
 func (b *hb) String() string { return b.b.String() }

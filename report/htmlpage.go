@@ -1,7 +1,7 @@
 package report
 
-// This file writes the page with the escaping builder hb: the structure
-// the template had, in Go.
+// This file writes the page with the escaping builder hb (htmlbuild.go):
+// every string from a results file is escaped, whatever it holds.
 
 import "github.com/citune/citune/sweep/rank"
 
@@ -40,28 +40,33 @@ func pageTail(b *hb) {
 	b.closen("p", "main", "body", "html")
 }
 
-// render writes the table; one without a head (the run's key-value
-// lines) has a heading cell first in each row.
-func (t *tableView) render(b *hb) {
-	b.openn("table", "id", t.ID, "class", t.Class)
-	if t.Head != nil {
+// render writes t with id and class; rowClass (if not nil) gives each
+// row's class. A table without a head (the run's key-value lines) has a
+// heading cell first in each row.
+func render(b *hb, t *table, id, class string, rowClass func(i int) string) {
+	b.openn("table", "id", id, "class", class)
+	if t.head != nil {
 		b.open("thead")
 		b.open("tr")
-		for _, c := range t.Head {
-			b.el("th", c.Text, "class", numClass(c.Num))
+		for i, c := range t.head {
+			b.el("th", c, "class", numClass(t.isRight(i)))
 		}
 		b.close("tr")
 		b.closen("thead")
 	}
 	b.openn("tbody")
-	for _, r := range t.Rows {
-		b.open("tr", "class", r.Class)
-		for i, c := range r.Cells {
+	for r, row := range t.rows {
+		cls := ""
+		if rowClass != nil {
+			cls = rowClass(r)
+		}
+		b.open("tr", "class", cls)
+		for i, c := range row {
 			tag := "td"
-			if t.Head == nil && i == 0 {
+			if t.head == nil && i == 0 {
 				tag = "th"
 			}
-			b.el(tag, c.Text, "class", numClass(c.Num))
+			b.el(tag, c, "class", numClass(t.isRight(i)))
 		}
 		b.closen("tr")
 	}
@@ -95,11 +100,11 @@ func htmlCompare(b *hb, ss []*Sweep, o Options) error {
 	}
 	b.openn("section", "id", "compare")
 	b.eln("h2", "Side by side")
-	htmlTable(st, "compare-summary", "summary", nil).render(b)
+	render(b, st, "compare-summary", "summary", nil)
 	figure(b, "fig-compare", "Difference to each file's own baseline", "(dot: median, line: 95 % interval)", compareChart(ss, "compare-chart", pageWidth))
 	b.eln("h3", "Every point")
 	b.eln("p", "Median, difference to the file's own baseline, rank.", "class", "foot")
-	htmlTable(matrixTable(ss), "compare-points", "summary", nil).render(b)
+	render(b, matrixTable(ss), "compare-points", "summary", nil)
 	b.closen("section")
 	return nil
 }
@@ -127,7 +132,7 @@ func htmlSweep(b *hb, s *Sweep, o Options, sfx string) error {
 	b.eln("h3", "Baseline against the best point")
 	if s.Baseline != nil || len(pts) > 0 {
 		b.openn("div", "class", "scroll")
-		summaryView(s, pts, sfx).render(b)
+		render(b, pointTable(s, pts), "summary"+sfx, "summary", summaryClass(s, pts))
 		b.closen("div")
 		for _, f := range footnotes(s, pts) {
 			b.eln("p", f, "class", "foot")
@@ -162,15 +167,15 @@ func htmlSweep(b *hb, s *Sweep, o Options, sfx string) error {
 		b.eln("p", "No fragment: "+s.DTSErr+".", "id", "dts"+sfx)
 	}
 	b.eln("h3", "The run")
-	headerView(s, sfx).render(b)
+	render(b, headerTable(s), "header"+sfx, "kv", nil)
 	for _, n := range s.Notes {
 		b.eln("p", "Note from the sweep: "+n, "class", "foot")
 	}
 	b.eln("h3", "Original registers")
-	if cols := registerViews(s); cols != nil {
+	if cols := registerTables(s); cols != nil {
 		b.openn("div", "class", "regs-wrap", "id", "registers"+sfx)
 		for _, col := range cols {
-			col.render(b)
+			render(b, col, "", "regs mono", nil)
 		}
 		b.closen("div")
 	} else {

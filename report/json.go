@@ -8,10 +8,7 @@ import (
 )
 
 // The machine form of results files (`citune report --json`): one object
-// per results file, every point (ranked, excluded, eliminated), lower-case
-// keys like every other --json. Rates in bytes per second come in the
-// units dd, hdparm and iperf3 print too (units.Rate): MiB/s, SI MB/s and
-// Mbit/s.
+// per file, every point, lower-case keys; byte rates as units.Rate.
 
 // JSONPoint is one point of a results file.
 type JSONPoint struct {
@@ -26,9 +23,7 @@ type JSONPoint struct {
 	Median   *units.Rate       `json:"median,omitempty"`
 	Min      *units.Rate       `json:"min,omitempty"`
 	Max      *units.Rate       `json:"max,omitempty"`
-	// VsBaseline is the ranking's comparison, in the results file's form
-	// (rank.Comparison: diff_pct, ci_lo_pct, ci_hi_pct, level, family,
-	// significant, min_gain_pct, change, n, ref_n).
+	// VsBaseline is the ranking's comparison, as the results file has it.
 	VsBaseline *rank.Comparison `json:"vs_baseline,omitempty"`
 	// Original marks the point whose settings are the original ones.
 	Original   bool     `json:"original_settings,omitempty"`
@@ -58,9 +53,8 @@ type JSONSweep struct {
 	Controller string     `json:"controller"`
 	Node       string     `json:"node,omitempty"`
 	Role       string     `json:"role,omitempty"`
-	// Simulated: the sweep ran on the simulated controller (citune
-	// --sim); RealProbe: with a real probe (sweep --force), whose rates
-	// do not depend on the simulated settings.
+	// Simulated: on the simulated controller; RealProbe: with a real
+	// probe (sweep --force), whose rates owe nothing to the simulation.
 	Simulated   bool       `json:"simulated"`
 	RealProbe   bool       `json:"real_probe,omitempty"`
 	Probe       string     `json:"probe"`
@@ -69,11 +63,9 @@ type JSONSweep struct {
 	StateDetail string     `json:"state_detail,omitempty"`
 	Warnings    []string   `json:"warnings,omitempty"`
 	Baseline    *JSONPoint `json:"baseline,omitempty"`
-	// Winner is the verdict's recommended point ("" when it keeps the
-	// original settings or decides nothing).
+	// Winner is the verdict's recommended point, if any.
 	Winner string `json:"winner,omitempty"`
-	// Verdict is the ranking's decision, as every output states it
-	// (rank.Verdict), with its text.
+	// Verdict is the ranking's decision, with its text.
 	Verdict     rank.Verdict `json:"verdict"`
 	VerdictText []string     `json:"verdict_text"`
 	Points      []JSONPoint  `json:"points"`
@@ -105,8 +97,8 @@ func JSON(ss []*Sweep) []JSONSweep {
 	out := []JSONSweep{}
 	for _, s := range ss {
 		j := JSONSweep{File: s.File, Target: JSONTarget{Profile: s.Profile, Controller: s.Controller, Node: s.Node,
-			Base: fmt.Sprintf("%#08x", s.Base), Kind: s.Target, Path: s.TargetPath, Simulated: s.Simulated}, Profile: s.Profile, Controller: s.Controller, Node: s.Node, Role: s.Role,
-			Simulated: s.Simulated, RealProbe: s.RealProbe, Probe: s.Probe, Mode: s.Mode, State: s.State, StateDetail: s.StateDetail, Warnings: s.Warnings,
+			Base: fmt.Sprintf("%#08x", s.Base), Kind: s.Target, Path: s.TargetPath, Simulated: s.Simulated()}, Profile: s.Profile, Controller: s.Controller, Node: s.Node, Role: s.Role,
+			Simulated: s.Simulated(), RealProbe: s.RealProbe(), Probe: s.Probe, Mode: s.Plan.Mode, State: s.State, StateDetail: s.StateDetail, Warnings: s.Warnings,
 			DTS: s.DTS, DTSError: s.DTSErr, Points: []JSONPoint{}}
 		if s.Baseline != nil {
 			b := pointJSON(s, s.Baseline)

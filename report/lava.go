@@ -10,38 +10,31 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// LAVA's test shell turns lines of the form
+// LAVA's test shell turns console lines of the form
 //
 //	<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=name RESULT=pass MEASUREMENT=31.20 UNITS=MiB/s>
 //
-// on the device's console into test cases (this is what its
-// lava-test-case helper prints), and <LAVA_SIGNAL_TESTSET START name> /
-// <LAVA_SIGNAL_TESTSET STOP> into test sets. The dispatcher splits the
-// fields at spaces and each at "=", so names and units carry neither;
-// results are pass, fail, skip or unknown; a measurement is a plain
-// decimal number. WriteLAVA prints these signals itself so that a test
-// definition needs no parser on the board.
+// into test cases (what its lava-test-case helper prints), and
+// <LAVA_SIGNAL_TESTSET START name> / <LAVA_SIGNAL_TESTSET STOP> into test
+// sets. The fields are split at spaces and "=", so names and units carry
+// neither; results are pass, fail, skip or unknown; a measurement is a
+// plain decimal. WriteLAVA prints them itself: the board needs no parser.
 //
 // Decisions:
 //   - One test case per point, named after its settings in plan order
-//     with the axes' short names ("ITC-1_AHBBRST-3"): the same point
-//     has the same name on every board and every run, so LAVA's charts
-//     and queries follow it across a farm. The status and its reason are
-//     a log line just before the signal ("citune: ... not-held: ..."),
-//     not part of the name, which would change with the reason.
-//   - ok and eliminated points (the adaptive race dropped them; their
-//     runs are good) pass with their median; not-held, corrupt and
-//     failed points fail without a measurement: their numbers are not
-//     trusted, and a measurement would end up on LAVA's charts.
-//   - Points an interrupted sweep never finished are skip: nothing was
-//     measured, nothing failed.
-//   - "sweep" passes only when the sweep completed; "winner" passes when
-//     a point was ranked (measurement: its median), "winner-gain" carries
-//     its difference to the baseline in % (pass when there is one; skip
-//     without a baseline). A gain that is not significant still passes:
-//     finding that no setting helps is a result, and the log line says so.
-//   - With several files every file is a test set named after its board
-//     (when each names a different one) or else after the file.
+//     ("ITC-1_AHBBRST-3"), the same on every board and run, so LAVA's
+//     charts follow it across a farm. The status and reason are a log
+//     line before the signal, not part of the name (which would change).
+//   - ok and eliminated points (good runs, fewer of them) pass with their
+//     median; not-held, corrupt and failed points fail without one: their
+//     numbers are not trusted and would end up on LAVA's charts.
+//   - Points an interrupted sweep never finished are skip.
+//   - "sweep" passes only when the sweep completed; "winner" when a point
+//     was ranked (measurement: its median); "winner-gain" carries its gain
+//     in %. A gain that is not significant still passes: finding that no
+//     setting helps is a result, and the log line says so.
+//   - With several files each is a test set named after its board (when
+//     each names a different one) or else after the file.
 
 // lavaName turns a point label into a LAVA test case name: letters,
 // digits, '.', '_' and '-' only, at most 100 characters (the length LAVA's
@@ -189,8 +182,7 @@ func (lw *lavaWriter) points() {
 		tc(name(p.Label), "pass", p)
 	}
 	for _, p := range s.Excluded {
-		st, what := excludedLine(s, p)
-		log("%s: %s: %s", p.Label, strings.ToUpper(st), or(what, "no reason recorded"))
+		log("%s: %s: %s", p.Label, strings.ToUpper(excludedStatus(p)), or(p.why(), "no reason recorded"))
 		tc(name(p.Label), "fail", nil)
 	}
 	for _, l := range s.Missing {

@@ -199,8 +199,7 @@ func counted(r results.RunRecord) bool {
 	return !r.Screen && results.Counts(r)
 }
 
-// summarise ranks the points as the sweep does and adds what the runs
-// say beyond the ranking (spread, interrupts, handler time, CPU).
+// summarise ranks the points as the sweep does and adds what the runs say.
 func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	h := res.Header
 	s := sweepOfHeader(res)
@@ -220,21 +219,11 @@ func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	return s
 }
 
-// sweepOfHeader starts the Sweep from the header: what was swept, where
-// and how, and the registers' snapshot.
+// sweepOfHeader starts the Sweep from the header.
 func sweepOfHeader(res *results.Results) *Sweep {
 	h := res.Header
-	s := &Sweep{Profile: h.Profile, ProfileFile: h.ProfileFile, Controller: h.Controller, Node: h.Node, Base: uint64(h.Base),
-		Kernel: h.Kernel, Target: h.Target, TargetPath: h.TargetPath, Role: h.Role, Probe: h.Probe, Command: h.Command,
-		Started: h.Started, Mode: h.Plan.Mode, Repeats: h.Plan.Repeats, Warmup: h.Plan.Warmup, Notes: h.Notes,
-		Simulated: h.Simulated(), RealProbe: h.RealProbe(),
+	return &Sweep{Header: h, Axes: axesOf(h), BoardName: h.Board.String(),
 		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
-	s.Axes = axesOf(h)
-	s.BoardName = h.Board.String()
-	for _, r := range h.Snapshot.Registers {
-		s.Registers = append(s.Registers, Register{Name: r.Name, Offset: r.Offset, Value: r.Value})
-	}
-	return s
 }
 
 // countRuns gathers the counted runs per point (and the baseline's in
@@ -293,8 +282,7 @@ func (s *Sweep) countRuns(res *results.Results) (accs map[string]*acc, base *acc
 	return accs, base
 }
 
-// baseline fills in the baseline point and its drift, with a warning when
-// it drifted 2 % or more.
+// baseline fills in the baseline point, warning of a drift of 2 % or more.
 func (s *Sweep) baseline(rk rank.Ranking, base *acc, originals map[string]string) {
 	s.DriftPct = rk.Baseline.DriftPct
 	s.BaselineVisits = rk.Baseline.Visits
@@ -309,8 +297,7 @@ func (s *Sweep) baseline(rk rank.Ranking, base *acc, originals map[string]string
 	}
 }
 
-// ranked fills in the ranked points, best first, with their runs, their
-// comparison with the baseline and their plan notes.
+// ranked fills in the ranked points, best first.
 func (s *Sweep) ranked(rk rank.Ranking, accs map[string]*acc, notes map[string]string) {
 	for _, r := range rk.Ranked {
 		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Original: r.Original, Blocked: r.Blocked, Status: rank.StatusOK, Note: notes[r.Key]}
@@ -368,8 +355,7 @@ func (s *Sweep) missing(planned []results.PointInfo) {
 	}
 }
 
-// inProgress names the visit cut short: the last one, when it has runs
-// but no point record.
+// inProgress names the last visit when it has runs but no point record.
 func (s *Sweep) inProgress(res *results.Results) {
 	n := len(res.Runs)
 	if n == 0 {
@@ -394,10 +380,9 @@ func (s *Sweep) inProgress(res *results.Results) {
 	s.InProgress = fmt.Sprintf("%s (%d run%s recorded, not counted)", name, runs, plural(runs))
 }
 
-// droppedBy is the title of the eliminated points' table and why they
-// are not ranked, by the sweep's mode.
+// droppedBy is the eliminated points' title and why they are not ranked.
 func (s *Sweep) droppedBy() (title, why string) {
-	if s.Mode == plan.ModeModel {
+	if s.Plan.Mode == plan.ModeModel {
 		return "not confirmed by the model search", "Screened only, predicted below the top set the model confirmed (or not permanent); not ranked."
 	}
 	return "dropped by the adaptive race", "Clearly slower than its leader; fewer runs, not ranked."
@@ -418,8 +403,7 @@ func (s *Sweep) modelNotes(res *results.Results) {
 	}
 }
 
-// lastState is the state of the last session, with a warning when it did
-// not restore the original settings.
+// lastState is the last session's state, warning of a restore that failed.
 func (s *Sweep) lastState(res *results.Results) {
 	// The last session's end decides (an earlier one killed with -9
 	// has none, and a resume finished the sweep).

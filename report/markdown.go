@@ -53,7 +53,7 @@ func WriteMarkdown(w io.Writer, ss []*Sweep, o Options) error {
 	if len(s.Excluded) > 0 {
 		fmt.Fprintf(w, "\nNot ranked (never compared, their numbers are not trusted):\n\n")
 		for _, p := range s.Excluded {
-			fmt.Fprintln(w, mdExcluded(s, p))
+			fmt.Fprintln(w, mdExcluded(p))
 		}
 	}
 	if len(s.Eliminated) > 0 {
@@ -95,11 +95,10 @@ func writeMarkdownCompare(w io.Writer, ss []*Sweep, o Options) error {
 	return nil
 }
 
-// writeFileNotesMarkdown lists, per file, its warnings, what it did not
-// measure and its points that were not ranked.
+// writeFileNotesMarkdown lists each file's notices and points not ranked.
 func writeFileNotesMarkdown(w io.Writer, ss []*Sweep) {
 	for _, s := range ss {
-		lines := append(mdNotices(s), mapf(s.Excluded, func(p *Point) string { return mdExcluded(s, p) })...)
+		lines := append(mdNotices(s), mapf(s.Excluded, mdExcluded)...)
 		if len(lines) > 0 {
 			fmt.Fprintf(w, "\n%s:\n\n%s\n", s.Label, strings.Join(lines, "\n"))
 		}
@@ -119,10 +118,10 @@ func mdNotices(s *Sweep) (out []string) {
 }
 
 // mdExcluded is the list item of an excluded point, CORRUPT bold.
-func mdExcluded(s *Sweep, p *Point) string {
-	st, what := excludedLine(s, p)
+func mdExcluded(p *Point) string {
+	st := excludedStatus(p)
 	if st == "!!! CORRUPT" {
 		st = "**CORRUPT**"
 	}
-	return fmt.Sprintf("- %s `%s`: %s", st, p.Label, what)
+	return fmt.Sprintf("- %s `%s`: %s", st, p.Label, p.why())
 }

@@ -3,56 +3,41 @@ package report
 import (
 	"errors"
 	"fmt"
-
-	"github.com/citune/citune/units"
 	"math"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/units"
 )
 
 var errNoResults = errors.New("no results file given")
 
 // Sweep is one results file, summarised for reporting.
 type Sweep struct {
-	// File is the path the results were read from; Label is a short
-	// name for side-by-side columns (unique among the files of a
-	// report).
+	// File is the path the results were read from; Label a short name
+	// for side-by-side columns (unique among the files of a report).
 	File, Label string
-
-	// BoardName names the board (results.BoardID.String: the name given
-	// to the sweep, else the device tree's model and the hostname); ""
-	// when the header does not say.
+	// BoardName names the board (results.BoardID.String), or "".
 	BoardName string
 
-	// From the header.
-	Profile, ProfileFile, Controller, Node, Kernel string
-	Base                                           uint64
-	// Simulated: the sweep ran on the simulated controller (citune
-	// --sim); RealProbe: with a real probe (sweep --force).
-	Simulated, RealProbe                  bool
-	Target, TargetPath, Role, Probe, Mode string
-	Command, Notes                        []string
-	Started                               time.Time
-	Repeats, Warmup                       int
-	Axes                                  []Axis
-	Registers                             []Register
+	// Header is the file's (Simulated, RealProbe: how it measured);
+	// its Notes gain the model mode's last fit.
+	results.Header
+	Axes []Axis
 
-	// State is a results.Status* (StatusUnfinished: no
-	// end record: killed, or still running); StateDetail says more.
+	// State is a results.Status* (StatusUnfinished: no end record);
+	// StateDetail says more.
 	State, StateDetail string
-	// Warnings are about the file itself (a cut-off last line) and
-	// about the measurements (baseline drift).
+	// Warnings are about the file (a cut-off last line) and the
+	// measurements (baseline drift).
 	Warnings []string
-	Sessions int
-	// ProbeRuns counts every probe run recorded, warm-ups included.
-	ProbeRuns int
-	// Planned is the number of points the plan had; Missing the labels
-	// of those never finished (an interrupted sweep).
-	Planned int
+	// ProbeRuns counts every probe run recorded, warm-ups included;
+	// Planned the plan's points.
+	Sessions, ProbeRuns, Planned int
+	// Missing are the labels of the points never finished.
 	Missing []string
 	// InProgress names the point whose visit was cut short, if any.
 	InProgress string
@@ -65,8 +50,7 @@ type Sweep struct {
 	// failed); Eliminated the points the adaptive race dropped as
 	// clearly slower than its leader (fewer runs, fastest first).
 	Ranked, Excluded, Eliminated []*Point
-	// Verdict is the ranking's decision (rank.Verdict): what the report
-	// recommends, in the ranking's words.
+	// Verdict is the ranking's decision.
 	Verdict rank.Verdict
 	// DriftPct is the baseline's last measurement against its first.
 	DriftPct float64
@@ -76,26 +60,16 @@ type Sweep struct {
 	// DTS is the winner's device-tree fragment and kernel parameters
 	// (valid dts); DTSErr says why there is none.
 	DTS, KernelParams, DTSErr string
-
-	// ByteUnit is the unit byte rates are shown in: "MiB/s" (the
-	// default, as the sweep prints them), or the SI "MB/s" and "Mbit/s"
-	// that dd, hdparm and iperf3 print.
+	// ByteUnit is the unit byte rates are shown in (MiB/s by default).
 	ByteUnit units.Display
 }
 
-// Axis is one swept setting.
+// Axis is one swept setting: Name is REG.FIELD, module.param or a file
+// path, Label the short name people read (ITC).
 type Axis struct {
-	Kind     string
-	Name     string // REG.FIELD, module.param or a file path
-	Label    string // the short name people read: ITC
-	Values   []string
-	Original string
-}
-
-// Register is one register of the snapshot taken before the sweep.
-type Register struct {
-	Name          string
-	Offset, Value uint32
+	Kind, Name, Label string
+	Values            []string
+	Original          string
 }
 
 // Point is a measured point (or the baseline).
@@ -105,24 +79,20 @@ type Point struct {
 	Settings   map[string]string // by axis name
 	Ignored    []string
 	Note       string
-	Baseline   bool
-	// Original is set for the point whose settings are the original
-	// ones (the noise floor); Blocked names its changes that cannot be
-	// made permanent (the verdict never recommends it).
-	Original bool
-	Blocked  []string
-	Rank     int
-	Tied     bool
-	Status   rank.Status
-	Reason   string
-	Changed  []string
+	// Original: the point's settings are the original ones (the noise
+	// floor); Blocked names its changes that cannot be made permanent.
+	Baseline, Original, Tied bool
+	Blocked                  []string
+	Rank                     int
+	Status                   rank.Status
+	Reason                   string
+	Changed                  []string
 
 	// Rates are the counted runs' rates (warm-ups, failed, not-held and
 	// corrupt runs left out).
 	Rates            []float64
 	Median, Min, Max float64
-	// Vs is the comparison with the baseline, the ranking's (nil for
-	// the baseline and when there was nothing to compare with).
+	// Vs is the ranking's comparison with the baseline, or nil.
 	Vs *rank.Comparison
 
 	IRQsPerSec, IRQsPerMiB, HandlerAvgUS, HandlerMaxUS Num
@@ -182,8 +152,7 @@ func (s *Sweep) winning() *Point {
 	return nil
 }
 
-// VerdictLines are the verdict's headline and details, as every output
-// prints them.
+// VerdictLines are the verdict's headline and details.
 func (s *Sweep) VerdictLines() []string {
 	return append([]string{s.Verdict.Headline()}, s.Verdict.DetailsIn(s.ByteUnit)...)
 }
@@ -202,28 +171,26 @@ func (s *Sweep) Board() string {
 // files name the host's kernel there, which is not shown).
 func (s *Sweep) KernelText() string {
 	switch {
-	case s.RealProbe:
+	case s.RealProbe():
 		return "SIMULATED controller, real probe on kernel " + or(s.Kernel, "unknown")
-	case s.Simulated:
+	case s.Simulated():
 		return "SIMULATED controller (no kernel)"
 	}
 	return "kernel " + or(s.Kernel, "unknown")
 }
 
-// kernelCell is KernelText for a table cell or a legend: the kernel, or
-// SIMULATED.
+// kernelCell is KernelText for a table cell or a legend.
 func (s *Sweep) kernelCell() string {
 	switch {
-	case s.RealProbe:
+	case s.RealProbe():
 		return "SIMULATED, real probe on " + or(s.Kernel, "unknown")
-	case s.Simulated:
+	case s.Simulated():
 		return "SIMULATED"
 	}
 	return or(s.Kernel, "unknown")
 }
 
-// RateUnit is the unit rates are shown in (ByteUnit for byte
-// rates, else the probe's own unit).
+// RateUnit is the unit rates are shown in.
 func (s *Sweep) RateUnit() string { return s.ByteUnit.Unit(s.Unit) }
 
 // Rate renders a rate in RateUnit without the unit.
@@ -250,9 +217,9 @@ func (s *Sweep) Per(n Num) Num {
 // (1 warm-up)".
 func (s *Sweep) PlanString() string {
 	ax := mapf(s.Axes, func(a Axis) string { return a.Label + "=" + strings.Join(a.Values, ",") })
-	p := fmt.Sprintf("%s over %s, %d runs per point", s.Mode, strings.Join(ax, " × "), s.Repeats)
-	if s.Warmup > 0 {
-		p += fmt.Sprintf(" (+%d warm-up)", s.Warmup)
+	p := fmt.Sprintf("%s over %s, %d runs per point", s.Plan.Mode, strings.Join(ax, " × "), s.Plan.Repeats)
+	if s.Plan.Warmup > 0 {
+		p += fmt.Sprintf(" (+%d warm-up)", s.Plan.Warmup)
 	}
 	return p
 }
@@ -262,22 +229,17 @@ func (s *Sweep) Originals() string {
 	return strings.Join(mapf(s.Axes, func(a Axis) string { return a.Label + "=" + a.Original }), " ")
 }
 
-// Others are the points that are not ranked: excluded, then eliminated.
-func (s *Sweep) Others() []*Point {
-	return append(append([]*Point{}, s.Excluded...), s.Eliminated...)
-}
-
 // all are the points but the baseline: ranked, excluded, eliminated.
-func (s *Sweep) all() []*Point { return append(append([]*Point{}, s.Ranked...), s.Others()...) }
+func (s *Sweep) all() []*Point {
+	return append(append(append([]*Point{}, s.Ranked...), s.Excluded...), s.Eliminated...)
+}
 
 // measured are the points with counted runs: ranked, then eliminated.
 func (s *Sweep) measured() []*Point {
 	return append(append([]*Point{}, s.Ranked...), s.Eliminated...)
 }
 
-// notices are what the reports say of a file before its points: its
-// warnings, the visit cut short and the points not measured, each with
-// its label.
+// notices are the labelled lines a report has before a file's points.
 func (s *Sweep) notices() (out [][2]string) {
 	for _, x := range s.Warnings {
 		out = append(out, [2]string{"warning", x})
@@ -334,8 +296,7 @@ func (s *Sweep) find(match func(*Point) bool) *Point {
 	return nil
 }
 
-// uniqueLabels makes the files' labels unique: the file name without
-// its extension, with the directories that tell them apart.
+// uniqueLabels labels files by name, with the directories that tell them apart.
 func uniqueLabels(ss []*Sweep) {
 	for depth := 1; depth < 8; depth++ {
 		seen := map[string]bool{}

@@ -31,8 +31,7 @@ type Options struct {
 
 func (o Options) top() int { return max(o.Top, 1) }
 
-// rows returns the points of s a table shows: the best Top, then the
-// named ones (ranked or not), without repeats.
+// rows returns the points a table shows: the best Top, then the named.
 func rows(s *Sweep, o Options) ([]*Point, error) {
 	var out []*Point
 	seen := map[*Point]bool{}
@@ -114,8 +113,7 @@ func pointList(ps []*Point) string {
 	return strings.Join(l, "; ")
 }
 
-// parseSettings reads "ITC=1 AHBBRST=0" (spaces or commas) into settings
-// by axis name.
+// parseSettings reads "ITC=1 AHBBRST=0" into settings by axis name.
 func (s *Sweep) parseSettings(text string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, kv := range strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' }) {

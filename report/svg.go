@@ -11,8 +11,7 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// The charts are inline SVG written by hand: no scripts, no fonts or
-// images from elsewhere. Every chart is well-formed XML (tested).
+// The charts are inline SVG, well-formed XML (tested).
 
 // Colours.
 const (
@@ -29,8 +28,7 @@ const (
 // fileColours tell files apart in the comparison.
 var fileColours = []string{"#2463b5", "#c4661f", "#1a7f37", "#8250df", "#cf222e", "#0a7ea4"}
 
-// charW is the width of a character of the charts' 12 px monospace
-// labels.
+// charW is the width of a character of the 12 px monospace labels.
 const charW = 7.3
 
 // niceTicks returns round tick values covering [lo, hi].
@@ -93,10 +91,9 @@ func labelWidth(labels []string, min float64) float64 {
 	return w
 }
 
-// ratesChart is a dot plot: per point (baseline first, then the ranking,
-// then the points that are not ranked), every counted run as a small
-// dot, the range min-max as a whisker and the median as a diamond; the
-// baseline's median and range run down the chart.
+// ratesChart is a dot plot: per point every counted run as a dot, the
+// range as a whisker and the median as a diamond; the baseline's median
+// and range run down the chart.
 func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 	pts := s.withBaseline(append(s.measured(), s.Excluded...))
 	labels := mapf(pts, func(p *Point) string { return pointName(s, p) })
@@ -185,9 +182,8 @@ func pointTitle(s *Sweep, p *Point) string {
 	return t
 }
 
-// scatter plots each point's median rate against its interrupts per MiB
-// (log scale when they span more than a factor of ten), with the
-// points no other point beats on both (the Pareto front) joined.
+// scatter plots each point's median rate against its interrupts per MiB,
+// the points no other point beats on both (the Pareto front) joined.
 func scatter(s *Sweep, id string, width float64) trustedHTML {
 	pts := scatterPoints(s)
 	const h = 420.0
@@ -212,8 +208,7 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 	return b.close()
 }
 
-// scatterPoints are the points the scatter shows: the baseline and the
-// measured points that counted interrupts.
+// scatterPoints are the measured points (and baseline) that counted interrupts.
 func scatterPoints(s *Sweep) []*Point {
 	var pts []*Point
 	if s.Baseline != nil && s.Baseline.IRQsPerMiB.OK {
@@ -227,8 +222,7 @@ func scatterPoints(s *Sweep) []*Point {
 	return pts
 }
 
-// scatterAxes is the scatter's plot area (left, top, pw × ph in an
-// SVG of height h), its scales and their ticks.
+// scatterAxes is the scatter's plot area, its scales and their ticks.
 type scatterAxes struct {
 	h, left, top, pw, ph float64
 	X, Y                 func(float64) float64
@@ -237,8 +231,7 @@ type scatterAxes struct {
 	xl, xh               float64 // range of the interrupts per MiB
 }
 
-// scatterScales chooses the scales: interrupts per MiB on a log scale
-// when they span more than a decade, the rate linear.
+// scatterScales chooses the scales (interrupts log over a decade).
 func scatterScales(s *Sweep, pts []*Point, width, h float64) *scatterAxes {
 	const left, right, top, bottom = 70.0, 40.0, 24.0, 56.0
 	xl, xh, yl, yh := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -304,8 +297,7 @@ func (ax *scatterAxes) draw(b *svgb, s *Sweep) {
 	b.textElem("text", s.RateUnit(), "x", "14", "y", px(top+ph/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 14 %.1f)", top+ph/2))
 }
 
-// paretoFront is the points (ok ones only) no other point beats with a
-// higher rate and fewer interrupts, by interrupts per MiB.
+// paretoFront is the ok points no other beats on rate and interrupts.
 func paretoFront(pts []*Point) []*Point {
 	var front []*Point
 	for _, p := range pts {
@@ -342,8 +334,7 @@ func placeLabel(placed *[]labelBox, cx, cy float64, anchor string, w float64) fl
 	return cy - 8
 }
 
-// drawPoints draws every point with its tooltip; the baseline, the winner
-// and the points on the front get a label.
+// drawPoints draws every point; the baseline, winner and front labelled.
 func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, front []*Point) {
 	win := s.winning()
 	var placed []labelBox
@@ -377,9 +368,8 @@ func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, front []*Poin
 	}
 }
 
-// compareChart shows, for every point of several files, the difference
-// to each file's own baseline with its confidence interval, a colour
-// per file.
+// compareChart shows every point's difference to each file's own
+// baseline with its interval, a colour per file.
 func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 	labels := compareRows(ss)
 	const rowH, top, bottom, right = 26.0, 40.0, 50.0, 190.0

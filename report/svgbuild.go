@@ -7,18 +7,14 @@ import (
 	"sync"
 )
 
-// svgb builds one inline SVG chart. It is typed so that nothing a
-// results file carries can become markup: element and attribute names
-// come only from the chart code and must be in the lists below (no
-// script, no event handler, no href; anything else panics, a bug in the
-// chart code), and every attribute value and every text is escaped
-// here. The charts never concatenate markup themselves.
+// svgb builds one inline SVG chart so that nothing a results file carries
+// can become markup: element and attribute names must be in the lists
+// below (no script, event handler or href; anything else panics, a bug in
+// the chart code), and every value and text is escaped here.
 //
 // Decision: a builder rather than html/template for the SVG. The charts
-// are computed geometry, a few hundred elements with numeric
-// attributes; a template would hold as much Go as the builder, and
-// html/template gives SVG attributes no context of their own beyond
-// HTML's. The page around the charts is written by hb (htmlbuild.go).
+// are computed geometry; a template would hold as much Go as the builder,
+// and html/template gives SVG attributes no context beyond HTML's.
 type svgb struct{ b strings.Builder }
 
 // svgElements are the elements a chart may have.
@@ -29,9 +25,8 @@ var svgAttrs = &tagSet{names: "xmlns id class width height viewBox role aria-lab
 	"fill-opacity stroke stroke-width stroke-dasharray opacity text-anchor transform style " +
 	"patternUnits patternTransform"}
 
-// tagSet is a set of names written as one string, which is static data:
-// its map is built on first use, so the package has no init code to run
-// in every command (bench/startup.sh).
+// tagSet is a set of names written as one string (static data), its map
+// built on first use: no init code in every command (bench/startup.sh).
 type tagSet struct {
 	names string // separated by spaces
 	once  sync.Once
@@ -57,10 +52,9 @@ func (b *svgb) tag(name string, attrs []string) {
 }
 
 // writeTag writes the start of element name with attrs (name, value
-// pairs) to b: the names must be in the allow-lists (anything else is a
-// bug in the chart or page code, and panics), every value is escaped.
-// With skipEmpty an empty class or id is left out. The SVG and HTML
-// builders both write their tags here.
+// pairs) for both builders: the names must be in the allow-lists (else it
+// panics), every value is escaped; with skipEmpty an empty class or id is
+// left out.
 func writeTag(b *strings.Builder, kind string, elements, allowed *tagSet, skipEmpty bool, name string, attrs []string) {
 	if !elements.has(name) {
 		panic("report: " + kind + " element " + strconv.Quote(name) + " not allowed")

@@ -84,8 +84,7 @@ func pad(s string, w int, right bool) string {
 // text writes the table with two spaces between columns.
 func (t *table) text(w io.Writer, indent string) { t.write(w, indent, t.widths(), false) }
 
-// markdown writes a GitHub-flavoured Markdown table, aligned in plain
-// text too (for mailing lists).
+// markdown writes a Markdown table, aligned in plain text too.
 func (t *table) markdown(w io.Writer) {
 	ws := t.widths()
 	for i := range ws {
@@ -141,8 +140,7 @@ func (t *table) textFit(w io.Writer, indent string, width int) {
 	t.write(w, indent, ws, fit)
 }
 
-// write writes the rows in columns ws wide, two spaces apart; with wrap
-// the cells wrap to their column's width.
+// write writes the rows in columns ws wide, their cells wrapped with wrap.
 func (t *table) write(w io.Writer, indent string, ws []int, wrap bool) {
 	for _, cells := range append([][]string{t.head}, t.rows...) {
 		parts := make([][]string, len(ws))
@@ -188,8 +186,7 @@ func (t *table) width(indent int) int {
 	return n
 }
 
-// fit drops the columns named in order (by heading) until the table fits
-// width columns, as far as they go.
+// fit drops the columns named (by heading) in order until the table fits.
 func (t *table) fit(width, indent int, order ...string) {
 	for _, name := range order {
 		if t.width(indent) <= width {
@@ -206,8 +203,7 @@ func (t *table) fit(width, indent int, order ...string) {
 }
 
 // wrap breaks text into lines of at most width columns after the first
-// line's prefix, indenting the continuation lines (x/ansi measures and
-// breaks the words).
+// line's prefix, indenting the continuation lines.
 func wrap(prefix, text string, width int) string {
 	if b := textwrap.Block(text, prefix, max(width, ansi.StringWidth(prefix)+10)); b != "" {
 		return b

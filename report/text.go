@@ -22,13 +22,10 @@ func f1(n Num) string {
 
 // fn formats a count-like number: whole above 100, one decimal below.
 func fn(n Num) string {
-	if !n.OK {
-		return ""
-	}
-	if n.V >= 100 {
+	if n.OK && n.V >= 100 {
 		return strconv.FormatFloat(n.V, 'f', 0, 64)
 	}
-	return strconv.FormatFloat(n.V, 'f', 1, 64)
+	return f1(n)
 }
 
 // handler is "9.4/34.2" (average/maximum), or "".
@@ -85,8 +82,7 @@ func pointTable(s *Sweep, pts []*Point) *table {
 	return t
 }
 
-// footnotes explain the marks a point table uses and what was not
-// measured.
+// footnotes explain a point table's marks and what was not measured.
 func footnotes(s *Sweep, pts []*Point) []string {
 	var out []string
 	tied := func(p *Point) bool { return p.Tied }
@@ -209,27 +205,24 @@ func effectTable(s *Sweep, effs []Effect) *table {
 	return t
 }
 
-func excludedLine(s *Sweep, p *Point) (status, what string) {
-	what, status = p.why(), string(p.Status)
+// excludedStatus is an excluded point's status, CORRUPT marked.
+func excludedStatus(p *Point) string {
 	if p.Status == rank.StatusCorrupt {
-		status = "!!! CORRUPT"
+		return "!!! CORRUPT"
 	}
-	return status, what
+	return string(p.Status)
 }
 
-// excludedTable lists the excluded points, their status without the
-// prefix cut.
+// excludedTable lists the excluded points, their status without cut.
 func excludedTable(s *Sweep, cut string) *table {
 	t := &table{head: []string{"status", "point", "why"}}
 	for _, p := range s.Excluded {
-		st, what := excludedLine(s, p)
-		t.add(strings.TrimPrefix(st, cut), p.Label, what)
+		t.add(strings.TrimPrefix(excludedStatus(p), cut), p.Label, p.why())
 	}
 	return t
 }
 
-// WriteText writes the terminal report of one results file, or the
-// side-by-side comparison of several.
+// WriteText writes the terminal report of one or several results files.
 func WriteText(w io.Writer, ss []*Sweep, o Options) error {
 	if !o.ASCII {
 		return writeText(w, ss, o)
@@ -261,8 +254,7 @@ func asciiOnly(s string) string {
 	}, s)
 }
 
-// wrapIf is wrap when the report fits a width (Width), else the line as
-// it is.
+// wrapIf is wrap when the report fits a Width, else the line as it is.
 func (o Options) wrapIf(prefix, text string) string {
 	if o.Width > 0 {
 		return wrap(prefix, text, o.Width)
@@ -320,8 +312,7 @@ func writeTextHead(w io.Writer, s *Sweep, o Options, width int) {
 	fmt.Fprintln(w)
 }
 
-// writeTextPoints writes the table of the baseline and the points, with
-// its footnotes.
+// writeTextPoints writes the point table with its footnotes.
 func writeTextPoints(w io.Writer, s *Sweep, pts []*Point, o Options, width int) {
 	if s.Baseline == nil && len(pts) == 0 {
 		fmt.Fprintln(w, "nothing was measured to the end: no baseline and no point")
@@ -343,8 +334,7 @@ func writeTextPoints(w io.Writer, s *Sweep, pts []*Point, o Options, width int) 
 	}
 }
 
-// writeTextOthers writes the excluded and the eliminated points and the
-// effect of each axis.
+// writeTextOthers writes the points not ranked and the axes' effects.
 func writeTextOthers(w io.Writer, s *Sweep, o Options) {
 	if len(s.Excluded) > 0 {
 		fmt.Fprintf(w, "\nnot ranked (never compared, their numbers are not trusted):\n")
@@ -361,8 +351,7 @@ func writeTextOthers(w io.Writer, s *Sweep, o Options) {
 	}
 }
 
-// writeTextTail writes the sweep's notes and how to make the winner
-// permanent.
+// writeTextTail writes the notes and how to make the winner permanent.
 func writeTextTail(w io.Writer, s *Sweep, o Options, width int) {
 	if len(s.Notes) > 0 {
 		fmt.Fprintf(w, "\nnotes from the sweep:\n")

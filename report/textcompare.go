@@ -1,7 +1,6 @@
 package report
 
-// This file holds the text report of several sweeps compared side by
-// side: the summary of each, and the matrix of their points.
+// This file holds the text report of several sweeps side by side.
 
 import (
 	"fmt"
@@ -79,12 +78,10 @@ func summaryTable(ss []*Sweep, o Options) (*table, error) {
 	return t, nil
 }
 
-// summaryRow adds a row of the summary table: its name and its cell for
-// each sweep.
+// summaryRow adds a row of the summary table with f's cell per sweep.
 type summaryRow func(name string, f func(s *Sweep) string)
 
-// summarySweepRows are the summary's rows that describe each sweep: what,
-// where, how, its state, the original settings and the baseline.
+// summarySweepRows are the summary's rows that describe each sweep.
 func summarySweepRows(row summaryRow) {
 	row("file", func(s *Sweep) string { return s.File })
 	row("board", func(s *Sweep) string { return s.Board() })
@@ -108,8 +105,7 @@ func summarySweepRows(row summaryRow) {
 	})
 }
 
-// summaryWinnerRows are the summary's rows of each sweep's winner: its
-// settings, its rate and, baseline -> winner, its interrupts and CPU.
+// summaryWinnerRows are the summary's rows of each sweep's winner.
 func summaryWinnerRows(row summaryRow, amount string) {
 	row("verdict", func(s *Sweep) string {
 		switch v := s.Verdict; v.Kind {
@@ -185,8 +181,7 @@ func writeTextCompare(w io.Writer, ss []*Sweep, o Options) error {
 	return nil
 }
 
-// writeFileNotesText lists, per file, its warnings, what it did not
-// measure and its points that were not ranked.
+// writeFileNotesText lists each file's notices and points not ranked.
 func writeFileNotesText(w io.Writer, ss []*Sweep, width int) {
 	for _, s := range ss {
 		var lines []string
@@ -194,8 +189,7 @@ func writeFileNotesText(w io.Writer, ss []*Sweep, width int) {
 			lines = append(lines, wrap("  "+n[0]+": ", n[1], width))
 		}
 		for _, p := range s.Excluded {
-			st, what := excludedLine(s, p)
-			lines = append(lines, wrap("  "+st+" "+p.Label+": ", what, width))
+			lines = append(lines, wrap("  "+excludedStatus(p)+" "+p.Label+": ", p.why(), width))
 		}
 		if len(lines) > 0 {
 			fmt.Fprintf(w, "\n%s:\n%s", s.Label, strings.Join(lines, ""))

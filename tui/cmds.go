@@ -24,9 +24,8 @@ type (
 	// tickMsg asks for a refresh; gen drops ticks of an older schedule.
 	tickMsg struct{ gen int }
 
-	// regsMsg carries a fresh read of every register. wgen is the write
-	// generation when the read started: a read that raced a write is
-	// dropped.
+	// regsMsg carries a read of every register; wgen is the write
+	// generation it started in (a read that raced a write is dropped).
 	regsMsg struct {
 		snap soc.Snapshot
 		err  error
@@ -61,11 +60,9 @@ type (
 		id      int
 		run, of int
 		setting string
-		// after is the setting read after the run; it differs from
-		// setting when something changed it during the run.
-		after string
-		res   results.Measurement
-		err   error
+		after   string // the setting read after the run
+		res     results.Measurement
+		err     error
 	}
 
 	// probeDoneMsg ends a probe job.
@@ -77,8 +74,7 @@ type (
 		e  event.Event
 	}
 
-	// sweepDoneMsg ends a sweep run with its results file (its outcome
-	// came as the end record of its last event).
+	// sweepDoneMsg ends a sweep run with its results file.
 	sweepDoneMsg struct {
 		id      int
 		err     error
@@ -119,8 +115,7 @@ func readRegs(acc regs.Accessor, m *regs.Map, wgen int) tea.Cmd {
 	}
 }
 
-// apply writes the changes through the undo session (originals
-// journalled first, read back after): `citune set` in one command.
+// apply writes the changes through the undo session: `citune set`.
 func apply(u Session, changes []regs.Change, what string) tea.Cmd {
 	return func() tea.Msg {
 		msg := writeMsg{what: what}
@@ -132,8 +127,7 @@ func apply(u Session, changes []regs.Change, what string) tea.Cmd {
 	}
 }
 
-// revert returns refs to their starting values (all touched fields when
-// refs is nil).
+// revert returns refs (nil: all touched fields) to their starting values.
 func revert(u Session, refs []regs.Ref, what string) tea.Cmd {
 	return func() tea.Msg {
 		msg := writeMsg{what: what, refs: refs, revert: true}
@@ -153,8 +147,7 @@ func restoreAll(u Session) tea.Cmd {
 	}
 }
 
-// RestoreReport renders restore results one line each, for the screen and
-// for the terminal after the program ended.
+// RestoreReport renders the values a restore wrote, one line each.
 func RestoreReport(rs []Restored) []string {
 	var out []string
 	for _, r := range rs {
@@ -165,9 +158,8 @@ func RestoreReport(rs []Restored) []string {
 	return out
 }
 
-// job runs fn in a goroutine counted by jobs; fn sends messages with send,
-// which gives up only when the session ends (life is done). The returned
-// command delivers the first message; listen delivers the rest.
+// job runs fn in a goroutine counted by jobs; its send gives up only when
+// life is done. The command delivers the first message, listen the rest.
 func job(life context.Context, jobs *sync.WaitGroup, ch chan tea.Msg, fn func(send func(tea.Msg))) tea.Cmd {
 	return func() tea.Msg {
 		jobs.Add(1)
@@ -196,8 +188,7 @@ func listen(ch chan tea.Msg) tea.Cmd {
 	}
 }
 
-// probeJob runs the probe n times, reading the setting before and after
-// each run.
+// probeJob runs the probe n times, reading the setting around each run.
 func probeJob(ctx context.Context, p probe.Probe, acc regs.Accessor, m *regs.Map, start soc.Snapshot, id, n int) func(func(tea.Msg)) {
 	return func(send func(tea.Msg)) {
 		defer send(probeDoneMsg{id: id})
@@ -257,9 +248,7 @@ func readSetting(acc regs.Accessor, m *regs.Map, start soc.Snapshot) (string, er
 func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, resume bool, id int) func(func(tea.Msg)) {
 	return func(send func(tea.Msg)) {
 		path, err := s.Run(ctx, p, resume, func(e event.Event) {
-			if e.Closed != nil {
-				// The runner shares its records with the writer: the
-				// screen keeps a copy.
+			if e.Closed != nil { // the runner shares it with the writer
 				r := *e.Closed
 				r.Rates = slices.Clone(r.Rates)
 				e.Closed = &r
@@ -281,8 +270,7 @@ func loadPlan(load PlanLoader, path string, m *regs.Map) tea.Cmd {
 	}
 }
 
-// writeExport writes the export file (an existing one only with
-// replace).
+// writeExport writes the export file.
 func writeExport(write func(string, []byte, bool) error, path, text string, replace bool) tea.Cmd {
 	return func() tea.Msg {
 		err := write(path, []byte(text), replace)
@@ -290,8 +278,7 @@ func writeExport(write func(string, []byte, bool) error, path, text string, repl
 	}
 }
 
-// sameRef compares refs by name, so that refs into different copies of a
-// map compare equal.
+// sameRef compares refs by name (refs into copies of a map are equal).
 func sameRef(a, b regs.Ref) bool {
 	return refKey(a) == refKey(b)
 }

@@ -13,29 +13,26 @@ import (
 
 // choice is one value offered by the editor.
 type choice struct {
-	v        uint32
-	name     string
-	meaning  string
-	reserved bool
+	v             uint32
+	name, meaning string
+	reserved      bool
 }
 
 // editor picks a value for one field (or a whole register without fields).
 type editor struct {
-	ref     regs.Ref
-	choices []choice
-	other   bool // a free "other value" row follows the choices
-	sel     int
-	top     int
-	in      textinput.Model
-	err     string
+	ref      regs.Ref
+	choices  []choice
+	other    bool // a free "other value" row follows the choices
+	sel, top int
+	in       textinput.Model
+	err      string
 }
 
 // onInput reports whether keys go to the text input.
 func (e editor) onInput() bool { return e.other && e.sel == len(e.choices) }
 
-// choicesOf lists the values offered for f: its named values, or off/on
-// for a bare one-bit field. other is set when values outside the list are
-// legal too.
+// choicesOf lists the values offered for f; other: values outside the
+// list are legal too.
 func choicesOf(f *regs.Field) (cs []choice, other bool) {
 	for _, e := range f.Values {
 		cs = append(cs, choice{v: e.Value, name: e.Name, meaning: e.Meaning, reserved: e.Reserved})
@@ -53,8 +50,7 @@ func choicesOf(f *regs.Field) (cs []choice, other bool) {
 	return cs, other
 }
 
-// openEditor opens the editor on the selected row after checking, like
-// the CLI, that the field may be written at all.
+// openEditor opens the editor on the selected row if it may be written.
 func (rt *regsTab) openEditor() tea.Cmd {
 	r := rt.rows[rt.sel]
 	if r.kind == rowReg && len(r.reg.Fields) > 0 {
@@ -132,8 +128,7 @@ func (rt *regsTab) editKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// applyEdit validates the chosen value exactly as `citune set` does and
-// starts the write.
+// applyEdit validates the value as `citune set` does and starts the write.
 func (rt *regsTab) applyEdit() tea.Cmd {
 	e := rt.ed
 	var val string
@@ -248,8 +243,7 @@ func (rt *regsTab) editView(h int) []string {
 // choiceCol is the column where a choice row's meaning starts.
 const choiceCol = 2 + 1 + 6 + 1 + 12 + 1 + 15 + 1
 
-// choiceMeaning is what a value of the editor means, a reserved one
-// marked.
+// choiceMeaning is what a value means, a reserved one marked.
 func choiceMeaning(c choice) string {
 	if c.reserved {
 		return "RESERVED, cannot be chosen: " + c.meaning
@@ -257,8 +251,7 @@ func choiceMeaning(c choice) string {
 	return c.meaning
 }
 
-// editChoiceLine is the editor's row of choice i, tagged with the values
-// now, at start and at reset (cur, start and the register's reset).
+// editChoiceLine is the row of choice i, tagged now, start and reset.
 func (rt *regsTab) editChoiceLine(e editor, i int, cur, start uint32) string {
 	w := rt.w
 	reg, f := e.ref.Reg, e.ref.Field

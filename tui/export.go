@@ -22,8 +22,7 @@ func snapshotOf(m *regs.Map, raw map[uint32]uint32) soc.Snapshot {
 	return s
 }
 
-// winnerSettings are the sweep winner's values, each commented with how
-// sure the win is.
+// winnerSettings are the sweep winner's values, commented with its win.
 func (m *Model) winnerSettings() ([]DTSSetting, string, bool) {
 	b, ok := m.sweep.best()
 	if !ok {
@@ -52,8 +51,7 @@ func (m *Model) winnerSettings() ([]DTSSetting, string, bool) {
 }
 
 // originalSettings are the start values of the swept registers, for an
-// export after a sweep the original settings won (as `citune dts` writes
-// them): the best of the slower points is not worth committing.
+// export after the original settings won (as `citune dts` writes them).
 func (m *Model) originalSettings() ([]DTSSetting, string, bool) {
 	why := "the original settings: " + m.sweep.bestLine()
 	var out []DTSSetting

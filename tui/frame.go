@@ -21,9 +21,8 @@ func (m Model) View() tea.View {
 	return v
 }
 
-// maxStatusLines is how many lines a long status or error may take
-// from the body, wrapped, so that it is read in full; a longer one ends
-// with "... (? shows all)": the help screen shows the last message whole.
+// maxStatusLines is how many wrapped lines a long status may take from
+// the body; a longer one ends "... (? shows all)" (the help screen has it).
 const maxStatusLines = 3
 
 // bodyH is the number of lines between the header and the status.
@@ -68,9 +67,8 @@ func (m *Model) headerView() string {
 	case soc.KindFile:
 		kind = "image"
 	}
-	// Narrow screens lose the refresh rate, then the base, the profile
-	// and the controller; what is driven (SIMULATED, image, /dev/mem)
-	// goes last.
+	// Narrow screens lose the refresh rate, the base, the profile and the
+	// controller; what is driven (SIMULATED, image, /dev/mem) goes last.
 	lefts := []string{
 		fmt.Sprintf("%s %s %#x %s", t.Profile.Name, t.Controller.Label, t.Controller.Base, kind),
 		fmt.Sprintf("%s %s %s", t.Profile.Name, t.Controller.Label, kind),
@@ -96,11 +94,7 @@ func (m *Model) headerView() string {
 	if m.sweeping {
 		right = "SWEEP " + right
 	}
-	tabW := 0
-	for i := tab(0); i < numTabs; i++ {
-		tabW += len(tabNames[i]) + 4
-	}
-	tabW += int(numTabs) - 1
+	tabW := len(strings.Join(tabNames[:], "")) + 5*int(numTabs) - 1 // "[1 Name]" and a space between
 	room := m.w - tabW - 2 - len(right) - 1
 	if room < len(lefts[1]) {
 		right = ""
@@ -119,10 +113,9 @@ func (m *Model) headerView() string {
 	return m.st.Header.Render(fit(left, room)) + "  " + strings.Join(tabs, " ") + right
 }
 
-// helpLine renders the bindings that fit in one line, in order. When
-// some do not fit, the quit key and the help key (as "? more") stand last
-// in their place, so the line is never cut, can always be left, and says
-// where the other keys are.
+// helpLine renders the bindings that fit in one line; when some do not,
+// quit and "? more" stand last, so the line is never cut and says where
+// the other keys are.
 func (m *Model) helpLine(bs []key.Binding) string {
 	var on []key.Binding
 	for _, k := range bs {
@@ -164,8 +157,7 @@ func (m *Model) helpLine(bs []key.Binding) string {
 	return m.help.ShortHelpView(shown)
 }
 
-// statusLines is the status wrapped to the width: one line, or up to
-// maxStatusLines for a long message.
+// statusLines is the status wrapped to the width (maxStatusLines at most).
 func (m *Model) statusLines() []string {
 	if m.mode == modeHelp {
 		return []string{""} // the help screen shows the last message itself
@@ -219,10 +211,9 @@ func (m *Model) shortHelp() []key.Binding {
 	return m.active().ShortHelp()
 }
 
-// helpView is the ? screen: the active tab's keys first, then those of
-// every tab and the legend. What does not fit the smallest screens is
-// cut at the bottom (the help line has the way out), the legend a whole
-// paragraph at a time: half a list of flags would read as all of them.
+// helpView is the ? screen: the active tab's keys, every tab's and the
+// legend, cut at the bottom on small screens a whole paragraph at a time
+// (half a list of flags would read as all of them).
 func (m *Model) helpView() []string {
 	out := []string{m.st.Title.Render("Keys of the " + tabNames[m.tab] + " tab")}
 	out = append(out, m.keyColumns(m.active().FullHelp())...)
@@ -255,11 +246,9 @@ func (m *Model) helpView() []string {
 	return out
 }
 
-// keyColumns lays the bindings out in columns, two spaces apart, with
-// the help bubble's full view, one band at a time: columns that do not
-// fit beside the others start a band of their own below (the bubble
-// would cut them), so every key shows at any width the session takes
-// (the help screen tests check 80, 60 and 40).
+// keyColumns lays the bindings out in columns with the help bubble's full
+// view; columns that do not fit beside the others start a band below (the
+// bubble would cut them), so every key shows at any width.
 func (m *Model) keyColumns(cols [][]key.Binding) []string {
 	width := func(col []key.Binding) int {
 		kw, dw := 0, 0

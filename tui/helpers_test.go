@@ -15,7 +15,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/citune/citune/probe"
@@ -81,7 +83,7 @@ func newEnv(t *testing.T, driver bool, opts ...envOpt) *env {
 	pr := simProbe(t, tg)
 	e.measure = &simMeasure{p: pr}
 	t.Chdir(t.TempDir()) // the results file's name shows on screen
-	plain := PlainStyles()
+	plain := plainStyles()
 	cfg := Config{
 		Target: tg, Start: start,
 		Ctx: context.Background(), Jobs: &sync.WaitGroup{},
@@ -419,3 +421,11 @@ func stoppedClock() sweep.Clock { return fixedWall{} }
 type fixedWall struct{ sweep.WallClock }
 
 func (fixedWall) Now() time.Time { return fixedClock() }
+
+// plainStyles has no attributes at all.
+func plainStyles() Styles {
+	s := lipgloss.NewStyle
+	h := help.Styles{Ellipsis: s(), ShortKey: s(), ShortDesc: s(), ShortSeparator: s(), FullKey: s(), FullDesc: s(), FullSeparator: s()}
+	return Styles{Header: s(), TabActive: s(), Tab: s(), ColHead: s(), Section: s(), Knob: s(), Cursor: s(),
+		Drift: s(), Dim: s(), Status: s(), Error: s(), Good: s(), Title: s(), Help: h}
+}

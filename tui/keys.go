@@ -2,10 +2,8 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// keyMap holds the bindings every tab has: moving, switching tabs, the
-// refresh, the dialogs (export, quit, help) and the way out. Each tab
-// owns its own keys (regsKeys, probeKeys, sweepKeys) and lists them in
-// its FullHelp; the ? screen shows these and the active tab's.
+// keyMap holds the bindings every tab has; each tab has its own keys
+// (regsKeys, probeKeys, sweepKeys) too.
 type keyMap struct {
 	// Move only labels Up and Down in the help line.
 	Up, Down, Move          key.Binding
@@ -24,8 +22,7 @@ type keyMap struct {
 	RestoreQuit, KeepQuit key.Binding
 }
 
-// bind makes a binding. Every action has a plain letter or a key a vt100
-// sends, so it works over a serial console.
+// bind makes a binding. Every action has a key a vt100 sends.
 func bind(help, desc string, keys ...string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 }
@@ -92,8 +89,7 @@ func defaultRegsKeys() regsKeys {
 	}
 }
 
-// probeKeys are the Probe tab's own bindings. Runs only labels More and
-// Fewer in the help line.
+// probeKeys are the Probe tab's own bindings (Runs labels More and Fewer).
 type probeKeys struct {
 	Run, Stop, More, Fewer, Runs, Mark key.Binding
 }

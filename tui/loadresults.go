@@ -13,14 +13,10 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// An earlier sweep's results file (`l` on a .jsonl, or any file that is
-// one) opens in the Sweep tab as the session's own sweep would show it:
-// its plan, its points folded over their visits, the ranking and the
-// verdict, ranked as the sweep and citune dts rank it (its practical
-// threshold; only what can be made permanent is recommended). Only a file of the session's own SoC and controller opens:
-// its settings name this map's fields. Starting a sweep afterwards
-// measures the plan anew into a new results file; the loaded file is
-// never written.
+// An earlier sweep's results file opens in the Sweep tab as the session's
+// own sweep would show it, ranked as the sweep and citune dts rank it.
+// Only a file of the session's SoC and controller opens (its settings
+// name this map's fields); the loaded file is never written.
 
 // resultsMsg carries a loaded results file.
 type resultsMsg struct {
@@ -30,7 +26,7 @@ type resultsMsg struct {
 }
 
 // loadPlanOrResults reads path as a results file when it is one, else as
-// a plan file (in the command: the sniff reads the file).
+// a plan file.
 func loadPlanOrResults(load PlanLoader, path string, m *regs.Map) tea.Cmd {
 	return func() tea.Msg {
 		if strings.HasSuffix(path, ".jsonl") || results.IsFile(path) {
@@ -104,17 +100,16 @@ func (m Model) onResults(msg resultsMsg) Model {
 		what += " (" + mark + ")"
 	}
 	if b, ok := s.best(); ok {
-		m.setStatus("%s: %d point(s); best %s at %s; %s", what, countHeld(s.points), s.label(b, m.m), m.fmtRate(rank.Median(b.Rates), s.unit()), rk.Verdict.Short())
+		m.setStatus("%s: %d point(s); best %s at %s; %s", what, countHeld(s.points), s.label(b), s.pointRate(b), rk.Verdict.Short())
 	} else {
 		m.setStatus("%s: %d point(s), none that held", what, countHeld(s.points))
 	}
 	return m
 }
 
-// addVisits adds res's visits with their runs in the order they were
-// measured, the latest session's of each as the ranking reads them, so
-// that a point's rates are the ones its rank stands on (screening runs a
-// visit admitted included), and marks the points the sweep dropped.
+// addVisits adds res's visits in the order they were measured, as the
+// ranking reads them (so a point's rates are those its rank stands on),
+// and marks the points the sweep dropped.
 func (s *sweepTab) addVisits(res *results.Results) {
 	vs := res.Visits()
 	for _, n := range slices.Sorted(maps.Keys(vs)) {

@@ -50,24 +50,19 @@ var intervals = []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, 
 
 // Outcome says how a session ended.
 type Outcome struct {
-	// Quit is set when the user quit (not when the program was killed).
-	Quit bool
-	// Kept is set when the user chose to keep the settings.
-	Kept bool
-	// Restored is set when the restore on the way out ran; Report has a
-	// line per field written and Err its error.
+	// Quit: the user quit (the program was not killed); Kept: keeping
+	// the settings.
+	Quit, Kept bool
+	// Restored: the restore on the way out ran; Report has a line per
+	// field written and Err its error.
 	Restored bool
 	Report   []string
 	Err      error
-	// ExportErr holds the exports that failed, which a quit right after
-	// would otherwise hide.
+	// ExportErr holds the exports that failed (a quit would hide them).
 	ExportErr error
-	// Unchanged is set when the session quit with every value it ever
-	// changed at its start (nothing to restore or keep).
+	// Unchanged: every value the session changed was at its start.
 	Unchanged bool
-	// Stopped is why the session ended by itself: its journal vanished,
-	// was replaced or damaged under it (Session.Stops); it
-	// restored from the originals it keeps in memory (Restored, Report).
+	// Stopped is why the session ended by itself (Session.Stops).
 	Stopped error
 }
 
@@ -76,9 +71,7 @@ type drift struct {
 	want, got uint32
 }
 
-// shared is what the session's parts share (each holds a pointer): the
-// configuration, the keys, the styles, the screen's size, the status
-// line, the registers last read and the busy state.
+// shared is what the session's parts share (each holds a pointer).
 type shared struct {
 	cfg       Config
 	keys      keyMap
@@ -98,13 +91,11 @@ type shared struct {
 }
 
 // component is a tab: its screen below the header, its keys and messages,
-// and its help line.
+// its help line and its own keys in columns for the ? screen.
 type component interface {
 	View(h int) []string
 	Update(msg tea.Msg) tea.Cmd
 	ShortHelp() []key.Binding
-	// FullHelp is the tab's own keys in columns, for the ? screen (above
-	// the keys every tab has).
 	FullHelp() [][]key.Binding
 }
 
@@ -123,20 +114,16 @@ type Model struct {
 	interval time.Duration
 	paused   bool
 	tgen     int
-	// exports counts export writes still in flight: quitting waits for
-	// them, so that q right after an export does not leave a truncated
-	// file behind (the write runs as a command, which tea.Quit would not
-	// wait for).
+	// exports counts export writes in flight: quitting waits for them
+	// (tea.Quit would not), so q right after one leaves no truncated file.
 	exports int
 
 	expW bool // export the sweep winner rather than the current settings
 	// expText and expNote are the export's text and the seam's warning,
-	// made when the dialog opens and when what it shows changes (the
-	// source, the registers read, the sweep), not on every frame: for a
-	// results file the seam reads and ranks the whole file.
+	// made when what it shows changes, not per frame: for a results file
+	// the seam reads and ranks the whole file.
 	expText, expNote string
-	// expReplace is the export file the user was told exists: enter on
-	// the same name replaces it.
+	// expReplace is the export file the user was told exists.
 	expReplace string
 
 	regs  regsTab
@@ -270,7 +257,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case exportMsg:
 		m.exports--
 		if msg.exists && m.mode != modeClosing {
-			// Ask again, in the prompt, with the name kept.
 			m.mode, m.expReplace = modeExport, msg.path
 			m.remakeExport()
 			m.regs.ed, m.sweep.prompt = nil, promptNone // the prompt replaces a dialog opened meanwhile
@@ -334,16 +320,13 @@ func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m.normalKey(msg)
 }
 
-// normalKey handles a key outside dialogs and prompts: the keys of every
-// tab first, then the tab's own.
+// normalKey handles a key outside dialogs: every tab's keys, then the tab's.
 func (m Model) normalKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
 		if len(m.differing()) == 0 && !m.probing && !m.sweeping && !m.writing {
-			// Nothing to decide: every value is at its start (and no
-			// write is on its way to change one).
-			return m.startClose(closeRestore)
+			return m.startClose(closeRestore) // nothing to decide
 		}
 		m.mode = modeQuit
 		return m, nil

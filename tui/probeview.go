@@ -3,8 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-
-	"github.com/citune/citune/units"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -14,6 +12,7 @@ import (
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
+	"github.com/citune/citune/units"
 )
 
 // probeTab is the Probe tab.
@@ -28,11 +27,10 @@ type probeTab struct {
 	run, of     int
 	done, total int64
 
-	last    *results.Measurement
-	lastErr string
-	hist    []history
-	sel     int
-	mark    int // the row compared against (A), -1 for the first row
+	last      *results.Measurement
+	lastErr   string
+	hist      []history
+	sel, mark int // mark: the row compared against (A), -1 for the first
 }
 
 // history is every run measured with one setting.
@@ -76,8 +74,8 @@ func (h history) avg(f func(results.Measurement) float64) float64 {
 	return t / float64(len(h.runs))
 }
 
-// settingLabel names a setting by the knob fields that differ from the
-// starting snapshot ("start" when none do), e.g. "ITC=0 AHBBRST=0".
+// settingLabel names a setting by the knobs that differ from the start
+// ("ITC=0 AHBBRST=0", or "start").
 func settingLabel(m *regs.Map, start soc.Snapshot, raw map[uint32]uint32) string {
 	var parts []string
 	for i := range m.Registers {
@@ -279,8 +277,8 @@ func (p *probeTab) View(h int) []string {
 	return out
 }
 
-// runView is the progress of the running probe (or the last error),
-// and the last run's numbers.
+// runView is the running probe's progress (or the last error) and the
+// last run's numbers.
 func (p *probeTab) runView() []string {
 	w := p.w
 	var out []string
@@ -326,8 +324,7 @@ func (p *probeTab) runView() []string {
 	return out
 }
 
-// histLine is the history row of entry i, its setting setW wide
-// and its median medW.
+// histLine is the history row i, its setting setW and median medW wide.
 func (p *probeTab) histLine(i, setW, medW int) string {
 	w := p.w
 	hr := p.hist[i]

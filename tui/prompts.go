@@ -31,9 +31,8 @@ func (m *Model) remakeExport() {
 	}
 }
 
-// exportText is the fragment for the chosen source, made by the
-// DeviceTree seam (only what the kernel honours becomes a property), and
-// the seam's warning.
+// exportText is the DeviceTree seam's fragment for the chosen source and
+// its warning.
 func (m *Model) exportText() (text, note string) {
 	x := DTSExport{Winner: m.expW, Snapshot: snapshotOf(m.m, m.cur)}
 	if m.expW {

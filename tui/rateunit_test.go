@@ -105,7 +105,7 @@ func (s rateShown) check(t *testing.T, fig, cell func(float64) string, heading s
 		t.Errorf("heat map lacks %q:\n%s", h, s.heat)
 	}
 	best := fig(rank.Median(good[0].Rates))
-	label := s.e.m.sweep.label(good[0], s.e.m.m)
+	label := s.e.m.sweep.label(good[0])
 	for _, want := range []string{"best: " + label + " " + best, "best " + label + " at " + best} {
 		if !strings.Contains(s.table, want) {
 			t.Errorf("table lacks %q:\n%s", want, s.table)

@@ -9,8 +9,7 @@ import (
 	"github.com/citune/citune/regs"
 )
 
-// read takes a fresh read, and finds values that changed behind the
-// user's back.
+// read takes a fresh read and finds values changed behind the user's back.
 func (rt *regsTab) read(msg regsMsg, sweep SweepPlan) {
 	if msg.err != nil {
 		rt.setErr("reading registers: %v", msg.err)
@@ -79,8 +78,7 @@ func (rt *regsTab) read(msg regsMsg, sweep SweepPlan) {
 	}
 }
 
-// why explains who rewrites a field: the profile's knob text, else the
-// register's note.
+// why explains who rewrites a field (the knob's text, the register's note).
 func (s *shared) why(ref regs.Ref) string {
 	if ref.Reg == nil {
 		return ""

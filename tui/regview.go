@@ -52,19 +52,17 @@ func buildRows(m *regs.Map) []row {
 	return rows
 }
 
-// regsTab is the Registers tab: the list and its selection, the reads
-// compared for drift, what the user set and the field editor.
+// regsTab is the Registers tab.
 type regsTab struct {
 	*shared
-	own     regsKeys
-	rows    []row
-	sel     int
-	top     int
-	prev    map[uint32]uint32 // the read before
-	reads   int
-	desired map[string]uint32 // what the user set, by ref key
-	drifts  map[string]drift
-	ed      *editor // the open editor, nil when none
+	own      regsKeys
+	rows     []row
+	sel, top int
+	prev     map[uint32]uint32 // the read before
+	reads    int
+	desired  map[string]uint32 // what the user set, by ref key
+	drifts   map[string]drift
+	ed       *editor // the open editor, nil when none
 }
 
 // ShortHelp is the tab's help line.
@@ -248,8 +246,7 @@ func (rt *regsTab) detailView(h int) []string {
 	return padLines(rt.fieldDetail(r), h)
 }
 
-// regDetail describes a whole register: its values now, at start and at
-// reset, and what the driver does with it.
+// regDetail describes a register: its values and what the driver does.
 func (rt *regsTab) regDetail(reg *regs.Register) []string {
 	raw := rt.cur[reg.Offset]
 	sv, haveStart := rt.cfg.Start.Value(reg.Name)
@@ -277,8 +274,7 @@ func (rt *regsTab) regDetail(reg *regs.Register) []string {
 	return lines
 }
 
-// fieldDetail describes a field: its values, whether it drifted, its
-// legal values and how to persist it.
+// fieldDetail describes a field: values, drift, legal values, persistence.
 func (rt *regsTab) fieldDetail(r row) []string {
 	reg := r.reg
 	raw := rt.cur[reg.Offset]
@@ -443,8 +439,7 @@ func (rt *regsTab) revertSelected() tea.Cmd {
 	return revert(rt.cfg.Undo, []regs.Ref{ref}, "revert "+ref.String())
 }
 
-// toggleAxis marks or unmarks the selected field as a sweep axis (the
-// Model rebuilds the on-screen plan).
+// toggleAxis marks or unmarks the selected field as a sweep axis.
 func (rt *regsTab) toggleAxis() {
 	r := rt.rows[rt.sel]
 	if r.kind != rowField {

@@ -6,12 +6,10 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// The statistics are the sweep's, so that the TUI and `citune sweep` /
-// `citune report` show the same medians and confidence intervals for the
-// same runs.
+// The statistics are the sweep's: the TUI, sweep and report agree.
 
-// fmtSpread renders the spread of xs, the "+-" shown beside a median:
-// half their range relative to their median, in percent; or "1 run".
+// fmtSpread renders the spread of xs: half their range relative to their
+// median, in percent; or "1 run".
 func fmtSpread(xs []float64) string {
 	switch len(xs) {
 	case 0:
@@ -30,19 +28,15 @@ func fmtSpread(xs []float64) string {
 	return fmt.Sprintf("+-%.1f%%", spread)
 }
 
-// fmtRate renders rate r of unit (a run's or a point's: "" or "B/s" for
-// bytes per second) as `citune sweep` and `report` do: a byte rate in the
-// session's ByteUnit, a probe's own unit (fps) as it is.
+// fmtRate renders rate r of unit as `citune sweep` and `report` do.
 func (s *shared) fmtRate(r float64, unit string) string {
 	return s.cfg.ByteUnit.Rate(r, unit)
 }
 
-// amount is what interrupts and CPU are counted per: the byte unit's
-// amount (MiB, MB, Mbit).
+// amount is what interrupts and CPU are counted per (MiB, MB, Mbit).
 func (s *shared) amount() string { return s.cfg.ByteUnit.Amount() }
 
-// compare is B against A: the sweep's comparison of medians with its
-// 95 % interval (Welch, on the geometric means).
+// compare is B against A, the sweep's comparison.
 func compare(a, b []float64) rank.Comparison {
 	return rank.Compare(b, a)
 }

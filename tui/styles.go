@@ -9,35 +9,17 @@ import (
 // already says (markers, words), so a terminal without colour loses
 // nothing: the cursor row also starts with '>', knobs with '*', and so on.
 type Styles struct {
-	Header    lipgloss.Style
-	TabActive lipgloss.Style
-	Tab       lipgloss.Style
-	ColHead   lipgloss.Style
-	Section   lipgloss.Style
-	Knob      lipgloss.Style
-	Cursor    lipgloss.Style
-	Changed   lipgloss.Style
-	Drift     lipgloss.Style
-	Dim       lipgloss.Style
-	Status    lipgloss.Style
-	Error     lipgloss.Style
-	Good      lipgloss.Style
-	Title     lipgloss.Style
-	Help      help.Styles
+	Header, TabActive, Tab, ColHead, Section, Knob, Cursor lipgloss.Style
+	Drift, Dim, Status, Error, Good, Title                 lipgloss.Style
+	Help                                                   help.Styles
 }
 
 // DefaultStyles uses the 16 ANSI colours and attributes that a Linux
 // console and a vt100 understand (bold, reverse).
 func DefaultStyles() Styles {
 	s := lipgloss.NewStyle
-	h := help.DefaultDarkStyles()
-	h.ShortKey = s().Bold(true)
-	h.ShortDesc = s()
-	h.ShortSeparator = s()
-	h.FullKey = s().Bold(true)
-	h.FullDesc = s()
-	h.FullSeparator = s()
-	h.Ellipsis = s()
+	h := help.Styles{Ellipsis: s(), ShortKey: s().Bold(true), ShortDesc: s(), ShortSeparator: s(),
+		FullKey: s().Bold(true), FullDesc: s(), FullSeparator: s()}
 	return Styles{
 		Header:    s().Bold(true),
 		TabActive: s().Reverse(true),
@@ -46,7 +28,6 @@ func DefaultStyles() Styles {
 		Section:   s().Bold(true),
 		Knob:      s().Bold(true).Foreground(lipgloss.Color("6")),
 		Cursor:    s().Reverse(true),
-		Changed:   s().Foreground(lipgloss.Color("3")),
 		Drift:     s().Bold(true).Foreground(lipgloss.Color("1")),
 		Dim:       s().Faint(true),
 		Status:    s(),
@@ -57,21 +38,12 @@ func DefaultStyles() Styles {
 	}
 }
 
-// PlainStyles has no attributes at all (tests, dumb terminals).
-func PlainStyles() Styles {
-	s := lipgloss.NewStyle
-	h := help.Styles{Ellipsis: s(), ShortKey: s(), ShortDesc: s(), ShortSeparator: s(), FullKey: s(), FullDesc: s(), FullSeparator: s()}
-	return Styles{Header: s(), TabActive: s(), Tab: s(), ColHead: s(), Section: s(), Knob: s(), Cursor: s(),
-		Changed: s(), Drift: s(), Dim: s(), Status: s(), Error: s(), Good: s(), Title: s(), Help: h}
-}
-
 // MonoStyles uses attributes a vt100 has (bold, underline, reverse) and
 // no colour.
 func MonoStyles() Styles {
 	st := DefaultStyles()
 	s := lipgloss.NewStyle
 	st.Knob = s().Bold(true)
-	st.Changed = s()
 	st.Drift = s().Bold(true)
 	st.Error = s().Bold(true)
 	st.Good = s()

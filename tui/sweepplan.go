@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -24,10 +23,8 @@ func (p SweepPlan) has(ref regs.Ref) bool {
 	return false
 }
 
-// parsePlan reads the on-screen plan syntax: an axis per word as
-// plan.ParseAxis reads it (FIELD=v1,v2,..., sysfs:PATH=..., modparam:M.P=...),
-// optional settings KEY=VALUE as plan.Set reads them (repeat=N,
-// mode=grid|ofat|adaptive|model, budget=SHARE, ..., as citune sweep's flags).
+// parsePlan reads the on-screen plan: an axis per word (plan.ParseAxis)
+// and settings KEY=VALUE (plan.Set: repeat=N, mode=M, budget=SHARE, ...).
 func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 	p := SweepPlan{Plan: plan.DefaultPlan(), Source: "screen"}
 	p.Mode, p.Repeats = "", 3
@@ -45,10 +42,8 @@ func parsePlan(text string, m *regs.Map) (SweepPlan, error) {
 			}
 			continue
 		}
-		// An axis, in the sweep's own grammar (as --axis and plan
-		// files): register values are checked like `citune set` values;
-		// files and module parameters are checked again before the
-		// first write.
+		// An axis, in the sweep's grammar (files and module parameters
+		// are checked again before the first write).
 		ax, err := plan.ParseAxis(m, tok)
 		if err != nil {
 			errs = append(errs, err)
@@ -115,9 +110,8 @@ func (s *sweepTab) setPlanText(text string, m *regs.Map) {
 	s.plan = p
 }
 
-// keepSettings carries the settings the plan text does not spell (those
-// a loaded plan file gave: warm-ups, settle time, seed, baseline
-// interval) from q to p. (An adaptive race's budget is in the text.)
+// keepSettings carries the settings the plan text does not spell (a plan
+// file's warm-ups, settle time, seed, baseline interval) from q to p.
 func keepSettings(p *plan.Plan, q plan.Plan) {
 	p.Warmup, p.Settle, p.Seed, p.BaselineEvery = q.Warmup, q.Settle, q.Seed, q.BaselineEvery
 }
@@ -131,10 +125,8 @@ func strs(vs []uint32) []string {
 	return out
 }
 
-// proposeValues proposes a few values to sweep for f: the extremes of its
-// legal values (up to the binding's maximum), the starting value and the
-// mainline value (what Linux leaves on a board: nil when no source says),
-// in order, each once.
+// proposeValues proposes values to sweep for f, in order: the extremes of
+// its legal values (up to limit), the start and the mainline value.
 func proposeValues(f *regs.Field, start uint32, mainline *uint32, limit uint32) []uint32 {
 	legal := defaultValues(f, start, limit)
 	if len(legal) == 0 {
@@ -150,20 +142,12 @@ func proposeValues(f *regs.Field, start uint32, mainline *uint32, limit uint32) 
 	if mainline != nil && ok(*mainline) {
 		pick = append(pick, *mainline)
 	}
-	sort.Slice(pick, func(i, j int) bool { return pick[i] < pick[j] })
-	out := pick[:0]
-	for i, v := range pick {
-		if i == 0 || v != pick[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
+	slices.Sort(pick)
+	return slices.Compact(pick)
 }
 
-// defaultValues lists the legal values to choose from for f: every legal
-// named value, both values of a bit, a small range in full, otherwise
-// powers of two up to the binding's maximum (or 64), plus the starting
-// value.
+// defaultValues lists the legal values to choose from for f: its choices,
+// or powers of two up to limit (or 64) and the starting value.
 func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
 	cs, _ := choicesOf(f)
 	var vs []uint32
@@ -186,20 +170,15 @@ func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
 	if len(vs) > 5 {
 		vs = vs[len(vs)-5:]
 	}
-	found := false
-	for _, v := range vs {
-		found = found || v == start
-	}
-	if !found && regs.CheckValue(f, start) == nil {
+	if !slices.Contains(vs, start) && regs.CheckValue(f, start) == nil {
 		vs = append(vs, start)
-		sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
+		slices.Sort(vs)
 	}
 	return vs
 }
 
 // mainline is the value Linux leaves in ref on a board in the
-// controller's role (the profile's board values; where the role is
-// unknown, only the values every role gets), or nil.
+// controller's role (the profile's board values), or nil.
 func (m *Model) mainline(ref regs.Ref) *uint32 {
 	role := m.cfg.Role
 	if role == "" {
@@ -253,8 +232,7 @@ func (m Model) onPlan(msg planMsg) Model {
 	return m
 }
 
-// fewRuns is the warning citune sweep prints for so few runs a point,
-// as a tail of a status line ("" for enough).
+// fewRuns is sweep's warning for too few runs, as a status line's tail.
 func fewRuns(repeats int) string {
 	if w := rank.FewRunsWarning(repeats); w != "" {
 		return "; warning: " + w

@@ -18,50 +18,41 @@ import (
 // sweepTab is the Sweep tab.
 type sweepTab struct {
 	*shared
-	own      sweepKeys
-	planText string
-	plan     SweepPlan
-	planErr  string
+	own               sweepKeys
+	planText, planErr string
+	plan              SweepPlan
 
 	id     int
 	cancel context.CancelFunc
 	ch     chan tea.Msg
 
 	points []results.PointRecord // folded over visits (see rankable)
-	// screened holds, per point, the rates of its screening runs (a
-	// race's or the model's) until a visit admits them among its rates
-	// (PointRecord.ScreenAdmitted), as results.Store counts them;
+	// screened holds each point's screening rates until a visit admits
+	// them (PointRecord.ScreenAdmitted), as results.Store counts them;
 	// screening are those of the visit under way.
-	screened  map[string][]float64
-	screening []float64
-	done      int
-	total     int
-	current   string
-	elapsed   time.Duration
-	finished  bool
-	stopped   bool
-	err       string
+	screened          map[string][]float64
+	screening         []float64
+	done, total       int
+	current, err      string
+	elapsed           time.Duration
+	finished, stopped bool
 
 	note    string
 	results string // where the sweeper records the results
-	// end is the run's end record (nil until the sweep ended); ranking
-	// is the finished sweep's ranking with its verdict (nil while it
-	// runs): the order, the intervals and the decision the sweep's end
-	// record holds, not the screen's own.
+	// end is the run's end record and ranking the finished sweep's
+	// ranking (the sweep's order, intervals and verdict, not the
+	// screen's own); nil until the sweep ended.
 	end     *results.EndRecord
 	ranking *rank.Ranking
-	// simulated: the finished sweep ran on the simulated board's clock
-	// (its end record has a simulated time), so elapsed is the board's
-	// modelled time.
+	// simulated: elapsed is the simulated board's modelled time.
 	simulated bool
 
 	started time.Time // the time of this run's first event
 	planned int       // the points the sweep's header planned (baseline aside)
 	visit   string    // the label of the point being measured
 
-	view   int
-	top    int
-	prompt int // the open prompt (promptPlan, promptLoad) or promptNone
+	view, top int
+	prompt    int // the open prompt (promptPlan, promptLoad) or promptNone
 }
 
 func (s *sweepTab) resetResults() {
@@ -71,8 +62,7 @@ func (s *sweepTab) resetResults() {
 	s.screened, s.screening = nil, nil
 }
 
-// screenRun keeps a screening run's rate for its point's admitting
-// visit, when it counts (results.Counts, the ranking's rule).
+// screenRun keeps a counted screening run's rate for its admitting visit.
 func (s *sweepTab) screenRun(r results.RunRecord) {
 	if r.Screen && results.Counts(r) {
 		s.screening = append(s.screening, r.Run.Rate)
@@ -99,7 +89,7 @@ func (s *sweepTab) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if p := s.follow(msg.e); p != nil && p.Status == rank.StatusCorrupt {
-			s.setErr("CORRUPT data at %s: %s", s.label(*p, s.m), pointReason(*p))
+			s.setErr("CORRUPT data at %s: %s", s.label(*p), pointReason(*p))
 		}
 	case sweepDoneMsg:
 		if msg.id != s.id {
@@ -129,12 +119,10 @@ func (s *sweepTab) Update(msg tea.Msg) tea.Cmd {
 			s.finished = true
 			fin := "sweep finished"
 			if s.end != nil && s.end.OutOfBudget > 0 {
-				// The adaptive race's budget ran out: the points still
-				// racing are ranked on the runs they had.
 				fin = fmt.Sprintf("sweep finished, budget spent (%d still racing)", s.end.OutOfBudget)
 			}
 			if b, ok := s.best(); ok && s.ranking != nil {
-				s.setStatus("%s; best %s at %s; %s", fin, s.label(b, s.m), s.fmtRate(rank.Median(b.Rates), s.unit()), s.ranking.Verdict.Short())
+				s.setStatus("%s; best %s at %s; %s", fin, s.label(b), s.pointRate(b), s.ranking.Verdict.Short())
 			} else {
 				s.setStatus("%s without a point that held", fin)
 			}
@@ -144,9 +132,8 @@ func (s *sweepTab) Update(msg tea.Msg) tea.Cmd {
 	return listen(s.ch)
 }
 
-// follow updates the tab from one of the runner's events: the progress,
-// the points (each visit folded into the point's record, see foldVisit)
-// and the notes. It returns the point a visit closed, if any.
+// follow updates the tab from one of the runner's events and returns the
+// point a visit closed, if any.
 func (s *sweepTab) follow(e event.Event) *results.PointRecord {
 	if s.started.IsZero() {
 		s.started = e.Time
@@ -217,9 +204,8 @@ func (s *sweepTab) find(settings map[string]string) int {
 	return -1
 }
 
-// addPoint folds a visit into its point's record, counting a point
-// closed for the first time (baselines are kept, each measurement
-// counts). It returns the point's record.
+// addPoint folds a visit into its point's record (each baseline is kept)
+// and returns the record.
 func (s *sweepTab) addPoint(r results.PointRecord) *results.PointRecord {
 	if sc := s.screening; len(sc) > 0 && !r.Baseline && statusOK(r) {
 		if s.screened == nil {
@@ -245,11 +231,10 @@ func (s *sweepTab) addPoint(r results.PointRecord) *results.PointRecord {
 	return &s.points[len(s.points)-1]
 }
 
-// foldVisit is the point's record after visit r, given its record prev
-// over the earlier visits (zero for none): r's, with the rates of every
-// visit, the last interrupt, CPU and baseline figures measured, and the
-// first reason the point was excluded. The first reason sticks, as in
-// the sweep's own ranking; an elimination gives way to a later failure.
+// foldVisit is the point's record after visit r over prev (the earlier
+// visits'): every visit's rates, the last figures measured, and the first
+// reason the point was excluded (as in the sweep's ranking; an
+// elimination gives way to a later failure).
 func foldVisit(prev, r results.PointRecord) results.PointRecord {
 	p := r
 	p.Rates = append(slices.Clone(prev.Rates), r.Rates...)

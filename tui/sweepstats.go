@@ -8,28 +8,26 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/citune/citune/regs"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
 )
 
 // label names a point by its axis values.
-func (s *sweepTab) label(p results.PointRecord, m *regs.Map) string {
+func (s *sweepTab) label(p results.PointRecord) string {
 	if p.Baseline {
 		return "baseline"
 	}
 	var parts []string
 	for _, a := range s.plan.Axes {
 		if v := p.Settings[a.Name]; v != "" {
-			parts = append(parts, axisLabel(m, a)+"="+v)
+			parts = append(parts, axisLabel(s.m, a)+"="+v)
 		}
 	}
 	return strings.Join(parts, " ")
 }
 
-// values are the point's values, one per axis of the plan in plan order;
-// "" for an axis the hardware ignores at this point (left at its
-// original value).
+// values are the point's values in plan order; "" for an axis the
+// hardware ignores at this point.
 func (s *sweepTab) values(p results.PointRecord) []string {
 	vs := make([]string, len(s.plan.Axes))
 	for i, a := range s.plan.Axes {
@@ -62,9 +60,8 @@ func (s *sweepTab) ranked() (good, bad []results.PointRecord) {
 	return good, bad
 }
 
-// unit is the unit of the sweep's rates: the probe's, as its points
-// record it ("" for bytes per second). A sweep has one probe, so one
-// unit.
+// unit is the unit of the sweep's rates (its one probe's; "" for bytes
+// per second).
 func (s *sweepTab) unit() string {
 	for _, p := range s.points {
 		if p.Unit != "" {
@@ -123,22 +120,20 @@ func (s *sweepTab) bestLine() string {
 		return "best: none yet"
 	}
 	if s.ranking != nil {
-		// Finished: the sweep's verdict, in its words.
-		// Two lines at 80 columns: the headline where it applies a change
-		// (with its interval), the short form where it keeps or decides
-		// nothing (the report has the reason).
+		// Finished: the verdict's headline where it applies a change,
+		// else its short form (two lines at 80 columns).
 		v := s.ranking.Verdict
 		say := v.Short()
 		if v.Kind == rank.VerdictApply {
 			say = v.Headline()
 		}
-		line := fmt.Sprintf("best: %s %s; %s", s.label(b, s.m), s.pointRate(b), say)
+		line := fmt.Sprintf("best: %s %s; %s", s.label(b), s.pointRate(b), say)
 		if bb := s.ranking.Verdict.Bench; bb != nil {
 			line += fmt.Sprintf("; faster, not permanent: %s", rank.SettingsString(bb.Settings))
 		}
 		return line
 	}
-	line := fmt.Sprintf("best: %s  %s  ", s.label(b, s.m), s.pointRate(b))
+	line := fmt.Sprintf("best: %s  %s  ", s.label(b), s.pointRate(b))
 	if v := versus(b); v != "" {
 		return line + v + " vs baseline"
 	}
@@ -171,9 +166,7 @@ func pointStatus(p results.PointRecord) string {
 	return "ok"
 }
 
-// pointReason says what did not hold ("ITC wrote 0, read 1"), what the
-// integrity check found, why the apply or probe failed, or why an
-// adaptive race dropped the point.
+// pointReason says why the point is not ranked ("ITC wrote 0, read 1").
 func pointReason(p results.PointRecord) string {
 	if len(p.Changed) > 0 {
 		return strings.Join(p.Changed, "; ") + " (" + p.Reason + ")"

@@ -36,8 +36,8 @@ func (s *sweepTab) View(h int) []string {
 	return append(out, s.chartView(h-len(out))...)
 }
 
-// planView is the top of the Sweep tab: the plan prompt, why
-// sweeping is not available, and the plan or its errors.
+// planView is the plan prompt, why sweeping is not available, and the
+// plan or its errors.
 func (s *sweepTab) planView() []string {
 	w := s.w
 	var out []string
@@ -72,8 +72,7 @@ func (s *sweepTab) planView() []string {
 	return out
 }
 
-// progress is the progress line: a bar and the ETA while the sweep
-// runs, else how it ended.
+// progress is a bar and the ETA while the sweep runs, else how it ended.
 func (s *sweepTab) progress() string {
 	total := s.plan.Points()
 	doneAll := countHeld(s.points)
@@ -104,8 +103,7 @@ func (s *sweepTab) progress() string {
 	return ""
 }
 
-// chartView fills rest lines with the view chosen with v; tall
-// screens show the chart under the table.
+// chartView fills rest lines with the view chosen with v.
 func (s *sweepTab) chartView(rest int) []string {
 	w := s.w
 	switch s.view {
@@ -204,11 +202,10 @@ func (s *sweepTab) barsView(h int) []string {
 	good, bad := s.ranked()
 	labelW := 10
 	for _, p := range append(append([]results.PointRecord(nil), good...), bad...) {
-		labelW = max(labelW, len(s.label(p, s.m)))
+		labelW = max(labelW, len(s.label(p)))
 	}
 	labelW = min(labelW, s.w/3)
-	// Each bar ends in its rate, right-aligned in rateW columns (14 for
-	// MiB/s: "%8.2f MiB/s").
+	// Each bar ends in its rate, right-aligned in rateW columns.
 	maxRate, rateW := 0.0, 14
 	for _, p := range good {
 		maxRate = max(maxRate, rank.Median(p.Rates))
@@ -222,11 +219,11 @@ func (s *sweepTab) barsView(h int) []string {
 		if maxRate > 0 {
 			n = int(r/maxRate*float64(barW) + 0.5)
 		}
-		lines = append(lines, fit(fmt.Sprintf("%s |%s %*s", fit(s.label(p, s.m), labelW), fit(strings.Repeat("#", n), barW), rateW, s.pointRate(p)), s.w))
+		lines = append(lines, fit(fmt.Sprintf("%s |%s %*s", fit(s.label(p), labelW), fit(strings.Repeat("#", n), barW), rateW, s.pointRate(p)), s.w))
 	}
 	for _, p := range bad {
 		why := pointStatus(p)
-		lines = append(lines, s.st.Drift.Render(fit(fmt.Sprintf("%s |%s", fit(s.label(p, s.m), labelW), why), s.w)))
+		lines = append(lines, s.st.Drift.Render(fit(fmt.Sprintf("%s |%s", fit(s.label(p), labelW), why), s.w)))
 	}
 	if len(lines) == 0 {
 		lines = append(lines, "no points measured yet")
@@ -240,8 +237,7 @@ func (s *sweepTab) barsView(h int) []string {
 // shades go from low to high rate.
 const shades = ".:-=+*#%@"
 
-// heatView draws a two-axis grid: rows are the first axis, columns the
-// second; each cell has the median rate and a shade character.
+// heatView draws the two axes' grid, each cell's median rate and shade.
 func (s *sweepTab) heatView(h int) []string {
 	if len(s.plan.Axes) != 2 {
 		return []string{"the heat map needs exactly two axes"}

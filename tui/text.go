@@ -11,8 +11,7 @@ import (
 	"github.com/citune/citune/textwrap"
 )
 
-// fit pads or cuts plain text s to exactly w columns. Cut text ends in
-// '~' so that the cut is visible without a Unicode ellipsis.
+// fit pads or cuts plain text s to exactly w columns; a cut ends in '~'.
 func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
@@ -39,8 +38,8 @@ func cut(s string, w int) string {
 	return fit(s, w)
 }
 
-// wrap breaks plain text into lines of at most w columns, each prefixed
-// with indent after the first.
+// wrap breaks plain text into lines of at most w columns, indenting all
+// but the first.
 func wrap(text string, w int, indent string) []string {
 	lines := textwrap.Lines(text, "", indent, w)
 	for i := range lines {
@@ -49,9 +48,8 @@ func wrap(text string, w int, indent string) []string {
 	return lines
 }
 
-// wrapLine keeps a line that fits as it is (inner spacing too) and wraps
-// a longer one, its continuation lines indented under the first's text
-// (two more columns for prose).
+// wrapLine keeps a line that fits as it is and wraps a longer one under
+// its text (two more columns for prose).
 func wrapLine(l string, w int) []string {
 	if utf8.RuneCountInString(l) <= w {
 		return []string{l}
