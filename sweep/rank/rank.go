@@ -1,9 +1,7 @@
 package rank
 
 import (
-	"cmp"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -312,8 +310,16 @@ func cmpTol(a, b *float64, tol float64) int {
 // SettingsString renders settings with short names, ordered by them:
 // "AHBBRST=0 ITC=1 TXPBURST=16".
 func SettingsString(s map[string]string) string {
-	keys := slices.SortedFunc(maps.Keys(s), func(a, b string) int {
-		return cmp.Or(strings.Compare(shortName(a), shortName(b)), strings.Compare(a, b))
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := shortName(keys[i]), shortName(keys[j])
+		if a != b {
+			return a < b
+		}
+		return keys[i] < keys[j]
 	})
 	var out []string
 	for _, k := range keys {
