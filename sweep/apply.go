@@ -181,9 +181,8 @@ func (r *state) check(p *Point) ([]string, error) {
 		case plan.KindRegister, plan.KindDT:
 			v, ok := vals[a.Ref.Reg.Offset]
 			if !ok {
-				if v, err = r.Target.Read32(a.Ref.Reg.Offset); err == nil {
-					vals[a.Ref.Reg.Offset] = v
-				}
+				v, err = r.Target.Read32(a.Ref.Reg.Offset)
+				vals[a.Ref.Reg.Offset] = v
 			}
 			got = strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
 		case plan.KindFile:
@@ -196,7 +195,11 @@ func (r *state) check(p *Point) ([]string, error) {
 		if err != nil {
 			return changed, err
 		}
-		if a.Kind == plan.KindFile && !undo.FileHolds(want, got) || a.Kind != plan.KindFile && got != want {
+		held := got == want
+		if a.Kind == plan.KindFile {
+			held = undo.FileHolds(want, got)
+		}
+		if !held {
 			changed = append(changed, fmt.Sprintf("%s: %s -> %s", a.Name, want, got))
 		}
 	}

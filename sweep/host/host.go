@@ -40,12 +40,13 @@ func (l ExecLoader) Unload(ctx context.Context, module string) error {
 
 func run(ctx context.Context, name string, args ...string) error {
 	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
-	if msg := strings.TrimSpace(string(out)); err != nil && msg != "" {
-		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, msg)
-	} else if err != nil {
-		return fmt.Errorf("%s %s: %v", name, strings.Join(args, " "), err)
+	if err == nil {
+		return nil
 	}
-	return nil
+	if msg := strings.TrimSpace(string(out)); msg != "" {
+		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, msg)
+	}
+	return fmt.Errorf("%s %s: %v", name, strings.Join(args, " "), err)
 }
 
 // Host is what a sweep changes on the running system besides registers:
