@@ -152,8 +152,8 @@ func minGainFlag(fs *flag.FlagSet) *float64 {
 func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dtsout.DTSInput, error) {
 	if res == nil {
 		var err error
-		if res, err = results.Load(path); err != nil {
-			return rank.Ranking{}, dtsout.DTSInput{}, explainResults(path, err)
+		if res, err = loadResults(path); err != nil {
+			return rank.Ranking{}, dtsout.DTSInput{}, err
 		}
 	}
 	if err := res.CheckValues(); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -32,10 +33,7 @@ func runDump(a *app, args []string) error {
 	}
 	cols := *width
 	if cols == 0 && a.env.isTTY {
-		cols = a.env.cols
-		if cols <= 0 {
-			cols = termWidth
-		}
+		cols = cmp.Or(a.env.cols, termWidth)
 	}
 	t, offs, err := a.openNamed(fs.Args(), *strict)
 	if err != nil {

@@ -78,13 +78,7 @@ func runReport(a *app, args []string) error {
 	ro.top = cmp.Or(ro.top, max(ranked, 1)) // 0: every point
 	// A terminal's own width; a file or pipe gets 80 columns (a serial
 	// console's).
-	cols := ro.width
-	if cols <= 0 {
-		cols = a.env.cols
-	}
-	if cols <= 0 {
-		cols = 80
-	}
+	cols := cmp.Or(max(ro.width, 0), a.env.cols, 80)
 	o := report.Options{Points: ro.points, Top: ro.top, Fleet: ro.fleet, Width: cols, ASCII: !utf8Locale(a.env.getenv)}
 	return a.writeReports(ss, o, &ro)
 }
