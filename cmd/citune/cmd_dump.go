@@ -272,23 +272,6 @@ func runGet(a *app, args []string) error {
 	return nil
 }
 
-// openRead opens the target for reading; a failed identity check is a
-// loud warning (the values may be nonsense), or with strict exit 4.
-func (a *app) openRead(p *soc.Profile, strict bool) (*soc.Target, error) {
-	t, err := a.openProfile(p, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.Identify(); err != nil {
-		if strict {
-			t.Close()
-			return nil, withCode(exitIdentity, fmt.Errorf("%w\nIs this the right --profile/--controller?", err))
-		}
-		fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "citune: WARNING: the identity check failed, what follows may be nonsense: %v\nIs this the right --profile/--controller? (--strict makes this an error)\n", err)
-	}
-	return t, nil
-}
-
 // dumpRegisters are every register, or those named (by name or address).
 func dumpRegisters(t *soc.Target, names []string, offs map[int]uint32) ([]regs.Register, error) {
 	m := t.Profile.Map
@@ -317,8 +300,10 @@ func dumpRegisters(t *soc.Target, names []string, offs map[int]uint32) ([]regs.R
 	return out, nil
 }
 
-// openNamed is openRead with the names that are addresses resolved to
-// offsets of the window, by index.
+// openNamed opens the target for reading, with the names that are
+// addresses resolved to offsets of the window, by index. A failed identity
+// check is a loud warning (the values may be nonsense), or with strict
+// exit 4.
 func (a *app) openNamed(names []string, strict bool) (*soc.Target, map[int]uint32, error) {
 	p, err := a.resolveProfile()
 	if err != nil {
@@ -328,6 +313,16 @@ func (a *app) openNamed(names []string, strict bool) (*soc.Target, map[int]uint3
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := a.openRead(p, strict)
-	return t, offs, err
+	t, err := a.openProfile(p, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := t.Identify(); err != nil {
+		if strict {
+			t.Close()
+			return nil, nil, withCode(exitIdentity, fmt.Errorf("%w\nIs this the right --profile/--controller?", err))
+		}
+		fmt.Fprintf(humanOut(a.env.stderr, a.env.errTTY), "citune: WARNING: the identity check failed, what follows may be nonsense: %v\nIs this the right --profile/--controller? (--strict makes this an error)\n", err)
+	}
+	return t, offs, nil
 }

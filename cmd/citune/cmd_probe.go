@@ -150,14 +150,9 @@ func withNotes(results []probe.Result, notes []string) {
 	if len(notes) == 0 {
 		return
 	}
+	generic := func(n string) bool { return strings.HasPrefix(n, "no controller interrupt line known") }
 	for i := range results {
-		ns := append([]string(nil), notes...)
-		for _, n := range results[i].Notes {
-			if !strings.HasPrefix(n, "no controller interrupt line known") {
-				ns = append(ns, n)
-			}
-		}
-		results[i].Notes = ns
+		results[i].Notes = append(slices.Clone(notes), slices.DeleteFunc(results[i].Notes, generic)...)
 	}
 }
 

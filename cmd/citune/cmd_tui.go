@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -93,7 +94,7 @@ func runTUI(a *app, args []string) error {
 	jobs := &sync.WaitGroup{}
 	cfg := tui.Config{Target: t, Start: start, Undo: tuiUndo{u}, Ctx: ctx, Jobs: jobs,
 		Interval: *interval, Role: regs.Role(*role), ByteUnit: display,
-		Mono: monochrome(a.env.getenv), WriteFile: writeOutput, DTS: newTUIDTS(a, t),
+		Mono: monochrome(a.env.getenv), WriteFile: writeOutput, DTS: &tuiDTS{a: a, t: t},
 		LoadPlan: tui.LoadPlanFile}
 	if err := a.tuiProbe(t, words, &cfg, sysHost, u, *sweepOut, fresh); err != nil {
 		return err
@@ -195,10 +196,7 @@ func (a *app) tuiEnd(t *soc.Target, u *undo.Session, out tui.Outcome, runErr err
 	for _, l := range tui.RestoreReport(rs) {
 		fmt.Fprintf(a.env.stderr, "citune tui: restored %s\n", l)
 	}
-	reason := runErr
-	if reason == nil {
-		reason = errors.New("the session ended without a quit")
-	}
+	reason := cmp.Or(runErr, errors.New("the session ended without a quit"))
 	if ctx := a.ctx.Err(); ctx != nil {
 		reason = fmt.Errorf("terminated by a signal (%w)", context.Cause(a.ctx))
 	}
@@ -254,8 +252,6 @@ type tuiDTS struct {
 	a *app
 	t *soc.Target
 }
-
-func newTUIDTS(a *app, t *soc.Target) *tuiDTS { return &tuiDTS{a: a, t: t} }
 
 // Text implements tui.DeviceTree: the text `citune dts` prints (for the
 // winner from its results file, or the live values), byte for byte, else

@@ -108,7 +108,7 @@ func (s *tuiSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEvent
 		f, err = r.OpenOut(s.path)
 	case s.fresh:
 		var fh *os.File
-		if fh, err = s.createNext(); err == nil {
+		if fh, _, err = createNew(s.next); err == nil {
 			r.Out, f = results.NewWriter(fh), fh
 		}
 	default:
@@ -127,25 +127,14 @@ func (s *tuiSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEvent
 }
 
 // next names the next plan's file: out, then out-2, out-3...
-func (s *tuiSweeper) next() {
+func (s *tuiSweeper) next() string {
 	s.n++
 	s.path = s.out
 	if s.n > 1 {
 		ext := filepath.Ext(s.out)
 		s.path = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(s.out, ext), s.n, ext)
 	}
-}
-
-// createNext creates the next plan's file, skipping the names another
-// session took.
-func (s *tuiSweeper) createNext() (*os.File, error) {
-	for {
-		s.next()
-		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
+	return s.path
 }
 
 // freshName is base+ext, or base-2+ext, base-3+ext... whichever does not
@@ -165,8 +154,14 @@ func freshName(base, ext string) string {
 // of its own (freshName alone leaves a window between the look and the
 // create, and results.CreateFile takes over a file holding only a header).
 func createFresh(base, ext string) (*os.File, string, error) {
+	return createNew(func() string { return freshName(base, ext) })
+}
+
+// createNew creates, exclusively, the first name next gives that another
+// sweep or session has not taken.
+func createNew(next func() string) (*os.File, string, error) {
 	for {
-		name := freshName(base, ext)
+		name := next()
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
 		if !errors.Is(err, fs.ErrExist) {
 			return f, name, err

@@ -24,7 +24,7 @@ func TestTUIDeviceTreeRewrittenSameSizeAndTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &app{env: &env{root: fstest.MapFS{}, stderr: &strings.Builder{}}, minGain: -1}
-	d := newTUIDTS(a, tg)
+	d := &tuiDTS{a: a, t: tg}
 	fixture, err := os.ReadFile(filepath.Join("..", "..", "report", "testdata", "grid.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ func TestTUIDeviceTree(t *testing.T) {
 	}
 	var stderr strings.Builder
 	a := &app{env: &env{root: fstest.MapFS{}, stderr: &stderr}, minGain: -1}
-	d := newTUIDTS(a, tg)
+	d := &tuiDTS{a: a, t: tg}
 	want, err := a.dtsText(tg, "", snap)
 	if err != nil {
 		t.Fatal(err)
