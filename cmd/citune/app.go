@@ -29,7 +29,6 @@ import (
 	"github.com/citune/citune/undo"
 )
 
-// Exit codes.
 const (
 	exitOK       = 0
 	exitError    = 1
@@ -38,7 +37,6 @@ const (
 	exitIdentity = 4 // identity check failed: nothing written
 )
 
-// exitErr carries an exit code with an error.
 type exitErr struct {
 	code int
 	err  error
@@ -82,7 +80,7 @@ func newEnv() *env {
 
 // terminalCols is the width of the terminal f is (0 when it is none).
 func terminalCols(f *os.File) int {
-	if !term.IsTerminal(f.Fd()) {
+	if !isTerminal(f) {
 		return 0
 	}
 	w, _, err := term.GetSize(f.Fd())
@@ -178,7 +176,6 @@ var commands = map[string]*command{}
 
 func register(c *command) { commands[c.name] = c }
 
-// commandNames are the commands' names in order.
 func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }
 
 func run(ctx context.Context, args []string, e *env) int {
@@ -242,7 +239,6 @@ func (a *app) main(args []string) error {
 	return c.run(a, rest[1:])
 }
 
-// unknownCommand refuses a command name, with the nearest command.
 func unknownCommand(name string) error {
 	if n := nearest(name, commandNames()); n != "" {
 		return usageErr("unknown command %q (did you mean %s? `citune help` lists the commands)", name, n)
@@ -284,7 +280,6 @@ func (a *app) journalPath() (string, error) {
 	return undo.DefaultPath(a.env.getenv, a.env.uid)
 }
 
-// builtinProfiles loads every embedded profile.
 func builtinProfiles() ([]*soc.Profile, error) {
 	names, err := profiles.PackedNames()
 	if err != nil {
@@ -348,7 +343,6 @@ func loadProfile(spec string) (*soc.Profile, error) {
 	return nil, usageErr("unknown profile %q (built-in: %s; or give a .toml file)", spec, strings.Join(names, ", "))
 }
 
-// defaultSimProfile is the profile --sim uses when none is given.
 const defaultSimProfile = "imx6q"
 
 // resolveProfile is --profile, the default for --sim, or the detected one.

@@ -139,7 +139,6 @@ func placeAfter(c *soc.Controller) string {
 	return fmt.Sprintf("Place after the SoC's .dtsi (the tree that defines &%s, %s); kernel parameters and notes are comments.", c.Label, c.Node)
 }
 
-// minGainFlag is the --min-gain flag of dts and report.
 func minGainFlag(fs *flag.FlagSet) *float64 {
 	return fs.Float64("min-gain", -1, "the verdict's practical threshold in `PERCENT`: a smaller gain is no change (default: the sweep's, else 1)")
 }

@@ -137,7 +137,8 @@ func (a *app) probeTarget(o *probeOpts, deps *probeDeps) (notes []string, tinfo 
 			}
 		}
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("no profile or board: %s", firstLine(err)))
+			first, _, _ := strings.Cut(err.Error(), "\n")
+			notes = append(notes, "no profile or board: "+first)
 		}
 	}
 	deps.IRQ, deps.NoTrace = cmp.Or(o.irq, deps.IRQ), o.noTrace
@@ -156,7 +157,6 @@ func withNotes(results []probe.Result, notes []string) {
 	}
 }
 
-// printProbe writes the results as JSON or for people.
 func (a *app) printProbe(results []probe.Result, tinfo *report.JSONTarget, irq string, display units.Display) error {
 	if !a.g.json {
 		printResults(a.env.stdout, results, display)
@@ -207,11 +207,6 @@ func (a *app) mayDetect() bool {
 var _ probe.SimController = (*soc.Target)(nil)
 var _ probe.NonBurstReader = (*soc.Target)(nil)
 
-func firstLine(err error) string {
-	s, _, _ := strings.Cut(err.Error(), "\n")
-	return s
-}
-
 // medianRates is a probe's median in every unit (byte rates only).
 type medianRates struct {
 	Probe string `json:"probe"`
@@ -222,7 +217,6 @@ func medianOf(r probe.Result) medianRates {
 	return medianRates{Probe: r.Probe, Rate: units.RateOf(r.Stats.Median, r.Stats.Unit)}
 }
 
-// printResults writes the human table.
 func printResults(w io.Writer, results []probe.Result, display units.Display) {
 	fmtRate, per := display.Rate, "irqs/"+display.Amount()
 	for i, res := range results {

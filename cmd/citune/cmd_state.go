@@ -163,14 +163,13 @@ func runDetect(a *app, args []string) error {
 			Profile    string   `json:"profile,omitempty"`
 			Notes      []string `json:"notes,omitempty"`
 			Error      string   `json:"error,omitempty"`
-		}{Compatible: d.Compatible, SocID: d.SocID, Notes: d.Notes}
+		}{Compatible: d.Compatible, SocID: d.SocID, Notes: d.Notes, Error: errText(derr)}
 		for _, p := range d.Candidates {
 			out.Candidates = append(out.Candidates, p.Name)
 		}
 		if d.Chosen != nil {
 			out.Profile = d.Chosen.Name
 		}
-		out.Error = errText(derr)
 		return cmp.Or(writeJSON(a.env.stdout, out), derr)
 	}
 	w := humanOut(a.env.stdout, a.env.isTTY)

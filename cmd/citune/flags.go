@@ -124,7 +124,6 @@ func nearest(s string, cands []string) string {
 	return best
 }
 
-// parse parses a command's flags with the shared grammar.
 func (a *app) parse(fs *flag.FlagSet, args []string) error {
 	return a.parseWith(fs, func() error { return interleave(fs, args) })
 }
@@ -146,7 +145,6 @@ func (a *app) parseWith(fs *flag.FlagSet, parse func() error) error {
 	return a.applySidecar()
 }
 
-// globalNames are the names of the global flags.
 func globalNames() map[string]bool {
 	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	var g globals
@@ -182,7 +180,6 @@ func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool) {
 	})
 }
 
-// commandUsage prints a command's help.
 func (a *app) commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "%s\n\n%s\n", usageLine(c.usage), c.summary)
 	g := globalNames()
@@ -237,7 +234,6 @@ func usageLine(usage string) string {
 	return lead + strings.ReplaceAll(body, "\n", "\n"+strings.Repeat(" ", len(lead)))
 }
 
-// wordWrap wraps each line of s to width columns.
 func wordWrap(s string, width int) string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {

@@ -18,7 +18,6 @@ import (
 	"github.com/citune/citune/textwrap"
 )
 
-// errText is err's message, "" for nil.
 func errText(err error) string {
 	if err == nil {
 		return ""
@@ -32,7 +31,6 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// jsonField is a decoded field in JSON output.
 type jsonField struct {
 	Name    string  `json:"name"`
 	Bits    string  `json:"bits"`
@@ -45,7 +43,6 @@ type jsonField struct {
 	Illegal bool    `json:"illegal,omitempty"`
 }
 
-// jsonReg is a decoded register in JSON output.
 type jsonReg struct {
 	Name        string      `json:"name"`
 	Offset      string      `json:"offset"`
