@@ -282,15 +282,14 @@ func fieldValues(m *regs.Map, name string, p *soc.Profile) []string {
 			names = append(names, e.Name)
 		}
 	}
+	var out []string
 	if f.Strict || len(nums) > 0 {
 		slices.Sort(nums)
-		var out []string
 		for _, v := range nums {
 			out = append(out, fmt.Sprint(v))
 		}
 		return append(out, names...)
 	}
-	var out []string
 	lo, hi := uint32(0), f.WidthMax()
 	if f.HasRange {
 		lo, hi = f.Min, f.Max

@@ -235,38 +235,37 @@ func (a *app) conflictsWithResults(path string, p *soc.Profile, c *soc.Controlle
 	return nil
 }
 
-// standInProfile is --profile from the command line (not a sidecar)
-// standing in for the gone profile file of profile name, which it must be
-// (what is for the error: "the change was made"); given: there is one.
-func (a *app) standInProfile(name, file, what string) (p *soc.Profile, given bool, err error) {
+// madeWith loads the profile a results file or a journal entry names: its
+// profile file, else the built-in one of its name. Where the file is gone,
+// --profile from the command line (not a sidecar) stands in, and must be
+// that profile (what is for the error: "the change was made"); gone: the
+// file is gone and nothing stands in.
+func (a *app) madeWith(name, file, what string) (p *soc.Profile, gone bool, err error) {
+	if file == "" {
+		p, err = loadProfile(name)
+		return p, false, err
+	}
+	if p, err = loadProfile(file); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return p, false, err
+	}
 	if a.g.profile == "" || a.profileFrom != "" {
-		return nil, false, nil
+		return nil, true, nil
 	}
-	fp, err := loadProfile(a.g.profile)
-	if err != nil {
-		return nil, true, err
+	if p, err = loadProfile(a.g.profile); err == nil && p.Name != name {
+		return nil, false, usageErr("--profile %s is profile %s, but %s with profile %s (file %s)", a.g.profile, p.Name, what, name, file)
 	}
-	if fp.Name != name {
-		return nil, true, usageErr("--profile %s is profile %s, but %s with profile %s (file %s)", a.g.profile, fp.Name, what, name, file)
-	}
-	return fp, true, nil
+	return p, false, err
 }
 
-// resultsProfile loads the profile a results file was measured with: its
-// profile file, else the built-in one of its name. Where a colleague's
-// file is not on this machine, --profile FILE of that name stands in, else
-// the built-in one, with a warning (a copy of a built-in profile with
-// board values of its own is common).
+// resultsProfile loads the profile a results file was measured with
+// (madeWith). Where a colleague's file is not on this machine and no
+// --profile stands in, the built-in profile of its name does, with a
+// warning (a copy of a built-in profile with board values of its own is
+// common).
 func (a *app) resultsProfile(path, name, file string) (*soc.Profile, error) {
-	if file == "" {
-		return loadProfile(name)
-	}
-	p, err := loadProfile(file)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+	p, gone, err := a.madeWith(name, file, path+" was measured")
+	if !gone {
 		return p, err
-	}
-	if fp, given, err := a.standInProfile(name, file, path+" was measured"); given {
-		return fp, err
 	}
 	if bp, berr := loadProfile(name); berr == nil && !strings.ContainsRune(name, os.PathSeparator) {
 		fmt.Fprintf(a.env.stderr, "citune: %s was measured with the profile file %s, which is not on this machine: using the built-in profile %s (give --profile FILE for the original)\n", path, file, bp.Name)

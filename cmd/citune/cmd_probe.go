@@ -53,7 +53,7 @@ func runProbe(a *app, args []string) error {
 	lead.SetOutput(a.helpOut())
 	extra(lead)
 	lead.Usage = func() { a.probeUsage(a.helpOut(), lead) }
-	if err := a.parseHead(lead, args); err != nil {
+	if err := a.parseWith(lead, func() error { return lead.Parse(args) }); err != nil {
 		return err
 	}
 	words := lead.Args()

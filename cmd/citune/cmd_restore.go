@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -138,20 +137,13 @@ func (a *app) flagTarget() (undo.TargetID, error) {
 	return undo.DevMem(c.Base), nil
 }
 
-// entryProfile loads the profile a journal entry was made with. Where its
-// file is gone, a --profile FILE of the same name stands in
-// (standInProfile); no built-in profile does (the file may place the
+// entryProfile loads the profile a journal entry was made with (madeWith);
+// no built-in profile stands in for a gone file (the file may place the
 // controller elsewhere, and a restore must write where the change was made).
 func (a *app) entryProfile(e *undo.Entry) (*soc.Profile, error) {
-	if e.ProfileFile == "" {
-		return loadProfile(e.Profile)
-	}
-	p, err := loadProfile(e.ProfileFile)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+	p, gone, err := a.madeWith(e.Profile, e.ProfileFile, "the change was made")
+	if !gone {
 		return p, err
-	}
-	if fp, given, err := a.standInProfile(e.Profile, e.ProfileFile, "the change was made"); given {
-		return fp, err
 	}
 	how := "citune --profile FILE restore"
 	if e.Target.Kind == undo.TargetFile {

@@ -114,13 +114,10 @@ func absArgs(args []string) []string {
 	always := map[string]bool{"sys-root": true, "mem-file": true, "journal": true}
 	maybe := map[string]bool{"modprobe": true, "rmmod": true, "profile": true}
 	abs := func(name, v string) string {
-		if v == "" || filepath.IsAbs(v) || !always[name] && !strings.ContainsRune(v, '/') && !strings.HasSuffix(v, ".toml") {
+		if filepath.IsAbs(v) || !always[name] && !strings.ContainsRune(v, '/') && !strings.HasSuffix(v, ".toml") {
 			return v
 		}
-		if a, err := filepath.Abs(v); err == nil {
-			return a
-		}
-		return v
+		return host.AbsPath(v)
 	}
 	out := append([]string(nil), args...)
 	for i := 0; i < len(out); i++ {

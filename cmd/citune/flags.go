@@ -17,7 +17,7 @@ import (
 // shows flags as `--flag`, the command's own first and the global ones
 // once, apart. Every command goes through a.parse; only `probe`, whose
 // probe words carry flags of their own, stops at its first positional
-// word (parseHead).
+// word (fs.Parse through a.parseWith).
 
 // interleave parses args with fs, flags wherever they stand, leaving the
 // positional arguments in fs.Args(). A flag that takes a value takes the
@@ -126,11 +126,6 @@ func nearest(s string, cands []string) string {
 
 func (a *app) parse(fs *flag.FlagSet, args []string) error {
 	return a.parseWith(fs, func() error { return interleave(fs, args) })
-}
-
-// parseHead parses flags up to the first positional argument (probe).
-func (a *app) parseHead(fs *flag.FlagSet, args []string) error {
-	return a.parseWith(fs, func() error { return fs.Parse(args) })
 }
 
 // parseWith runs parse through quietParse, refuses --json on a command

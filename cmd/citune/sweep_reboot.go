@@ -14,6 +14,7 @@ import (
 	"github.com/citune/citune/bootargs"
 	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep"
+	"github.com/citune/citune/sweep/host"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 	"github.com/citune/citune/sweep/results"
@@ -74,11 +75,7 @@ func resumeArgs(args []string, out string) []string {
 			res = append(res, w)
 		}
 	}
-	abs, err := filepath.Abs(out)
-	if err != nil {
-		abs = out
-	}
-	return append(res, "--resume", abs)
+	return append(res, "--resume", host.AbsPath(out))
 }
 
 func shellQuote(args []string) string {
