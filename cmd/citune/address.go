@@ -58,10 +58,7 @@ func parseAddress(p *soc.Profile, s string) (ref addrRef, ok bool, err error) {
 	// Small values are offsets in the controller's window (no controller
 	// of any profile sits below 0x10000).
 	if a < 0x10000 {
-		if a%4 != 0 {
-			return addrRef{off: a}, true, fmt.Errorf("%s: not 32-bit aligned (citune reads whole words only)", s)
-		}
-		return addrRef{off: a}, true, nil
+		return addrRef{off: a}, true, checkOffset(nil, s, a)
 	}
 	var spans []string
 	for _, c := range p.Controllers {
@@ -70,11 +67,13 @@ func parseAddress(p *soc.Profile, s string) (ref addrRef, ok bool, err error) {
 	return ref, true, fmt.Errorf("%s: no %s controller there (%s)", s, p.Name, strings.Join(spans, ", "))
 }
 
+// checkOffset refuses an unaligned offset, and one outside c's window (c
+// nil: the command's controller, whose map refuses it later).
 func checkOffset(c *soc.Controller, s string, off uint32) error {
 	if off%4 != 0 {
 		return fmt.Errorf("%s: not 32-bit aligned (citune reads whole words only)", s)
 	}
-	if off >= c.Span() {
+	if c != nil && off >= c.Span() {
 		return fmt.Errorf("%s: offset %s is outside %s's window (%d bytes)", s, regs.Off(off), c.Label, c.Span())
 	}
 	return nil

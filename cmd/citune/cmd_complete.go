@@ -223,7 +223,6 @@ func fieldCandidates(m *regs.Map, cmd string) []string {
 	return out
 }
 
-// valueCandidates completes "FIELD=" with the field's values.
 func valueCandidates(m *regs.Map, cur string, p *soc.Profile) []string {
 	name, _, _ := strings.Cut(cur, "=")
 	var out []string
@@ -270,7 +269,6 @@ func fieldValues(m *regs.Map, name string, p *soc.Profile) []string {
 		return nil
 	}
 	f := ref.Field
-	// Named values: the numbers in numeric order, then the names.
 	var nums []uint32
 	var names []string
 	for _, e := range f.Values {

@@ -313,7 +313,6 @@ func loadResults(path string) (*results.Results, error) {
 	return res, nil
 }
 
-// overlayOpts are dts's --overlay flags.
 type overlayOpts struct {
 	on, force bool
 	dtb       string // the board's base DTB, which decides label or path

@@ -159,7 +159,6 @@ func showResetSources(w io.Writer, p *soc.Profile) {
 	}
 }
 
-// labelsOf are the labels of p's controllers.
 func labelsOf(p *soc.Profile) []string {
 	var ls []string
 	for _, c := range p.Controllers {

@@ -28,7 +28,6 @@ func init() {
 	})
 }
 
-// reportOpts are report's own flags.
 type reportOpts struct {
 	points              listFlag
 	top, width          int

@@ -72,7 +72,6 @@ func runRestore(a *app, args []string) error {
 	}
 	entries := j.Entries
 	if a.g.sim || a.g.memFile != "" || a.g.profile != "" || a.g.controller != "" {
-		// Only the target the flags name.
 		id, err := a.flagTarget()
 		if err != nil {
 			return err

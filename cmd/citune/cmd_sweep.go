@@ -49,7 +49,6 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 // defaultReloadTimeout bounds the wait for the device after a reload.
 const defaultReloadTimeout = 30 * time.Second
 
-// sweepOpts are the sweep command's flags.
 type sweepOpts struct {
 	axes                          listFlag
 	plan, mode, out, resume       string

@@ -47,7 +47,6 @@ func readSidecar(image string) (sidecar, bool, error) {
 	return s, true, nil
 }
 
-// parseSidecar reads a sidecar's text.
 func parseSidecar(b []byte) (sidecar, error) {
 	var s sidecar
 	if err := json.Unmarshal(b, &s); err != nil || s.Kind != sidecarKind {

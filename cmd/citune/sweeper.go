@@ -360,7 +360,6 @@ func (o *sweepOpts) buildPlan(m *regs.Map, set map[string]bool, prev *results.Re
 			pl.Axes = axes
 		}
 	}
-	// The flags given, through the plan's one setter.
 	flags := map[string]string{"mode": o.mode, "repeat": strconv.Itoa(o.repeat), "warmup": strconv.Itoa(o.warmup),
 		"settle": o.settle.String(), "seed": strconv.FormatInt(o.seed, 10), "baseline-every": strconv.Itoa(o.baselineEvery),
 		"budget": strconv.FormatFloat(o.budget, 'g', -1, 64), "min-gain": strconv.FormatFloat(o.minGain, 'g', -1, 64)}
