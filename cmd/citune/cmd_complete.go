@@ -110,7 +110,7 @@ func complete(a *app, words []string) []string {
 		return c
 	}
 	if strings.HasPrefix(cur, "-") {
-		return globalFlagNames()
+		return []string{"--profile", "--controller", "--mem-file", "--sim", "--sim-driver", "--reset-values", "--json", "--journal"}
 	}
 	if prev == "--" && (cmd == "sweep" || cmd == "tui") {
 		return probeKinds()
@@ -146,10 +146,6 @@ func complete(a *app, words []string) []string {
 // isFlagValue reports whether words[i] is a preceding flag's value.
 func isFlagValue(words []string, i int) bool {
 	return i > 0 && slices.Contains([]string{"profile", "controller", "mem-file", "journal"}, strings.TrimLeft(words[i-1], "-"))
-}
-
-func globalFlagNames() []string {
-	return []string{"--profile", "--controller", "--mem-file", "--sim", "--sim-driver", "--reset-values", "--json", "--journal"}
 }
 
 func profileNames() []string {

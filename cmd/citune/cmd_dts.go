@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/citune/citune/regs"
@@ -196,14 +197,18 @@ func (a *app) decideResults(path string, res *results.Results) (rank.Ranking, dt
 	} else {
 		lines = append(lines, "the values below are the original ones: committing them changes nothing on this board")
 	}
-	var bad []string
+	bad := 0
+	var statuses []string // each once, in the order first met
 	for _, x := range rk.Excluded {
 		if x.Status == rank.StatusNotHeld || x.Status == rank.StatusCorrupt {
-			bad = append(bad, string(x.Status))
+			bad++
+			if !slices.Contains(statuses, string(x.Status)) {
+				statuses = append(statuses, string(x.Status))
+			}
 		}
 	}
-	if len(bad) > 0 {
-		lines = append(lines, fmt.Sprintf("%d point(s) were not ranked (%s): see the results file", len(bad), strings.Join(uniq(bad), ", ")))
+	if bad > 0 {
+		lines = append(lines, fmt.Sprintf("%d point(s) were not ranked (%s): see the results file", bad, strings.Join(statuses, ", ")))
 	}
 	if n := len(res.Ends); n == 0 || res.Ends[n-1].Status != results.StatusComplete {
 		lines = append(lines, "the sweep did not complete: this is the best of what was measured")
@@ -291,18 +296,6 @@ func (a *app) reportFlags(s *report.Sweep) error {
 }
 
 func orUnknown(s string) string { return cmp.Or(s, "unknown") }
-
-func uniq(ss []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // loadResults reads a results file, explaining a damaged one.
 func loadResults(path string) (*results.Results, error) {

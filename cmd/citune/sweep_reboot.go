@@ -131,7 +131,11 @@ func (a *app) afterRun(o *sweepOpts, pl plan.Plan, runErr error) error {
 		// The boot's environment has no $CITUNE_JOURNAL.
 		args = append([]string{"--journal", jp}, args...)
 	}
-	where, err := installResume(o.sysRoot, append([]string{executable()}, resumeArgs(args, o.out)...))
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "citune"
+	}
+	where, err := installResume(o.sysRoot, append([]string{exe}, resumeArgs(args, o.out)...))
 	if err != nil {
 		return fmt.Errorf("installing the resume at boot: %w (the boot arguments are written: run `citune restore` to put them back)", err)
 	}
@@ -142,13 +146,6 @@ func (a *app) afterRun(o *sweepOpts, pl plan.Plan, runErr error) error {
 		return fmt.Errorf("reboot command %q: %w (the next boot's arguments are written; reboot by hand, or `citune restore`)", o.reboot, err)
 	}
 	return nil
-}
-
-func executable() string {
-	if p, err := os.Executable(); err == nil {
-		return p
-	}
-	return "citune"
 }
 
 // `citune sweep --abort [FILE]`: a sweep that would go on
