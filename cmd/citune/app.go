@@ -372,11 +372,7 @@ func (a *app) resolveProfile() (*soc.Profile, error) {
 // identifyLive runs the identity checks of the profile's controller
 // (through /dev/mem, or the --mem-file image).
 func (a *app) identifyLive(p *soc.Profile) error {
-	c, err := a.pickController(p)
-	if err != nil {
-		return err
-	}
-	t, err := soc.Open(p, c, soc.Where{Image: a.g.memFile})
+	t, err := a.openProfile(p, false)
 	if err != nil {
 		return err
 	}
