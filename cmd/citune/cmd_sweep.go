@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,15 +225,6 @@ func runSweep(a *app, args []string) error {
 		return a.afterRun(&o, pl, err)
 	}
 	return a.afterRun(&o, pl, a.reportSweep(t, o.out, out, err, display, sim))
-}
-
-// kernel is `uname -r`.
-func (a *app) kernel() string {
-	b, err := fs.ReadFile(a.env.root, "proc/sys/kernel/osrelease")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
 }
 
 // reportSweep prints the outcome (JSON with --json) and turns it into an

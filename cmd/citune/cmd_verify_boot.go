@@ -207,21 +207,23 @@ func sourceWants(p *soc.Profile, src dtsout.Source) []want {
 	return ws
 }
 
-func (v bootVerifier) read(name string) string {
-	b, err := fs.ReadFile(v.root, strings.TrimPrefix(name, "/"))
+// readFile is the trimmed text of the file name under root ("" where it
+// cannot be read).
+func readFile(root fs.FS, name string) string {
+	b, err := fs.ReadFile(root, strings.TrimPrefix(name, "/"))
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
 }
 
-func (v bootVerifier) cmdline() string { return v.read("proc/cmdline") }
+func (v bootVerifier) cmdline() string { return readFile(v.root, "proc/cmdline") }
 
 // check verifies one value, and when it is not in force, why.
 func (v bootVerifier) check(w want) bootCheck {
 	c := bootCheck{Name: w.name, Want: w.value, Via: w.prop + w.param}
 	if strings.HasPrefix(w.name, "/") {
-		c.Got = v.read(w.name)
+		c.Got = readFile(v.root, w.name)
 		c.Status, c.Why = inForce, ""
 		if c.Got != w.value {
 			c.Status, c.Why = notInForce, "nothing at boot writes it: a udev rule or tmpfiles.d entry must"
@@ -354,7 +356,7 @@ func (v bootVerifier) param(kp string) (got, status, why string) {
 		}
 	}
 	sys := "sys/module/" + host.ModuleName(mod) + "/parameters/" + par
-	got = v.read(sys)
+	got = readFile(v.root, sys)
 	_, serr := fs.Stat(v.root, sys)
 	switch {
 	case serr == nil && got == val:

@@ -46,7 +46,8 @@ type sweepKit struct {
 
 // newSweepKit wires the probe pr (with env) into sweeps on t.
 func (a *app) newSweepKit(t *soc.Target, pr probe.Probe, env probe.Env, h *host.Host, u *undo.Session, root fs.FS, cmd []string) *sweepKit {
-	k := &sweepKit{t: t, series: probe.NewSeries(pr, env), name: pr.Name(), host: h, u: u, root: root, cmd: cmd, kernel: a.kernel()}
+	k := &sweepKit{t: t, series: probe.NewSeries(pr, env), name: pr.Name(), host: h, u: u, root: root, cmd: cmd,
+		kernel: readFile(a.env.root, "proc/sys/kernel/osrelease")} // uname -r
 	if sp, ok := pr.(*probe.SimProbe); ok && t.Simulated() {
 		// This machine's kernel plays no part in the figures: none named.
 		k.sim, k.kernel = sp, ""
