@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -216,12 +217,7 @@ func monochrome(getenv func(string) string) bool {
 		return true
 	}
 	term := getenv("TERM")
-	for _, p := range []string{"vt1", "vt2", "vt3", "vt5", "dumb"} {
-		if strings.HasPrefix(term, p) {
-			return true
-		}
-	}
-	return term == ""
+	return term == "" || slices.ContainsFunc([]string{"vt1", "vt2", "vt3", "vt5", "dumb"}, func(p string) bool { return strings.HasPrefix(term, p) })
 }
 
 // tuiUndo is the TUI's tui.Session: the undo session in the TUI's terms.
