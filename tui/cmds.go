@@ -68,7 +68,6 @@ type (
 	// probeDoneMsg ends a probe job.
 	probeDoneMsg struct{ id int }
 
-	// sweepMsg is one of the sweep runner's events.
 	sweepMsg struct {
 		id int
 		e  event.Event
@@ -81,14 +80,12 @@ type (
 		results string
 	}
 
-	// planMsg carries a loaded plan file.
 	planMsg struct {
 		path string
 		plan SweepPlan
 		err  error
 	}
 
-	// exportMsg reports an export.
 	exportMsg struct {
 		path   string
 		lines  int
@@ -97,7 +94,6 @@ type (
 	}
 )
 
-// tick schedules the next refresh.
 func (m *Model) tick() tea.Cmd {
 	gen := m.tgen
 	t := m.cfg.Tick
@@ -107,7 +103,6 @@ func (m *Model) tick() tea.Cmd {
 	return t(m.interval, func(time.Time) tea.Msg { return tickMsg{gen} })
 }
 
-// readRegs reads every register of m.
 func readRegs(acc regs.Accessor, m *regs.Map, wgen int) tea.Cmd {
 	return func() tea.Msg {
 		s, err := soc.Take(m, acc)
@@ -244,7 +239,6 @@ func readSetting(acc regs.Accessor, m *regs.Map, start soc.Snapshot) (string, er
 	return settingLabel(m, start, cur), nil
 }
 
-// sweepJob runs the sweeper.
 func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, resume bool, id int) func(func(tea.Msg)) {
 	return func(send func(tea.Msg)) {
 		path, err := s.Run(ctx, p, resume, func(e event.Event) {
@@ -259,7 +253,6 @@ func sweepJob(ctx context.Context, s Sweeper, p plan.Plan, resume bool, id int) 
 	}
 }
 
-// loadPlan reads a plan file.
 func loadPlan(load PlanLoader, path string, m *regs.Map) tea.Cmd {
 	return func() tea.Msg {
 		p, err := load(path, m)
@@ -270,7 +263,6 @@ func loadPlan(load PlanLoader, path string, m *regs.Map) tea.Cmd {
 	}
 }
 
-// writeExport writes the export file.
 func writeExport(write func(string, []byte, bool) error, path, text string, replace bool) tea.Cmd {
 	return func() tea.Msg {
 		err := write(path, []byte(text), replace)
