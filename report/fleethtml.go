@@ -11,7 +11,6 @@ import (
 	"github.com/citune/citune/sweep/rank"
 )
 
-// htmlFleet writes the HTML fleet section with a chart per group.
 func htmlFleet(b *hb, ss []*Sweep) {
 	f := NewFleet(ss)
 	b.openn("section", "id", "fleet")

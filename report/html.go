@@ -212,7 +212,7 @@ func headerTable(s *Sweep) *table {
 	return v
 }
 
-// registerViews are the registers' snapshot in three columns.
+// registerTables are the registers' snapshot in three columns.
 func registerTables(s *Sweep) (out []*table) {
 	if len(s.Snapshot.Registers) == 0 {
 		return nil

@@ -68,13 +68,11 @@ func (b *hb) el(name, text string, attrs ...string) {
 	b.close(name)
 }
 
-// text writes escaped text.
 func (b *hb) text(s string) { b.b.WriteString(esc(s)) }
 
 // raw writes markup this package built.
 func (b *hb) raw(h trustedHTML) { b.b.WriteString(string(h)) }
 
-// nl writes a line break between elements.
 func (b *hb) nl() { b.b.WriteString("\n") }
 
 func (b *hb) String() string { return b.b.String() }

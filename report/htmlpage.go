@@ -92,7 +92,6 @@ func figure(b *hb, id, title, detail string, chart trustedHTML) {
 	b.closen("figure")
 }
 
-// htmlCompare writes the comparison of several files.
 func htmlCompare(b *hb, ss []*Sweep, o Options) error {
 	st, err := summaryTable(ss, o)
 	if err != nil {

@@ -268,7 +268,6 @@ func (s *Sweep) withBaseline(pts []*Point) []*Point {
 	return append([]*Point{s.Baseline}, pts...)
 }
 
-// mapf is f of each of xs.
 func mapf[T, U any](xs []T, f func(T) U) []U {
 	out := make([]U, 0, len(xs))
 	for _, x := range xs {
@@ -277,7 +276,6 @@ func mapf[T, U any](xs []T, f func(T) U) []U {
 	return out
 }
 
-// count is the number of xs f accepts.
 func count[T any](xs []T, f func(T) bool) (n int) {
 	for _, x := range xs {
 		if f(x) {

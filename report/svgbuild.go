@@ -105,7 +105,6 @@ func (b *svgb) open(id, class string, w, h float64, label string) {
 		"width", ws, "height", hs, "viewBox", "0 0 "+ws+" "+hs, "role", "img", "aria-label", label)
 }
 
-// close ends the chart and returns it.
 func (b *svgb) close() trustedHTML {
 	b.end("svg")
 	return b.html()

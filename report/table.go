@@ -19,7 +19,6 @@ type table struct {
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
-// isRight says column i is right-aligned.
 func (t *table) isRight(i int) bool { return i < len(t.right) && t.right[i] }
 
 // keep keeps the columns i that k accepts.

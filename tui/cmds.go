@@ -275,6 +275,16 @@ func sameRef(a, b regs.Ref) bool {
 	return refKey(a) == refKey(b)
 }
 
+// hasRef reports whether refs hold ref (compared by sameRef).
+func hasRef(refs []regs.Ref, ref regs.Ref) bool {
+	for _, r := range refs {
+		if sameRef(r, ref) {
+			return true
+		}
+	}
+	return false
+}
+
 // refKey is "REG.FIELD" or "REG", upper case.
 func refKey(r regs.Ref) string {
 	return strings.ToUpper(r.String())

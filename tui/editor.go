@@ -50,7 +50,6 @@ func choicesOf(f *regs.Field) (cs []choice, other bool) {
 	return cs, other
 }
 
-// openEditor opens the editor on the selected row if it may be written.
 func (rt *regsTab) openEditor() tea.Cmd {
 	r := rt.rows[rt.sel]
 	if r.kind == rowReg && len(r.reg.Fields) > 0 {
@@ -167,7 +166,6 @@ func (rt *regsTab) applyEdit() tea.Cmd {
 	return apply(rt.cfg.Undo, []regs.Change{ch}, "set "+ch.Ref.String())
 }
 
-// editView draws the editor in place of the register list.
 func (rt *regsTab) editView(h int) []string {
 	e := *rt.ed // its scroll is the view's own
 	reg, f := e.ref.Reg, e.ref.Field

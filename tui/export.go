@@ -22,6 +22,14 @@ func snapshotOf(m *regs.Map, raw map[uint32]uint32) soc.Snapshot {
 	return s
 }
 
+// role is the controller's role: Config.Role, else as USBMODE.CM says now.
+func (s *shared) role() regs.Role {
+	if s.cfg.Role != "" {
+		return s.cfg.Role
+	}
+	return soc.RoleOf(s.m, s.cfg.Target.Controller, snapshotOf(s.m, s.cur))
+}
+
 // winnerSettings are the sweep winner's values, commented with its win.
 func (m *Model) winnerSettings() ([]DTSSetting, string, bool) {
 	b, ok := m.sweep.best()

@@ -5,10 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/citune/citune/soc"
 )
 
-// openExport asks for the file name of the export.
 func (m Model) openExport() (tea.Model, tea.Cmd) {
 	if m.cfg.WriteFile == nil || m.cfg.DTS == nil {
 		m.setErr("export is not available in this build")
@@ -39,10 +37,7 @@ func (m *Model) exportText() (text, note string) {
 		x.Results = m.sweep.results
 	}
 	t := m.cfg.Target
-	role := m.cfg.Role
-	if role == "" {
-		role = soc.RoleOf(m.m, t.Controller, snapshotOf(m.m, m.cur))
-	}
+	role := m.role()
 	header := []string{"citune: " + t.String() + ", " + string(role) + " role"}
 	if role == "" { // BuildDTS then gives both roles' mechanisms
 		header[0] = "citune: " + t.String() + ", role unknown (USBMODE.CM says neither host nor device)"

@@ -97,7 +97,6 @@ func (s *shared) why(ref regs.Ref) string {
 	return "Something else (the driver, a controller reset) wrote the register."
 }
 
-// onWrite takes the result of an apply or revert.
 func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 	m.writing = false
 	m.wgen++

@@ -52,7 +52,6 @@ func buildRows(m *regs.Map) []row {
 	return rows
 }
 
-// regsTab is the Registers tab.
 type regsTab struct {
 	*shared
 	own      regsKeys
@@ -134,7 +133,7 @@ func (rt *regsTab) flags(r row) string {
 		if _, ok := rt.drifts[refKey(r.ref())]; ok {
 			b[3] = '!'
 		}
-		if rt.isAxis(r.ref()) {
+		if hasRef(rt.axes, r.ref()) {
 			b[4] = 'x'
 		}
 	case rowReg:
@@ -154,15 +153,6 @@ func (rt *regsTab) flags(r row) string {
 		}
 	}
 	return string(b)
-}
-
-func (rt *regsTab) isAxis(ref regs.Ref) bool {
-	for _, a := range rt.axes {
-		if sameRef(a, ref) {
-			return true
-		}
-	}
-	return false
 }
 
 // View draws the register list and the detail pane.
@@ -234,7 +224,6 @@ func (rt *regsTab) View(h int) []string {
 	return append(out, rt.detailView(detailH)...)
 }
 
-// detailView explains the selected row.
 func (rt *regsTab) detailView(h int) []string {
 	if rt.sel < 0 || rt.sel >= len(rt.rows) {
 		return nil
@@ -423,13 +412,7 @@ func (rt *regsTab) revertSelected() tea.Cmd {
 		return nil
 	}
 	ref := r.ref()
-	touched := false
-	for _, t := range rt.cfg.Undo.Touched() {
-		if sameRef(t, ref) {
-			touched = true
-		}
-	}
-	if !touched {
+	if !hasRef(rt.cfg.Undo.Touched(), ref) {
 		rt.setStatus("revert: this session did not change %s", ref)
 		return nil
 	}
@@ -439,7 +422,6 @@ func (rt *regsTab) revertSelected() tea.Cmd {
 	return revert(rt.cfg.Undo, []regs.Ref{ref}, "revert "+ref.String())
 }
 
-// toggleAxis marks or unmarks the selected field as a sweep axis.
 func (rt *regsTab) toggleAxis() {
 	r := rt.rows[rt.sel]
 	if r.kind != rowField {

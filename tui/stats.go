@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/citune/citune/sweep/rank"
 )
@@ -17,10 +18,7 @@ func fmtSpread(xs []float64) string {
 	case 1:
 		return "1 run"
 	}
-	lo, hi := xs[0], xs[0]
-	for _, x := range xs {
-		lo, hi = min(lo, x), max(hi, x)
-	}
+	lo, hi := slices.Min(xs), slices.Max(xs)
 	spread := 0.0
 	if m := rank.Median(xs); m != 0 {
 		spread = (hi - lo) / 2 / m * 100
