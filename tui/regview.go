@@ -116,41 +116,25 @@ func (rt *regsTab) scrollToSel(bodyH int) {
 // flags renders the five flag columns of a row: * R S ! x.
 func (rt *regsTab) flags(r row) string {
 	b := []byte(".....")
-	raw := rt.cur[r.reg.Offset]
+	ref := r.ref()
+	v := valueOf(ref, rt.cur[r.reg.Offset])
 	sv, haveStart := rt.cfg.Start.Value(r.reg.Name)
-	switch r.kind {
-	case rowField:
-		f := r.field
-		if f.Knob {
-			b[0] = '*'
-		}
-		if r.reg.ResetKnown && f.Get(raw) != f.Get(r.reg.Reset) {
-			b[1] = 'R'
-		}
-		if haveStart && f.Get(raw) != f.Get(sv) {
-			b[2] = 'S'
-		}
-		if _, ok := rt.drifts[refKey(r.ref())]; ok {
+	if r.field != nil && r.field.Knob || r.field == nil && r.reg.HasKnob() {
+		b[0] = '*'
+	}
+	if r.reg.ResetKnown && v != valueOf(ref, r.reg.Reset) {
+		b[1] = 'R'
+	}
+	if haveStart && v != valueOf(ref, sv) {
+		b[2] = 'S'
+	}
+	for k := range rt.drifts { // a register's row shows its fields' drifts
+		if k == refKey(ref) || r.field == nil && strings.HasPrefix(k, refKey(ref)+".") {
 			b[3] = '!'
 		}
-		if hasRef(rt.axes, r.ref()) {
-			b[4] = 'x'
-		}
-	case rowReg:
-		if r.reg.HasKnob() {
-			b[0] = '*'
-		}
-		if r.reg.ResetKnown && raw != r.reg.Reset {
-			b[1] = 'R'
-		}
-		if haveStart && raw != sv {
-			b[2] = 'S'
-		}
-		for k := range rt.drifts {
-			if strings.HasPrefix(k, strings.ToUpper(r.reg.Name)+".") {
-				b[3] = '!'
-			}
-		}
+	}
+	if hasRef(rt.axes, ref) {
+		b[4] = 'x'
 	}
 	return string(b)
 }
