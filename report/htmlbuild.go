@@ -50,14 +50,14 @@ func (b *hb) close(names ...string) {
 
 // openn, eln and closen are open, el and close with a line break (closen:
 // after each end tag).
-func (b *hb) openn(name string, attrs ...string) { b.open(name, attrs...); b.nl() }
+func (b *hb) openn(name string, attrs ...string) { b.open(name, attrs...); b.b.WriteString("\n") }
 
-func (b *hb) eln(name, text string, attrs ...string) { b.el(name, text, attrs...); b.nl() }
+func (b *hb) eln(name, text string, attrs ...string) { b.el(name, text, attrs...); b.b.WriteString("\n") }
 
 func (b *hb) closen(names ...string) {
 	for _, n := range names {
 		b.close(n)
-		b.nl()
+		b.b.WriteString("\n")
 	}
 }
 
@@ -72,7 +72,5 @@ func (b *hb) text(s string) { b.b.WriteString(esc(s)) }
 
 // raw writes markup this package built.
 func (b *hb) raw(h trustedHTML) { b.b.WriteString(string(h)) }
-
-func (b *hb) nl() { b.b.WriteString("\n") }
 
 func (b *hb) String() string { return b.b.String() }
