@@ -48,7 +48,7 @@ func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
 	rowH := math.Max(24, 9*(n+1))
 	left := labelWidth(names, 140)
 	h := top + bottom + rowH*float64(len(labels))
-	var b svgb
+	b := newSVG()
 	b.open(id, "fleet", width, h, "median rate per board for every point")
 	b.title(fmt.Sprintf("Median rate per board, %s, with the range of the counted runs", s0.RateUnit()))
 	lo, hi := fleetRange(g, labels)
@@ -63,7 +63,7 @@ func fleetChart(g *FleetGroup, id string, width float64) trustedHTML {
 	for i, l := range labels {
 		cy := top + rowH*float64(i)
 		b.text(left-8, cy+rowH/2+4, "end", "label", names[i])
-		fleetRow(&b, g, l, cy, rowH, left+pw, X)
+		fleetRow(b, g, l, cy, rowH, left+pw, X)
 	}
 	return b.close()
 }
@@ -117,10 +117,10 @@ func fleetRow(b *svgb, g *FleetGroup, l string, cy, rowH, xBad float64, X func(f
 		if p == nil {
 			continue
 		}
-		b.start("g")
+		b.openn("g")
 		b.title(g.Boards[k] + ": " + pointTitle(s, p))
 		if len(p.Rates) == 0 || (p.Status != rank.StatusOK && p.Status != rank.StatusEliminated) {
-			b.textElem("text", trim(g.Boards[k], 14)+": "+strings.ToUpper(string(p.Status)), "x", px(xBad+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
+			b.eln("text", trim(g.Boards[k], 14)+": "+strings.ToUpper(string(p.Status)), "x", px(xBad+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
 		} else {
 			b.line(X(s.RateValue(p.Min)), y, X(s.RateValue(p.Max)), y, col, 2)
 			b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "4", "fill", col)
@@ -128,6 +128,6 @@ func fleetRow(b *svgb, g *FleetGroup, l string, cy, rowH, xBad float64, X func(f
 				b.elem("circle", "cx", px(X(s.RateValue(p.Median))), "cy", px(y), "r", "7", "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "class", "winner")
 			}
 		}
-		b.end("g")
+		b.closen("g")
 	}
 }

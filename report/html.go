@@ -89,13 +89,13 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	}
 	files := mapf(ss, func(s *Sweep) string { return s.File })
 	// Written whole to b before anything goes to w: no half page.
-	var b hb
-	pageHead(&b, title, strings.Join(files, ", "))
+	b := newPage()
+	pageHead(b, title, strings.Join(files, ", "))
 	switch {
 	case fleet:
-		htmlFleet(&b, ss)
+		htmlFleet(b, ss)
 	case len(ss) > 1:
-		if err := htmlCompare(&b, ss, o); err != nil {
+		if err := htmlCompare(b, ss, o); err != nil {
 			return err
 		}
 	}
@@ -104,11 +104,11 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 		if len(ss) > 1 {
 			sfx = "-" + strconv.Itoa(i+1)
 		}
-		if err := htmlSweep(&b, s, o, sfx); err != nil {
+		if err := htmlSweep(b, s, o, sfx); err != nil {
 			return err
 		}
 	}
-	pageTail(&b)
+	pageTail(b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

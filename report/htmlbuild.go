@@ -1,24 +1,22 @@
 package report
 
-import (
-	"strconv"
-	"strings"
-)
-
 // trustedHTML is markup this package built itself with escaping builders
 // (svgb, hb): the only kind of markup that may enter a page unescaped.
 type trustedHTML string
 
-// hb builds the HTML page the way svgb builds a chart: element and
-// attribute names must be in the lists below (no script, event handler,
-// href or src; anything else panics), every value and text is escaped,
-// and only trustedHTML (svgb's charts, the style sheet) goes in as it is.
+// hb builds the HTML page the way svgb builds a chart (markup): its lists
+// below have no script, event handler, href or src, and only trustedHTML
+// (svgb's charts, the style sheet) goes in as it is.
 //
 // Decision: a typed builder, not html/template. html/template escaped
 // as well, but text/template reaches reflect's method lookup, which
 // stops the linker from dropping unused methods: it added 1.5 MiB to the
 // ARMv7 board binary and broke its 7 MiB budget (bench and .ci/run).
-type hb struct{ b strings.Builder }
+type hb struct{ markup }
+
+func newPage() *hb {
+	return &hb{markup{kind: "html", elements: htmlElements, attrs: htmlAttrs, skipEmpty: true}}
+}
 
 // htmlElements are the elements a page may have.
 var htmlElements = &tagSet{names: "html head meta title style body main h1 h2 h3 p section figure figcaption span strong " +
@@ -27,37 +25,15 @@ var htmlElements = &tagSet{names: "html head meta title style body main h1 h2 h3
 // htmlAttrs are the attributes a page may set.
 var htmlAttrs = &tagSet{names: "lang charset name content id class style"}
 
-func (b *hb) tag(name string, attrs []string) {
-	writeTag(&b.b, "html", htmlElements, htmlAttrs, true, name, attrs)
-}
-
 // open writes a start tag; attrs are name, value pairs (an empty class or
 // id is left out).
 func (b *hb) open(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString(">") }
 
-// void writes an element without content (<meta/>) on a line.
-func (b *hb) void(name string, attrs ...string) { b.tag(name, attrs); b.b.WriteString("/>\n") }
-
 // close writes the end tags of names, in order.
 func (b *hb) close(names ...string) {
 	for _, name := range names {
-		if !htmlElements.has(name) {
-			panic("report: html element " + strconv.Quote(name) + " not allowed")
-		}
+		b.allow(name)
 		b.b.WriteString("</" + name + ">")
-	}
-}
-
-// openn, eln and closen are open, el and close with a line break (closen:
-// after each end tag).
-func (b *hb) openn(name string, attrs ...string) { b.open(name, attrs...); b.b.WriteString("\n") }
-
-func (b *hb) eln(name, text string, attrs ...string) { b.el(name, text, attrs...); b.b.WriteString("\n") }
-
-func (b *hb) closen(names ...string) {
-	for _, n := range names {
-		b.close(n)
-		b.b.WriteString("\n")
 	}
 }
 
