@@ -201,12 +201,7 @@ func (rt *regsTab) editView(h int) []string {
 			whole = wrap(c.name+": "+choiceMeaning(c), w, "  ")
 		}
 		listH := max(3, h-len(out)-4-len(whole))
-		if e.sel < e.top {
-			e.top = e.sel
-		}
-		if e.sel >= e.top+listH {
-			e.top = e.sel - listH + 1
-		}
+		e.top = max(min(e.top, e.sel), e.sel-listH+1) // the selection in view
 		for i := e.top; i < len(e.choices) && i < e.top+listH; i++ {
 			out = append(out, rt.editChoiceLine(e, i, cur, start))
 		}

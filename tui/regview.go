@@ -101,12 +101,7 @@ func (rt *regsTab) regsLayout(h int) (listH, detailH int) {
 
 func (rt *regsTab) scrollToSel(bodyH int) {
 	listH, _ := rt.regsLayout(bodyH)
-	if rt.sel < rt.top {
-		rt.top = rt.sel
-	}
-	if rt.sel >= rt.top+listH {
-		rt.top = rt.sel - listH + 1
-	}
+	rt.top = max(min(rt.top, rt.sel), rt.sel-listH+1)
 	if rt.top > 0 && rt.rows[rt.top-1].kind == rowSection && rt.sel-rt.top+1 < listH {
 		rt.top-- // keep the section title in view
 	}
@@ -151,10 +146,7 @@ func (rt *regsTab) View(h int) []string {
 	}
 	valW := max(8, rt.w-2-5-1-nameW-1-bitsW-1)
 	out := []string{rt.st.ColHead.Render(fit(fmt.Sprintf("  *RS!x %s %s %s", fit("name", nameW), fit("bits", bitsW), "value"), rt.w))}
-	top := rt.top
-	if rt.sel >= top+listH { // a two-line status took a row
-		top = rt.sel - listH + 1
-	}
+	top := max(rt.top, rt.sel-listH+1) // a two-line status took a row
 	for i := top; i < len(rt.rows) && i < top+listH; i++ {
 		r := rt.rows[i]
 		if r.kind == rowSection {
