@@ -102,18 +102,16 @@ func csvRecord(s *Sweep, p *Point, names []string) []string {
 	} else {
 		rec = append(rec, "0", "", "", "", s.RateUnit())
 	}
+	change := ""
 	if d := p.Vs; d != nil {
 		lo, hi, sig := "", "", ""
 		if d.HasCI() {
 			lo, hi, sig = g(d.Lo, 2), g(d.Hi, 2), strconv.FormatBool(d.Significant)
 		}
 		rec = append(rec, g(d.Pct, 2), lo, hi, sig)
+		change = d.Change
 	} else {
 		rec = append(rec, "", "", "", "")
-	}
-	change := ""
-	if p.Vs != nil {
-		change = p.Vs.Change
 	}
 	return append(rec, n(p.IRQsPerSec, 0), n(s.Per(p.IRQsPerMiB), 1), n(p.HandlerAvgUS, 2), n(p.HandlerMaxUS, 2), n(p.CPUPct, 2), n(s.Per(p.CPUPerMiB), 3),
 		change, csvVerdict(s, p))

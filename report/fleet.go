@@ -351,7 +351,6 @@ func (g *FleetGroup) table() *table {
 	return t
 }
 
-// boardTable lists the group's files.
 func (g *FleetGroup) boardTable() *table {
 	t := &table{head: []string{"board", "file", "kernel", "state", "winner", "vs baseline"}}
 	for i, s := range g.Sweeps {
@@ -387,7 +386,6 @@ func (f *Fleet) heading() string {
 	return fmt.Sprintf("%d results files from %d boards, %d SoC%s", files, len(boards), len(socs), plural(len(socs)))
 }
 
-// writeFleetText is the terminal fleet report.
 func writeFleetText(w io.Writer, ss []*Sweep, o Options) {
 	width := o.textWidth()
 	f := NewFleet(ss)
@@ -404,7 +402,6 @@ func writeFleetText(w io.Writer, ss []*Sweep, o Options) {
 	writeFileNotesText(w, ss, width)
 }
 
-// writeFleetMarkdown is the Markdown fleet report.
 func writeFleetMarkdown(w io.Writer, ss []*Sweep) {
 	f := NewFleet(ss)
 	fmt.Fprintf(w, "### USB throughput across a fleet: %s\n\n", f.heading())

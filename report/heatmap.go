@@ -59,27 +59,27 @@ func heatmap(s *Sweep, id string) trustedHTML {
 	g := heatGrid{id: id, cw: cw, ch: ch, top: top, left: left, lo: lo, hi: hi, win: s.winning()}
 	w := math.Max(left+cw*float64(len(ax.Values))+150, left+470)
 	h := top + ch*float64(len(ay.Values)) + 50
-	var b svgb
+	b := newSVG()
 	b.open(id, "heatmap", w, h, "heat map of "+ax.Label+" against "+ay.Label)
 	title := fmt.Sprintf("Median rate (%s) by %s and %s", s.RateUnit(), ax.Label, ay.Label)
 	if others {
 		title += "; best point over the other axes"
 	}
 	b.title(title)
-	g.labels(&b, ax, ay)
+	g.labels(b, ax, ay)
 	for j := range ay.Values {
 		for i := range ax.Values {
 			atBaseline := !others && s.Baseline != nil && ax.Values[i] == ax.Original && ay.Values[j] == ay.Original
-			g.cell(&b, s, cells[j][i], left+cw*float64(i), top+ch*float64(j), atBaseline)
+			g.cell(b, s, cells[j][i], left+cw*float64(i), top+ch*float64(j), atBaseline)
 		}
 	}
-	b.start("defs")
-	b.start("pattern", "id", id+"-hatch", "width", "8", "height", "8", "patternUnits", "userSpaceOnUse", "patternTransform", "rotate(45)")
+	b.openn("defs")
+	b.openn("pattern", "id", id+"-hatch", "width", "8", "height", "8", "patternUnits", "userSpaceOnUse", "patternTransform", "rotate(45)")
 	b.elem("rect", "width", "8", "height", "8", "fill", "#ffebe9")
 	b.elem("line", "x1", "0", "y1", "0", "x2", "0", "y2", "8", "stroke", colBad, "stroke-width", "2", "opacity", "0.35")
-	b.end("pattern")
-	b.end("defs")
-	g.scale(&b, s, len(ax.Values), len(ay.Values))
+	b.closen("pattern")
+	b.closen("defs")
+	g.scale(b, s, len(ax.Values), len(ay.Values))
 	b.text(left, h-24, "start", "small", "green frame: the winner; hatched: not ranked (not held or corrupt)")
 	if len(s.Eliminated) > 0 {
 		b.text(left, h-8, "start", "small", "faded: dropped by the adaptive race after fewer runs")
@@ -147,7 +147,7 @@ func (g heatGrid) labels(b *svgb, ax, ay Axis) {
 	for i, v := range ax.Values {
 		b.text(left+cw*(float64(i)+0.5), top-8, "middle", "tick", orig(ax, v))
 	}
-	b.textElem("text", ay.Label, "x", px(14.0), "y", px(top+ch*float64(len(ay.Values))/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 %.1f %.1f)", 14.0, top+ch*float64(len(ay.Values))/2))
+	b.eln("text", ay.Label, "x", px(14.0), "y", px(top+ch*float64(len(ay.Values))/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 %.1f %.1f)", 14.0, top+ch*float64(len(ay.Values))/2))
 	for j, v := range ay.Values {
 		b.text(left-8, top+ch*(float64(j)+0.5)+4, "end", "tick", orig(ay, v))
 	}
@@ -170,9 +170,9 @@ func (g heatGrid) cell(b *svgb, s *Sweep, c heatCell, x, y float64, atBaseline b
 	}
 	// label writes a line of the cell dy below its middle.
 	label := func(dy float64, class, text string, style ...string) {
-		b.textElem("text", text, append([]string{"x", px(x + cw/2), "y", px(y + ch/2 + dy), "text-anchor", "middle", "class", class}, style...)...)
+		b.eln("text", text, append([]string{"x", px(x + cw/2), "y", px(y + ch/2 + dy), "text-anchor", "middle", "class", class}, style...)...)
 	}
-	b.start("g")
+	b.openn("g")
 	switch {
 	case c.p != nil:
 		fill, light := viridis(g.shade(c.p.Median))
@@ -210,7 +210,7 @@ func (g heatGrid) cell(b *svgb, s *Sweep, c heatCell, x, y float64, atBaseline b
 		rect("#f6f8fa")
 		label(4, "tick", "not measured")
 	}
-	b.end("g")
+	b.closen("g")
 }
 
 // scale draws the colour scale beside an nx × ny grid, if any is coloured.

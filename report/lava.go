@@ -63,14 +63,6 @@ func lavaName(label string) string {
 	return n
 }
 
-// lavaUnits is the unit without spaces.
-func lavaUnits(u string) string { return strings.ReplaceAll(u, " ", "_") }
-
-// oneLine keeps a log line on one line (the console is line based).
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
 // WriteLAVA prints LAVA test-case signals for the points, the winner and
 // its gain of each results file.
 func WriteLAVA(w io.Writer, ss []*Sweep) error {
@@ -103,7 +95,7 @@ func WriteLAVA(w io.Writer, ss []*Sweep) error {
 
 func writeLAVA(w io.Writer, s *Sweep) {
 	// Names are unique per file: two labels could sanitise alike.
-	lw := &lavaWriter{w: w, s: s, units: lavaUnits(s.RateUnit()),
+	lw := &lavaWriter{w: w, s: s, units: strings.ReplaceAll(s.RateUnit(), " ", "_"),
 		used: map[string]int{"baseline": 1, "sweep": 1, "winner": 1, "winner-gain": 1}}
 	lw.log("%s: %s, %s", s.File, s.Board(), s.KernelText())
 	if s.BoardName != "" {
@@ -127,9 +119,10 @@ type lavaWriter struct {
 	used  map[string]int
 }
 
-// log writes a line of the job's log.
+// log writes a line of the job's log, on one line (the console is line
+// based).
 func (lw *lavaWriter) log(format string, a ...any) {
-	fmt.Fprintf(lw.w, "citune: %s\n", oneLine(fmt.Sprintf(format, a...)))
+	fmt.Fprintf(lw.w, "citune: %s\n", strings.Join(strings.Fields(fmt.Sprintf(format, a...)), " "))
 }
 
 // tc signals a test case, with p's median rate as its measurement when p

@@ -219,7 +219,6 @@ func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	return s
 }
 
-// sweepOfHeader starts the Sweep from the header.
 func sweepOfHeader(res *results.Results) *Sweep {
 	h := res.Header
 	return &Sweep{Header: h, Axes: axesOf(h), BoardName: h.Board.String(),

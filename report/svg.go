@@ -100,7 +100,7 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 	const rowH, top, bottom, right = 22.0, 30.0, 44.0, 150.0
 	left := labelWidth(labels, 120)
 	h := top + bottom + rowH*float64(len(pts))
-	var b svgb
+	b := newSVG()
 	b.open(id, "rates", width, h, "rate per point with its spread")
 	b.title(fmt.Sprintf("Rate per point (%s): runs, range and median", s.RateUnit()))
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -131,7 +131,7 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 			cls = "label win"
 		}
 		b.text(left-8, cy+4, "end", cls, labels[i])
-		b.start("g")
+		b.openn("g")
 		b.title(pointTitle(s, p))
 		if len(p.Rates) == 0 {
 			b.text(left+6, cy+4, "start", "bad", strings.ToUpper(string(p.Status))+": "+trim(p.why(), int(pw/7.5)-12))
@@ -150,7 +150,7 @@ func ratesChart(s *Sweep, id string, width float64) trustedHTML {
 			}
 			b.text(left+pw+8, cy+4, "start", "value", val)
 		}
-		b.end("g")
+		b.closen("g")
 	}
 	return b.close()
 }
@@ -187,7 +187,7 @@ func pointTitle(s *Sweep, p *Point) string {
 func scatter(s *Sweep, id string, width float64) trustedHTML {
 	pts := scatterPoints(s)
 	const h = 420.0
-	var b svgb
+	b := newSVG()
 	b.open(id, "scatter", width, h, "rate against interrupts per "+s.Amount())
 	b.title(fmt.Sprintf("Median rate (%s) against interrupts per %s", s.RateUnit(), s.Amount()))
 	if len(pts) == 0 {
@@ -195,7 +195,7 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 		return b.close()
 	}
 	ax := scatterScales(s, pts, width, h)
-	ax.draw(&b, s)
+	ax.draw(b, s)
 	front := paretoFront(pts)
 	if len(front) > 1 {
 		d := mapf(front, func(p *Point) string {
@@ -204,7 +204,7 @@ func scatter(s *Sweep, id string, width float64) trustedHTML {
 		d[0] = "M" + d[0][1:] // the path starts with a move
 		b.elem("path", "d", strings.Join(d, " "), "fill", "none", "stroke", colWinner, "stroke-width", "1.5", "stroke-dasharray", "5 4", "opacity", "0.7")
 	}
-	ax.drawPoints(&b, s, pts, front)
+	ax.drawPoints(b, s, pts, front)
 	return b.close()
 }
 
@@ -294,7 +294,7 @@ func (ax *scatterAxes) draw(b *svgb, s *Sweep) {
 		xlab += fmt.Sprintf(" (%s at every point: the settings did not change the count)", fn(num(ax.xl, true)))
 	}
 	b.text(left+pw/2, ax.h-14, "middle", "axis", xlab)
-	b.textElem("text", s.RateUnit(), "x", "14", "y", px(top+ph/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 14 %.1f)", top+ph/2))
+	b.eln("text", s.RateUnit(), "x", "14", "y", px(top+ph/2), "text-anchor", "middle", "class", "axis", "transform", fmt.Sprintf("rotate(-90 14 %.1f)", top+ph/2))
 }
 
 // paretoFront is the ok points no other beats on rate and interrupts.
@@ -341,7 +341,7 @@ func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, front []*Poin
 	for _, p := range pts {
 		cx, cy := ax.X(s.Per(p.IRQsPerMiB).V), ax.Y(s.RateValue(p.Median))
 		col := pointColour(s, p)
-		b.start("g")
+		b.openn("g")
 		b.title(pointTitle(s, p))
 		switch {
 		case p.Baseline:
@@ -364,7 +364,7 @@ func (ax *scatterAxes) drawPoints(b *svgb, s *Sweep, pts []*Point, front []*Poin
 			}
 			b.text(cx+dx, placeLabel(&placed, cx+dx, cy, anchor, float64(utf8.RuneCountInString(l))*6.7), anchor, "small", l)
 		}
-		b.end("g")
+		b.closen("g")
 	}
 }
 
@@ -375,7 +375,7 @@ func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 	const rowH, top, bottom, right = 26.0, 40.0, 50.0, 190.0
 	left := labelWidth(labels, 140)
 	h := top + bottom + rowH*float64(len(labels))
-	var b svgb
+	b := newSVG()
 	b.open(id, "compare", width, h, "difference to each file's baseline per point")
 	b.title("Difference to each file's own baseline, %, with the 95 % interval")
 	lo, hi := 0.0, 0.0
@@ -415,20 +415,20 @@ func compareChart(ss []*Sweep, id string, width float64) trustedHTML {
 			if p == nil {
 				continue
 			}
-			b.start("g")
+			b.openn("g")
 			b.title(s.Label + ": " + pointTitle(s, p))
 			switch {
 			case p.Status == rank.StatusEliminated && p.Vs != nil:
 				b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "3.5", "fill", "#ffffff", "stroke", col, "stroke-width", "1.5")
 			case p.Status != rank.StatusOK || p.Vs == nil:
-				b.textElem("text", trim(s.Label, 14)+": "+strings.ToUpper(string(p.Status)), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
+				b.eln("text", trim(s.Label, 14)+": "+strings.ToUpper(string(p.Status)), "x", px(left+pw+12), "y", px(y+4), "class", "bad", "text-anchor", "start")
 			default:
 				if p.Vs.HasCI() {
 					b.line(X(p.Vs.Lo), y, X(p.Vs.Hi), y, col, 2)
 				}
 				b.elem("circle", "cx", px(X(p.Vs.Pct)), "cy", px(y), "r", "4", "fill", col)
 			}
-			b.end("g")
+			b.closen("g")
 		}
 	}
 	return b.close()

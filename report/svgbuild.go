@@ -8,14 +8,17 @@ import (
 )
 
 // svgb builds one inline SVG chart so that nothing a results file carries
-// can become markup: element and attribute names must be in the lists
-// below (no script, event handler or href; anything else panics, a bug in
-// the chart code), and every value and text is escaped here.
+// can become markup: its lists below have no script, event handler or
+// href (a name outside them panics, a bug in the chart code).
 //
 // Decision: a builder rather than html/template for the SVG. The charts
 // are computed geometry; a template would hold as much Go as the builder,
 // and html/template gives SVG attributes no context beyond HTML's.
-type svgb struct{ b strings.Builder }
+type svgb struct{ markup }
+
+func newSVG() *svgb {
+	return &svgb{markup{kind: "svg", elements: svgElements, attrs: svgAttrs}}
+}
 
 // svgElements are the elements a chart may have.
 var svgElements = &tagSet{names: "svg g title text line rect circle path defs pattern"}
@@ -43,78 +46,85 @@ func (t *tagSet) has(name string) bool {
 	return t.m[name]
 }
 
+// markup writes the elements of one vocabulary, the page's (hb) or a
+// chart's (svgb): the element and attribute names must be in its lists
+// (else it panics), and every value and text is escaped.
+type markup struct {
+	b               strings.Builder
+	kind            string // "html" or "svg", for the panics
+	elements, attrs *tagSet
+	skipEmpty       bool // an empty class or id is left out (the page's)
+}
+
+// tag writes the start of element name with attrs (name, value pairs).
+func (m *markup) tag(name string, attrs []string) {
+	m.allow(name)
+	if len(attrs)%2 != 0 {
+		panic("report: " + m.kind + " attributes of <" + name + "> not in pairs")
+	}
+	m.b.WriteString("<" + name)
+	for i := 0; i < len(attrs); i += 2 {
+		if !m.attrs.has(attrs[i]) {
+			panic("report: " + m.kind + " attribute " + strconv.Quote(attrs[i]) + " not allowed")
+		}
+		if m.skipEmpty && attrs[i+1] == "" && (attrs[i] == "class" || attrs[i] == "id") {
+			continue
+		}
+		m.b.WriteString(" " + attrs[i] + `="` + esc(attrs[i+1]) + `"`)
+	}
+}
+
+// allow panics unless name is an element of the vocabulary.
+func (m *markup) allow(name string) {
+	if !m.elements.has(name) {
+		panic("report: " + m.kind + " element " + strconv.Quote(name) + " not allowed")
+	}
+}
+
+// elem writes an element without content (<meta/>, <circle/>) on a line.
+func (m *markup) elem(name string, attrs ...string) {
+	m.tag(name, attrs)
+	m.b.WriteString("/>\n")
+}
+
+// openn writes a start tag, closen the end tags of names and eln an
+// element holding escaped text, each ending its line.
+func (m *markup) openn(name string, attrs ...string) {
+	m.tag(name, attrs)
+	m.b.WriteString(">\n")
+}
+
+func (m *markup) closen(names ...string) {
+	for _, name := range names {
+		m.allow(name)
+		m.b.WriteString("</" + name + ">\n")
+	}
+}
+
+func (m *markup) eln(name, text string, attrs ...string) {
+	m.tag(name, attrs)
+	m.b.WriteString(">" + esc(text) + "</" + name + ">\n")
+}
+
 // px formats a coordinate or length as the charts always have: one
 // decimal.
 func px(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
-func (b *svgb) tag(name string, attrs []string) {
-	writeTag(&b.b, "svg", svgElements, svgAttrs, false, name, attrs)
-}
-
-// writeTag writes the start of element name with attrs (name, value
-// pairs) for both builders: the names must be in the allow-lists (else it
-// panics), every value is escaped; with skipEmpty an empty class or id is
-// left out.
-func writeTag(b *strings.Builder, kind string, elements, allowed *tagSet, skipEmpty bool, name string, attrs []string) {
-	if !elements.has(name) {
-		panic("report: " + kind + " element " + strconv.Quote(name) + " not allowed")
-	}
-	if len(attrs)%2 != 0 {
-		panic("report: " + kind + " attributes of <" + name + "> not in pairs")
-	}
-	b.WriteString("<" + name)
-	for i := 0; i < len(attrs); i += 2 {
-		if !allowed.has(attrs[i]) {
-			panic("report: " + kind + " attribute " + strconv.Quote(attrs[i]) + " not allowed")
-		}
-		if skipEmpty && attrs[i+1] == "" && (attrs[i] == "class" || attrs[i] == "id") {
-			continue
-		}
-		b.WriteString(" " + attrs[i] + `="` + esc(attrs[i+1]) + `"`)
-	}
-}
-
-// elem writes an empty element; attrs are name, value pairs.
-func (b *svgb) elem(name string, attrs ...string) {
-	b.tag(name, attrs)
-	b.b.WriteString("/>\n")
-}
-
-// start opens an element that holds others; end closes it.
-func (b *svgb) start(name string, attrs ...string) {
-	b.tag(name, attrs)
-	b.b.WriteString(">\n")
-}
-
-func (b *svgb) end(name string) {
-	if !svgElements.has(name) {
-		panic("report: svg element " + strconv.Quote(name) + " not allowed")
-	}
-	b.b.WriteString("</" + name + ">\n")
-}
-
-// textElem writes an element holding only the text s.
-func (b *svgb) textElem(name, s string, attrs ...string) {
-	b.tag(name, attrs)
-	b.b.WriteString(">" + esc(s) + "</" + name + ">\n")
-}
-
 func (b *svgb) open(id, class string, w, h float64, label string) {
 	ws, hs := fmt.Sprintf("%.0f", w), fmt.Sprintf("%.0f", h)
-	b.start("svg", "xmlns", "http://www.w3.org/2000/svg", "id", id, "class", "chart "+class,
+	b.openn("svg", "xmlns", "http://www.w3.org/2000/svg", "id", id, "class", "chart "+class,
 		"width", ws, "height", hs, "viewBox", "0 0 "+ws+" "+hs, "role", "img", "aria-label", label)
 }
 
-// close ends the chart and returns it.
 func (b *svgb) close() trustedHTML {
-	b.end("svg")
+	b.closen("svg")
 	return b.html()
 }
 
-func (b *svgb) title(s string) { b.textElem("title", s) }
+func (b *svgb) title(s string) { b.eln("title", s) }
 
 func (b *svgb) text(x, y float64, anchor, class, s string) {
-	b.textElem("text", s, "x", px(x), "y", px(y), "text-anchor", anchor, "class", class)
+	b.eln("text", s, "x", px(x), "y", px(y), "text-anchor", anchor, "class", class)
 }
 
 // line draws a line; extra are more attribute pairs.

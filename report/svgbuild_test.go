@@ -8,10 +8,10 @@ import (
 // TestSVGBuilder checks that the builder escapes values and text and
 // refuses elements and attributes the charts have no business writing.
 func TestSVGBuilder(t *testing.T) {
-	var b svgb
-	b.start("g", "class", `x" onload="alert(1)`)
-	b.textElem("text", "</text><script>alert(2)</script>", "x", px(1.25))
-	b.end("g")
+	b := newSVG()
+	b.openn("g", "class", `x" onload="alert(1)`)
+	b.eln("text", "</text><script>alert(2)</script>", "x", px(1.25))
+	b.closen("g")
 	got := string(b.html())
 	want := "<g class=\"x&quot; onload=&quot;alert(1)\">\n<text x=\"1.2\">&lt;/text&gt;&lt;script&gt;alert(2)&lt;/script&gt;</text>\n</g>\n"
 	if got != want {
@@ -24,11 +24,11 @@ func TestSVGBuilder(t *testing.T) {
 		name string
 		f    func(*svgb)
 	}{
-		{"script element", func(b *svgb) { b.start("script") }},
+		{"script element", func(b *svgb) { b.openn("script") }},
 		{"foreignObject", func(b *svgb) { b.elem("foreignObject") }},
-		{"end of a script", func(b *svgb) { b.end("script") }},
+		{"end of a script", func(b *svgb) { b.closen("script") }},
 		{"event handler", func(b *svgb) { b.elem("rect", "onclick", "x") }},
-		{"href", func(b *svgb) { b.textElem("text", "x", "href", "javascript:alert(1)") }},
+		{"href", func(b *svgb) { b.eln("text", "x", "href", "javascript:alert(1)") }},
 		{"odd attributes", func(b *svgb) { odd := strings.Fields("x"); b.elem("rect", odd...) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -37,8 +37,8 @@ func TestSVGBuilder(t *testing.T) {
 					t.Errorf("no panic (%v)", r)
 				}
 			}()
-			var b svgb
-			c.f(&b)
+			b := newSVG()
+			c.f(b)
 		})
 	}
 }

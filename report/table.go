@@ -19,22 +19,22 @@ type table struct {
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
-// isRight says column i is right-aligned.
 func (t *table) isRight(i int) bool { return i < len(t.right) && t.right[i] }
 
-// keep keeps the columns i whose k[i] is set.
-func (t *table) keep(k []bool) {
+// keep keeps the columns i that k accepts.
+func (t *table) keep(k func(i int) bool) {
+	n := len(t.head)
 	sel := func(cells []string) (out []string) {
 		for i, c := range cells {
-			if i < len(k) && k[i] {
+			if i < n && k(i) {
 				out = append(out, c)
 			}
 		}
 		return out
 	}
 	var right []bool
-	for i, ok := range k {
-		if ok {
+	for i := range t.head {
+		if k(i) {
 			right = append(right, t.isRight(i))
 		}
 	}
@@ -55,7 +55,7 @@ func (t *table) drop() {
 			}
 		}
 	}
-	t.keep(k)
+	t.keep(func(i int) bool { return k[i] })
 }
 
 func (t *table) widths() []int {
@@ -193,11 +193,7 @@ func (t *table) fit(width, indent int, order ...string) {
 			return
 		}
 		if i := slices.Index(t.head, name); i >= 0 {
-			k := make([]bool, len(t.head))
-			for j := range k {
-				k[j] = j != i
-			}
-			t.keep(k)
+			t.keep(func(j int) bool { return j != i })
 		}
 	}
 }

@@ -262,7 +262,6 @@ func (o Options) wrapIf(prefix, text string) string {
 	return prefix + text + "\n"
 }
 
-// textWidth is where the text report wraps.
 func (o Options) textWidth() int {
 	if o.Width > 0 {
 		return o.Width
@@ -312,7 +311,6 @@ func writeTextHead(w io.Writer, s *Sweep, o Options, width int) {
 	fmt.Fprintln(w)
 }
 
-// writeTextPoints writes the point table with its footnotes.
 func writeTextPoints(w io.Writer, s *Sweep, pts []*Point, o Options, width int) {
 	if s.Baseline == nil && len(pts) == 0 {
 		fmt.Fprintln(w, "nothing was measured to the end: no baseline and no point")

@@ -163,7 +163,6 @@ func matrixTable(ss []*Sweep) *table {
 	return t
 }
 
-// addRow adds the row name with f's cell for each file.
 func addRow(t *table, ss []*Sweep, name string, f func(*Sweep) string) {
 	t.add(append([]string{name}, mapf(ss, f)...)...)
 }

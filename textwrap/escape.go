@@ -37,19 +37,12 @@ func Escape(s string) string {
 	return b.String()
 }
 
+// needsEscape lets clean text through Escape uncopied (a bad byte ranges
+// as utf8.RuneError).
 func needsEscape(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f {
-			if c < 0x80 {
-				return true
-			}
-			// Non-ASCII: decide rune by rune.
-			for _, r := range s[i:] {
-				if r == utf8.RuneError || r >= 0x80 && r <= 0x9f || bidi(r) || r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
-					return true
-				}
-			}
-			return false
+	for _, r := range s {
+		if r == utf8.RuneError || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f || bidi(r) {
+			return true
 		}
 	}
 	return false

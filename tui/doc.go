@@ -33,11 +33,12 @@
 //
 // The model does no I/O: reads, writes, probes, sweeps and file writes run
 // in tea.Cmds that return typed messages. The hardware-facing pieces are
-// small seams (deps.go) that cmd/citune supplies, so the package imports
-// no sweep runner, host, undo or sweep/dtsout, only the data it shows.
-// Every write goes through the undo session, which restores on the way
-// out unless the user keeps the values; View reads its snapshot (Touched,
-// StartValue), never its mutex, which is held across register I/O.
+// small seams that cmd/citune supplies (deps.go, beside those commands),
+// so the package imports no sweep runner, host, undo or sweep/dtsout,
+// only the data it shows. Every write goes through the undo session,
+// which restores on the way out unless the user keeps the values; View
+// reads its snapshot (Touched, StartValue), never its mutex, which is
+// held across register I/O.
 //
 // Decision: the tests drive the real sweep runner (behind a test
 // Sweeper) and the sim probe on the simulated controller, with no fake

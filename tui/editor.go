@@ -50,7 +50,6 @@ func choicesOf(f *regs.Field) (cs []choice, other bool) {
 	return cs, other
 }
 
-// openEditor opens the editor on the selected row if it may be written.
 func (rt *regsTab) openEditor() tea.Cmd {
 	r := rt.rows[rt.sel]
 	if r.kind == rowReg && len(r.reg.Fields) > 0 {
@@ -167,7 +166,6 @@ func (rt *regsTab) applyEdit() tea.Cmd {
 	return apply(rt.cfg.Undo, []regs.Change{ch}, "set "+ch.Ref.String())
 }
 
-// editView draws the editor in place of the register list.
 func (rt *regsTab) editView(h int) []string {
 	e := *rt.ed // its scroll is the view's own
 	reg, f := e.ref.Reg, e.ref.Field
@@ -203,12 +201,7 @@ func (rt *regsTab) editView(h int) []string {
 			whole = wrap(c.name+": "+choiceMeaning(c), w, "  ")
 		}
 		listH := max(3, h-len(out)-4-len(whole))
-		if e.sel < e.top {
-			e.top = e.sel
-		}
-		if e.sel >= e.top+listH {
-			e.top = e.sel - listH + 1
-		}
+		e.top = max(min(e.top, e.sel), e.sel-listH+1) // the selection in view
 		for i := e.top; i < len(e.choices) && i < e.top+listH; i++ {
 			out = append(out, rt.editChoiceLine(e, i, cur, start))
 		}

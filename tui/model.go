@@ -99,7 +99,6 @@ type component interface {
 	FullHelp() [][]key.Binding
 }
 
-// active is the tab on screen.
 func (m *Model) active() component {
 	return [numTabs]component{&m.regs, &m.probe, &m.sweep}[m.tab]
 }
@@ -297,7 +296,6 @@ func (s *shared) setErr(format string, a ...any) {
 	s.status, s.statusErr = fmt.Sprintf(format, a...), true
 }
 
-// onKey routes a key press by mode.
 func (m Model) onKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	if key.Matches(msg, k.ForceQuit) && m.mode != modeClosing {

@@ -15,7 +15,6 @@ import (
 	"github.com/citune/citune/units"
 )
 
-// probeTab is the Probe tab.
 type probeTab struct {
 	*shared
 	own     probeKeys

@@ -40,30 +40,22 @@ func (rt *regsTab) read(msg regsMsg, sweep SweepPlan) {
 				continue
 			}
 			got := f.Get(rt.cur[r.Offset])
-			if want, ok := rt.desired[k]; ok {
-				if got != want {
-					if _, had := rt.drifts[k]; !had {
-						fresh = append(fresh, k)
-					}
-					rt.drifts[k] = drift{want: want, got: got}
-				} else {
-					delete(rt.drifts, k)
+			// A field the user set is compared with that value; a knob
+			// that drifted by itself earlier with its value before.
+			want, ok := rt.desired[k]
+			d, had := rt.drifts[k]
+			if !ok && had && f.Knob {
+				want, ok = d.want, true
+			}
+			switch {
+			case ok && got != want:
+				if !had {
+					fresh = append(fresh, k)
 				}
-				continue
-			}
-			if !f.Knob {
-				continue
-			}
-			if d, ok := rt.drifts[k]; ok {
-				if got == d.want {
-					delete(rt.drifts, k)
-				} else {
-					d.got = got
-					rt.drifts[k] = d
-				}
-				continue
-			}
-			if rt.prev != nil {
+				rt.drifts[k] = drift{want: want, got: got}
+			case ok:
+				delete(rt.drifts, k)
+			case f.Knob && rt.prev != nil:
 				if was := f.Get(rt.prev[r.Offset]); was != got {
 					rt.drifts[k] = drift{want: was, got: got}
 					fresh = append(fresh, k)
@@ -97,7 +89,6 @@ func (s *shared) why(ref regs.Ref) string {
 	return "Something else (the driver, a controller reset) wrote the register."
 }
 
-// onWrite takes the result of an apply or revert.
 func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 	m.writing = false
 	m.wgen++

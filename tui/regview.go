@@ -52,7 +52,6 @@ func buildRows(m *regs.Map) []row {
 	return rows
 }
 
-// regsTab is the Registers tab.
 type regsTab struct {
 	*shared
 	own      regsKeys
@@ -102,12 +101,7 @@ func (rt *regsTab) regsLayout(h int) (listH, detailH int) {
 
 func (rt *regsTab) scrollToSel(bodyH int) {
 	listH, _ := rt.regsLayout(bodyH)
-	if rt.sel < rt.top {
-		rt.top = rt.sel
-	}
-	if rt.sel >= rt.top+listH {
-		rt.top = rt.sel - listH + 1
-	}
+	rt.top = max(min(rt.top, rt.sel), rt.sel-listH+1)
 	if rt.top > 0 && rt.rows[rt.top-1].kind == rowSection && rt.sel-rt.top+1 < listH {
 		rt.top-- // keep the section title in view
 	}
@@ -117,52 +111,27 @@ func (rt *regsTab) scrollToSel(bodyH int) {
 // flags renders the five flag columns of a row: * R S ! x.
 func (rt *regsTab) flags(r row) string {
 	b := []byte(".....")
-	raw := rt.cur[r.reg.Offset]
+	ref := r.ref()
+	v := valueOf(ref, rt.cur[r.reg.Offset])
 	sv, haveStart := rt.cfg.Start.Value(r.reg.Name)
-	switch r.kind {
-	case rowField:
-		f := r.field
-		if f.Knob {
-			b[0] = '*'
-		}
-		if r.reg.ResetKnown && f.Get(raw) != f.Get(r.reg.Reset) {
-			b[1] = 'R'
-		}
-		if haveStart && f.Get(raw) != f.Get(sv) {
-			b[2] = 'S'
-		}
-		if _, ok := rt.drifts[refKey(r.ref())]; ok {
+	if r.field != nil && r.field.Knob || r.field == nil && r.reg.HasKnob() {
+		b[0] = '*'
+	}
+	if r.reg.ResetKnown && v != valueOf(ref, r.reg.Reset) {
+		b[1] = 'R'
+	}
+	if haveStart && v != valueOf(ref, sv) {
+		b[2] = 'S'
+	}
+	for k := range rt.drifts { // a register's row shows its fields' drifts
+		if k == refKey(ref) || r.field == nil && strings.HasPrefix(k, refKey(ref)+".") {
 			b[3] = '!'
 		}
-		if rt.isAxis(r.ref()) {
-			b[4] = 'x'
-		}
-	case rowReg:
-		if r.reg.HasKnob() {
-			b[0] = '*'
-		}
-		if r.reg.ResetKnown && raw != r.reg.Reset {
-			b[1] = 'R'
-		}
-		if haveStart && raw != sv {
-			b[2] = 'S'
-		}
-		for k := range rt.drifts {
-			if strings.HasPrefix(k, strings.ToUpper(r.reg.Name)+".") {
-				b[3] = '!'
-			}
-		}
+	}
+	if hasRef(rt.axes, ref) {
+		b[4] = 'x'
 	}
 	return string(b)
-}
-
-func (rt *regsTab) isAxis(ref regs.Ref) bool {
-	for _, a := range rt.axes {
-		if sameRef(a, ref) {
-			return true
-		}
-	}
-	return false
 }
 
 // View draws the register list and the detail pane.
@@ -177,10 +146,7 @@ func (rt *regsTab) View(h int) []string {
 	}
 	valW := max(8, rt.w-2-5-1-nameW-1-bitsW-1)
 	out := []string{rt.st.ColHead.Render(fit(fmt.Sprintf("  *RS!x %s %s %s", fit("name", nameW), fit("bits", bitsW), "value"), rt.w))}
-	top := rt.top
-	if rt.sel >= top+listH { // a two-line status took a row
-		top = rt.sel - listH + 1
-	}
+	top := max(rt.top, rt.sel-listH+1) // a two-line status took a row
 	for i := top; i < len(rt.rows) && i < top+listH; i++ {
 		r := rt.rows[i]
 		if r.kind == rowSection {
@@ -234,7 +200,6 @@ func (rt *regsTab) View(h int) []string {
 	return append(out, rt.detailView(detailH)...)
 }
 
-// detailView explains the selected row.
 func (rt *regsTab) detailView(h int) []string {
 	if rt.sel < 0 || rt.sel >= len(rt.rows) {
 		return nil
@@ -423,13 +388,7 @@ func (rt *regsTab) revertSelected() tea.Cmd {
 		return nil
 	}
 	ref := r.ref()
-	touched := false
-	for _, t := range rt.cfg.Undo.Touched() {
-		if sameRef(t, ref) {
-			touched = true
-		}
-	}
-	if !touched {
+	if !hasRef(rt.cfg.Undo.Touched(), ref) {
 		rt.setStatus("revert: this session did not change %s", ref)
 		return nil
 	}
@@ -439,7 +398,6 @@ func (rt *regsTab) revertSelected() tea.Cmd {
 	return revert(rt.cfg.Undo, []regs.Ref{ref}, "revert "+ref.String())
 }
 
-// toggleAxis marks or unmarks the selected field as a sweep axis.
 func (rt *regsTab) toggleAxis() {
 	r := rt.rows[rt.sel]
 	if r.kind != rowField {

@@ -8,12 +8,10 @@ import (
 	"strings"
 
 	"github.com/citune/citune/regs"
-	"github.com/citune/citune/soc"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
 )
 
-// has reports whether ref is an axis of the plan.
 func (p SweepPlan) has(ref regs.Ref) bool {
 	for _, a := range p.Axes {
 		if a.Kind == plan.KindRegister && sameRef(a.Ref, ref) {
@@ -180,11 +178,7 @@ func defaultValues(f *regs.Field, start uint32, limit uint32) []uint32 {
 // mainline is the value Linux leaves in ref on a board in the
 // controller's role (the profile's board values), or nil.
 func (m *Model) mainline(ref regs.Ref) *uint32 {
-	role := m.cfg.Role
-	if role == "" {
-		role = soc.RoleOf(m.m, m.cfg.Target.Controller, snapshotOf(m.m, m.cur))
-	}
-	for _, c := range m.cfg.Target.Profile.BoardValues(role) {
+	for _, c := range m.cfg.Target.Profile.BoardValues(m.role()) {
 		if c.Ref.Reg.Offset == ref.Reg.Offset && c.Ref.Field != nil && ref.Field != nil && c.Ref.Field.Name == ref.Field.Name {
 			v := c.Value
 			return &v

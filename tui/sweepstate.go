@@ -15,7 +15,6 @@ import (
 	"github.com/citune/citune/sweep/results"
 )
 
-// sweepTab is the Sweep tab.
 type sweepTab struct {
 	*shared
 	own               sweepKeys

@@ -129,20 +129,16 @@ func (s *sweepTab) chartView(rest int) []string {
 // tableView lists points sorted by rate, then not-held and corrupt ones.
 func (s *sweepTab) tableView(h int) []string {
 	good, bad := s.ranked()
-	var cols []string
 	var widths []int
+	head := "rank "
 	for _, a := range s.plan.Axes {
 		n := axisLabel(s.m, a)
 		w := max(len(n), 4)
 		for _, v := range a.Values {
 			w = max(w, len(v))
 		}
-		cols = append(cols, n)
 		widths = append(widths, min(w, 24))
-	}
-	head := "rank "
-	for i, c := range cols {
-		head += fit(c, widths[i]) + " "
+		head += fit(n, min(w, 24)) + " "
 	}
 	// The median column is as wide as its widest rate (12 for MiB/s).
 	medW := 12
