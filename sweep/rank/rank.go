@@ -147,12 +147,6 @@ func Ptr(x float64) *float64 {
 	return &x
 }
 
-// Rank is RankVisits with the baseline pooled and its visits' medians
-// given (or none). Only tests call it (sweep/dtsout's among them).
-func Rank(points []PointStats, baseline []float64, visits []float64, original map[string]string, pol Policy) Ranking {
-	return rank(points, baseline, visits, nil, original, pol)
-}
-
 // RankVisits orders the ok points by their rate against the original
 // settings (the baseline's runs, by visit) and decides the Verdict under
 // pol. Points not significantly slower than the fastest are tied, ordered
