@@ -258,13 +258,10 @@ func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verd
 	for i := range rk.Ranked {
 		r := &rk.Ranked[i]
 		c := r.VsBaseline
-		if r.Original || c == nil || !c.HasCI() || c.Significant || c.Pct < pol.MinGainPct {
+		if r.Original || len(r.Blocked) > 0 || c == nil || !c.HasCI() || c.Significant || c.Pct < pol.MinGainPct {
 			continue
 		}
 		if alone := compare(r.rates, rk.Baseline.rates, rk.Noise, 1, 0); alone.Lo <= 0 {
-			continue
-		}
-		if len(r.Blocked) > 0 {
 			continue
 		}
 		if conf == nil || r.logMean > conf.logMean {
@@ -413,19 +410,17 @@ type tieLine struct {
 // reason says what put w ahead of lead in the tie order (tieLess):
 // fewer interrupts, less CPU, fewer changed settings.
 func (t *tieLine) reason(w, lead *Ranked, original map[string]string) {
+	a, b := changedFrom(w.Settings, original), changedFrom(lead.Settings, original)
 	switch {
 	case cmpTol(w.IRQsPerMiB, lead.IRQsPerMiB, 0.02) < 0:
 		t.kind, t.w, t.l = "irq", *w.IRQsPerMiB, *lead.IRQsPerMiB
-		return
 	case cmpTol(w.CPUPerMiB, lead.CPUPerMiB, 0.05) < 0:
 		t.kind, t.w, t.l = "cpu", *w.CPUPerMiB, *lead.CPUPerMiB
-		return
-	}
-	if a, b := changedFrom(w.Settings, original), changedFrom(lead.Settings, original); a < b {
+	case a < b:
 		t.other = fmt.Sprintf("fewer changed settings (%d against %d)", a, b)
-		return
+	default:
+		t.other = "its higher median rate (as fast by the mean, within noise)"
 	}
-	t.other = "its higher median rate (as fast by the mean, within noise)"
 }
 
 // text is the line, per-amount figures per d.Amount().
