@@ -437,7 +437,6 @@ func (r *state) changes(p *Point) map[string]string {
 	return ch
 }
 
-// anyPermanent reports whether one of pts can be made permanent.
 func (r *state) anyPermanent(pts []*Point) bool {
 	return slices.ContainsFunc(pts, r.permanent)
 }

@@ -75,7 +75,6 @@ func (r *state) apply(ctx context.Context, p *Point) (applied []results.Applied,
 	return applied, mism, reloaded, nil
 }
 
-// registerChanges are the register axes' values vals as changes.
 func (r *state) registerChanges(vals []string) []regs.Change {
 	var changes []regs.Change
 	for i, a := range r.axes {

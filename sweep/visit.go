@@ -337,7 +337,6 @@ func (r *state) adaptiveReloads(rounds int) int {
 	return n
 }
 
-// hasModParams reports whether an axis is a module parameter.
 func (r *state) hasModParams() bool {
 	return slices.ContainsFunc(r.axes, func(a plan.Axis) bool { return a.Kind == plan.KindModParam })
 }

@@ -385,7 +385,6 @@ func notes(ns []string) []string {
 	return mapf(ns, func(n string) string { return safe(strings.TrimSpace(n)) })
 }
 
-// mapf is f of each of xs.
 func mapf[T, U any](xs []T, f func(T) U) []U {
 	out := make([]U, 0, len(xs))
 	for _, x := range xs {
