@@ -77,9 +77,7 @@ func BuildDTS(in DTSInput) DTS {
 		if k := KnobOfDT(p, s.Name); k != nil {
 			in.Settings[i].Name = k.Field
 		}
-	}
-	for _, s := range in.Settings {
-		b.given[s.Name] = s.Value
+		b.given[in.Settings[i].Name] = s.Value
 	}
 	for _, s := range in.Settings {
 		notes := len(b.d.Notes)
