@@ -193,11 +193,12 @@ func nextTarget(cur, repeats int) int {
 	return repeats
 }
 
-// raceRounds is the most rounds an adaptive race takes: screening, the
-// steps of nextTarget, and the tie-break.
-func raceRounds(repeats int) int {
-	rounds := 1
-	for t := 0; t < repeats; rounds++ {
+// roundsAfter is the rounds of nextTarget's steps an adaptive race takes
+// after the one that brought its points to target runs, the tie-break
+// not counted (roundsAfter(0, repeats)+1 is the most a race takes).
+func roundsAfter(target, repeats int) int {
+	rounds := 0
+	for t := target; t < repeats; rounds++ {
 		t = nextTarget(t, repeats)
 	}
 	return rounds

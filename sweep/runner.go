@@ -399,7 +399,7 @@ func (r *state) reloadNote() string {
 	if r.Plan.Mode == plan.ModeAdaptive {
 		// Rounds alternate the order of the values, so a round after
 		// the first needs one reload fewer than it has values.
-		rounds := raceRounds(r.Plan.Repeats)
+		rounds := roundsAfter(0, r.Plan.Repeats) + 1 // and the tie-break
 		n := len(groups)
 		if groups[r.modKey(r.orig)] {
 			n--
