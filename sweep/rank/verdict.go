@@ -141,7 +141,6 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 	}
 	var cands []*Ranked
 	var bench *Ranked
-	var blocked []string
 	for i := range rk.Ranked {
 		r := &rk.Ranked[i]
 		if c := r.VsBaseline; c == nil || c.Change != ChangeFaster || r.Original {
@@ -149,7 +148,7 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 		}
 		if len(r.Blocked) > 0 {
 			if bench == nil { // the first in the ranking's order
-				bench, blocked = r, r.Blocked
+				bench = r
 			}
 			continue
 		}
@@ -171,10 +170,10 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 		}
 	}
 	if benchX != nil {
-		bench, blocked = &Ranked{Key: benchX.Key, Settings: benchX.Settings, VsBaseline: benchX.VsBaseline, logMean: benchX.logMean}, benchX.Blocked
+		bench = &Ranked{Key: benchX.Key, Settings: benchX.Settings, VsBaseline: benchX.VsBaseline, Blocked: benchX.Blocked, logMean: benchX.logMean}
 	}
 	if len(cands) == 0 {
-		return keepOrUndecided(rk, original, pol, v, bench, blocked)
+		return keepOrUndecided(rk, original, pol, v, bench)
 	}
 	lead := cands[0]
 	for _, c := range cands {
@@ -210,20 +209,20 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 		v.Tie = v.tie.text(units.MiBps)
 	}
 	if bench != nil && bench.logMean > w.logMean {
-		v.Bench = benchBest(bench, blocked)
+		v.Bench = benchBest(bench)
 	}
 	return v
 }
 
-func benchBest(b *Ranked, blocked []string) *BenchBest {
+func benchBest(b *Ranked) *BenchBest {
 	if b == nil {
 		return nil
 	}
-	return &BenchBest{Point: b.Key, Settings: b.Settings, Vs: b.VsBaseline, Blocked: blocked}
+	return &BenchBest{Point: b.Key, Settings: b.Settings, Vs: b.VsBaseline, Blocked: b.Blocked}
 }
 
 // keepOrUndecided is the verdict when no permanent point is faster.
-func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verdict, bench *Ranked, blocked []string) Verdict {
+func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verdict, bench *Ranked) Verdict {
 	// The best point that is not the original settings.
 	var best *Ranked
 	for i := range rk.Ranked {
@@ -231,7 +230,7 @@ func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verd
 			best = r
 		}
 	}
-	v.Bench = benchBest(bench, blocked)
+	v.Bench = benchBest(bench)
 	if best != nil {
 		v.Point, v.Settings, v.Vs = best.Key, best.Settings, best.VsBaseline
 	}
