@@ -223,7 +223,6 @@ func benchBest(b *Ranked) *BenchBest {
 
 // keepOrUndecided is the verdict when no permanent point is faster.
 func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verdict, bench *Ranked) Verdict {
-	// The best point that is not the original settings.
 	var best *Ranked
 	for i := range rk.Ranked {
 		if r := &rk.Ranked[i]; !r.Original && (best == nil || r.logMean > best.logMean) {
