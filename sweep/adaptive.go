@@ -193,9 +193,10 @@ func nextTarget(cur, repeats int) int {
 	return repeats
 }
 
-// roundsAfter is the rounds of nextTarget's steps an adaptive race takes
-// after the one that brought its points to target runs, the tie-break
-// not counted (roundsAfter(0, repeats)+1 is the most a race takes).
+// roundsAfter is the rounds still to come in an adaptive race whose
+// points have target runs, the tie-break not counted (roundsAfter(0,
+// repeats)+1 is the most a race takes: screening, nextTarget's steps and
+// the tie-break).
 func roundsAfter(target, repeats int) int {
 	rounds := 0
 	for t := target; t < repeats; rounds++ {

@@ -12,9 +12,9 @@
 //
 // Every point is applied, read back, left to settle and probed, its
 // settings read again after every run: a point whose settings changed
-// under it is not-held, with what changed, and never ranked; a run that
-// fails its integrity check makes it corrupt. Every record is appended to
-// the results file as it happens (sweep/results), so an interrupted sweep
+// under it is recorded as not-held, with what changed, and never ranked;
+// a run that fails its integrity check marks the point corrupt. Every run
+// and point summary is appended to the results file as it happens (sweep/results), so an interrupted sweep
 // resumes without redoing finished points. The originals of everything a
 // sweep may change are journalled before the first change and restored on
 // every exit path; after a kill -9, `citune restore` uses the journal.

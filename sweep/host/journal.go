@@ -20,10 +20,11 @@ func (h *Host) ReloadSpec() *undo.Reload {
 	rl := &undo.Reload{Root: AbsPath(h.Root), Modules: h.Modules, Wait: h.Wait, Timeout: h.WaitTimeout}
 	if l, ok := h.Loader.(ExecLoader); ok {
 		rl.Modprobe, rl.Rmmod = l.Modprobe, l.Rmmod
-		for _, c := range []*string{&rl.Modprobe, &rl.Rmmod} {
-			if strings.ContainsRune(*c, '/') {
-				*c = AbsPath(*c)
-			}
+		if strings.ContainsRune(rl.Modprobe, '/') {
+			rl.Modprobe = AbsPath(rl.Modprobe)
+		}
+		if strings.ContainsRune(rl.Rmmod, '/') {
+			rl.Rmmod = AbsPath(rl.Rmmod)
 		}
 	}
 	return rl

@@ -226,6 +226,7 @@ func rank(points []PointStats, baseline []float64, visits []float64, baseVisits 
 			c := compare(rk.Ranked[i].rates, best.rates, rk.Noise, 1, 0)
 			if c.HasCI() && !c.Significant {
 				rk.Ranked[i].Tied = true
+				// Move it up into the tied block.
 				t := rk.Ranked[i]
 				copy(rk.Ranked[n+1:i+1], rk.Ranked[n:i])
 				rk.Ranked[n] = t
