@@ -14,10 +14,11 @@
 // settings read again after every run: a point whose settings changed
 // under it is recorded as not-held, with what changed, and never ranked;
 // a run that fails its integrity check marks the point corrupt. Every run
-// and point summary is appended to the results file as it happens (sweep/results), so an interrupted sweep
-// resumes without redoing finished points. The originals of everything a
-// sweep may change are journalled before the first change and restored on
-// every exit path; after a kill -9, `citune restore` uses the journal.
+// and point summary is appended to the results file as it happens
+// (sweep/results), so an interrupted sweep resumes without redoing
+// finished points. The originals of everything a sweep may change are
+// journalled before the first change and restored on every exit path;
+// after a kill -9, `citune restore` uses the journal.
 // What happens is one stream of typed events (sweep/event, events.go).
 //
 // Modes: a shuffled grid with the baseline (the original settings)
