@@ -83,10 +83,7 @@ var liveFields = map[string]string{
 // write-1-to-clear and self-clearing fields are live state (status and
 // doorbells), as are the endpoint control registers of the gadget driver.
 func ClassOf(r *Register, f *Field) Class {
-	if _, ok := liveRegisters[r.Name]; ok {
-		return ClassLive
-	}
-	if strings.HasPrefix(r.Name, "ENDPTCTRL") {
+	if _, ok := liveRegisters[r.Name]; ok || strings.HasPrefix(r.Name, "ENDPTCTRL") {
 		return ClassLive
 	}
 	if f == nil {

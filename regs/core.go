@@ -115,7 +115,6 @@ func (m *Map) AbsentAt(off uint32) *Absence {
 	return nil
 }
 
-// absentNamed returns the absence of the register called name, or nil.
 func (m *Map) absentNamed(name string) *Absence {
 	for i := range m.Absent {
 		if strings.EqualFold(m.Absent[i].Name, name) {

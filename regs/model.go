@@ -38,12 +38,7 @@ type Field struct {
 }
 
 // Mask is the field's bit mask within the register.
-func (f *Field) Mask() uint32 {
-	if f.Width >= 32 {
-		return ^uint32(0) << f.Lsb
-	}
-	return ((uint32(1) << f.Width) - 1) << f.Lsb
-}
+func (f *Field) Mask() uint32 { return f.WidthMax() << f.Lsb }
 
 // WidthMax is the largest value the field's width can hold.
 func (f *Field) WidthMax() uint32 {
@@ -274,7 +269,7 @@ func (m *Map) Lookup(name string) (Ref, error) {
 		}
 		f := r.Field(fld)
 		if f == nil {
-			return Ref{}, fmt.Errorf("%q: %w (register %s has fields %s)", name, ErrNotFound, r.Name, fieldNames(r))
+			return Ref{}, fmt.Errorf("%q: %w (register %s has fields %s)", name, ErrNotFound, r.Name, r.FieldNames())
 		}
 		return Ref{r, f}, nil
 	}
@@ -306,7 +301,8 @@ func (m *Map) Lookup(name string) (Ref, error) {
 	return Ref{}, fmt.Errorf("%q: %w", name, ErrNotFound)
 }
 
-func fieldNames(r *Register) string {
+// FieldNames lists the register's fields for messages ("none" without).
+func (r *Register) FieldNames() string {
 	if len(r.Fields) == 0 {
 		return "none"
 	}

@@ -193,11 +193,13 @@ func nextTarget(cur, repeats int) int {
 	return repeats
 }
 
-// raceRounds is the most rounds an adaptive race takes: screening, the
-// steps of nextTarget, and the tie-break.
-func raceRounds(repeats int) int {
-	rounds := 1
-	for t := 0; t < repeats; rounds++ {
+// roundsAfter is the rounds still to come in an adaptive race whose
+// points have target runs, the tie-break not counted (roundsAfter(0,
+// repeats)+1 is the most a race takes: screening, nextTarget's steps and
+// the tie-break).
+func roundsAfter(target, repeats int) int {
+	rounds := 0
+	for t := target; t < repeats; rounds++ {
 		t = nextTarget(t, repeats)
 	}
 	return rounds
@@ -437,7 +439,6 @@ func (r *state) changes(p *Point) map[string]string {
 	return ch
 }
 
-// anyPermanent reports whether one of pts can be made permanent.
 func (r *state) anyPermanent(pts []*Point) bool {
 	return slices.ContainsFunc(pts, r.permanent)
 }

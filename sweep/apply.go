@@ -55,12 +55,7 @@ func (r *state) apply(ctx context.Context, p *Point) (applied []results.Applied,
 			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, want, got))
 		}
 	}
-	var changes []regs.Change
-	for i, a := range r.axes {
-		if a.Kind == plan.KindRegister {
-			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.Number(p.Values[i])})
-		}
-	}
+	changes := r.registerChanges(p.Values)
 	if len(changes) == 0 {
 		return applied, mism, reloaded, nil
 	}
@@ -78,6 +73,16 @@ func (r *state) apply(ctx context.Context, p *Point) (applied []results.Applied,
 		}
 	}
 	return applied, mism, reloaded, nil
+}
+
+func (r *state) registerChanges(vals []string) []regs.Change {
+	var changes []regs.Change
+	for i, a := range r.axes {
+		if a.Kind == plan.KindRegister {
+			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.Number(vals[i])})
+		}
+	}
+	return changes
 }
 
 // modParams groups module parameter values by module.

@@ -24,12 +24,12 @@ var ErrReboot = errors.New("the next point needs a reboot")
 // bootVars are the boot loader's variables the sweep's axes write.
 func (r *state) bootVars() []string {
 	var vs []string
-	for _, k := range []plan.Kind{plan.KindCmdline, plan.KindDT} {
-		for _, a := range r.axes {
-			if a.Kind == k {
-				vs = append(vs, map[plan.Kind]string{plan.KindCmdline: "bootargs", plan.KindDT: "fdtoverlays"}[k])
-				break
-			}
+	for _, v := range []struct {
+		kind plan.Kind
+		name string
+	}{{plan.KindCmdline, "bootargs"}, {plan.KindDT, "fdtoverlays"}} {
+		if slices.ContainsFunc(r.axes, func(a plan.Axis) bool { return a.Kind == v.kind }) {
+			vs = append(vs, v.name)
 		}
 	}
 	return vs

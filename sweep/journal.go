@@ -11,8 +11,8 @@ import (
 // taken for originals. Without one (tests, library use) the runner opens
 // one that keeps no journal.
 
-// session returns the runner's undo session, opening a journal-less one
-// when none was given.
+// undoSession returns the runner's undo session, opening a journal-less
+// one when none was given.
 func (r *state) undoSession() (*undo.Session, error) {
 	if r.Session != nil {
 		return r.Session, nil

@@ -59,7 +59,6 @@ const (
 	modelTieBreaks = 1
 )
 
-// modelSearch runs the model mode.
 func (r *state) modelSearch(ctx context.Context) error {
 	if _, err := r.visit(ctx, r.baselinePoint(), r.Plan.Repeats, false, nil); err != nil {
 		return err

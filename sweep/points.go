@@ -239,7 +239,6 @@ func (r *state) scheduleFrom(cur string, pts []*Point, every int) (visits []*Poi
 	return visits, reloads
 }
 
-// shuffled returns pts in an order drawn from seed.
 func shuffled(pts []*Point, seed int64) []*Point {
 	out := slices.Clone(pts)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))

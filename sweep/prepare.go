@@ -142,46 +142,40 @@ func (r *state) readLive() (needReload bool, err error) {
 	r.live = make([]string, len(r.axes))
 	var errs []error
 	for i, a := range r.axes {
+		var v string
+		var err error
 		switch a.Kind {
 		case plan.KindRegister:
-			r.live[i] = r.registerLive(a)
+			v = r.registerLive(a)
 		case plan.KindFile:
-			v, err := r.fileLive(a)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			r.live[i] = v
+			v, err = r.fileLive(a)
 		case plan.KindDT:
 			if r.Boot == nil {
-				errs = append(errs, fmt.Errorf("%w: dt:%s needs the boot loader's store of the next boot's overlays (%v)", plan.ErrPlan, a.Name, bootargs.ErrNone))
-				continue
+				err = fmt.Errorf("%w: dt:%s needs the boot loader's store of the next boot's overlays (%v)", plan.ErrPlan, a.Name, bootargs.ErrNone)
+				break
 			}
-			v, _ := r.snapshot.Value(a.Ref.Reg.Name)
-			r.live[i] = strconv.FormatUint(uint64(a.Ref.Field.Get(v)), 10)
+			raw, _ := r.snapshot.Value(a.Ref.Reg.Name)
+			v = strconv.FormatUint(uint64(a.Ref.Field.Get(raw)), 10)
 		case plan.KindCmdline:
 			if r.Boot == nil {
-				errs = append(errs, fmt.Errorf("%w: cmdline:%s needs the boot loader's store of the kernel arguments (%v)", plan.ErrPlan, a.Name, bootargs.ErrNone))
-				continue
+				err = fmt.Errorf("%w: cmdline:%s needs the boot loader's store of the kernel arguments (%v)", plan.ErrPlan, a.Name, bootargs.ErrNone)
+				break
 			}
-			v, err := r.cmdlineValue(a)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("cmdline:%s: %w", a.Name, err))
-				continue
+			if v, err = r.cmdlineValue(a); err != nil {
+				err = fmt.Errorf("cmdline:%s: %w", a.Name, err)
 			}
-			r.live[i] = v
 		case plan.KindModParam:
 			needReload = true
 			if us, ok := r.ParamUsers[a.Name]; ok {
 				r.notes = append(r.notes, fmt.Sprintf("modparam:%s is module-wide: every point changes %s", a.Name, soc.ParamUsersString(us)))
 			}
-			v, err := r.checkModParam(a)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			r.live[i] = v
+			v, err = r.checkModParam(a)
 		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		r.live[i] = v
 	}
 	return needReload, errors.Join(errs...)
 }

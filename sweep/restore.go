@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/citune/citune/regs"
 	"github.com/citune/citune/sweep/event"
 	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/results"
@@ -50,13 +49,7 @@ func (r *state) restore(ctx context.Context) error {
 			mism = append(mism, fmt.Sprintf("%s: wrote %s, reads %s", a.Name, r.orig[i], got))
 		}
 	}
-	var changes []regs.Change
-	for i, a := range r.axes {
-		if a.Kind == plan.KindRegister {
-			changes = append(changes, regs.Change{Ref: a.Ref, Value: a.Number(r.orig[i])})
-		}
-	}
-	if len(changes) > 0 {
+	if changes := r.registerChanges(r.orig); len(changes) > 0 {
 		res, err := r.Session.Apply(changes)
 		for _, w := range res {
 			for _, m := range w.Mismatches {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -331,16 +332,12 @@ func (r *state) confirm(ctx context.Context) error {
 	if v.Confirm == "" {
 		return nil
 	}
-	var p *Point
-	for _, x := range r.points {
-		if x.Key == v.Confirm {
-			p = x
-		}
-	}
+	i := slices.IndexFunc(r.points, func(x *Point) bool { return x.Key == v.Confirm })
 	want := ConfirmFactor*r.Plan.Repeats - r.store.Runs(v.Confirm)
-	if p == nil || want <= 0 {
+	if i < 0 || want <= 0 {
 		return nil
 	}
+	p := r.points[i]
 	var vs *rank.Comparison
 	if rp := r.store.Rank().Find(v.Confirm); rp != nil {
 		vs = rp.VsBaseline
@@ -402,7 +399,7 @@ func (r *state) reloadNote() string {
 	if r.Plan.Mode == plan.ModeAdaptive {
 		// Rounds alternate the order of the values, so a round after
 		// the first needs one reload fewer than it has values.
-		rounds := raceRounds(r.Plan.Repeats)
+		rounds := roundsAfter(0, r.Plan.Repeats) + 1 // and the tie-break
 		n := len(groups)
 		if groups[r.modKey(r.orig)] {
 			n--

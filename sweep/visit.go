@@ -244,10 +244,7 @@ func (r *state) left(seq int) string {
 		bound, runs = "at most ", r.budget-r.spent
 	case r.Plan.Mode == plan.ModeAdaptive || r.Plan.Mode == plan.ModeModel:
 		bound = "at most "
-		rounds := 0
-		for t := r.target; t < r.Plan.Repeats; rounds++ {
-			t = nextTarget(t, r.Plan.Repeats)
-		}
+		rounds := roundsAfter(r.target, r.Plan.Repeats)
 		for _, p := range r.alive {
 			// The tie-break round may add Repeats runs and warm-ups.
 			runs += max(2*r.Plan.Repeats-r.store.Runs(p.Key), 0) + r.Plan.Warmup*(rounds+2)
@@ -337,7 +334,6 @@ func (r *state) adaptiveReloads(rounds int) int {
 	return n
 }
 
-// hasModParams reports whether an axis is a module parameter.
 func (r *state) hasModParams() bool {
 	return slices.ContainsFunc(r.axes, func(a plan.Axis) bool { return a.Kind == plan.KindModParam })
 }

@@ -77,9 +77,7 @@ func BuildDTS(in DTSInput) DTS {
 		if k := KnobOfDT(p, s.Name); k != nil {
 			in.Settings[i].Name = k.Field
 		}
-	}
-	for _, s := range in.Settings {
-		b.given[s.Name] = s.Value
+		b.given[in.Settings[i].Name] = s.Value
 	}
 	for _, s := range in.Settings {
 		notes := len(b.d.Notes)
@@ -385,7 +383,6 @@ func notes(ns []string) []string {
 	return mapf(ns, func(n string) string { return safe(strings.TrimSpace(n)) })
 }
 
-// mapf is f of each of xs.
 func mapf[T, U any](xs []T, f func(T) U) []U {
 	out := make([]U, 0, len(xs))
 	for _, x := range xs {

@@ -74,11 +74,8 @@ func (d DTS) Overlay(t Target, dtbo string) string {
 	b.WriteString("\t\t};\n\t};\n};\n")
 	block(&b, "Kernel command line (not device tree): bootargs line beside this file", mapf(d.Params, func(p DTSLine) string { return p.Text + "\t" + safe(p.Comment) }))
 	ns := slices.Clip(d.Notes) // the note goes to a copy, not into the caller's backing array
-	for _, p := range d.Notes {
-		if strings.Contains(p, "leave ") && strings.Contains(p, " out of the tree") {
-			ns = append(ns, "an overlay cannot delete a property: where the base sets one this says to leave out, remove it from the base tree")
-			break
-		}
+	if slices.ContainsFunc(d.Notes, func(p string) bool { return strings.Contains(p, "leave ") && strings.Contains(p, " out of the tree") }) {
+		ns = append(ns, "an overlay cannot delete a property: where the base sets one this says to leave out, remove it from the base tree")
 	}
 	block(&b, "Notes:", notes(ns))
 	return b.String()

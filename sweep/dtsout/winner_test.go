@@ -34,11 +34,11 @@ func TestWinnerSettings(t *testing.T) {
 		return rank.PointStats{Key: key, Status: rank.StatusOK, Rates: noisy(x),
 			Settings: map[string]string{"USBCMD.ITC": itc, "SBUSCFG.AHBBRST": burst, "BURSTSIZE.TXPBURST": "8"}}
 	}
-	rk := rank.Rank([]rank.PointStats{
+	rk := rank.RankVisits([]rank.PointStats{
 		pt("both", "1", "0", 130),
 		pt("itc-alone", "1", "2", 110),
 		pt("burst-alone", "8", "0", 120),
-	}, noisy(100), nil, res.Header.Originals, rank.Policy{})
+	}, [][]float64{noisy(100)}, res.Header.Originals, rank.Policy{})
 	got, err := dtsout.WinnerSettings(res, rk)
 	if err != nil {
 		t.Fatal(err)

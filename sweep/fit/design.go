@@ -17,7 +17,6 @@ func Design(pts [][]int, most int) (picked []int, strength int) {
 
 type cell struct{ f, lf, g, lg int }
 
-// cover is the greedy covering design of the strength.
 func cover(pts [][]int, strength int) []int {
 	if len(pts) == 0 {
 		return nil

@@ -66,17 +66,14 @@ func (m *Model) width(p Pair) int {
 	return la * lb
 }
 
-// without reports whether f's main effect is left out.
-func (m *Model) without(f int) bool { return m.Without != nil && m.Without[f] }
-
 // Has reports whether the model has factor f's main effect.
-func (m *Model) Has(f int) bool { return !m.without(f) }
+func (m *Model) Has(f int) bool { return m.Without == nil || !m.Without[f] }
 
 // columns is the width of the design matrix.
 func (m *Model) columns() int {
 	k := 1
 	for f, l := range m.Levels {
-		if !m.without(f) {
+		if m.Has(f) {
 			k += l - 1
 		}
 	}
@@ -92,7 +89,7 @@ func (m *Model) row(x []int, dst []float64) {
 	dst[0] = 1
 	c := 1
 	for f, l := range m.Levels {
-		if m.without(f) {
+		if !m.Has(f) {
 			continue
 		}
 		if x[f] > 0 {

@@ -55,11 +55,8 @@ type Axis struct {
 // Label is the short name shown to people: the field name when it is
 // unambiguous in the map, the path or module.param otherwise.
 func (a *Axis) Label() string {
-	switch a.Kind {
-	case KindRegister:
+	if a.Kind == KindRegister {
 		return a.Ref.Field.Name
-	case KindFile:
-		return a.Name
 	}
 	return a.Name
 }
@@ -147,7 +144,7 @@ func registerAxis(m *regs.Map, name string, vals []string) (Axis, error) {
 		return Axis{}, fmt.Errorf("%w: axis %s: %v", ErrPlan, name, err)
 	}
 	if ref.Field == nil {
-		return Axis{}, fmt.Errorf("%w: axis %s: a sweep changes fields, not whole registers (fields of %s: %s)", ErrPlan, name, ref.Reg.Name, fieldList(ref.Reg))
+		return Axis{}, fmt.Errorf("%w: axis %s: a sweep changes fields, not whole registers (fields of %s: %s)", ErrPlan, name, ref.Reg.Name, ref.Reg.FieldNames())
 	}
 	a := Axis{Kind: KindRegister, Name: ref.String(), Ref: ref}
 	if len(vals) == 1 && (strings.EqualFold(vals[0], "all") || vals[0] == "*") {
@@ -181,17 +178,6 @@ func registerAxis(m *regs.Map, name string, vals []string) (Axis, error) {
 		return Axis{}, fmt.Errorf("%w: axis %s: live state, not a knob (%s)", ErrPlan, ref, regs.LiveRisk(ref))
 	}
 	return a, errors.Join(errs...)
-}
-
-func fieldList(r *regs.Register) string {
-	var s []string
-	for i := range r.Fields {
-		s = append(s, r.Fields[i].Name)
-	}
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
 }
 
 func fileAxis(path string, vals []string) (Axis, error) {

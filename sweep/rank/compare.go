@@ -255,37 +255,17 @@ func FCDF(x, d1, d2 float64) float64 {
 	return regIncBeta(d1*x/(d1*x+d2), d1/2, d2/2)
 }
 
-// compareVisits is compare with the between-visit noise vn: each side's
-// visits carry a shift of variance Tau2, added to the difference's
-// variance, on Satterthwaite's degrees of freedom.
-func compareVisits(xs, ref []float64, nz Noise, vn VisitNoise, pv, family int, minGain float64) Comparison {
-	if vn.Tau2 <= 0 {
-		return compare(xs, ref, nz, family, minGain)
-	}
-	return compareWith(xs, ref, nz, family, minGain, func(se2 float64) (float64, float64) {
-		// se2 is σ²(1/n + 1/nr) on nz.DoF; the shift adds
-		// Tau2·(1/pv + 1/V), Tau2 = (MSB − σ²)/N0.
-		c := 1/float64(pv) + 1/float64(vn.DoF+1)
-		s2 := nz.SD * nz.SD
-		a := se2/s2 - c/vn.N0 // weight of σ²
-		b := c / vn.N0        // weight of MSB
-		v := a*s2 + b*vn.MSB
-		dof := v * v / (a*a*s2*s2/float64(nz.DoF) + b*b*vn.MSB*vn.MSB/float64(vn.DoF))
-		return v, dof
-	})
-}
-
 // compare is xs against ref, each of family intervals two-sided at
 // 1 - (1-Confidence)/family, so each one-sided error is at most
 // (1-Confidence)/(2 family): one of the two looks a sweep may take (Policy).
 func compare(xs, ref []float64, nz Noise, family int, minGain float64) Comparison {
-	return compareWith(xs, ref, nz, family, minGain, nil)
+	return compareVisits(xs, ref, nz, VisitNoise{}, 1, family, minGain)
 }
 
-// compareWith is compare; visits, when set, turns the pooled variance of
-// the difference (σ²(1/n + 1/nr)) into the variance and degrees of
-// freedom to use.
-func compareWith(xs, ref []float64, nz Noise, family int, minGain float64, visits func(se2 float64) (v, dof float64)) Comparison {
+// compareVisits is compare with the between-visit noise vn: each side's
+// visits (pv of xs) carry a shift of variance Tau2, added to the
+// difference's variance, on Satterthwaite's degrees of freedom.
+func compareVisits(xs, ref []float64, nz Noise, vn VisitNoise, pv, family int, minGain float64) Comparison {
 	c := Comparison{Level: Confidence, Family: family, MinGainPct: minGain, N: len(xs), RefN: len(ref), Change: ChangeUnknown}
 	if len(xs) == 0 || len(ref) == 0 || !positive(xs) || !positive(ref) {
 		// Nothing usable (a rate that is not positive has no log): no
@@ -308,9 +288,17 @@ func compareWith(xs, ref []float64, nz Noise, family int, minGain float64, visit
 	if nz.DoF >= 2 && vx <= 4*nz.SD*nz.SD && vr <= 4*nz.SD*nz.SD {
 		se, dof = nz.SD*math.Sqrt(1/nx+1/nr), float64(nz.DoF)
 		quantile = tQuantileMemo // whole degrees of freedom: few keys
-		if visits != nil {
-			v, d := visits(se * se)
-			se, dof, quantile = math.Sqrt(v), d, TQuantileF
+		if vn.Tau2 > 0 {
+			// se² is σ²(1/n + 1/nr) on nz.DoF; the shift adds
+			// Tau2·(1/pv + 1/V), Tau2 = (MSB − σ²)/N0.
+			se2 := se * se
+			w := 1/float64(pv) + 1/float64(vn.DoF+1)
+			s2 := nz.SD * nz.SD
+			a := se2/s2 - w/vn.N0 // weight of σ²
+			b := w / vn.N0        // weight of MSB
+			v := a*s2 + b*vn.MSB
+			vdof := v * v / (a*a*s2*s2/float64(nz.DoF) + b*b*vn.MSB*vn.MSB/float64(vn.DoF))
+			se, dof, quantile = math.Sqrt(v), vdof, TQuantileF
 		}
 	} else {
 		// Welch-Satterthwaite.

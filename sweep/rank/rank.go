@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -145,12 +146,6 @@ func Ptr(x float64) *float64 {
 		return nil
 	}
 	return &x
-}
-
-// Rank is RankVisits with the baseline pooled and its visits' medians
-// given (or none). Only tests call it (sweep/dtsout's among them).
-func Rank(points []PointStats, baseline []float64, visits []float64, original map[string]string, pol Policy) Ranking {
-	return rank(points, baseline, visits, nil, original, pol)
 }
 
 // RankVisits orders the ok points by their rate against the original
@@ -310,10 +305,7 @@ func cmpTol(a, b *float64, tol float64) int {
 // SettingsString renders settings with short names, ordered by them:
 // "AHBBRST=0 ITC=1 TXPBURST=16".
 func SettingsString(s map[string]string) string {
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(s))
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := shortName(keys[i]), shortName(keys[j])
 		if a != b {

@@ -141,7 +141,6 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 	}
 	var cands []*Ranked
 	var bench *Ranked
-	var blocked []string
 	for i := range rk.Ranked {
 		r := &rk.Ranked[i]
 		if c := r.VsBaseline; c == nil || c.Change != ChangeFaster || r.Original {
@@ -149,7 +148,7 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 		}
 		if len(r.Blocked) > 0 {
 			if bench == nil { // the first in the ranking's order
-				bench, blocked = r, r.Blocked
+				bench = r
 			}
 			continue
 		}
@@ -171,10 +170,10 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 		}
 	}
 	if benchX != nil {
-		bench, blocked = &Ranked{Key: benchX.Key, Settings: benchX.Settings, VsBaseline: benchX.VsBaseline, logMean: benchX.logMean}, benchX.Blocked
+		bench = &Ranked{Key: benchX.Key, Settings: benchX.Settings, VsBaseline: benchX.VsBaseline, Blocked: benchX.Blocked, logMean: benchX.logMean}
 	}
 	if len(cands) == 0 {
-		return keepOrUndecided(rk, original, pol, v, bench, blocked)
+		return keepOrUndecided(rk, original, pol, v, bench)
 	}
 	lead := cands[0]
 	for _, c := range cands {
@@ -210,28 +209,27 @@ func decide(rk *Ranking, original map[string]string, pol Policy) Verdict {
 		v.Tie = v.tie.text(units.MiBps)
 	}
 	if bench != nil && bench.logMean > w.logMean {
-		v.Bench = benchBest(bench, blocked)
+		v.Bench = benchBest(bench)
 	}
 	return v
 }
 
-func benchBest(b *Ranked, blocked []string) *BenchBest {
+func benchBest(b *Ranked) *BenchBest {
 	if b == nil {
 		return nil
 	}
-	return &BenchBest{Point: b.Key, Settings: b.Settings, Vs: b.VsBaseline, Blocked: blocked}
+	return &BenchBest{Point: b.Key, Settings: b.Settings, Vs: b.VsBaseline, Blocked: b.Blocked}
 }
 
 // keepOrUndecided is the verdict when no permanent point is faster.
-func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verdict, bench *Ranked, blocked []string) Verdict {
-	// The best point that is not the original settings.
+func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verdict, bench *Ranked) Verdict {
 	var best *Ranked
 	for i := range rk.Ranked {
 		if r := &rk.Ranked[i]; !r.Original && (best == nil || r.logMean > best.logMean) {
 			best = r
 		}
 	}
-	v.Bench = benchBest(bench, blocked)
+	v.Bench = benchBest(bench)
 	if best != nil {
 		v.Point, v.Settings, v.Vs = best.Key, best.Settings, best.VsBaseline
 	}
@@ -258,13 +256,10 @@ func keepOrUndecided(rk *Ranking, original map[string]string, pol Policy, v Verd
 	for i := range rk.Ranked {
 		r := &rk.Ranked[i]
 		c := r.VsBaseline
-		if r.Original || c == nil || !c.HasCI() || c.Significant || c.Pct < pol.MinGainPct {
+		if r.Original || len(r.Blocked) > 0 || c == nil || !c.HasCI() || c.Significant || c.Pct < pol.MinGainPct {
 			continue
 		}
 		if alone := compare(r.rates, rk.Baseline.rates, rk.Noise, 1, 0); alone.Lo <= 0 {
-			continue
-		}
-		if len(r.Blocked) > 0 {
 			continue
 		}
 		if conf == nil || r.logMean > conf.logMean {
@@ -413,19 +408,17 @@ type tieLine struct {
 // reason says what put w ahead of lead in the tie order (tieLess):
 // fewer interrupts, less CPU, fewer changed settings.
 func (t *tieLine) reason(w, lead *Ranked, original map[string]string) {
+	a, b := changedFrom(w.Settings, original), changedFrom(lead.Settings, original)
 	switch {
 	case cmpTol(w.IRQsPerMiB, lead.IRQsPerMiB, 0.02) < 0:
 		t.kind, t.w, t.l = "irq", *w.IRQsPerMiB, *lead.IRQsPerMiB
-		return
 	case cmpTol(w.CPUPerMiB, lead.CPUPerMiB, 0.05) < 0:
 		t.kind, t.w, t.l = "cpu", *w.CPUPerMiB, *lead.CPUPerMiB
-		return
-	}
-	if a, b := changedFrom(w.Settings, original), changedFrom(lead.Settings, original); a < b {
+	case a < b:
 		t.other = fmt.Sprintf("fewer changed settings (%d against %d)", a, b)
-		return
+	default:
+		t.other = "its higher median rate (as fast by the mean, within noise)"
 	}
-	t.other = "its higher median rate (as fast by the mean, within noise)"
 }
 
 // text is the line, per-amount figures per d.Amount().

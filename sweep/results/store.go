@@ -20,11 +20,24 @@ type Store struct {
 	// original are the axes' values when the sweep started; among tied
 	// points the one that changes fewer of them ranks first.
 	original map[string]string
-	// screen, screenIRQs and screenCPU are the screening runs' rates,
-	// interrupts and CPU per MiB (RunRecord.Screen) per point: not among
-	// its rates until a visit admits them (PointRecord.ScreenAdmitted).
-	screen, screenIRQs, screenCPU map[string][]float64
-	policy                        rank.Policy // what the verdict is decided under
+	// screen is the screening runs (RunRecord.Screen) per point: not
+	// among its rates until a visit admits them (PointRecord.ScreenAdmitted).
+	screen map[string]runs
+	policy rank.Policy // what the verdict is decided under
+}
+
+// runs are the rates of some runs, with their interrupts and CPU per MiB
+// where measured.
+type runs struct{ rates, irqs, cpu []float64 }
+
+func (rs *runs) add(m Measurement) {
+	rs.rates = append(rs.rates, m.Rate)
+	if x, ok := m.PerMiBIRQs(); ok {
+		rs.irqs = append(rs.irqs, x)
+	}
+	if x, ok := m.PerMiBCPU(); ok {
+		rs.cpu = append(rs.cpu, x)
+	}
 }
 
 // SetPolicy sets the rule the ranking's verdict is decided under.
@@ -43,42 +56,32 @@ func Counts(r RunRecord) bool { return !r.Warmup && r.Error == "" && r.Held && !
 
 // AddVisit adds one closed visit. A point that once failed to hold, was
 // corrupt or failed keeps that status: its other numbers are not trusted.
-func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
-	var rates, irqs, cpu []float64
-	for _, r := range runs {
+func (s *Store) AddVisit(p PointRecord, records []RunRecord) {
+	var got runs
+	for _, r := range records {
 		if !Counts(r) {
 			continue
 		}
 		if r.Screen {
 			if p.Status == rank.StatusOK {
 				if s.screen == nil {
-					s.screen, s.screenIRQs, s.screenCPU = map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+					s.screen = map[string]runs{}
 				}
-				s.screen[p.Point] = append(s.screen[p.Point], r.Run.Rate)
-				if x, ok := r.Run.PerMiBIRQs(); ok {
-					s.screenIRQs[p.Point] = append(s.screenIRQs[p.Point], x)
-				}
-				if x, ok := r.Run.PerMiBCPU(); ok {
-					s.screenCPU[p.Point] = append(s.screenCPU[p.Point], x)
-				}
+				sc := s.screen[p.Point]
+				sc.add(r.Run)
+				s.screen[p.Point] = sc
 			}
 			continue
 		}
-		rates = append(rates, r.Run.Rate)
-		if x, ok := r.Run.PerMiBIRQs(); ok {
-			irqs = append(irqs, x)
-		}
-		if x, ok := r.Run.PerMiBCPU(); ok {
-			cpu = append(cpu, x)
-		}
+		got.add(r.Run)
 		if s.unit == "" {
 			s.unit = r.Run.Unit
 		}
 	}
 	if p.Baseline {
-		if p.Status == rank.StatusOK && len(rates) > 0 {
-			s.baseline = append(s.baseline, rates...)
-			s.baseGroups = append(s.baseGroups, rates)
+		if p.Status == rank.StatusOK && len(got.rates) > 0 {
+			s.baseline = append(s.baseline, got.rates...)
+			s.baseGroups = append(s.baseGroups, got.rates)
 		}
 		return
 	}
@@ -96,21 +99,19 @@ func (s *Store) AddVisit(p PointRecord, runs []RunRecord) {
 		ps.Status, ps.Reason, ps.Changed = p.Status, p.Reason, p.Changed
 		return
 	}
-	if sc := s.screen[p.Point]; p.ScreenAdmitted && len(sc) > 0 {
+	if sc := s.screen[p.Point]; p.ScreenAdmitted && len(sc.rates) > 0 {
 		ps.Visits++
-		ps.Rates = append(ps.Rates, sc...)
-		ps.IRQsPerMiB = append(ps.IRQsPerMiB, s.screenIRQs[p.Point]...)
-		ps.CPUPerMiB = append(ps.CPUPerMiB, s.screenCPU[p.Point]...)
+		ps.Rates = append(ps.Rates, sc.rates...)
+		ps.IRQsPerMiB = append(ps.IRQsPerMiB, sc.irqs...)
+		ps.CPUPerMiB = append(ps.CPUPerMiB, sc.cpu...)
 		delete(s.screen, p.Point)
-		delete(s.screenIRQs, p.Point)
-		delete(s.screenCPU, p.Point)
 	}
-	if len(rates) > 0 {
+	if len(got.rates) > 0 {
 		ps.Visits++
 	}
-	ps.Rates = append(ps.Rates, rates...)
-	ps.IRQsPerMiB = append(ps.IRQsPerMiB, irqs...)
-	ps.CPUPerMiB = append(ps.CPUPerMiB, cpu...)
+	ps.Rates = append(ps.Rates, got.rates...)
+	ps.IRQsPerMiB = append(ps.IRQsPerMiB, got.irqs...)
+	ps.CPUPerMiB = append(ps.CPUPerMiB, got.cpu...)
 }
 
 // Eliminate marks an ok point dropped by the adaptive race, with why.
@@ -132,7 +133,7 @@ func (s *Store) Rates(key string) []float64 {
 }
 
 // Screened is a point's screening rates (RunRecord.Screen).
-func (s *Store) Screened(key string) []float64 { return s.screen[key] }
+func (s *Store) Screened(key string) []float64 { return s.screen[key].rates }
 
 // Rank ranks the points so far against the baseline.
 func (s *Store) Rank() rank.Ranking {
