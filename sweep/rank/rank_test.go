@@ -148,3 +148,26 @@ func TestVerdictTieFollowsUnits(t *testing.T) {
 		t.Errorf("Details %q differ from DetailsIn(MiB/s) %q", v.Details(), v.DetailsIn("MiB/s"))
 	}
 }
+
+// The fastest of the tied points without interrupt (or CPU) figures and
+// the recommendation with them: the tie line says so instead of reading
+// the figure the fastest does not have (it used to dereference nil).
+func TestVerdictTieAgainstMissingFigures(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		irq, cpu []float64
+		want     string
+	}{
+		{"irq", []float64{1000, 1000, 1000, 1000, 1000}, nil, "for its interrupts counted (the fastest's were not)"},
+		{"cpu", nil, []float64{2, 2, 2, 2, 2}, "for its CPU time measured (the fastest's was not)"},
+	} {
+		pts := []rank.PointStats{
+			{Key: "ITC=1", Settings: map[string]string{"ITC": "1"}, Status: rank.StatusOK, Rates: []float64{110.8, 111, 109.6, 110.6, 110.2}},
+			{Key: "ITC=8", Settings: map[string]string{"ITC": "8"}, Status: rank.StatusOK, Rates: []float64{110.5, 109.5, 110, 110.2, 109.8}, IRQsPerMiB: tc.irq, CPUPerMiB: tc.cpu},
+		}
+		v := rank.Rank(pts, []float64{95, 96, 94, 95.5, 94.5}, nil, map[string]string{"ITC": "2"}, rank.Policy{}).Verdict
+		if v.Point != "ITC=8" || !strings.Contains(v.Tie, tc.want) {
+			t.Errorf("%s: point %q, tie %q; want ITC=8 and %q", tc.name, v.Point, v.Tie, tc.want)
+		}
+	}
+}

@@ -406,12 +406,17 @@ type tieLine struct {
 }
 
 // reason says what put w ahead of lead in the tie order (tieLess):
-// fewer interrupts, less CPU, fewer changed settings.
+// fewer interrupts, less CPU, fewer changed settings. A figure only w
+// has also puts it ahead (cmpTol ranks a missing one last).
 func (t *tieLine) reason(w, lead *Ranked, original map[string]string) {
 	a, b := changedFrom(w.Settings, original), changedFrom(lead.Settings, original)
 	switch {
+	case cmpTol(w.IRQsPerMiB, lead.IRQsPerMiB, 0.02) < 0 && lead.IRQsPerMiB == nil:
+		t.other = "its interrupts counted (the fastest's were not)"
 	case cmpTol(w.IRQsPerMiB, lead.IRQsPerMiB, 0.02) < 0:
 		t.kind, t.w, t.l = "irq", *w.IRQsPerMiB, *lead.IRQsPerMiB
+	case cmpTol(w.CPUPerMiB, lead.CPUPerMiB, 0.05) < 0 && lead.CPUPerMiB == nil:
+		t.other = "its CPU time measured (the fastest's was not)"
 	case cmpTol(w.CPUPerMiB, lead.CPUPerMiB, 0.05) < 0:
 		t.kind, t.w, t.l = "cpu", *w.CPUPerMiB, *lead.CPUPerMiB
 	case a < b:
