@@ -7,6 +7,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/citune/citune/sweep/plan"
 )
 
 // The Sweep tab's prompts.
@@ -103,11 +105,14 @@ func (s *sweepTab) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// markAxes marks the plan's axes on the Registers tab.
+// markAxes marks the plan's register axes on the Registers tab (the
+// other kinds have no row there; planFromAxes keeps them as they are).
 func (s *sweepTab) markAxes() {
 	s.axes = nil
 	for _, a := range s.plan.Axes {
-		s.axes = append(s.axes, a.Ref)
+		if a.Kind == plan.KindRegister {
+			s.axes = append(s.axes, a.Ref)
+		}
 	}
 }
 

@@ -187,11 +187,10 @@ func (m *Model) mainline(ref regs.Ref) *uint32 {
 	return nil
 }
 
-// planFromAxes builds the plan text from the fields marked on screen.
+// planFromAxes builds the plan text from the fields marked on screen and
+// the plan's axes of other kinds (files, module parameters, boot
+// arguments, DT properties), which the Registers tab does not show.
 func (m *Model) planFromAxes() string {
-	if len(m.axes) == 0 {
-		return ""
-	}
 	p := SweepPlan{Plan: plan.Plan{Repeats: 3}}
 	if m.sweep.plan.Repeats > 0 {
 		p.Repeats = m.sweep.plan.Repeats
@@ -203,6 +202,14 @@ func (m *Model) planFromAxes() string {
 			limit = *k.DTMax
 		}
 		p.Axes = append(p.Axes, plan.Axis{Kind: plan.KindRegister, Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
+	}
+	for _, a := range m.sweep.plan.Axes {
+		if a.Kind != plan.KindRegister {
+			p.Axes = append(p.Axes, a)
+		}
+	}
+	if len(p.Axes) == 0 {
+		return ""
 	}
 	return planString(p, m.m)
 }

@@ -252,3 +252,26 @@ func (s *testSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 	}
 	return s.Out, err
 }
+
+// A plan with axes the Registers tab has no row for (a file, a module
+// parameter) shows its register axes there (it used to panic rendering
+// the tab), and marking one more field there keeps the other axes.
+func TestPlanWithOtherAxesOnTheRegistersTab(t *testing.T) {
+	e := newEnv(t, false)
+	e.writePlan("sysfs:/sys/block/sda/queue/max_sectors_kb=64,128 ITC=1,8 modparam:ehci_hcd.park=0,3")
+	if e.m.sweep.planErr != "" {
+		t.Fatal(e.m.sweep.planErr)
+	}
+	e.keys("1")
+	if s := e.screen(); !strings.Contains(s, "ITC") {
+		t.Fatalf("Registers tab:\n%s", s)
+	}
+	e.selectRow("SBUSCFG.AHBBRST")
+	e.keys("x")
+	got := e.m.sweep.planText
+	for _, w := range []string{"ITC=", "AHBBRST=", "sysfs:/sys/block/sda/queue/max_sectors_kb=64,128", "modparam:ehci_hcd.park=0,3"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("plan after marking AHBBRST = %q, want %s in it", got, w)
+		}
+	}
+}
