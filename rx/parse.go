@@ -291,25 +291,19 @@ func (p *parser) group(fl *flag) (*node, error) {
 func (p *parser) flags(s string, fl flag) (flag, error) {
 	neg := false
 	for i := 0; i < len(s); i++ {
-		var f flag
-		switch s[i] {
-		case 'i':
-			f = flagI
-		case 's':
-			f = flagS
-		case 'm':
-			f = flagM
-		case 'U':
-			f = flagU
-		case '-':
+		if s[i] == '-' {
 			if neg || i == len(s)-1 {
 				return 0, p.errorf("invalid flags (?%s)", s)
 			}
 			neg = true
 			continue
-		default:
+		}
+		// at the index of its bit: flagI, flagS, flagM, flagU
+		k := strings.IndexByte("ismU", s[i])
+		if k < 0 {
 			return 0, p.errorf("invalid or unsupported flags (?%s)", s)
 		}
+		f := flag(1) << k
 		if neg {
 			fl &^= f
 		} else {
@@ -379,19 +373,10 @@ func (p *parser) escapedRune() (rune, error) {
 	}
 	c := p.s[1]
 	p.s = p.s[2:]
+	if i := strings.IndexByte("afnrtv", c); i >= 0 {
+		return rune("\a\f\n\r\t\v"[i]), nil
+	}
 	switch c {
-	case 'a':
-		return '\a', nil
-	case 'f':
-		return '\f', nil
-	case 'n':
-		return '\n', nil
-	case 'r':
-		return '\r', nil
-	case 't':
-		return '\t', nil
-	case 'v':
-		return '\v', nil
 	case 'p', 'P':
 		return 0, p.errorf(`Unicode classes (\%c) are not supported; use ASCII classes such as [[:alpha:]] or \w`, c)
 	case 'x':
