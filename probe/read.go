@@ -117,15 +117,7 @@ func (p *ReadProbe) Name() string {
 	case p.Size < 0:
 		b.WriteString(" size=all")
 	}
-	if p.Offset != 0 {
-		fmt.Fprintf(&b, " offset=%d", p.Offset)
-	}
-	if p.Buffered {
-		b.WriteString(" buffered")
-	}
-	if p.SmallPages {
-		b.WriteString(" small-pages")
-	}
+	b.WriteString(nameFlags(p.Offset, p.Buffered, p.SmallPages))
 	switch p.verify() {
 	case VerifyNone:
 		b.WriteString(" no-hash")
