@@ -65,11 +65,7 @@ func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
 				ps.add(l.at(fmt.Sprintf("%s.controllers[%d]", at, k)), "board %s: no controller %q", b.Field, lbl)
 			}
 		}
-		for k, r := range b.Roles {
-			if !r.Valid() {
-				ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "board %s: role %q (want host or device)", b.Field, r)
-			}
-		}
+		badRoles(l, ps, at+".roles", b.Roles, "board "+b.Field)
 	}
 }
 
