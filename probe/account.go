@@ -156,11 +156,9 @@ func newAccountant(env Env) *accountant {
 	}
 	if a.irqLabel != "" && !env.NoTrace {
 		if n, err := strconv.Atoi(a.irqLabel); err == nil {
-			tr, err := startTracer(env.TraceRoot, n)
-			if err != nil {
+			var err error
+			if a.tr, err = startTracer(env.TraceRoot, n); err != nil {
 				a.notes = append(a.notes, "no interrupt handler time: "+err.Error())
-			} else {
-				a.tr = tr
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -141,13 +142,7 @@ func (j *Journal) For(e Entry) *Entry {
 
 // prune drops empty entries.
 func (j *Journal) prune() {
-	out := j.Entries[:0]
-	for _, e := range j.Entries {
-		if !e.Empty() {
-			out = append(out, e)
-		}
-	}
-	j.Entries = out
+	j.Entries = slices.DeleteFunc(j.Entries, func(e Entry) bool { return e.Empty() })
 }
 
 // Load reads the journal at path (missing: empty) under a shared lock.
