@@ -2,6 +2,7 @@ package rx
 
 import (
 	"errors"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -175,12 +176,7 @@ func nullable(n *node) bool {
 	case opClass:
 		return false
 	case opAlt:
-		for _, s := range n.subs {
-			if nullable(s) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(n.subs, nullable)
 	case opRepeat:
 		return n.min == 0 || nullable(n.subs[0])
 	}
