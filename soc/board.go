@@ -44,7 +44,6 @@ func containsFold(xs []regs.Role, s regs.Role) bool {
 	return slices.ContainsFunc(xs, func(x regs.Role) bool { return strings.EqualFold(string(x), string(s)) })
 }
 
-// checkBoard validates the [[board]] entries.
 func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
 	for i := range p.Board {
 		b := &p.Board[i]

@@ -140,7 +140,6 @@ func (j *Journal) For(e Entry) *Entry {
 	return &j.Entries[len(j.Entries)-1]
 }
 
-// prune drops empty entries.
 func (j *Journal) prune() {
 	j.Entries = slices.DeleteFunc(j.Entries, func(e Entry) bool { return e.Empty() })
 }
