@@ -25,12 +25,7 @@ func (p *parser) class(fl flag) (*node, error) {
 			if end >= 0 {
 				name := s[2 : 2+end]
 				not := strings.HasPrefix(name, "^")
-				var t []rune
-				for _, c := range posix {
-					if c.name == strings.TrimPrefix(name, "^") {
-						t = c.rs
-					}
-				}
+				t := posix[strings.TrimPrefix(name, "^")]
 				if t == nil {
 					return nil, p.errorf("invalid character class range [:%s:]", name)
 				}

@@ -325,16 +325,13 @@ func perl(c byte) []rune {
 }
 
 // posix are the ASCII classes [:name:].
-var posix = []struct {
-	name string
-	rs   []rune
-}{
-	{"alnum", []rune{'0', '9', 'A', 'Z', 'a', 'z'}}, {"alpha", []rune{'A', 'Z', 'a', 'z'}},
-	{"ascii", []rune{0, 0x7f}}, {"blank", []rune{'\t', '\t', ' ', ' '}}, {"cntrl", []rune{0, 0x1f, 0x7f, 0x7f}},
-	{"digit", []rune{'0', '9'}}, {"graph", []rune{'!', '~'}}, {"lower", []rune{'a', 'z'}}, {"print", []rune{' ', '~'}},
-	{"punct", []rune{'!', '/', ':', '@', '[', '`', '{', '~'}}, {"space", []rune{'\t', '\r', ' ', ' '}},
-	{"upper", []rune{'A', 'Z'}}, {"word", []rune{'0', '9', 'A', 'Z', '_', '_', 'a', 'z'}},
-	{"xdigit", []rune{'0', '9', 'A', 'F', 'a', 'f'}},
+var posix = map[string][]rune{
+	"alnum": {'0', '9', 'A', 'Z', 'a', 'z'}, "alpha": {'A', 'Z', 'a', 'z'},
+	"ascii": {0, 0x7f}, "blank": {'\t', '\t', ' ', ' '}, "cntrl": {0, 0x1f, 0x7f, 0x7f},
+	"digit": {'0', '9'}, "graph": {'!', '~'}, "lower": {'a', 'z'}, "print": {' ', '~'},
+	"punct": {'!', '/', ':', '@', '[', '`', '{', '~'}, "space": {'\t', '\r', ' ', ' '},
+	"upper": {'A', 'Z'}, "word": {'0', '9', 'A', 'Z', '_', '_', 'a', 'z'},
+	"xdigit": {'0', '9', 'A', 'F', 'a', 'f'},
 }
 
 // escape parses a backslash escape outside a class.
