@@ -27,8 +27,9 @@ type BoardValue struct {
 // role, with their resolved fields.
 func (p *Profile) BoardValues(role regs.Role) []regs.Change {
 	var cs []regs.Change
+	inRole := func(r regs.Role) bool { return strings.EqualFold(string(r), string(role)) }
 	for _, b := range p.Board {
-		if len(b.Roles) > 0 && !containsFold(b.Roles, role) {
+		if len(b.Roles) > 0 && !slices.ContainsFunc(b.Roles, inRole) {
 			continue
 		}
 		ref, err := p.Map.Lookup(b.Field)
@@ -38,10 +39,6 @@ func (p *Profile) BoardValues(role regs.Role) []regs.Change {
 		cs = append(cs, regs.Change{Ref: ref, Value: b.Value})
 	}
 	return cs
-}
-
-func containsFold(xs []regs.Role, s regs.Role) bool {
-	return slices.ContainsFunc(xs, func(x regs.Role) bool { return strings.EqualFold(string(x), string(s)) })
 }
 
 func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
