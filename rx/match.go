@@ -232,14 +232,6 @@ type machine struct {
 	clist, nxt []thread
 }
 
-func (re *Regexp) newMachine(b []byte) *machine {
-	m := &machine{re: re, b: b, seen: make([]int, len(re.prog))}
-	for i := range m.seen {
-		m.seen[i] = -1
-	}
-	return m
-}
-
 func isWordRune(r rune) bool { return r < utf8.RuneSelf && isWord(byte(r)) }
 
 // at reports the runes before and at pos (-1 at the ends).
@@ -346,7 +338,10 @@ func (m *machine) match(pos int) []int {
 // left out), at most n of them (all for n < 0).
 func (re *Regexp) FindAllSubmatchIndex(b []byte, n int) [][]int {
 	var out [][]int
-	m := re.newMachine(b)
+	m := &machine{re: re, b: b, seen: make([]int, len(re.prog))}
+	for i := range m.seen {
+		m.seen[i] = -1
+	}
 	for pos, prevEnd := 0, -1; (n < 0 || len(out) < n) && pos <= len(b); {
 		c := m.match(pos)
 		if c == nil {
