@@ -4,6 +4,7 @@
 package bootargs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -114,9 +115,7 @@ func writeAtomic(path string, data []byte) error {
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = cmp.Or(err, f.Close())
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}

@@ -2,6 +2,7 @@ package bootargs
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -236,8 +237,5 @@ func writeAt(c envCopy, b []byte) error {
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return cmp.Or(err, f.Close())
 }

@@ -1,8 +1,6 @@
 package probe
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -40,15 +38,12 @@ var ErrNoIRQ = errors.New("no such interrupt line")
 // whose label is name ("40") or whose device list names it ("2184200.usb",
 // comma-separated on shared lines).
 func parseInterrupts(data []byte, name string) (irqCount, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	ncpu := -1
 	// A number names a line by its label only: descriptions hold
 	// hardware IRQ numbers too ("GPC  40 Level").
 	_, err := strconv.ParseUint(name, 10, 32)
 	numeric := err == nil
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range strings.Lines(string(data)) {
 		fields := strings.Fields(line)
 		if len(fields) == 0 {
 			continue
@@ -156,11 +151,9 @@ func newAccountant(env Env) *accountant {
 	}
 	if a.irqLabel != "" && !env.NoTrace {
 		if n, err := strconv.Atoi(a.irqLabel); err == nil {
-			tr, err := startTracer(env.TraceRoot, n)
-			if err != nil {
+			var err error
+			if a.tr, err = startTracer(env.TraceRoot, n); err != nil {
 				a.notes = append(a.notes, "no interrupt handler time: "+err.Error())
-			} else {
-				a.tr = tr
 			}
 		}
 	}

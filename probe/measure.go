@@ -206,14 +206,9 @@ func (m *measurement) collect(ctx context.Context, ch chan runOut, started int) 
 		case o := <-ch:
 			runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
 		case <-ctx.Done():
-			for {
-				select {
-				case o := <-ch:
-					runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
-					continue
-				default:
-				}
-				break
+			for len(ch) > 0 { // what arrived meanwhile (this is the only receiver)
+				o := <-ch
+				runs[o.i], runErrs[o.i], got[o.i] = o.r, o.err, true
 			}
 			for i := range m.ps {
 				if m.active[i] && !got[i] {

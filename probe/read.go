@@ -29,10 +29,8 @@ const maxMarks = 1 << 20
 // into one aligned buffer, O_DIRECT unless Buffered.
 //
 // Integrity (Verify): a run either hashes every byte (CRC-32 IEEE, as
-// `crc32 FILE` or zlib.crc32 print it) in a second goroutine on a second
-// buffer, or checks the sample (SampleStride) inline. Both keep their
-// running CRC at every block boundary, so that repeats can be compared
-// and the first block that differs named.
+// `crc32 FILE` or zlib.crc32 print it; hasher) or checks the sample
+// (SampleStride; sampler), each keeping block marks (Run.marks).
 type ReadProbe struct {
 	Path     string
 	BS       int64         // block size, a multiple of the logical block size
@@ -117,15 +115,7 @@ func (p *ReadProbe) Name() string {
 	case p.Size < 0:
 		b.WriteString(" size=all")
 	}
-	if p.Offset != 0 {
-		fmt.Fprintf(&b, " offset=%d", p.Offset)
-	}
-	if p.Buffered {
-		b.WriteString(" buffered")
-	}
-	if p.SmallPages {
-		b.WriteString(" small-pages")
-	}
+	b.WriteString(nameFlags(p.Offset, p.Buffered, p.SmallPages))
 	switch p.verify() {
 	case VerifyNone:
 		b.WriteString(" no-hash")

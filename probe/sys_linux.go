@@ -7,10 +7,8 @@ import (
 	"unsafe"
 )
 
-// The system calls the real probes make, here for Linux (the boards);
-// sys_other.go has what other systems get (a laptop reading results: the
-// sim probe and the cmd probe run there, read and write say they need
-// Linux).
+// The system calls the real probes make, here for Linux (the boards;
+// sys_other.go says what other systems get).
 
 const oDirect = syscall.O_DIRECT
 

@@ -120,13 +120,7 @@ func parseTrace(data []byte, irq int) handlerStats {
 	var h handlerStats
 	open := map[int]int64{} // CPU → entry timestamp (ns)
 	var sum int64
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+	for line := range bytes.Lines(data) {
 		ev, ok := parseTraceLine(line)
 		if !ok || ev.irq != irq {
 			continue

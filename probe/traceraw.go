@@ -44,7 +44,6 @@ const (
 	rbTSBits         = 59 // an absolute time stamp's width; the rest comes from the page
 )
 
-// readRawLayout reads the layout of an instance directory.
 func readRawLayout(dir string) (rawLayout, error) {
 	var l rawLayout
 	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {

@@ -49,13 +49,19 @@ var writeSeq atomic.Uint64
 // Name implements Probe.
 func (p *WriteProbe) Name() string {
 	s := fmt.Sprintf("write %s bs=%s size=%s", p.Path, units.Size(p.BS), units.Size(p.Size))
-	if p.Offset != 0 {
-		s += fmt.Sprintf(" offset=%d", p.Offset)
+	return s + nameFlags(p.Offset, p.Buffered, p.SmallPages)
+}
+
+// nameFlags is the part of the read and write probes' names they share.
+func nameFlags(offset int64, buffered, smallPages bool) string {
+	s := ""
+	if offset != 0 {
+		s += fmt.Sprintf(" offset=%d", offset)
 	}
-	if p.Buffered {
+	if buffered {
 		s += " buffered"
 	}
-	if p.SmallPages {
+	if smallPages {
 		s += " small-pages"
 	}
 	return s
@@ -366,11 +372,8 @@ func mountedFrom(mounts, disk string, rdev uint64) []string {
 		}
 		hit := isDiskOrPartition(disk, filepath.Base(real))
 		if !hit && rdev != 0 {
-			if st, err := os.Stat(real); err == nil {
-				if rdevOf(st) == rdev && st.Mode()&os.ModeDevice != 0 {
-					hit = true
-				}
-			}
+			st, err := os.Stat(real)
+			hit = err == nil && rdevOf(st) == rdev && st.Mode()&os.ModeDevice != 0
 		}
 		if hit {
 			out = append(out, src+" on "+unescapeMount(f[1]))

@@ -37,7 +37,21 @@ func PackedNames() ([]string, error) {
 }
 
 // Packed returns the pre-parsed profile of the file name ("imx6q.toml").
-func Packed(name string) (string, error) { return unpackEntry(packed, name) }
+func Packed(name string) (string, error) {
+	es, err := entries(packed)
+	if err != nil {
+		return "", err
+	}
+	i := sort.Search(len(es), func(i int) bool { return es[i].name >= name })
+	if i == len(es) || es[i].name != name {
+		return "", &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	dict, err := inflate(es[0], nil)
+	if err != nil || i == 0 {
+		return dict, err
+	}
+	return inflate(es[i], []byte(dict))
+}
 
 type entry struct {
 	name, z string
@@ -110,20 +124,4 @@ func inflate(e entry, dict []byte) (string, error) {
 		return "", errCorrupt
 	}
 	return b.String(), nil
-}
-
-func unpackEntry(a, name string) (string, error) {
-	es, err := entries(a)
-	if err != nil {
-		return "", err
-	}
-	i := sort.Search(len(es), func(i int) bool { return es[i].name >= name })
-	if i == len(es) || es[i].name != name {
-		return "", &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-	}
-	dict, err := inflate(es[0], nil)
-	if err != nil || i == 0 {
-		return dict, err
-	}
-	return inflate(es[i], []byte(dict))
 }

@@ -1,6 +1,7 @@
 package rx
 
 import (
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -24,12 +25,7 @@ func (p *parser) class(fl flag) (*node, error) {
 			if end >= 0 {
 				name := s[2 : 2+end]
 				not := strings.HasPrefix(name, "^")
-				var t []rune
-				for _, c := range posix {
-					if c.name == strings.TrimPrefix(name, "^") {
-						t = c.rs
-					}
-				}
+				t := posix[strings.TrimPrefix(name, "^")]
 				if t == nil {
 					return nil, p.errorf("invalid character class range [:%s:]", name)
 				}
@@ -94,12 +90,7 @@ func normalize(rs []rune) []rune {
 	for i := 0; i+1 < len(rs); i += 2 {
 		ps = append(ps, pair{rs[i], rs[i+1]})
 	}
-	// insertion sort: classes are short
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && ps[j].lo < ps[j-1].lo; j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].lo < ps[j].lo })
 	out := rs[:0:0]
 	for _, q := range ps {
 		if n := len(out); n > 0 && q.lo <= out[n-1]+1 {

@@ -2,6 +2,7 @@ package rx
 
 import (
 	"errors"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -175,12 +176,7 @@ func nullable(n *node) bool {
 	case opClass:
 		return false
 	case opAlt:
-		for _, s := range n.subs {
-			if nullable(s) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(n.subs, nullable)
 	case opRepeat:
 		return n.min == 0 || nullable(n.subs[0])
 	}
@@ -234,14 +230,6 @@ type machine struct {
 	seen       []int // per pc: the step it was last added in
 	step       int
 	clist, nxt []thread
-}
-
-func (re *Regexp) newMachine(b []byte) *machine {
-	m := &machine{re: re, b: b, seen: make([]int, len(re.prog))}
-	for i := range m.seen {
-		m.seen[i] = -1
-	}
-	return m
 }
 
 func isWordRune(r rune) bool { return r < utf8.RuneSelf && isWord(byte(r)) }
@@ -350,7 +338,10 @@ func (m *machine) match(pos int) []int {
 // left out), at most n of them (all for n < 0).
 func (re *Regexp) FindAllSubmatchIndex(b []byte, n int) [][]int {
 	var out [][]int
-	m := re.newMachine(b)
+	m := &machine{re: re, b: b, seen: make([]int, len(re.prog))}
+	for i := range m.seen {
+		m.seen[i] = -1
+	}
 	for pos, prevEnd := 0, -1; (n < 0 || len(out) < n) && pos <= len(b); {
 		c := m.match(pos)
 		if c == nil {

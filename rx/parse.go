@@ -291,25 +291,19 @@ func (p *parser) group(fl *flag) (*node, error) {
 func (p *parser) flags(s string, fl flag) (flag, error) {
 	neg := false
 	for i := 0; i < len(s); i++ {
-		var f flag
-		switch s[i] {
-		case 'i':
-			f = flagI
-		case 's':
-			f = flagS
-		case 'm':
-			f = flagM
-		case 'U':
-			f = flagU
-		case '-':
+		if s[i] == '-' {
 			if neg || i == len(s)-1 {
 				return 0, p.errorf("invalid flags (?%s)", s)
 			}
 			neg = true
 			continue
-		default:
+		}
+		// at the index of its bit: flagI, flagS, flagM, flagU
+		k := strings.IndexByte("ismU", s[i])
+		if k < 0 {
 			return 0, p.errorf("invalid or unsupported flags (?%s)", s)
 		}
+		f := flag(1) << k
 		if neg {
 			fl &^= f
 		} else {
@@ -331,16 +325,13 @@ func perl(c byte) []rune {
 }
 
 // posix are the ASCII classes [:name:].
-var posix = []struct {
-	name string
-	rs   []rune
-}{
-	{"alnum", []rune{'0', '9', 'A', 'Z', 'a', 'z'}}, {"alpha", []rune{'A', 'Z', 'a', 'z'}},
-	{"ascii", []rune{0, 0x7f}}, {"blank", []rune{'\t', '\t', ' ', ' '}}, {"cntrl", []rune{0, 0x1f, 0x7f, 0x7f}},
-	{"digit", []rune{'0', '9'}}, {"graph", []rune{'!', '~'}}, {"lower", []rune{'a', 'z'}}, {"print", []rune{' ', '~'}},
-	{"punct", []rune{'!', '/', ':', '@', '[', '`', '{', '~'}}, {"space", []rune{'\t', '\r', ' ', ' '}},
-	{"upper", []rune{'A', 'Z'}}, {"word", []rune{'0', '9', 'A', 'Z', '_', '_', 'a', 'z'}},
-	{"xdigit", []rune{'0', '9', 'A', 'F', 'a', 'f'}},
+var posix = map[string][]rune{
+	"alnum": {'0', '9', 'A', 'Z', 'a', 'z'}, "alpha": {'A', 'Z', 'a', 'z'},
+	"ascii": {0, 0x7f}, "blank": {'\t', '\t', ' ', ' '}, "cntrl": {0, 0x1f, 0x7f, 0x7f},
+	"digit": {'0', '9'}, "graph": {'!', '~'}, "lower": {'a', 'z'}, "print": {' ', '~'},
+	"punct": {'!', '/', ':', '@', '[', '`', '{', '~'}, "space": {'\t', '\r', ' ', ' '},
+	"upper": {'A', 'Z'}, "word": {'0', '9', 'A', 'Z', '_', '_', 'a', 'z'},
+	"xdigit": {'0', '9', 'A', 'F', 'a', 'f'},
 }
 
 // escape parses a backslash escape outside a class.
@@ -379,19 +370,10 @@ func (p *parser) escapedRune() (rune, error) {
 	}
 	c := p.s[1]
 	p.s = p.s[2:]
+	if i := strings.IndexByte("afnrtv", c); i >= 0 {
+		return rune("\a\f\n\r\t\v"[i]), nil
+	}
 	switch c {
-	case 'a':
-		return '\a', nil
-	case 'f':
-		return '\f', nil
-	case 'n':
-		return '\n', nil
-	case 'r':
-		return '\r', nil
-	case 't':
-		return '\t', nil
-	case 'v':
-		return '\v', nil
 	case 'p', 'P':
 		return 0, p.errorf(`Unicode classes (\%c) are not supported; use ASCII classes such as [[:alpha:]] or \w`, c)
 	case 'x':

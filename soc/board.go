@@ -27,8 +27,9 @@ type BoardValue struct {
 // role, with their resolved fields.
 func (p *Profile) BoardValues(role regs.Role) []regs.Change {
 	var cs []regs.Change
+	inRole := func(r regs.Role) bool { return strings.EqualFold(string(r), string(role)) }
 	for _, b := range p.Board {
-		if len(b.Roles) > 0 && !containsFold(b.Roles, role) {
+		if len(b.Roles) > 0 && !slices.ContainsFunc(b.Roles, inRole) {
 			continue
 		}
 		ref, err := p.Map.Lookup(b.Field)
@@ -40,11 +41,6 @@ func (p *Profile) BoardValues(role regs.Role) []regs.Change {
 	return cs
 }
 
-func containsFold(xs []regs.Role, s regs.Role) bool {
-	return slices.ContainsFunc(xs, func(x regs.Role) bool { return strings.EqualFold(string(x), string(s)) })
-}
-
-// checkBoard validates the [[board]] entries.
 func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
 	for i := range p.Board {
 		b := &p.Board[i]
@@ -65,11 +61,7 @@ func (p *Profile) checkBoard(l *locator, ps *problems, m *regs.Map) {
 				ps.add(l.at(fmt.Sprintf("%s.controllers[%d]", at, k)), "board %s: no controller %q", b.Field, lbl)
 			}
 		}
-		for k, r := range b.Roles {
-			if !r.Valid() {
-				ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "board %s: role %q (want host or device)", b.Field, r)
-			}
-		}
+		badRoles(l, ps, at+".roles", b.Roles, "board "+b.Field)
 	}
 }
 

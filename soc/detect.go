@@ -82,12 +82,7 @@ func (p *Profile) matches(compat []string, socID string) bool {
 	if slices.ContainsFunc(p.Compatible, func(c string) bool { return slices.Contains(compat, c) }) {
 		return true
 	}
-	for _, s := range p.SocID {
-		if socID != "" && strings.EqualFold(s, socID) {
-			return true
-		}
-	}
-	return false
+	return socID != "" && slices.ContainsFunc(p.SocID, func(s string) bool { return strings.EqualFold(s, socID) })
 }
 
 func names(ps []*Profile) string {

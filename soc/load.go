@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -31,10 +32,8 @@ func Lookup(ps []*Profile, name string) *Profile {
 		}
 	}
 	for _, p := range ps {
-		for _, a := range p.Aliases {
-			if strings.EqualFold(a, name) {
-				return p
-			}
+		if slices.ContainsFunc(p.Aliases, func(a string) bool { return strings.EqualFold(a, name) }) {
+			return p
 		}
 	}
 	return nil

@@ -88,19 +88,29 @@ func collectPaths(path string, v any, out map[string]bool, depth int) {
 			out[p] = true
 			collectPaths(p, x, out, depth+1)
 		}
-	case []map[string]any:
-		for i, x := range v {
-			p := fmt.Sprintf("%s[%d]", path, i)
-			out[p] = true
-			collectPaths(p, x, out, depth+1)
-		}
-	case []any:
-		for i, x := range v {
+	case []map[string]any, []any:
+		for i, x := range elements(v) {
 			p := fmt.Sprintf("%s[%d]", path, i)
 			out[p] = true
 			collectPaths(p, x, out, depth+1)
 		}
 	}
+}
+
+// elements returns the elements of an array of tables or of values (nil
+// for anything else).
+func elements(v any) []any {
+	switch v := v.(type) {
+	case []map[string]any:
+		xs := make([]any, len(v))
+		for i, x := range v {
+			xs[i] = x
+		}
+		return xs
+	case []any:
+		return v
+	}
+	return nil
 }
 
 func (l *locator) lineAt(off int) int { return sort.SearchInts(l.nl, off) + 1 }
@@ -276,39 +286,22 @@ func (l *locator) badValue(key string) (pos, string, bool) {
 // walkKey calls f with the indexed path and value of every occurrence of
 // the plain key segs below v, in order, until f returns false.
 func walkKey(v any, path string, segs []string, f func(string, any) bool) bool {
+	if len(segs) == 0 {
+		return f(path, v)
+	}
 	switch v := v.(type) {
 	case map[string]any:
-		if len(segs) == 0 {
-			return f(path, v)
-		}
 		x, ok := v[segs[0]]
 		if !ok {
 			return true
 		}
 		return walkKey(x, joinPath(path, keySeg(segs[0])), segs[1:], f)
-	case []map[string]any:
-		if len(segs) == 0 {
-			return f(path, v)
-		}
-		for i, x := range v {
+	case []map[string]any, []any:
+		for i, x := range elements(v) {
 			if !walkKey(x, fmt.Sprintf("%s[%d]", path, i), segs, f) {
 				return false
 			}
 		}
-		return true
-	case []any:
-		if len(segs) == 0 {
-			return f(path, v)
-		}
-		for i, x := range v {
-			if !walkKey(x, fmt.Sprintf("%s[%d]", path, i), segs, f) {
-				return false
-			}
-		}
-		return true
-	}
-	if len(segs) == 0 {
-		return f(path, v)
 	}
 	return true
 }

@@ -37,18 +37,14 @@ func (ps *problems) err() error {
 	if len(ps.list) == 0 {
 		return nil
 	}
-	type key struct {
-		at  pos
-		msg string
-	}
-	seen := map[key]bool{}
+	seen := map[problem]bool{} // by place and message: no line is resolved yet
 	var shown []problem
 	more := 0
 	for _, p := range ps.list {
-		if seen[key{p.at, p.msg}] {
+		if seen[p] {
 			continue
 		}
-		seen[key{p.at, p.msg}] = true
+		seen[p] = true
 		if len(shown) == maxProblems {
 			more++
 			continue
@@ -60,16 +56,13 @@ func (ps *problems) err() error {
 	}
 	sort.SliceStable(shown, func(i, j int) bool { return shown[i].line < shown[j].line })
 	var errs []error
-	type lineKey struct {
-		line int
-		msg  string
-	}
-	done := map[lineKey]bool{}
+	done := map[problem]bool{} // by line and message
 	for _, p := range shown {
-		if done[lineKey{p.line, p.msg}] {
+		k := problem{line: p.line, msg: p.msg}
+		if done[k] {
 			continue
 		}
-		done[lineKey{p.line, p.msg}] = true
+		done[k] = true
 		errs = append(errs, fmt.Errorf("%s:%d: %w: %s", ps.name, p.line, ErrProfile, p.msg))
 	}
 	if more > 0 {

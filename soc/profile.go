@@ -340,12 +340,8 @@ func controlText(ps *problems, l *locator, path string, v any, depth int) {
 			}
 			controlText(ps, l, p, v[k], depth+1)
 		}
-	case []map[string]any:
-		for i, e := range v {
-			controlText(ps, l, fmt.Sprintf("%s[%d]", path, i), e, depth+1)
-		}
-	case []any:
-		for i, e := range v {
+	case []map[string]any, []any:
+		for i, e := range elements(v) {
 			controlText(ps, l, fmt.Sprintf("%s[%d]", path, i), e, depth+1)
 		}
 	}

@@ -131,11 +131,7 @@ func (cc ctrlCheck) roles(m *regs.Map) {
 		}
 	}
 	c.Map = m.ForCore(c.Core)
-	for k, r := range c.Roles {
-		if !r.Valid() {
-			ps.add(l.at(fmt.Sprintf("%s.roles[%d]", at, k)), "%s: role %q (want host or device)", who, r)
-		}
-	}
+	badRoles(l, ps, at+".roles", c.Roles, who)
 	switch c.DRMode {
 	case "", "otg":
 	case "host":
@@ -213,6 +209,16 @@ func (p *Profile) checkIdentity(l *locator, ps *problems, m *regs.Map) {
 	}
 }
 
+// badRoles reports every role of rs (the list at path) that is neither
+// host nor device; who starts the message.
+func badRoles(l *locator, ps *problems, path string, rs []regs.Role, who string) {
+	for k, r := range rs {
+		if !r.Valid() {
+			ps.add(l.at(fmt.Sprintf("%s[%d]", path, k)), "%s: role %q (want host or device)", who, r)
+		}
+	}
+}
+
 // fieldRef resolves the field key of entry i (at) of the [[what]] list,
 // or reports what is wrong with it.
 func fieldRef(l *locator, ps *problems, m *regs.Map, what, at string, i int, field string) (ref regs.Ref, ok bool) {
@@ -251,11 +257,7 @@ func (p *Profile) checkKnobs(l *locator, ps *problems, m *regs.Map) {
 			if len(rs) > 0 && owner == "" {
 				ps.add(l.at(at+"."+key), "knob %s: %s given without %s", k.Field, key, strings.TrimSuffix(key, "_roles"))
 			}
-			for n, r := range rs {
-				if !r.Valid() {
-					ps.add(l.at(fmt.Sprintf("%s.%s[%d]", at, key, n)), "knob %s: %s: role %q (want host or device)", k.Field, key, r)
-				}
-			}
+			badRoles(l, ps, at+"."+key, rs, "knob "+k.Field+": "+key)
 		}
 		roles("dt_roles", k.DTRoles, k.DT)
 		roles("param_roles", k.ParamRoles, k.Param)

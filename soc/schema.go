@@ -53,12 +53,8 @@ func (l *locator) unknownBelow(ps *problems, t reflect.Type, v any, path string,
 			}
 			l.unknownBelow(ps, ft, v[k], p, s)
 		}
-	case []map[string]any:
-		for i, x := range v {
-			l.unknownBelow(ps, t, x, fmt.Sprintf("%s[%d]", path, i), segs)
-		}
-	case []any:
-		for i, x := range v {
+	case []map[string]any, []any:
+		for i, x := range elements(v) {
 			l.unknownBelow(ps, t, x, fmt.Sprintf("%s[%d]", path, i), segs)
 		}
 	}

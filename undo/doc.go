@@ -38,11 +38,10 @@
 //     under it stops it (JournalError) and it restores from memory.
 //   - Module reloading is recorded as data (Reload), never as a command
 //     line to parse again.
-//   - The journal is $CITUNE_JOURNAL, /var/lib/citune/journal.json for
-//     root, else ~/.local/state/citune/, else $XDG_RUNTIME_DIR/citune/;
-//     never a shared folder like /tmp. A target's identity is its
-//     physical base for /dev/mem, the device and inode of an image, never
-//     a label. A second lock lives with the target (a flock on the image,
+//   - The journal is where DefaultPath says, never in a shared folder
+//     like /tmp. A target's identity is its physical base for /dev/mem,
+//     the device and inode of an image, never a label. A second lock
+//     lives with the target (a flock on the image,
 //     /run/citune/devmem-BASE.lock), so sessions under different journals
 //     still meet.
 //   - The simulated controller's registers are never journalled or

@@ -118,7 +118,7 @@ func (s *Session) dropRestored() error {
 		return err
 	}
 	defer unlock()
-	j, err := load(s.o.Journal)
+	j, err := Read(s.o.Journal)
 	if err != nil {
 		return err
 	}

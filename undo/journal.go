@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -139,15 +140,8 @@ func (j *Journal) For(e Entry) *Entry {
 	return &j.Entries[len(j.Entries)-1]
 }
 
-// prune drops empty entries.
 func (j *Journal) prune() {
-	out := j.Entries[:0]
-	for _, e := range j.Entries {
-		if !e.Empty() {
-			out = append(out, e)
-		}
-	}
-	j.Entries = out
+	j.Entries = slices.DeleteFunc(j.Entries, func(e Entry) bool { return e.Empty() })
 }
 
 // Load reads the journal at path (missing: empty) under a shared lock.
@@ -163,12 +157,8 @@ func Load(path string) (*Journal, error) {
 		return nil, err
 	}
 	defer unlock()
-	return load(path)
+	return Read(path)
 }
-
-// Read reads the journal at path without locking or writing anything
-// (a journal whose place cannot be written, given to `restore --from`).
-func Read(path string) (*Journal, error) { return load(path) }
 
 // Update runs fn on the journal at path under its exclusive lock and
 // saves the result (nothing when fn fails): no update is lost.
@@ -178,7 +168,7 @@ func Update(path string, fn func(*Journal) error) error {
 		return err
 	}
 	defer unlock()
-	j, err := load(path)
+	j, err := Read(path)
 	if err != nil {
 		return err
 	}
@@ -191,7 +181,10 @@ func Update(path string, fn func(*Journal) error) error {
 // errNoFile marks a journal that does not exist (an empty journal).
 var errNoFile = errors.New("no journal file")
 
-func load(path string) (*Journal, error) {
+// Read reads the journal at path (missing: empty) without locking or
+// writing anything (a journal whose place cannot be written, given to
+// `restore --from`; Load and Update take the lock).
+func Read(path string) (*Journal, error) {
 	j, err := loadFile(path)
 	if errors.Is(err, errNoFile) {
 		return &Journal{Version: Version}, nil

@@ -8,10 +8,8 @@ import (
 	"time"
 )
 
-// What a session does when its journal is disturbed under it: the
-// originals it keeps in memory are authoritative (doc.go), the journal is
-// checked against them at every update, and a disturbed journal stops the
-// session.
+// What a session does when its journal is disturbed under it (doc.go):
+// the journal is checked against the originals in memory at every update.
 
 // ErrJournalChanged is wrapped when the journal no longer holds what the
 // session recorded in it.
