@@ -29,8 +29,11 @@ const maxMarks = 1 << 20
 // into one aligned buffer, O_DIRECT unless Buffered.
 //
 // Integrity (Verify): a run either hashes every byte (CRC-32 IEEE, as
-// `crc32 FILE` or zlib.crc32 print it; hasher) or checks the sample
-// (SampleStride; sampler), each keeping block marks (Run.marks).
+// `crc32 FILE` or zlib.crc32 print it; hasher) in a second goroutine on
+// a second buffer, or checks the sample (SampleStride; sampler) inline.
+// Both keep their running CRC at every block boundary (Run.marks and
+// Run.smarks), so that repeats can be compared and the first block that
+// differs named.
 type ReadProbe struct {
 	Path     string
 	BS       int64         // block size, a multiple of the logical block size
