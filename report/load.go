@@ -474,10 +474,3 @@ func (s *Sweep) label(set map[string]string) string {
 	sort.Strings(rest)
 	return strings.Join(append(out, rest...), " ")
 }
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
