@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -49,14 +50,14 @@ func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
 	}
 	var rk rank.Ranking
 	var frag, params, dtsErr string
+	err = errors.New("not made here (run citune dts --results " + name + ")")
 	if opt.Decide != nil {
-		if rk, frag, params, err = opt.Decide(name, res); err != nil {
-			dtsErr = err.Error()
-			rk = res.Rank(rank.Policy{MinGainPct: res.Header.Plan.MinGainPct()})
-		}
-	} else {
+		rk, frag, params, err = opt.Decide(name, res)
+	}
+	if err != nil {
+		// No fragment: ranked here, every setting taken as permanent.
+		dtsErr = err.Error()
 		rk = res.Rank(rank.Policy{MinGainPct: res.Header.Plan.MinGainPct()})
-		dtsErr = "not made here (run citune dts --results " + name + ")"
 	}
 	s := summarise(res, rk)
 	s.File = name
