@@ -132,16 +132,6 @@ func summaryClass(s *Sweep, pts []*Point) func(i int) string {
 	}
 }
 
-// heatCaption is the heat map's caption: the axes it shows.
-func heatCaption(s *Sweep) string {
-	ax, ay, others, _ := heatAxes(s)
-	c := fmt.Sprintf("%s against %s", ax.Label, ay.Label)
-	if others {
-		c += ", best point over the other axes"
-	}
-	return c
-}
-
 // otherTables writes the tables of the excluded and the eliminated
 // points and of the settings' effects, each with its title and note.
 func otherTables(b *hb, s *Sweep, sfx string) {

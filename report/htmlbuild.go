@@ -198,8 +198,8 @@ func htmlSweep(b *hb, s *Sweep, o Options, sfx string) error {
 		b.eln("p", "Nothing was measured to the end.")
 	}
 	figure(b, "fig-rates"+sfx, "Rate per point", "("+s.RateUnit()+"; dots: runs, line: min to max, diamond: median; grey band: the baseline's range)", ratesChart(s, "rates"+sfx, pageWidth))
-	if hm := heatmap(s, "heatmap"+sfx); hm != "" {
-		figure(b, "fig-heatmap"+sfx, "Heat map of the median rate", "("+heatCaption(s)+")", hm)
+	if hm, caption := heatmap(s, "heatmap"+sfx); hm != "" {
+		figure(b, "fig-heatmap"+sfx, "Heat map of the median rate", "("+caption+")", hm)
 	}
 	figure(b, "fig-scatter"+sfx, "Rate against interrupts per "+s.Amount(), "(the dashed line joins the points no other point beats on both)", scatter(s, "scatter"+sfx, pageWidth))
 	otherTables(b, s, sfx)
