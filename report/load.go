@@ -203,7 +203,8 @@ func counted(r results.RunRecord) bool {
 // summarise ranks the points as the sweep does and adds what the runs say.
 func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	h := res.Header
-	s := sweepOfHeader(res)
+	s := &Sweep{Header: h, Axes: axesOf(h), BoardName: h.Board.String(),
+		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
 	accs, base := s.countRuns(res)
 	s.baseline(rk, base, h.Originals)
 	notes := map[string]string{}
@@ -218,12 +219,6 @@ func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	s.lastState(res)
 	s.modelNotes(res)
 	return s
-}
-
-func sweepOfHeader(res *results.Results) *Sweep {
-	h := res.Header
-	return &Sweep{Header: h, Axes: axesOf(h), BoardName: h.Board.String(),
-		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
 }
 
 // countRuns gathers the counted runs per point (and the baseline's in
