@@ -75,15 +75,12 @@ func (s *Sweep) Find(name string) (*Point, error) {
 		return nil, fmt.Errorf("%s: point %q: %v", s.File, name, err)
 	}
 	var exact, partial []*Point
+points:
 	for _, p := range all {
-		match := true
 		for k, v := range want {
 			if !sameValue(p.Settings[k], v) {
-				match = false
+				continue points
 			}
-		}
-		if !match {
-			continue
 		}
 		if len(p.Settings) == len(want) {
 			exact = append(exact, p)
