@@ -68,10 +68,7 @@ func csvHead(ss []*Sweep) (names, head []string) {
 			head = append(head, label[n])
 		}
 	}
-	amount := "mib"
-	if len(ss) > 0 {
-		amount = strings.ToLower(ss[0].Amount())
-	}
+	amount := strings.ToLower(ss[0].Amount())
 	head = append(head, "runs", "median", "min", "max", "unit", "diff_pct", "ci_lo_pct", "ci_hi_pct", "significant",
 		"irqs_per_s", "irqs_per_"+amount, "handler_avg_us", "handler_max_us", "cpu_pct", "cpu_ms_per_"+amount, "change", "verdict")
 	return names, head

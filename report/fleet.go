@@ -102,10 +102,10 @@ func NewFleet(ss []*Sweep) *Fleet {
 func (g *FleetGroup) settle() {
 	count := map[string]int{}
 	for _, s := range g.Sweeps {
-		count[or(s.BoardName, s.Label)]++
+		count[cmp.Or(s.BoardName, s.Label)]++
 	}
 	for _, s := range g.Sweeps {
-		b := or(s.BoardName, s.Label)
+		b := cmp.Or(s.BoardName, s.Label)
 		if count[b] > 1 {
 			b += " (" + s.Label + ")"
 		}
@@ -380,7 +380,7 @@ func (f *Fleet) heading() string {
 		files += len(g.Sweeps)
 		socs[g.Profile] = true
 		for _, s := range g.Sweeps {
-			boards[or(s.BoardName, "file:"+s.File)] = true
+			boards[cmp.Or(s.BoardName, "file:"+s.File)] = true
 		}
 	}
 	return fmt.Sprintf("%d results files from %d boards, %d SoC%s", files, len(boards), len(socs), plural(len(socs)))

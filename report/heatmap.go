@@ -47,11 +47,12 @@ func viridis(t float64) (string, bool) {
 	return fmt.Sprintf("#%02x%02x%02x", c[0], c[1], c[2]), t > 0.6
 }
 
-// heatmap shows the median rate of each combination of two axes.
-func heatmap(s *Sweep, id string) trustedHTML {
+// heatmap shows the median rate of each combination of two axes; its
+// caption names them.
+func heatmap(s *Sweep, id string) (chart trustedHTML, caption string) {
 	ax, ay, others, ok := heatAxes(s)
 	if !ok {
-		return ""
+		return "", ""
 	}
 	cells, lo, hi := heatCells(s, ax, ay)
 	const cw, ch, top = 118.0, 52.0, 44.0
@@ -62,8 +63,10 @@ func heatmap(s *Sweep, id string) trustedHTML {
 	b := newSVG()
 	b.open(id, "heatmap", w, h, "heat map of "+ax.Label+" against "+ay.Label)
 	title := fmt.Sprintf("Median rate (%s) by %s and %s", s.RateUnit(), ax.Label, ay.Label)
+	caption = ax.Label + " against " + ay.Label
 	if others {
 		title += "; best point over the other axes"
+		caption += ", best point over the other axes"
 	}
 	b.title(title)
 	g.labels(b, ax, ay)
@@ -84,7 +87,7 @@ func heatmap(s *Sweep, id string) trustedHTML {
 	if len(s.Eliminated) > 0 {
 		b.text(left, h-8, "start", "small", "faded: dropped by the adaptive race after fewer runs")
 	}
-	return b.close()
+	return b.close(), caption
 }
 
 // heatCell is what one cell of the heat map shows: the best ranked point

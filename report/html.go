@@ -115,22 +115,6 @@ func WriteHTML(w io.Writer, ss []*Sweep, o Options) error {
 	return err
 }
 
-// htmlWarnings are the corrupt-data line and the warnings: the sweep's,
-// a visit cut short, points not measured.
-func htmlWarnings(s *Sweep) (corrupt string, warnings []string) {
-	if _, cor, _ := s.Counts(); cor > 0 {
-		corrupt = fmt.Sprintf("CORRUPT DATA at %d point%s: a probe run's data failed its integrity check (listed below, never ranked).", cor, plural(cor))
-	}
-	warnings = append(warnings, s.Warnings...)
-	if s.InProgress != "" {
-		warnings = append(warnings, "Cut short: "+s.InProgress+".")
-	}
-	if len(s.Missing) > 0 {
-		warnings = append(warnings, fmt.Sprintf("Not measured (%d of %d planned points): %s.", len(s.Missing), s.Planned, strings.Join(s.Missing, "; ")))
-	}
-	return corrupt, warnings
-}
-
 // summaryClass is the class of row i of the point table of pts.
 func summaryClass(s *Sweep, pts []*Point) func(i int) string {
 	all := s.withBaseline(pts)
@@ -146,16 +130,6 @@ func summaryClass(s *Sweep, pts []*Point) func(i int) string {
 		}
 		return ""
 	}
-}
-
-// heatCaption is the heat map's caption: the axes it shows.
-func heatCaption(s *Sweep) string {
-	ax, ay, others, _ := heatAxes(s)
-	c := fmt.Sprintf("%s against %s", ax.Label, ay.Label)
-	if others {
-		c += ", best point over the other axes"
-	}
-	return c
 }
 
 // otherTables writes the tables of the excluded and the eliminated

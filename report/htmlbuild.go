@@ -1,6 +1,11 @@
 package report
 
-import "github.com/citune/citune/sweep/rank"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/citune/citune/sweep/rank"
+)
 
 // trustedHTML is markup this package built itself with escaping builders
 // (svgb, hb): the only kind of markup that may enter a page unescaped.
@@ -169,12 +174,17 @@ func htmlSweep(b *hb, s *Sweep, o Options, sfx string) error {
 	b.el("span", "("+s.Label+")", "class", "mono")
 	b.closen("h2")
 	b.eln("p", s.PlanString()+". "+stateLine(s)+".", "class", "sub")
-	corrupt, warnings := htmlWarnings(s)
-	if corrupt != "" {
-		b.eln("div", corrupt, "class", "alert")
+	if _, cor, _ := s.Counts(); cor > 0 {
+		b.eln("div", fmt.Sprintf("CORRUPT DATA at %d point%s: a probe run's data failed its integrity check (listed below, never ranked).", cor, plural(cor)), "class", "alert")
 	}
-	for _, w := range warnings {
+	for _, w := range s.Warnings {
 		b.eln("div", w, "class", "warn")
+	}
+	if s.InProgress != "" {
+		b.eln("div", "Cut short: "+s.InProgress+".", "class", "warn")
+	}
+	if len(s.Missing) > 0 {
+		b.eln("div", fmt.Sprintf("Not measured (%d of %d planned points): %s.", len(s.Missing), s.Planned, strings.Join(s.Missing, "; ")), "class", "warn")
 	}
 	b.eln("h3", "Baseline against the best point")
 	if s.Baseline != nil || len(pts) > 0 {
@@ -188,8 +198,8 @@ func htmlSweep(b *hb, s *Sweep, o Options, sfx string) error {
 		b.eln("p", "Nothing was measured to the end.")
 	}
 	figure(b, "fig-rates"+sfx, "Rate per point", "("+s.RateUnit()+"; dots: runs, line: min to max, diamond: median; grey band: the baseline's range)", ratesChart(s, "rates"+sfx, pageWidth))
-	if hm := heatmap(s, "heatmap"+sfx); hm != "" {
-		figure(b, "fig-heatmap"+sfx, "Heat map of the median rate", "("+heatCaption(s)+")", hm)
+	if hm, caption := heatmap(s, "heatmap"+sfx); hm != "" {
+		figure(b, "fig-heatmap"+sfx, "Heat map of the median rate", "("+caption+")", hm)
 	}
 	figure(b, "fig-scatter"+sfx, "Rate against interrupts per "+s.Amount(), "(the dashed line joins the points no other point beats on both)", scatter(s, "scatter"+sfx, pageWidth))
 	otherTables(b, s, sfx)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -175,7 +176,7 @@ func (lw *lavaWriter) points() {
 		tc(name(p.Label), "pass", p)
 	}
 	for _, p := range s.Excluded {
-		log("%s: %s: %s", p.Label, strings.ToUpper(excludedStatus(p)), or(p.why(), "no reason recorded"))
+		log("%s: %s: %s", p.Label, strings.ToUpper(excludedStatus(p)), cmp.Or(p.why(), "no reason recorded"))
 		tc(name(p.Label), "fail", nil)
 	}
 	for _, l := range s.Missing {
@@ -195,7 +196,7 @@ func (lw *lavaWriter) verdict() {
 	if s.State == results.StatusComplete {
 		tc("sweep", "pass", nil)
 	} else {
-		log("sweep: %s", or(s.StateDetail, s.State))
+		log("sweep: %s", cmp.Or(s.StateDetail, s.State))
 		tc("sweep", "fail", nil)
 	}
 	win := s.Winner()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -49,14 +50,14 @@ func Parse(name string, data []byte, opt LoadOptions) (*Sweep, error) {
 	}
 	var rk rank.Ranking
 	var frag, params, dtsErr string
+	err = errors.New("not made here (run citune dts --results " + name + ")")
 	if opt.Decide != nil {
-		if rk, frag, params, err = opt.Decide(name, res); err != nil {
-			dtsErr = err.Error()
-			rk = res.Rank(rank.Policy{MinGainPct: res.Header.Plan.MinGainPct()})
-		}
-	} else {
+		rk, frag, params, err = opt.Decide(name, res)
+	}
+	if err != nil {
+		// No fragment: ranked here, every setting taken as permanent.
+		dtsErr = err.Error()
 		rk = res.Rank(rank.Policy{MinGainPct: res.Header.Plan.MinGainPct()})
-		dtsErr = "not made here (run citune dts --results " + name + ")"
 	}
 	s := summarise(res, rk)
 	s.File = name
@@ -202,7 +203,8 @@ func counted(r results.RunRecord) bool {
 // summarise ranks the points as the sweep does and adds what the runs say.
 func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	h := res.Header
-	s := sweepOfHeader(res)
+	s := &Sweep{Header: h, Axes: axesOf(h), BoardName: h.Board.String(),
+		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
 	accs, base := s.countRuns(res)
 	s.baseline(rk, base, h.Originals)
 	notes := map[string]string{}
@@ -217,12 +219,6 @@ func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	s.lastState(res)
 	s.modelNotes(res)
 	return s
-}
-
-func sweepOfHeader(res *results.Results) *Sweep {
-	h := res.Header
-	return &Sweep{Header: h, Axes: axesOf(h), BoardName: h.Board.String(),
-		Sessions: res.Sessions(), ProbeRuns: res.ProbeRuns(), Planned: len(h.Points)}
 }
 
 // countRuns gathers the counted runs per point (and the baseline's in
@@ -473,11 +469,4 @@ func (s *Sweep) label(set map[string]string) string {
 	}
 	sort.Strings(rest)
 	return strings.Join(append(out, rest...), " ")
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

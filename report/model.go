@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -174,22 +175,22 @@ func (s *Sweep) Board() string {
 func (s *Sweep) KernelText() string {
 	switch {
 	case s.RealProbe():
-		return "SIMULATED controller, real probe on kernel " + or(s.Kernel, "unknown")
+		return "SIMULATED controller, real probe on kernel " + cmp.Or(s.Kernel, "unknown")
 	case s.Simulated():
 		return "SIMULATED controller (no kernel)"
 	}
-	return "kernel " + or(s.Kernel, "unknown")
+	return "kernel " + cmp.Or(s.Kernel, "unknown")
 }
 
 // kernelCell is KernelText for a table cell or a legend.
 func (s *Sweep) kernelCell() string {
 	switch {
 	case s.RealProbe():
-		return "SIMULATED, real probe on " + or(s.Kernel, "unknown")
+		return "SIMULATED, real probe on " + cmp.Or(s.Kernel, "unknown")
 	case s.Simulated():
 		return "SIMULATED"
 	}
-	return or(s.Kernel, "unknown")
+	return cmp.Or(s.Kernel, "unknown")
 }
 
 // RateUnit is the unit rates are shown in.
@@ -419,11 +420,5 @@ func (s *Sweep) Effects() []Effect {
 // axis's condition ("AHBBRST=0 so that TXPBURST takes effect").
 func (s *Sweep) varies(p *Point, a Axis) bool {
 	v := p.Settings[a.Name]
-	if v == a.Original {
-		return false
-	}
-	if strings.Contains(p.Note, a.Label+"="+v+" so that") {
-		return false
-	}
-	return true
+	return v != a.Original && !strings.Contains(p.Note, a.Label+"="+v+" so that")
 }

@@ -59,7 +59,6 @@ func (s *Sweep) Find(name string) (*Point, error) {
 	if strings.EqualFold(name, "baseline") {
 		return nil, nil
 	}
-	all := s.all()
 	if n, ok := strings.CutPrefix(name, "#"); ok {
 		r, err := strconv.Atoi(n)
 		if err != nil || r < 1 || r > len(s.Ranked) {
@@ -67,25 +66,21 @@ func (s *Sweep) Find(name string) (*Point, error) {
 		}
 		return s.Ranked[r-1], nil
 	}
-	for _, p := range all {
-		if p.Key == name || p.Label == name {
-			return p, nil
-		}
+	if p := s.find(func(p *Point) bool { return p.Key == name || p.Label == name }); p != nil {
+		return p, nil
 	}
+	all := s.all()
 	want, err := s.parseSettings(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: point %q: %v", s.File, name, err)
 	}
 	var exact, partial []*Point
+points:
 	for _, p := range all {
-		match := true
 		for k, v := range want {
 			if !sameValue(p.Settings[k], v) {
-				match = false
+				continue points
 			}
-		}
-		if !match {
-			continue
 		}
 		if len(p.Settings) == len(want) {
 			exact = append(exact, p)

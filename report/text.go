@@ -162,13 +162,6 @@ func stateLine(s *Sweep) string {
 	return out
 }
 
-func started(s *Sweep) string {
-	if s.Started.IsZero() {
-		return ""
-	}
-	return s.Started.UTC().Format("2006-01-02 15:04 UTC")
-}
-
 // effectTable lists each axis's values with their rate.
 func effectTable(s *Sweep, effs []Effect) *table {
 	t := &table{head: []string{"axis", "spread", "value", "points", "median " + s.RateUnit(), "vs baseline", ""},
@@ -299,8 +292,8 @@ func writeTextHead(w io.Writer, s *Sweep, o Options, width int) {
 	fmt.Fprintf(w, "%s: %s, %s\n", s.File, s.Board(), s.KernelText())
 	fmt.Fprint(w, o.wrapIf("probe: ", s.Probe), o.wrapIf("plan: ", s.PlanString()+"; original settings "+s.Originals()))
 	fmt.Fprintf(w, "%s", wrap("state: ", stateLine(s), width))
-	if st := started(s); st != "" {
-		fmt.Fprintf(w, "started: %s\n", st)
+	if !s.Started.IsZero() {
+		fmt.Fprintf(w, "started: %s\n", s.Started.UTC().Format("2006-01-02 15:04 UTC"))
 	}
 	for _, n := range s.notices() {
 		fmt.Fprint(w, wrap(n[0]+": ", n[1], width))
@@ -387,10 +380,8 @@ func fitPointTable(s *Sweep, t *table, width int) {
 	}
 	t.fit(width, 0, "95 % CI", "min", "max", "irq/s", "handler avg/max µs", "CPU %")
 	if t.width(0) > width {
-		for i, h := range t.head {
-			if h == "median "+s.RateUnit() {
-				t.head[i] = s.RateUnit()
-			}
+		if i := slices.Index(t.head, "median "+s.RateUnit()); i >= 0 {
+			t.head[i] = s.RateUnit()
 		}
 	}
 	t.fit(width, 0, "runs", "CPU ms/"+s.Amount())

@@ -360,7 +360,7 @@ func (a *app) resolveProfile() (*soc.Profile, error) {
 	d, err := soc.Detect(a.env.root, ps, a.identifyLive)
 	if errors.Is(err, soc.ErrNoProfile) && a.g.memFile != "" {
 		if _, ok, _ := readSidecar(a.g.memFile); !ok {
-			return nil, noSidecarErr(a.g.memFile)
+			return nil, usageErr("register image %s has no %s beside it (citune mkimage writes one) to say which SoC and controller it holds: give --profile NAME (and --controller LABEL)", a.g.memFile, sidecarPath(a.g.memFile))
 		}
 	}
 	if err != nil {

@@ -297,15 +297,6 @@ func (a *app) reportFlags(s *report.Sweep) error {
 
 func orUnknown(s string) string { return cmp.Or(s, "unknown") }
 
-// loadResults reads a results file, explaining a damaged one.
-func loadResults(path string) (*results.Results, error) {
-	res, err := results.Load(path)
-	if err != nil {
-		return nil, explainResults(path, err)
-	}
-	return res, nil
-}
-
 type overlayOpts struct {
 	on, force bool
 	dtb       string // the board's base DTB, which decides label or path

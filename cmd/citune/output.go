@@ -196,6 +196,5 @@ func writeOutput(path string, data []byte, replace bool) error {
 		return err
 	}
 	_, err = f.Write(data)
-	err = cmp.Or(err, f.Close())
-	return err
+	return cmp.Or(err, f.Close())
 }

@@ -115,11 +115,6 @@ func checkImage(path string) error {
 	return f.Close()
 }
 
-// noSidecarErr is what an image lacks when no profile was given or found.
-func noSidecarErr(image string) error {
-	return usageErr("register image %s has no %s beside it (citune mkimage writes one) to say which SoC and controller it holds: give --profile NAME (and --controller LABEL)", image, sidecarPath(image))
-}
-
 // valuesName is a sidecar's "values".
 func valuesName(reset bool) string {
 	if reset {

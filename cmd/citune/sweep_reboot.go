@@ -228,9 +228,9 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 		fmt.Fprintf(a.env.stdout, "nothing to abort: no sweep resumes at boot under %s (give the results file to abort another sweep)\n", o.sysRoot)
 		return nil
 	}
-	res, err := results.Load(file)
+	res, err := loadResults(file)
 	if err != nil {
-		return explainResults(file, err)
+		return err
 	}
 	h := res.Header
 	a.targetOf(h)
@@ -262,8 +262,8 @@ func (a *app) abortSweep(o *sweepOpts, set map[string]bool, words []string) erro
 	defer closeUndo()
 	// Another --abort may have ended the file while this one waited for
 	// the lock: read it again under the lock, so one end record is added.
-	if res, err = results.Load(file); err != nil {
-		return explainResults(file, err)
+	if res, err = loadResults(file); err != nil {
+		return err
 	}
 	last, ended = lastEnd(res, last)
 	// The resume first: whatever follows, the sweep does not come back.

@@ -200,8 +200,8 @@ func (a *app) sweepResume(o *sweepOpts, words []string) (*results.Results, []str
 	}
 	if o.resume != "" {
 		var err error
-		if prev, err = results.Load(o.resume); err != nil {
-			return nil, nil, explainResults(o.resume, err)
+		if prev, err = loadResults(o.resume); err != nil {
+			return nil, nil, err
 		}
 		if o.out != "" && o.out != o.resume {
 			return nil, nil, usageErr("sweep: --resume appends to its results file; leave out --out or give the same file")
@@ -431,17 +431,18 @@ func (a *app) sweepRunner(t *soc.Target, o *sweepOpts, set map[string]bool, pl p
 	return runner, closeUndo, nil
 }
 
-// explainResults is report's explanation of the reader's error on a
-// results file (which line, what is wrong), so every command says the
-// same; err where report finds nothing to say.
-func explainResults(path string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return err
+// loadResults reads a results file. The reader's error on a damaged one
+// gives way to report's explanation (which line, what is wrong), so every
+// command says the same.
+func loadResults(path string) (*results.Results, error) {
+	res, err := results.Load(path)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return res, err
 	}
 	if _, rerr := report.Load(path, report.LoadOptions{}); rerr != nil {
-		return rerr
+		return nil, rerr
 	}
-	return err
+	return nil, err
 }
 
 // boardID is what a sweep records of its board: --board (else
