@@ -294,28 +294,27 @@ func (r *state) begin() error {
 // execute measures the points in the plan's mode, then takes the
 // verdict's second look where it asks for one.
 func (r *state) execute(ctx context.Context) error {
-	if r.Plan.Mode == plan.ModeModel {
+	switch r.Plan.Mode {
+	case plan.ModeModel:
 		if err := r.modelSearch(ctx); err != nil {
 			return err
 		}
-		return r.confirm(ctx)
-	}
-	if r.Plan.Mode == plan.ModeAdaptive {
+	case plan.ModeAdaptive:
 		if err := r.adaptive(ctx); err != nil {
 			return err
 		}
-		return r.confirm(ctx)
-	}
-	sched, _ := r.schedule()
-	r.planned, r.sched = len(sched), sched
-	for k := 0; k < len(r.sched); k++ {
-		p := r.sched[k]
-		if _, err := r.visit(ctx, p, r.Plan.Repeats, false, nil); err != nil {
-			return err
-		}
-		if p.Baseline && k > 0 && k+1 < len(r.sched) {
-			if err := r.reschedule(k); err != nil {
+	default:
+		sched, _ := r.schedule()
+		r.planned, r.sched = len(sched), sched
+		for k := 0; k < len(r.sched); k++ {
+			p := r.sched[k]
+			if _, err := r.visit(ctx, p, r.Plan.Repeats, false, nil); err != nil {
 				return err
+			}
+			if p.Baseline && k > 0 && k+1 < len(r.sched) {
+				if err := r.reschedule(k); err != nil {
+					return err
+				}
 			}
 		}
 	}
