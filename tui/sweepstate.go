@@ -154,14 +154,7 @@ func (s *sweepTab) follow(e event.Event) *results.PointRecord {
 		s.screening = nil
 	case event.RunFinished:
 		s.screenRun(*e.Run)
-		what := "run"
-		switch {
-		case e.Run.Warmup:
-			what = "warm-up run"
-		case e.Run.Screen:
-			what = "screening run"
-		}
-		s.current = fmt.Sprintf("%s, %s %d", s.visit, what, e.Run.Seq)
+		s.current = fmt.Sprintf("%s, %s %d", s.visit, e.Run.Kind(), e.Run.Seq)
 	case event.PointClosed:
 		return s.addPoint(*e.Closed)
 	case event.PointEliminated:

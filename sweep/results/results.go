@@ -182,6 +182,17 @@ type RunRecord struct {
 	Screen bool `json:"screen,omitempty"`
 }
 
+// Kind names the run as messages do: "warm-up run", "screening run" or "run".
+func (r RunRecord) Kind() string {
+	switch {
+	case r.Warmup:
+		return "warm-up run"
+	case r.Screen:
+		return "screening run"
+	}
+	return "run"
+}
+
 // Applied is one setting as applied at the start of a visit.
 type Applied struct {
 	Name     string `json:"name"`
