@@ -188,12 +188,7 @@ func planned(h results.Header) int {
 
 // find is the index of the (non-baseline) point with settings, or -1.
 func (s *sweepTab) find(settings map[string]string) int {
-	for i := range s.points {
-		if !s.points[i].Baseline && maps.Equal(s.points[i].Settings, settings) {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(s.points, func(p results.PointRecord) bool { return !p.Baseline && maps.Equal(p.Settings, settings) })
 }
 
 // addPoint folds a visit into its point's record (each baseline is kept)
