@@ -131,10 +131,8 @@ func (r Ranking) Winner() *Ranked {
 
 // Find returns the ranked point with key, or nil.
 func (r Ranking) Find(key string) *Ranked {
-	for i := range r.Ranked {
-		if r.Ranked[i].Key == key {
-			return &r.Ranked[i]
-		}
+	if i := slices.IndexFunc(r.Ranked, func(x Ranked) bool { return x.Key == key }); i >= 0 {
+		return &r.Ranked[i]
 	}
 	return nil
 }
