@@ -176,12 +176,11 @@ func (r *state) applyCmdline(vals []string, applied *[]results.Applied, mism *[]
 	if rec != nil {
 		maps.Copy(o, rec.Original)
 	}
+	oneShot := r.oneShot(o, want)
 	br := undo.BootRec{Kind: r.Boot.Kind(), Config: r.Boot.Config(), Root: r.BootRoot, Original: o, Written: want, BootID: id}
 	if ov != nil {
 		br.Files = []string{ov.file}
 	}
-	oneShot := r.oneShot(o, want)
-	br.Written = want
 	if _, err := r.Session.RecordBoot(br); err != nil {
 		return &fatalError{err}
 	}

@@ -30,6 +30,6 @@
 //
 // A sweep is three owners: Config, what the caller sets (Run never
 // changes it, so it runs twice alike); Clock, its time and pauses
-// (WallClock, or on the simulated board SimClock, stamp.go); and state,
+// (WallClock, or on the simulated board SimClock, simclock.go); and state,
 // what one Run plans, learns and counts, made afresh by every Run.
 package sweep

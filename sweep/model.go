@@ -185,19 +185,15 @@ func (r *state) modelDesign(xs [][]int) []int {
 			full = append(full, i)
 		}
 	}
-	if len(full) == 0 || len(sub) == 0 {
-		pick, _ := fit.Design(xs, len(r.points)/4)
-		return pick
-	}
 	fx := make([][]int, len(full))
 	for j, i := range full {
 		fx[j] = xs[i]
 	}
 	pick, strength := fit.Design(fx, len(r.points)/4)
-	if strength < 2 {
+	if len(full) == 0 || strength < 2 {
 		// No pairs covered anyway: every level of every axis twice,
 		// over all the points.
-		pick, _ := fit.Design(xs, len(r.points)/4)
+		pick, _ = fit.Design(xs, len(r.points)/4)
 		return pick
 	}
 	for j, k := range pick {

@@ -265,19 +265,15 @@ func (r *state) checkModParam(a plan.Axis) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: axis modparam:%s: cannot read the current value (%v): does %s have a parameter %s?", plan.ErrPlan, a.Name, err, a.Module, a.Param)
 	}
-	for i := range r.Target.Profile.Knobs {
-		k := &r.Target.Profile.Knobs[i]
-		if !strings.EqualFold(k.Param, a.Name) {
-			continue
-		}
-		lim := k.ParamEncoding.MaxParam()
+	knobs := r.Target.Profile.Knobs
+	if i := slices.IndexFunc(knobs, func(k soc.Knob) bool { return strings.EqualFold(k.Param, a.Name) }); i >= 0 {
+		lim := knobs[i].ParamEncoding.MaxParam()
 		for _, v := range a.Values {
 			n, err := strconv.ParseUint(v, 10, 32)
 			if err != nil || n > lim {
 				return "", fmt.Errorf("%w: axis modparam:%s: value %s: want an integer 0..%d", plan.ErrPlan, a.Name, v, lim)
 			}
 		}
-		break
 	}
 	return v, nil
 }

@@ -294,28 +294,27 @@ func (r *state) begin() error {
 // execute measures the points in the plan's mode, then takes the
 // verdict's second look where it asks for one.
 func (r *state) execute(ctx context.Context) error {
-	if r.Plan.Mode == plan.ModeModel {
+	switch r.Plan.Mode {
+	case plan.ModeModel:
 		if err := r.modelSearch(ctx); err != nil {
 			return err
 		}
-		return r.confirm(ctx)
-	}
-	if r.Plan.Mode == plan.ModeAdaptive {
+	case plan.ModeAdaptive:
 		if err := r.adaptive(ctx); err != nil {
 			return err
 		}
-		return r.confirm(ctx)
-	}
-	sched, _ := r.schedule()
-	r.planned, r.sched = len(sched), sched
-	for k := 0; k < len(r.sched); k++ {
-		p := r.sched[k]
-		if _, err := r.visit(ctx, p, r.Plan.Repeats, false, nil); err != nil {
-			return err
-		}
-		if p.Baseline && k > 0 && k+1 < len(r.sched) {
-			if err := r.reschedule(k); err != nil {
+	default:
+		sched, _ := r.schedule()
+		r.planned, r.sched = len(sched), sched
+		for k := 0; k < len(r.sched); k++ {
+			p := r.sched[k]
+			if _, err := r.visit(ctx, p, r.Plan.Repeats, false, nil); err != nil {
 				return err
+			}
+			if p.Baseline && k > 0 && k+1 < len(r.sched) {
+				if err := r.reschedule(k); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -426,4 +425,25 @@ func (r *state) reloadEstimate(n int, bound string) string {
 			each.Round(100*time.Millisecond), bound, (each * time.Duration(n)).Round(time.Second))
 	}
 	return "; the first reload is timed, and the time left counts the rest at its time"
+}
+
+// OpenOut opens the results file at path as the runner's Out: a new file
+// (results.CreateFile refuses one that holds measurements) or, when the
+// runner resumes (Resume is set), the resumed file for appending
+// (results.OpenAppend). The caller closes it after Run. The one place
+// that decides how a sweep's results file is opened, for `citune sweep`
+// and the TUI alike.
+func (r *Config) OpenOut(path string) (io.Closer, error) {
+	var f *os.File
+	var err error
+	if r.Resume != nil {
+		f, err = results.OpenAppend(path)
+	} else {
+		f, err = results.CreateFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Out = results.NewWriter(f)
+	return f, nil
 }

@@ -152,13 +152,7 @@ func (r *state) probe(ctx context.Context, p *Point, n int, screen bool, stop fu
 			return nil, err
 		}
 		runs = append(runs, rr)
-		kind := "run"
-		switch {
-		case rr.Warmup:
-			kind = "warm-up run"
-		case rr.Screen:
-			kind = "screening run"
-		}
+		kind := rr.Kind()
 		switch {
 		case cerr != nil:
 			rec.Status, rec.Reason = rank.StatusFailed, fmt.Sprintf("reading the settings back after %s %d: %v", kind, i+1, cerr)

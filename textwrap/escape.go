@@ -40,12 +40,9 @@ func Escape(s string) string {
 // needsEscape lets clean text through Escape uncopied (a bad byte ranges
 // as utf8.RuneError).
 func needsEscape(s string) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f || bidi(r) {
-			return true
-		}
-	}
-	return false
+	return strings.ContainsFunc(s, func(r rune) bool {
+		return r == utf8.RuneError || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f || bidi(r)
+	})
 }
 
 // bidi reports the Unicode bidirectional controls.

@@ -448,12 +448,7 @@ func sameRef(a, b regs.Ref) bool {
 
 // hasRef reports whether refs hold ref (compared by sameRef).
 func hasRef(refs []regs.Ref, ref regs.Ref) bool {
-	for _, r := range refs {
-		if sameRef(r, ref) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(refs, func(r regs.Ref) bool { return sameRef(r, ref) })
 }
 
 // refKey is "REG.FIELD" or "REG", upper case.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -165,10 +166,8 @@ func (m *Model) winnerSettings() ([]DTSSetting, string, bool) {
 		}
 		// The verdict's recommendation, not the fastest point (which may
 		// need a setting that cannot be made permanent).
-		for _, p := range m.sweep.points {
-			if p.Point == rk.Verdict.Point && !p.Baseline {
-				b = p
-			}
+		if i := slices.IndexFunc(m.sweep.points, func(p results.PointRecord) bool { return p.Point == rk.Verdict.Point && !p.Baseline }); i >= 0 {
+			b = m.sweep.points[i]
 		}
 	}
 	why := "sweep winner, " + strings.TrimPrefix(m.sweep.bestLine(), "best: ")

@@ -2,9 +2,7 @@ package tui
 
 import (
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -132,12 +130,11 @@ func (m Model) onResults(msg resultsMsg) Model {
 // ranking reads them (so a point's rates are those its rank stands on),
 // and marks the points the sweep dropped.
 func (s *sweepTab) addVisits(res *results.Results) {
-	vs := res.Visits()
-	for _, n := range slices.Sorted(maps.Keys(vs)) {
-		for _, r := range vs[n].Runs {
+	for _, v := range res.VisitsInOrder() {
+		for _, r := range v.Runs {
 			s.screenRun(r)
 		}
-		s.addPoint(vs[n].Point)
+		s.addPoint(v.Point)
 	}
 	// The points a race or the model dropped, as follow marks them live.
 	dropped := res.Eliminated()

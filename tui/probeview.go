@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -227,10 +228,8 @@ func (p *probeTab) FullHelp() [][]key.Binding {
 
 // row returns the history row of setting, adding it if needed.
 func (p *probeTab) row(setting string) int {
-	for i, h := range p.hist {
-		if h.setting == setting {
-			return i
-		}
+	if i := slices.IndexFunc(p.hist, func(h history) bool { return h.setting == setting }); i >= 0 {
+		return i
 	}
 	p.hist = append(p.hist, history{setting: setting})
 	return len(p.hist) - 1

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -98,14 +99,9 @@ func (m Model) onWrite(msg writeMsg) (tea.Model, tea.Cmd) {
 	for _, r := range msg.results {
 		for _, c := range r.Changes {
 			k := refKey(c.Ref)
-			var mm *regs.Mismatch
-			for i := range r.Mismatches {
-				if sameRef(r.Mismatches[i].Ref, c.Ref) {
-					mm = &r.Mismatches[i]
-				}
-			}
-			if mm != nil {
-				bad = append(bad, fmt.Sprintf("%s DID NOT STICK: %s. %s", c.Ref, mm, m.why(c.Ref)))
+			// Check reports a field once, for its last change.
+			if i := slices.IndexFunc(r.Mismatches, func(x regs.Mismatch) bool { return sameRef(x.Ref, c.Ref) }); i >= 0 {
+				bad = append(bad, fmt.Sprintf("%s DID NOT STICK: %s. %s", c.Ref, r.Mismatches[i], m.why(c.Ref)))
 				delete(m.regs.desired, k)
 				continue
 			}

@@ -13,12 +13,7 @@ import (
 )
 
 func (p SweepPlan) has(ref regs.Ref) bool {
-	for _, a := range p.Axes {
-		if a.Kind == plan.KindRegister && sameRef(a.Ref, ref) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.Axes, func(a plan.Axis) bool { return a.Kind == plan.KindRegister && sameRef(a.Ref, ref) })
 }
 
 // parsePlan reads the on-screen plan: an axis per word (plan.ParseAxis)

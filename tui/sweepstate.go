@@ -154,14 +154,7 @@ func (s *sweepTab) follow(e event.Event) *results.PointRecord {
 		s.screening = nil
 	case event.RunFinished:
 		s.screenRun(*e.Run)
-		what := "run"
-		switch {
-		case e.Run.Warmup:
-			what = "warm-up run"
-		case e.Run.Screen:
-			what = "screening run"
-		}
-		s.current = fmt.Sprintf("%s, %s %d", s.visit, what, e.Run.Seq)
+		s.current = fmt.Sprintf("%s, %s %d", s.visit, e.Run.Kind(), e.Run.Seq)
 	case event.PointClosed:
 		return s.addPoint(*e.Closed)
 	case event.PointEliminated:
@@ -195,12 +188,7 @@ func planned(h results.Header) int {
 
 // find is the index of the (non-baseline) point with settings, or -1.
 func (s *sweepTab) find(settings map[string]string) int {
-	for i := range s.points {
-		if !s.points[i].Baseline && maps.Equal(s.points[i].Settings, settings) {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(s.points, func(p results.PointRecord) bool { return !p.Baseline && maps.Equal(p.Settings, settings) })
 }
 
 // addPoint folds a visit into its point's record (each baseline is kept)

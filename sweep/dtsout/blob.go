@@ -3,6 +3,7 @@ package dtsout
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,10 +13,8 @@ import (
 // KnobOfDT is the knob whose device-tree property is prop (a dt: axis's
 // name), nil when the profile has none.
 func KnobOfDT(p *soc.Profile, prop string) *soc.Knob {
-	for i := range p.Knobs {
-		if p.Knobs[i].DT != "" && p.Knobs[i].DT == prop {
-			return &p.Knobs[i]
-		}
+	if i := slices.IndexFunc(p.Knobs, func(k soc.Knob) bool { return k.DT != "" && k.DT == prop }); i >= 0 {
+		return &p.Knobs[i]
 	}
 	return nil
 }

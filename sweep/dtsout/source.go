@@ -111,14 +111,11 @@ func ParseSource(text, bootargs string) Source {
 // stripInline removes every comment that opens and closes on line l.
 func stripInline(l string) string {
 	for {
-		i := strings.Index(l, "/*")
-		if i < 0 {
+		before, rest, opens := strings.Cut(l, "/*")
+		_, after, closes := strings.Cut(rest, "*/")
+		if !opens || !closes {
 			return l
 		}
-		j := strings.Index(l[i+2:], "*/")
-		if j < 0 {
-			return l
-		}
-		l = l[:i] + l[i+2+j+2:]
+		l = before + after
 	}
 }

@@ -59,15 +59,10 @@ func CheckReload(rl *undo.Reload) error {
 
 // isModuleName: letters, digits, '_' and '-', not starting with '-'.
 func isModuleName(m string) bool {
-	if m == "" || m[0] == '-' {
-		return false
+	other := func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-')
 	}
-	for _, c := range m {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return m != "" && m[0] != '-' && !strings.ContainsFunc(m, other)
 }
 
 // HostFromReload is the host that reloads the module stack as a journal

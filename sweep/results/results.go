@@ -96,6 +96,20 @@ type Header struct {
 // CostsByData is Header.Costs of a sweep whose fixed costs the data decide.
 const CostsByData = "by-data"
 
+// Addr is a bus address, in JSON a hex string ("0x02184200") as every
+// --json writes addresses; a number (the first form) is still read.
+type Addr uint64
+
+// MarshalJSON writes the address as a hex string.
+func (a Addr) MarshalJSON() ([]byte, error) { return json.Marshal(fmt.Sprintf("%#08x", uint64(a))) }
+
+// UnmarshalJSON reads a hex string or a number.
+func (a *Addr) UnmarshalJSON(b []byte) error {
+	v, err := soc.ParseJSONAddr(b, 64)
+	*a = Addr(v)
+	return err
+}
+
 // BoardID names the board a sweep ran on.
 type BoardID struct {
 	// Name is what the user called it (sweep --board, $CITUNE_BOARD):
@@ -180,6 +194,17 @@ type RunRecord struct {
 	// Screen marks a screening run taken without the plan's warm-ups: it
 	// decides whether the point races on, not among the point's rates.
 	Screen bool `json:"screen,omitempty"`
+}
+
+// Kind names the run as messages do: "warm-up run", "screening run" or "run".
+func (r RunRecord) Kind() string {
+	switch {
+	case r.Warmup:
+		return "warm-up run"
+	case r.Screen:
+		return "screening run"
+	}
+	return "run"
 }
 
 // Applied is one setting as applied at the start of a visit.
