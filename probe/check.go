@@ -3,9 +3,9 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 
-	"github.com/citune/citune/rx"
 	"github.com/citune/citune/units"
 )
 
@@ -91,7 +91,7 @@ func (o CmdOptions) Probe() (*CmdProbe, error) {
 		}
 		p.Parse = &Iperf3Parser{Sender: o.Sender}
 	case o.Regex != "" && o.Parse == "" && o.JSONPath == "":
-		x, err := rx.Compile(o.Regex)
+		x, err := regexp.Compile(o.Regex)
 		if err != nil {
 			return nil, usagef("probe cmd: --regex: %v", err)
 		}

@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"strings"
 	"time"
-
-	"github.com/citune/citune/rx"
 )
 
 // DefaultTimeout bounds a cmd probe's command when no --timeout is given.
@@ -131,7 +130,7 @@ func outputTail(stdout, stderr []byte) string {
 // RegexParser takes the last match of Re (its first group, or the whole
 // match) in stdout, else in stderr, as a number in Unit.
 type RegexParser struct {
-	Re   *rx.Regexp
+	Re   *regexp.Regexp
 	Unit Unit
 }
 

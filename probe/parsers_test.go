@@ -6,11 +6,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/citune/citune/rx"
 )
 
 func readTestdata(t *testing.T, name string) []byte {
@@ -138,7 +137,7 @@ func TestRegexParser(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			u, _ := ParseUnit(tc.unit)
-			p := &RegexParser{Re: rx.MustCompile(tc.re), Unit: u}
+			p := &RegexParser{Re: regexp.MustCompile(tc.re), Unit: u}
 			out := readTestdata(t, tc.file)
 			var stdout, stderr []byte
 			if tc.onStderr {
@@ -193,7 +192,7 @@ func TestCmdProbe(t *testing.T) {
 	})
 	t.Run("no rate shows the tail", func(t *testing.T) {
 		u, _ := ParseUnit("MB/s")
-		p := &CmdProbe{Argv: []string{"sh", "-c", "echo starting; echo line two; echo oops >&2"}, Parse: &RegexParser{Re: rx.MustCompile(`([0-9.]+) MB/s`), Unit: u}}
+		p := &CmdProbe{Argv: []string{"sh", "-c", "echo starting; echo line two; echo oops >&2"}, Parse: &RegexParser{Re: regexp.MustCompile(`([0-9.]+) MB/s`), Unit: u}}
 		_, err := p.Run(ctx, nil)
 		if !errors.Is(err, ErrNoRate) {
 			t.Fatalf("error %v, want ErrNoRate", err)

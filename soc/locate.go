@@ -25,13 +25,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/BurntSushi/toml"
-	"github.com/citune/citune/rx"
 )
 
 // pos is where a problem is: an indexed key path ("": line 1), or a line
@@ -357,6 +357,6 @@ func bomLen(data []byte) int {
 }
 
 // tomlErrRE is compiled on first use: only a profile with errors needs it.
-var tomlErrRE = sync.OnceValue(func() *rx.Regexp {
-	return rx.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
+var tomlErrRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)^toml: (?:line (\d+) )?\(last key ("(?:[^"\\]|\\.)*")\): (.*)$`)
 })

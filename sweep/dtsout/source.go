@@ -1,11 +1,10 @@
 package dtsout
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/citune/citune/rx"
 )
 
 // Source is what a device-tree fragment or overlay asks of one node
@@ -24,16 +23,16 @@ type Source struct {
 // (bench/startup.sh).
 var (
 	srcOnce                                       sync.Once
-	srcProp, srcBool, srcLabel, srcPath, srcParam *rx.Regexp
+	srcProp, srcBool, srcLabel, srcPath, srcParam *regexp.Regexp
 )
 
 func compileSource() {
 	srcOnce.Do(func() {
-		srcProp = rx.MustCompile(`^([a-z0-9,#_-]+)\s*=\s*<\s*(0x[0-9a-fA-F]+|[0-9]+)\s*>\s*;$`)
-		srcBool = rx.MustCompile(`^([a-z0-9,_-]+)\s*;$`)
-		srcLabel = rx.MustCompile(`^&([A-Za-z_][A-Za-z0-9_]*)\s*\{|^target\s*=\s*<\s*&([A-Za-z_][A-Za-z0-9_]*)\s*>\s*;`)
-		srcPath = rx.MustCompile(`^target-path\s*=\s*"([^"]+)"\s*;|^&\{([^}]+)\}\s*\{`)
-		srcParam = rx.MustCompile(`^\*?\s*([a-z0-9_-]+\.[a-z0-9_-]+=[^\s*]+)`)
+		srcProp = regexp.MustCompile(`^([a-z0-9,#_-]+)\s*=\s*<\s*(0x[0-9a-fA-F]+|[0-9]+)\s*>\s*;$`)
+		srcBool = regexp.MustCompile(`^([a-z0-9,_-]+)\s*;$`)
+		srcLabel = regexp.MustCompile(`^&([A-Za-z_][A-Za-z0-9_]*)\s*\{|^target\s*=\s*<\s*&([A-Za-z_][A-Za-z0-9_]*)\s*>\s*;`)
+		srcPath = regexp.MustCompile(`^target-path\s*=\s*"([^"]+)"\s*;|^&\{([^}]+)\}\s*\{`)
+		srcParam = regexp.MustCompile(`^\*?\s*([a-z0-9_-]+\.[a-z0-9_-]+=[^\s*]+)`)
 	})
 }
 
