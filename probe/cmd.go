@@ -192,11 +192,11 @@ func (p *Iperf3Parser) Parse(stdout, stderr []byte, r *Run) error {
 	if err != nil {
 		return err
 	}
-	r.SenderRate, r.ReceiverRate = res.senderBPS/8, res.receiverBPS/8
-	r.Rate, r.Bytes = r.ReceiverRate, res.receiverBytes
-	secs := res.receiverSecs
-	if p.Sender || res.receiverBPS == 0 {
-		r.Rate, r.Bytes, secs = r.SenderRate, res.senderBytes, res.senderSecs
+	r.SenderRate, r.ReceiverRate = res.sender.BitsPerSecond/8, res.receiver.BitsPerSecond/8
+	r.Rate, r.Bytes = r.ReceiverRate, res.receiver.Bytes
+	secs := res.receiver.Seconds
+	if p.Sender || res.receiver.BitsPerSecond == 0 {
+		r.Rate, r.Bytes, secs = r.SenderRate, res.sender.Bytes, res.sender.Seconds
 	}
 	if secs > 0 {
 		r.Elapsed = time.Duration(secs * float64(time.Second))
