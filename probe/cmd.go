@@ -90,20 +90,12 @@ func (p *CmdProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 }
 
 // capBuffer keeps at most maxOutput bytes.
-type capBuffer struct {
-	bytes.Buffer
-	dropped bool
-}
+type capBuffer struct{ bytes.Buffer }
 
 func (c *capBuffer) Write(p []byte) (int, error) {
-	if room := maxOutput - c.Len(); room < len(p) {
-		c.dropped = true
-		if room > 0 {
-			c.Buffer.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return c.Buffer.Write(p)
+	room := max(maxOutput-c.Len(), 0)
+	c.Buffer.Write(p[:min(room, len(p))])
+	return len(p), nil
 }
 
 // outputTail renders the last lines (12, 1500 characters) of a command's
