@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -188,8 +187,10 @@ func (u *uboot) Set(vals map[string]*string) error {
 		return err
 	}
 	var out []string
+	had := map[string]bool{}
 	for _, v := range vars {
 		n, _, _ := strings.Cut(v, "=")
+		had[n] = true
 		if nv, ok := vals[n]; !ok {
 			out = append(out, v)
 		} else if nv != nil {
@@ -197,7 +198,7 @@ func (u *uboot) Set(vals map[string]*string) error {
 		}
 	}
 	for n, v := range vals {
-		if v != nil && !hasVar(vars, n) {
+		if v != nil && !had[n] {
 			out = append(out, n+"="+*v)
 		}
 	}
@@ -222,10 +223,6 @@ func (u *uboot) Set(vals map[string]*string) error {
 		b[4] = flags + 1
 	}
 	return writeAt(u.copies[target], b)
-}
-
-func hasVar(vars []string, name string) bool {
-	return slices.ContainsFunc(vars, func(v string) bool { return strings.SplitN(v, "=", 2)[0] == name })
 }
 
 func writeAt(c envCopy, b []byte) error {

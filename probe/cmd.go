@@ -89,20 +89,12 @@ func (p *CmdProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 }
 
 // capBuffer keeps at most maxOutput bytes.
-type capBuffer struct {
-	bytes.Buffer
-	dropped bool
-}
+type capBuffer struct{ bytes.Buffer }
 
 func (c *capBuffer) Write(p []byte) (int, error) {
-	if room := maxOutput - c.Len(); room < len(p) {
-		c.dropped = true
-		if room > 0 {
-			c.Buffer.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return c.Buffer.Write(p)
+	room := max(maxOutput-c.Len(), 0)
+	c.Buffer.Write(p[:min(room, len(p))])
+	return len(p), nil
 }
 
 // outputTail renders the last lines (12, 1500 characters) of a command's
@@ -191,11 +183,11 @@ func (p *Iperf3Parser) Parse(stdout, stderr []byte, r *Run) error {
 	if err != nil {
 		return err
 	}
-	r.SenderRate, r.ReceiverRate = res.senderBPS/8, res.receiverBPS/8
-	r.Rate, r.Bytes = r.ReceiverRate, res.receiverBytes
-	secs := res.receiverSecs
-	if p.Sender || res.receiverBPS == 0 {
-		r.Rate, r.Bytes, secs = r.SenderRate, res.senderBytes, res.senderSecs
+	r.SenderRate, r.ReceiverRate = res.sender.BitsPerSecond/8, res.receiver.BitsPerSecond/8
+	r.Rate, r.Bytes = r.ReceiverRate, res.receiver.Bytes
+	secs := res.receiver.Seconds
+	if p.Sender || res.receiver.BitsPerSecond == 0 {
+		r.Rate, r.Bytes, secs = r.SenderRate, res.sender.Bytes, res.sender.Seconds
 	}
 	if secs > 0 {
 		r.Elapsed = time.Duration(secs * float64(time.Second))

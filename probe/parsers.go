@@ -105,12 +105,9 @@ func jsonPath(out []byte, path string) (float64, error) {
 	return 0, fmt.Errorf("%w: json path %s holds %v, not a number", ErrNoRate, path, cur)
 }
 
-// iperfResult is what citune takes from iperf3's JSON.
-type iperfResult struct {
-	senderBPS, receiverBPS     float64
-	senderBytes, receiverBytes int64
-	senderSecs, receiverSecs   float64
-}
+// iperfResult is what citune takes from iperf3's JSON: the sender's and
+// the receiver's sums (zero where the report has none).
+type iperfResult struct{ sender, receiver iperfSum }
 
 type iperfSum struct {
 	Seconds       float64 `json:"seconds"`
@@ -177,17 +174,16 @@ func parseIperf3(out []byte) (iperfResult, error) {
 	}
 	var res iperfResult
 	if s := e.SumSent; s != nil {
-		res.senderBPS, res.senderBytes, res.senderSecs = s.BitsPerSecond, s.Bytes, s.Seconds
+		res.sender = *s
 	}
 	if s := e.SumReceived; s != nil {
-		res.receiverBPS, res.receiverBytes, res.receiverSecs = s.BitsPerSecond, s.Bytes, s.Seconds
+		res.receiver = *s
 	}
-	if s := e.Sum; s != nil && res.senderBPS == 0 && res.receiverBPS == 0 {
+	if s := e.Sum; s != nil && res.sender.BitsPerSecond == 0 && res.receiver.BitsPerSecond == 0 {
 		// UDP: one sum, seen from the side that wrote the report.
-		res.senderBPS, res.senderBytes, res.senderSecs = s.BitsPerSecond, s.Bytes, s.Seconds
-		res.receiverBPS, res.receiverBytes, res.receiverSecs = s.BitsPerSecond, s.Bytes, s.Seconds
+		res.sender, res.receiver = *s, *s
 	}
-	if res.senderBPS == 0 && res.receiverBPS == 0 {
+	if res.sender.BitsPerSecond == 0 && res.receiver.BitsPerSecond == 0 {
 		return iperfResult{}, fmt.Errorf("%w: iperf3's \"end\" section has no sum_sent/sum_received rate", ErrNoRate)
 	}
 	return res, nil

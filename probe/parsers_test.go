@@ -237,7 +237,7 @@ func FuzzParseIperf3(f *testing.F) {
 	f.Add([]byte(`{"end":{"sum_sent":{"bits_per_second":-1}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		res, err := parseIperf3(b)
-		if err == nil && res.senderBPS == 0 && res.receiverBPS == 0 {
+		if err == nil && res.sender.BitsPerSecond == 0 && res.receiver.BitsPerSecond == 0 {
 			t.Fatalf("no error and no rate")
 		}
 	})

@@ -83,14 +83,11 @@ var liveFields = map[string]string{
 // write-1-to-clear and self-clearing fields are live state (status and
 // doorbells), as are the endpoint control registers of the gadget driver.
 func ClassOf(r *Register, f *Field) Class {
-	if _, ok := liveRegisters[r.Name]; ok || strings.HasPrefix(r.Name, "ENDPTCTRL") {
+	if liveRegister(r) || f == nil && r.ReadOnly {
 		return ClassLive
 	}
 	if f == nil {
 		c := ClassConfig
-		if r.ReadOnly {
-			return ClassLive
-		}
 		for i := range r.Fields {
 			switch ClassOf(r, &r.Fields[i]) {
 			case ClassLive:
@@ -111,6 +108,12 @@ func ClassOf(r *Register, f *Field) Class {
 		return ClassKnob
 	}
 	return ClassConfig
+}
+
+// liveRegister reports whether r holds nothing but live state.
+func liveRegister(r *Register) bool {
+	_, ok := liveRegisters[r.Name]
+	return ok || strings.HasPrefix(r.Name, "ENDPTCTRL")
 }
 
 // Class classifies the field (or register) the reference names.
@@ -159,7 +162,7 @@ func LiveChanges(cs []Change, cur map[uint32]uint32) []Change {
 			continue
 		}
 		r := c.Ref.Reg
-		if _, ok := liveRegisters[r.Name]; ok || strings.HasPrefix(r.Name, "ENDPTCTRL") {
+		if liveRegister(r) {
 			out = append(out, c)
 			continue
 		}

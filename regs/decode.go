@@ -35,10 +35,7 @@ func (r *Register) Decode(raw uint32) Decoded {
 	for i := range r.Fields {
 		f := &r.Fields[i]
 		v := f.Get(raw)
-		fv := FieldValue{Field: f, Value: v, Meaning: Meaning(f, v)}
-		if CheckValue(f, v) != nil {
-			fv.Illegal = true
-		}
+		fv := FieldValue{Field: f, Value: v, Meaning: Meaning(f, v), Illegal: CheckValue(f, v) != nil}
 		if r.ResetKnown {
 			fv.Reset = f.Get(r.Reset)
 			fv.Changed = fv.Reset != v

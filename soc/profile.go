@@ -279,6 +279,16 @@ func (p *Profile) Knob(ref regs.Ref) *Knob {
 	return nil
 }
 
+// Condition is the field change knob k takes effect only with (its
+// Requires); ok is false when k is nil or names no field condition.
+func (p *Profile) Condition(k *Knob) (c regs.Change, ok bool) {
+	if k == nil || k.Requires == "" {
+		return c, false
+	}
+	c, err := p.Map.ParseChange(k.Requires)
+	return c, err == nil && c.Ref.Field != nil
+}
+
 // ErrProfile is wrapped by every profile loading or validation error.
 var ErrProfile = errors.New("invalid profile")
 

@@ -86,14 +86,12 @@ func BoardStart(p *Profile, role regs.Role) map[uint32]uint32 {
 		return r.Reset
 	}
 	cs := p.BoardValues(role)
-	if r := p.Map.Register("USBMODE"); r != nil {
-		if f := r.Field("CM"); f != nil {
-			cm, ok := role.CM()
-			if !ok {
-				cm, _ = regs.RoleDevice.CM()
-			}
-			cs = append(cs, regs.Change{Ref: regs.Ref{Reg: r, Field: f}, Value: cm})
+	if ref, err := p.Map.Lookup("USBMODE.CM"); err == nil {
+		cm, ok := role.CM()
+		if !ok {
+			cm, _ = regs.RoleDevice.CM()
 		}
+		cs = append(cs, regs.Change{Ref: ref, Value: cm})
 	}
 	for _, c := range cs {
 		vals[c.Ref.Reg.Offset] = c.Ref.Field.Put(get(c.Ref.Reg), c.Value)
@@ -341,12 +339,10 @@ func Take(m *regs.Map, acc regs.Accessor) (Snapshot, error) {
 // reads: device (simStart), as the ChipIdea driver starts an OTG port
 // with no cable (the ID pin reads 1: a B-device).
 func RoleOf(m *regs.Map, c *Controller, snap Snapshot) regs.Role {
-	if r := m.Register("USBMODE"); r != nil {
-		if f := r.Field("CM"); f != nil {
-			v, _ := snap.Value(r.Name)
-			if role, ok := regs.RoleOfCM(f.Get(v)); ok {
-				return role
-			}
+	if ref, err := m.Lookup("USBMODE.CM"); err == nil {
+		v, _ := snap.Value(ref.Reg.Name)
+		if role, ok := regs.RoleOfCM(ref.Field.Get(v)); ok {
+			return role
 		}
 	}
 	if len(c.Roles) == 1 {

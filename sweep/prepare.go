@@ -287,12 +287,8 @@ func (r *state) findDeps() error {
 		if a.Kind != plan.KindRegister && a.Kind != plan.KindDT {
 			continue
 		}
-		k := p.Knob(a.Ref)
-		if k == nil || k.Requires == "" {
-			continue
-		}
-		cond, err := p.Map.ParseChange(k.Requires)
-		if err != nil || cond.Ref.Field == nil {
+		cond, ok := p.Condition(p.Knob(a.Ref))
+		if !ok {
 			continue
 		}
 		d := dep{axis: i, cond: cond, condAxis: -1}

@@ -15,18 +15,14 @@ import (
 
 // masks splits a prepared write into the bit groups it changes: each
 // described field whose value changes (write-1-to-clear, self-clearing and
-// never-set fields excluded: they are actions, not state) and the
-// undescribed bits that change.
+// never-set fields are left out of diff by ZeroOnWrite: they are actions,
+// not state) and the undescribed bits that change.
 func masks(w regs.Write) []regs.Ref {
 	r := w.Reg
 	var out []regs.Ref
 	diff := (w.Old ^ w.New) &^ r.ZeroOnWrite()
 	for i := range r.Fields {
-		f := &r.Fields[i]
-		if f.Access == regs.RO || f.Access == regs.W1C || f.Access == regs.SC || f.Access == regs.WC || f.Never {
-			continue
-		}
-		if diff&f.Mask() != 0 {
+		if f := &r.Fields[i]; f.Access != regs.RO && diff&f.Mask() != 0 {
 			out = append(out, regs.Ref{Reg: r, Field: f})
 		}
 	}

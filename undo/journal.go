@@ -140,10 +140,6 @@ func (j *Journal) For(e Entry) *Entry {
 	return &j.Entries[len(j.Entries)-1]
 }
 
-func (j *Journal) prune() {
-	j.Entries = slices.DeleteFunc(j.Entries, func(e Entry) bool { return e.Empty() })
-}
-
 // Load reads the journal at path (missing: empty) under a shared lock.
 func Load(path string) (*Journal, error) {
 	if path == "" {
@@ -249,10 +245,11 @@ func parseJournal(path string, b []byte) (*Journal, error) {
 	return &j, nil
 }
 
-// save writes the journal durably: the fixed temporary file, fsync,
-// rename, fsync of the directory. An empty journal removes the file.
+// save writes the journal durably, without its empty entries: the fixed
+// temporary file, fsync, rename, fsync of the directory. An empty journal
+// removes the file.
 func (j *Journal) save(path string) error {
-	j.prune()
+	j.Entries = slices.DeleteFunc(j.Entries, func(e Entry) bool { return e.Empty() })
 	tmp := path + ".tmp"
 	if len(j.Entries) == 0 {
 		os.Remove(tmp)

@@ -276,15 +276,13 @@ func inertChanges(t *soc.Target, changes []regs.Change, ws []regs.Write) []strin
 	var out []string
 	for _, c := range changes {
 		k := t.Profile.Knob(c.Ref)
-		if c.Ref.Field == nil || k == nil || k.Requires == "" {
-			continue
-		}
-		cond, err := t.Profile.Map.ParseChange(k.Requires)
-		if err != nil || cond.Ref.Field == nil {
+		cond, ok := t.Profile.Condition(k)
+		if c.Ref.Field == nil || !ok {
 			continue
 		}
 		v, ok := after[cond.Ref.Reg.Offset]
 		if !ok {
+			var err error
 			if v, err = t.Read32(cond.Ref.Reg.Offset); err != nil {
 				continue
 			}

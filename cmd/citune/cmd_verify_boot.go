@@ -326,11 +326,9 @@ func (v bootVerifier) propWhy(prop string, ref regs.Ref, k *soc.Knob) string {
 	case val != wantVal:
 		return fmt.Sprintf("overlay not applied: the running device tree has %s = <%#x> (want %s)", name, val, prop)
 	}
-	if k != nil && k.Requires != "" {
-		if cond, err := v.t.Profile.Map.ParseChange(k.Requires); err == nil && cond.Ref.Field != nil {
-			if raw, err := v.t.Read32(cond.Ref.Reg.Offset); err == nil && cond.Ref.Field.Get(raw) != cond.Value {
-				return fmt.Sprintf("property ignored: the driver writes %s only when %s reads %d, and it reads %d", name, cond.Ref, cond.Value, cond.Ref.Field.Get(raw))
-			}
+	if cond, ok := v.t.Profile.Condition(k); ok {
+		if raw, err := v.t.Read32(cond.Ref.Reg.Offset); err == nil && cond.Ref.Field.Get(raw) != cond.Value {
+			return fmt.Sprintf("property ignored: the driver writes %s only when %s reads %d, and it reads %d", name, cond.Ref, cond.Value, cond.Ref.Field.Get(raw))
 		}
 	}
 	why := fmt.Sprintf("value rewritten by the driver: the running tree has %s, yet %s reads otherwise", prop, ref)

@@ -186,16 +186,15 @@ func (b *dtsBuilder) setting(s Setting) {
 // none); ok is false, with a note, when the snapshot or the settings
 // leave that condition unmet.
 func (b *dtsBuilder) condition(ref regs.Ref, v uint32, k *soc.Knob) (cond *regs.Change, ok bool) {
-	if k.Requires != "" {
-		if c, err := b.m.ParseChange(k.Requires); err == nil && c.Ref.Field != nil {
-			cond = &c
-			if b.value(c.Ref) != c.Value {
-				b.note("%s = %d is not emitted: it takes effect only with %s, and that field is %d here", ref, v, c, b.value(c.Ref))
-				return nil, false
-			}
-		}
+	c, ok := b.p.Condition(k)
+	if !ok {
+		return nil, true
 	}
-	return cond, true
+	if b.value(c.Ref) != c.Value {
+		b.note("%s = %d is not emitted: it takes effect only with %s, and that field is %d here", ref, v, c, b.value(c.Ref))
+		return nil, false
+	}
+	return &c, true
 }
 
 // dtProp emits the knob's device-tree property, and the property of its
