@@ -280,7 +280,8 @@ func (p *Profile) Knob(ref regs.Ref) *Knob {
 }
 
 // Condition is the field change knob k takes effect only with (its
-// Requires); ok is false when k is nil or names no field condition.
+// Requires); ok is false, and c meaningless, when k is nil or names no
+// field condition.
 func (p *Profile) Condition(k *Knob) (c regs.Change, ok bool) {
 	if k == nil || k.Requires == "" {
 		return c, false
