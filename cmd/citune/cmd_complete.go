@@ -224,15 +224,13 @@ func fieldCandidates(m *regs.Map, cmd string) []string {
 // axisValueCandidates completes "FIELD=V1,V2,..." value by value.
 func axisValueCandidates(p *soc.Profile, cur string) []string {
 	name, vals, _ := strings.Cut(cur, "=")
-	prefix := name + "="
-	if i := strings.LastIndexByte(vals, ','); i >= 0 {
-		prefix += vals[:i+1]
-	}
+	i := strings.LastIndexByte(vals, ',')
+	prefix := name + "=" + vals[:i+1] // the values before the last comma
 	// Values already in the list are not offered again, whatever form
 	// they were given in (8, UF8, 0x8).
 	given := map[uint32]bool{}
 	ref, err := p.Map.Lookup(name)
-	if i := strings.LastIndexByte(vals, ','); err == nil && ref.Field != nil && i >= 0 {
+	if err == nil && ref.Field != nil && i >= 0 {
 		for _, v := range strings.Split(vals[:i], ",") {
 			if n, err := regs.ParseValue(ref.Field, v); err == nil {
 				given[n] = true
