@@ -99,7 +99,7 @@ func complete(a *app, words []string) []string {
 			return nil
 		}
 		if strings.Contains(cur, "=") {
-			return axisValueCandidates(p.Map, cur, p)
+			return axisValueCandidates(p, cur)
 		}
 		c := append(fieldCandidates(p.Map, "set"), "sysfs:", "modparam:", "cmdline:")
 		for _, k := range p.Knobs {
@@ -128,8 +128,12 @@ func complete(a *app, words []string) []string {
 		if p == nil {
 			return nil
 		}
-		if cmd == "set" && strings.Contains(cur, "=") {
-			return valueCandidates(p.Map, cur, p)
+		if name, _, ok := strings.Cut(cur, "="); cmd == "set" && ok {
+			var out []string
+			for _, v := range fieldValues(p, name) {
+				out = append(out, name+"="+v)
+			}
+			return out
 		}
 		return fieldCandidates(p.Map, cmd)
 	case "profiles":
@@ -175,9 +179,7 @@ func completionMap(profile, ctl string) *soc.Profile {
 	if p == nil {
 		return nil
 	}
-	if c, err := p.Controller(ctl); err == nil {
-		return p.ForController(c)
-	} else if c, err := p.Controller("usbh1"); err == nil && ctl == "" {
+	if c, err := p.Controller(cmp.Or(ctl, "usbh1")); err == nil {
 		return p.ForController(c)
 	} else if ctl == "" {
 		return p.ForController(&p.Controllers[0])
@@ -219,27 +221,16 @@ func fieldCandidates(m *regs.Map, cmd string) []string {
 	return out
 }
 
-func valueCandidates(m *regs.Map, cur string, p *soc.Profile) []string {
-	name, _, _ := strings.Cut(cur, "=")
-	var out []string
-	for _, v := range fieldValues(m, name, p) {
-		out = append(out, name+"="+v)
-	}
-	return out
-}
-
 // axisValueCandidates completes "FIELD=V1,V2,..." value by value.
-func axisValueCandidates(m *regs.Map, cur string, p *soc.Profile) []string {
+func axisValueCandidates(p *soc.Profile, cur string) []string {
 	name, vals, _ := strings.Cut(cur, "=")
-	prefix := name + "="
-	if i := strings.LastIndexByte(vals, ','); i >= 0 {
-		prefix += vals[:i+1]
-	}
+	i := strings.LastIndexByte(vals, ',')
+	prefix := name + "=" + vals[:i+1] // the values before the last comma
 	// Values already in the list are not offered again, whatever form
 	// they were given in (8, UF8, 0x8).
 	given := map[uint32]bool{}
-	ref, err := m.Lookup(name)
-	if i := strings.LastIndexByte(vals, ','); err == nil && ref.Field != nil && i >= 0 {
+	ref, err := p.Map.Lookup(name)
+	if err == nil && ref.Field != nil && i >= 0 {
 		for _, v := range strings.Split(vals[:i], ",") {
 			if n, err := regs.ParseValue(ref.Field, v); err == nil {
 				given[n] = true
@@ -247,7 +238,7 @@ func axisValueCandidates(m *regs.Map, cur string, p *soc.Profile) []string {
 		}
 	}
 	var out []string
-	for _, v := range fieldValues(m, name, p) {
+	for _, v := range fieldValues(p, name) {
 		if n, err := regs.ParseValue(ref.Field, v); err == nil && given[n] {
 			continue
 		}
@@ -259,8 +250,8 @@ func axisValueCandidates(m *regs.Map, cur string, p *soc.Profile) []string {
 // fieldValues are a field's named values (not reserved), else its legal
 // range capped at the DT binding's limit: every value when there are few,
 // else the ends and the powers of two between them.
-func fieldValues(m *regs.Map, name string, p *soc.Profile) []string {
-	ref, err := m.Lookup(name)
+func fieldValues(p *soc.Profile, name string) []string {
+	ref, err := p.Map.Lookup(name)
 	if err != nil || ref.Field == nil {
 		return nil
 	}

@@ -232,7 +232,6 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 			if r.Warmup {
 				name += "w"
 			}
-			unit := r.Unit
 			handler := "-"
 			if r.HandlerEvents > 0 {
 				handler = fmt.Sprintf("%.1f/%.1f", r.HandlerAvgUS, r.HandlerMaxUS)
@@ -245,7 +244,7 @@ func printResults(w io.Writer, results []probe.Result, display units.Display) {
 				fmt.Fprintf(w, "  %-4s FAILED: %s\n", name, strings.ReplaceAll(r.Err, "\n", "\n       "))
 				continue
 			}
-			fmt.Fprintf(w, "  %-4s %14s %9s %6.2fs %7d %7.0f %8.1f\n", name, fmtRate(r.Rate, unit), units.Size(r.Bytes), r.Elapsed.Seconds(), r.IRQs, r.IRQsPerSec, display.Per(r.IRQsPerMiB))
+			fmt.Fprintf(w, "  %-4s %14s %9s %6.2fs %7d %7.0f %8.1f\n", name, fmtRate(r.Rate, r.Unit), units.Size(r.Bytes), r.Elapsed.Seconds(), r.IRQs, r.IRQsPerSec, display.Per(r.IRQsPerMiB))
 			if !r.Simulated {
 				fmt.Fprintf(w, "       cpu s usr/sys/irq/soft %s  handler us avg/max %s\n", cpu, handler)
 			}

@@ -118,7 +118,6 @@ func printProbeKinds(w io.Writer) {
 	}
 }
 
-// kind is a probe kind.
 type kind struct {
 	name, synopsis, summary string
 	command                 bool // the first positional word starts a command line

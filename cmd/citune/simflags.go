@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,14 +49,10 @@ func parseSimCmdline(line string) (log2, park uint, notes []string, err error) {
 		if !dotted {
 			continue
 		}
-		switch mod {
-		case "g_ncm", "g_ether", "g_cdc", "g_multi":
-			if param == "qmult" {
-				notes = append(notes, fmt.Sprintf("%s is not read here: give the sim probe --qmult %s (after --)", w, val))
-			}
-			continue
-		case "ehci_hcd":
-		default:
+		if param == "qmult" && slices.Contains([]string{"g_ncm", "g_ether", "g_cdc", "g_multi"}, mod) {
+			notes = append(notes, fmt.Sprintf("%s is not read here: give the sim probe --qmult %s (after --)", w, val))
+		}
+		if mod != "ehci_hcd" {
 			continue
 		}
 		switch param {
