@@ -321,6 +321,11 @@ func TestExportWinner(t *testing.T) {
 	}
 }
 
+// compare is B against A, as the Probe tab and the best line compare.
+func compare(a, b []float64) rank.Comparison {
+	return rank.Compare(b, a)
+}
+
 func TestCompare(t *testing.T) {
 	c := compare([]float64{100, 102, 98}, []float64{110, 111, 109})
 	if !c.Significant || c.Pct < 7 || c.Pct > 13 {

@@ -388,7 +388,7 @@ func (p *probeTab) compareView() []string {
 	}
 	diff := "--"
 	if len(a.runs) > 0 && len(b.runs) > 0 {
-		diff = compare(a.rates(), b.rates()).String()
+		diff = rank.Compare(b.rates(), a.rates()).String() // B against A, as the sweep compares
 	}
 	if p.compareA() == p.sel {
 		diff = "(select another row to compare)"
