@@ -334,8 +334,7 @@ func (p *probeTab) histLine(i, setW, medW int) string {
 	if i == p.sel {
 		cursor = ">"
 	}
-	med, spr := "--", "--"
-	irq, cpu := "--", "--"
+	med, spr, irq, cpu := "--", "--", "--", "--"
 	if len(hr.runs) > 0 {
 		med = p.medianRate(hr)
 		spr = fmtSpread(hr.rates())
