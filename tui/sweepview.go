@@ -214,8 +214,7 @@ func (s *sweepTab) barsView(h int) []string {
 		lines = append(lines, fit(fmt.Sprintf("%s |%s %*s", fit(s.label(p), labelW), fit(strings.Repeat("#", n), barW), rateW, s.pointRate(p)), s.w))
 	}
 	for _, p := range bad {
-		why := pointStatus(p)
-		lines = append(lines, s.st.Drift.Render(fit(fmt.Sprintf("%s |%s", fit(s.label(p), labelW), why), s.w)))
+		lines = append(lines, s.st.Drift.Render(fit(fmt.Sprintf("%s |%s", fit(s.label(p), labelW), pointStatus(p)), s.w)))
 	}
 	if len(lines) == 0 {
 		lines = append(lines, "no points measured yet")
