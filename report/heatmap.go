@@ -80,8 +80,7 @@ func heatmap(s *Sweep, id string) (chart trustedHTML, caption string) {
 	b.openn("pattern", "id", id+"-hatch", "width", "8", "height", "8", "patternUnits", "userSpaceOnUse", "patternTransform", "rotate(45)")
 	b.elem("rect", "width", "8", "height", "8", "fill", "#ffebe9")
 	b.elem("line", "x1", "0", "y1", "0", "x2", "0", "y2", "8", "stroke", colBad, "stroke-width", "2", "opacity", "0.35")
-	b.closen("pattern")
-	b.closen("defs")
+	b.closen("pattern", "defs")
 	g.scale(b, s, len(ax.Values), len(ay.Values))
 	b.text(left, h-24, "start", "small", "green frame: the winner; hatched: not ranked (not held or corrupt)")
 	if len(s.Eliminated) > 0 {

@@ -295,8 +295,8 @@ func (s *Sweep) baseline(rk rank.Ranking, base *acc, originals map[string]string
 // ranked fills in the ranked points, best first.
 func (s *Sweep) ranked(rk rank.Ranking, accs map[string]*acc, notes map[string]string) {
 	for _, r := range rk.Ranked {
-		p := &Point{Key: r.Key, Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied, Original: r.Original, Blocked: r.Blocked, Status: rank.StatusOK, Note: notes[r.Key]}
-		p.Label = s.label(r.Settings)
+		p := &Point{Key: r.Key, Label: s.label(r.Settings), Settings: r.Settings, Ignored: r.Ignored, Rank: r.Rank, Tied: r.Tied,
+			Original: r.Original, Blocked: r.Blocked, Status: rank.StatusOK, Note: notes[r.Key]}
 		if a := accs[r.Key]; a != nil {
 			a.fill(p)
 		}
@@ -313,8 +313,7 @@ func (s *Sweep) ranked(rk rank.Ranking, accs map[string]*acc, notes map[string]s
 // the adaptive race eliminated (best median first).
 func (s *Sweep) excluded(rk rank.Ranking, accs map[string]*acc, base *acc, notes map[string]string) {
 	for _, x := range rk.Excluded {
-		p := &Point{Key: x.Key, Settings: x.Settings, Status: x.Status, Reason: x.Reason, Changed: x.Changed, Note: notes[x.Key]}
-		p.Label = s.label(x.Settings)
+		p := &Point{Key: x.Key, Label: s.label(x.Settings), Settings: x.Settings, Status: x.Status, Reason: x.Reason, Changed: x.Changed, Note: notes[x.Key]}
 		if x.Status != rank.StatusEliminated {
 			s.Excluded = append(s.Excluded, p)
 			continue

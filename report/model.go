@@ -204,11 +204,10 @@ func (s *Sweep) Rate(r float64) string {
 // RateValue converts a rate to RateUnit (Display.In).
 func (s *Sweep) RateValue(r float64) float64 { return s.ByteUnit.In(r, s.Unit) }
 
-// Amount is what figures per amount moved are per (ByteUnit's: MiB, MB,
-// Mbit); Per converts a figure per MiB, as the files hold them, to it.
+// Amount is what figures per amount moved are per: MiB, MB or Mbit.
 func (s *Sweep) Amount() string { return s.ByteUnit.Amount() }
 
-// Per is n (per MiB) per Amount.
+// Per converts n, per MiB as the files hold it, to per Amount.
 func (s *Sweep) Per(n Num) Num {
 	if n.OK {
 		n.V = s.ByteUnit.Per(n.V)
@@ -339,9 +338,8 @@ type Effect struct {
 type EffectValue struct {
 	Value string
 	// Points is the number of measured points with this value (ranked
-	// or eliminated by the adaptive race); 0 with
-	// Baseline set means the baseline stands for it (one factor at a
-	// time: the original value).
+	// or eliminated by the adaptive race); 0 with Baseline set means the
+	// baseline stands for it (one factor at a time: the original value).
 	Points   int
 	Baseline bool
 	// Median is the median of those points' medians, Pct it against
@@ -364,17 +362,10 @@ func (s *Sweep) Effects() []Effect {
 		}
 		byVal := map[string][]float64{}
 		for _, p := range s.measured() {
-			if len(p.Rates) == 0 {
-				continue
-			}
 			v, ok := p.Settings[a.Name]
-			if !ok {
-				continue
+			if ok && len(p.Rates) > 0 && (s.Plan.Mode != plan.ModeOFAT || s.varies(p, a)) {
+				byVal[v] = append(byVal[v], p.Median)
 			}
-			if s.Plan.Mode == plan.ModeOFAT && !s.varies(p, a) {
-				continue
-			}
-			byVal[v] = append(byVal[v], p.Median)
 		}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, v := range a.Values {

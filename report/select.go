@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,20 +34,14 @@ func (o Options) top() int { return max(o.Top, 1) }
 
 // rows returns the points a table shows: the best Top, then the named.
 func rows(s *Sweep, o Options) ([]*Point, error) {
-	var out []*Point
-	seen := map[*Point]bool{}
-	for i := 0; i < o.top() && i < len(s.Ranked); i++ {
-		out = append(out, s.Ranked[i])
-		seen[s.Ranked[i]] = true
-	}
+	out := slices.Clone(s.Ranked[:min(o.top(), len(s.Ranked))])
 	for _, name := range o.Points {
 		p, err := s.Find(name)
 		if err != nil {
 			return nil, err
 		}
-		if p != nil && !seen[p] {
+		if p != nil && !slices.Contains(out, p) {
 			out = append(out, p)
-			seen[p] = true
 		}
 	}
 	return out, nil

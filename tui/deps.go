@@ -382,8 +382,7 @@ func probeJob(ctx context.Context, p probe.Probe, acc regs.Accessor, m *regs.Map
 				err = aerr
 			}
 			if errors.Is(err, context.Canceled) {
-				send(probeRunMsg{id: id, run: i, of: n, setting: before, after: after, err: errors.New("stopped")})
-				return
+				res, err = results.Measurement{}, errors.New("stopped")
 			}
 			send(probeRunMsg{id: id, run: i, of: n, setting: before, after: after, res: res, err: err})
 			if err != nil {

@@ -227,10 +227,7 @@ func (rt *regsTab) editView(h int) []string {
 	} else if reg.Note != "" {
 		out = append(out, wrap("Driver: "+reg.Note, w, "  ")...)
 	}
-	if len(out) > h {
-		out = out[:h]
-	}
-	return out
+	return out // render cuts it to the body
 }
 
 // choiceCol is the column where a choice row's meaning starts.

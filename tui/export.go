@@ -59,7 +59,7 @@ func (m *Model) exportText() (text, note string) {
 	return m.cfg.DTS.Text(x)
 }
 
-func (m *Model) exportView(h int) []string {
+func (m *Model) exportView() []string {
 	text, note := m.expText, m.expNote
 	src := "current settings"
 	if m.expW {
@@ -85,10 +85,7 @@ func (m *Model) exportView(h int) []string {
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		out = append(out, cut(strings.ReplaceAll(l, "\t", "    "), m.w))
 	}
-	if len(out) > h {
-		out = out[:h]
-	}
-	return out
+	return out // render cuts it to the body
 }
 
 // inputView renders the shared text input within the width.

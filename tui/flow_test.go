@@ -6,7 +6,9 @@ import (
 
 	"github.com/citune/citune/regs"
 	"github.com/citune/citune/soc"
+	"github.com/citune/citune/sweep/plan"
 	"github.com/citune/citune/sweep/rank"
+	"github.com/citune/citune/sweep/results"
 )
 
 // Editing ITC writes it, reads it back and marks it as changed from start.
@@ -321,21 +323,22 @@ func TestExportWinner(t *testing.T) {
 	}
 }
 
-func TestCompare(t *testing.T) {
-	c := compare([]float64{100, 102, 98}, []float64{110, 111, 109})
-	if !c.Significant || c.Pct < 7 || c.Pct > 13 {
-		t.Errorf("compare = %+v", c)
+// The best line compares the best point with the baseline, or with the
+// runner-up when there is none, as the sweep does: the best against the
+// other, so a faster best reads as a gain.
+func TestBestLineCompares(t *testing.T) {
+	slow, fast := []float64{30, 31, 29, 30}, []float64{45, 44, 46, 45}
+	best := results.PointRecord{Point: "ITC=8", Settings: map[string]string{"USBCMD.ITC": "8"}, Rates: fast}
+	e := newEnv(t, false)
+	s := &e.m.sweep
+	s.points = []results.PointRecord{{Baseline: true, Rates: slow}, best}
+	if got, want := s.bestLine(), rank.Compare(fast, slow).String()+" vs baseline"; !strings.HasSuffix(got, want) || !strings.Contains(got, "+") {
+		t.Errorf("with a baseline: %q, want it to end %q", got, want)
 	}
-	if s := compare([]float64{100}, []float64{110}).String(); !strings.Contains(s, "too few runs") {
-		t.Errorf("single runs: %q", s)
-	}
-	if c := compare([]float64{100, 110}, []float64{101, 109}); c.Significant {
-		t.Errorf("overlapping runs called significant: %+v", c)
-	}
-	// the same numbers the sweep reports for the same runs
-	a, b := []float64{30, 31, 29, 30}, []float64{45, 44, 46, 45}
-	if got, want := compare(a, b).String(), rank.Compare(b, a).String(); got != want {
-		t.Errorf("TUI %q, sweep %q", got, want)
+	s.plan.Axes = []plan.Axis{{Kind: plan.KindFile, Name: "/sys/x"}} // no starting point to compare with
+	s.points = []results.PointRecord{{Point: "ITC=1", Settings: map[string]string{"USBCMD.ITC": "1"}, Rates: slow}, best}
+	if got, want := s.bestLine(), rank.Compare(fast, slow).String()+" vs runner-up"; !strings.HasSuffix(got, want) {
+		t.Errorf("without a baseline: %q, want it to end %q", got, want)
 	}
 }
 

@@ -41,11 +41,11 @@ func (m *Model) render() string {
 	var body []string
 	switch m.mode {
 	case modeQuit, modeClosing:
-		body = m.quitView(bodyH)
+		body = m.quitView()
 	case modeHelp:
 		body = m.helpView()
 	case modeExport:
-		body = m.exportView(bodyH)
+		body = m.exportView()
 	default:
 		body = m.active().View(bodyH)
 	}

@@ -334,8 +334,7 @@ func (p *probeTab) histLine(i, setW, medW int) string {
 	if i == p.sel {
 		cursor = ">"
 	}
-	med, spr := "--", "--"
-	irq, cpu := "--", "--"
+	med, spr, irq, cpu := "--", "--", "--", "--"
 	if len(hr.runs) > 0 {
 		med = p.medianRate(hr)
 		spr = fmtSpread(hr.rates())
@@ -388,7 +387,7 @@ func (p *probeTab) compareView() []string {
 	}
 	diff := "--"
 	if len(a.runs) > 0 && len(b.runs) > 0 {
-		diff = compare(a.rates(), b.rates()).String()
+		diff = rank.Compare(b.rates(), a.rates()).String() // B against A, as the sweep compares
 	}
 	if p.compareA() == p.sel {
 		diff = "(select another row to compare)"

@@ -59,7 +59,7 @@ func (m Model) proceedClose() (tea.Model, tea.Cmd) {
 	return m, restoreAll(m.cfg.Undo)
 }
 
-func (m *Model) quitView(h int) []string {
+func (m *Model) quitView() []string {
 	var out []string
 	out = append(out, m.st.Title.Render("Quit citune tui"), "")
 	diff := m.differing()

@@ -142,14 +142,13 @@ func (s *sweepTab) bestLine() string {
 			return line + "(the starting setting is best)"
 		}
 		if base.Baseline {
-			return line + compare(base.Rates, b.Rates).String() + " vs baseline"
+			return line + rank.Compare(b.Rates, base.Rates).String() + " vs baseline"
 		}
-		return line + compare(base.Rates, b.Rates).String() + " vs start"
+		return line + rank.Compare(b.Rates, base.Rates).String() + " vs start"
 	}
 	good, _ := s.ranked()
 	if len(good) > 1 {
-		c := compare(good[1].Rates, b.Rates)
-		return line + c.String() + " vs runner-up"
+		return line + rank.Compare(b.Rates, good[1].Rates).String() + " vs runner-up"
 	}
 	return line + "(only one point so far)"
 }
@@ -200,8 +199,3 @@ func (s *shared) fmtRate(r float64, unit string) string {
 
 // amount is what interrupts and CPU are counted per (MiB, MB, Mbit).
 func (s *shared) amount() string { return s.cfg.ByteUnit.Amount() }
-
-// compare is B against A, the sweep's comparison.
-func compare(a, b []float64) rank.Comparison {
-	return rank.Compare(b, a)
-}

@@ -54,13 +54,10 @@ func (s *sweepTab) planView() []string {
 	switch {
 	case s.planErr != "":
 		// Every error, whole: wrapped, never cut.
-		for i, e := range strings.Split(s.planErr, "\n") {
-			prefix := "  "
-			if i == 0 {
-				out = append(out, s.st.Error.Render("plan errors:"))
-			}
-			for _, l := range wrap(e, w-len(prefix), "  ") {
-				out = append(out, s.st.Error.Render(prefix+l))
+		out = append(out, s.st.Error.Render("plan errors:"))
+		for _, e := range strings.Split(s.planErr, "\n") {
+			for _, l := range wrap(e, w-2, "  ") {
+				out = append(out, s.st.Error.Render("  "+l))
 			}
 		}
 		out = append(out, wrap("plan text: "+s.planText, w, "  ")...)
@@ -116,8 +113,7 @@ func (s *sweepTab) chartView(rest int) []string {
 		return s.tableView(rest)
 	}
 	// Tall screens show the chart under the table.
-	tab := s.tableView(rest / 2)
-	out := padLines(tab, rest/2)
+	out := padLines(s.tableView(rest/2), rest/2)
 	if len(s.plan.Axes) == 2 {
 		out = append(out, s.st.Section.Render(fit("-- heat map ", w)))
 		return append(out, s.heatView(rest-rest/2-1)...)
@@ -218,8 +214,7 @@ func (s *sweepTab) barsView(h int) []string {
 		lines = append(lines, fit(fmt.Sprintf("%s |%s %*s", fit(s.label(p), labelW), fit(strings.Repeat("#", n), barW), rateW, s.pointRate(p)), s.w))
 	}
 	for _, p := range bad {
-		why := pointStatus(p)
-		lines = append(lines, s.st.Drift.Render(fit(fmt.Sprintf("%s |%s", fit(s.label(p), labelW), why), s.w)))
+		lines = append(lines, s.st.Drift.Render(fit(fmt.Sprintf("%s |%s", fit(s.label(p), labelW), pointStatus(p)), s.w)))
 	}
 	if len(lines) == 0 {
 		lines = append(lines, "no points measured yet")
