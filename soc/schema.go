@@ -7,7 +7,9 @@ package soc
 import (
 	"encoding"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -35,7 +37,7 @@ func (l *locator) unknownBelow(ps *problems, t reflect.Type, v any, path string,
 			return
 		}
 		t = elemType(t)
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			p, s := joinPath(path, keySeg(k)), append(append([]string(nil), segs...), k)
 			if t.Kind() == reflect.Map {
 				l.unknownBelow(ps, t.Elem(), v[k], p, s)
