@@ -226,15 +226,11 @@ type Reload struct {
 // Controller returns the controller with label l, or with the DT node
 // name l (usb@2184200, as /proc/device-tree shows it), case ignored.
 func (p *Profile) Controller(l string) (*Controller, error) {
-	for i := range p.Controllers {
-		if strings.EqualFold(p.Controllers[i].Label, l) {
-			return &p.Controllers[i], nil
-		}
+	if i := slices.IndexFunc(p.Controllers, func(c Controller) bool { return strings.EqualFold(c.Label, l) }); i >= 0 {
+		return &p.Controllers[i], nil
 	}
-	for i := range p.Controllers {
-		if n := p.Controllers[i].Node; n != "" && strings.EqualFold(n, l) {
-			return &p.Controllers[i], nil
-		}
+	if i := slices.IndexFunc(p.Controllers, func(c Controller) bool { return c.Node != "" && strings.EqualFold(c.Node, l) }); i >= 0 {
+		return &p.Controllers[i], nil
 	}
 	var ls []string
 	for _, c := range p.Controllers {
@@ -271,10 +267,8 @@ func (p *Profile) ForController(c *Controller) *Profile {
 
 // Knob returns the knob entry for a register field, or nil.
 func (p *Profile) Knob(ref regs.Ref) *Knob {
-	for i := range p.Knobs {
-		if strings.EqualFold(p.Knobs[i].Field, ref.String()) {
-			return &p.Knobs[i]
-		}
+	if i := slices.IndexFunc(p.Knobs, func(k Knob) bool { return strings.EqualFold(k.Field, ref.String()) }); i >= 0 {
+		return &p.Knobs[i]
 	}
 	return nil
 }

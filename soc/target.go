@@ -299,10 +299,8 @@ type RegValue struct {
 
 // Value returns the value of the named register.
 func (s Snapshot) Value(name string) (uint32, bool) {
-	for _, r := range s.Registers {
-		if strings.EqualFold(r.Name, name) {
-			return r.Value, true
-		}
+	if i := slices.IndexFunc(s.Registers, func(r RegValue) bool { return strings.EqualFold(r.Name, name) }); i >= 0 {
+		return s.Registers[i].Value, true
 	}
 	return 0, false
 }
