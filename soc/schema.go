@@ -5,6 +5,7 @@ package soc
 // decodes into (schemaType, for the locator's badValue).
 
 import (
+	"cmp"
 	"encoding"
 	"fmt"
 	"maps"
@@ -96,10 +97,7 @@ func tomlFields(t reflect.Type) map[string]reflect.Type {
 		if name == "-" {
 			continue
 		}
-		if name == "" {
-			name = f.Name
-		}
-		fs[name] = f.Type
+		fs[cmp.Or(name, f.Name)] = f.Type
 	}
 	return fs
 }
