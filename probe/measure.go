@@ -343,9 +343,7 @@ func summarise(runs []Run) Stats {
 		if r.Warmup || r.Err != "" {
 			continue
 		}
-		if r.Unit != "" {
-			s.Unit = r.Unit
-		}
+		s.Unit = cmp.Or(r.Unit, s.Unit)
 		rates = append(rates, r.Rate)
 		bytes += r.Bytes
 		s.IRQsPerSec += r.IRQsPerSec

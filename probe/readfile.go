@@ -49,10 +49,7 @@ func (o *osFile) pread(b []byte, off int64) (int, error) {
 		if err == syscall.EINTR {
 			continue
 		}
-		if n < 0 {
-			n = 0
-		}
-		return n, err
+		return max(n, 0), err
 	}
 }
 

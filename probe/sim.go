@@ -212,9 +212,7 @@ func (p *SimProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 	}
 	// No run beats the wire: 13 packets of 512 bytes a micro-frame, less
 	// what park mode leaves out in host role.
-	if floor := time.Duration(math.Ceil(float64(done) / sc.WireRate(s) * float64(time.Second))); modelled < floor {
-		modelled = floor
-	}
+	modelled = max(modelled, time.Duration(math.Ceil(float64(done)/sc.WireRate(s)*float64(time.Second))))
 	// Noise moves the time, not what bounds it: the controller raises at
 	// most one interrupt a window, and one CPU is busy at most all of it.
 	if w := s.ITCWindow(); w > 0 {

@@ -250,10 +250,10 @@ const (
 // slower of two stages that overlap, with no cliff where they cross
 // (k = 1 is the two in series, a large k the plain minimum).
 func softMin(a, b, k float64) float64 {
-	if a <= 0 || b <= 0 {
-		return math.Min(a, b)
-	}
 	m := math.Min(a, b)
+	if a <= 0 || b <= 0 {
+		return m
+	}
 	return m * math.Pow(math.Pow(m/a, k)+math.Pow(m/b, k), -1/k)
 }
 

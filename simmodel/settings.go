@@ -17,27 +17,8 @@ type Reader interface {
 // may leave out what its SoC does not have).
 func ReadSettings(m *regs.Map, acc Reader) (Settings, error) {
 	var s Settings
-	cache := map[uint32]uint32{}
-	get := func(reg, field string) (uint32, error) {
-		r := m.Register(reg)
-		if r == nil {
-			return 0, nil
-		}
-		f := r.Field(field)
-		if f == nil {
-			return 0, nil
-		}
-		v, ok := cache[r.Offset]
-		if !ok {
-			var err error
-			if v, err = acc.Read32(r.Offset); err != nil {
-				return 0, fmt.Errorf("simulated model: reading %s: %w", reg, err)
-			}
-			cache[r.Offset] = v
-		}
-		return f.Get(v), nil
-	}
 	var sdis, aspe uint32
+	cache := map[uint32]uint32{}
 	for _, x := range []struct {
 		reg, field string
 		dst        *uint32
@@ -52,11 +33,23 @@ func ReadSettings(m *regs.Map, acc Reader) (Settings, error) {
 		{"USBMODE", "SDIS", &sdis},
 		{"USBMODE", "CM", &s.CM},
 	} {
-		v, err := get(x.reg, x.field)
-		if err != nil {
-			return s, err
+		r := m.Register(x.reg)
+		if r == nil {
+			continue
 		}
-		*x.dst = v
+		f := r.Field(x.field)
+		if f == nil {
+			continue
+		}
+		v, ok := cache[r.Offset]
+		if !ok {
+			var err error
+			if v, err = acc.Read32(r.Offset); err != nil {
+				return s, fmt.Errorf("simulated model: reading %s: %w", x.reg, err)
+			}
+			cache[r.Offset] = v
+		}
+		*x.dst = f.Get(v)
 	}
 	s.SDIS, s.ParkEnable = sdis != 0, aspe != 0
 	return s, nil

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -226,15 +226,11 @@ type Reload struct {
 // Controller returns the controller with label l, or with the DT node
 // name l (usb@2184200, as /proc/device-tree shows it), case ignored.
 func (p *Profile) Controller(l string) (*Controller, error) {
-	for i := range p.Controllers {
-		if strings.EqualFold(p.Controllers[i].Label, l) {
-			return &p.Controllers[i], nil
-		}
+	if i := slices.IndexFunc(p.Controllers, func(c Controller) bool { return strings.EqualFold(c.Label, l) }); i >= 0 {
+		return &p.Controllers[i], nil
 	}
-	for i := range p.Controllers {
-		if n := p.Controllers[i].Node; n != "" && strings.EqualFold(n, l) {
-			return &p.Controllers[i], nil
-		}
+	if i := slices.IndexFunc(p.Controllers, func(c Controller) bool { return c.Node != "" && strings.EqualFold(c.Node, l) }); i >= 0 {
+		return &p.Controllers[i], nil
 	}
 	var ls []string
 	for _, c := range p.Controllers {
@@ -271,10 +267,8 @@ func (p *Profile) ForController(c *Controller) *Profile {
 
 // Knob returns the knob entry for a register field, or nil.
 func (p *Profile) Knob(ref regs.Ref) *Knob {
-	for i := range p.Knobs {
-		if strings.EqualFold(p.Knobs[i].Field, ref.String()) {
-			return &p.Knobs[i]
-		}
+	if i := slices.IndexFunc(p.Knobs, func(k Knob) bool { return strings.EqualFold(k.Field, ref.String()) }); i >= 0 {
+		return &p.Knobs[i]
 	}
 	return nil
 }
@@ -344,7 +338,7 @@ func controlText(ps *problems, l *locator, path string, v any, depth int) {
 			ps.add(l.at(path), "%s: %q holds a control character (a terminal escape sequence?): not allowed in a profile", path, v)
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			p := k
 			if path != "" {
 				p = path + "." + k
@@ -448,15 +442,6 @@ func ParseRange(s string) (lo, hi uint32, err error) {
 func validProfileName(s string) bool {
 	bad := func(c rune) bool { return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') }
 	return s != "" && !strings.ContainsFunc(s, bad)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func unjoin(err error) []error {

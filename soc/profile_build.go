@@ -2,6 +2,7 @@ package soc
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -93,7 +94,7 @@ func (p *Profile) checkOffsets(m *regs.Map, l *locator, ps *problems, origin map
 // reset_unknown unknown; a register may be in only one of them.
 func (p *Profile) applyReset(m *regs.Map, l *locator, ps *problems) {
 	seen := map[string]string{}
-	for _, name := range sortedKeys(p.Reset) {
+	for _, name := range slices.Sorted(maps.Keys(p.Reset)) {
 		at := "reset." + keySeg(name)
 		r := m.Register(name)
 		if r == nil {
@@ -134,7 +135,7 @@ func (p *Profile) applyResetSources(m *regs.Map, l *locator, ps *problems) {
 			}
 		}
 	}
-	for _, name := range sortedKeys(p.ResetSources) {
+	for _, name := range slices.Sorted(maps.Keys(p.ResetSources)) {
 		r := m.Register(name)
 		if r == nil && p.USBMisc != nil && strings.EqualFold(name, p.USBMisc.Name) {
 			continue // the usbmisc word: applied where controllers place it

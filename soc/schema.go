@@ -5,9 +5,12 @@ package soc
 // decodes into (schemaType, for the locator's badValue).
 
 import (
+	"cmp"
 	"encoding"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -35,7 +38,7 @@ func (l *locator) unknownBelow(ps *problems, t reflect.Type, v any, path string,
 			return
 		}
 		t = elemType(t)
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			p, s := joinPath(path, keySeg(k)), append(append([]string(nil), segs...), k)
 			if t.Kind() == reflect.Map {
 				l.unknownBelow(ps, t.Elem(), v[k], p, s)
@@ -94,10 +97,7 @@ func tomlFields(t reflect.Type) map[string]reflect.Type {
 		if name == "-" {
 			continue
 		}
-		if name == "" {
-			name = f.Name
-		}
-		fs[name] = f.Type
+		fs[cmp.Or(name, f.Name)] = f.Type
 	}
 	return fs
 }

@@ -127,16 +127,15 @@ func (t *Target) ParamUsers(root fs.FS, p *Profile, param string) []ParamUser {
 			continue
 		}
 		ot, err := OpenDevMem(p, c)
+		if err == nil {
+			if err = ot.Identify(); err == nil {
+				u.readSettings(ot.acc, ot.Profile.Map, p, param)
+			}
+			ot.Close()
+		}
 		if err != nil {
 			u.Note = "settings not read: " + err.Error()
-			continue
 		}
-		if err := ot.Identify(); err != nil {
-			u.Note = "settings not read: " + err.Error()
-		} else {
-			u.readSettings(ot.acc, ot.Profile.Map, p, param)
-		}
-		ot.Close()
 	}
 	return us
 }

@@ -102,10 +102,7 @@ func BoardStart(p *Profile, role regs.Role) map[uint32]uint32 {
 // ReadsAsZero says whether the emulated board's register at offset off
 // reads 0 and ignores writes (the profile's sim.read_as_zero).
 func (p *Profile) ReadsAsZero(off uint32) bool {
-	if !p.Emulated {
-		return false
-	}
-	return slices.ContainsFunc(p.Sim.ReadAsZero, func(s string) bool {
+	return p.Emulated && slices.ContainsFunc(p.Sim.ReadAsZero, func(s string) bool {
 		lo, hi, err := ParseRange(s)
 		return err == nil && off >= lo && off <= hi
 	})
@@ -142,8 +139,7 @@ func OpenSim(p *Profile, c *Controller, o SimOptions) (*Target, error) {
 	// identity checks expect.
 	for _, ch := range p.Identity {
 		if r := p.Map.Register(ch.Register); r != nil && !r.ResetKnown {
-			v := s.Peek(r.Offset)
-			s.Seed(r.Offset, v&^ch.Mask|ch.Value)
+			s.Seed(r.Offset, s.Peek(r.Offset)&^ch.Mask|ch.Value)
 		}
 	}
 	return &Target{Profile: p, Controller: c, Kind: KindSim, acc: regs.Guard(s, p.Map), simr: s}, nil
@@ -303,10 +299,8 @@ type RegValue struct {
 
 // Value returns the value of the named register.
 func (s Snapshot) Value(name string) (uint32, bool) {
-	for _, r := range s.Registers {
-		if strings.EqualFold(r.Name, name) {
-			return r.Value, true
-		}
+	if i := slices.IndexFunc(s.Registers, func(r RegValue) bool { return strings.EqualFold(r.Name, name) }); i >= 0 {
+		return s.Registers[i].Value, true
 	}
 	return 0, false
 }

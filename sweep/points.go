@@ -213,9 +213,8 @@ func (r *state) byReload(pts []*Point, reverse bool) []*Point {
 // left out where it would need a reload (two reloads cost more than the
 // drift it watches); reschedule plans the rest again after each one.
 func (r *state) schedule() (visits []*Point, reloads int) {
-	base := r.baselinePoint()
 	tail, reloads := r.scheduleFrom(r.modKey(r.orig), r.points, r.Plan.BaselineEvery)
-	return append([]*Point{base}, tail...), reloads
+	return append([]*Point{r.baselinePoint()}, tail...), reloads
 }
 
 // scheduleFrom is the visits of pts, the values cur loaded, with the

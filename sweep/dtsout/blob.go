@@ -27,7 +27,7 @@ func KnobOfDT(p *soc.Profile, prop string) *soc.Knob {
 // (devicetree specification, chapter 5), so citune writes it itself.
 // A label target gets the __fixups__ entry dtc -@ writes for it.
 func (d DTS) OverlayBlob(t Target) ([]byte, error) {
-	var w fdtWriter
+	w := fdtWriter{off: map[string]int{}}
 	w.begin("")
 	w.begin("fragment@0")
 	fixup := t.Path == ""
@@ -104,9 +104,6 @@ func (w *fdtWriter) begin(name string) {
 func (w *fdtWriter) end() { w.u32(fdtEndNode) }
 
 func (w *fdtWriter) prop(name string, val []byte) {
-	if w.off == nil {
-		w.off = map[string]int{}
-	}
 	o, ok := w.off[name]
 	if !ok {
 		o = len(w.str)

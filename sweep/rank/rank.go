@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -163,9 +164,7 @@ func RankVisits(points []PointStats, baseVisits [][]float64, original map[string
 }
 
 func rank(points []PointStats, baseline []float64, visits []float64, baseVisits [][]float64, original map[string]string, pol Policy) Ranking {
-	if pol.MinGainPct < 0 {
-		pol.MinGainPct = 0
-	}
+	pol.MinGainPct = max(pol.MinGainPct, 0)
 	var rk Ranking
 	rk.Baseline = BaselineStats{Runs: len(baseline), Median: Median(baseline), Visits: visits, rates: baseline}
 	if len(baseline) == 0 {
@@ -206,9 +205,7 @@ func rank(points []PointStats, baseline []float64, visits []float64, baseVisits 
 			rk.Excluded = append(rk.Excluded, x)
 			continue
 		}
-		if rk.Baseline.Unit == "" {
-			rk.Baseline.Unit = p.Unit
-		}
+		rk.Baseline.Unit = cmp.Or(rk.Baseline.Unit, p.Unit)
 		r := Ranked{Key: p.Key, Settings: p.Settings, Ignored: p.Ignored, Runs: len(p.Rates), Median: Median(p.Rates), Unit: p.Unit,
 			IRQsPerMiB: Ptr(Median(p.IRQsPerMiB)), CPUPerMiB: Ptr(Median(p.CPUPerMiB)), rates: p.Rates,
 			Original: len(original) > 0 && changedFrom(p.Settings, original) == 0, VsBaseline: vs(p),

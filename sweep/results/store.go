@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"math"
 
 	"github.com/citune/citune/sweep/rank"
@@ -74,9 +75,7 @@ func (s *Store) AddVisit(p PointRecord, records []RunRecord) {
 			continue
 		}
 		got.add(r.Run)
-		if s.unit == "" {
-			s.unit = r.Run.Unit
-		}
+		s.unit = cmp.Or(s.unit, r.Run.Unit)
 	}
 	if p.Baseline {
 		if p.Status == rank.StatusOK && len(got.rates) > 0 {
@@ -142,9 +141,7 @@ func (s *Store) Rank() rank.Ranking {
 		pts = append(pts, *s.pts[k])
 	}
 	rk := rank.RankVisits(pts, s.baseGroups, s.original, s.policy)
-	if rk.Baseline.Unit == "" {
-		rk.Baseline.Unit = s.unit
-	}
+	rk.Baseline.Unit = cmp.Or(rk.Baseline.Unit, s.unit)
 	return rk
 }
 

@@ -6,6 +6,7 @@
 package sweeptest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -127,11 +128,7 @@ func (l *Landscape) Run(ctx context.Context, _ func(done, total int64)) (probe.R
 // simProbe is the landscape's sim probe, made at first use (l.mu held).
 func (l *Landscape) simProbe() *probe.SimProbe {
 	if l.probe == nil {
-		size := l.Bytes
-		if size == 0 {
-			size = 16 << 20
-		}
-		l.probe = &probe.SimProbe{Ctl: l.Target, Map: l.Target.Profile.Map, Size: size, Seed: l.Seed,
+		l.probe = &probe.SimProbe{Ctl: l.Target, Map: l.Target.Profile.Map, Size: cmp.Or(l.Bytes, 16<<20), Seed: l.Seed,
 			Workload: l.Workload, BusLoad: l.BusLoad, Noise: l.Noise, Drift: l.Drift}
 	}
 	return l.probe
