@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -138,8 +139,15 @@ func (p *RegexParser) Parse(stdout, stderr []byte, r *Run) error {
 		m := ms[len(ms)-1]
 		s := m[min(1, len(m)-1)] // the first group, else the whole match
 		v, err := parseNumber(string(s))
-		if err != nil {
+		var syntax *strconv.NumError
+		if errors.As(err, &syntax) {
 			return fmt.Errorf("regex %q matched %q, which is not a number", p.Re, s)
+		}
+		if err == nil {
+			err = checkRate(v)
+		}
+		if err != nil {
+			return fmt.Errorf("regex %q matched %q: %v", p.Re, s, err)
 		}
 		p.Unit.set(r, v)
 		return nil
@@ -161,6 +169,9 @@ func (p *JSONPathParser) Parse(stdout, stderr []byte, r *Run) error {
 	v, err := jsonPath(stdout, p.Path)
 	if err != nil {
 		return err
+	}
+	if err := checkRate(v); err != nil {
+		return fmt.Errorf("json path %s: %v", p.Path, err)
 	}
 	p.Unit.set(r, v)
 	return nil

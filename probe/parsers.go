@@ -3,8 +3,10 @@ package probe
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,9 +46,28 @@ func ParseUnit(s string) (Unit, error) {
 	return Unit{Name: s}, nil
 }
 
-// parseNumber reads "37.75", "1,234.5" or "1e6".
+// parseNumber reads "37.75", "1,234.5" or "1e6". A comma must separate
+// thousands: "12,5" (a decimal comma?) is refused, not read as 125.
 func parseNumber(s string) (float64, error) {
-	return strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(s), ",", ""), 64)
+	s = strings.TrimSpace(s)
+	whole, _, _ := strings.Cut(s, ".")
+	if groups := strings.Split(strings.TrimLeft(whole, "+-"), ","); len(groups) > 1 {
+		for i, g := range groups {
+			if len(g) != 3 && (i > 0 || g == "" || len(g) > 3) {
+				return 0, errors.New("its comma does not separate thousands (a decimal comma?)")
+			}
+		}
+	}
+	return strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+}
+
+// checkRate refuses a number that is no rate: NaN, an infinity, a
+// negative number.
+func checkRate(v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return fmt.Errorf("%v is not a rate (a rate is finite and not negative)", v)
+	}
+	return nil
 }
 
 // jsonPath finds the number at a dotted path in the first JSON document

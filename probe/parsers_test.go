@@ -258,3 +258,38 @@ func readTestdataF(f *testing.F, name string) []byte {
 	}
 	return b
 }
+
+// A command's number is a rate only when it is one: a decimal comma is
+// refused rather than read ten times too high, and NaN, infinities and
+// negative numbers are refused rather than recorded.
+func TestParseNumberRefusesWhatIsNoRate(t *testing.T) {
+	for in, want := range map[string]float64{"37.75": 37.75, "1,234.5": 1234.5, "12,345,678": 12345678, "1e6": 1e6, " 5 ": 5, "0": 0} {
+		if got, err := parseNumber(in); err != nil || got != want {
+			t.Errorf("parseNumber(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"12,5", "1,2,3", "1234,567", ",123", "1,23.4"} {
+		if got, err := parseNumber(in); err == nil || !strings.Contains(err.Error(), "does not separate thousands") {
+			t.Errorf("parseNumber(%q) = %v, %v; want the comma refused", in, got, err)
+		}
+	}
+	u, _ := ParseUnit("MB/s")
+	for out, want := range map[string]string{
+		"rate = NaN MB/sec":  `matched "NaN": NaN is not a rate`,
+		"rate = +Inf MB/sec": `matched "+Inf": +Inf is not a rate`,
+		"rate = -5 MB/sec":   `matched "-5": -5 is not a rate`,
+		"rate = 12,5 MB/sec": `matched "12,5": its comma does not separate thousands`,
+		"rate = x MB/sec":    `matched "x", which is not a number`,
+	} {
+		p := &RegexParser{Re: regexp.MustCompile(`= *(\S+) MB/sec`), Unit: u}
+		var r Run
+		if err := p.Parse([]byte(out), nil, &r); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", out, err, want)
+		}
+	}
+	p := &JSONPathParser{Path: "a.b", Unit: u}
+	var r Run
+	if err := p.Parse([]byte(`{"a": {"b": -3}}`), nil, &r); err == nil || err.Error() != "json path a.b: -3 is not a rate (a rate is finite and not negative)" {
+		t.Errorf("negative JSON rate: %v", err)
+	}
+}
