@@ -186,11 +186,17 @@ func (m *Model) mainline(ref regs.Ref) *uint32 {
 // the plan's axes of other kinds (files, module parameters, boot
 // arguments, DT properties), which the Registers tab does not show.
 func (m *Model) planFromAxes() string {
-	p := SweepPlan{Plan: plan.Plan{Repeats: 3}}
-	if m.sweep.plan.Repeats > 0 {
-		p.Repeats = m.sweep.plan.Repeats
+	cur := m.sweep.plan
+	p := SweepPlan{Plan: plan.Plan{Repeats: 3, Mode: cur.Mode, Budget: cur.Budget}}
+	if cur.Repeats > 0 {
+		p.Repeats = cur.Repeats
 	}
 	for _, ref := range m.axes {
+		// A field the plan already sweeps keeps the values it was given.
+		if i := slices.IndexFunc(cur.Axes, func(a plan.Axis) bool { return a.Kind == plan.KindRegister && sameRef(a.Ref, ref) }); i >= 0 {
+			p.Axes = append(p.Axes, cur.Axes[i])
+			continue
+		}
 		sv := m.startValue(ref)
 		var limit uint32
 		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.DTMax != nil {
@@ -198,7 +204,7 @@ func (m *Model) planFromAxes() string {
 		}
 		p.Axes = append(p.Axes, plan.Axis{Kind: plan.KindRegister, Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
 	}
-	for _, a := range m.sweep.plan.Axes {
+	for _, a := range cur.Axes {
 		if a.Kind != plan.KindRegister {
 			p.Axes = append(p.Axes, a)
 		}
