@@ -163,7 +163,7 @@ func FewRunsWarning(repeats int) string {
 	if repeats >= MinRunsForCI {
 		return ""
 	}
-	return fmt.Sprintf("repeat %d: with fewer than %d runs a point no difference can be told from noise (no confidence interval) unless the verdict's second look measures it again", repeats, MinRunsForCI)
+	return fmt.Sprintf("repeat %d: with fewer than %d runs per point, no difference can be told from noise (no confidence interval) unless the verdict's second look measures it again", repeats, MinRunsForCI)
 }
 
 // MinRunsForCI is the fewest runs per side for which a confidence
