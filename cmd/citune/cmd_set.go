@@ -93,11 +93,7 @@ func (a *app) setChanges(args []string) (*soc.Profile, []regs.Change, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	args, err = a.addressChanges(p, args)
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := a.pickController(p)
+	args, c, err := a.addressChanges(p, args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -112,31 +108,32 @@ func (a *app) setChanges(args []string) (*soc.Profile, []regs.Change, error) {
 }
 
 // addressChanges turns ADDRESS=VALUE arguments (0x02184340, usbh1+0x160,
-// a window offset) into REGISTER=VALUE of the controller they pick.
-func (a *app) addressChanges(p *soc.Profile, args []string) ([]string, error) {
+// a window offset) into REGISTER=VALUE of the controller they pick, and
+// returns the command's controller.
+func (a *app) addressChanges(p *soc.Profile, args []string) ([]string, *soc.Controller, error) {
 	names := make([]string, len(args))
 	for i, s := range args {
 		names[i], _, _ = strings.Cut(s, "=")
 	}
 	offs, err := a.resolveAddresses(p, names)
-	if err != nil || len(offs) == 0 {
-		return args, err
+	if err != nil {
+		return nil, nil, err
 	}
 	c, err := a.pickController(p)
-	if err != nil {
-		return nil, err
+	if err != nil || len(offs) == 0 {
+		return args, c, err
 	}
 	m := p.ForController(c).Map
 	out := slices.Clone(args)
 	for i, off := range offs {
 		r := m.At(off)
 		if r == nil {
-			return nil, usageErr("%s: no register of %s at offset %s (0x%08x): citune writes only registers it knows", names[i], c.Label, regs.Off(off), c.Base+uint64(off))
+			return nil, nil, usageErr("%s: no register of %s at offset %s (0x%08x): citune writes only registers it knows", names[i], c.Label, regs.Off(off), c.Base+uint64(off))
 		}
 		_, v, _ := strings.Cut(args[i], "=")
 		out[i] = r.Name + "=" + v
 	}
-	return out, nil
+	return out, c, nil
 }
 
 // checkLive refuses changes of live state unless allowed, and warns of each.

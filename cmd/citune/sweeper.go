@@ -39,7 +39,7 @@ type sweepKit struct {
 	sim    *probe.SimProbe // the sim probe on the simulated controller
 	host   *host.Host      // nil: register axes only
 	u      *undo.Session   // the sweep writes through it
-	root   fs.FS           // where the device tree is read (paramUsers)
+	root   fs.FS           // where the device tree is read (ParamUsers)
 	cmd    []string
 	kernel string
 }
@@ -59,8 +59,15 @@ func (a *app) newSweepKit(t *soc.Target, pr probe.Probe, env probe.Env, h *host.
 // sim probe on the simulated controller it runs on the simulated board's
 // clock (modelled times, nothing sleeps); other probes take wall time.
 func (k *sweepKit) runner(pl plan.Plan, prev *results.Results) *sweep.Config {
-	r := &sweep.Config{ParamUsers: paramUsers(k.root, k.t.Profile, k.t, pl), Target: k.t, Prober: k.series, ProbeName: k.name,
+	r := &sweep.Config{ParamUsers: map[string][]soc.ParamUser{}, Target: k.t, Prober: k.series, ProbeName: k.name,
 		Plan: pl, Host: k.host, Session: k.u, Kernel: k.kernel, Resume: prev, Command: k.cmd}
+	// Per module parameter axis, the controllers the (module-wide)
+	// parameter changes.
+	for _, ax := range pl.Axes {
+		if ax.Kind == plan.KindModParam || ax.Kind == plan.KindCmdline {
+			r.ParamUsers[ax.Name] = k.t.ParamUsers(k.root, k.t.Profile, ax.Name)
+		}
+	}
 	if k.sim != nil {
 		r.Clock = sweep.NewSimClock(time.Now(), k.sim)
 	}
@@ -387,22 +394,6 @@ func (a *app) sweepProbeErr(err error) error {
 		return withCode(exitUsage, fmt.Errorf("sweep: %w", err))
 	}
 	return err
-}
-
-// paramUsers are, per module parameter axis, the controllers the
-// (module-wide) parameter changes.
-func paramUsers(root fs.FS, p *soc.Profile, t *soc.Target, pl plan.Plan) map[string][]soc.ParamUser {
-	var out map[string][]soc.ParamUser
-	for _, ax := range pl.Axes {
-		if ax.Kind != plan.KindModParam && ax.Kind != plan.KindCmdline {
-			continue
-		}
-		if out == nil {
-			out = map[string][]soc.ParamUser{}
-		}
-		out[ax.Name] = t.ParamUsers(root, p, ax.Name)
-	}
-	return out
 }
 
 // sweepRunner opens the sweep's undo session and builds its runner with
