@@ -74,9 +74,7 @@ func (m *Model) exportView() []string {
 		cut("source: "+src+alt, m.w),
 	}
 	if note != "" { // whole: the stand-in profile's name is at its end
-		for _, l := range wrap("note: "+note, m.w, "  ") {
-			out = append(out, m.st.Error.Render(l))
-		}
+		out = append(out, wrapStyled(m.st.Error, "note: "+note, m.w)...)
 	}
 	out = append(out,
 		m.inputView(),

@@ -49,17 +49,13 @@ func (h history) rates() []float64 {
 	return r
 }
 
-// unit is the unit of the rates (the probe's: "" for bytes per second).
-func (h history) unit() string {
-	if len(h.runs) == 0 {
-		return ""
-	}
-	return h.runs[0].Unit
-}
-
-// medianRate is the median of the rates, as the Probe tab shows it.
+// medianRate is the median of the rates in the probe's unit, as the
+// Probe tab shows it ("--" without runs).
 func (s *shared) medianRate(h history) string {
-	return s.fmtRate(rank.Median(h.rates()), h.unit())
+	if len(h.runs) == 0 {
+		return "--"
+	}
+	return s.fmtRate(rank.Median(h.rates()), h.runs[0].Unit)
 }
 
 // avg is the mean of f over the runs (0 for none).
@@ -249,9 +245,7 @@ func (p *probeTab) View(h int) []string {
 	// The median column is as wide as its widest rate (12 for MiB/s).
 	medW := 12
 	for _, hr := range p.hist {
-		if len(hr.runs) > 0 {
-			medW = max(medW, len(p.medianRate(hr)))
-		}
+		medW = max(medW, len(p.medianRate(hr)))
 	}
 	setW := max(12, w-2-2-5-(medW+1)-9-9-7)
 	out = append(out, p.st.ColHead.Render(fit(fmt.Sprintf("    %s %4s %*s %8s %8s %6s", fit("setting (history)", setW), "runs", medW, "median", "spread", "irq/"+p.amount(), "CPU"), w)))
@@ -379,12 +373,6 @@ func (p *probeTab) compareView() []string {
 		}
 		return fmt.Sprintf(format, h.avg(f))
 	}
-	rate := func(h history) string {
-		if len(h.runs) == 0 {
-			return "--"
-		}
-		return p.medianRate(h)
-	}
 	diff := "--"
 	if len(a.runs) > 0 && len(b.runs) > 0 {
 		diff = rank.Compare(b.rates(), a.rates()).String() // B against A, as the sweep compares
@@ -395,7 +383,7 @@ func (p *probeTab) compareView() []string {
 	return []string{
 		p.st.Section.Render(fit("-- compare (m marks A; the selected row is B) ", p.w)),
 		line("", "A: "+a.setting, "B: "+b.setting, "B against A"),
-		line("median rate", rate(a), rate(b), diff),
+		line("median rate", p.medianRate(a), p.medianRate(b), diff),
 		line("spread", fmtSpread(a.rates())+fmt.Sprintf(" (%d runs)", len(a.runs)), fmtSpread(b.rates())+fmt.Sprintf(" (%d runs)", len(b.runs)), ""),
 		line("irq/s", stat(a, func(r results.Measurement) float64 { return r.IRQsPerSec }, "%.0f"), stat(b, func(r results.Measurement) float64 { return r.IRQsPerSec }, "%.0f"), ""),
 		line("irq/"+p.amount(), stat(a, perAmount, "%.1f"), stat(b, perAmount, "%.1f"), ""),

@@ -308,9 +308,6 @@ func Scores(names []string, num func(string) (float64, bool)) []float64 {
 			s[i] -= sum / float64(n)
 		}
 	}
-	if n < 3 {
-		return make([]float64, len(names))
-	}
 	return s
 }
 

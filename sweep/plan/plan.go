@@ -198,13 +198,15 @@ func ParsePlanFile(m *regs.Map, name string, data []byte) (PlanFile, []Axis, err
 	}
 	var axes []Axis
 	var errs []error
-	for _, s := range pf.Axis {
-		a, err := ParseAxis(m, s)
+	add := func(a Axis, err error) {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
+			return
 		}
 		axes = append(axes, a)
+	}
+	for _, s := range pf.Axis {
+		add(ParseAxis(m, s))
 	}
 	for _, t := range pf.Axes {
 		var vals []string
@@ -218,12 +220,7 @@ func ParsePlanFile(m *regs.Map, name string, data []byte) (PlanFile, []Axis, err
 				errs = append(errs, fmt.Errorf("%s: %w: axis %s: value %v is neither a number nor a string", name, ErrPlan, t.Name, v))
 			}
 		}
-		a, err := NewAxis(m, t.Name, vals)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
-		}
-		axes = append(axes, a)
+		add(NewAxis(m, t.Name, vals))
 	}
 	if err := pf.Apply(&Plan{}); err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", name, err))

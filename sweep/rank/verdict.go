@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -357,7 +358,7 @@ func (v Verdict) DetailsIn(d units.Display) []string {
 // permanent): the sweep never measured a point the verdict could
 // recommend without it. "" when there is none.
 func alwaysBlocked(rk *Ranking, original map[string]string) string {
-	var common map[string]bool
+	var common map[string]string
 	for _, r := range rk.Ranked {
 		if r.Original {
 			return "" // the original value was swept
@@ -367,10 +368,7 @@ func alwaysBlocked(rk *Ranking, original map[string]string) string {
 		}
 		ch := changes(r.Settings, original)
 		if common == nil {
-			common = map[string]bool{}
-			for k := range ch {
-				common[k] = true
-			}
+			common = maps.Clone(ch)
 			continue
 		}
 		for k := range common {
