@@ -126,10 +126,8 @@ type iperfEnd struct {
 // `--json-stream` output (one event per line).
 func parseIperf3(out []byte) (iperfResult, error) {
 	var doc struct {
-		End   *iperfEnd       `json:"end"`
-		Error string          `json:"error"`
-		Event string          `json:"event"`
-		Data  json.RawMessage `json:"data"`
+		End   *iperfEnd `json:"end"`
+		Error string    `json:"error"`
 	}
 	trimmed := bytes.TrimSpace(out)
 	if len(trimmed) == 0 {
