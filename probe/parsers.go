@@ -113,7 +113,6 @@ type iperfSum struct {
 	Seconds       float64 `json:"seconds"`
 	Bytes         int64   `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
-	Sender        *bool   `json:"sender"`
 }
 
 type iperfEnd struct {
