@@ -126,12 +126,9 @@ func newer(a, b byte) bool {
 func splitVars(data []byte) []string {
 	var vs []string
 	for len(data) > 0 && data[0] != 0 {
-		i := bytes.IndexByte(data, 0)
-		if i < 0 {
-			i = len(data)
-		}
-		vs = append(vs, string(data[:i]))
-		data = data[min(i+1, len(data)):]
+		v, rest, _ := bytes.Cut(data, []byte{0})
+		vs = append(vs, string(v))
+		data = rest
 	}
 	return vs
 }

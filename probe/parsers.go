@@ -134,7 +134,6 @@ type iperfSum struct {
 	Seconds       float64 `json:"seconds"`
 	Bytes         int64   `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
-	Sender        *bool   `json:"sender"`
 }
 
 type iperfEnd struct {
@@ -147,10 +146,8 @@ type iperfEnd struct {
 // `--json-stream` output (one event per line).
 func parseIperf3(out []byte) (iperfResult, error) {
 	var doc struct {
-		End   *iperfEnd       `json:"end"`
-		Error string          `json:"error"`
-		Event string          `json:"event"`
-		Data  json.RawMessage `json:"data"`
+		End   *iperfEnd `json:"end"`
+		Error string    `json:"error"`
 	}
 	trimmed := bytes.TrimSpace(out)
 	if len(trimmed) == 0 {

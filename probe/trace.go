@@ -29,6 +29,22 @@ type tracer struct {
 type handlerStats struct {
 	events       uint64
 	avgUS, maxUS float64
+	sumNS        int64 // until done
+}
+
+// add counts one handler run of d ns.
+func (h *handlerStats) add(d int64) {
+	h.events++
+	h.sumNS += d
+	h.maxUS = max(h.maxUS, float64(d)/1e3)
+}
+
+// done is h with the average of the runs added.
+func (h *handlerStats) done() handlerStats {
+	if h.events > 0 {
+		h.avgUS = float64(h.sumNS) / float64(h.events) / 1e3
+	}
+	return *h
 }
 
 func startTracer(root string, irq int) (*tracer, error) {
@@ -119,7 +135,6 @@ func (t *tracer) close() error {
 func parseTrace(data []byte, irq int) handlerStats {
 	var h handlerStats
 	open := map[int]int64{} // CPU → entry timestamp (ns)
-	var sum int64
 	for line := range bytes.Lines(data) {
 		ev, ok := parseTraceLine(line)
 		if !ok || ev.irq != irq {
@@ -134,15 +149,9 @@ func parseTrace(data []byte, irq int) handlerStats {
 			continue
 		}
 		delete(open, ev.cpu)
-		d := ev.ns - start
-		h.events++
-		sum += d
-		h.maxUS = max(h.maxUS, float64(d)/1e3)
+		h.add(ev.ns - start)
 	}
-	if h.events > 0 {
-		h.avgUS = float64(sum) / float64(h.events) / 1e3
-	}
-	return h
+	return h.done()
 }
 
 // traceEvent is one irq_handler_entry or irq_handler_exit line.

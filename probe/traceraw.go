@@ -132,7 +132,6 @@ func parseEventFormat(b []byte) (id uint16, irqOff int, err error) {
 // rawCPU pairs the events of one CPU's buffer, which come in time order.
 type rawCPU struct {
 	h     *handlerStats
-	sum   *int64
 	entry int64 // the open entry's time stamp
 	open  bool
 }
@@ -240,32 +239,25 @@ func (c *rawCPU) event(rec []byte, ts int64, l rawLayout, irq int) {
 		return
 	}
 	c.open = false
-	d := ts - c.entry
-	c.h.events++
-	*c.sum += d
-	c.h.maxUS = max(c.h.maxUS, float64(d)/1e3)
+	c.h.add(ts - c.entry)
 }
 
 // collectRaw reads every CPU's trace_pipe_raw of the instance dir until
 // it is empty (the events disabled first, so that it stays so).
 func collectRaw(dir string, l rawLayout, irq int) (handlerStats, error) {
 	var h handlerStats
-	var sum int64
 	cpus, err := filepath.Glob(filepath.Join(dir, "per_cpu", "cpu*", "trace_pipe_raw"))
 	if err != nil || len(cpus) == 0 {
 		return h, errors.New("no per_cpu/cpuN/trace_pipe_raw in the trace instance")
 	}
 	page := make([]byte, l.pageSize)
 	for _, path := range cpus {
-		c := rawCPU{h: &h, sum: &sum}
+		c := rawCPU{h: &h}
 		if err := readPipeRaw(path, page, func(p []byte) error { return c.page(p, l, irq) }); err != nil {
 			return handlerStats{}, err
 		}
 	}
-	if h.events > 0 {
-		h.avgUS = float64(sum) / float64(h.events) / 1e3
-	}
-	return h, nil
+	return h.done(), nil
 }
 
 // readPipeRaw reads the pages of one trace_pipe_raw without blocking. A

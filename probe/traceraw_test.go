@@ -162,8 +162,7 @@ func TestRawPagesPairHandlerEvents(t *testing.T) {
 func TestRawPageRefusesBadLengths(t *testing.T) {
 	l := rawLayout{commitOff: 8, commitSize: 8, dataOff: 16, pageSize: 64, entryID: 225, exitID: 224, entryIRQ: 8, exitIRQ: 8}
 	var h handlerStats
-	var sum int64
-	c := rawCPU{h: &h, sum: &sum}
+	c := rawCPU{h: &h}
 	b := &pageBuilder{l: l}
 	b.u32(0)   // a long event ...
 	b.u32(200) // ... longer than the page
@@ -194,8 +193,7 @@ func FuzzRawPage(f *testing.F) {
 			l.commitSize, l.dataOff = 4, 12
 		}
 		var h handlerStats
-		var sum int64
-		c := rawCPU{h: &h, sum: &sum}
+		c := rawCPU{h: &h}
 		c.page(p, l, 1)
 		if h.events > uint64(len(p)) {
 			t.Fatalf("%d events from %d bytes", h.events, len(p))

@@ -107,19 +107,15 @@ func (out *Map) narrow(c Core) *Map {
 // AbsentAt returns why the register at offset off is absent from this
 // controller, or nil if it is not one of the absent registers.
 func (m *Map) AbsentAt(off uint32) *Absence {
-	for i := range m.Absent {
-		if m.Absent[i].Offset == off && m.Absent[i].ReplacedBy == "" {
-			return &m.Absent[i]
-		}
+	if i := slices.IndexFunc(m.Absent, func(a Absence) bool { return a.Offset == off && a.ReplacedBy == "" }); i >= 0 {
+		return &m.Absent[i]
 	}
 	return nil
 }
 
 func (m *Map) absentNamed(name string) *Absence {
-	for i := range m.Absent {
-		if strings.EqualFold(m.Absent[i].Name, name) {
-			return &m.Absent[i]
-		}
+	if i := slices.IndexFunc(m.Absent, func(a Absence) bool { return strings.EqualFold(a.Name, name) }); i >= 0 {
+		return &m.Absent[i]
 	}
 	return nil
 }

@@ -66,10 +66,8 @@ func (f *Field) Bits() string {
 
 // Enum returns the named value v, or nil.
 func (f *Field) Enum(v uint32) *Enum {
-	for i := range f.Values {
-		if f.Values[i].Value == v {
-			return &f.Values[i]
-		}
+	if i := slices.IndexFunc(f.Values, func(e Enum) bool { return e.Value == v }); i >= 0 {
+		return &f.Values[i]
 	}
 	return nil
 }
@@ -116,10 +114,8 @@ type Register struct {
 
 // Field returns the named field or nil.
 func (r *Register) Field(name string) *Field {
-	for i := range r.Fields {
-		if strings.EqualFold(r.Fields[i].Name, name) {
-			return &r.Fields[i]
-		}
+	if i := slices.IndexFunc(r.Fields, func(f Field) bool { return strings.EqualFold(f.Name, name) }); i >= 0 {
+		return &r.Fields[i]
 	}
 	return nil
 }
@@ -168,20 +164,16 @@ type Map struct {
 
 // Register returns the named register or nil.
 func (m *Map) Register(name string) *Register {
-	for i := range m.Registers {
-		if strings.EqualFold(m.Registers[i].Name, name) {
-			return &m.Registers[i]
-		}
+	if i := slices.IndexFunc(m.Registers, func(r Register) bool { return strings.EqualFold(r.Name, name) }); i >= 0 {
+		return &m.Registers[i]
 	}
 	return nil
 }
 
 // At returns the register at offset off or nil.
 func (m *Map) At(off uint32) *Register {
-	for i := range m.Registers {
-		if m.Registers[i].Offset == off {
-			return &m.Registers[i]
-		}
+	if i := slices.IndexFunc(m.Registers, func(r Register) bool { return r.Offset == off }); i >= 0 {
+		return &m.Registers[i]
 	}
 	return nil
 }

@@ -339,11 +339,7 @@ func controlText(ps *problems, l *locator, path string, v any, depth int) {
 		}
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			controlText(ps, l, p, v[k], depth+1)
+			controlText(ps, l, joinPath(path, k), v[k], depth+1)
 		}
 	case []map[string]any, []any:
 		for i, e := range elements(v) {

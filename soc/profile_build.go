@@ -295,27 +295,23 @@ func (s *RegisterSpec) merge(l *locator, ps *problems, at string, old *regs.Regi
 	}
 	if old == nil || len(s.Fields) > 0 || has("field") {
 		r.Fields = nil
-		var used uint32
 		names := map[string]int{}
 		for j := range s.Fields {
-			f, bitsOK := s.Fields[j].field(l, ps, fmt.Sprintf("%s.field[%d]", at, j), s.Name)
+			fat := fmt.Sprintf("%s.field[%d]", at, j)
+			f, bitsOK := s.Fields[j].field(l, ps, fat, s.Name)
 			if !bitsOK {
 				continue
 			}
-			fat := fmt.Sprintf("%s.field[%d]", at, j)
 			if k, dup := names[strings.ToUpper(f.Name)]; dup {
 				ps.add(l.at(fat+".name"), "field %s.%s: defined twice (also at line %d)", s.Name, f.Name, l.line(l.at(fmt.Sprintf("%s.field[%d]", at, k))))
 			}
 			names[strings.ToUpper(f.Name)] = j
-			if used&f.Mask() != 0 {
-				for _, g := range r.Fields {
-					if g.Mask()&f.Mask() != 0 {
-						ps.add(l.at(fat+".bits"), "field %s.%s: bits %s overlap field %s (bits %s)", s.Name, f.Name, f.Bits(), g.Name, g.Bits())
-						break
-					}
+			for _, g := range r.Fields {
+				if g.Mask()&f.Mask() != 0 {
+					ps.add(l.at(fat+".bits"), "field %s.%s: bits %s overlap field %s (bits %s)", s.Name, f.Name, f.Bits(), g.Name, g.Bits())
+					break
 				}
 			}
-			used |= f.Mask()
 			r.Fields = append(r.Fields, f)
 		}
 	}

@@ -1,6 +1,7 @@
 package soc
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"path"
@@ -81,11 +82,8 @@ func ParamScope(root fs.FS, p *Profile, param string) []ParamUser {
 			if st := readTrim(root, dir+"/status"); st == "disabled" || st == "fail" {
 				continue
 			}
-			if r, ok := DRRole(readTrim(root, dir+"/dr_mode")); ok {
-				u.Role = r
-			} else {
-				u.Role = regs.RoleOTG
-			}
+			r, _ := DRRole(readTrim(root, dir+"/dr_mode"))
+			u.Role = cmp.Or(r, regs.RoleOTG)
 		} else {
 			u.Source = "profile"
 			switch {

@@ -96,10 +96,12 @@ func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, err
 	return rl.done()
 }
 
-func (s *Session) readParam(mod, param string) (string, error) {
+// readParam reads the module parameter name ("module.param").
+func (s *Session) readParam(name string) (string, error) {
 	if s.o.Host == nil {
 		return "", errors.New("no host")
 	}
+	mod, param, _ := strings.Cut(name, ".")
 	return s.o.Host.ReadParam(mod, param)
 }
 
@@ -183,8 +185,7 @@ func (s *Session) Settle() error {
 			v, err := s.o.Host.ReadFile(t.name)
 			return err == nil && (FileHolds(t.str, v) || FileHolds(t.origStr, v))
 		default:
-			mod, param, _ := strings.Cut(t.name, ".")
-			v, err := s.readParam(mod, param)
+			v, err := s.readParam(t.name)
 			return err == nil && (v == t.str || v == t.origStr)
 		}
 	})

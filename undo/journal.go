@@ -123,10 +123,8 @@ func (e *Entry) Interrupted() []Owner {
 
 // Find returns the entry of target key k, or nil.
 func (j *Journal) Find(k string) *Entry {
-	for i := range j.Entries {
-		if j.Entries[i].Target.Key() == k {
-			return &j.Entries[i]
-		}
+	if i := slices.IndexFunc(j.Entries, func(e Entry) bool { return e.Target.Key() == k }); i >= 0 {
+		return &j.Entries[i]
 	}
 	return nil
 }

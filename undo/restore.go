@@ -82,10 +82,8 @@ func restoreFields(m *regs.Map, acc regs.Accessor, fts []fieldTarget) ([]Restore
 // bitsString renders the bits of v under mask: a field's value in
 // decimal, other bit groups in hex.
 func bitsString(r *regs.Register, mask, v uint32) string {
-	for i := range r.Fields {
-		if f := &r.Fields[i]; f.Mask() == mask {
-			return fmt.Sprint(f.Get(v))
-		}
+	if i := slices.IndexFunc(r.Fields, func(f regs.Field) bool { return f.Mask() == mask }); i >= 0 {
+		return fmt.Sprint(r.Fields[i].Get(v))
 	}
 	return regs.Hex(v & mask)
 }
@@ -313,8 +311,7 @@ func (s *Session) restoreParams(ctx context.Context, ps []paramTarget) ([]Restor
 	params := map[string]string{}
 	var names []string
 	for _, p := range ps {
-		mod, param, _ := strings.Cut(p.name, ".")
-		if cur, err := s.readParam(mod, param); err == nil && cur == p.want {
+		if cur, err := s.readParam(p.name); err == nil && cur == p.want {
 			out = append(out, Restored{Name: p.name, Want: p.want, Got: cur, Held: true})
 			continue
 		}
@@ -331,8 +328,7 @@ func (s *Session) restoreParams(ctx context.Context, ps []paramTarget) ([]Restor
 		return out, err
 	}
 	for _, n := range names {
-		mod, param, _ := strings.Cut(n, ".")
-		got, _ := s.readParam(mod, param)
+		got, _ := s.readParam(n)
 		out = append(out, Restored{Name: n, Want: params[n], Got: got, Held: got == params[n], Wrote: true})
 	}
 	return out, nil
