@@ -164,7 +164,9 @@ func RankVisits(points []PointStats, baseVisits [][]float64, original map[string
 }
 
 func rank(points []PointStats, baseline []float64, visits []float64, baseVisits [][]float64, original map[string]string, pol Policy) Ranking {
-	pol.MinGainPct = max(pol.MinGainPct, 0)
+	if pol.MinGainPct < 0 {
+		pol.MinGainPct = 0
+	}
 	var rk Ranking
 	rk.Baseline = BaselineStats{Runs: len(baseline), Median: Median(baseline), Visits: visits, rates: baseline}
 	if len(baseline) == 0 {
