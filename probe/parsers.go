@@ -47,18 +47,36 @@ func ParseUnit(s string) (Unit, error) {
 }
 
 // parseNumber reads "37.75", "1,234.5" or "1e6". A comma must separate
-// thousands: "12,5" (a decimal comma?) is refused, not read as 125.
+// thousands: "12,5" or "1.234,5" (a decimal comma?) is refused, not read
+// as 125 or 1.2345.
 func parseNumber(s string) (float64, error) {
 	s = strings.TrimSpace(s)
-	whole, _, _ := strings.Cut(s, ".")
-	if groups := strings.Split(strings.TrimLeft(whole, "+-"), ","); len(groups) > 1 {
-		for i, g := range groups {
-			if len(g) != 3 && (i > 0 || g == "" || len(g) > 3) {
-				return 0, errors.New("its comma does not separate thousands (a decimal comma?)")
-			}
-		}
+	if strings.Contains(s, ",") && !thousands(strings.TrimLeft(s, "+-")) {
+		return 0, errors.New("its comma does not separate thousands (a decimal comma?)")
 	}
 	return strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+}
+
+// thousands reports whether the commas of s (no sign) only separate
+// groups of three digits before its decimal point or exponent.
+func thousands(s string) bool {
+	end := len(s)
+	if i := strings.IndexAny(s, ".eE"); i >= 0 {
+		end = i
+	}
+	if strings.Contains(s[end:], ",") {
+		return false
+	}
+	groups := strings.Split(s[:end], ",")
+	if g := groups[0]; g == "" || len(g) > 3 || g[0] == '0' {
+		return false
+	}
+	for _, g := range groups[1:] {
+		if len(g) != 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // checkRate refuses a number that is no rate: NaN, an infinity, a

@@ -263,12 +263,12 @@ func readTestdataF(f *testing.F, name string) []byte {
 // refused rather than read ten times too high, and NaN, infinities and
 // negative numbers are refused rather than recorded.
 func TestParseNumberRefusesWhatIsNoRate(t *testing.T) {
-	for in, want := range map[string]float64{"37.75": 37.75, "1,234.5": 1234.5, "12,345,678": 12345678, "1e6": 1e6, " 5 ": 5, "0": 0} {
+	for in, want := range map[string]float64{"37.75": 37.75, "1,234.5": 1234.5, "12,345,678": 12345678, "+1,234": 1234, "1,234e3": 1234e3, "1e6": 1e6, " 5 ": 5, "0": 0} {
 		if got, err := parseNumber(in); err != nil || got != want {
 			t.Errorf("parseNumber(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"12,5", "1,2,3", "1234,567", ",123", "1,23.4"} {
+	for _, in := range []string{"12,5", "1,2,3", "1234,567", ",123", "1,23.4", "1.234,5", "12.345,67", "0,500", "1,234,", "1e3,000"} {
 		if got, err := parseNumber(in); err == nil || !strings.Contains(err.Error(), "does not separate thousands") {
 			t.Errorf("parseNumber(%q) = %v, %v; want the comma refused", in, got, err)
 		}

@@ -76,6 +76,9 @@ func planString(p SweepPlan, m *regs.Map) string {
 	if p.Budget != 0 {
 		parts = append(parts, "budget="+strconv.FormatFloat(p.Budget, 'g', 3, 64))
 	}
+	if p.MinGain != nil {
+		parts = append(parts, "min-gain="+strconv.FormatFloat(*p.MinGain, 'g', -1, 64))
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -187,7 +190,7 @@ func (m *Model) mainline(ref regs.Ref) *uint32 {
 // arguments, DT properties), which the Registers tab does not show.
 func (m *Model) planFromAxes() string {
 	cur := m.sweep.plan
-	p := SweepPlan{Plan: plan.Plan{Repeats: 3, Mode: cur.Mode, Budget: cur.Budget}}
+	p := SweepPlan{Plan: plan.Plan{Repeats: 3, Mode: cur.Mode, Budget: cur.Budget, MinGain: cur.MinGain}}
 	if cur.Repeats > 0 {
 		p.Repeats = cur.Repeats
 	}

@@ -256,10 +256,11 @@ func (s *testSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEven
 // A plan with axes the Registers tab has no row for (a file, a module
 // parameter) shows its register axes there (it used to panic rendering
 // the tab), and marking one more field there keeps the other axes, the
-// values typed for the fields already swept and the mode.
+// values typed for the fields already swept, the mode and the
+// threshold.
 func TestPlanWithOtherAxesOnTheRegistersTab(t *testing.T) {
 	e := newEnv(t, false)
-	e.writePlan("sysfs:/sys/block/sda/queue/max_sectors_kb=64,128 ITC=1,8 modparam:ehci_hcd.park=0,3 mode=ofat")
+	e.writePlan("sysfs:/sys/block/sda/queue/max_sectors_kb=64,128 ITC=1,8 modparam:ehci_hcd.park=0,3 mode=ofat min-gain=2.5")
 	if e.m.sweep.planErr != "" {
 		t.Fatal(e.m.sweep.planErr)
 	}
@@ -270,7 +271,7 @@ func TestPlanWithOtherAxesOnTheRegistersTab(t *testing.T) {
 	e.selectRow("SBUSCFG.AHBBRST")
 	e.keys("x")
 	got := e.m.sweep.planText
-	for _, w := range []string{"ITC=1,8 ", "AHBBRST=", "sysfs:/sys/block/sda/queue/max_sectors_kb=64,128", "modparam:ehci_hcd.park=0,3", "mode=ofat"} {
+	for _, w := range []string{"ITC=1,8 ", "AHBBRST=", "sysfs:/sys/block/sda/queue/max_sectors_kb=64,128", "modparam:ehci_hcd.park=0,3", "mode=ofat", "min-gain=2.5"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("plan after marking AHBBRST = %q, want %s in it", got, w)
 		}
