@@ -69,6 +69,11 @@ func (p *CmdProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 		return r, fmt.Errorf("%s stopped: %w", p.Argv[0], ctx.Err())
 	}
 	perr := p.Parse.Parse(stdout.Bytes(), stderr.Bytes(), &r)
+	if perr == nil {
+		if e := checkRate(r.Rate); e != nil { // whichever parser read it
+			perr = fmt.Errorf("%v: %w", p.Parse, e)
+		}
+	}
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -143,9 +148,6 @@ func (p *RegexParser) Parse(stdout, stderr []byte, r *Run) error {
 		if errors.As(err, &syntax) {
 			return fmt.Errorf("regex %q matched %q, which is not a number", p.Re, s)
 		}
-		if err == nil {
-			err = checkRate(v)
-		}
 		if err != nil {
 			return fmt.Errorf("regex %q matched %q: %v", p.Re, s, err)
 		}
@@ -169,9 +171,6 @@ func (p *JSONPathParser) Parse(stdout, stderr []byte, r *Run) error {
 	v, err := jsonPath(stdout, p.Path)
 	if err != nil {
 		return err
-	}
-	if err := checkRate(v); err != nil {
-		return fmt.Errorf("json path %s: %v", p.Path, err)
 	}
 	p.Unit.set(r, v)
 	return nil

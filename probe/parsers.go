@@ -80,10 +80,15 @@ func thousands(s string) bool {
 }
 
 // checkRate refuses a number that is no rate: NaN, an infinity, a
-// negative number.
+// negative number (the sign survives any unit's factor).
 func checkRate(v float64) error {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return fmt.Errorf("%v is not a rate (a rate is finite and not negative)", v)
+	switch {
+	case math.IsNaN(v):
+		return errors.New("the number read is NaN, not a rate")
+	case math.IsInf(v, 0):
+		return errors.New("the number read is infinite, not a rate")
+	case v < 0:
+		return errors.New("the number read is negative, not a rate")
 	}
 	return nil
 }

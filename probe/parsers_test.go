@@ -275,9 +275,6 @@ func TestParseNumberRefusesWhatIsNoRate(t *testing.T) {
 	}
 	u, _ := ParseUnit("MB/s")
 	for out, want := range map[string]string{
-		"rate = NaN MB/sec":  `matched "NaN": NaN is not a rate`,
-		"rate = +Inf MB/sec": `matched "+Inf": +Inf is not a rate`,
-		"rate = -5 MB/sec":   `matched "-5": -5 is not a rate`,
 		"rate = 12,5 MB/sec": `matched "12,5": its comma does not separate thousands`,
 		"rate = x MB/sec":    `matched "x", which is not a number`,
 	} {
@@ -287,9 +284,23 @@ func TestParseNumberRefusesWhatIsNoRate(t *testing.T) {
 			t.Errorf("%q: %v, want %q", out, err, want)
 		}
 	}
-	p := &JSONPathParser{Path: "a.b", Unit: u}
-	var r Run
-	if err := p.Parse([]byte(`{"a": {"b": -3}}`), nil, &r); err == nil || err.Error() != "json path a.b: -3 is not a rate (a rate is finite and not negative)" {
-		t.Errorf("negative JSON rate: %v", err)
+	// Whichever parser read it, a command's number that is no rate is
+	// refused where the command runs.
+	re := &RegexParser{Re: regexp.MustCompile(`= *(\S+) MB/sec`), Unit: u}
+	for _, tc := range []struct {
+		parser Parser
+		out    string
+		want   string
+	}{
+		{re, "rate = NaN MB/sec", "is NaN, not a rate"},
+		{re, "rate = +Inf MB/sec", "is infinite, not a rate"},
+		{re, "rate = -5 MB/sec", "is negative, not a rate"},
+		{&JSONPathParser{Path: "a.b", Unit: u}, `{"a": {"b": -3}}`, "json a.b MB/s: the number read is negative, not a rate"},
+		{&Iperf3Parser{}, `{"end": {"sum_received": {"bits_per_second": -1, "bytes": 1, "seconds": 1}}}`, "iperf3 receiver: the number read is negative, not a rate"},
+	} {
+		p := &CmdProbe{Argv: []string{"printf", "%s", tc.out}, Parse: tc.parser}
+		if _, err := p.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s on %q: %v, want %q", tc.parser, tc.out, err, tc.want)
+		}
 	}
 }
