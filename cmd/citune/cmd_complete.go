@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"flag"
 	"fmt"
 	"slices"
 	"sort"
@@ -110,7 +111,11 @@ func complete(a *app, words []string) []string {
 		return c
 	}
 	if strings.HasPrefix(cur, "-") {
-		return []string{"--profile", "--controller", "--mem-file", "--sim", "--sim-driver", "--reset-values", "--json", "--journal"}
+		var out []string
+		for _, f := range globalFlags() {
+			out = append(out, "--"+f.Name)
+		}
+		return out
 	}
 	if prev == "--" && (cmd == "sweep" || cmd == "tui") {
 		return probeKinds()
@@ -128,12 +133,8 @@ func complete(a *app, words []string) []string {
 		if p == nil {
 			return nil
 		}
-		if name, _, ok := strings.Cut(cur, "="); cmd == "set" && ok {
-			var out []string
-			for _, v := range fieldValues(p, name) {
-				out = append(out, name+"="+v)
-			}
-			return out
+		if cmd == "set" && strings.Contains(cur, "=") {
+			return axisValueCandidates(p, cur)
 		}
 		return fieldCandidates(p.Map, cmd)
 	case "profiles":
@@ -147,9 +148,23 @@ func complete(a *app, words []string) []string {
 	return nil
 }
 
-// isFlagValue reports whether words[i] is a preceding flag's value.
+// isFlagValue reports whether words[i] is the value of a global flag
+// before it (--profile NAME, not --sim).
 func isFlagValue(words []string, i int) bool {
-	return i > 0 && slices.Contains([]string{"profile", "controller", "mem-file", "journal"}, strings.TrimLeft(words[i-1], "-"))
+	return i > 0 && slices.ContainsFunc(globalFlags(), func(f *flag.Flag) bool {
+		b, isBool := f.Value.(interface{ IsBoolFlag() bool })
+		return !(isBool && b.IsBoolFlag()) && f.Name == strings.TrimLeft(words[i-1], "-")
+	})
+}
+
+// globalFlags are the global flags as registered, in name order.
+func globalFlags() []*flag.Flag {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	var g globals
+	g.register(fs)
+	var out []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) { out = append(out, f) })
+	return out
 }
 
 func profileNames() []string {
