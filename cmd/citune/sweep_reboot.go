@@ -167,8 +167,9 @@ func (a *app) afterRun(o *sweepOpts, pl plan.Plan, runErr error) error {
 //     resume: it says there is nothing to abort and exits 0.
 
 // quotedArg finds flag's single-quoted value ('--resume' 'FILE') in an
-// installed resume's command ("" where it is not there). The resume quotes
-// every word it writes, so a value never holds a quote.
+// installed resume's command ("" where it is not there). A value holding
+// a quote (shellQuote writes it as '\'') comes back cut at the quote: its
+// file is not found, and --abort FILE names it.
 func quotedArg(b []byte, flag string) string {
 	_, rest, ok := strings.Cut(string(b), "'"+flag+"' '")
 	v, _, closed := strings.Cut(rest, "'")

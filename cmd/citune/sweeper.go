@@ -81,7 +81,7 @@ type tuiSweeper struct {
 	kit *sweepKit
 	out string
 	// fresh: out is the default name, which two sessions started in the
-	// same second share: a plan's file is created exclusively (createFresh).
+	// same second share: a plan's file is created exclusively (createNew).
 	fresh bool
 
 	mu      sync.Mutex
@@ -108,7 +108,7 @@ func (s *tuiSweeper) Run(ctx context.Context, in plan.Plan, resume bool, onEvent
 	var prev *results.Results
 	if resume && key == s.planKey && s.path != "" {
 		var err error
-		if prev, err = results.Load(s.path); err != nil {
+		if prev, err = loadResults(s.path); err != nil {
 			return "", err
 		}
 	} else {
