@@ -168,7 +168,7 @@ func (a *app) afterRun(o *sweepOpts, pl plan.Plan, runErr error) error {
 
 // quotedArg finds flag's single-quoted value ('--resume' 'FILE') in an
 // installed resume's command ("" where it is not there). A value holding
-// a quote (shellQuote writes it as '\”) comes back cut at the quote: its
+// a quote (shellQuote closes the quoting around it) comes back cut: its
 // file is not found, and --abort FILE names it.
 func quotedArg(b []byte, flag string) string {
 	_, rest, ok := strings.Cut(string(b), "'"+flag+"' '")
