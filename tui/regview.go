@@ -400,6 +400,10 @@ func (rt *regsTab) revertSelected() tea.Cmd {
 
 func (rt *regsTab) toggleAxis() {
 	r := rt.rows[rt.sel]
+	if rt.sweeping { // as e and l on the Sweep tab: the plan is the running sweep's
+		rt.setErr("the plan cannot change while the sweep runs (s stops it)")
+		return
+	}
 	if r.kind != rowField {
 		rt.setErr("sweep axes are fields: pick a field")
 		return

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -185,19 +186,18 @@ func (m *Model) mainline(ref regs.Ref) *uint32 {
 	return nil
 }
 
-// planFromAxes builds the plan text from the fields marked on screen and
-// the plan's axes of other kinds (files, module parameters, boot
-// arguments, DT properties), which the Registers tab does not show.
+// planFromAxes is the plan's text with its register axes made the fields
+// marked on screen: a field already swept keeps its values, a new one gets
+// proposed values; the other axes (files, module parameters, boot
+// arguments, DT properties) and the settings stay as they are.
 func (m *Model) planFromAxes() string {
-	cur := m.sweep.plan
-	p := SweepPlan{Plan: plan.Plan{Repeats: 3, Mode: cur.Mode, Budget: cur.Budget, MinGain: cur.MinGain}}
-	if cur.Repeats > 0 {
-		p.Repeats = cur.Repeats
-	}
+	p := m.sweep.plan
+	p.Repeats = cmp.Or(p.Repeats, 3)
+	p.Axes = slices.DeleteFunc(slices.Clone(p.Axes), func(a plan.Axis) bool {
+		return a.Kind == plan.KindRegister && !hasRef(m.axes, a.Ref)
+	})
 	for _, ref := range m.axes {
-		// A field the plan already sweeps keeps the values it was given.
-		if i := slices.IndexFunc(cur.Axes, func(a plan.Axis) bool { return a.Kind == plan.KindRegister && sameRef(a.Ref, ref) }); i >= 0 {
-			p.Axes = append(p.Axes, cur.Axes[i])
+		if p.has(ref) {
 			continue
 		}
 		sv := m.startValue(ref)
@@ -206,14 +206,6 @@ func (m *Model) planFromAxes() string {
 			limit = *k.DTMax
 		}
 		p.Axes = append(p.Axes, plan.Axis{Kind: plan.KindRegister, Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
-	}
-	for _, a := range cur.Axes {
-		if a.Kind != plan.KindRegister {
-			p.Axes = append(p.Axes, a)
-		}
-	}
-	if len(p.Axes) == 0 {
-		return ""
 	}
 	return planString(p, m.m)
 }

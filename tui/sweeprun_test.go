@@ -277,3 +277,17 @@ func TestPlanWithOtherAxesOnTheRegistersTab(t *testing.T) {
 		}
 	}
 }
+
+// While a sweep runs, x on the Registers tab does not change the plan (as
+// e and l on the Sweep tab do not): the plan is the running sweep's.
+func TestMarkingDuringASweepIsRefused(t *testing.T) {
+	e := newEnv(t, false)
+	e.writePlan("ITC=1,8")
+	e.keys("1")
+	e.m.sweeping = true
+	e.selectRow("SBUSCFG.AHBBRST")
+	e.keys("x")
+	if got := e.m.sweep.planText; got != "ITC=1,8" || len(e.m.axes) != 1 || !strings.Contains(e.m.status, "cannot change while the sweep runs") {
+		t.Errorf("plan %q, axes %v, status %q; want the plan unchanged and the refusal", got, e.m.axes, e.m.status)
+	}
+}
