@@ -2,12 +2,12 @@ package probe
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -69,9 +69,10 @@ func (p *CmdProbe) Run(ctx context.Context, progress func(done, total int64)) (R
 		return r, fmt.Errorf("%s stopped: %w", p.Argv[0], ctx.Err())
 	}
 	perr := p.Parse.Parse(stdout.Bytes(), stderr.Bytes(), &r)
-	if perr == nil {
-		if e := checkRate(r.Rate); e != nil { // whichever parser read it
+	if perr == nil { // whichever parser read them, none is recorded
+		if e := cmp.Or(checkRate(r.Rate), checkRate(r.SenderRate), checkRate(r.ReceiverRate)); e != nil {
 			perr = fmt.Errorf("%v: %w", p.Parse, e)
+			r.Rate, r.SenderRate, r.ReceiverRate = 0, 0, 0
 		}
 	}
 	if err != nil {
@@ -144,11 +145,10 @@ func (p *RegexParser) Parse(stdout, stderr []byte, r *Run) error {
 		m := ms[len(ms)-1]
 		s := m[min(1, len(m)-1)] // the first group, else the whole match
 		v, err := parseNumber(string(s))
-		var syntax *strconv.NumError
-		if errors.As(err, &syntax) {
+		switch {
+		case errors.Is(err, errNotNumber):
 			return fmt.Errorf("regex %q matched %q, which is not a number", p.Re, s)
-		}
-		if err != nil {
+		case err != nil:
 			return fmt.Errorf("regex %q matched %q: %v", p.Re, s, err)
 		}
 		p.Unit.set(r, v)

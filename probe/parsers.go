@@ -54,8 +54,14 @@ func parseNumber(s string) (float64, error) {
 	if strings.Contains(s, ",") && !thousands(strings.TrimLeft(s, "+-")) {
 		return 0, errors.New("its comma does not separate thousands (a decimal comma?)")
 	}
-	return strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+	v, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) { // out of range: ±Inf, which checkRate refuses
+		return 0, errNotNumber
+	}
+	return v, nil
 }
+
+var errNotNumber = errors.New("not a number")
 
 // thousands reports whether the commas of s (no sign) only separate
 // groups of three digits before its decimal point or exponent.
@@ -138,15 +144,21 @@ func jsonPath(out []byte, path string) (float64, error) {
 		}
 		walked = append(walked, key)
 	}
-	switch v := cur.(type) {
-	case json.Number:
-		return v.Float64()
-	case string:
-		if f, err := parseNumber(v); err == nil {
-			return f, nil
-		}
+	s, ok := cur.(string)
+	if n, isNum := cur.(json.Number); isNum {
+		s, ok = n.String(), true
 	}
-	return 0, fmt.Errorf("%w: json path %s holds %v, not a number", ErrNoRate, path, cur)
+	if !ok {
+		return 0, fmt.Errorf("%w: json path %s holds %v, not a number", ErrNoRate, path, cur)
+	}
+	v, err := parseNumber(s)
+	switch {
+	case errors.Is(err, errNotNumber):
+		return 0, fmt.Errorf("%w: json path %s holds %v, not a number", ErrNoRate, path, cur)
+	case err != nil:
+		return 0, fmt.Errorf("%w: json path %s holds %q: %v", ErrNoRate, path, s, err)
+	}
+	return v, nil
 }
 
 // iperfResult is what citune takes from iperf3's JSON: the sender's and

@@ -296,11 +296,18 @@ func TestParseNumberRefusesWhatIsNoRate(t *testing.T) {
 		{re, "rate = +Inf MB/sec", "is infinite, not a rate"},
 		{re, "rate = -5 MB/sec", "is negative, not a rate"},
 		{&JSONPathParser{Path: "a.b", Unit: u}, `{"a": {"b": -3}}`, "json a.b MB/s: the number read is negative, not a rate"},
+		{&JSONPathParser{Path: "a.b", Unit: u}, `{"a": {"b": 1e400}}`, "the number read is infinite, not a rate"},
+		{&JSONPathParser{Path: "a.b", Unit: u}, `{"a": {"b": "12,5"}}`, `json path a.b holds "12,5": its comma does not separate thousands`},
 		{&Iperf3Parser{}, `{"end": {"sum_received": {"bits_per_second": -1, "bytes": 1, "seconds": 1}}}`, "iperf3 receiver: the number read is negative, not a rate"},
+		{&Iperf3Parser{Sender: true}, `{"end": {"sum_sent": {"bits_per_second": 8, "bytes": 1, "seconds": 1}, "sum_received": {"bits_per_second": -8, "bytes": 1, "seconds": 1}}}`, "the number read is negative, not a rate"},
 	} {
 		p := &CmdProbe{Argv: []string{"printf", "%s", tc.out}, Parse: tc.parser}
-		if _, err := p.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+		r, err := p.Run(context.Background(), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s on %q: %v, want %q", tc.parser, tc.out, err, tc.want)
+		}
+		if r.Rate != 0 || r.SenderRate != 0 || r.ReceiverRate != 0 { // a results file cannot hold NaN
+			t.Errorf("%s on %q: refused, yet rates %v %v %v kept", tc.parser, tc.out, r.Rate, r.SenderRate, r.ReceiverRate)
 		}
 	}
 }
