@@ -107,8 +107,10 @@ func (out *Map) narrow(c Core) *Map {
 // AbsentAt returns why the register at offset off is absent from this
 // controller, or nil if it is not one of the absent registers.
 func (m *Map) AbsentAt(off uint32) *Absence {
-	if i := slices.IndexFunc(m.Absent, func(a Absence) bool { return a.Offset == off && a.ReplacedBy == "" }); i >= 0 {
-		return &m.Absent[i]
+	for i := range m.Absent { // every guarded access asks: no copies
+		if a := &m.Absent[i]; a.Offset == off && a.ReplacedBy == "" {
+			return a
+		}
 	}
 	return nil
 }

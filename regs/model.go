@@ -114,8 +114,10 @@ type Register struct {
 
 // Field returns the named field or nil.
 func (r *Register) Field(name string) *Field {
-	if i := slices.IndexFunc(r.Fields, func(f Field) bool { return strings.EqualFold(f.Name, name) }); i >= 0 {
-		return &r.Fields[i]
+	for i := range r.Fields {
+		if f := &r.Fields[i]; strings.EqualFold(f.Name, name) {
+			return f
+		}
 	}
 	return nil
 }
@@ -164,16 +166,22 @@ type Map struct {
 
 // Register returns the named register or nil.
 func (m *Map) Register(name string) *Register {
-	if i := slices.IndexFunc(m.Registers, func(r Register) bool { return strings.EqualFold(r.Name, name) }); i >= 0 {
-		return &m.Registers[i]
+	for i := range m.Registers {
+		if r := &m.Registers[i]; strings.EqualFold(r.Name, name) {
+			return r
+		}
 	}
 	return nil
 }
 
-// At returns the register at offset off or nil.
+// At returns the register at offset off or nil. Register and At loop by
+// pointer: a Register is 208 bytes, and slices.IndexFunc would copy each
+// (every guarded access and the simulator's writes look registers up).
 func (m *Map) At(off uint32) *Register {
-	if i := slices.IndexFunc(m.Registers, func(r Register) bool { return r.Offset == off }); i >= 0 {
-		return &m.Registers[i]
+	for i := range m.Registers {
+		if r := &m.Registers[i]; r.Offset == off {
+			return r
+		}
 	}
 	return nil
 }
