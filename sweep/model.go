@@ -190,6 +190,9 @@ func (r *state) modelDesign(xs [][]int) []int {
 		fx[j] = xs[i]
 	}
 	pick, strength := fit.Design(fx, len(r.points)/4)
+	if len(sub) == 0 { // fx is xs: its design is the one
+		return pick
+	}
 	if len(full) == 0 || strength < 2 {
 		// No pairs covered anyway: every level of every axis twice,
 		// over all the points.

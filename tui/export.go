@@ -146,7 +146,7 @@ func (s *shared) role() regs.Role {
 	if s.cfg.Role != "" {
 		return s.cfg.Role
 	}
-	return soc.RoleOf(s.m, s.cfg.Target.Controller, snapshotOf(s.m, s.cur))
+	return s.cfg.Target.Role(snapshotOf(s.m, s.cur))
 }
 
 // winnerSettings are the sweep winner's values, commented with its win.

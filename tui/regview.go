@@ -123,8 +123,12 @@ func (rt *regsTab) flags(r row) string {
 	if haveStart && v != valueOf(ref, sv) {
 		b[2] = 'S'
 	}
+	key := refKey(ref)
+	if _, ok := rt.drifts[key]; ok {
+		b[3] = '!'
+	}
 	for k := range rt.drifts { // a register's row shows its fields' drifts
-		if k == refKey(ref) || r.field == nil && strings.HasPrefix(k, refKey(ref)+".") {
+		if r.field == nil && strings.HasPrefix(k, key+".") {
 			b[3] = '!'
 		}
 	}

@@ -173,8 +173,6 @@ func pointReason(p results.PointRecord) string {
 	return p.Reason
 }
 
-// The statistics are the sweep's: the TUI, sweep and report agree.
-
 // fmtSpread renders the spread of xs: half their range relative to their
 // median, in percent; or "1 run".
 func fmtSpread(xs []float64) string {

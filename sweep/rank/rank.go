@@ -303,6 +303,8 @@ func cmpTol(a, b *float64, tol float64) int {
 // "AHBBRST=0 ITC=1 TXPBURST=16".
 func SettingsString(s map[string]string) string {
 	keys := slices.Collect(maps.Keys(s))
+	// sort.Slice, not slices.SortFunc: a generic sort instantiated here
+	// took the ARMv7 binary one 64 KiB step up (ecda316).
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := shortName(keys[i]), shortName(keys[j])
 		if a != b {
