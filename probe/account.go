@@ -223,7 +223,7 @@ func (a *accountant) end(s sample, bytes int64) window {
 		if err != nil {
 			a.note("interrupt handler time: " + err.Error())
 		} else {
-			w.hOK, w.avgUS, w.maxUS, w.events = true, h.avgUS, h.maxUS, h.events
+			w.hOK, w.avgUS, w.maxUS, w.events = true, h.avgUS(), h.maxUS, h.events
 		}
 	}
 	return w

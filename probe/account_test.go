@@ -73,7 +73,7 @@ func TestParseTrace(t *testing.T) {
 	h := parseTrace(readTestdata(t, "trace-irq.txt"), 32)
 	// 12 us on CPU0, 9 us on CPU1, 24 us on CPU0 with another IRQ's
 	// events between; a lone exit is ignored.
-	if h.events != 3 || !near(h.avgUS, 15) || !near(h.maxUS, 24) {
+	if h.events != 3 || !near(h.avgUS(), 15) || !near(h.maxUS, 24) {
 		t.Errorf("got %+v, want 3 events, avg 15 us, max 24 us", h)
 	}
 	if h := parseTrace(readTestdata(t, "trace-irq.txt"), 29); h.events != 1 || !near(h.maxUS, 11) {

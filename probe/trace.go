@@ -27,9 +27,9 @@ type tracer struct {
 
 // handlerStats are interrupt handler durations.
 type handlerStats struct {
-	events       uint64
-	avgUS, maxUS float64
-	sumNS        int64 // until done
+	events uint64
+	sumNS  int64
+	maxUS  float64
 }
 
 // add counts one handler run of d ns.
@@ -39,12 +39,12 @@ func (h *handlerStats) add(d int64) {
 	h.maxUS = max(h.maxUS, float64(d)/1e3)
 }
 
-// done is h with the average of the runs added.
-func (h *handlerStats) done() handlerStats {
-	if h.events > 0 {
-		h.avgUS = float64(h.sumNS) / float64(h.events) / 1e3
+// avgUS is the mean run, 0 for none.
+func (h handlerStats) avgUS() float64 {
+	if h.events == 0 {
+		return 0
 	}
-	return *h
+	return float64(h.sumNS) / float64(h.events) / 1e3
 }
 
 func startTracer(root string, irq int) (*tracer, error) {
@@ -151,7 +151,7 @@ func parseTrace(data []byte, irq int) handlerStats {
 		delete(open, ev.cpu)
 		h.add(ev.ns - start)
 	}
-	return h.done()
+	return h
 }
 
 // traceEvent is one irq_handler_entry or irq_handler_exit line.

@@ -17,7 +17,7 @@ func TestParseTraceLines(t *testing.T) {
 	// 2.5 µs on CPU 3 (nanosecond timestamps, a task name with brackets),
 	// 9 µs on CPU 1 (another IRQ's exit between); a malformed timestamp
 	// and an entry without exit do not count.
-	if h.events != 2 || !near(h.avgUS, 5.75) || !near(h.maxUS, 9) {
+	if h.events != 2 || !near(h.avgUS(), 5.75) || !near(h.maxUS, 9) {
 		t.Errorf("got %+v, want 2 events, avg 5.75 µs, max 9 µs", h)
 	}
 	for _, line := range []string{

@@ -257,7 +257,7 @@ func collectRaw(dir string, l rawLayout, irq int) (handlerStats, error) {
 			return handlerStats{}, err
 		}
 	}
-	return h.done(), nil
+	return h, nil
 }
 
 // readPipeRaw reads the pages of one trace_pipe_raw without blocking. A

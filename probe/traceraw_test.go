@@ -153,7 +153,7 @@ func TestRawPagesPairHandlerEvents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h.events != 4 || !near(h.avgUS, 4.25) || !near(h.maxUS, 7) {
+		if h.events != 4 || !near(h.avgUS(), 4.25) || !near(h.maxUS, 7) {
 			t.Errorf("commit %d bytes: got %+v, want 4 runs, avg 4.25 µs, max 7 µs", l.commitSize, h)
 		}
 	}
