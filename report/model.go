@@ -287,15 +287,6 @@ func count[T any](xs []T, f func(T) bool) (n int) {
 	return n
 }
 
-// find returns the first point, ranked first, that match accepts.
-func (s *Sweep) find(match func(*Point) bool) *Point {
-	all := s.all()
-	if i := slices.IndexFunc(all, match); i >= 0 {
-		return all[i]
-	}
-	return nil
-}
-
 // uniqueLabels labels files by name, with the directories that tell them apart.
 func uniqueLabels(ss []*Sweep) {
 	for depth := 1; depth < 8; depth++ {

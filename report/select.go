@@ -61,10 +61,10 @@ func (s *Sweep) Find(name string) (*Point, error) {
 		}
 		return s.Ranked[r-1], nil
 	}
-	if p := s.find(func(p *Point) bool { return p.Key == name || p.Label == name }); p != nil {
-		return p, nil
-	}
 	all := s.all()
+	if i := slices.IndexFunc(all, func(p *Point) bool { return p.Key == name || p.Label == name }); i >= 0 {
+		return all[i], nil
+	}
 	want, err := s.parseSettings(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: point %q: %v", s.File, name, err)

@@ -5,6 +5,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,8 +28,13 @@ func compareRows(ss []*Sweep) []string {
 	return out
 }
 
+// byLabel is the first point, ranked first, with the label.
 func byLabel(s *Sweep, label string) *Point {
-	return s.find(func(p *Point) bool { return p.Label == label })
+	all := s.all()
+	if i := slices.IndexFunc(all, func(p *Point) bool { return p.Label == label }); i >= 0 {
+		return all[i]
+	}
+	return nil
 }
 
 // cell is one file's entry for a point: "28.7 +11.7 %".

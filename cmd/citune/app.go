@@ -383,12 +383,17 @@ func (a *app) identifyLive(p *soc.Profile) error {
 // pickController resolves --controller, else usbh1, else the profile's
 // first controller.
 func (a *app) pickController(p *soc.Profile) (*soc.Controller, error) {
-	if a.g.controller != "" {
-		c, err := p.Controller(a.g.controller)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		return c, nil
+	c, err := controllerOrDefault(p, a.g.controller)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return c, nil
+}
+
+// controllerOrDefault is the named controller, else usbh1, else the first.
+func controllerOrDefault(p *soc.Profile, name string) (*soc.Controller, error) {
+	if name != "" {
+		return p.Controller(name)
 	}
 	// Decision: the default is usbh1, the first host port on every
 	// shipped SoC (a disk to probe is plugged into a host port).

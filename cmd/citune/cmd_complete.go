@@ -194,10 +194,8 @@ func completionMap(profile, ctl string) *soc.Profile {
 	if p == nil {
 		return nil
 	}
-	if c, err := p.Controller(cmp.Or(ctl, "usbh1")); err == nil {
+	if c, err := controllerOrDefault(p, ctl); err == nil {
 		return p.ForController(c)
-	} else if ctl == "" {
-		return p.ForController(&p.Controllers[0])
 	}
 	return p
 }
