@@ -213,7 +213,7 @@ func summarise(res *results.Results, rk rank.Ranking) *Sweep {
 	}
 	s.ranked(rk, accs, notes)
 	s.Verdict = rk.Verdict
-	s.excluded(rk, accs, base, notes)
+	s.excluded(rk, accs, notes)
 	s.missing(h.Points)
 	s.inProgress(res)
 	s.lastState(res)
@@ -311,7 +311,7 @@ func (s *Sweep) ranked(rk rank.Ranking, accs map[string]*acc, notes map[string]s
 // excluded fills in the points left out of the ranking: the excluded
 // (corrupt, not held, failed; in that order, then by label) and those
 // the adaptive race eliminated (best median first).
-func (s *Sweep) excluded(rk rank.Ranking, accs map[string]*acc, base *acc, notes map[string]string) {
+func (s *Sweep) excluded(rk rank.Ranking, accs map[string]*acc, notes map[string]string) {
 	for _, x := range rk.Excluded {
 		p := &Point{Key: x.Key, Label: s.label(x.Settings), Settings: x.Settings, Status: x.Status, Reason: x.Reason, Changed: x.Changed, Note: notes[x.Key]}
 		if x.Status != rank.StatusEliminated {

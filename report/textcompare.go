@@ -28,7 +28,6 @@ func compareRows(ss []*Sweep) []string {
 	return out
 }
 
-// byLabel is the first point, ranked first, with the label.
 func byLabel(s *Sweep, label string) *Point {
 	all := s.all()
 	if i := slices.IndexFunc(all, func(p *Point) bool { return p.Label == label }); i >= 0 {

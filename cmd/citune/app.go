@@ -380,8 +380,7 @@ func (a *app) identifyLive(p *soc.Profile) error {
 	return t.Identify()
 }
 
-// pickController resolves --controller, else usbh1, else the profile's
-// first controller.
+// pickController is controllerOrDefault of --controller (unknown: a usage error).
 func (a *app) pickController(p *soc.Profile) (*soc.Controller, error) {
 	c, err := controllerOrDefault(p, a.g.controller)
 	if err != nil {
