@@ -380,19 +380,15 @@ func (a *app) identifyLive(p *soc.Profile) error {
 	return t.Identify()
 }
 
-// pickController is controllerOrDefault of --controller (unknown: a usage error).
-func (a *app) pickController(p *soc.Profile) (*soc.Controller, error) {
-	c, err := controllerOrDefault(p, a.g.controller)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return c, nil
-}
-
-// controllerOrDefault is the named controller, else usbh1, else the first.
-func controllerOrDefault(p *soc.Profile, name string) (*soc.Controller, error) {
+// pickController resolves the named controller (--controller), else usbh1,
+// else the profile's first controller.
+func pickController(p *soc.Profile, name string) (*soc.Controller, error) {
 	if name != "" {
-		return p.Controller(name)
+		c, err := p.Controller(name)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		return c, nil
 	}
 	// Decision: the default is usbh1, the first host port on every
 	// shipped SoC (a disk to probe is plugged into a host port).
@@ -418,7 +414,7 @@ func (a *app) openProfile(p *soc.Profile, writable bool) (*soc.Target, error) {
 	if a.g.sim && a.g.memFile != "" {
 		return nil, usageErr("--sim and --mem-file exclude each other")
 	}
-	c, err := a.pickController(p)
+	c, err := pickController(p, a.g.controller)
 	if err != nil {
 		return nil, err
 	}

@@ -194,7 +194,7 @@ func completionMap(profile, ctl string) *soc.Profile {
 	if p == nil {
 		return nil
 	}
-	if c, err := controllerOrDefault(p, ctl); err == nil {
+	if c, err := pickController(p, ctl); err == nil {
 		return p.ForController(c)
 	}
 	return p

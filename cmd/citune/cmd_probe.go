@@ -131,7 +131,7 @@ func (a *app) probeTarget(o *probeOpts, deps *probeDeps) (notes []string, tinfo 
 		// detection itself checks identities.
 		p, err := a.resolveProfile()
 		if err == nil {
-			c, cerr := a.pickController(p)
+			c, cerr := pickController(p, a.g.controller)
 			if err = cerr; err == nil {
 				deps.IRQ = c.IRQ
 			}

@@ -126,7 +126,7 @@ func (a *app) flagTarget() (undo.TargetID, error) {
 	if err != nil {
 		return undo.TargetID{}, err
 	}
-	c, err := a.pickController(p)
+	c, err := pickController(p, a.g.controller)
 	if err != nil {
 		return undo.TargetID{}, err
 	}

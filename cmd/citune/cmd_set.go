@@ -119,7 +119,7 @@ func (a *app) addressChanges(p *soc.Profile, args []string) ([]string, *soc.Cont
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := a.pickController(p)
+	c, err := pickController(p, a.g.controller)
 	if err != nil || len(offs) == 0 {
 		return args, c, err
 	}

@@ -85,7 +85,7 @@ func runMkimage(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.pickController(p)
+	c, err := pickController(p, a.g.controller)
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func (a *app) detectOffline() error {
 	if err != nil {
 		return err
 	}
-	c, err := a.pickController(p)
+	c, err := pickController(p, a.g.controller)
 	if err != nil {
 		return err
 	}

@@ -252,7 +252,7 @@ func (a *app) sweepPlan(o *sweepOpts, set map[string]bool, prev *results.Results
 	if err != nil {
 		return nil, nil, plan.Plan{}, err
 	}
-	c, err := a.pickController(p)
+	c, err := pickController(p, a.g.controller)
 	if err != nil {
 		return nil, nil, plan.Plan{}, err
 	}
