@@ -220,9 +220,8 @@ func (m Model) onPlan(msg planMsg) Model {
 		m.setErr("plan %s: %v", msg.path, err)
 		return m
 	}
-	keepSettings(&m.sweep.plan.Plan, msg.plan.Plan)
-	m.sweep.plan.Source = msg.plan.Source
 	m.sweep.setPlanText(text, m.m)
+	keepSettings(&m.sweep.plan.Plan, msg.plan.Plan)
 	m.sweep.plan.Source = msg.plan.Source
 	m.sweep.markAxes()
 	m.setStatus("loaded plan %s: %d point(s); r starts it%s", msg.path, m.sweep.plan.Points(), fewRuns(m.sweep.plan.Repeats))
