@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/citune/citune/bootargs"
@@ -213,7 +214,8 @@ func (r *state) applyCmdline(vals []string, applied *[]results.Applied, mism *[]
 // boot that was given it.
 func (r *state) notHeldWhy(a plan.Axis, want, got string) string {
 	if a.Kind == plan.KindDT {
-		return fmt.Sprintf("dt:%s: booted with the overlay setting %s = <%s>, %s reads %s: not in force (%s)", a.Name, a.Name, hexOf(want), a.Ref, got, r.dtReason(a, want))
+		n, _ := strconv.ParseUint(want, 10, 32)
+		return fmt.Sprintf("dt:%s: booted with the overlay setting %s = <%#x>, %s reads %s: not in force (%s)", a.Name, a.Name, n, a.Ref, got, r.dtReason(a, want))
 	}
 	return fmt.Sprintf("%s: booted with %s=%s, /proc/cmdline gives %s (not held: the boot loader's fallback, or it ignored the arguments)", a.Name, a.Name, want, got)
 }

@@ -117,11 +117,6 @@ func (r *state) wantOverlay(vals []string, orig *string) (*overlay, error) {
 	return o, nil
 }
 
-func hexOf(v string) string {
-	n, _ := strconv.ParseUint(v, 10, 32)
-	return fmt.Sprintf("%#x", n)
-}
-
 // dtReason says why a dt value the boot was given does not read back:
 // what the running device tree holds tells the overlay that was not
 // applied from the property the driver did not take.

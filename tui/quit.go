@@ -60,8 +60,7 @@ func (m Model) proceedClose() (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) quitView() []string {
-	var out []string
-	out = append(out, m.st.Title.Render("Quit citune tui"), "")
+	out := []string{m.st.Title.Render("Quit citune tui"), ""}
 	diff := m.differing()
 	if len(diff) == 0 {
 		out = append(out, "Every value is at its start.")

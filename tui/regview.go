@@ -219,10 +219,9 @@ func (rt *regsTab) detailView(h int) []string {
 func (rt *regsTab) regDetail(reg *regs.Register) []string {
 	raw := rt.cur[reg.Offset]
 	sv, haveStart := rt.cfg.Start.Value(reg.Name)
-	var lines []string
-	add := func(s string) { lines = append(lines, wrap(s, rt.w, "  ")...) }
 	title := fmt.Sprintf("-- %s at offset %#03x ", reg.Name, reg.Offset)
-	lines = append(lines, rt.st.Section.Render(title+strings.Repeat("-", max(0, rt.w-len(title)))))
+	lines := []string{rt.st.Section.Render(title + strings.Repeat("-", max(0, rt.w-len(title))))}
+	add := func(s string) { lines = append(lines, wrap(s, rt.w, "  ")...) }
 	s := "now " + regs.Hex(raw)
 	if haveStart {
 		s += ", at start " + regs.Hex(sv)
@@ -248,8 +247,6 @@ func (rt *regsTab) fieldDetail(r row) []string {
 	reg := r.reg
 	raw := rt.cur[reg.Offset]
 	sv, haveStart := rt.cfg.Start.Value(reg.Name)
-	var lines []string
-	add := func(s string) { lines = append(lines, wrap(s, rt.w, "  ")...) }
 	f := r.field
 	ref := r.ref()
 	kind := f.Access.String()
@@ -257,7 +254,8 @@ func (rt *regsTab) fieldDetail(r row) []string {
 		kind += ", tuning knob"
 	}
 	title := fmt.Sprintf("-- %s  bits %s  %s ", ref, f.Bits(), kind)
-	lines = append(lines, rt.st.Section.Render(fit(title+strings.Repeat("-", max(0, rt.w-len(title))), rt.w)))
+	lines := []string{rt.st.Section.Render(fit(title+strings.Repeat("-", max(0, rt.w-len(title))), rt.w))}
+	add := func(s string) { lines = append(lines, wrap(s, rt.w, "  ")...) }
 	now := f.Get(raw)
 	s := "now " + valueName(f, now)
 	var diff []string

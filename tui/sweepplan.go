@@ -113,15 +113,6 @@ func keepSettings(p *plan.Plan, q plan.Plan) {
 	p.Warmup, p.Settle, p.Seed, p.BaselineEvery = q.Warmup, q.Settle, q.Seed, q.BaselineEvery
 }
 
-// strs renders numbers in decimal.
-func strs(vs []uint32) []string {
-	var out []string
-	for _, v := range vs {
-		out = append(out, strconv.FormatUint(uint64(v), 10))
-	}
-	return out
-}
-
 // proposeValues proposes values to sweep for f, in order: the extremes of
 // its legal values (up to limit), the start and the mainline value.
 func proposeValues(f *regs.Field, start uint32, mainline *uint32, limit uint32) []uint32 {
@@ -205,7 +196,11 @@ func (m *Model) planFromAxes() string {
 		if k := m.cfg.Target.Profile.Knob(ref); k != nil && k.DTMax != nil {
 			limit = *k.DTMax
 		}
-		p.Axes = append(p.Axes, plan.Axis{Kind: plan.KindRegister, Name: ref.String(), Ref: ref, Values: strs(proposeValues(ref.Field, sv, m.mainline(ref), limit))})
+		var vals []string
+		for _, v := range proposeValues(ref.Field, sv, m.mainline(ref), limit) {
+			vals = append(vals, strconv.FormatUint(uint64(v), 10))
+		}
+		p.Axes = append(p.Axes, plan.Axis{Kind: plan.KindRegister, Name: ref.String(), Ref: ref, Values: vals})
 	}
 	return planString(p, m.m)
 }
@@ -220,9 +215,8 @@ func (m Model) onPlan(msg planMsg) Model {
 		m.setErr("plan %s: %v", msg.path, err)
 		return m
 	}
-	keepSettings(&m.sweep.plan.Plan, msg.plan.Plan)
-	m.sweep.plan.Source = msg.plan.Source
 	m.sweep.setPlanText(text, m.m)
+	keepSettings(&m.sweep.plan.Plan, msg.plan.Plan)
 	m.sweep.plan.Source = msg.plan.Source
 	m.sweep.markAxes()
 	m.setStatus("loaded plan %s: %d point(s); r starts it%s", msg.path, m.sweep.plan.Points(), fewRuns(m.sweep.plan.Repeats))

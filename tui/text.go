@@ -23,11 +23,7 @@ func fit(s string, w int) string {
 	case n < w:
 		return s + strings.Repeat(" ", w-n)
 	}
-	r := []rune(s)
-	if w == 1 {
-		return "~"
-	}
-	return string(r[:w-1]) + "~"
+	return string([]rune(s)[:w-1]) + "~"
 }
 
 // cut shortens plain text s to at most w columns (no padding).

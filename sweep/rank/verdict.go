@@ -356,7 +356,7 @@ func (v Verdict) DetailsIn(d units.Display) []string {
 // alwaysBlocked is a setting every point but the original settings
 // changes, where each of those points is blocked (cannot be made
 // permanent): the sweep never measured a point the verdict could
-// recommend without it. "" when there is none.
+// recommend without it (the first by name; "" when there is none).
 func alwaysBlocked(rk *Ranking, original map[string]string) string {
 	var common map[string]string
 	for _, r := range rk.Ranked {
@@ -377,20 +377,14 @@ func alwaysBlocked(rk *Ranking, original map[string]string) string {
 			}
 		}
 	}
-	var ks []string
-	for k := range common {
+	for _, k := range slices.Sorted(maps.Keys(common)) {
 		for _, r := range rk.Ranked {
-			if !r.Original && slices.ContainsFunc(r.Blocked, func(b string) bool { return strings.Contains(b, k) }) {
-				ks = append(ks, k)
-				break
+			if slices.ContainsFunc(r.Blocked, func(b string) bool { return strings.Contains(b, k) }) {
+				return k
 			}
 		}
 	}
-	sort.Strings(ks)
-	if len(ks) == 0 {
-		return ""
-	}
-	return ks[0]
+	return ""
 }
 
 // tieLine is why the recommendation is not the fastest of the points
