@@ -311,7 +311,7 @@ func (s *Session) restoreParams(ctx context.Context, ps []paramTarget) ([]Restor
 	params := map[string]string{}
 	var names []string
 	for _, p := range ps {
-		if cur, err := s.readParam(p.name); err == nil && cur == p.want {
+		if cur, err := readParam(s.o.Host, p.name); err == nil && cur == p.want {
 			out = append(out, Restored{Name: p.name, Want: p.want, Got: cur, Held: true})
 			continue
 		}
@@ -328,7 +328,7 @@ func (s *Session) restoreParams(ctx context.Context, ps []paramTarget) ([]Restor
 		return out, err
 	}
 	for _, n := range names {
-		got, _ := s.readParam(n)
+		got, _ := readParam(s.o.Host, n)
 		out = append(out, Restored{Name: n, Want: params[n], Got: got, Held: got == params[n], Wrote: true})
 	}
 	return out, nil
