@@ -145,6 +145,15 @@ func FileHolds(want, got string) bool {
 func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	e, err := s.loadEntry()
+	if e == nil {
+		return nil, err
+	}
+	return s.restoreEntry(ctx, e)
+}
+
+// loadEntry loads the journal's entry of the session's target (nil: none).
+func (s *Session) loadEntry() (*Entry, error) {
 	if s.o.Journal == "" {
 		return nil, nil
 	}
@@ -152,11 +161,7 @@ func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := j.Find(s.o.Target.Key())
-	if e == nil {
-		return nil, nil
-	}
-	return s.restoreEntry(ctx, e)
+	return j.Find(s.o.Target.Key()), nil
 }
 
 // RestoreEntry is RestoreAll from an entry read elsewhere (Read: a
