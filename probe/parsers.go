@@ -148,12 +148,9 @@ func jsonPath(out []byte, path string) (float64, error) {
 	if n, isNum := cur.(json.Number); isNum {
 		s, ok = n.String(), true
 	}
-	if !ok {
-		return 0, fmt.Errorf("%w: json path %s holds %v, not a number", ErrNoRate, path, cur)
-	}
 	v, err := parseNumber(s)
 	switch {
-	case errors.Is(err, errNotNumber):
+	case !ok || errors.Is(err, errNotNumber):
 		return 0, fmt.Errorf("%w: json path %s holds %v, not a number", ErrNoRate, path, cur)
 	case err != nil:
 		return 0, fmt.Errorf("%w: json path %s holds %q: %v", ErrNoRate, path, s, err)

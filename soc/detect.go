@@ -1,7 +1,6 @@
 package soc
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,11 +34,7 @@ var ErrNoProfile = errors.New("no profile matches this machine")
 func Detect(root fs.FS, ps []*Profile, identify func(*Profile) error) (*Detection, error) {
 	d := &Detection{}
 	if b, err := fs.ReadFile(root, CompatiblePath); err == nil {
-		for _, s := range bytes.Split(b, []byte{0}) {
-			if len(s) > 0 {
-				d.Compatible = append(d.Compatible, string(s))
-			}
-		}
+		d.Compatible = strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 })
 	}
 	if b, err := fs.ReadFile(root, SocIDPath); err == nil {
 		d.SocID = strings.TrimSpace(string(b))

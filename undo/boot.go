@@ -64,17 +64,11 @@ func (s *Session) RecordBoot(rec BootRec) (BootRec, error) {
 
 // Boot returns the journal's boot record of the session's target.
 func (s *Session) Boot() (*BootRec, error) {
-	if s.o.Journal == "" {
-		return nil, nil
-	}
-	j, err := Load(s.o.Journal)
-	if err != nil {
+	e, err := s.loadEntry()
+	if e == nil {
 		return nil, err
 	}
-	if e := j.Find(s.o.Target.Key()); e != nil {
-		return e.Boot, nil
-	}
-	return nil, nil
+	return e.Boot, nil
 }
 
 // DropBoot removes the boot record once the store holds its originals.

@@ -97,12 +97,12 @@ func (s *Session) restore(ctx context.Context, only []regs.Ref) ([]Restored, err
 }
 
 // readParam reads the module parameter name ("module.param").
-func (s *Session) readParam(name string) (string, error) {
-	if s.o.Host == nil {
+func readParam(h Host, name string) (string, error) {
+	if h == nil {
 		return "", errors.New("no host")
 	}
 	mod, param, _ := strings.Cut(name, ".")
-	return s.o.Host.ReadParam(mod, param)
+	return h.ReadParam(mod, param)
 }
 
 // dropRestored removes the journal records of this target whose item is
@@ -158,8 +158,7 @@ func (e *Entry) prune(acc regs.Accessor, h Host) {
 		return err == nil && FileHolds(f.Original, v)
 	})
 	e.ModParams = slices.DeleteFunc(e.ModParams, func(p ParamRec) bool {
-		mod, param, _ := strings.Cut(p.Name, ".")
-		v, err := h.ReadParam(mod, param)
+		v, err := readParam(h, p.Name)
 		return err == nil && v == p.Original
 	})
 	if len(e.ModParams) == 0 && len(e.Files) == 0 {
@@ -185,7 +184,7 @@ func (s *Session) Settle() error {
 			v, err := s.o.Host.ReadFile(t.name)
 			return err == nil && (FileHolds(t.str, v) || FileHolds(t.origStr, v))
 		default:
-			v, err := s.readParam(t.name)
+			v, err := readParam(s.o.Host, t.name)
 			return err == nil && (v == t.str || v == t.origStr)
 		}
 	})

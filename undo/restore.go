@@ -145,6 +145,15 @@ func FileHolds(want, got string) bool {
 func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	e, err := s.loadEntry()
+	if e == nil {
+		return nil, err
+	}
+	return s.restoreEntry(ctx, e)
+}
+
+// loadEntry loads the journal's entry of the session's target (nil: none).
+func (s *Session) loadEntry() (*Entry, error) {
 	if s.o.Journal == "" {
 		return nil, nil
 	}
@@ -152,11 +161,7 @@ func (s *Session) RestoreAll(ctx context.Context) ([]Restored, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := j.Find(s.o.Target.Key())
-	if e == nil {
-		return nil, nil
-	}
-	return s.restoreEntry(ctx, e)
+	return j.Find(s.o.Target.Key()), nil
 }
 
 // RestoreEntry is RestoreAll from an entry read elsewhere (Read: a
@@ -311,7 +316,7 @@ func (s *Session) restoreParams(ctx context.Context, ps []paramTarget) ([]Restor
 	params := map[string]string{}
 	var names []string
 	for _, p := range ps {
-		if cur, err := s.readParam(p.name); err == nil && cur == p.want {
+		if cur, err := readParam(s.o.Host, p.name); err == nil && cur == p.want {
 			out = append(out, Restored{Name: p.name, Want: p.want, Got: cur, Held: true})
 			continue
 		}
@@ -328,7 +333,7 @@ func (s *Session) restoreParams(ctx context.Context, ps []paramTarget) ([]Restor
 		return out, err
 	}
 	for _, n := range names {
-		got, _ := s.readParam(n)
+		got, _ := readParam(s.o.Host, n)
 		out = append(out, Restored{Name: n, Want: params[n], Got: got, Held: got == params[n], Wrote: true})
 	}
 	return out, nil
